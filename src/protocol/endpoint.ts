@@ -1,0 +1,256 @@
+/**
+ * The protocol layer: a session plus the method table of the negotiated revision.
+ *
+ * It answers -32601 for methods absent from the revision or gated by a capability this
+ * side did not declare, -32602 for params that fail the table's check, and refuses to
+ * send a request the peer did not declare a capability for. Before initialization only
+ * the methods marked `beforeInit` may cross. The roles (server, client) compose an
+ * endpoint with their handlers; they never branch on the revision themselves.
+ */
+import { LocalError, McpError, invalidParams, methodNotFound } from '../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
+import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
+import { RequestContext } from '../session/context.js';
+import { Session, type RequestOptions, type SessionOptions } from '../session/session.js';
+import { compose, type CallContext, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
+import { PRE_INIT_TABLE, hasCapability, mayBeSentBy, tableFor, type MethodSpec, type RevisionTable } from './table.js';
+import { LATEST_REVISION } from './versions.js';
+
+/** Handler of one incoming request method, registered by a role. */
+export type RequestHandler<C extends RequestContext = RequestContext> = (params: JSONObject | undefined, ctx: C) => Promise<unknown> | unknown;
+
+/** Listener of one incoming notification method. */
+export type NotificationListener = (params: JSONObject | undefined, info: MessageInfo | undefined) => void;
+
+/** Options of an endpoint. */
+export interface EndpointOptions extends SessionOptions {
+  /** Reports errors the peer is not told about in detail (handler crashes, garbage input). */
+  onError?: (error: Error) => void;
+}
+
+const LATEST_TABLE = tableFor(LATEST_REVISION)!;
+
+class NotificationCall implements CallContext {
+  readonly kind = 'notification';
+  constructor(readonly direction: 'incoming' | 'outgoing', readonly info: MessageInfo | undefined, readonly sessionId: string | undefined) {}
+}
+
+class OutgoingRequestCall implements CallContext {
+  readonly direction = 'outgoing';
+  readonly kind = 'request';
+  constructor(readonly options: RequestOptions | undefined, readonly sessionId: string | undefined) {}
+}
+
+/** A protocol endpoint: one connection, one role. */
+export class Endpoint<C extends RequestContext = RequestContext> {
+  readonly role: 'client' | 'server';
+  readonly session: Session;
+  #table: RevisionTable = PRE_INIT_TABLE;
+  #ownCapabilities: JSONObject = {};
+  #peerCapabilities: JSONObject | undefined;
+  #initialized = false;
+  readonly #handlers = new Map<string, RequestHandler<C>>();
+  readonly #listeners = new Map<string, Set<NotificationListener>>();
+  readonly #incomingMiddleware: Middleware[] = [];
+  readonly #outgoingMiddleware: Middleware[] = [];
+  #incoming: MethodHandler;
+  #outgoing: MethodHandler | undefined;
+  readonly #onError: ((error: Error) => void) | undefined;
+  readonly #closeListeners: Array<(reason: Error | undefined) => void> = [];
+
+  constructor(role: 'client' | 'server', transport: Transport, options: EndpointOptions & { createContext?: (session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined) => C } = {}) {
+    this.role = role;
+    this.#onError = options.onError;
+    this.#incoming = this.#terminalIncoming;
+    this.session = new Session(
+      transport,
+      {
+        request: (ctx) => this.#onRequest(ctx as C),
+        notification: (method, params, info) => this.#onNotification(method, params, info),
+        batchesAllowed: () => this.#table.batches,
+        createContext: options.createContext,
+        error: (err) => this.#onError?.(err),
+        closed: (reason) => {
+          for (const listener of this.#closeListeners) listener(reason);
+        },
+      },
+      options,
+    );
+  }
+
+  /** The negotiated revision, once known. */
+  get revision(): string | undefined {
+    return this.#table === PRE_INIT_TABLE ? undefined : this.#table.revision;
+  }
+
+  /** The active method table. */
+  get table(): RevisionTable {
+    return this.#table;
+  }
+
+  /** True once initialization completed (server: `initialize` answered; client: handshake done). */
+  get initialized(): boolean {
+    return this.#initialized;
+  }
+
+  get ownCapabilities(): JSONObject {
+    return this.#ownCapabilities;
+  }
+
+  get peerCapabilities(): JSONObject | undefined {
+    return this.#peerCapabilities;
+  }
+
+  /** Sets this side's declared capabilities (before connecting). */
+  setOwnCapabilities(caps: JSONObject): void {
+    this.#ownCapabilities = caps;
+  }
+
+  /**
+   * Switches to the table of `revision` and records the peer's capabilities. Called by the
+   * role once the handshake settled the revision. Throws LocalError
+   * `unsupported_protocol_version` for a revision without a table.
+   */
+  negotiated(revision: string, peerCapabilities: JSONObject): void {
+    const table = tableFor(revision);
+    if (!table) throw new LocalError('unsupported_protocol_version', `Protocol version ${revision} is not supported`);
+    this.#table = table;
+    this.#peerCapabilities = peerCapabilities;
+  }
+
+  /** Marks initialization complete: all methods of the revision may now cross. */
+  markInitialized(): void {
+    this.#initialized = true;
+  }
+
+  /** Registers the handler of an incoming request method (replacing any earlier one). */
+  setRequestHandler(method: string, handler: RequestHandler<C>): void {
+    this.#handlers.set(method, handler);
+  }
+
+  /** Adds a listener for an incoming notification; returns a function that removes it. */
+  on(method: string, listener: NotificationListener): () => void {
+    let set = this.#listeners.get(method);
+    if (!set) this.#listeners.set(method, (set = new Set()));
+    set.add(listener);
+    return () => set!.delete(listener);
+  }
+
+  /** Adds a listener for the end of the connection. */
+  onClose(listener: (reason: Error | undefined) => void): void {
+    this.#closeListeners.push(listener);
+  }
+
+  /** Adds middleware; the first added runs outermost. */
+  use(middleware: Middleware, direction: MiddlewareDirection = 'incoming'): void {
+    if (direction !== 'outgoing') {
+      this.#incomingMiddleware.push(middleware);
+      this.#incoming = compose(this.#incomingMiddleware, this.#terminalIncoming);
+    }
+    if (direction !== 'incoming') {
+      this.#outgoingMiddleware.push(middleware);
+      this.#outgoing = compose(this.#outgoingMiddleware, this.#terminalOutgoing);
+    }
+  }
+
+  // ───────────── outgoing ─────────────
+
+  /**
+   * Sends a request of the active revision. Throws LocalError `method_unsupported` when the
+   * method does not exist in it or is not this role's to send, `capability_missing` when the
+   * peer did not declare the capability it needs.
+   */
+  request(method: string, params: JSONObject | undefined, options?: RequestOptions): Promise<unknown> {
+    const spec = this.#table.methods.get(method);
+    const problem = this.#checkOutgoing(spec, method, 'request');
+    if (problem) return Promise.reject(problem);
+    if (this.#outgoing) return this.#outgoing(method, params, new OutgoingRequestCall(options, this.session.transportSessionId));
+    return this.session.request(method, params, options);
+  }
+
+  /** Sends a notification of the active revision; gating as for {@link request}. */
+  notify(method: string, params?: JSONObject, options?: SendOptions): Promise<void> {
+    const spec = this.#table.methods.get(method);
+    const problem = this.#checkOutgoing(spec, method, 'notification');
+    if (problem) return Promise.reject(problem);
+    if (this.#outgoing) return this.#outgoing(method, params, new NotificationCall('outgoing', undefined, this.session.transportSessionId)).then(() => undefined);
+    return this.session.notify(method, params, options);
+  }
+
+  /** True when `method` may be sent now (exists, is ours to send, capability declared). */
+  canSend(method: string): boolean {
+    const spec = this.#table.methods.get(method);
+    return this.#checkOutgoing(spec, method, spec?.kind ?? 'request') === undefined;
+  }
+
+  #checkOutgoing(spec: MethodSpec | undefined, method: string, kind: 'request' | 'notification'): LocalError | undefined {
+    if (spec === undefined || spec.kind !== kind || !mayBeSentBy(spec, this.role)) {
+      const when = this.#table === PRE_INIT_TABLE ? 'before initialization' : `in protocol revision ${this.#table.revision}`;
+      return new LocalError('method_unsupported', `${method} cannot be sent by the ${this.role} ${when}`);
+    }
+    const gate = spec.gate;
+    if (gate !== undefined) {
+      const caps = gate.holder === 'receiver' ? this.#peerCapabilities : this.#ownCapabilities;
+      if (!hasCapability(caps, gate.path)) {
+        const whose = gate.holder === 'receiver' ? `the ${this.role === 'client' ? 'server' : 'client'} did not` : 'this side did not';
+        return new LocalError('capability_missing', `${method} needs the "${gate.path.join('.')}" capability, which ${whose} declare`);
+      }
+    }
+    return undefined;
+  }
+
+  readonly #terminalOutgoing: MethodHandler = (method, params, ctx) =>
+    ctx.kind === 'request' ? this.session.request(method, params, ctx.options) : this.session.notify(method, params);
+
+  // ───────────── incoming ─────────────
+
+  #onRequest(ctx: C): Promise<unknown> | unknown {
+    const method = ctx.method;
+    const spec = this.#table.methods.get(method);
+    if (spec === undefined || spec.kind !== 'request' || mayBeSentBy(spec, this.role) && spec.direction !== 'both') {
+      if (this.#table === PRE_INIT_TABLE && LATEST_TABLE.methods.has(method)) {
+        throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${method} was received before initialization`);
+      }
+      throw methodNotFound(method);
+    }
+    const gate = spec.gate;
+    if (gate !== undefined && gate.holder === 'receiver' && !hasCapability(this.#ownCapabilities, gate.path)) throw methodNotFound(method);
+    if (spec.params !== undefined) {
+      const problem = spec.params(ctx.params);
+      if (problem !== undefined) throw invalidParams(problem);
+    }
+    return this.#incoming(method, ctx.params, ctx as unknown as CallContext);
+  }
+
+  readonly #terminalIncoming: MethodHandler = async (method, params, ctx) => {
+    if (ctx.kind === 'notification') {
+      const set = this.#listeners.get(method);
+      if (set) for (const listener of set) listener(params, ctx.info);
+      return undefined;
+    }
+    const handler = this.#handlers.get(method);
+    if (handler === undefined) throw methodNotFound(method);
+    return handler(params, ctx as unknown as C);
+  };
+
+  #onNotification(method: string, params: JSONObject | undefined, info: MessageInfo | undefined): void {
+    const spec = this.#table.methods.get(method) ?? (this.#table === PRE_INIT_TABLE ? LATEST_TABLE.methods.get(method) : undefined);
+    // Unknown notifications and those not meant for this role are ignored (JSON-RPC: no reply).
+    if (spec === undefined || spec.kind !== 'notification' || (mayBeSentBy(spec, this.role) && spec.direction !== 'both')) return;
+    if (spec.params !== undefined) {
+      const problem = spec.params(params);
+      if (problem !== undefined) {
+        this.#onError?.(new LocalError('invalid_message', `Ignored ${method}: ${problem}`));
+        return;
+      }
+    }
+    if (this.#incomingMiddleware.length === 0) {
+      const set = this.#listeners.get(method);
+      if (set) for (const listener of set) listener(params, info);
+      return;
+    }
+    this.#incoming(method, params, new NotificationCall('incoming', info, this.session.transportSessionId)).catch((err) => this.#onError?.(err));
+  }
+}
+
+export { RequestContext };

@@ -1,0 +1,116 @@
+/**
+ * The per-request record of an incoming request. One object per request serves as the
+ * in-flight entry (for cancellation), the handler's context and the progress sender, so
+ * a request costs one allocation here. The AbortController is created lazily: only when
+ * a handler reads `signal` or a cancellation arrives.
+ */
+import type { JSONObject, RequestId } from '../jsonrpc/types.js';
+import type { MessageInfo } from '../transport/types.js';
+import type { Session } from './session.js';
+
+/** Context passed to handlers of incoming requests. */
+export class RequestContext {
+  /** The request's id, as the peer sent it. */
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: JSONObject | undefined;
+  /** What the transport knew about the message (auth info, HTTP headers). */
+  readonly info: MessageInfo | undefined;
+  /** The session the request arrived on. */
+  readonly session: Session;
+  /** @internal batch this request belongs to, if any */
+  batch: BatchCollector | undefined;
+  #controller: AbortController | undefined;
+  #cancelled = false;
+  #done = false;
+  #lastProgress = -Infinity;
+
+  constructor(session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined) {
+    this.session = session;
+    this.id = id;
+    this.method = method;
+    this.params = params;
+    this.info = info;
+    this.batch = undefined;
+  }
+
+  /** Fires when the peer cancels the request or the connection closes. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#cancelled) this.#controller.abort(new Error('Request cancelled'));
+    }
+    return this.#controller.signal;
+  }
+
+  /** Always `incoming`: a request context describes a received request (see CallContext). */
+  get direction(): 'incoming' {
+    return 'incoming';
+  }
+
+  /** Always `request`. */
+  get kind(): 'request' {
+    return 'request';
+  }
+
+  /** The transport's session id, when it has one. */
+  get sessionId(): string | undefined {
+    return this.session.transportSessionId;
+  }
+
+  /** True once the peer cancelled the request (its response will not be sent). */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  /** True once a response was sent (or dropped because of cancellation). */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** The progress token the peer attached, if any. */
+  get progressToken(): string | number | undefined {
+    const meta = this.params?._meta as JSONObject | undefined;
+    const t = meta?.progressToken;
+    return typeof t === 'string' || typeof t === 'number' ? t : undefined;
+  }
+
+  /** `params._meta`, if present. */
+  get meta(): JSONObject | undefined {
+    return this.params?._meta as JSONObject | undefined;
+  }
+
+  /**
+   * Sends `notifications/progress` for this request. A no-op when the peer sent no progress
+   * token, after the request finished, or when `progress` does not increase (the spec
+   * requires it to increase with each notification).
+   */
+  async sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+    const token = this.progressToken;
+    if (token === undefined || this.#done || !(progress > this.#lastProgress)) return;
+    this.#lastProgress = progress;
+    const params: JSONObject = { progressToken: token, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    await this.session.notify('notifications/progress', params, { relatedRequestId: this.id });
+  }
+
+  /** @internal Marks the request cancelled and fires the signal. */
+  cancel(reason: unknown): void {
+    if (this.#cancelled || this.#done) return;
+    this.#cancelled = true;
+    this.#controller?.abort(reason instanceof Error ? reason : new Error(typeof reason === 'string' ? reason : 'Request cancelled'));
+  }
+
+  /** @internal */
+  finish(): void {
+    this.#done = true;
+  }
+}
+
+/** @internal Collects the responses of one received batch; sends them together. */
+export class BatchCollector {
+  pending = 0;
+  readonly responses: object[] = [];
+  closed = false;
+}

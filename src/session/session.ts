@@ -1,0 +1,441 @@
+/**
+ * The JSON-RPC session: ids, correlation of responses, timeouts, cancellation both ways,
+ * progress, batches and decode limits. It knows nothing about MCP features: the layer
+ * above supplies {@link SessionHooks} and decides what each method means.
+ *
+ * Design notes:
+ * - Outgoing request ids are integers counting up from 1 per session: never null, never
+ *   reused. The progress token of an outgoing request is its id, so progress lookups use
+ *   the same map as responses.
+ * - `notifications/cancelled` and `notifications/progress` are handled here, before any
+ *   handler queue, so a busy handler cannot delay them.
+ * - Timers use a shared callback with the entry as argument (no closure per request), and
+ *   `refresh()` to reset on progress where the runtime has it.
+ */
+import { describeInvalid, classify, exceedsDepth, DEFAULT_DECODE_LIMITS, KIND_ERROR, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, type DecodeLimits } from '../jsonrpc/decode.js';
+import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
+import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
+import { BatchCollector, RequestContext } from './context.js';
+
+/** What the layer above the session supplies. */
+export interface SessionHooks {
+  /**
+   * Handles an incoming request. Returns (or resolves to) the result object, or throws an
+   * {@link McpError} to answer with that error; any other throw answers -32603 without
+   * details (the error goes to `error`).
+   */
+  request(ctx: RequestContext): Promise<unknown> | unknown;
+  /** Handles an incoming notification other than cancelled/progress (those are handled here). Must not throw. */
+  notification(method: string, params: JSONObject | undefined, info: MessageInfo | undefined): void;
+  /** Whether a batch received now is acceptable (the negotiated revision allows batches). */
+  batchesAllowed(): boolean;
+  /** Builds the context of an incoming request; lets a role use a subclass of {@link RequestContext}. */
+  createContext?(session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined): RequestContext;
+  /** Something went wrong that the peer is not told about in detail (handler crash, garbage). */
+  error?(error: Error): void;
+  /** The connection closed; pending requests have already been failed. */
+  closed?(reason: Error | undefined): void;
+}
+
+/** Options of a session. */
+export interface SessionOptions {
+  /** Decode limits (message size, nesting, batch length). */
+  limits?: Partial<DecodeLimits>;
+  /** Default timeout of outgoing requests in ms. Default 60 000. */
+  requestTimeoutMs?: number;
+  /** Hard maximum of an outgoing request's life in ms, progress or not. Default: none. */
+  maxTotalTimeoutMs?: number;
+  /** Most incoming requests handled at once; more are refused with -32600. Default 1024. */
+  maxInFlight?: number;
+}
+
+/** Options of one outgoing request. */
+export interface RequestOptions {
+  /** Aborting sends `notifications/cancelled` and rejects with LocalError `cancelled`. */
+  signal?: AbortSignal;
+  /** Timeout in ms (default: the session's). On expiry the request is cancelled and rejects with LocalError `timeout`. */
+  timeoutMs?: number;
+  /** Progress notifications reset the timeout (default true). */
+  resetTimeoutOnProgress?: boolean;
+  /** Hard maximum in ms, regardless of progress. */
+  maxTotalTimeoutMs?: number;
+  /** Receives progress; setting it attaches a progress token to the request. */
+  onProgress?: (progress: Progress) => void;
+  /** The incoming request this one is made on behalf of (routing hint for HTTP). */
+  relatedRequestId?: RequestId;
+}
+
+/** A progress update received for an outgoing request. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+class PendingRequest {
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  abortListener: (() => void) | undefined = undefined;
+  constructor(
+    readonly session: Session,
+    readonly id: number,
+    readonly method: string,
+    readonly resolve: (value: unknown) => void,
+    readonly reject: (reason: unknown) => void,
+    readonly options: RequestOptions | undefined,
+    readonly startedAt: number,
+    readonly timeoutMs: number,
+    readonly maxTotalMs: number | undefined,
+  ) {}
+}
+
+function onTimer(entry: PendingRequest): void {
+  entry.session._expire(entry);
+}
+
+const noop = () => {};
+
+/** A JSON-RPC session over one transport. Not shareable between transports. */
+export class Session {
+  readonly #transport: Transport;
+  readonly #hooks: SessionHooks;
+  readonly #limits: DecodeLimits;
+  readonly #timeoutMs: number;
+  readonly #maxTotalMs: number | undefined;
+  readonly #maxInFlight: number;
+  readonly #pending = new Map<RequestId, PendingRequest>();
+  readonly #incoming = new Map<RequestId, RequestContext>();
+  #nextId = 0;
+  #closed = false;
+  #closeReason: Error | undefined;
+  #started = false;
+
+  constructor(transport: Transport, hooks: SessionHooks, options: SessionOptions = {}) {
+    this.#transport = transport;
+    this.#hooks = hooks;
+    this.#limits = { ...DEFAULT_DECODE_LIMITS, ...options.limits };
+    this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.#maxTotalMs = options.maxTotalTimeoutMs;
+    this.#maxInFlight = options.maxInFlight ?? 1024;
+  }
+
+  /** The transport's session id, when it has one. */
+  get transportSessionId(): string | undefined {
+    return this.#transport.sessionId;
+  }
+
+  /** True once the connection closed. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Number of incoming requests being handled. */
+  get inFlight(): number {
+    return this.#incoming.size;
+  }
+
+  /** Number of outgoing requests awaiting a response. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** Starts the transport; messages flow from now on. Call once. */
+  async start(): Promise<void> {
+    if (this.#started) throw new LocalError('already_connected', 'Session already started');
+    this.#started = true;
+    await this.#transport.start({
+      message: (data, info) => this.#receive(data, info),
+      error: (err) => this.#hooks.error?.(err),
+      closed: (reason) => this.#onClosed(reason),
+    });
+  }
+
+  /** Closes the transport; pending outgoing requests fail with `connection_closed`. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#transport.close();
+    this.#onClosed(undefined);
+  }
+
+  // ───────────── outgoing ─────────────
+
+  /**
+   * Sends a request and resolves with its result object. Rejects with {@link McpError} for
+   * an error response, or {@link LocalError} (`timeout`, `cancelled`, `connection_closed`).
+   */
+  request(method: string, params: JSONObject | undefined, options?: RequestOptions): Promise<unknown> {
+    if (this.#closed) return Promise.reject(this.#closedError());
+    const id = ++this.#nextId;
+    if (options?.onProgress) {
+      const meta = params?._meta as JSONObject | undefined;
+      params = { ...params, _meta: { ...meta, progressToken: id } };
+    }
+    const message: JSONRPCMessage = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+    return new Promise((resolve, reject) => {
+      const timeoutMs = options?.timeoutMs ?? this.#timeoutMs;
+      const entry = new PendingRequest(this, id, method, resolve, reject, options, Date.now(), timeoutMs, options?.maxTotalTimeoutMs ?? this.#maxTotalMs);
+      const signal = options?.signal;
+      if (signal) {
+        if (signal.aborted) {
+          reject(new LocalError('cancelled', `Request ${method} was cancelled before it was sent`, { cause: signal.reason }));
+          return;
+        }
+        entry.abortListener = () => this.#cancelOutgoing(entry, new LocalError('cancelled', `Request ${method} was cancelled`, { cause: signal.reason }), signal.reason);
+        signal.addEventListener('abort', entry.abortListener, { once: true });
+      }
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) entry.timer = setTimeout(onTimer, Math.min(timeoutMs, entry.maxTotalMs ?? Infinity), entry);
+      this.#pending.set(id, entry);
+      this.#send(message, options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId }).catch((err) => {
+        if (this.#pending.get(id) === entry) {
+          this.#settle(entry);
+          reject(err instanceof LocalError ? err : new LocalError('connection_closed', `Could not send ${method}`, { cause: err }));
+        }
+      });
+    });
+  }
+
+  /** Sends a notification. Rejects with LocalError `connection_closed` once closed. */
+  async notify(method: string, params?: JSONObject, options?: SendOptions): Promise<void> {
+    if (this.#closed) throw this.#closedError();
+    await this.#send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, options);
+  }
+
+  #send(message: JSONRPCMessage | JSONRPCMessage[], options?: SendOptions): Promise<void> {
+    try {
+      return Promise.resolve(this.#transport.send(message, options));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** @internal timer expiry */
+  _expire(entry: PendingRequest): void {
+    if (this.#pending.get(entry.id) !== entry) return;
+    const elapsed = Date.now() - entry.startedAt;
+    const max = entry.maxTotalMs;
+    const what = max !== undefined && elapsed >= max ? `the maximum total time of ${max} ms` : `${entry.timeoutMs} ms`;
+    this.#cancelOutgoing(entry, new LocalError('timeout', `Request ${entry.method} timed out after ${what}`), 'timeout');
+  }
+
+  #cancelOutgoing(entry: PendingRequest, error: LocalError, reason: unknown): void {
+    if (this.#pending.get(entry.id) !== entry) return;
+    this.#settle(entry);
+    entry.reject(error);
+    // The initialize request is never cancelled on the wire (2025-03-26 › Cancellation).
+    if (entry.method !== 'initialize' && !this.#closed) {
+      const params: JSONObject = { requestId: entry.id };
+      if (typeof reason === 'string') params.reason = reason;
+      else if (reason instanceof Error) params.reason = reason.message;
+      this.notify('notifications/cancelled', params).catch(noop);
+    }
+  }
+
+  #settle(entry: PendingRequest): void {
+    this.#pending.delete(entry.id);
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    if (entry.abortListener) entry.options!.signal!.removeEventListener('abort', entry.abortListener);
+  }
+
+  #onProgress(params: JSONObject): void {
+    const entry = this.#pending.get(params.progressToken as RequestId);
+    if (entry === undefined || !entry.options?.onProgress) return;
+    if (entry.timer !== undefined && entry.options.resetTimeoutOnProgress !== false) {
+      const remainingTotal = entry.maxTotalMs === undefined ? Infinity : entry.maxTotalMs - (Date.now() - entry.startedAt);
+      if (remainingTotal <= 0) {
+        this._expire(entry);
+        return;
+      }
+      if (remainingTotal >= entry.timeoutMs && typeof (entry.timer as { refresh?: unknown }).refresh === 'function') {
+        (entry.timer as unknown as { refresh(): void }).refresh();
+      } else {
+        clearTimeout(entry.timer);
+        entry.timer = setTimeout(onTimer, Math.min(entry.timeoutMs, remainingTotal), entry);
+      }
+    }
+    const p: Progress = { progress: params.progress as number };
+    if (typeof params.total === 'number') p.total = params.total;
+    if (typeof params.message === 'string') p.message = params.message;
+    try {
+      entry.options.onProgress(p);
+    } catch (err) {
+      this.#hooks.error?.(err as Error);
+    }
+  }
+
+  // ───────────── incoming ─────────────
+
+  #receive(data: unknown, info: MessageInfo | undefined): void {
+    if (this.#closed) return;
+    let value = data;
+    if (typeof data === 'string') {
+      if (data.length > this.#limits.maxMessageChars) {
+        this.#sendError(null, ErrorCode.InvalidRequest, `Message exceeds the limit of ${this.#limits.maxMessageChars} characters`);
+        return;
+      }
+      try {
+        value = JSON.parse(data);
+      } catch {
+        this.#sendError(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON');
+        return;
+      }
+    }
+    if (exceedsDepth(value, this.#limits.maxDepth)) {
+      const id = (value as { id?: unknown } | null)?.id;
+      this.#sendError(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null, ErrorCode.InvalidRequest, `Message nests deeper than ${this.#limits.maxDepth} levels`);
+      return;
+    }
+    if (Array.isArray(value)) {
+      this.#receiveBatch(value, info);
+      return;
+    }
+    this.#dispatch(value, info, undefined);
+  }
+
+  #receiveBatch(items: unknown[], info: MessageInfo | undefined): void {
+    if (items.length === 0) {
+      this.#sendError(null, ErrorCode.InvalidRequest, 'An empty batch is not a valid request');
+      return;
+    }
+    if (!this.#hooks.batchesAllowed()) {
+      this.#sendError(null, ErrorCode.InvalidRequest, 'Batches are not supported in this protocol revision');
+      return;
+    }
+    if (items.length > this.#limits.maxBatchLength) {
+      this.#sendError(null, ErrorCode.InvalidRequest, `A batch may hold at most ${this.#limits.maxBatchLength} messages`);
+      return;
+    }
+    const batch = new BatchCollector();
+    batch.pending = 1; // held open until every element is dispatched
+    for (let i = 0; i < items.length; i++) this.#dispatch(items[i], info, batch);
+    this.#batchDone(batch);
+  }
+
+  #dispatch(value: unknown, info: MessageInfo | undefined, batch: BatchCollector | undefined): void {
+    const kind = classify(value);
+    const m = value as Record<string, unknown>;
+    switch (kind) {
+      case KIND_REQUEST:
+        this.#onRequest(m.id as RequestId, m.method as string, m.params as JSONObject | undefined, info, batch);
+        return;
+      case KIND_NOTIFICATION:
+        this.#onNotification(m.method as string, m.params as JSONObject | undefined, info);
+        return;
+      case KIND_RESULT:
+      case KIND_ERROR:
+        this.#onResponse(m, kind === KIND_ERROR);
+        return;
+      default: {
+        const { id, reason } = describeInvalid(value);
+        this.#respond(batch, { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${reason}` } });
+      }
+    }
+  }
+
+  #onResponse(m: Record<string, unknown>, isError: boolean): void {
+    const id = m.id as RequestId | null;
+    const entry = id === null ? undefined : this.#pending.get(id);
+    if (entry === undefined) {
+      if (isError) this.#hooks.error?.(new LocalError('invalid_message', `Received an error for an unknown request id ${JSON.stringify(id)}: ${(m.error as JSONRPCErrorObject).message}`));
+      return; // a late response after timeout or cancellation is ignored
+    }
+    this.#settle(entry);
+    if (isError) entry.reject(McpError.from(m.error as JSONRPCErrorObject));
+    else entry.resolve(m.result);
+  }
+
+  #onNotification(method: string, params: JSONObject | undefined, info: MessageInfo | undefined): void {
+    if (method === 'notifications/cancelled') {
+      const target = params?.requestId;
+      if (typeof target === 'string' || typeof target === 'number') this.#incoming.get(target)?.cancel(params!.reason ?? 'Request cancelled by the peer');
+      return;
+    }
+    if (method === 'notifications/progress') {
+      if (params && (typeof params.progressToken === 'string' || typeof params.progressToken === 'number') && typeof params.progress === 'number') this.#onProgress(params);
+      return;
+    }
+    try {
+      this.#hooks.notification(method, params, info);
+    } catch (err) {
+      this.#hooks.error?.(err as Error);
+    }
+  }
+
+  #onRequest(id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, batch: BatchCollector | undefined): void {
+    if (this.#incoming.has(id)) {
+      this.#respond(batch, { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a request in progress` } });
+      return;
+    }
+    if (this.#incoming.size >= this.#maxInFlight) {
+      this.#respond(batch, { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Too many requests in progress (limit ${this.#maxInFlight})` } });
+      return;
+    }
+    const ctx = this.#hooks.createContext ? this.#hooks.createContext(this, id, method, params, info) : new RequestContext(this, id, method, params, info);
+    if (batch !== undefined) {
+      ctx.batch = batch;
+      batch.pending++;
+    }
+    this.#incoming.set(id, ctx);
+    this.#run(ctx);
+  }
+
+  async #run(ctx: RequestContext): Promise<void> {
+    let response: object;
+    try {
+      const result = await this.#hooks.request(ctx);
+      response = { jsonrpc: '2.0', id: ctx.id, result: result ?? {} };
+    } catch (err) {
+      response = { jsonrpc: '2.0', id: ctx.id, error: this.#toWireError(err) };
+    }
+    this.#incoming.delete(ctx.id);
+    const cancelled = ctx.cancelled;
+    ctx.finish();
+    if (this.#closed) return;
+    const batch = ctx.batch;
+    if (batch !== undefined) {
+      if (!cancelled) batch.responses.push(response);
+      this.#batchDone(batch);
+    } else if (!cancelled) {
+      this.#send(response as JSONRPCMessage, { relatedRequestId: ctx.id }).catch((err) => this.#hooks.error?.(err));
+    }
+  }
+
+  #toWireError(err: unknown): JSONRPCErrorObject {
+    if (err instanceof McpError) return err.toJSON();
+    this.#hooks.error?.(err instanceof Error ? err : new Error(String(err)));
+    return { code: ErrorCode.InternalError, message: 'Internal error' };
+  }
+
+  #respond(batch: BatchCollector | undefined, response: object): void {
+    if (batch !== undefined) batch.responses.push(response);
+    else this.#send(response as JSONRPCMessage).catch((err) => this.#hooks.error?.(err));
+  }
+
+  #batchDone(batch: BatchCollector): void {
+    if (--batch.pending > 0 || batch.closed) return;
+    batch.closed = true;
+    if (batch.responses.length > 0 && !this.#closed) this.#send(batch.responses as JSONRPCMessage[]).catch((err) => this.#hooks.error?.(err));
+  }
+
+  #sendError(id: RequestId | null, code: number, message: string): void {
+    this.#send({ jsonrpc: '2.0', id, error: { code, message } }).catch((err) => this.#hooks.error?.(err));
+  }
+
+  // ───────────── closing ─────────────
+
+  #closedError(): LocalError {
+    return new LocalError('connection_closed', this.#closeReason ? `Connection closed: ${this.#closeReason.message}` : 'Connection closed', { cause: this.#closeReason });
+  }
+
+  #onClosed(reason: Error | undefined): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closeReason = reason;
+    const error = this.#closedError();
+    for (const entry of this.#pending.values()) {
+      this.#settle(entry);
+      entry.reject(error);
+    }
+    for (const ctx of this.#incoming.values()) ctx.cancel(error);
+    this.#hooks.closed?.(reason);
+  }
+}
