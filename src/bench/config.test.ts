@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseConfig } from './config.js';
+
+test('defaults give the full benchmark', () => {
+  const c = parseConfig([], {});
+  assert.equal(c.calls, 20000);
+  assert.equal(c.reps, 5);
+  assert.equal(c.coldStarts, 10);
+  assert.equal(c.memoryCalls, 100000);
+  assert.equal(c.quick, false);
+  assert.equal(c.only, null);
+  assert.equal(c.timeoutMs, 300000);
+});
+
+test('--quick shrinks the counts and the environment overrides both', () => {
+  const q = parseConfig(['--quick'], {});
+  assert.equal(q.quick, true);
+  assert.ok(q.calls < 20000 && q.reps < 5 && q.memoryCalls < 100000);
+  const e = parseConfig(['--quick'], { BENCH_CALLS: '777', BENCH_REPS: '3', BENCH_MEMORY_CALLS: '5', BENCH_TIMEOUT_S: '2' });
+  assert.equal(e.calls, 777);
+  assert.equal(e.reps, 3);
+  assert.equal(e.memoryCalls, 5);
+  assert.equal(e.timeoutMs, 2000);
+  assert.equal(parseConfig([], { BENCH_CALLS: '' }).calls, 20000);
+});
+
+test('--only and BENCH_ONLY select servers, the flag winning', () => {
+  assert.deepEqual(parseConfig([], { BENCH_ONLY: 'bare, official' }).only, ['bare', 'official']);
+  assert.deepEqual(parseConfig(['--only=mcpkit'], { BENCH_ONLY: 'bare' }).only, ['mcpkit']);
+  assert.throws(() => parseConfig(['--only='], {}), /at least one/);
+});
+
+test('malformed values and unknown options are refused', () => {
+  assert.throws(() => parseConfig([], { BENCH_CALLS: '0' }), /BENCH_CALLS must be a positive integer/);
+  assert.throws(() => parseConfig([], { BENCH_REPS: '2.5' }), /BENCH_REPS/);
+  assert.throws(() => parseConfig([], { BENCH_CALLS: 'many' }), /BENCH_CALLS/);
+  assert.throws(() => parseConfig(['--fast'], {}), /unknown option "--fast"/);
+  assert.equal(parseConfig(['--help'], {}).help, true);
+});

@@ -1,0 +1,458 @@
+/**
+ * `npm run bench`: the stdio benchmark of mcpkit against the official SDK v1 and a bare
+ * hand-written server, all exposing one `echo` tool, all driven by the same raw
+ * JSON-RPC driver (`driver.ts`).
+ *
+ * Design note: the servers are plain data ({@link SERVERS}); each phase walks them in
+ * an order that alternates between repetitions (A B C, then C B A, ...) so slow drift of
+ * the machine hits every server alike. Reported ratios are medians of per-repetition
+ * ratios (both servers measured minutes apart at most), never ratios of medians or
+ * numbers across runs. Phases:
+ *   1. probe: start each server once and check one echo (a server that fails is reported
+ *      and left out; the exit status is then non-zero);
+ *   2. cold start: spawn → initialize response, several trials;
+ *   3. throughput: one long-lived process per server, warmed up, then per repetition
+ *      `calls` echo calls at 1 and at 32 in flight, with server CPU per call;
+ *   4. memory: a fresh process per server, RSS after warm-up and after `memoryCalls`
+ *      calls at 32 in flight (GC not forced; growth > 10 MB is flagged).
+ * Every run has a time cap and the whole benchmark a deadline. Results are printed as a
+ * table and written to `bench-results/stdio.json`.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, platform, arch } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseConfig, USAGE } from './config.js';
+import type { BenchConfig } from './config.js';
+import { PROTOCOL_VERSION, StdioDriver } from './driver.js';
+import type { RunResult, ServerSpec } from './driver.js';
+import { formatNumber, formatRatio, formatTable, median, medianRatio } from './stats.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..', '..');
+const RESULTS_FILE = join(ROOT, 'bench-results', 'stdio.json');
+const IN_FLIGHT = [1, 32] as const;
+type InFlight = (typeof IN_FLIGHT)[number];
+const MEMORY_IN_FLIGHT = 32;
+const MEMORY_FLAG_MB = 10;
+const SETTLE_MS = 200;
+
+/** A server under test and the file that must exist before it can start. */
+interface ServerEntry {
+  readonly spec: ServerSpec;
+  readonly requires: string;
+  readonly missingHint: string;
+}
+
+/** The servers compared, in their base order. The first one is the ratio baseline. */
+const SERVERS: readonly ServerEntry[] = [
+  {
+    spec: { name: 'bare', command: process.execPath, args: [join(HERE, 'servers', 'bare-stdio.js')], cwd: ROOT },
+    requires: join(HERE, 'servers', 'bare-stdio.js'),
+    missingHint: 'build the project first (npm run build)',
+  },
+  {
+    spec: { name: 'official', command: process.execPath, args: [join(HERE, 'servers', 'official-stdio.js')], cwd: ROOT },
+    requires: join(HERE, 'servers', 'official-stdio.js'),
+    missingHint: 'build the project first (npm run build)',
+  },
+  {
+    spec: { name: 'mcpkit', command: process.execPath, args: [join(ROOT, 'bin', 'mcpkit.js'), 'demo'], cwd: ROOT },
+    requires: join(ROOT, 'bin', 'mcpkit.js'),
+    missingHint: 'the mcpkit demo server (node bin/mcpkit.js demo) does not exist yet',
+  },
+];
+
+/** Comparisons reported as ratios, when both servers are benched: [numerator, denominator]. */
+const RATIO_PAIRS: readonly (readonly [string, string])[] = [
+  ['official', 'bare'],
+  ['mcpkit', 'bare'],
+  ['mcpkit', 'official'],
+];
+
+interface MemoryResult {
+  calls: number;
+  rssAfterWarmupMb: number | null;
+  rssAfterCallsMb: number | null;
+  growthMb: number | null;
+  peakRssMb: number | null;
+  flagged: boolean;
+  run: RunResult;
+}
+
+interface ServerState {
+  readonly entry: ServerEntry;
+  readonly name: string;
+  /** False once the probe failed; such a server is skipped in every later phase. */
+  available: boolean;
+  /** False once a throughput run failed; its process is gone for the remaining reps. */
+  alive: boolean;
+  readonly problems: string[];
+  /** Indexed by in-flight level, then by repetition. */
+  readonly runs: Record<InFlight, (RunResult | null)[]>;
+  /** Indexed by trial. */
+  readonly coldStartMs: (number | null)[];
+  memory: MemoryResult | null;
+}
+
+interface MetricSummary {
+  label: string;
+  unit: string;
+  lowerIsBetter: boolean;
+  median: Record<string, number | null>;
+  ratios: Record<string, number | null>;
+}
+
+interface Target {
+  description: string;
+  measured: number | null;
+  threshold: number;
+  met: boolean | null;
+}
+
+const live = new Set<StdioDriver>();
+
+async function startDriver(spec: ServerSpec, timeoutMs: number): Promise<{ driver: StdioDriver; coldStartMs: number }> {
+  const started = await StdioDriver.start(spec, { timeoutMs });
+  live.add(started.driver);
+  return started;
+}
+
+async function closeDriver(driver: StdioDriver): Promise<void> {
+  await driver.close();
+  live.delete(driver);
+}
+
+function progress(text: string): void {
+  process.stderr.write(text + '\n');
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A, B, C on even rounds; C, B, A on odd ones. */
+function roundOrder<T>(items: readonly T[], round: number): T[] {
+  return round % 2 === 0 ? [...items] : [...items].reverse();
+}
+
+function kbToMb(kb: number | null): number | null {
+  return kb === null ? null : kb / 1024;
+}
+
+async function probe(state: ServerState, config: BenchConfig): Promise<void> {
+  if (!existsSync(state.entry.requires)) {
+    state.available = false;
+    state.problems.push(`${state.entry.requires} not found: ${state.entry.missingHint}`);
+    return;
+  }
+  try {
+    const { driver } = await startDriver(state.entry.spec, config.timeoutMs);
+    try {
+      await driver.verifyEcho(config.timeoutMs);
+    } finally {
+      await closeDriver(driver);
+    }
+  } catch (error) {
+    state.available = false;
+    state.problems.push(`cannot start or use: ${message(error)}`);
+  }
+}
+
+async function coldStarts(states: readonly ServerState[], config: BenchConfig, pastDeadline: () => boolean): Promise<void> {
+  for (let trial = 0; trial < config.coldStarts; trial++) {
+    for (const s of roundOrder(states, trial)) {
+      if (pastDeadline()) return;
+      try {
+        const { driver, coldStartMs } = await startDriver(s.entry.spec, config.timeoutMs);
+        s.coldStartMs[trial] = coldStartMs;
+        await closeDriver(driver);
+      } catch (error) {
+        s.coldStartMs[trial] = null;
+        s.problems.push(`cold start trial ${trial + 1}: ${message(error)}`);
+      }
+    }
+  }
+}
+
+async function throughput(states: readonly ServerState[], config: BenchConfig, pastDeadline: () => boolean): Promise<void> {
+  const drivers = new Map<ServerState, StdioDriver>();
+  const drop = async (s: ServerState, error: unknown): Promise<void> => {
+    s.alive = false;
+    s.problems.push(message(error));
+    progress(`  ${s.name}: ${message(error)}`);
+    const d = drivers.get(s);
+    drivers.delete(s);
+    if (d !== undefined) await closeDriver(d);
+  };
+  try {
+    for (const s of states) {
+      try {
+        const { driver } = await startDriver(s.entry.spec, config.timeoutMs);
+        drivers.set(s, driver);
+        await driver.run(config.warmupCalls, 32, config.timeoutMs);
+        await driver.run(Math.max(1, Math.ceil(config.warmupCalls / 4)), 1, config.timeoutMs);
+      } catch (error) {
+        await drop(s, `warm-up: ${message(error)}`);
+      }
+    }
+    for (let rep = 0; rep < config.reps; rep++) {
+      for (const k of IN_FLIGHT) {
+        for (const s of roundOrder(states, rep)) {
+          const driver = drivers.get(s);
+          if (driver === undefined) continue;
+          if (pastDeadline()) return;
+          try {
+            const r = await driver.run(config.calls, k, config.timeoutMs);
+            s.runs[k][rep] = r;
+            progress(
+              `  rep ${rep + 1}/${config.reps}  ${String(k).padStart(2)} in flight  ${s.name.padEnd(8)} ` +
+                `${formatNumber(r.callsPerSec, 0).padStart(7)} calls/s  server ${formatNumber(r.serverCpuUsPerCall)} µs/call`,
+            );
+          } catch (error) {
+            await drop(s, `rep ${rep + 1}, ${k} in flight: ${message(error)}`);
+          }
+        }
+      }
+    }
+  } finally {
+    for (const d of drivers.values()) await closeDriver(d);
+  }
+}
+
+async function memory(states: readonly ServerState[], config: BenchConfig, pastDeadline: () => boolean): Promise<void> {
+  for (const s of states) {
+    if (pastDeadline()) return;
+    let driver: StdioDriver | undefined;
+    try {
+      driver = (await startDriver(s.entry.spec, config.timeoutMs)).driver;
+      await driver.run(config.warmupCalls, MEMORY_IN_FLIGHT, config.timeoutMs);
+      await sleep(SETTLE_MS);
+      const before = kbToMb(driver.rssKb());
+      const run = await driver.run(config.memoryCalls, MEMORY_IN_FLIGHT, config.timeoutMs);
+      await sleep(SETTLE_MS);
+      const after = kbToMb(driver.rssKb());
+      const growthMb = before === null || after === null ? null : after - before;
+      s.memory = {
+        calls: config.memoryCalls,
+        rssAfterWarmupMb: before,
+        rssAfterCallsMb: after,
+        growthMb,
+        peakRssMb: kbToMb(driver.peakRssKb()),
+        flagged: growthMb !== null && growthMb > MEMORY_FLAG_MB,
+        run,
+      };
+      progress(`  memory  ${s.name.padEnd(8)} RSS ${formatNumber(before)} → ${formatNumber(after)} MB over ${config.memoryCalls} calls`);
+    } catch (error) {
+      s.problems.push(`memory check: ${message(error)}`);
+      progress(`  memory  ${s.name}: ${message(error)}`);
+    } finally {
+      if (driver !== undefined) await closeDriver(driver);
+    }
+  }
+}
+
+function summarize(
+  states: readonly ServerState[],
+  label: string,
+  unit: string,
+  lowerIsBetter: boolean,
+  values: (s: ServerState) => readonly (number | null)[],
+): MetricSummary {
+  const byName = new Map(states.map((s) => [s.name, values(s)] as const));
+  const med: Record<string, number | null> = {};
+  for (const [name, v] of byName) med[name] = median(v);
+  const ratios: Record<string, number | null> = {};
+  for (const [a, b] of RATIO_PAIRS) {
+    const va = byName.get(a);
+    const vb = byName.get(b);
+    if (va !== undefined && vb !== undefined) ratios[`${a}/${b}`] = medianRatio(va, vb);
+  }
+  return { label, unit, lowerIsBetter, median: med, ratios };
+}
+
+function atLeast(description: string, measured: number | null, threshold: number): Target {
+  return { description, measured, threshold, met: measured === null ? null : measured >= threshold };
+}
+
+function atMost(description: string, measured: number | null, threshold: number): Target {
+  return { description, measured, threshold, met: measured === null ? null : measured <= threshold };
+}
+
+function verdict(t: Target): string {
+  return t.met === null ? '[n/a    ]' : t.met ? '[met    ]' : '[NOT MET]';
+}
+
+async function main(): Promise<number> {
+  const config = parseConfig(process.argv.slice(2), process.env);
+  if (config.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const known = new Set(SERVERS.map((e) => e.spec.name));
+  for (const name of config.only ?? []) if (!known.has(name)) throw new Error(`unknown server ${JSON.stringify(name)}; known: ${[...known].join(', ')}`);
+  const entries = SERVERS.filter((e) => config.only === null || config.only.includes(e.spec.name));
+
+  const began = performance.now();
+  let truncated = false;
+  const pastDeadline = (): boolean => {
+    if (performance.now() - began > config.deadlineMs) truncated = true;
+    return truncated;
+  };
+
+  const cpuList = cpus();
+  const machine = `node ${process.version}, ${platform()} ${arch()}, ${cpuList.length} CPUs${cpuList[0] ? ` (${cpuList[0].model.trim()})` : ''}`;
+  console.log(`mcpkit stdio benchmark: ${machine}`);
+  console.log(
+    `${config.reps} reps × ${config.calls.toLocaleString('en-US')} calls per scenario, interleaved; ` +
+      `${config.coldStarts} cold starts; memory over ${config.memoryCalls.toLocaleString('en-US')} calls at ${MEMORY_IN_FLIGHT} in flight` +
+      (config.quick ? ' (--quick)' : ''),
+  );
+
+  const states: ServerState[] = entries.map((entry) => ({
+    entry,
+    name: entry.spec.name,
+    available: true,
+    alive: true,
+    problems: [],
+    runs: { 1: new Array<RunResult | null>(config.reps).fill(null), 32: new Array<RunResult | null>(config.reps).fill(null) },
+    coldStartMs: new Array<number | null>(config.coldStarts).fill(null),
+    memory: null,
+  }));
+
+  const stopOnSignal = (): void => {
+    void Promise.all([...live].map((d) => d.close())).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+
+  progress('probing servers…');
+  for (const s of states) {
+    await probe(s, config);
+    if (!s.available) {
+      console.log(`\n!! ${s.name} is not benched: ${s.problems.join('; ')}`);
+      if (s.name === 'mcpkit') console.log('!! continuing with the other servers; the exit status will be non-zero.');
+    }
+  }
+  const usable = states.filter((s) => s.available);
+  if (usable.length > 0) {
+    progress('cold starts…');
+    await coldStarts(usable, config, pastDeadline);
+    progress('throughput…');
+    await throughput(usable, config, pastDeadline);
+    progress('memory…');
+    await memory(usable, config, pastDeadline);
+  }
+
+  const memCalls = config.memoryCalls.toLocaleString('en-US');
+  const metrics: Record<string, MetricSummary> = {
+    throughput1: summarize(states, 'calls/s, 1 in flight', 'calls/s', false, (s) => s.runs[1].map((r) => r?.callsPerSec ?? null)),
+    throughput32: summarize(states, 'calls/s, 32 in flight', 'calls/s', false, (s) => s.runs[32].map((r) => r?.callsPerSec ?? null)),
+    serverCpu1: summarize(states, 'server CPU µs/call, 1 in flight', 'µs', true, (s) => s.runs[1].map((r) => r?.serverCpuUsPerCall ?? null)),
+    serverCpu32: summarize(states, 'server CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.serverCpuUsPerCall ?? null)),
+    driverCpu32: summarize(states, 'driver CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.driverCpuUsPerCall ?? null)),
+    coldStart: summarize(states, `cold start ms (median of ${config.coldStarts})`, 'ms', true, (s) => s.coldStartMs),
+  };
+  const memoryRows: [string, (m: MemoryResult) => number | null][] = [
+    ['RSS after warm-up, MB', (m) => m.rssAfterWarmupMb],
+    [`RSS growth over ${memCalls} calls, MB`, (m) => m.growthMb],
+  ];
+
+  const names = states.map((s) => s.name);
+  const pairs = RATIO_PAIRS.filter(([a, b]) => names.includes(a) && names.includes(b)).map(([a, b]) => `${a}/${b}`);
+  const rows: string[][] = [['', ...names, ...pairs]];
+  for (const m of Object.values(metrics)) {
+    const digits = m.unit === 'calls/s' ? 0 : 1;
+    rows.push([
+      m.label + (m.lowerIsBetter ? ' (lower is better)' : ''),
+      ...names.map((n) => formatNumber(m.median[n] ?? null, digits)),
+      ...pairs.map((p) => formatRatio(m.ratios[p] ?? null)),
+    ]);
+  }
+  for (const [label, pick] of memoryRows) {
+    rows.push([
+      label,
+      ...states.map((s) => (s.memory === null ? '—' : formatNumber(pick(s.memory)) + (label.includes('growth') && s.memory.flagged ? ' (!)' : ''))),
+      ...pairs.map(() => ''),
+    ]);
+  }
+  console.log('\n' + formatTable(rows));
+  const flagged = states.filter((s) => s.memory?.flagged);
+  if (flagged.length > 0) {
+    console.log(`(!) RSS grew by more than ${MEMORY_FLAG_MB} MB (GC not forced): ${flagged.map((s) => s.name).join(', ')}`);
+  }
+
+  const mcpkitMemory = states.find((s) => s.name === 'mcpkit')?.memory ?? null;
+  const targets: Target[] = [
+    atLeast('throughput at 32 in flight ≥ 2.5× official', metrics['throughput32']!.ratios['mcpkit/official'] ?? null, 2.5),
+    atLeast('throughput at 1 in flight ≥ 1× official', metrics['throughput1']!.ratios['mcpkit/official'] ?? null, 1),
+    atMost(`memory flat: RSS growth over ${memCalls} calls ≤ ${MEMORY_FLAG_MB} MB`, mcpkitMemory?.growthMb ?? null, MEMORY_FLAG_MB),
+  ];
+  const goals: Target[] = [
+    atLeast('throughput at 1 in flight ≥ 0.9× bare', metrics['throughput1']!.ratios['mcpkit/bare'] ?? null, 0.9),
+    atLeast('throughput at 32 in flight ≥ 0.85× bare', metrics['throughput32']!.ratios['mcpkit/bare'] ?? null, 0.85),
+    atMost('cold start ≤ 1.3× bare', metrics['coldStart']!.ratios['mcpkit/bare'] ?? null, 1.3),
+  ];
+  const show = (t: Target, unit: string): string =>
+    `  ${verdict(t)} ${t.description}  (measured ${t.measured === null ? 'n/a' : unit === 'MB' ? `${formatNumber(t.measured)} MB` : formatRatio(t.measured)})`;
+  console.log('\nTargets (issue):');
+  console.log(show(targets[0]!, '×'));
+  console.log(show(targets[1]!, '×'));
+  console.log(show(targets[2]!, 'MB'));
+  console.log('Goals (notes/performance.md, informational):');
+  for (const g of goals) console.log(show(g, '×'));
+
+  const failing = states.filter((s) => s.problems.length > 0);
+  if (truncated) console.log(`\n!! deadline of ${config.deadlineMs / 1000} s reached: remaining runs were skipped.`);
+  for (const s of failing) console.log(`\n!! ${s.name}: ${s.problems.join('\n   ')}`);
+
+  const report = {
+    benchmark: 'stdio',
+    date: new Date().toISOString(),
+    machine: { node: process.version, platform: platform(), arch: arch(), cpus: cpuList.length, cpuModel: cpuList[0]?.model.trim() ?? null },
+    protocolVersion: PROTOCOL_VERSION,
+    config: {
+      calls: config.calls,
+      reps: config.reps,
+      coldStarts: config.coldStarts,
+      memoryCalls: config.memoryCalls,
+      memoryInFlight: MEMORY_IN_FLIGHT,
+      warmupCalls: config.warmupCalls,
+      inFlight: IN_FLIGHT,
+      quick: config.quick,
+    },
+    truncated,
+    elapsedS: (performance.now() - began) / 1000,
+    servers: states.map((s) => ({
+      name: s.name,
+      command: s.entry.spec.command,
+      args: s.entry.spec.args,
+      benched: s.available,
+      problems: s.problems,
+      runs: { '1': s.runs[1], '32': s.runs[32] },
+      coldStartMs: s.coldStartMs,
+      memory: s.memory,
+    })),
+    metrics,
+    targets,
+    goals,
+  };
+  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+  writeFileSync(RESULTS_FILE, JSON.stringify(report, null, 2) + '\n');
+  console.log(`\nresults written to ${RESULTS_FILE}`);
+
+  return failing.length > 0 || truncated ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  async (error: unknown) => {
+    console.error(`bench: ${message(error)}`);
+    await Promise.all([...live].map((d) => d.close()));
+    process.exitCode = 2;
+  },
+);

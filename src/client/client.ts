@@ -1,0 +1,423 @@
+/**
+ * The MCP client: the handshake, a typed method per request, auto-paginating list helpers,
+ * handlers for the server's requests (roots, sampling, elicitation) and notification
+ * listeners.
+ *
+ * URL-mode elicitation (2025-11-25): the client never fetches or opens the URL. It hands
+ * the full URL and its domain to the application's consent callback and answers with the
+ * callback's decision; only `https:` URLs reach the callback (others are declined).
+ */
+import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
+import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
+import { Method, Notification } from '../protocol/methods.js';
+import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
+import { LATEST_REVISION, STATEFUL_REVISIONS, V2025_11_25, atLeast } from '../protocol/versions.js';
+import { applyElicitationDefaults, formatIssues, toSchemaAdapter, validateElicitationContent, type SchemaAdapter } from '../schema/index.js';
+import type { RequestContext } from '../session/context.js';
+import type { RequestOptions } from '../session/session.js';
+import type { Transport } from '../transport/types.js';
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitFormParams,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  InitializeResult,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Root,
+  ServerCapabilities,
+  Tool,
+} from '../types.js';
+
+/** A URL-mode elicitation as shown to the user for consent. */
+export interface UrlElicitationRequest {
+  /** The full URL, exactly as the server sent it. */
+  url: string;
+  /** The URL's host name, to show prominently. */
+  domain: string;
+  message: string;
+  elicitationId: string;
+}
+
+/** Options of a client. */
+export interface ClientOptions extends EndpointOptions {
+  /** Capabilities declared in addition to those derived from the handlers below. */
+  capabilities?: ClientCapabilities;
+  /** Revision proposed in `initialize`. Default: the newest. */
+  protocolVersion?: string;
+  /** Revisions accepted in the server's answer. Default: every stateful revision. */
+  protocolVersions?: readonly string[];
+  /** Serves `roots/list`; declares the `roots` capability. */
+  roots?: { list: (ctx: RequestContext) => Root[] | Promise<Root[]>; listChanged?: boolean };
+  /** Serves `sampling/createMessage`; declares `sampling` (and `sampling.tools` when `tools` is true). */
+  sampling?: {
+    createMessage: (params: CreateMessageRequestParams, ctx: RequestContext) => CreateMessageResult | Promise<CreateMessageResult>;
+    tools?: boolean;
+    context?: boolean;
+  };
+  /** Serves `elicitation/create`; declares `elicitation.form` and/or `elicitation.url`. */
+  elicitation?: {
+    /** Form mode. Accepted content gets the schema's defaults for omitted fields (SEP-1034) and is validated. */
+    form?: (params: ElicitFormParams, ctx: RequestContext) => ElicitResult | Promise<ElicitResult>;
+    /** URL mode: ask the user; return their decision. Opening the URL is the application's job, after consent. */
+    url?: (request: UrlElicitationRequest, ctx: RequestContext) => ElicitResult['action'] | Promise<ElicitResult['action']>;
+    /** Fill omitted fields with schema defaults (default true). */
+    applyDefaults?: boolean;
+  };
+  /** Most pages an auto-paginating helper fetches before giving up. Default 1000. */
+  maxPages?: number;
+}
+
+/** An MCP client for one connection. */
+export class Client {
+  readonly info: Implementation;
+  readonly #options: ClientOptions;
+  #endpoint: Endpoint | undefined;
+  #init: InitializeResult | undefined;
+  #outputSchemas: Map<string, SchemaAdapter | null> | undefined;
+  readonly #middleware: Array<[Middleware, MiddlewareDirection]> = [];
+  readonly #listeners: Array<[string, (params: JSONObject | undefined) => void]> = [];
+
+  constructor(info: Implementation, options: ClientOptions = {}) {
+    this.info = info;
+    this.#options = options;
+  }
+
+  /** The capabilities this client declares. */
+  get capabilities(): ClientCapabilities {
+    const o = this.#options;
+    const caps: ClientCapabilities = {};
+    if (o.roots) caps.roots = o.roots.listChanged ? { listChanged: true } : {};
+    if (o.sampling) {
+      const s: JSONObject = {};
+      if (o.sampling.tools) s.tools = {};
+      if (o.sampling.context) s.context = {};
+      caps.sampling = s;
+    }
+    if (o.elicitation && (o.elicitation.form || o.elicitation.url)) {
+      const e: JSONObject = {};
+      if (o.elicitation.form) e.form = {};
+      if (o.elicitation.url) e.url = {};
+      caps.elicitation = e;
+    }
+    return { ...caps, ...o.capabilities };
+  }
+
+  /** The server's initialize result, once connected. */
+  get serverInfo(): Implementation | undefined {
+    return this.#init?.serverInfo;
+  }
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.#init?.capabilities;
+  }
+  get instructions(): string | undefined {
+    return this.#init?.instructions;
+  }
+  /** The negotiated revision. */
+  get protocolVersion(): string | undefined {
+    return this.#init?.protocolVersion;
+  }
+
+  #ep(): Endpoint {
+    if (!this.#endpoint || !this.#init) throw new LocalError('not_connected', 'The client is not connected');
+    return this.#endpoint;
+  }
+
+  /**
+   * Connects over `transport` and performs the handshake. Rejects with LocalError
+   * `unsupported_protocol_version` (after closing) when the server answers with a revision
+   * this client does not accept, `already_connected` on a second call.
+   */
+  async connect(transport: Transport, options?: RequestOptions): Promise<InitializeResult> {
+    if (this.#endpoint) throw new LocalError('already_connected', 'This client is already connected; create another client for another connection');
+    const ep = new Endpoint('client', transport, this.#options);
+    this.#endpoint = ep;
+    ep.setOwnCapabilities(this.capabilities as JSONObject);
+    for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
+    for (const [method, listener] of this.#listeners) ep.on(method, listener);
+    this.#installHandlers(ep);
+    await ep.session.start();
+    const accepted = this.#options.protocolVersions ?? STATEFUL_REVISIONS;
+    const params: JSONObject = {
+      protocolVersion: this.#options.protocolVersion ?? LATEST_REVISION,
+      capabilities: this.capabilities as JSONObject,
+      clientInfo: this.info as unknown as JSONObject,
+    };
+    let result: InitializeResult;
+    try {
+      result = (await ep.request(Method.Initialize, params, options)) as InitializeResult;
+    } catch (err) {
+      await ep.session.close().catch(() => {});
+      throw err;
+    }
+    if (typeof result?.protocolVersion !== 'string' || !accepted.includes(result.protocolVersion)) {
+      await ep.session.close().catch(() => {});
+      throw new LocalError('unsupported_protocol_version', `The server answered with protocol version ${JSON.stringify(result?.protocolVersion)}, which this client does not support`);
+    }
+    if (typeof result.capabilities !== 'object' || result.capabilities === null || typeof result.serverInfo !== 'object' || result.serverInfo === null) {
+      await ep.session.close().catch(() => {});
+      throw new LocalError('invalid_result', 'The server answered initialize with a malformed result');
+    }
+    ep.negotiated(result.protocolVersion, result.capabilities as JSONObject);
+    ep.markInitialized();
+    this.#init = result;
+    await ep.notify(Notification.Initialized);
+    return result;
+  }
+
+  #installHandlers(ep: Endpoint): void {
+    const o = this.#options;
+    ep.setRequestHandler(Method.Ping, () => ({}));
+    if (o.roots) {
+      const roots = o.roots;
+      ep.setRequestHandler(Method.RootsList, async (_p, ctx) => ({ roots: await roots.list(ctx) }));
+    }
+    if (o.sampling) {
+      const sampling = o.sampling;
+      ep.setRequestHandler(Method.SamplingCreateMessage, (p, ctx) => {
+        if ((p!.tools !== undefined || p!.toolChoice !== undefined) && !sampling.tools) {
+          throw new McpError(ErrorCode.InvalidParams, 'Invalid params: this client did not declare the "sampling.tools" capability');
+        }
+        return sampling.createMessage(p as unknown as CreateMessageRequestParams, ctx);
+      });
+    }
+    if (o.elicitation) ep.setRequestHandler(Method.ElicitationCreate, (p, ctx) => this.#elicit(p!, ctx));
+    ep.on(Notification.ToolsListChanged, () => {
+      this.#outputSchemas = undefined;
+    });
+  }
+
+  async #elicit(params: JSONObject, ctx: RequestContext): Promise<ElicitResult> {
+    const e = this.#options.elicitation!;
+    if (params.mode === 'url') {
+      if (!e.url) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: this client does not support URL-mode elicitation');
+      let url: URL;
+      try {
+        url = new URL(params.url as string);
+      } catch {
+        throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "url" is not a valid URL');
+      }
+      if (url.protocol !== 'https:') return { action: 'decline' };
+      const action = await e.url({ url: params.url as string, domain: url.hostname, message: params.message as string, elicitationId: params.elicitationId as string }, ctx);
+      return { action };
+    }
+    if (!e.form) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: this client does not support form-mode elicitation');
+    const form = params as unknown as ElicitFormParams;
+    const answer = await e.form(form, ctx);
+    if (answer.action !== 'accept') return { action: answer.action };
+    const content = e.applyDefaults === false ? answer.content ?? {} : applyElicitationDefaults(form.requestedSchema, answer.content ?? {});
+    const issues = validateElicitationContent(form.requestedSchema, content);
+    if (issues.length > 0) throw new LocalError('validation_failed', `The elicitation answer does not match the requested schema: ${formatIssues(issues)}`);
+    return { ...answer, content: content as ElicitResult['content'] };
+  }
+
+  // ───────────── middleware and notifications ─────────────
+
+  /** Adds middleware (before or after connecting); the first added runs outermost. */
+  use(middleware: Middleware, direction: MiddlewareDirection = 'incoming'): this {
+    this.#middleware.push([middleware, direction]);
+    this.#endpoint?.use(middleware, direction);
+    return this;
+  }
+
+  /** Listens for a server notification (e.g. `notifications/message`); returns an unsubscribe function. */
+  on(method: string, listener: (params: JSONObject | undefined) => void): () => void {
+    if (this.#endpoint) return this.#endpoint.on(method, listener);
+    const entry: [string, (params: JSONObject | undefined) => void] = [method, listener];
+    this.#listeners.push(entry);
+    let off: (() => void) | undefined;
+    return () => {
+      const i = this.#listeners.indexOf(entry);
+      if (i >= 0) this.#listeners.splice(i, 1);
+      off?.();
+    };
+  }
+
+  // ───────────── requests ─────────────
+
+  /**
+   * Sends any request of the negotiated revision (gated by the server's capabilities).
+   * Rejects with McpError for an error answer, LocalError otherwise.
+   */
+  request<T = JSONObject>(method: string, params?: JSONObject, options?: RequestOptions): Promise<T> {
+    return this.#ep().request(method, params, options) as Promise<T>;
+  }
+
+  /** Sends a notification of the negotiated revision. */
+  notify(method: string, params?: JSONObject): Promise<void> {
+    return this.#ep().notify(method, params);
+  }
+
+  ping(options?: RequestOptions): Promise<JSONObject> {
+    return this.request(Method.Ping, undefined, options);
+  }
+
+  async listTools(cursor?: string, options?: RequestOptions): Promise<{ tools: Tool[]; nextCursor?: string }> {
+    const r = await this.request<{ tools: Tool[]; nextCursor?: string }>(Method.ToolsList, cursor === undefined ? undefined : { cursor }, options);
+    expectArray(r, 'tools', Method.ToolsList);
+    this.#rememberSchemas(r.tools, false);
+    return r;
+  }
+
+  /** Every tool, following cursors. */
+  async listAllTools(options?: RequestOptions): Promise<Tool[]> {
+    const tools = await this.#all<Tool>(Method.ToolsList, 'tools', options);
+    this.#rememberSchemas(tools, true);
+    return tools;
+  }
+
+  #rememberSchemas(tools: Tool[], complete: boolean): void {
+    if (complete || !this.#outputSchemas) this.#outputSchemas = new Map();
+    for (const t of tools) this.#outputSchemas.set(t.name, null);
+    for (const t of tools) if (t.outputSchema && typeof t.outputSchema === 'object') this.#outputSchemas.set(t.name, lazyAdapter(t.outputSchema));
+  }
+
+  /**
+   * `tools/call`. When the tool declares an `outputSchema`, a successful result must carry
+   * `structuredContent` that matches it, else LocalError `invalid_result`. A -32042 error
+   * rejects with {@link UrlElicitationRequiredError}.
+   */
+  async callTool(params: { name: string; arguments?: JSONObject; _meta?: JSONObject }, options?: RequestOptions): Promise<CallToolResult> {
+    const result = await this.request<CallToolResult>(Method.ToolsCall, params as JSONObject, options);
+    if (typeof result !== 'object' || result === null) throw new LocalError('invalid_result', 'tools/call returned a malformed result');
+    if (!('task' in result)) expectArray(result, 'content', Method.ToolsCall);
+    if (result.isError) return result;
+    let schemas = this.#outputSchemas;
+    if (!schemas?.has(params.name)) {
+      await this.listAllTools(options).catch(() => undefined);
+      schemas = this.#outputSchemas;
+    }
+    const adapter = schemas?.get(params.name);
+    if (adapter) {
+      if (result.structuredContent === undefined) throw new LocalError('invalid_result', `Tool ${params.name} declares an output schema but returned no structuredContent`);
+      const checked = await adapter.validate(result.structuredContent);
+      if (!checked.valid) throw new LocalError('invalid_result', `Tool ${params.name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
+    }
+    return result;
+  }
+
+  async listResources(cursor?: string, options?: RequestOptions): Promise<{ resources: Resource[]; nextCursor?: string }> {
+    const r = await this.request<{ resources: Resource[]; nextCursor?: string }>(Method.ResourcesList, cursor === undefined ? undefined : { cursor }, options);
+    expectArray(r, 'resources', Method.ResourcesList);
+    return r;
+  }
+  listAllResources(options?: RequestOptions): Promise<Resource[]> {
+    return this.#all<Resource>(Method.ResourcesList, 'resources', options);
+  }
+  async listResourceTemplates(cursor?: string, options?: RequestOptions): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string }> {
+    const r = await this.request<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string }>(Method.ResourcesTemplatesList, cursor === undefined ? undefined : { cursor }, options);
+    expectArray(r, 'resourceTemplates', Method.ResourcesTemplatesList);
+    return r;
+  }
+  listAllResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
+    return this.#all<ResourceTemplate>(Method.ResourcesTemplatesList, 'resourceTemplates', options);
+  }
+  async readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+    const r = await this.request<ReadResourceResult>(Method.ResourcesRead, { uri }, options);
+    expectArray(r, 'contents', Method.ResourcesRead);
+    return r;
+  }
+  async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    await this.request(Method.ResourcesSubscribe, { uri }, options);
+  }
+  async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    await this.request(Method.ResourcesUnsubscribe, { uri }, options);
+  }
+
+  async listPrompts(cursor?: string, options?: RequestOptions): Promise<{ prompts: Prompt[]; nextCursor?: string }> {
+    const r = await this.request<{ prompts: Prompt[]; nextCursor?: string }>(Method.PromptsList, cursor === undefined ? undefined : { cursor }, options);
+    expectArray(r, 'prompts', Method.PromptsList);
+    return r;
+  }
+  listAllPrompts(options?: RequestOptions): Promise<Prompt[]> {
+    return this.#all<Prompt>(Method.PromptsList, 'prompts', options);
+  }
+  async getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult> {
+    const r = await this.request<GetPromptResult>(Method.PromptsGet, args === undefined ? { name } : { name, arguments: args }, options);
+    expectArray(r, 'messages', Method.PromptsGet);
+    return r;
+  }
+
+  /** `completion/complete`; `contextArguments` become `context.arguments` (2025-06-18 and later). */
+  async complete(ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, argument: { name: string; value: string }, contextArguments?: Record<string, string>, options?: RequestOptions): Promise<CompleteResult> {
+    const params: JSONObject = { ref, argument };
+    if (contextArguments !== undefined) params.context = { arguments: contextArguments };
+    const r = await this.request<CompleteResult>(Method.CompletionComplete, params, options);
+    if (!Array.isArray(r?.completion?.values)) throw new LocalError('invalid_result', 'completion/complete returned a malformed result');
+    return r;
+  }
+
+  async setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void> {
+    await this.request(Method.LoggingSetLevel, { level }, options);
+  }
+
+  /** Tells the server the roots changed (needs `roots.listChanged`). */
+  sendRootsListChanged(): Promise<void> {
+    return this.notify(Notification.RootsListChanged);
+  }
+
+  /** True when the negotiated revision is at least `revision`. */
+  supports(revision: string): boolean {
+    return atLeast(this.protocolVersion, revision);
+  }
+
+  async #all<T>(method: string, key: string, options?: RequestOptions): Promise<T[]> {
+    const out: T[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    const maxPages = this.#options.maxPages ?? 1000;
+    for (let page = 0; page < maxPages; page++) {
+      const r = await this.request<JSONObject>(method, cursor === undefined ? undefined : { cursor }, options);
+      expectArray(r, key, method);
+      out.push(...(r[key] as T[]));
+      const next = r.nextCursor;
+      if (typeof next !== 'string') return out;
+      if (seen.has(next)) throw new LocalError('invalid_result', `${method} returned a cursor it had returned before`);
+      seen.add(next);
+      cursor = next;
+    }
+    throw new LocalError('invalid_result', `${method} returned more than ${maxPages} pages`);
+  }
+
+  /** Closes the connection. */
+  async close(): Promise<void> {
+    await this.#endpoint?.session.close();
+  }
+
+  /** The protocol endpoint (for extensions and tests). */
+  get endpoint(): Endpoint | undefined {
+    return this.#endpoint;
+  }
+}
+
+function expectArray(result: unknown, key: string, method: string): void {
+  if (typeof result !== 'object' || result === null || !Array.isArray((result as JSONObject)[key])) {
+    throw new LocalError('invalid_result', `${method} returned a result without a "${key}" array`);
+  }
+}
+
+function lazyAdapter(schema: JSONObject): SchemaAdapter {
+  let adapter: SchemaAdapter | undefined;
+  return {
+    get jsonSchema() {
+      return schema;
+    },
+    validate(value: unknown) {
+      return (adapter ??= toSchemaAdapter(schema)).validate(value);
+    },
+    prepare() {
+      (adapter ??= toSchemaAdapter(schema)).prepare();
+    },
+  } as SchemaAdapter;
+}
+
+export { V2025_11_25 };

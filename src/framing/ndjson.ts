@@ -1,0 +1,287 @@
+/**
+ * Newline-delimited JSON framing, the wire format of the stdio transport: one JSON-RPC
+ * message (or batch) per line, UTF-8, lines ended by LF or CRLF.
+ *
+ * Design note: the decoder works on whole chunks, not bytes. A byte chunk goes through one
+ * streaming `TextDecoder` call (which carries a multi-byte sequence split across chunks over
+ * to the next call), and lines are cut from the decoded text with `indexOf('\n')`; each line
+ * costs one `slice` and nothing else. Splitting on LF is safe before or after decoding
+ * because 0x0A never occurs inside a multi-byte UTF-8 sequence.
+ *
+ * Line sizes are counted in raw bytes. The incomplete tail of the stream is the only thing
+ * held between chunks, and it is never allowed to grow past the limit: once it does, it is
+ * dropped, reported, and the decoder skips raw bytes (without decoding them) until the next
+ * LF. Memory is therefore bounded by `maxLineBytes` plus one chunk, whatever the peer sends.
+ *
+ * Runtime-neutral: no `node:*` imports, only `TextDecoder` and `Uint8Array`.
+ */
+import { LocalError } from '../jsonrpc/errors.js';
+
+/** The default `maxLineBytes`: 4 MiB. */
+export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * An incoming line exceeded the byte limit and was discarded. A {@link LocalError} with code
+ * `message_too_large`, so transports can hand it to `receiver.error` unchanged.
+ */
+export class OversizedLineError extends LocalError {
+  /** The limit in force, in bytes. */
+  readonly limit: number;
+  /**
+   * Bytes of the line received before it was discarded. Exact when the whole line arrived
+   * before the limit was noticed, otherwise a lower bound (the rest is skipped unread).
+   */
+  readonly bytes: number;
+  constructor(bytes: number, limit: number) {
+    super('message_too_large', `Incoming line exceeds the ${limit}-byte limit (${bytes} bytes received); discarded`);
+    this.name = 'OversizedLineError';
+    this.limit = limit;
+    this.bytes = bytes;
+  }
+}
+
+/** Where an {@link NdjsonDecoder} delivers its output. Both methods are called synchronously from `push`/`end`. */
+export interface NdjsonSink {
+  /** One complete, non-blank line, without its terminator. */
+  line(text: string): void;
+  /** A line was too long and has been (or is being) skipped; the lines after it still arrive. */
+  oversized(error: OversizedLineError): void;
+}
+
+/** Options of {@link NdjsonDecoder}. */
+export interface NdjsonDecoderOptions {
+  /** Largest accepted line, in bytes, excluding its LF/CRLF terminator. Default 4 MiB. */
+  maxLineBytes?: number;
+}
+
+const STREAM: TextDecodeOptions = { stream: true };
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * Incremental line splitter. Feed it chunks with {@link push} in arrival order; it calls
+ * `sink.line` for every complete non-blank line (whitespace-only lines are skipped too) and
+ * `sink.oversized` for every line longer than `maxLineBytes`. Invalid UTF-8 becomes U+FFFD.
+ *
+ * Not reentrant: a sink must not call `push` or `end` from its callbacks. A callback that
+ * throws propagates out of `push`, and the rest of that chunk is lost (the decoder itself
+ * stays consistent).
+ */
+export class NdjsonDecoder {
+  readonly #sink: NdjsonSink;
+  readonly #max: number;
+  readonly #decoder = new TextDecoder('utf-8');
+  /** True when the TextDecoder may hold the start of a split multi-byte sequence. */
+  #decoderDirty = false;
+  /** Decoded text of the incomplete line so far. */
+  #pending = '';
+  /** Raw bytes of the incomplete line so far (including any bytes the TextDecoder holds). */
+  #pendingBytes = 0;
+  /** True while skipping the rest of an oversized line. */
+  #discarding = false;
+
+  /**
+   * @param sink receives lines and oversize reports.
+   * @param options `maxLineBytes` must be a positive integer; throws `RangeError` otherwise.
+   */
+  constructor(sink: NdjsonSink, options: NdjsonDecoderOptions = {}) {
+    const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxLineBytes must be a positive integer, got ${max}`);
+    this.#sink = sink;
+    this.#max = max;
+  }
+
+  /** The byte limit in force. */
+  get maxLineBytes(): number {
+    return this.#max;
+  }
+
+  /** Bytes of the incomplete line currently held (never more than `maxLineBytes + 1`). */
+  get bufferedBytes(): number {
+    return this.#pendingBytes;
+  }
+
+  /** Feeds one chunk. Strings are taken as already-decoded text. */
+  push(chunk: Uint8Array | string): void {
+    if (typeof chunk === 'string') {
+      if (this.#decoderDirty) {
+        // Switching from bytes to text: whatever the decoder held becomes U+FFFD.
+        const rest = this.#decoder.decode();
+        this.#decoderDirty = false;
+        if (!this.#discarding) this.#pending += rest;
+      }
+      if (this.#discarding) {
+        const nl = chunk.indexOf('\n');
+        if (nl === -1) return;
+        this.#discarding = false;
+        chunk = chunk.slice(nl + 1);
+      }
+      if (chunk.length !== 0) this.#scan(chunk, null);
+      return;
+    }
+    if (this.#discarding) {
+      const nl = chunk.indexOf(LF);
+      if (nl === -1) return;
+      this.#discarding = false;
+      chunk = chunk.subarray(nl + 1);
+    }
+    if (chunk.byteLength === 0) return;
+    const text = this.#decoder.decode(chunk, STREAM);
+    this.#decoderDirty = true;
+    this.#scan(text, chunk);
+  }
+
+  /**
+   * Ends the stream: a final line without a terminator is delivered (when within the limit),
+   * and the decoder is reset for reuse.
+   */
+  end(): void {
+    if (this.#decoderDirty) {
+      const rest = this.#decoder.decode();
+      this.#decoderDirty = false;
+      if (!this.#discarding) this.#pending += rest;
+    }
+    const line = this.#pending;
+    const bytes = this.#pendingBytes;
+    const discarding = this.#discarding;
+    this.#pending = '';
+    this.#pendingBytes = 0;
+    this.#discarding = false;
+    if (!discarding && bytes !== 0) this.#emit(line, bytes);
+  }
+
+  /** Splits decoded `text`; `bytes` is the raw chunk it came from, or null for string input. */
+  #scan(text: string, bytes: Uint8Array | null): void {
+    let nl = text.indexOf('\n');
+    if (nl === -1) {
+      this.#append(text, bytes === null ? utf8Length(text, 0, text.length) : bytes.byteLength);
+      return;
+    }
+    if (this.#pendingBytes !== 0) {
+      // The first line completes the held tail; count its bytes exactly from the raw chunk.
+      const line = this.#pending + text.slice(0, nl);
+      const lineBytes = this.#pendingBytes + (bytes === null ? utf8Length(text, 0, nl) : bytes.indexOf(LF));
+      this.#pending = '';
+      this.#pendingBytes = 0;
+      this.#emit(line, lineBytes);
+    } else {
+      this.#emitRange(text, 0, nl);
+    }
+    let start = nl + 1;
+    while ((nl = text.indexOf('\n', start)) !== -1) {
+      this.#emitRange(text, start, nl);
+      start = nl + 1;
+    }
+    if (bytes !== null) {
+      // Raw bytes after the last LF, including a split sequence the decoder still holds.
+      const tailBytes = bytes.byteLength - 1 - bytes.lastIndexOf(LF);
+      if (tailBytes !== 0) this.#append(start < text.length ? text.slice(start) : '', tailBytes);
+    } else if (start < text.length) {
+      this.#append(text.slice(start), utf8Length(text, start, text.length));
+    }
+  }
+
+  /** Adds to the incomplete line, switching to discard mode once it cannot fit any more. */
+  #append(text: string, rawBytes: number): void {
+    const total = this.#pendingBytes + rawBytes;
+    // One byte of slack: the tail may end with the CR of a CRLF whose LF is still to come.
+    if (total <= this.#max + 1) {
+      this.#pending += text;
+      this.#pendingBytes = total;
+      return;
+    }
+    this.#pending = '';
+    this.#pendingBytes = 0;
+    this.#discarding = true;
+    if (this.#decoderDirty) {
+      this.#decoder.decode();
+      this.#decoderDirty = false;
+    }
+    this.#sink.oversized(new OversizedLineError(total, this.#max));
+  }
+
+  /** Delivers a line assembled from the held tail; `bytes` counts its raw bytes. */
+  #emit(line: string, bytes: number): void {
+    let len = line.length;
+    if (len !== 0 && line.charCodeAt(len - 1) === CR) {
+      line = line.slice(0, --len);
+      bytes--;
+    }
+    if (bytes > this.#max) {
+      this.#sink.oversized(new OversizedLineError(bytes, this.#max));
+      return;
+    }
+    if (len === 0 || (line.charCodeAt(0) <= 0x20 && isBlank(line, 0, len))) return;
+    this.#sink.line(line);
+  }
+
+  /** Delivers `text[start, end)`, a line that lies wholly within one decoded chunk. */
+  #emitRange(text: string, start: number, end: number): void {
+    if (end > start && text.charCodeAt(end - 1) === CR) end--;
+    const len = end - start;
+    if (len === 0) return;
+    // A UTF-16 unit encodes to at most 3 bytes, so short lines need no exact count.
+    if (len * 3 > this.#max) {
+      const bytes = utf8Length(text, start, end);
+      if (bytes > this.#max) {
+        this.#sink.oversized(new OversizedLineError(bytes, this.#max));
+        return;
+      }
+    }
+    if (text.charCodeAt(start) <= 0x20 && isBlank(text, start, end)) return;
+    this.#sink.line(text.slice(start, end));
+  }
+}
+
+/** UTF-8 byte length of `text[start, end)` (a lone surrogate counts as U+FFFD, 3 bytes). */
+function utf8Length(text: string, start: number, end: number): number {
+  let bytes = end - start;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // the pair: 2 units, 4 bytes
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+/** True when `text[start, end)` holds only JSON whitespace (space, tab, CR, LF). */
+function isBlank(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
+  }
+  return true;
+}
+
+const LINE_BREAK = /[\r\n]/;
+
+/**
+ * Serializes one message (or batch) to a single line of JSON text ending in `\n`.
+ *
+ * A string is taken as pre-serialized JSON and passed through unchecked except for line
+ * breaks: one containing `\n` or `\r`, or an empty one, is refused. Anything else goes
+ * through `JSON.stringify` (which never emits a raw line break).
+ *
+ * Throws `LocalError('invalid_message')` for a refused string, for a value JSON cannot
+ * represent (`undefined`, a function), or when `JSON.stringify` throws (cycles, BigInt);
+ * the original error is the `cause`.
+ */
+export function encodeLine(message: unknown): string {
+  if (typeof message === 'string') {
+    if (message.length === 0) throw new LocalError('invalid_message', 'Refusing to send an empty pre-serialized message');
+    if (LINE_BREAK.test(message)) throw new LocalError('invalid_message', 'Refusing to send a pre-serialized message containing a line break');
+    return message + '\n';
+  }
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(message);
+  } catch (error) {
+    throw new LocalError('invalid_message', `Message cannot be serialized as JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (text === undefined) throw new LocalError('invalid_message', `Message cannot be serialized as JSON (${typeof message})`);
+  return text + '\n';
+}

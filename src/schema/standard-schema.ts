@@ -1,0 +1,287 @@
+/**
+ * User schemas in either form the registries accept: a Standard Schema (zod 4, valibot,
+ * arktype, or anything implementing https://standardschema.dev) or a plain JSON Schema.
+ *
+ * Design note: both become a {@link SchemaAdapter}: the JSON Schema that goes on the wire
+ * plus a `validate` function. A plain JSON Schema goes on the wire unchanged (the very
+ * object the user passed) and is checked by a {@link JsonSchemaValidator}, compiled on
+ * first use (or on `prepare()`), so registering many tools costs nothing until they run.
+ * A Standard Schema validates itself (its output, e.g. with defaults applied, is what the
+ * handler receives) and describes itself through the Standard JSON Schema interface
+ * (`~standard.jsonSchema`), which zod implements from 4.2. We never import a schema
+ * library: the interfaces below are declared here, structurally.
+ */
+import { defaultJsonSchemaValidator } from './ajv-validator.js';
+import { dialectOf, dialectOfUri } from './dialect.js';
+import { fieldLabel, pointerFromSegments } from './issues.js';
+import {
+  SchemaError,
+  type CompiledValidator,
+  type JsonSchemaValidator,
+  type SchemaAdapter,
+  type ValidationIssue,
+  type ValidationResult,
+} from './types.js';
+
+/** The Standard Schema interface (v1), as published at https://standardschema.dev. */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaV1.Props<Input, Output>;
+}
+
+/** Types belonging to {@link StandardSchemaV1}. */
+export declare namespace StandardSchemaV1 {
+  /** The `~standard` member of a Standard Schema. */
+  interface Props<Input = unknown, Output = Input> {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown, options?: Options) => Result<Output> | Promise<Result<Output>>;
+    readonly types?: Types<Input, Output> | undefined;
+  }
+  /** Options a caller may pass to `validate`. */
+  interface Options {
+    readonly libraryOptions?: Record<string, unknown> | undefined;
+  }
+  /** The outcome of `validate`: a value, or issues. */
+  type Result<Output> = SuccessResult<Output> | FailureResult;
+  interface SuccessResult<Output> {
+    readonly value: Output;
+    readonly issues?: undefined;
+  }
+  interface FailureResult {
+    readonly issues: ReadonlyArray<Issue>;
+  }
+  /** One problem found by `validate`. */
+  interface Issue {
+    readonly message: string;
+    readonly path?: ReadonlyArray<PropertyKey | PathSegment> | undefined;
+  }
+  interface PathSegment {
+    readonly key: PropertyKey;
+  }
+  /** Type carriers for inference; never present at runtime. */
+  interface Types<Input = unknown, Output = Input> {
+    readonly input: Input;
+    readonly output: Output;
+  }
+  /** The input type of a Standard Schema. */
+  type InferInput<Schema extends StandardSchemaV1> = NonNullable<Schema['~standard']['types']>['input'];
+  /** The output type of a Standard Schema. */
+  type InferOutput<Schema extends StandardSchemaV1> = NonNullable<Schema['~standard']['types']>['output'];
+}
+
+/** The Standard JSON Schema interface (v1): a schema that can describe itself as JSON Schema. */
+export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardJSONSchemaV1.Props<Input, Output>;
+}
+
+/** Types belonging to {@link StandardJSONSchemaV1}. */
+export declare namespace StandardJSONSchemaV1 {
+  /** The `~standard` member of a Standard JSON Schema. */
+  interface Props<Input = unknown, Output = Input> {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly jsonSchema: Converter;
+    readonly types?: StandardSchemaV1.Types<Input, Output> | undefined;
+  }
+  /** Produces the JSON Schema of the accepted input or of the produced output. May throw. */
+  interface Converter {
+    readonly input: (options: Options) => Record<string, unknown>;
+    readonly output: (options: Options) => Record<string, unknown>;
+  }
+  /** The JSON Schema dialect asked for. */
+  type Target = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string);
+  interface Options {
+    readonly target: Target;
+    readonly libraryOptions?: Record<string, unknown> | undefined;
+  }
+}
+
+/** Options of {@link toSchemaAdapter}. */
+export interface SchemaAdapterOptions {
+  /**
+   * Which side of a transforming Standard Schema the wire schema describes: `'input'` (what
+   * the schema accepts; right for tool input) or `'output'` (what it produces; right for
+   * tool output). Default `'input'`. Ignored for plain JSON Schemas.
+   */
+  io?: 'input' | 'output';
+}
+
+function standardProps(value: unknown): Record<string, unknown> | undefined {
+  if ((typeof value !== 'object' || value === null) && typeof value !== 'function') return undefined;
+  const props = (value as { '~standard'?: unknown })['~standard'];
+  if (typeof props !== 'object' || props === null) return undefined;
+  return (props as { version?: unknown }).version === 1 ? (props as Record<string, unknown>) : undefined;
+}
+
+/** True when `value` implements Standard Schema v1 (`~standard` with `version: 1` and `validate`). */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  return typeof standardProps(value)?.['validate'] === 'function';
+}
+
+/** True when `value` implements Standard JSON Schema v1 (`~standard.jsonSchema.input` / `.output`). */
+export function isStandardJSONSchema(value: unknown): value is StandardJSONSchemaV1 {
+  const converter = standardProps(value)?.['jsonSchema'] as { input?: unknown; output?: unknown } | undefined;
+  return typeof converter === 'object' && converter !== null && typeof converter.input === 'function' && typeof converter.output === 'function';
+}
+
+/**
+ * Wraps a user schema for a registry (tool input and output, elicitation forms).
+ *
+ * - Plain JSON Schema: `jsonSchema` is `schema` itself, unchanged; values are checked with
+ *   `validator` (default {@link defaultJsonSchemaValidator}) and a valid value is returned
+ *   as is. Throws {@link SchemaError} `unsupported_dialect` at once for a foreign `$schema`;
+ *   other compile errors surface from `prepare()` or the first `validate`.
+ * - Standard Schema: values are checked by the schema's own `validate`; `jsonSchema` comes
+ *   from `~standard.jsonSchema` (draft 2020-12), or for zod 4 versions without it from the
+ *   schema's `toJSONSchema`. Throws {@link SchemaError} `no_json_schema` when neither is
+ *   available or the library cannot express the schema (e.g. a zod `Date`).
+ * - Standard JSON Schema without `validate`: described as above, checked as JSON Schema.
+ *
+ * A produced wire schema drops a redundant 2020-12 `$schema` (it is the default dialect,
+ * and peers that assume draft-07 refuse an explicit 2020-12 declaration) and gets
+ * `type: 'object'` when it describes an object without saying so.
+ */
+export function toSchemaAdapter<S extends StandardSchemaV1>(
+  schema: S,
+  validator?: JsonSchemaValidator,
+  options?: SchemaAdapterOptions,
+): SchemaAdapter<StandardSchemaV1.InferOutput<S>>;
+export function toSchemaAdapter<T = unknown>(
+  schema: StandardJSONSchemaV1 | object,
+  validator?: JsonSchemaValidator,
+  options?: SchemaAdapterOptions,
+): SchemaAdapter<T>;
+export function toSchemaAdapter(
+  schema: StandardSchemaV1 | StandardJSONSchemaV1 | object,
+  validator?: JsonSchemaValidator,
+  options: SchemaAdapterOptions = {},
+): SchemaAdapter<unknown> {
+  const props = standardProps(schema);
+  if (props !== undefined) {
+    const jsonSchema = describe(schema, props, options.io ?? 'input');
+    if (typeof props['validate'] === 'function') return new StandardSchemaAdapter(schema as StandardSchemaV1, jsonSchema);
+    return new JsonSchemaAdapter(jsonSchema, validator);
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new SchemaError('invalid_schema', 'A schema must be a JSON Schema object or a Standard Schema');
+  }
+  dialectOf(schema);
+  return new JsonSchemaAdapter(schema as Record<string, unknown>, validator);
+}
+
+/** Checks values with a JSON Schema, compiled on first use. */
+class JsonSchemaAdapter implements SchemaAdapter<unknown> {
+  readonly jsonSchema: Record<string, unknown>;
+  #validator: JsonSchemaValidator | undefined;
+  #compiled: CompiledValidator | undefined;
+
+  constructor(jsonSchema: Record<string, unknown>, validator: JsonSchemaValidator | undefined) {
+    this.jsonSchema = jsonSchema;
+    this.#validator = validator;
+  }
+
+  prepare(): void {
+    this.#compile();
+  }
+
+  #compile(): CompiledValidator {
+    return (this.#compiled ??= (this.#validator ?? defaultJsonSchemaValidator()).compile(this.jsonSchema));
+  }
+
+  validate(value: unknown): ValidationResult<unknown> {
+    const outcome = (this.#compiled ?? this.#compile())(value);
+    return outcome.valid ? { valid: true, value } : outcome;
+  }
+}
+
+/** Checks values with the schema library's own `validate`. */
+class StandardSchemaAdapter implements SchemaAdapter<unknown> {
+  readonly jsonSchema: Record<string, unknown>;
+  #schema: StandardSchemaV1;
+
+  constructor(schema: StandardSchemaV1, jsonSchema: Record<string, unknown>) {
+    this.#schema = schema;
+    this.jsonSchema = jsonSchema;
+  }
+
+  prepare(): void {}
+
+  validate(value: unknown): ValidationResult<unknown> | Promise<ValidationResult<unknown>> {
+    const result = this.#schema['~standard'].validate(value);
+    return isPromiseLike(result) ? Promise.resolve(result).then(fromStandardResult) : fromStandardResult(result);
+  }
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function fromStandardResult(result: StandardSchemaV1.Result<unknown>): ValidationResult<unknown> {
+  if (!result.issues) return { valid: true, value: (result as StandardSchemaV1.SuccessResult<unknown>).value };
+  const errors = result.issues.map(fromStandardIssue);
+  if (errors.length === 0) errors.push({ path: '', message: `${fieldLabel('')} is invalid` });
+  return { valid: false, errors };
+}
+
+/** Converts one Standard Schema issue: JSON Pointer path, message prefixed with the field name. */
+export function fromStandardIssue(issue: StandardSchemaV1.Issue): ValidationIssue {
+  const segments = issue.path ?? [];
+  const keys = segments.map((s) => (typeof s === 'object' && s !== null ? (s as StandardSchemaV1.PathSegment).key : s));
+  const path = pointerFromSegments(keys);
+  const message = typeof issue.message === 'string' && issue.message !== '' ? issue.message : 'is invalid';
+  return { path, message: path === '' ? message : `${fieldLabel(path)}: ${message}` };
+}
+
+function describe(schema: unknown, props: Record<string, unknown>, io: 'input' | 'output'): Record<string, unknown> {
+  const vendor = typeof props['vendor'] === 'string' ? props['vendor'] : 'unknown';
+  let produce: (() => unknown) | undefined;
+  const converter = props['jsonSchema'] as Partial<StandardJSONSchemaV1.Converter> | undefined;
+  if (typeof converter === 'object' && converter !== null && typeof converter[io] === 'function') {
+    const convert = converter[io];
+    produce = () => convert.call(converter, { target: 'draft-2020-12' });
+  } else if (vendor === 'zod' && typeof (schema as { toJSONSchema?: unknown }).toJSONSchema === 'function') {
+    // zod 4.0 and 4.1 predate Standard JSON Schema but convert themselves.
+    const own = schema as { toJSONSchema: (options: object) => unknown };
+    produce = () => own.toJSONSchema({ target: 'draft-2020-12', io });
+  }
+  if (produce === undefined) {
+    throw new SchemaError(
+      'no_json_schema',
+      `This ${vendor} schema cannot describe itself as JSON Schema (it does not implement Standard JSON Schema, "~standard.jsonSchema"); pass a plain JSON Schema instead`,
+    );
+  }
+  let produced: unknown;
+  try {
+    produced = produce();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new SchemaError(
+      'no_json_schema',
+      `This ${vendor} schema cannot be expressed as JSON Schema (${reason}); pass a plain JSON Schema instead`,
+      { cause: error },
+    );
+  }
+  if (typeof produced !== 'object' || produced === null || Array.isArray(produced)) {
+    throw new SchemaError('no_json_schema', `The ${vendor} schema library produced no JSON Schema object; pass a plain JSON Schema instead`);
+  }
+  return normalizeProduced(produced as Record<string, unknown>);
+}
+
+function normalizeProduced(produced: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...produced };
+  const declared = out['$schema'];
+  if (typeof declared === 'string' && dialectOfUri(declared) === 'draft-2020-12') delete out['$schema'];
+  if (out['type'] === undefined && describesObject(out)) return { type: 'object', ...out };
+  return out;
+}
+
+function describesObject(schema: Record<string, unknown>): boolean {
+  if ('properties' in schema || 'required' in schema || 'additionalProperties' in schema || 'patternProperties' in schema) return true;
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[key];
+    if (Array.isArray(branches) && branches.length > 0) {
+      return branches.every((b) => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'object');
+    }
+  }
+  return false;
+}

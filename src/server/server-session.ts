@@ -1,0 +1,223 @@
+/**
+ * One client connection of a server: the handshake, the per-connection state (negotiated
+ * revision, client capabilities, log level, subscriptions, URL elicitations it started) and
+ * the server → client requests. Registries are shared through the {@link McpServer}; a
+ * session itself is a small record.
+ */
+import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
+import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
+import { Method, Notification } from '../protocol/methods.js';
+import { hasCapability } from '../protocol/table.js';
+import { V2025_11_25, atLeast, negotiateRevision } from '../protocol/versions.js';
+import { formatIssues, isValidRequestedSchema, validateElicitationContent } from '../schema/index.js';
+import type { RequestOptions } from '../session/session.js';
+import type { Transport } from '../transport/types.js';
+import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root, SamplingMessage } from '../types.js';
+import { ServerRequestContext } from './context.js';
+import { levelPasses } from './logging.js';
+import type { ServerCore } from './server.js';
+
+/** A server's view of one connected client. */
+export class ServerSession {
+  readonly endpoint: Endpoint<ServerRequestContext>;
+  readonly #core: ServerCore;
+  #clientInfo: Implementation | undefined;
+  #ready = false;
+  #logLevel: LoggingLevel | undefined;
+  /** URIs this client subscribed to. */
+  readonly subscriptions = new Set<string>();
+  readonly #elicitations = new Set<string>();
+
+  /** @internal created by McpServer.connect */
+  constructor(core: ServerCore, transport: Transport, options: EndpointOptions) {
+    this.#core = core;
+    this.endpoint = new Endpoint<ServerRequestContext>('server', transport, {
+      ...options,
+      createContext: (session, id, method, params, info) => new ServerRequestContext(this, session, id, method, params, info),
+    });
+    this.endpoint.setRequestHandler(Method.Initialize, (params) => this.#initialize(params!));
+    this.endpoint.setRequestHandler(Method.Ping, () => ({}));
+    this.endpoint.setRequestHandler(Method.LoggingSetLevel, (params) => {
+      this.#logLevel = params!.level as LoggingLevel;
+      return {};
+    });
+    this.endpoint.setRequestHandler(Method.ResourcesSubscribe, (params) => {
+      this.subscriptions.add(params!.uri as string);
+      return {};
+    });
+    this.endpoint.setRequestHandler(Method.ResourcesUnsubscribe, (params) => {
+      this.subscriptions.delete(params!.uri as string);
+      return {};
+    });
+    this.endpoint.on(Notification.Initialized, () => {
+      this.#ready = true;
+    });
+  }
+
+  /** The client's `clientInfo`, once initialized. */
+  get clientInfo(): Implementation | undefined {
+    return this.#clientInfo;
+  }
+
+  /** The client's declared capabilities, once initialized. */
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.endpoint.peerCapabilities as ClientCapabilities | undefined;
+  }
+
+  /** The negotiated protocol revision, once initialized. */
+  get protocolVersion(): string | undefined {
+    return this.endpoint.revision;
+  }
+
+  /** True once the client sent `notifications/initialized`. */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /** The minimum log level the client asked for (`logging/setLevel`), if any. */
+  get logLevel(): LoggingLevel | undefined {
+    return this.#logLevel;
+  }
+
+  /** The transport's session id, when it has one. */
+  get sessionId(): string | undefined {
+    return this.endpoint.session.transportSessionId;
+  }
+
+  #initialize(params: JSONObject): JSONObject {
+    if (this.endpoint.revision !== undefined) throw new McpError(ErrorCode.InvalidRequest, 'Invalid request: the session is already initialized');
+    const version = negotiateRevision(params.protocolVersion, this.#core.revisions);
+    this.endpoint.negotiated(version, params.capabilities as JSONObject);
+    this.endpoint.markInitialized();
+    this.#clientInfo = params.clientInfo as Implementation;
+    const result: JSONObject = { protocolVersion: version, capabilities: this.#core.capabilities(), serverInfo: this.#core.info };
+    if (this.#core.instructions !== undefined) result.instructions = this.#core.instructions;
+    return result;
+  }
+
+  /**
+   * Sends `notifications/message` when `level` passes the client's minimum. Resolves
+   * without sending when it does not, or before initialization.
+   */
+  async sendLog(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void> {
+    if (!this.endpoint.initialized || !levelPasses(level, this.#logLevel ?? this.#core.defaultLogLevel)) return;
+    const params: JSONObject = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    await this.endpoint.notify(Notification.Message, params, relatedRequestId === undefined ? undefined : { relatedRequestId });
+  }
+
+  /**
+   * `sampling/createMessage`. Throws LocalError `capability_missing` when the client did not
+   * declare `sampling` (or `sampling.tools` for a request with `tools`/`toolChoice`),
+   * `validation_failed` for array content before 2025-11-25, `invalid_result` for a malformed
+   * answer; McpError when the client answers with an error.
+   */
+  async createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
+    const revision = this.endpoint.revision;
+    if (params.tools !== undefined || params.toolChoice !== undefined) {
+      if (!atLeast(revision, V2025_11_25)) throw new LocalError('method_unsupported', `Sampling with tools needs protocol revision ${V2025_11_25} (negotiated: ${revision})`);
+      if (!hasCapability(this.clientCapabilities, ['sampling', 'tools'])) throw new LocalError('capability_missing', 'Sampling with tools needs the client capability "sampling.tools"');
+    }
+    if (!atLeast(revision, V2025_11_25) && params.messages.some((m: SamplingMessage) => Array.isArray(m.content))) {
+      throw new LocalError('validation_failed', `Array content in sampling messages needs protocol revision ${V2025_11_25} (negotiated: ${revision})`);
+    }
+    const result = (await this.endpoint.request(Method.SamplingCreateMessage, params as unknown as JSONObject, options)) as CreateMessageResult;
+    if (typeof result?.model !== 'string' || (result.role !== 'assistant' && result.role !== 'user') || typeof result.content !== 'object' || result.content === null) {
+      throw new LocalError('invalid_result', 'The client answered sampling/createMessage with a malformed result');
+    }
+    return result;
+  }
+
+  /**
+   * Form-mode `elicitation/create`. The requested schema must be the flat, primitive-only
+   * subset (throws LocalError `validation_failed` otherwise). An accepted answer is validated
+   * against the schema; a non-conforming one throws LocalError `invalid_result`.
+   */
+  async elicitForm(params: Omit<ElicitFormParams, 'mode'>, options?: RequestOptions): Promise<ElicitResult> {
+    const schemaProblem = isValidRequestedSchema(params.requestedSchema);
+    if (schemaProblem !== undefined) throw new LocalError('validation_failed', `Invalid requestedSchema: ${schemaProblem}`);
+    const caps = this.clientCapabilities?.elicitation as JSONObject | undefined;
+    if (caps !== undefined && atLeast(this.endpoint.revision, V2025_11_25) && caps.url !== undefined && caps.form === undefined) {
+      throw new LocalError('capability_missing', 'The client declared only URL-mode elicitation');
+    }
+    const wire: JSONObject = atLeast(this.endpoint.revision, V2025_11_25) ? { mode: 'form', ...params } : { ...params };
+    const result = (await this.endpoint.request(Method.ElicitationCreate, wire, options)) as ElicitResult;
+    if (result?.action !== 'accept' && result?.action !== 'decline' && result?.action !== 'cancel') {
+      throw new LocalError('invalid_result', 'The client answered elicitation/create with a malformed result');
+    }
+    if (result.action === 'accept') {
+      const issues = validateElicitationContent(params.requestedSchema, result.content ?? {});
+      if (issues.length > 0) throw new LocalError('invalid_result', `The elicitation answer does not match the requested schema: ${formatIssues(issues)}`);
+    }
+    return result;
+  }
+
+  /**
+   * URL-mode `elicitation/create` (2025-11-25). Generates an unguessable `elicitationId`
+   * unless given; only this session may later receive its completion notification.
+   * Throws LocalError `capability_missing` unless the client declared `elicitation.url`.
+   */
+  async elicitUrl(params: { message: string; url: string; elicitationId?: string }, options?: RequestOptions): Promise<ElicitResult & { elicitationId: string }> {
+    if (!atLeast(this.endpoint.revision, V2025_11_25)) throw new LocalError('method_unsupported', `URL-mode elicitation needs protocol revision ${V2025_11_25}`);
+    if (!hasCapability(this.clientCapabilities, ['elicitation', 'url'])) throw new LocalError('capability_missing', 'URL-mode elicitation needs the client capability "elicitation.url"');
+    let url: URL;
+    try {
+      url = new URL(params.url);
+    } catch {
+      throw new LocalError('validation_failed', 'The elicitation URL is not a valid URL');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new LocalError('validation_failed', 'The elicitation URL must use https (or http for local development)');
+    const elicitationId = params.elicitationId ?? crypto.randomUUID();
+    this.#elicitations.add(elicitationId);
+    const result = (await this.endpoint.request(Method.ElicitationCreate, { mode: 'url', message: params.message, url: params.url, elicitationId }, options)) as ElicitResult;
+    if (result?.action !== 'accept') this.#elicitations.delete(elicitationId);
+    return { ...result, elicitationId };
+  }
+
+  /** Registers an elicitation id as started by this session (for ids sent inside a -32042 error). */
+  trackElicitation(elicitationId: string): void {
+    this.#elicitations.add(elicitationId);
+  }
+
+  /** True when this session started `elicitationId` and it has not completed yet. */
+  ownsElicitation(elicitationId: string): boolean {
+    return this.#elicitations.has(elicitationId);
+  }
+
+  /**
+   * Sends `notifications/elicitation/complete` for an elicitation this session started.
+   * Throws LocalError `validation_failed` for an id it did not start (never another client's).
+   */
+  async notifyElicitationComplete(elicitationId: string): Promise<void> {
+    if (!this.#elicitations.delete(elicitationId)) throw new LocalError('validation_failed', `Elicitation ${elicitationId} was not started by this session`);
+    await this.endpoint.notify(Notification.ElicitationComplete, { elicitationId });
+  }
+
+  /** `roots/list`. Throws LocalError `capability_missing` unless the client declared `roots`. */
+  async listRoots(options?: RequestOptions): Promise<Root[]> {
+    const result = (await this.endpoint.request(Method.RootsList, undefined, options)) as { roots?: unknown };
+    if (!Array.isArray(result?.roots)) throw new LocalError('invalid_result', 'The client answered roots/list with a malformed result');
+    return result.roots as Root[];
+  }
+
+  /** Sends `ping` and resolves when answered. */
+  async ping(options?: RequestOptions): Promise<void> {
+    await this.endpoint.request(Method.Ping, undefined, options);
+  }
+
+  /** Sends a notification of the negotiated revision (gated by the table). */
+  notify(method: string, params?: JSONObject): Promise<void> {
+    return this.endpoint.notify(method, params);
+  }
+
+  /** Adds a listener for a client notification (for example `notifications/roots/list_changed`). */
+  on(method: string, listener: (params: JSONObject | undefined) => void): () => void {
+    return this.endpoint.on(method, listener);
+  }
+
+  /** Closes the connection. */
+  close(): Promise<void> {
+    return this.endpoint.session.close();
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The MCP server: registries shared by every connection, and `connect()` that makes a
+ * {@link ServerSession} per transport. One server object serves any number of clients;
+ * each connection has its own state, so nothing leaks between clients.
+ */
+import type { JSONObject } from '../jsonrpc/types.js';
+import { LocalError } from '../jsonrpc/errors.js';
+import type { EndpointOptions } from '../protocol/endpoint.js';
+import { Method, Notification } from '../protocol/methods.js';
+import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
+import { STATEFUL_REVISIONS } from '../protocol/versions.js';
+import type { JsonSchemaValidator } from '../schema/index.js';
+import type { Transport } from '../transport/types.js';
+import type { Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
+import { toCompleteResult, type Completer } from './completions.js';
+import type { ServerRequestContext } from './context.js';
+import { paginate } from './pagination.js';
+import { PromptRegistry, type PromptConfig, type PromptHandler, type RegisteredPrompt } from './prompts.js';
+import { ResourceRegistry, type RegisteredResource, type ResourceMetadata, type ResourceReader, type ResourceTemplateConfig, type TemplateReader } from './resources.js';
+import { ServerSession } from './server-session.js';
+import { ToolRegistry, type RawToolHandler, type RegisteredTool, type ToolConfig, type ToolHandler } from './tools.js';
+import { invalidParams } from '../jsonrpc/errors.js';
+import type { Tool } from '../types.js';
+
+/** Options of a server. */
+export interface ServerOptions extends EndpointOptions {
+  /** Sent to clients in the initialize result. */
+  instructions?: string;
+  /** Capabilities declared in addition to those derived from the registries (merged over them). */
+  capabilities?: ServerCapabilities;
+  /** Items per page of every list method. Default 100. */
+  pageSize?: number;
+  /** Revisions this server speaks (default: every stateful revision). */
+  protocolVersions?: readonly string[];
+  /** Log level applied before a client sets one. Default: everything is sent. */
+  defaultLogLevel?: LoggingLevel;
+  /** JSON Schema validator for tool schemas (default: ajv, 2020-12 unless declared). */
+  jsonSchemaValidator?: JsonSchemaValidator;
+}
+
+/** @internal what sessions read from their server */
+export interface ServerCore {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  readonly revisions: readonly string[];
+  readonly defaultLogLevel: LoggingLevel | undefined;
+  capabilities(): ServerCapabilities;
+}
+
+/** An MCP server. */
+export class McpServer implements ServerCore {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  readonly revisions: readonly string[];
+  readonly defaultLogLevel: LoggingLevel | undefined;
+  readonly tools: ToolRegistry;
+  readonly resources: ResourceRegistry;
+  readonly prompts: PromptRegistry;
+  readonly #options: ServerOptions;
+  readonly #pageSize: number;
+  readonly #sessions = new Set<ServerSession>();
+  readonly #middleware: Array<[Middleware, MiddlewareDirection]> = [];
+  readonly #pendingChanges = new Set<string>();
+  #capabilities: ServerCapabilities | undefined;
+
+  constructor(info: Implementation, options: ServerOptions = {}) {
+    this.info = info;
+    this.#options = options;
+    this.instructions = options.instructions;
+    this.revisions = options.protocolVersions ?? STATEFUL_REVISIONS;
+    this.defaultLogLevel = options.defaultLogLevel;
+    this.#pageSize = options.pageSize ?? 100;
+    if (!(this.#pageSize >= 1)) throw new RangeError('pageSize must be at least 1');
+    this.tools = new ToolRegistry(() => this.#changed(Notification.ToolsListChanged), options.jsonSchemaValidator);
+    this.resources = new ResourceRegistry(() => this.#changed(Notification.ResourcesListChanged));
+    this.prompts = new PromptRegistry(() => this.#changed(Notification.PromptsListChanged));
+  }
+
+  // ───────────── registration ─────────────
+
+  /** Registers a typed tool (validated input, tool errors for failures). See {@link ToolRegistry.register}. */
+  registerTool<A = any>(name: string, config: ToolConfig, handler: ToolHandler<A>): RegisteredTool {
+    return this.tools.register(name, config, handler);
+  }
+
+  /** Registers a raw tool (no validation; params in, wire result out). */
+  registerRawTool(definition: Tool, handler: RawToolHandler): RegisteredTool {
+    return this.tools.registerRaw(definition, handler);
+  }
+
+  /** Registers a static resource. */
+  registerResource(uri: string, metadata: ResourceMetadata, read: ResourceReader): RegisteredResource {
+    return this.resources.register(uri, metadata, read);
+  }
+
+  /** Registers an RFC 6570 resource template. */
+  registerResourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: TemplateReader): RegisteredResource {
+    return this.resources.registerTemplate(uriTemplate, config, read);
+  }
+
+  /** Registers a prompt. */
+  registerPrompt(name: string, config: PromptConfig, handler: PromptHandler): RegisteredPrompt {
+    return this.prompts.register(name, config, handler);
+  }
+
+  /**
+   * Adds middleware to every connection, present and future. The middleware function is
+   * called once per connection, so state it creates around `next` is per connection.
+   */
+  use(middleware: Middleware, direction: MiddlewareDirection = 'incoming'): this {
+    this.#middleware.push([middleware, direction]);
+    for (const s of this.#sessions) s.endpoint.use(middleware, direction);
+    return this;
+  }
+
+  // ───────────── capabilities ─────────────
+
+  /**
+   * The capabilities declared at initialization: derived from what is registered
+   * (fixed at the first connection) and merged with `options.capabilities`.
+   */
+  capabilities(): ServerCapabilities {
+    if (this.#capabilities) return this.#capabilities;
+    const caps: ServerCapabilities = { logging: {} };
+    if (this.tools.size > 0) caps.tools = { listChanged: true };
+    if (this.resources.size > 0) caps.resources = { subscribe: true, listChanged: true };
+    if (this.prompts.size > 0) caps.prompts = { listChanged: true };
+    if (this.prompts.size > 0 || this.resources.size > 0) caps.completions = {};
+    return (this.#capabilities = { ...caps, ...this.#options.capabilities });
+  }
+
+  // ───────────── connections ─────────────
+
+  /** Live connections. */
+  get sessions(): ReadonlySet<ServerSession> {
+    return this.#sessions;
+  }
+
+  /**
+   * Serves one client over `transport` and resolves once the transport started. Each call
+   * makes a separate session; a transport can be connected once.
+   */
+  async connect(transport: Transport): Promise<ServerSession> {
+    this.capabilities();
+    const session = new ServerSession(this, transport, this.#options);
+    const ep = session.endpoint;
+    ep.setOwnCapabilities(this.capabilities() as JSONObject);
+    for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
+    this.#installHandlers(session);
+    this.#sessions.add(session);
+    ep.onClose(() => this.#sessions.delete(session));
+    try {
+      await ep.session.start();
+    } catch (err) {
+      this.#sessions.delete(session);
+      throw err;
+    }
+    return session;
+  }
+
+  #installHandlers(session: ServerSession): void {
+    const ep = session.endpoint;
+    const size = this.#pageSize;
+    ep.setRequestHandler(Method.ToolsList, (p) => {
+      const { page, nextCursor } = paginate(this.tools.list(), p?.cursor, size);
+      return nextCursor === undefined ? { tools: page } : { tools: page, nextCursor };
+    });
+    ep.setRequestHandler(Method.ToolsCall, (p, ctx) => this.tools.call(p!, ctx));
+    ep.setRequestHandler(Method.ResourcesList, async (p, ctx) => {
+      const { page, nextCursor } = paginate(await this.resources.list(ctx), p?.cursor, size);
+      return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
+    });
+    ep.setRequestHandler(Method.ResourcesTemplatesList, (p) => {
+      const { page, nextCursor } = paginate(this.resources.listTemplates(), p?.cursor, size);
+      return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor };
+    });
+    ep.setRequestHandler(Method.ResourcesRead, (p, ctx) => this.resources.read(p!.uri as string, ctx));
+    ep.setRequestHandler(Method.PromptsList, (p) => {
+      const { page, nextCursor } = paginate(this.prompts.list(), p?.cursor, size);
+      return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor };
+    });
+    ep.setRequestHandler(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
+    ep.setRequestHandler(Method.CompletionComplete, (p) => this.#complete(p!));
+  }
+
+  async #complete(params: JSONObject): Promise<JSONObject> {
+    const ref = params.ref as { type: string; name?: string; uri?: string };
+    const argument = params.argument as { name: string; value: string };
+    const context = { arguments: ((params.context as JSONObject | undefined)?.arguments ?? {}) as Record<string, string> };
+    let completer: Completer | undefined | null;
+    if (ref.type === 'ref/prompt') {
+      completer = this.prompts.completer(ref.name!, argument.name);
+      if (completer === null) throw invalidParams(`Unknown prompt: ${ref.name}`);
+    } else {
+      completer = this.resources.completer(ref.uri!, argument.name);
+      if (completer === null && !this.resources.has(ref.uri!)) throw invalidParams(`Unknown resource template: ${ref.uri}`);
+    }
+    const answer = completer ? await completer(argument.value, context) : undefined;
+    return toCompleteResult(answer) as unknown as JSONObject;
+  }
+
+  // ───────────── notifications to every client ─────────────
+
+  #changed(method: string): void {
+    if (this.#sessions.size === 0) return;
+    if (this.#pendingChanges.size === 0) queueMicrotask(() => this.#flushChanges());
+    this.#pendingChanges.add(method);
+  }
+
+  #flushChanges(): void {
+    const methods = [...this.#pendingChanges];
+    this.#pendingChanges.clear();
+    for (const s of this.#sessions) {
+      if (!s.ready) continue;
+      for (const m of methods) if (s.endpoint.canSend(m)) s.notify(m).catch(() => {});
+    }
+  }
+
+  /** Sends `notifications/resources/updated` to every client subscribed to `uri`. */
+  async notifyResourceUpdated(uri: string): Promise<void> {
+    const sends: Promise<void>[] = [];
+    for (const s of this.#sessions) if (s.subscriptions.has(uri)) sends.push(s.notify(Notification.ResourcesUpdated, { uri }).catch(() => {}));
+    await Promise.all(sends);
+  }
+
+  /**
+   * Sends `notifications/elicitation/complete` to the one client that started
+   * `elicitationId`. Throws LocalError `validation_failed` when no live session owns it.
+   */
+  async completeElicitation(elicitationId: string): Promise<void> {
+    for (const s of this.#sessions) if (s.ownsElicitation(elicitationId)) return s.notifyElicitationComplete(elicitationId);
+    throw new LocalError('validation_failed', `No connected client started elicitation ${elicitationId}`);
+  }
+
+  /** Sends a log message to every initialized client (each client's level applies). */
+  async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    await Promise.all([...this.#sessions].map((s) => s.sendLog(level, data, logger).catch(() => {})));
+  }
+
+  /** Closes every connection. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#sessions].map((s) => s.close()));
+  }
+}
+
+export type { ServerRequestContext };

@@ -1,0 +1,212 @@
+/**
+ * The tool registry: keyed by name, in registration order, shared by every session of a
+ * server. Two tiers of handlers:
+ *
+ * - typed (`registerTool`): arguments validated against the input schema (JSON Schema or
+ *   Standard Schema, compiled once), invalid input and thrown errors become `isError: true`
+ *   results (SEP-1303), `structuredContent` validated against the output schema and given a
+ *   text fallback;
+ * - raw (`registerRawTool`): the handler receives the request params untouched and returns
+ *   the result as it should go on the wire.
+ *
+ * Unknown tools are a protocol error (-32602). An {@link McpError} thrown by a handler is
+ * passed through as a protocol error (for example -32042 URL elicitation required).
+ */
+import { McpError, invalidParams } from '../jsonrpc/errors.js';
+import type { JSONObject } from '../jsonrpc/types.js';
+import { formatIssues, toSchemaAdapter, type JsonSchemaValidator, type SchemaAdapter } from '../schema/index.js';
+import type { CallToolResult, Icon, Meta, Tool, ToolAnnotations } from '../types.js';
+import type { ServerRequestContext } from './context.js';
+
+/** A user schema: a plain JSON Schema object or any Standard Schema (zod 4, valibot, arktype…). */
+export type UserSchema = JSONObject | { readonly '~standard': unknown };
+
+/** Definition of a typed tool. */
+export interface ToolConfig {
+  title?: string;
+  description?: string;
+  /** Arguments schema; omitted means "no arguments" (`{type: "object"}` on the wire). */
+  inputSchema?: UserSchema;
+  /** Structured output schema; when set, results must carry matching `structuredContent`. */
+  outputSchema?: UserSchema;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  /** `execution` member of the tool definition (2025-11-25 task support). */
+  execution?: JSONObject;
+  _meta?: Meta;
+}
+
+/**
+ * What a typed handler may return: a full result, a result with only `structuredContent`
+ * (content is derived), or a string (one text item).
+ */
+export type ToolReturn = CallToolResult | { structuredContent: JSONObject; content?: CallToolResult['content']; isError?: boolean; _meta?: Meta } | string;
+
+/** A typed tool handler. `args` are the validated (and, for Standard Schemas, parsed) arguments. */
+export type ToolHandler<A = any> = (args: A, ctx: ServerRequestContext) => ToolReturn | Promise<ToolReturn>;
+
+/** A raw tool handler: params as received, result as sent. */
+export type RawToolHandler = (params: JSONObject, ctx: ServerRequestContext) => CallToolResult | Promise<CallToolResult>;
+
+/** A handle on a registered tool. */
+export interface RegisteredTool {
+  readonly name: string;
+  /** Replaces parts of the definition or the handler; announces `list_changed`. */
+  update(changes: Partial<ToolConfig> & { handler?: ToolHandler }): void;
+  /** Removes the tool; announces `list_changed`. */
+  remove(): void;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+interface Entry {
+  definition: Tool;
+  input: SchemaAdapter | undefined;
+  output: SchemaAdapter | undefined;
+  handler: ToolHandler | undefined;
+  raw: RawToolHandler | undefined;
+}
+
+/** Builds an `isError: true` result carrying `message`. */
+export function toolError(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** Registry of tools. */
+export class ToolRegistry {
+  readonly #tools = new Map<string, Entry>();
+  readonly #validator: JsonSchemaValidator | undefined;
+  readonly #changed: () => void;
+  #list: Tool[] | undefined;
+
+  constructor(changed: () => void, validator?: JsonSchemaValidator) {
+    this.#changed = changed;
+    this.#validator = validator;
+  }
+
+  get size(): number {
+    return this.#tools.size;
+  }
+
+  /**
+   * Registers a typed tool. Throws TypeError for a duplicate or malformed name, and
+   * SchemaError when a schema cannot be compiled.
+   */
+  register(name: string, config: ToolConfig, handler: ToolHandler): RegisteredTool {
+    this.#checkName(name);
+    const entry = this.#build(name, config, handler);
+    this.#tools.set(name, entry);
+    this.#touch();
+    return this.#handle(name, config, handler);
+  }
+
+  /** Registers a raw tool whose definition goes on the wire as given. */
+  registerRaw(definition: Tool, handler: RawToolHandler): RegisteredTool {
+    this.#checkName(definition.name);
+    this.#tools.set(definition.name, { definition, input: undefined, output: undefined, handler: undefined, raw: handler });
+    this.#touch();
+    const name = definition.name;
+    return {
+      name,
+      update: () => {
+        throw new TypeError('Raw tools are replaced by removing and registering them again');
+      },
+      remove: () => this.#remove(name),
+    };
+  }
+
+  #checkName(name: string): void {
+    if (!TOOL_NAME.test(name)) throw new TypeError(`Tool name ${JSON.stringify(name)} must be 1-128 characters of A-Z, a-z, 0-9, "_", "-" and "."`);
+    if (this.#tools.has(name)) throw new TypeError(`A tool named ${JSON.stringify(name)} is already registered`);
+  }
+
+  #build(name: string, config: ToolConfig, handler: ToolHandler): Entry {
+    const input = config.inputSchema === undefined ? undefined : toSchemaAdapter(config.inputSchema, this.#validator);
+    const output = config.outputSchema === undefined ? undefined : toSchemaAdapter(config.outputSchema, this.#validator);
+    input?.prepare();
+    output?.prepare();
+    const definition: Tool = { name, inputSchema: input ? input.jsonSchema : { type: 'object' } };
+    if (config.title !== undefined) definition.title = config.title;
+    if (config.description !== undefined) definition.description = config.description;
+    if (output) definition.outputSchema = output.jsonSchema;
+    if (config.annotations !== undefined) definition.annotations = config.annotations;
+    if (config.icons !== undefined) definition.icons = config.icons;
+    if (config.execution !== undefined) definition.execution = config.execution;
+    if (config._meta !== undefined) definition._meta = config._meta;
+    return { definition, input, output, handler, raw: undefined };
+  }
+
+  #handle(name: string, config: ToolConfig, handler: ToolHandler): RegisteredTool {
+    let current = config;
+    let currentHandler = handler;
+    return {
+      name,
+      update: (changes) => {
+        if (!this.#tools.has(name)) throw new TypeError(`Tool ${name} was removed`);
+        const { handler: h, ...rest } = changes;
+        current = { ...current, ...rest };
+        if (h) currentHandler = h;
+        this.#tools.set(name, this.#build(name, current, currentHandler));
+        this.#touch();
+      },
+      remove: () => this.#remove(name),
+    };
+  }
+
+  #remove(name: string): void {
+    if (this.#tools.delete(name)) this.#touch();
+  }
+
+  #touch(): void {
+    this.#list = undefined;
+    this.#changed();
+  }
+
+  /** Every tool definition, in registration order (cached until the next change). */
+  list(): Tool[] {
+    return (this.#list ??= Array.from(this.#tools.values(), (e) => e.definition));
+  }
+
+  /** The definition of `name`, if registered. */
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name)?.definition;
+  }
+
+  /** Runs `tools/call`. Throws -32602 for an unknown tool; other failures become tool errors. */
+  async call(params: JSONObject, ctx: ServerRequestContext): Promise<CallToolResult> {
+    const name = params.name as string;
+    const entry = this.#tools.get(name);
+    if (entry === undefined) throw invalidParams(`Unknown tool: ${name}`);
+    if (entry.raw) return entry.raw(params, ctx);
+    let args: unknown = params.arguments ?? {};
+    if (entry.input) {
+      const checked = await entry.input.validate(args);
+      if (!checked.valid) return toolError(`Invalid arguments for tool ${name}: ${formatIssues(checked.errors)}`);
+      args = checked.value;
+    }
+    let returned: ToolReturn;
+    try {
+      returned = await entry.handler!(args, ctx);
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      return toolError(err instanceof Error ? err.message : String(err));
+    }
+    return this.#finish(name, entry, returned);
+  }
+
+  async #finish(name: string, entry: Entry, returned: ToolReturn): Promise<CallToolResult> {
+    if (typeof returned === 'string') return entry.output ? toolError(`Tool ${name} returned text but declares an output schema`) : { content: [{ type: 'text', text: returned }] };
+    if (typeof returned !== 'object' || returned === null) return toolError(`Tool ${name} returned no result`);
+    const result = returned as CallToolResult;
+    if (entry.output && !result.isError) {
+      if (result.structuredContent === undefined) return toolError(`Tool ${name} returned no structuredContent although it declares an output schema`);
+      const checked = await entry.output.validate(result.structuredContent);
+      if (!checked.valid) return toolError(`Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
+    }
+    if (result.content === undefined) {
+      const text = result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent);
+      return { ...result, content: [{ type: 'text', text }] };
+    }
+    return result;
+  }
+}

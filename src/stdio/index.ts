@@ -1,0 +1,14 @@
+/**
+ * `mcpkit/stdio`: the stdio transport (spec: Transports → stdio). A server reads
+ * newline-delimited JSON-RPC from its stdin and writes to its stdout; a client launches the
+ * server as a child process and speaks to it over its stdin/stdout.
+ */
+export { StdioServerTransport, type StdioServerTransportOptions } from './server-transport.js';
+export {
+  StdioClientTransport,
+  ProcessExitedError,
+  defaultEnvironment,
+  type StdioClientTransportOptions,
+  type ProcessExitStatus,
+} from './client-transport.js';
+export { DEFAULT_MAX_LINE_BYTES, OversizedLineError } from '../framing/ndjson.js';
