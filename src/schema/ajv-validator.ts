@@ -17,6 +17,9 @@
  *   inside the schema fails the compilation.
  * - Ajv generates code with `new Function`; runtimes that forbid that need another
  *   {@link JsonSchemaValidator}.
+ * - Known Ajv limitation: a property literally named `__proto__` under `properties` is
+ *   skipped by Ajv (so it counts as an additional property); `required`,
+ *   `additionalProperties` and `patternProperties` do see an own `__proto__` key.
  */
 import { Ajv, MissingRefError, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -151,8 +154,8 @@ export function defaultJsonSchemaValidator(): AjvJsonSchemaValidator {
 
 function compileWithAjv(schema: object): CompiledValidator {
   const ajv: AjvInstance = dialectOf(schema) === 'draft-07' ? draft07() : draft2020();
-  const refsBefore = new Set(Object.keys(ajv.refs));
-  const schemasBefore = new Set(Object.keys(ajv.schemas));
+  const refsBefore = { ...ajv.refs };
+  const schemasBefore = { ...ajv.schemas };
   let fn: ValidateFunction;
   try {
     if (!ajv.validateSchema(schema)) throw metaSchemaError(ajv.errors);
@@ -169,13 +172,20 @@ function compileWithAjv(schema: object): CompiledValidator {
     fn(value) ? VALID : { valid: false, errors: issuesFromAjv(fn.errors as ErrorObject[] | null | undefined) };
 }
 
-/** Drops everything a compilation registered in the shared Ajv instance. */
-function forget(ajv: AjvInstance, schema: object, refsBefore: Set<string>, schemasBefore: Set<string>): void {
+/**
+ * Puts the shared Ajv instance's registries back as they were before a compilation: drops
+ * the schema from Ajv's cache and every name it registered, and restores any name it
+ * displaced (a user schema may reuse the `$id` of a meta-schema).
+ */
+function forget(ajv: AjvInstance, schema: object, refsBefore: Record<string, unknown>, schemasBefore: Record<string, unknown>): void {
   ajv.removeSchema(schema);
-  const refs = ajv.refs as Record<string, unknown>;
-  for (const key of Object.keys(refs)) if (!refsBefore.has(key)) delete refs[key];
-  const schemas = ajv.schemas as Record<string, unknown>;
-  for (const key of Object.keys(schemas)) if (!schemasBefore.has(key)) delete schemas[key];
+  restore(ajv.refs as Record<string, unknown>, refsBefore);
+  restore(ajv.schemas as Record<string, unknown>, schemasBefore);
+}
+
+function restore(current: Record<string, unknown>, before: Record<string, unknown>): void {
+  for (const key of Object.keys(current)) if (!Object.prototype.hasOwnProperty.call(before, key)) delete current[key];
+  for (const key of Object.keys(before)) if (current[key] !== before[key]) current[key] = before[key];
 }
 
 /** Describes the first way a schema breaks its dialect's meta-schema. */

@@ -122,9 +122,9 @@ export class ToolRegistry {
 
   #build(name: string, config: ToolConfig, handler: ToolHandler): Entry {
     const input = config.inputSchema === undefined ? undefined : toSchemaAdapter(config.inputSchema, this.#validator);
-    const output = config.outputSchema === undefined ? undefined : toSchemaAdapter(config.outputSchema, this.#validator);
-    input?.prepare();
-    output?.prepare();
+    const output = config.outputSchema === undefined ? undefined : toSchemaAdapter(config.outputSchema, this.#validator, { io: 'output' });
+    // Validators compile on first use (keeps cold start low); an unsupported dialect still
+    // fails here, at registration.
     const definition: Tool = { name, inputSchema: input ? input.jsonSchema : { type: 'object' } };
     if (config.title !== undefined) definition.title = config.title;
     if (config.description !== undefined) definition.description = config.description;
@@ -180,27 +180,26 @@ export class ToolRegistry {
     if (entry.raw) return entry.raw(params, ctx);
     let args: unknown = params.arguments ?? {};
     if (entry.input) {
-      const checked = await entry.input.validate(args);
+      let checked = entry.input.validate(args);
+      if (isPromise(checked)) checked = await checked;
       if (!checked.valid) return toolError(`Invalid arguments for tool ${name}: ${formatIssues(checked.errors)}`);
       args = checked.value;
     }
     let returned: ToolReturn;
     try {
-      returned = await entry.handler!(args, ctx);
+      const r = entry.handler!(args, ctx);
+      returned = isPromise(r) ? await r : r;
     } catch (err) {
       if (err instanceof McpError) throw err;
       return toolError(err instanceof Error ? err.message : String(err));
     }
-    return this.#finish(name, entry, returned);
-  }
-
-  async #finish(name: string, entry: Entry, returned: ToolReturn): Promise<CallToolResult> {
     if (typeof returned === 'string') return entry.output ? toolError(`Tool ${name} returned text but declares an output schema`) : { content: [{ type: 'text', text: returned }] };
     if (typeof returned !== 'object' || returned === null) return toolError(`Tool ${name} returned no result`);
     const result = returned as CallToolResult;
     if (entry.output && !result.isError) {
       if (result.structuredContent === undefined) return toolError(`Tool ${name} returned no structuredContent although it declares an output schema`);
-      const checked = await entry.output.validate(result.structuredContent);
+      let checked = entry.output.validate(result.structuredContent);
+      if (isPromise(checked)) checked = await checked;
       if (!checked.valid) return toolError(`Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
     }
     if (result.content === undefined) {
@@ -209,4 +208,8 @@ export class ToolRegistry {
     }
     return result;
   }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

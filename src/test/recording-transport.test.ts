@@ -202,11 +202,15 @@ describe('recordTransport', () => {
     await b.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', _meta } });
     await b.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', _meta } });
     await settle();
+    await rec.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } }, { relatedRequestId: 1 });
     await rec.send({ jsonrpc: '2.0', id: 1, result: { content: [], resultType: 'complete' } });
     await rec.send({ jsonrpc: '2.0', id: 2, result: { content: [] } });
-    assert.equal(rec.transcript[2]!.revision, '2026-07-28');
+    assert.deepEqual(
+      rec.transcript.map((e) => e.revision),
+      ['2026-07-28', '2026-07-28', '2026-07-28', '2026-07-28', '2026-07-28'],
+    );
     assert.deepEqual(rec.violations(), [
-      "#4 S→C [2026-07-28] tools/call result (CallToolResult): /result must have required property 'resultType'",
+      "#5 S→C [2026-07-28] tools/call result (CallToolResult): /result must have required property 'resultType'",
     ]);
   });
 

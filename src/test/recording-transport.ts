@@ -10,7 +10,8 @@
  *   2026-era request through `params._meta["io.modelcontextprotocol/protocolVersion"]` —
  *   uses that revision when a schema for it exists;
  * - a response uses the revision of the request it answers, and an `initialize` result
- *   the revision it negotiates (`result.protocolVersion`);
+ *   the revision it negotiates (`result.protocolVersion`); a message sent with
+ *   `relatedRequestId` uses the revision of that request when it named one;
  * - anything else uses `opts.revision()`, and {@link DEFAULT_STATEFUL_REVISION} while that
  *   returns `undefined` (before negotiation).
  * Request ids are tracked per direction (ours, the peer's) so that a result is checked
@@ -118,7 +119,7 @@ export class RecordingTransport implements Transport {
 
   /** Records `message`, then sends it through the inner transport (rejecting as it does). */
   send(message: Parameters<Transport['send']>[0], options?: SendOptions): Promise<void> | void {
-    this.#record('send', message);
+    this.#record('send', message, options?.relatedRequestId);
     return this.#inner.send(message, options);
   }
 
@@ -185,7 +186,7 @@ export class RecordingTransport implements Transport {
     return this.#opts.revision() ?? DEFAULT_STATEFUL_REVISION;
   }
 
-  #record(dir: 'send' | 'recv', data: unknown): void {
+  #record(dir: 'send' | 'recv', data: unknown, related?: RequestId): void {
     const problems: string[] = [];
     let message = data;
     if (typeof data === 'string') {
@@ -201,6 +202,8 @@ export class RecordingTransport implements Transport {
       if (Array.isArray(message)) for (const item of message) revision ??= this.#track(dir, item, requests, problems);
       else revision = this.#track(dir, message, requests, problems);
     }
+    // A message sent on behalf of a peer request (progress, logs) follows that request's revision.
+    revision ??= related === undefined ? undefined : this.#theirs.get(related)?.named;
     const entry: TranscriptEntry = { dir, message, revision: revision ?? this.#current() };
     this.transcript.push(entry);
     const mine = this.#opts.side;

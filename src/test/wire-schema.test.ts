@@ -241,6 +241,33 @@ describe('validateWireMessage: results', () => {
   });
 });
 
+describe('validateWireMessage: readable union errors', () => {
+  it('reports only the alternative a content block names, or that it names none', () => {
+    const result = (content: unknown) => ({ jsonrpc: '2.0', id: 1, result: { content } });
+    assert.deepEqual(validateWireMessage('2025-11-25', result([{ type: 'text' }]), { method: 'tools/call' }), [
+      "tools/call result (CallToolResult): /result/content/0 must have required property 'text'",
+    ]);
+    assert.deepEqual(validateWireMessage('2024-11-05', result([{ type: 'text', text: 'ok' }, { type: 'video' }]), { method: 'tools/call' }), [
+      'tools/call result (CallToolResult): /result/content/1 must be one of TextContent, ImageContent, EmbeddedResource (its "type" is "video")',
+    ]);
+    assert.deepEqual(validateWireMessage('2025-06-18', result([{ type: 'image', data: '!!', mimeType: 'image/png' }]), { method: 'tools/call' }), [
+      'tools/call result (CallToolResult): /result/content/0/data must match format "byte"',
+    ]);
+  });
+
+  it('treats an absent optional discriminator as naming its alternative', () => {
+    const elicit = (params: unknown) => ({ jsonrpc: '2.0', id: 1, method: 'elicitation/create', params });
+    const form = { message: 'm', requestedSchema: { type: 'object', properties: { a: { type: 'string' } } } };
+    assert.deepEqual(validateWireMessage('2025-11-25', elicit(form)), []);
+    assert.deepEqual(validateWireMessage('2025-11-25', elicit({ message: 'm' })), [
+      "elicitation/create request (ElicitRequest): /params must have required property 'requestedSchema'",
+    ]);
+    assert.deepEqual(validateWireMessage('2025-11-25', elicit({ mode: 'url', message: 'm', url: 'https://example.com/x' })), [
+      "elicitation/create request (ElicitRequest): /params must have required property 'elicitationId'",
+    ]);
+  });
+});
+
 describe('validateWireMessage: errors', () => {
   it('accepts id: null and either error definition name', () => {
     for (const r of ALL) {

@@ -113,7 +113,11 @@ export function specSchemaRoot(): string {
 export function hasRevisionSchema(revision: string): boolean {
   let known = present.get(revision);
   if (known === undefined) {
-    known = REVISION_PATTERN.test(revision) && existsSync(join(specSchemaRoot(), revision, 'schema.json'));
+    try {
+      known = REVISION_PATTERN.test(revision) && existsSync(join(specSchemaRoot(), revision, 'schema.json'));
+    } catch {
+      known = false;
+    }
     present.set(revision, known);
   }
   return known;
