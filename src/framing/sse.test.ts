@@ -1,0 +1,68 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SseParser, encodeSseEvent, type SseEvent } from './sse.js';
+
+function collect(chunks: Array<string | Uint8Array>, max?: number) {
+  const events: SseEvent[] = [];
+  const retries: number[] = [];
+  let oversized = 0;
+  const p = new SseParser({ event: (e) => events.push(e), retry: (ms) => retries.push(ms), oversized: () => oversized++ }, max ? { maxEventChars: max } : {});
+  for (const c of chunks) p.push(c);
+  return { events, retries, oversized, parser: p };
+}
+
+test('parses events, ids, event types, comments and retry', () => {
+  const { events, retries, parser } = collect([': comment\nretry: 500\nid: 1\ndata: \n\nevent: message\nid: 2\ndata: {"a":1}\n\n']);
+  assert.deepEqual(retries, [500]);
+  assert.deepEqual(events, [
+    { event: 'message', data: '', id: '1' },
+    { event: 'message', data: '{"a":1}', id: '2' },
+  ]);
+  assert.equal(parser.lastEventId, '2');
+});
+
+test('every chunk split, with CRLF, CR and LF line ends, gives the same events', () => {
+  const text = 'id: a\r\ndata: one\r\ndata: two\r\n\r\nid: b\rdata: é€😀\r\rdata: x\n\n';
+  const bytes = new TextEncoder().encode(text);
+  const whole = collect([bytes]).events;
+  assert.deepEqual(whole, [
+    { event: 'message', data: 'one\ntwo', id: 'a' },
+    { event: 'message', data: 'é€😀', id: 'b' },
+    { event: 'message', data: 'x', id: 'b' },
+  ]);
+  for (let i = 1; i < bytes.length; i++) {
+    for (const j of [i + 1, i + 3]) {
+      if (j >= bytes.length) continue;
+      const split = collect([bytes.slice(0, i), bytes.slice(i, j), bytes.slice(j)]).events;
+      assert.deepEqual(split, whole, `split at ${i}/${j}`);
+    }
+  }
+});
+
+test('a priming event (id, empty data) is dispatched with empty data', () => {
+  const { events } = collect(['id: s1-0\ndata:\n\n']);
+  assert.deepEqual(events, [{ event: 'message', data: '', id: 's1-0' }]);
+});
+
+test('an id-only block updates lastEventId without dispatching', () => {
+  const { events, parser } = collect(['id: 7\n\n']);
+  assert.equal(events.length, 0);
+  assert.equal(parser.lastEventId, '7');
+});
+
+test('oversized events are dropped, the next ones delivered, memory bounded', () => {
+  const big = 'data: ' + 'x'.repeat(5000) + '\n\n';
+  const { events, oversized } = collect([big.slice(0, 2000), big.slice(2000), 'data: ok\n\n'], 1000);
+  assert.equal(oversized, 1);
+  assert.deepEqual(events.map((e) => e.data), ['ok']);
+});
+
+test('encode round-trips and refuses field smuggling', () => {
+  const text = encodeSseEvent({ id: 's-1', event: 'message', data: 'line1\nline2', retry: 1000 });
+  assert.equal(text, 'id: s-1\nevent: message\nretry: 1000\ndata: line1\ndata: line2\n\n');
+  const { events, retries } = collect([text]);
+  assert.deepEqual(events, [{ event: 'message', data: 'line1\nline2', id: 's-1' }]);
+  assert.deepEqual(retries, [1000]);
+  assert.throws(() => encodeSseEvent({ id: 'a\nevent: x' }), TypeError);
+  assert.throws(() => encodeSseEvent({ event: 'x\r\ndata: y' }), TypeError);
+});

@@ -1,0 +1,200 @@
+/**
+ * Server-Sent Events framing (WHATWG HTML › Server-sent events › Parsing an event stream),
+ * as Streamable HTTP and the legacy HTTP+SSE transport use it.
+ *
+ * The parser is incremental: feed it decoded text or bytes in any chunking (CRLF, CR or LF
+ * line ends, a CRLF split across chunks, multi-byte UTF-8 split across chunks). It keeps
+ * `lastEventId` and the last `retry` value the way a browser's EventSource does. An event
+ * bigger than `maxEventChars` is dropped and reported, and the buffered data never grows past
+ * that bound. Runtime-neutral: no `node:*` imports.
+ */
+import { LocalError } from '../jsonrpc/errors.js';
+
+/** One dispatched event. `data` has its lines joined with LF. */
+export interface SseEvent {
+  /** The `event` field; `message` when absent. */
+  event: string;
+  data: string;
+  /** The last event id in force when the event was dispatched ('' when none). */
+  id: string;
+}
+
+/** Where an {@link SseParser} delivers its output. */
+export interface SseSink {
+  event(event: SseEvent): void;
+  /** A `retry` field with a valid number of milliseconds. */
+  retry?(ms: number): void;
+  /** An event exceeded the size limit and was dropped. */
+  oversized?(error: LocalError): void;
+}
+
+/** Default bound of one event's data: 4 Mi characters. */
+export const DEFAULT_MAX_EVENT_CHARS = 4 * 1024 * 1024;
+
+const STREAM: TextDecodeOptions = { stream: true };
+
+/** Incremental SSE parser. */
+export class SseParser {
+  readonly #sink: SseSink;
+  readonly #max: number;
+  readonly #decoder = new TextDecoder('utf-8');
+  #buffer = '';
+  #data = '';
+  #hasData = false;
+  #eventType = '';
+  #lastEventId = '';
+  #tooBig = false;
+  #bomChecked = false;
+  #skipLf = false;
+
+  constructor(sink: SseSink, options: { maxEventChars?: number } = {}) {
+    this.#sink = sink;
+    this.#max = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
+  }
+
+  /** The id of the last event seen (`Last-Event-ID` for a reconnection). */
+  get lastEventId(): string {
+    return this.#lastEventId;
+  }
+
+  /** Feeds a chunk of the stream. */
+  push(chunk: Uint8Array | string): void {
+    let text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, STREAM);
+    if (!this.#bomChecked && text.length > 0) {
+      this.#bomChecked = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    if (this.#skipLf && text.length > 0) {
+      this.#skipLf = false;
+      if (text.charCodeAt(0) === 10) text = text.slice(1);
+    }
+    let buf = this.#buffer.length > 0 ? this.#buffer + text : text;
+    let start = 0;
+    for (let i = 0; i < buf.length; i++) {
+      const c = buf.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      this.#line(buf.slice(start, i));
+      if (c === 13) {
+        if (i + 1 < buf.length) {
+          if (buf.charCodeAt(i + 1) === 10) i++;
+        } else this.#skipLf = true;
+      }
+      start = i + 1;
+    }
+    buf = buf.slice(start);
+    if (buf.length > this.#max) {
+      // an unterminated line longer than any allowed event: drop it and the event
+      this.#overflow();
+      buf = '';
+    }
+    this.#buffer = buf;
+  }
+
+  /** Ends the stream: an incomplete event is discarded (as the standard requires). */
+  end(): void {
+    const tail = this.#decoder.decode();
+    if (tail.length > 0) this.push(tail);
+    this.#buffer = '';
+    this.#data = '';
+    this.#hasData = false;
+    this.#eventType = '';
+    this.#tooBig = false;
+  }
+
+  #overflow(): void {
+    if (!this.#tooBig) this.#sink.oversized?.(new LocalError('message_too_large', `An SSE event exceeded ${this.#max} characters and was dropped`));
+    this.#tooBig = true;
+    this.#data = '';
+    this.#hasData = false;
+  }
+
+  #line(line: string): void {
+    if (line.length === 0) {
+      this.#dispatch();
+      return;
+    }
+    if (line.charCodeAt(0) === 58 /* : */) return; // comment
+    const colon = line.indexOf(':');
+    let field: string;
+    let value: string;
+    if (colon < 0) {
+      field = line;
+      value = '';
+    } else {
+      field = line.slice(0, colon);
+      value = line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1);
+    }
+    switch (field) {
+      case 'data':
+        if (this.#tooBig) return;
+        if (this.#data.length + value.length + 1 > this.#max) {
+          this.#overflow();
+          return;
+        }
+        this.#data = this.#hasData ? this.#data + '\n' + value : value;
+        this.#hasData = true;
+        return;
+      case 'event':
+        this.#eventType = value;
+        return;
+      case 'id':
+        if (value.indexOf('\u0000') < 0) this.#lastEventId = value;
+        return;
+      case 'retry':
+        if (/^[0-9]+$/.test(value)) this.#sink.retry?.(parseInt(value, 10));
+        return;
+      default:
+        return;
+    }
+  }
+
+  #dispatch(): void {
+    const hadData = this.#hasData;
+    const data = this.#data;
+    const type = this.#eventType;
+    this.#data = '';
+    this.#hasData = false;
+    this.#eventType = '';
+    if (this.#tooBig) {
+      this.#tooBig = false;
+      return;
+    }
+    if (!hadData) return;
+    this.#sink.event({ event: type === '' ? 'message' : type, data, id: this.#lastEventId });
+  }
+}
+
+/** Fields of an event to encode. */
+export interface SseEventInit {
+  id?: string;
+  event?: string;
+  /** May contain LF; each line becomes a `data:` line. */
+  data?: string;
+  retry?: number;
+}
+
+/**
+ * Encodes one event. Throws TypeError for an id or event name containing a line break
+ * (which would smuggle fields) or a negative/non-integer retry.
+ */
+export function encodeSseEvent(init: SseEventInit): string {
+  let out = '';
+  if (init.id !== undefined) {
+    if (/[\r\n\u0000]/.test(init.id)) throw new TypeError('An SSE event id cannot contain CR, LF or NUL');
+    out += `id: ${init.id}\n`;
+  }
+  if (init.event !== undefined) {
+    if (/[\r\n]/.test(init.event)) throw new TypeError('An SSE event name cannot contain CR or LF');
+    out += `event: ${init.event}\n`;
+  }
+  if (init.retry !== undefined) {
+    if (!Number.isInteger(init.retry) || init.retry < 0) throw new TypeError('retry must be a non-negative integer');
+    out += `retry: ${init.retry}\n`;
+  }
+  if (init.data !== undefined) {
+    const data = init.data;
+    if (data.indexOf('\n') < 0 && data.indexOf('\r') < 0) out += `data: ${data}\n`;
+    else for (const line of data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
+  }
+  return out + '\n';
+}
