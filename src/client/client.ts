@@ -170,6 +170,7 @@ export class Client {
     ep.negotiated(result.protocolVersion, result.capabilities as JSONObject);
     ep.markInitialized();
     this.#init = result;
+    transport.setProtocolVersion?.(result.protocolVersion);
     await ep.notify(Notification.Initialized);
     return result;
   }

@@ -97,6 +97,19 @@ export class ServerSession {
   }
 
   /**
+   * Puts a session that will never see `initialize` (stateless Streamable HTTP: one POST,
+   * one throwaway session) straight into the initialized state at `revision`, with the
+   * client capabilities unknown (empty). Throws LocalError `unsupported_protocol_version`
+   * for a revision this server does not speak.
+   */
+  initializeStateless(revision: string, clientCapabilities: JSONObject = {}): void {
+    if (!this.#core.revisions.includes(revision)) throw new LocalError('unsupported_protocol_version', `Protocol version ${revision} is not supported`);
+    this.endpoint.negotiated(revision, clientCapabilities);
+    this.endpoint.markInitialized();
+    this.#ready = true;
+  }
+
+  /**
    * Sends `notifications/message` when `level` passes the client's minimum. Resolves
    * without sending when it does not, or before initialization.
    */

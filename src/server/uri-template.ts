@@ -38,18 +38,22 @@
  *   rest of the range (values of those operators may contain the separator, and a
  *   non-exploded list arrives as one comma-joined string); `{/x}` takes one segment and
  *   leaves the rest to what follows. An exploded varspec (`*`) takes every remaining item
- *   as a list. Named operators (`;` `?` `&`) read `name=value` pairs in any order; adjacent
- *   `{?a}{&b}` (and `{;a}{;b}`) expressions are read as one group. A pair naming a variable
- *   the group does not have, or repeating a non-exploded variable with a different value,
- *   makes the URI not match.
- * - An empty range gives `""` for a `{x}`/`{+x}` expression's first variable. Values are
- *   percent-decoded as UTF-8 (`+` stays `+`); malformed escapes make the URI not match.
- *   A prefix varspec `{x:3}` only matches values of at most 3 characters, and a variable
- *   that appears twice must capture consistent values.
+ *   as a list. Named operators (`;` `?` `&`) read `name=value` pairs in any order (a bare
+ *   `name` reads as `""`, empty pairs are skipped); adjacent `{?a}{&b}` (and `{;a}{;b}`)
+ *   expressions are read as one group. A pair naming a variable the group does not have,
+ *   or repeating a non-exploded variable with a different value, makes the URI not match.
+ * - An empty range gives `""` (`[""]` when exploded) for a `{x}`/`{+x}` expression's first
+ *   variable. Values are percent-decoded as UTF-8 (`+` stays `+`); malformed escapes make
+ *   the URI not match. A prefix varspec `{x:3}` only matches values of at most 3
+ *   characters, and a variable that appears twice must capture consistent values.
  *
- * Delimiter lookups go through per-match caches of "next occurrence at or after position
- * p" for the six delimiter characters and a resumable KMP search per literal; positions
- * only move forward, so each cache scans any URI character at most once.
+ * Cost: delimiter lookups go through per-match caches of "next occurrence at or after
+ * position p" for the six delimiter characters and a resumable KMP search per literal.
+ * Positions only move forward, so each cache scans a URI character at most once, literal
+ * searches cover disjoint spans, and value parsing reads each character of its range a
+ * bounded number of times. The per-expression boundary chains cost O(expressions²) at
+ * most, a constant bounded by the template limits. `UriTemplate.measureMatch` exposes the
+ * count of character inspections so tests can pin the bound down.
  */
 
 /** Templates longer than this many UTF-16 code units are refused (8 KiB). */
@@ -482,9 +486,9 @@ function failureTable(pattern: string): Int32Array {
 // Matching.
 
 /**
- * Per-call scanner state: the URI, the captured values, the monotone delimiter caches and
- * the literal search states, plus a count of character inspections (`steps`) that the
- * linear-time guarantee bounds.
+ * Scanner state for one match call (kept by its template and reset for the next call): the
+ * URI, the captured values, the monotone delimiter caches and the literal search states,
+ * plus a count of character inspections (`steps`) that the linear-time guarantee bounds.
  */
 class Scan {
   uri = '';

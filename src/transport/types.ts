@@ -48,4 +48,9 @@ export interface Transport {
   close(): Promise<void>;
   /** A transport-assigned session id, when the transport has one (Streamable HTTP). */
   readonly sessionId?: string;
+  /**
+   * Told the negotiated protocol revision once the handshake settled it (HTTP clients send
+   * it as `MCP-Protocol-Version` on every later request). Optional.
+   */
+  setProtocolVersion?(version: string): void;
 }
