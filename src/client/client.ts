@@ -85,7 +85,8 @@ export class Client {
   #init: InitializeResult | undefined;
   #outputSchemas: Map<string, SchemaAdapter | null> | undefined;
   readonly #middleware: Array<[Middleware, MiddlewareDirection]> = [];
-  readonly #listeners: Array<[string, (params: JSONObject | undefined) => void]> = [];
+  /** Listeners added before connecting; `off` detaches one from the endpoint once connected. */
+  readonly #listeners: Array<{ method: string; listener: (params: JSONObject | undefined) => void; off?: () => void }> = [];
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = info;
@@ -143,7 +144,7 @@ export class Client {
     this.#endpoint = ep;
     ep.setOwnCapabilities(this.capabilities as JSONObject);
     for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
-    for (const [method, listener] of this.#listeners) ep.on(method, listener);
+    for (const entry of this.#listeners) entry.off = ep.on(entry.method, entry.listener);
     this.#installHandlers(ep);
     await ep.session.start();
     const accepted = this.#options.protocolVersions ?? STATEFUL_REVISIONS;
@@ -233,13 +234,12 @@ export class Client {
   /** Listens for a server notification (e.g. `notifications/message`); returns an unsubscribe function. */
   on(method: string, listener: (params: JSONObject | undefined) => void): () => void {
     if (this.#endpoint) return this.#endpoint.on(method, listener);
-    const entry: [string, (params: JSONObject | undefined) => void] = [method, listener];
+    const entry: { method: string; listener: (params: JSONObject | undefined) => void; off?: () => void } = { method, listener };
     this.#listeners.push(entry);
-    let off: (() => void) | undefined;
     return () => {
       const i = this.#listeners.indexOf(entry);
       if (i >= 0) this.#listeners.splice(i, 1);
-      off?.();
+      entry.off?.();
     };
   }
 
