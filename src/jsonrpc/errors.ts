@@ -26,8 +26,16 @@ export class McpError extends Error {
   }
   /** Builds an error from a received error object. */
   static from(error: JSONRPCErrorObject): McpError {
-    if (error.code === ErrorCode.URLElicitationRequired) return new UrlElicitationRequiredError(error.message, error.data);
-    return new McpError(error.code, error.message, error.data);
+    const e = error.code === ErrorCode.URLElicitationRequired ? new UrlElicitationRequiredError(error.message, error.data) : new McpError(error.code, error.message, error.data);
+    e.#received = true;
+    return e;
+  }
+
+  #received = false;
+
+  /** True when this error was received from the peer (not raised on this side). */
+  get received(): boolean {
+    return this.#received;
   }
 }
 

@@ -32,7 +32,13 @@ const LATEST_TABLE = tableFor(LATEST_REVISION)!;
 
 class NotificationCall implements CallContext {
   readonly kind = 'notification';
-  constructor(readonly direction: 'incoming' | 'outgoing', readonly info: MessageInfo | undefined, readonly sessionId: string | undefined) {}
+  constructor(
+    readonly direction: 'incoming' | 'outgoing',
+    readonly info: MessageInfo | undefined,
+    readonly sessionId: string | undefined,
+    /** Send options of an outgoing notification (its `relatedRequestId`). */
+    readonly options?: SendOptions,
+  ) {}
 }
 
 class OutgoingRequestCall implements CallContext {
@@ -173,7 +179,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     const spec = this.#table.methods.get(method);
     const problem = this.#checkOutgoing(spec, method, 'notification');
     if (problem) return Promise.reject(problem);
-    if (this.#outgoing) return this.#outgoing(method, params, new NotificationCall('outgoing', undefined, this.session.transportSessionId)).then(() => undefined);
+    if (this.#outgoing) return this.#outgoing(method, params, new NotificationCall('outgoing', undefined, this.session.transportSessionId, options)).then(() => undefined);
     return this.session.notify(method, params, options);
   }
 
@@ -200,14 +206,19 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   }
 
   readonly #terminalOutgoing: MethodHandler = (method, params, ctx) =>
-    ctx.kind === 'request' ? this.session.request(method, params, ctx.options) : this.session.notify(method, params);
+    ctx.kind === 'request' ? this.session.request(method, params, ctx.options) : this.session.notify(method, params, ctx.options);
 
   // ───────────── incoming ─────────────
 
   #onRequest(ctx: C): Promise<unknown> | unknown {
-    const method = ctx.method;
+    // Middleware runs outermost, so it sees every request, including those the table refuses.
+    return this.#incoming(ctx.method, ctx.params, ctx as unknown as CallContext);
+  }
+
+  /** Applies the revision table to an incoming request: existence, direction, capability, params. */
+  #checkIncoming(method: string, params: JSONObject | undefined): void {
     const spec = this.#table.methods.get(method);
-    if (spec === undefined || spec.kind !== 'request' || mayBeSentBy(spec, this.role) && spec.direction !== 'both') {
+    if (spec === undefined || spec.kind !== 'request' || (mayBeSentBy(spec, this.role) && spec.direction !== 'both')) {
       if (this.#table === PRE_INIT_TABLE && LATEST_TABLE.methods.has(method)) {
         throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${method} was received before initialization`);
       }
@@ -216,10 +227,9 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     const gate = spec.gate;
     if (gate !== undefined && gate.holder === 'receiver' && !hasCapability(this.#ownCapabilities, gate.path)) throw methodNotFound(method);
     if (spec.params !== undefined) {
-      const problem = spec.params(ctx.params);
+      const problem = spec.params(params);
       if (problem !== undefined) throw invalidParams(problem);
     }
-    return this.#incoming(method, ctx.params, ctx as unknown as CallContext);
   }
 
   readonly #terminalIncoming: MethodHandler = async (method, params, ctx) => {
@@ -228,6 +238,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
       if (set) for (const listener of set) listener(params, ctx.info);
       return undefined;
     }
+    this.#checkIncoming(method, params);
     const handler = this.#handlers.get(method);
     if (handler === undefined) throw methodNotFound(method);
     return handler(params, ctx as unknown as C);

@@ -8,6 +8,7 @@ import type { JSONObject } from '../jsonrpc/types.js';
 import type { GetPromptResult, Icon, Meta, Prompt, PromptArgument } from '../types.js';
 import type { Completer } from './completions.js';
 import type { ServerRequestContext } from './context.js';
+import { promptResultForRevision } from './content-compat.js';
 
 /** Definition of a prompt. */
 export interface PromptConfig {
@@ -92,13 +93,15 @@ export class PromptRegistry {
     }
     const result = await entry.handler(args, ctx);
     if (!result || !Array.isArray(result.messages)) throw new McpError(-32603, 'Internal error');
-    return result;
+    return promptResultForRevision(result, ctx?.server?.protocolVersion);
   }
 
   /** The completer of `argument` of prompt `name`: undefined when none, null when the prompt is unknown. */
   completer(name: string, argument: string): Completer | undefined | null {
     const entry = this.#prompts.get(name);
     if (entry === undefined) return null;
-    return entry.complete?.[argument];
+    const complete = entry.complete;
+    // own entries only: a name from the wire must not reach Object.prototype members
+    return complete !== undefined && Object.hasOwn(complete, argument) ? complete[argument] : undefined;
   }
 }

@@ -137,7 +137,9 @@ export class ResourceRegistry {
   completer(uriTemplate: string, variable: string): Completer | undefined | null {
     const t = this.#templates.find((e) => e.definition.uriTemplate === uriTemplate);
     if (t === undefined) return null;
-    return t.config.complete?.[variable];
+    const complete = t.config.complete;
+    // own entries only: a name from the wire must not reach Object.prototype members
+    return complete !== undefined && Object.hasOwn(complete, variable) ? complete[variable] : undefined;
   }
 
   /** @internal params helper */

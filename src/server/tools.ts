@@ -5,18 +5,20 @@
  * - typed (`registerTool`): arguments validated against the input schema (JSON Schema or
  *   Standard Schema, compiled once), invalid input and thrown errors become `isError: true`
  *   results (SEP-1303), `structuredContent` validated against the output schema and given a
- *   text fallback;
+ *   text fallback, content blocks the client's revision lacks rewritten (content-compat.ts);
  * - raw (`registerRawTool`): the handler receives the request params untouched and returns
  *   the result as it should go on the wire.
  *
- * Unknown tools are a protocol error (-32602). An {@link McpError} thrown by a handler is
- * passed through as a protocol error (for example -32042 URL elicitation required).
+ * Unknown tools are a protocol error (-32602). An {@link McpError} raised by a handler is
+ * passed through as a protocol error (for example -32042 URL elicitation required); one the
+ * client answered a nested request with becomes a tool error.
  */
 import { McpError, invalidParams } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { formatIssues, toSchemaAdapter, type JsonSchemaValidator, type SchemaAdapter } from '../schema/index.js';
 import type { CallToolResult, Icon, Meta, Tool, ToolAnnotations } from '../types.js';
 import type { ServerRequestContext } from './context.js';
+import { toolResultForRevision } from './content-compat.js';
 
 /** A user schema: a plain JSON Schema object or any Standard Schema (zod 4, valibot, arktype…). */
 export type UserSchema = JSONObject | { readonly '~standard': unknown };
@@ -190,7 +192,9 @@ export class ToolRegistry {
       const r = entry.handler!(args, ctx);
       returned = isPromise(r) ? await r : r;
     } catch (err) {
-      if (err instanceof McpError) throw err;
+      // A protocol error the handler raised itself passes through (e.g. -32042); an error the
+      // client answered a nested request with (sampling, elicitation) is the tool's failure.
+      if (err instanceof McpError && !err.received) throw err;
       return toolError(err instanceof Error ? err.message : String(err));
     }
     if (typeof returned === 'string') return entry.output ? toolError(`Tool ${name} returned text but declares an output schema`) : { content: [{ type: 'text', text: returned }] };
@@ -206,7 +210,8 @@ export class ToolRegistry {
       const text = result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent);
       return { ...result, content: [{ type: 'text', text }] };
     }
-    return result;
+    // Typed results are adapted to the client's revision (raw results go out as returned).
+    return toolResultForRevision(result, ctx?.server?.protocolVersion);
   }
 }
 

@@ -82,12 +82,13 @@ export class RequestContext {
 
   /**
    * Sends `notifications/progress` for this request. A no-op when the peer sent no progress
-   * token, after the request finished, or when `progress` does not increase (the spec
-   * requires it to increase with each notification).
+   * token, after the request finished or was cancelled (the peer has forgotten the token),
+   * or when `progress` does not increase (the spec requires it to increase with each
+   * notification).
    */
   async sendProgress(progress: number, total?: number, message?: string): Promise<void> {
     const token = this.progressToken;
-    if (token === undefined || this.#done || !(progress > this.#lastProgress)) return;
+    if (token === undefined || this.#done || this.#cancelled || !(progress > this.#lastProgress)) return;
     this.#lastProgress = progress;
     const params: JSONObject = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
