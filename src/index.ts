@@ -9,6 +9,7 @@ export { RequestContext } from './session/context.js';
 export { Endpoint, type EndpointOptions, type RequestHandler, type NotificationListener } from './protocol/endpoint.js';
 export { compose, type CallContext, type MethodHandler, type Middleware, type MiddlewareDirection } from './protocol/middleware.js';
 export { Method, Notification } from './protocol/methods.js';
-export { tableFor, hasCapability, type MethodSpec, type RevisionTable, type CapabilityGate } from './protocol/table.js';
+export { tableFor, extendedTableFor, hasCapability, type MethodSpec, type RevisionTable, type CapabilityGate, type ProtocolExtension, type Direction } from './protocol/table.js';
+export * as Params from './protocol/params.js';
 export { STATEFUL_REVISIONS, LATEST_REVISION, isSupportedRevision, negotiateRevision, V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25 } from './protocol/versions.js';
 export type * from './types.js';

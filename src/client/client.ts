@@ -12,6 +12,7 @@ import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
 import { Method, Notification } from '../protocol/methods.js';
 import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
+import type { ProtocolExtension } from '../protocol/table.js';
 import { LATEST_REVISION, STATEFUL_REVISIONS, V2025_11_25, atLeast } from '../protocol/versions.js';
 import { applyElicitationDefaults, formatIssues, toSchemaAdapter, validateElicitationContent, type SchemaAdapter } from '../schema/index.js';
 import type { RequestContext } from '../session/context.js';
@@ -85,6 +86,8 @@ export class Client {
   #init: InitializeResult | undefined;
   #outputSchemas: Map<string, SchemaAdapter | null> | undefined;
   readonly #middleware: Array<[Middleware, MiddlewareDirection]> = [];
+  readonly #extensions: ProtocolExtension[] = [];
+  readonly #connectListeners: Array<(endpoint: Endpoint) => void> = [];
   /** Listeners added before connecting; `off` detaches one from the endpoint once connected. */
   readonly #listeners: Array<{ method: string; listener: (params: JSONObject | undefined) => void; off?: () => void }> = [];
 
@@ -222,7 +225,20 @@ export class Client {
     return { ...answer, content: content as ElicitResult['content'] };
   }
 
-  // ───────────── middleware and notifications ─────────────
+  // ───────────── extensions, middleware and notifications ─────────────
+
+  /** Adds a protocol extension's method-table entries (before connecting). */
+  extend(extension: ProtocolExtension): this {
+    if (this.#endpoint) throw new LocalError('already_connected', 'Extensions must be added before connecting');
+    this.#extensions.push(extension);
+    return this;
+  }
+
+  /** Calls `listener` with the endpoint when connecting, before the handshake (to install handlers). */
+  onConnect(listener: (endpoint: Endpoint) => void): this {
+    this.#connectListeners.push(listener);
+    return this;
+  }
 
   /** Adds middleware (before or after connecting); the first added runs outermost. */
   use(middleware: Middleware, direction: MiddlewareDirection = 'incoming'): this {

@@ -13,7 +13,7 @@ import type { MessageInfo, SendOptions, Transport } from '../transport/types.js'
 import { RequestContext } from '../session/context.js';
 import { Session, type RequestOptions, type SessionOptions } from '../session/session.js';
 import { compose, type CallContext, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
-import { PRE_INIT_TABLE, hasCapability, mayBeSentBy, tableFor, type MethodSpec, type RevisionTable } from './table.js';
+import { PRE_INIT_TABLE, extendedTableFor, tableFor, hasCapability, mayBeSentBy, type MethodSpec, type ProtocolExtension, type RevisionTable } from './table.js';
 import { LATEST_REVISION } from './versions.js';
 
 /** Handler of one incoming request method, registered by a role. */
@@ -52,6 +52,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   readonly role: 'client' | 'server';
   readonly session: Session;
   #table: RevisionTable = PRE_INIT_TABLE;
+  readonly #extensions: ProtocolExtension[] = [];
   #ownCapabilities: JSONObject = {};
   #peerCapabilities: JSONObject | undefined;
   #initialized = false;
@@ -118,7 +119,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
    * `unsupported_protocol_version` for a revision without a table.
    */
   negotiated(revision: string, peerCapabilities: JSONObject): void {
-    const table = tableFor(revision);
+    const table = extendedTableFor(revision, this.#extensions);
     if (!table) throw new LocalError('unsupported_protocol_version', `Protocol version ${revision} is not supported`);
     this.#table = table;
     this.#peerCapabilities = peerCapabilities;
@@ -127,6 +128,15 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   /** Marks initialization complete: all methods of the revision may now cross. */
   markInitialized(): void {
     this.#initialized = true;
+  }
+
+  /**
+   * Adds a protocol extension's method-table entries. Call before the revision is
+   * negotiated; throws LocalError `already_connected` after.
+   */
+  extend(extension: ProtocolExtension): void {
+    if (this.#table !== PRE_INIT_TABLE) throw new LocalError('already_connected', 'Extensions must be added before the revision is negotiated');
+    if (!this.#extensions.some((e) => e.name === extension.name)) this.#extensions.push(extension);
   }
 
   /** Registers the handler of an incoming request method (replacing any earlier one). */

@@ -129,6 +129,39 @@ export function tableFor(revision: string): RevisionTable | undefined {
  */
 export const PRE_INIT_TABLE: RevisionTable = table('pre-initialization', false, base(undefined).filter((e) => e.beforeInit));
 
+/**
+ * A protocol extension's contribution to the method tables: entries added to (or
+ * replacing those of) a revision's table. Extensions plug in through this, middleware,
+ * capabilities and store interfaces only.
+ */
+export interface ProtocolExtension {
+  /** A stable, unique name (used to cache extended tables). */
+  readonly name: string;
+  /** The entries this extension adds to the table of `revision` (empty: none). */
+  methods(revision: string): readonly MethodSpec[];
+}
+
+const extendedTables = new Map<string, RevisionTable>();
+
+/**
+ * The table of `revision` with the entries of `extensions` added, in order (later entries
+ * replace earlier ones of the same method). Cached per revision and extension set, so every
+ * session of a server shares one table object. Undefined for an unknown revision.
+ */
+export function extendedTableFor(revision: string, extensions: readonly ProtocolExtension[]): RevisionTable | undefined {
+  const base = TABLES.get(revision);
+  if (base === undefined || extensions.length === 0) return base;
+  const key = `${revision}\u0000${extensions.map((e) => e.name).join('\u0000')}`;
+  let table = extendedTables.get(key);
+  if (table === undefined) {
+    const methods = new Map(base.methods);
+    for (const ext of extensions) for (const spec of ext.methods(revision)) methods.set(spec.method, Object.freeze({ ...spec }));
+    table = Object.freeze({ revision, batches: base.batches, methods });
+    extendedTables.set(key, table);
+  }
+  return table;
+}
+
 /** True when `caps` declares the capability at `path` (any non-null value counts). */
 export function hasCapability(caps: object | undefined, path: readonly string[]): boolean {
   let node: unknown = caps;

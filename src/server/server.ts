@@ -8,6 +8,7 @@ import { LocalError } from '../jsonrpc/errors.js';
 import type { EndpointOptions } from '../protocol/endpoint.js';
 import { Method, Notification } from '../protocol/methods.js';
 import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
+import type { ProtocolExtension } from '../protocol/table.js';
 import { STATEFUL_REVISIONS } from '../protocol/versions.js';
 import type { JsonSchemaValidator } from '../schema/index.js';
 import type { Transport } from '../transport/types.js';
@@ -60,6 +61,7 @@ export class McpServer implements ServerCore {
   readonly #pageSize: number;
   readonly #sessions = new Set<ServerSession>();
   readonly #middleware: Array<[Middleware, MiddlewareDirection]> = [];
+  readonly #extensions: ProtocolExtension[] = [];
   readonly #pendingChanges = new Set<string>();
   #capabilities: ServerCapabilities | undefined;
 
@@ -113,6 +115,23 @@ export class McpServer implements ServerCore {
     return this;
   }
 
+  /**
+   * Adds a protocol extension's method-table entries to every future connection (for
+   * example tasks). Its handlers are installed with `onConnect`.
+   */
+  extend(extension: ProtocolExtension): this {
+    this.#extensions.push(extension);
+    return this;
+  }
+
+  /** Calls `listener` with every new connection, before its transport starts (to install handlers). */
+  onConnect(listener: (session: ServerSession) => void): this {
+    this.#connectListeners.push(listener);
+    return this;
+  }
+
+  readonly #connectListeners: Array<(session: ServerSession) => void> = [];
+
   // ───────────── capabilities ─────────────
 
   /**
@@ -145,8 +164,10 @@ export class McpServer implements ServerCore {
     const session = new ServerSession(this, transport, this.#options);
     const ep = session.endpoint;
     ep.setOwnCapabilities(this.capabilities() as JSONObject);
+    for (const ext of this.#extensions) ep.extend(ext);
     for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
     this.#installHandlers(session);
+    for (const listener of this.#connectListeners) listener(session);
     this.#sessions.add(session);
     ep.onClose(() => this.#sessions.delete(session));
     try {
