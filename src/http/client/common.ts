@@ -1,0 +1,233 @@
+/**
+ * Pieces shared by the HTTP client transports: option types, header assembly, bounded body
+ * reading, cancellable waits and the reconnection backoff. Runtime-neutral (web `fetch`,
+ * `Headers`, `ReadableStream`); no `node:*` imports.
+ */
+import { LocalError } from '../../jsonrpc/errors.js';
+
+/**
+ * Extra headers for every HTTP request a transport makes: a fixed record, or a function
+ * called before each request (for example to attach a fresh bearer token). A function that
+ * throws (or rejects) fails the request it was called for with that error.
+ */
+export type HeadersInput = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+
+/** Options every HTTP client transport understands. */
+export interface HttpClientCommonOptions {
+  /** The `fetch` to use (injectable for tests, proxies, instrumentation). Default: `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /**
+   * Extra headers on every request. They override `requestInit.headers`; the transport's own
+   * headers (`Content-Type`, `Accept`, `Mcp-Session-Id`, `MCP-Protocol-Version`,
+   * `Last-Event-ID`) override both.
+   */
+  headers?: HeadersInput;
+  /**
+   * Base `RequestInit` for every request (credentials, mode, a custom dispatcher, ...).
+   * `method`, `body` and `signal` are always set by the transport.
+   */
+  requestInit?: RequestInit;
+  /**
+   * Largest accepted message, in characters: one SSE event's data, or one JSON response
+   * body. Larger ones are dropped and reported. Default 4 Mi.
+   */
+  maxEventChars?: number;
+}
+
+/** Reconnection policy of a dropped SSE stream. */
+export interface ReconnectOptions {
+  /** Wait before the first reconnection, when the server sent no `retry`. Default 1000 ms. */
+  initialDelayMs?: number;
+  /** Largest wait between attempts. Default 30000 ms. */
+  maxDelayMs?: number;
+  /** Factor the wait grows by after each failed attempt. Default 1.5. */
+  growFactor?: number;
+  /** Reconnection attempts in a row that may fail (or bring nothing new) before giving up. Default 2. */
+  maxRetries?: number;
+}
+
+/** {@link ReconnectOptions} with every default applied. */
+export type ReconnectPolicy = Required<ReconnectOptions>;
+
+/** Applies the defaults of {@link ReconnectOptions}; throws RangeError for negative or non-finite values. */
+export function reconnectPolicy(options: ReconnectOptions | undefined): ReconnectPolicy {
+  const policy: ReconnectPolicy = {
+    initialDelayMs: options?.initialDelayMs ?? 1000,
+    maxDelayMs: options?.maxDelayMs ?? 30_000,
+    growFactor: options?.growFactor ?? 1.5,
+    maxRetries: options?.maxRetries ?? 2,
+  };
+  for (const [key, value] of Object.entries(policy)) {
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`reconnect.${key} must be a non-negative finite number`);
+  }
+  return policy;
+}
+
+/** The wait before reconnection attempt number `failures` (0-based) when the server gave no `retry`. */
+export function backoffDelay(policy: ReconnectPolicy, failures: number): number {
+  return Math.min(policy.initialDelayMs * Math.pow(policy.growFactor, failures), policy.maxDelayMs);
+}
+
+/** Default of {@link HttpClientCommonOptions.maxEventChars}. */
+export const DEFAULT_MAX_MESSAGE_CHARS = 4 * 1024 * 1024;
+
+/** The fetch to use: the injected one, else the global one (throws TypeError when there is none). */
+export function resolveFetch(injected: typeof fetch | undefined): typeof fetch {
+  if (injected) return injected;
+  if (typeof globalThis.fetch !== 'function') throw new TypeError('No global fetch is available; pass options.fetch');
+  return globalThis.fetch.bind(globalThis);
+}
+
+/**
+ * Builds the headers of one request: `requestInit.headers`, then the custom headers on top.
+ * Synchronous when the custom headers are a record; awaits the function otherwise.
+ */
+export function baseHeaders(init: RequestInit | undefined, custom: HeadersInput | undefined): Headers | Promise<Headers> {
+  if (typeof custom === 'function') {
+    return Promise.resolve(custom()).then((extra) => applyHeaders(new Headers(init?.headers), extra));
+  }
+  return applyHeaders(new Headers(init?.headers), custom);
+}
+
+function applyHeaders(headers: Headers, extra: Record<string, string> | undefined): Headers {
+  if (extra) for (const key of Object.keys(extra)) headers.set(key, extra[key]!);
+  return headers;
+}
+
+/** The media type of a response (`text/event-stream`), lower-cased, without parameters; '' when absent. */
+export function mediaType(response: Response): string {
+  const value = response.headers.get('content-type');
+  if (value === null) return '';
+  const semi = value.indexOf(';');
+  return (semi < 0 ? value : value.slice(0, semi)).trim().toLowerCase();
+}
+
+/** Discards a response body without reading it. Never throws. */
+export function discardBody(response: Response): void {
+  if (response.body && !response.bodyUsed) response.body.cancel().catch(noop);
+}
+
+/** How {@link pump} ended. */
+export type PumpEnd = 'end' | 'stopped' | 'aborted' | 'error';
+
+/**
+ * Reads `body` to its end, handing each chunk to `onChunk` (which returns false to stop
+ * reading). Aborting `signal` cancels the read even when the `fetch` in use ignores signals
+ * for bodies. Adds one listener to `signal` and removes it before returning. Never throws.
+ */
+export async function pump(body: ReadableStream<Uint8Array>, signal: AbortSignal, onChunk: (chunk: Uint8Array) => boolean): Promise<PumpEnd> {
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = body.getReader();
+  } catch {
+    return 'error';
+  }
+  if (signal.aborted) {
+    reader.cancel(signal.reason).catch(noop);
+    return 'aborted';
+  }
+  const onAbort = () => {
+    reader.cancel(signal.reason).catch(noop);
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) return signal.aborted ? 'aborted' : 'end';
+      if (!onChunk(next.value)) {
+        reader.cancel().catch(noop);
+        return 'stopped';
+      }
+    }
+  } catch {
+    return signal.aborted ? 'aborted' : 'error';
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The outcome of {@link readText}. */
+export interface TextBody {
+  text: string;
+  /** True when the body was longer than the bound: `text` holds only its beginning. */
+  truncated: boolean;
+  /** How reading ended. */
+  end: PumpEnd;
+}
+
+/** Reads a whole body as UTF-8 text, stopping (and cancelling the body) past `maxChars`. Never throws. */
+export async function readText(body: ReadableStream<Uint8Array> | null, maxChars: number, signal: AbortSignal): Promise<TextBody> {
+  if (!body) return { text: '', truncated: false, end: 'end' };
+  const decoder = new TextDecoder('utf-8');
+  let text = '';
+  let truncated = false;
+  const end = await pump(body, signal, (chunk) => {
+    text += decoder.decode(chunk, STREAM);
+    if (text.length > maxChars) {
+      truncated = true;
+      text = text.slice(0, maxChars);
+      return false;
+    }
+    return true;
+  });
+  if (!truncated) text += decoder.decode();
+  return { text, truncated, end };
+}
+
+const STREAM: TextDecodeOptions = { stream: true };
+
+/**
+ * Cancellable waits. `sleep` resolves true after the delay, or false at once when
+ * `cancelAll` runs (on close). Holds nothing once a wait is over.
+ */
+export class Waits {
+  readonly #pending = new Set<{ timer: ReturnType<typeof setTimeout> | undefined; resolve: (elapsed: boolean) => void }>();
+  #cancelled = false;
+
+  /** Waits `ms` milliseconds; false when cancelled (also when already cancelled). */
+  sleep(ms: number): Promise<boolean> {
+    if (this.#cancelled) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const entry: { timer: ReturnType<typeof setTimeout> | undefined; resolve: (elapsed: boolean) => void } = { timer: undefined, resolve };
+      entry.timer = setTimeout(() => {
+        this.#pending.delete(entry);
+        resolve(true);
+      }, ms);
+      this.#pending.add(entry);
+    });
+  }
+
+  /** Ends every wait (with false) and every later one. */
+  cancelAll(): void {
+    this.#cancelled = true;
+    for (const entry of this.#pending) {
+      clearTimeout(entry.timer);
+      entry.resolve(false);
+    }
+    this.#pending.clear();
+  }
+
+  /** Number of waits in progress (for tests). */
+  get size(): number {
+    return this.#pending.size;
+  }
+}
+
+/** The error of an operation cut short because the transport was closed. */
+export function closedError(what = 'The HTTP transport is closed'): LocalError {
+  return new LocalError('connection_closed', what);
+}
+
+/** A short, single-line excerpt of a response body for an error message. */
+export function excerpt(text: string, max = 200): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? line.slice(0, max) + '…' : line;
+}
+
+/** True when `value` is a session id the spec allows: visible ASCII (0x21–0x7E) only. */
+export function isValidSessionId(value: string): boolean {
+  return /^[\x21-\x7e]+$/.test(value);
+}
+
+/** Does nothing (a shared callback for ignored promise rejections). */
+export function noop(): void {}

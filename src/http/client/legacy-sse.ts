@@ -1,0 +1,272 @@
+/**
+ * The client side of the deprecated HTTP+SSE transport (protocol revision 2024-11-05 ›
+ * Transports › HTTP with SSE), kept for servers that predate Streamable HTTP.
+ *
+ * Design note:
+ * - `start()` GETs the SSE URL and resolves when the server's first `endpoint` event names
+ *   the URL to POST messages to (bounded by `endpointTimeoutMs`). The endpoint is resolved
+ *   against the SSE URL and must have the same origin: messages and custom headers (which
+ *   may hold credentials) are never sent to another origin.
+ * - Server messages arrive as `message` events on that one stream; each `send()` is a POST
+ *   to the endpoint whose answer (202 or 200) carries no message. Sends are dispatched in
+ *   call order and settle with the POST's status.
+ * - The stream cannot be resumed (a new GET would be a new session), so when it ends the
+ *   transport closes: `receiver.closed` gets a LocalError `connection_closed`.
+ */
+import { LocalError } from '../../jsonrpc/errors.js';
+import type { JSONRPCMessage } from '../../jsonrpc/types.js';
+import { SseParser } from '../../framing/sse.js';
+import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
+import {
+  DEFAULT_MAX_MESSAGE_CHARS,
+  baseHeaders,
+  closedError,
+  discardBody,
+  excerpt,
+  mediaType,
+  pump,
+  readText,
+  resolveFetch,
+  type HttpClientCommonOptions,
+} from './common.js';
+import { HttpStatusError } from './errors.js';
+
+/** Options of {@link SseClientTransport}. */
+export interface SseClientTransportOptions extends HttpClientCommonOptions {
+  /** The server's SSE URL (GET). */
+  url: string | URL;
+  /** How long `start()` waits for the `endpoint` event. Default 30000 ms. */
+  endpointTimeoutMs?: number;
+}
+
+const ERROR_BODY_CHARS = 16 * 1024;
+
+/** A client transport for 2024-11-05 HTTP+SSE servers. One instance serves one connection. */
+export class SseClientTransport implements Transport {
+  readonly #url: URL;
+  readonly #fetch: typeof fetch;
+  readonly #options: SseClientTransportOptions;
+  readonly #maxChars: number;
+  #receiver: TransportReceiver | undefined;
+  #endpoint: URL | undefined;
+  #protocolVersion: string | undefined;
+  #closed = false;
+  #closedNotified = false;
+  #tail: Promise<void> = Promise.resolve();
+  readonly #controllers = new Set<AbortController>();
+  /** Settles the wait of `start()` for the endpoint event. */
+  #endpointWaiter: { resolve: (url: URL) => void; reject: (err: Error) => void } | undefined;
+
+  /** Throws TypeError for an unparsable URL. */
+  constructor(options: SseClientTransportOptions) {
+    this.#url = new URL(options.url);
+    this.#fetch = resolveFetch(options.fetch);
+    this.#options = options;
+    this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
+  }
+
+  /** The URL messages are POSTed to, once the server named it. */
+  get endpoint(): URL | undefined {
+    return this.#endpoint;
+  }
+
+  /** This transport has no transport-level session id (the server may encode one in the endpoint). */
+  get sessionId(): string | undefined {
+    return undefined;
+  }
+
+  /** Later requests carry `MCP-Protocol-Version` (harmless to 2024-11-05 servers). */
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+  }
+
+  /**
+   * Opens the SSE stream and waits for the `endpoint` event. Rejects with
+   * {@link HttpStatusError} for a non-success status, LocalError `invalid_message` for a
+   * response that is not SSE or an endpoint on another origin, `timeout` when no endpoint
+   * arrives in time, `connection_closed` when the server is unreachable or the stream ends
+   * first, `already_connected` on a second call. After a rejection the transport is closed
+   * (without calling `receiver.closed`).
+   */
+  async start(receiver: TransportReceiver): Promise<void> {
+    if (this.#receiver) throw new LocalError('already_connected', 'The transport was already started');
+    if (this.#closed) throw closedError();
+    this.#receiver = receiver;
+    const controller = new AbortController();
+    this.#controllers.add(controller);
+    try {
+      let response: Response;
+      try {
+        const headers = await baseHeaders(this.#options.requestInit, this.#options.headers);
+        headers.set('accept', 'text/event-stream');
+        if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
+        if (this.#closed) throw closedError();
+        response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'GET', headers, signal: controller.signal });
+      } catch (err) {
+        if (this.#closed || err instanceof LocalError) throw this.#closed ? closedError() : err;
+        throw new LocalError('connection_closed', `GET ${this.#url.href} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+      if (!response.ok) {
+        const { text } = await readText(response.body, ERROR_BODY_CHARS, controller.signal);
+        throw new HttpStatusError(response.status, 'GET', `GET ${this.#url.href} failed with HTTP ${response.status}${text ? `: ${excerpt(text)}` : ''}`);
+      }
+      if (mediaType(response) !== 'text/event-stream' || !response.body) {
+        discardBody(response);
+        throw new LocalError('invalid_message', `GET ${this.#url.href} did not open an SSE stream (content type ${JSON.stringify(mediaType(response))})`);
+      }
+      const endpoint = new Promise<URL>((resolve, reject) => {
+        this.#endpointWaiter = { resolve, reject };
+      });
+      const timeoutMs = this.#options.endpointTimeoutMs ?? 30_000;
+      const timer = setTimeout(() => this.#endpointFailed(new LocalError('timeout', `The server sent no endpoint event within ${timeoutMs} ms`)), timeoutMs);
+      this.#read(response.body, controller).catch((err) => {
+        if (!this.#closed) this.#receiver?.error(err instanceof Error ? err : new Error(String(err)));
+      });
+      try {
+        this.#endpoint = await endpoint;
+      } finally {
+        clearTimeout(timer);
+      }
+    } catch (err) {
+      this.#shutdown();
+      throw err;
+    }
+  }
+
+  #endpointFailed(error: Error): void {
+    const waiter = this.#endpointWaiter;
+    this.#endpointWaiter = undefined;
+    waiter?.reject(error);
+  }
+
+  /** Reads the SSE stream until it ends; the transport closes with it. */
+  async #read(body: ReadableStream<Uint8Array>, controller: AbortController): Promise<void> {
+    const parser = new SseParser(
+      {
+        event: (event) => {
+          if (event.event === 'endpoint') this.#onEndpoint(event.data);
+          else if (event.event === 'message' && event.data !== '') this.#deliverText(event.data);
+        },
+        oversized: (err) => {
+          if (!this.#closed) this.#receiver?.error(err);
+        },
+      },
+      { maxEventChars: this.#maxChars },
+    );
+    const end = await pump(body, controller.signal, (chunk) => {
+      parser.push(chunk);
+      return !this.#closed;
+    });
+    this.#controllers.delete(controller);
+    if (end !== 'aborted') parser.end();
+    if (this.#endpointWaiter) {
+      this.#endpointFailed(this.#closed ? closedError() : new LocalError('connection_closed', 'The SSE stream ended before the server sent its endpoint'));
+      return;
+    }
+    if (this.#closed) return;
+    this.#shutdown();
+    this.#notifyClosed(new LocalError('connection_closed', end === 'error' ? 'The SSE stream broke' : 'The server closed the SSE stream'));
+  }
+
+  #onEndpoint(data: string): void {
+    const waiter = this.#endpointWaiter;
+    if (!waiter) {
+      // a later endpoint event cannot move an established connection
+      if (this.#endpoint !== undefined && !this.#closed) this.#receiver?.error(new LocalError('invalid_message', 'The server sent a second endpoint event; it was ignored'));
+      return;
+    }
+    let url: URL;
+    try {
+      url = new URL(data.trim(), this.#url);
+    } catch {
+      this.#endpointFailed(new LocalError('invalid_message', 'The server sent an endpoint event that is not a valid URL'));
+      return;
+    }
+    if (url.origin !== this.#url.origin) {
+      this.#endpointFailed(new LocalError('invalid_message', `The server named an endpoint on another origin (${url.origin}); refusing to send messages there`));
+      return;
+    }
+    this.#endpointWaiter = undefined;
+    waiter.resolve(url);
+  }
+
+  #deliverText(text: string): void {
+    if (this.#closed) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      this.#receiver?.error(new LocalError('invalid_message', 'The server sent a message that is not valid JSON; it was skipped', { cause: err }));
+      return;
+    }
+    this.#receiver!.message(value);
+  }
+
+  /**
+   * POSTs one message to the endpoint; resolves on a success status. Rejects with
+   * LocalError `not_connected` before the endpoint is known, `connection_closed` once
+   * closed or when the server is unreachable, {@link HttpStatusError} for an error status.
+   */
+  send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
+    if (this.#closed) return Promise.reject(closedError());
+    const endpoint = this.#endpoint;
+    if (endpoint === undefined) return Promise.reject(new LocalError('not_connected', 'The transport has no endpoint yet; await start() first'));
+    const body = typeof message === 'string' ? message : JSON.stringify(message);
+    const previous = this.#tail;
+    let dispatched!: () => void;
+    this.#tail = new Promise<void>((resolve) => (dispatched = resolve));
+    return this.#post(previous, dispatched, endpoint, body);
+  }
+
+  async #post(previous: Promise<void>, dispatched: () => void, endpoint: URL, body: string): Promise<void> {
+    const controller = new AbortController();
+    this.#controllers.add(controller);
+    try {
+      let response: Response;
+      try {
+        await previous;
+        if (this.#closed) throw closedError();
+        const headers = await baseHeaders(this.#options.requestInit, this.#options.headers);
+        if (this.#closed) throw closedError();
+        headers.set('content-type', 'application/json');
+        if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
+        const pending = this.#fetch(endpoint, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller.signal });
+        dispatched();
+        response = await pending;
+      } catch (err) {
+        if (this.#closed) throw closedError();
+        if (err instanceof LocalError) throw err;
+        throw new LocalError('connection_closed', `POST ${endpoint.href} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      } finally {
+        dispatched();
+      }
+      if (!response.ok) {
+        const { text } = await readText(response.body, ERROR_BODY_CHARS, controller.signal);
+        throw new HttpStatusError(response.status, 'POST', `POST ${endpoint.href} failed with HTTP ${response.status}${text ? `: ${excerpt(text)}` : ''}`);
+      }
+      discardBody(response);
+    } finally {
+      this.#controllers.delete(controller);
+    }
+  }
+
+  #shutdown(): void {
+    this.#closed = true;
+    const reason = closedError();
+    for (const controller of this.#controllers) controller.abort(reason);
+    this.#controllers.clear();
+  }
+
+  #notifyClosed(reason: Error | undefined): void {
+    if (this.#closedNotified) return;
+    this.#closedNotified = true;
+    this.#receiver?.closed(reason);
+  }
+
+  /** Aborts the stream and every POST, then calls `receiver.closed()`. Idempotent; never rejects. */
+  async close(): Promise<void> {
+    this.#shutdown();
+    this.#endpointFailed(closedError());
+    this.#notifyClosed(undefined);
+  }
+}

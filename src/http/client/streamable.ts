@@ -1,0 +1,645 @@
+/**
+ * The client side of the Streamable HTTP transport (spec 2025-03-26 › Transports ›
+ * Streamable HTTP; SEP-1699 for server-side disconnects).
+ *
+ * Design note:
+ * - Every `send()` is one POST. Sends are dispatched in call order (each waits only until
+ *   the previous one has been handed to `fetch`, never for its answer), so any number of
+ *   requests run concurrently.
+ * - `send()` settles when the HTTP exchange it started is over, not when the bytes left:
+ *   it resolves once the server accepted the message and (for a POST that carries
+ *   requests) every request in it got its response; it rejects with a {@link LocalError}
+ *   when that cannot happen — an HTTP error status without a JSON-RPC answer
+ *   ({@link HttpStatusError}, with the status), an unreachable server, a response stream
+ *   that ended early and could not be resumed. The session turns a rejected send into the
+ *   rejection of the request, so a request fails at once instead of waiting for its
+ *   timeout, and the caller sees a local error (not a fabricated wire error: the server
+ *   never sent one). A JSON-RPC error the server did send, even on an HTTP error status,
+ *   is delivered as a message.
+ * - Responses are parsed here (JSON bodies and SSE `data`) so the transport knows which
+ *   requests were answered, whatever stream the answer came on; the parsed value is
+ *   delivered to the receiver (which still applies its depth limits). Text that is not
+ *   JSON is reported through `receiver.error` and skipped. Messages larger than
+ *   `maxEventChars` are dropped and reported. A POST without requests expects 202; a JSON
+ *   body on it is discarded (only an SSE body is read), so a non-conforming server's
+ *   acknowledgement never reaches the session as a stray message.
+ * - Resumption: while reading an SSE response the transport tracks the last event id and
+ *   the server's `retry`. When the stream ends before every request in the POST was
+ *   answered, it waits `retry` ms (else the backoff delay) and GETs the endpoint with
+ *   `Last-Event-ID`, repeating while the resumed streams bring something new and giving up
+ *   after `reconnect.maxRetries` attempts in a row that bring nothing. A stream without any
+ *   event id cannot be resumed, and a 405 to the GET means the server does not resume:
+ *   both fail the requests at once. A disconnect is never treated as a cancellation; an
+ *   outgoing `notifications/cancelled` stops the resumption for that request.
+ * - The standalone GET stream opens after `notifications/initialized` was accepted (or at
+ *   `start()` when resuming a known session). A 405 means the server offers none. When it
+ *   drops it is reopened with `Last-Event-ID`, honouring `retry`, with bounded backoff.
+ * - HTTP 404 to a request that carried `Mcp-Session-Id` means the session is gone: the
+ *   transport forgets the id, calls `onSessionExpired`, reports a {@link SessionExpiredError}
+ *   through `receiver.error` and closes (`receiver.closed` with that error). The owner then
+ *   connects a new client with a new transport, which sends a fresh `initialize`.
+ * - Resources: one AbortController per HTTP request in progress, dropped when it ends; the
+ *   only listener ever added to a signal is on that request's own controller and is removed
+ *   when its body is done. `close()` aborts everything, cancels every wait, sends `DELETE`
+ *   with the session id (405 and failures ignored, bounded by `closeTimeoutMs`) and then
+ *   calls `receiver.closed()`.
+ */
+import { LocalError } from '../../jsonrpc/errors.js';
+import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
+import { SseParser } from '../../framing/sse.js';
+import { Method, Notification } from '../../protocol/methods.js';
+import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
+import {
+  DEFAULT_MAX_MESSAGE_CHARS,
+  Waits,
+  backoffDelay,
+  baseHeaders,
+  closedError,
+  discardBody,
+  excerpt,
+  isValidSessionId,
+  mediaType,
+  pump,
+  readText,
+  reconnectPolicy,
+  resolveFetch,
+  type HttpClientCommonOptions,
+  type ReconnectOptions,
+  type ReconnectPolicy,
+} from './common.js';
+import { HttpStatusError, SessionExpiredError } from './errors.js';
+
+/** Options of {@link StreamableHttpClientTransport}. */
+export interface StreamableHttpClientTransportOptions extends HttpClientCommonOptions {
+  /** The MCP endpoint. */
+  url: string | URL;
+  /**
+   * A session id to continue (a session this client initialized earlier): sent on every
+   * request, and the GET stream opens at `start()`. An `initialize` sent through the
+   * transport starts a new session regardless (it never carries a session id).
+   */
+  sessionId?: string;
+  /** Reconnection of dropped SSE streams (response streams and the GET stream). */
+  reconnect?: ReconnectOptions;
+  /** Open the standalone GET stream for server-initiated messages. Default true. */
+  openGetStream?: boolean;
+  /**
+   * Called (once) when the server answers 404 to a request carrying the session id, just
+   * before the transport closes. Must not throw; an exception is reported through
+   * `receiver.error`.
+   */
+  onSessionExpired?: (sessionId: string) => void;
+  /** Bound on the `DELETE` that `close()` sends, in milliseconds. Default 3000. */
+  closeTimeoutMs?: number;
+}
+
+const ACCEPT_BOTH = 'application/json, text/event-stream';
+const ACCEPT_SSE = 'text/event-stream';
+const ERROR_BODY_CHARS = 64 * 1024;
+
+/** Where a stream (or a chain of resumed streams) stands. */
+interface StreamCursor {
+  lastEventId: string;
+  retryMs: number | undefined;
+}
+
+/** The requests of one POST that still await their responses. */
+class Exchange implements StreamCursor {
+  readonly ids: Set<RequestId>;
+  lastEventId = '';
+  retryMs: number | undefined = undefined;
+  constructor(ids: RequestId[]) {
+    this.ids = new Set(ids);
+  }
+}
+
+/** What the transport needs to know about an outgoing message. */
+interface Outgoing {
+  ids: RequestId[] | undefined;
+  initialize: boolean;
+  initialized: boolean;
+}
+
+/**
+ * A Streamable HTTP client transport. Hand it to `Client.connect()`; one instance serves
+ * one connection. See the module's design note for how sends settle and streams resume.
+ */
+export class StreamableHttpClientTransport implements Transport {
+  readonly #url: URL;
+  readonly #fetch: typeof fetch;
+  readonly #options: StreamableHttpClientTransportOptions;
+  readonly #policy: ReconnectPolicy;
+  readonly #maxChars: number;
+  #receiver: TransportReceiver | undefined;
+  #sessionId: string | undefined;
+  #protocolVersion: string | undefined;
+  #closed = false;
+  #closedNotified = false;
+  #closing: Promise<void> | undefined;
+  /** Resolves when the previous send has been handed to fetch. */
+  #tail: Promise<void> = Promise.resolve();
+  readonly #controllers = new Set<AbortController>();
+  readonly #outstanding = new Map<RequestId, Exchange>();
+  readonly #waits = new Waits();
+  #getStream: 'idle' | 'open' | 'unsupported' | 'failed' = 'idle';
+
+  /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values. */
+  constructor(options: StreamableHttpClientTransportOptions) {
+    this.#url = new URL(options.url);
+    this.#fetch = resolveFetch(options.fetch);
+    this.#options = options;
+    this.#policy = reconnectPolicy(options.reconnect);
+    this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
+    if (options.sessionId !== undefined) {
+      if (!isValidSessionId(options.sessionId)) throw new TypeError('sessionId must be visible ASCII characters only');
+      this.#sessionId = options.sessionId;
+    }
+  }
+
+  /** The session id the server assigned (or the one given in the options); undefined after expiry or close. */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  /** The revision sent as `MCP-Protocol-Version`, once set. */
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion;
+  }
+
+  /** State of the standalone GET stream: not opened yet, open (or reconnecting), refused with 405, given up. */
+  get getStreamState(): 'idle' | 'open' | 'unsupported' | 'failed' {
+    return this.#getStream;
+  }
+
+  /** Begins delivery. Throws LocalError `already_connected` on a second call, `connection_closed` after close. */
+  start(receiver: TransportReceiver): void {
+    if (this.#receiver) throw new LocalError('already_connected', 'The transport was already started');
+    if (this.#closed) throw closedError();
+    this.#receiver = receiver;
+    if (this.#sessionId !== undefined) this.#openGetStream();
+  }
+
+  /** Called by the client after the handshake: later requests carry `MCP-Protocol-Version`. */
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+  }
+
+  /**
+   * POSTs one message (or batch, or JSON text). Settles when the exchange is over (see the
+   * design note); rejects with LocalError `connection_closed` once closed, `not_connected`
+   * before `start()`, `invalid_message` for text that is not JSON, {@link HttpStatusError}
+   * for an HTTP failure, {@link SessionExpiredError} for a 404 on the session.
+   */
+  send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
+    if (this.#closed) return Promise.reject(closedError());
+    if (!this.#receiver) return Promise.reject(new LocalError('not_connected', 'start() must be called before send()'));
+    let body: string;
+    let value: unknown;
+    if (typeof message === 'string') {
+      body = message;
+      try {
+        value = JSON.parse(message);
+      } catch (err) {
+        return Promise.reject(new LocalError('invalid_message', 'The message to send is not valid JSON', { cause: err }));
+      }
+    } else {
+      body = JSON.stringify(message);
+      value = message;
+    }
+    const out: Outgoing = { ids: undefined, initialize: false, initialized: false };
+    if (Array.isArray(value)) for (const item of value) this.#inspect(item, out);
+    else this.#inspect(value, out);
+    let exchange: Exchange | undefined;
+    if (out.ids !== undefined) {
+      exchange = new Exchange(out.ids);
+      for (const id of out.ids) this.#outstanding.set(id, exchange);
+    }
+    const previous = this.#tail;
+    let dispatched!: () => void;
+    this.#tail = new Promise<void>((resolve) => (dispatched = resolve));
+    return this.#post(previous, dispatched, body, out, exchange);
+  }
+
+  #inspect(item: unknown, out: Outgoing): void {
+    if (typeof item !== 'object' || item === null) return;
+    const m = item as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+    if (typeof m.method !== 'string') return;
+    if (m.id !== undefined && isRequestId(m.id)) {
+      (out.ids ??= []).push(m.id);
+      if (m.method === Method.Initialize) out.initialize = true;
+    } else if (m.method === Notification.Initialized) {
+      out.initialized = true;
+    } else if (m.method === Notification.Cancelled) {
+      const id = m.params?.requestId;
+      if (isRequestId(id)) this.#answered(id);
+    }
+  }
+
+  async #post(previous: Promise<void>, dispatched: () => void, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
+    let controller: AbortController | undefined;
+    try {
+      let response: Response;
+      let sentSession: string | undefined;
+      try {
+        await previous;
+        if (this.#closed) throw closedError();
+        const headers = await baseHeaders(this.#options.requestInit, this.#options.headers);
+        if (this.#closed) throw closedError();
+        headers.set('content-type', 'application/json');
+        headers.set('accept', ACCEPT_BOTH);
+        // initialize starts a session: it never carries an old session id (spec: Session Management 4)
+        if (!out.initialize) {
+          sentSession = this.#sessionId;
+          if (sentSession !== undefined) headers.set('mcp-session-id', sentSession);
+          if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
+        }
+        controller = new AbortController();
+        this.#controllers.add(controller);
+        const pending = this.#fetch(this.#url, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller.signal });
+        dispatched();
+        response = await pending;
+      } catch (err) {
+        throw this.#failure(err, 'POST');
+      } finally {
+        dispatched();
+      }
+      if (response.status === 404 && sentSession !== undefined) {
+        discardBody(response);
+        throw this.#expire(sentSession);
+      }
+      if (!response.ok) {
+        await this.#httpFailure(response, 'POST', controller.signal, exchange);
+        return;
+      }
+      if (out.initialize) this.#captureSession(response);
+      if (response.status === 202 || response.status === 204) {
+        // Accepted. For requests (which should get JSON or SSE) the answers can only come on
+        // another stream; the session's timeout covers them.
+        discardBody(response);
+      } else {
+        const type = mediaType(response);
+        if (type === 'text/event-stream') await this.#readPostStream(response, controller, exchange);
+        else if (type === 'application/json' && exchange !== undefined) await this.#readJson(response, controller.signal, exchange);
+        else {
+          discardBody(response);
+          if (exchange !== undefined && exchange.ids.size > 0) {
+            throw new LocalError('invalid_message', `The server answered POST ${this.#url.href} with content type ${JSON.stringify(type)}, neither JSON nor SSE`);
+          }
+        }
+      }
+      if (out.initialized) this.#openGetStream();
+    } finally {
+      if (controller !== undefined) this.#controllers.delete(controller);
+      if (exchange !== undefined) this.#release(exchange);
+    }
+  }
+
+  /** Stops tracking an exchange's unanswered requests. */
+  #release(exchange: Exchange): void {
+    for (const id of exchange.ids) if (this.#outstanding.get(id) === exchange) this.#outstanding.delete(id);
+    exchange.ids.clear();
+  }
+
+  /** A request was answered (or cancelled): its exchange stops waiting for it. */
+  #answered(id: RequestId): void {
+    const exchange = this.#outstanding.get(id);
+    if (exchange === undefined) return;
+    this.#outstanding.delete(id);
+    exchange.ids.delete(id);
+  }
+
+  /** Maps an exception of fetch (or of the header function) to what a send rejects with. */
+  #failure(err: unknown, method: string): Error {
+    if (this.#closed) return closedError();
+    if (err instanceof LocalError) return err;
+    const reason = err instanceof Error ? err.message : String(err);
+    return new LocalError('connection_closed', `${method} ${this.#url.href} failed: ${reason}`, { cause: err });
+  }
+
+  #captureSession(response: Response): void {
+    const id = response.headers.get('mcp-session-id');
+    if (id === null) return;
+    if (!isValidSessionId(id)) {
+      discardBody(response);
+      throw new LocalError('invalid_message', 'The server assigned a session id with characters outside visible ASCII');
+    }
+    this.#sessionId = id;
+  }
+
+  /**
+   * A non-success status. JSON-RPC responses in the body that answer requests of this POST
+   * are delivered; when some request stays unanswered (or the POST held none), throws an
+   * {@link HttpStatusError} naming the status and the server's explanation.
+   */
+  async #httpFailure(response: Response, method: string, signal: AbortSignal, exchange: Exchange | undefined): Promise<void> {
+    const { text } = await readText(response.body, ERROR_BODY_CHARS, signal);
+    if (this.#closed) throw closedError();
+    let detail = '';
+    let parsed: unknown;
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      detail = excerpt(text);
+    }
+    const items = Array.isArray(parsed) ? parsed : parsed === undefined ? [] : [parsed];
+    const answers: unknown[] = [];
+    for (const item of items) {
+      if (typeof item !== 'object' || item === null) continue;
+      const m = item as { id?: unknown; error?: { message?: unknown }; result?: unknown };
+      if (isRequestId(m.id) && exchange?.ids.has(m.id) && (m.error !== undefined || m.result !== undefined)) answers.push(item);
+      else if (detail === '' && typeof m.error?.message === 'string') detail = excerpt(m.error.message);
+    }
+    for (const answer of answers) this.#deliver(answer);
+    if (exchange !== undefined && exchange.ids.size === 0 && answers.length > 0) return;
+    const status = response.statusText ? `${response.status} ${response.statusText}` : String(response.status);
+    throw new HttpStatusError(response.status, method, `${method} ${this.#url.href} failed with HTTP ${status}${detail ? `: ${detail}` : ''}`);
+  }
+
+  /** Reads the JSON answer of a POST that carried requests; fails the ones it does not answer. */
+  async #readJson(response: Response, signal: AbortSignal, exchange: Exchange): Promise<void> {
+    const { text, truncated, end } = await readText(response.body, this.#maxChars, signal);
+    if (this.#closed || end === 'aborted') throw closedError();
+    if (truncated) {
+      const err = new LocalError('message_too_large', `A JSON response exceeded ${this.#maxChars} characters and was dropped`);
+      this.#receiver?.error(err);
+      throw err;
+    }
+    if (end === 'error') throw new LocalError('connection_closed', `The connection broke while reading the JSON response to POST ${this.#url.href}`);
+    if (text.trim().length > 0) this.#deliverText(text);
+    if (exchange.ids.size > 0) {
+      throw new LocalError('invalid_message', `The server's JSON response did not answer ${describeIds(exchange.ids)}`);
+    }
+  }
+
+  async #readPostStream(response: Response, controller: AbortController, exchange: Exchange | undefined): Promise<void> {
+    const cursor: StreamCursor = exchange ?? { lastEventId: '', retryMs: undefined };
+    await this.#readSse(response.body, controller.signal, cursor);
+    this.#controllers.delete(controller);
+    if (exchange === undefined || exchange.ids.size === 0) return;
+    if (this.#closed) throw closedError();
+    await this.#resume(exchange);
+  }
+
+  /** Resumes the stream of `exchange` with GET + `Last-Event-ID` until every request is answered. */
+  async #resume(exchange: Exchange): Promise<void> {
+    let failures = 0;
+    while (exchange.ids.size > 0) {
+      if (this.#closed) throw closedError();
+      if (exchange.lastEventId === '') {
+        throw new LocalError('connection_closed', `The server ended the response stream before answering ${describeIds(exchange.ids)} and sent no event id to resume from`);
+      }
+      if (failures >= this.#policy.maxRetries) {
+        throw new LocalError('connection_closed', `The response stream for ${describeIds(exchange.ids)} ended and could not be resumed (${failures} attempt${failures === 1 ? '' : 's'})`);
+      }
+      const delay = exchange.retryMs ?? backoffDelay(this.#policy, failures);
+      if (!(await this.#waits.sleep(delay))) throw closedError();
+      if (exchange.ids.size === 0) return;
+      const outcome = await this.#resumeOnce(exchange);
+      if (outcome === 'unsupported') {
+        throw new LocalError('connection_closed', `The response stream for ${describeIds(exchange.ids)} ended and the server does not resume streams (HTTP 405 to GET)`);
+      }
+      failures = outcome === 'progress' ? 0 : failures + 1;
+    }
+  }
+
+  async #resumeOnce(exchange: Exchange): Promise<'progress' | 'none' | 'unsupported'> {
+    const controller = new AbortController();
+    this.#controllers.add(controller);
+    try {
+      const sentSession = this.#sessionId;
+      let response: Response;
+      try {
+        const headers = await this.#getHeaders(exchange.lastEventId);
+        if (this.#closed) throw closedError();
+        response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'GET', headers, signal: controller.signal });
+      } catch (err) {
+        if (this.#closed) throw closedError();
+        if (err instanceof LocalError) throw err;
+        return 'none';
+      }
+      if (response.status === 404 && sentSession !== undefined) {
+        discardBody(response);
+        throw this.#expire(sentSession);
+      }
+      if (response.status === 405) {
+        discardBody(response);
+        return 'unsupported';
+      }
+      if (!response.ok || mediaType(response) !== 'text/event-stream') {
+        discardBody(response);
+        return 'none';
+      }
+      return (await this.#readSse(response.body, controller.signal, exchange)) ? 'progress' : 'none';
+    } finally {
+      this.#controllers.delete(controller);
+    }
+  }
+
+  /** Headers of a GET: custom headers, Accept, session, version and `Last-Event-ID`. */
+  async #getHeaders(lastEventId: string): Promise<Headers> {
+    const headers = await baseHeaders(this.#options.requestInit, this.#options.headers);
+    headers.set('accept', ACCEPT_SSE);
+    if (this.#sessionId !== undefined) headers.set('mcp-session-id', this.#sessionId);
+    if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
+    if (lastEventId !== '') headers.set('last-event-id', lastEventId);
+    return headers;
+  }
+
+  /**
+   * Reads one SSE body, delivering `message` events and tracking the event id and `retry`
+   * in `cursor`. True when the stream brought something new (a message or a new event id).
+   */
+  async #readSse(body: ReadableStream<Uint8Array> | null, signal: AbortSignal, cursor: StreamCursor): Promise<boolean> {
+    if (!body) return false;
+    let progress = false;
+    const parser = new SseParser(
+      {
+        event: (event) => {
+          if (event.id !== '' && event.id !== cursor.lastEventId) {
+            cursor.lastEventId = event.id;
+            progress = true;
+          }
+          // the priming event (an id and empty data) only records the id
+          if (event.event !== 'message' || event.data === '') return;
+          progress = true;
+          this.#deliverText(event.data);
+        },
+        retry: (ms) => {
+          cursor.retryMs = ms;
+        },
+        oversized: (err) => {
+          if (!this.#closed) this.#receiver?.error(err);
+        },
+      },
+      { maxEventChars: this.#maxChars },
+    );
+    const end = await pump(body, signal, (chunk) => {
+      parser.push(chunk);
+      return !this.#closed;
+    });
+    if (end !== 'aborted') parser.end();
+    const id = parser.lastEventId;
+    if (id !== '' && id !== cursor.lastEventId) {
+      cursor.lastEventId = id;
+      progress = true;
+    }
+    return progress;
+  }
+
+  /** Parses a message's text and delivers it; text that is not JSON is reported and skipped. */
+  #deliverText(text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      if (!this.#closed) this.#receiver?.error(new LocalError('invalid_message', 'The server sent a message that is not valid JSON; it was skipped', { cause: err }));
+      return;
+    }
+    this.#deliver(value);
+  }
+
+  #deliver(value: unknown): void {
+    if (this.#closed) return;
+    if (Array.isArray(value)) for (const item of value) this.#noteAnswer(item);
+    else this.#noteAnswer(value);
+    this.#receiver!.message(value);
+  }
+
+  #noteAnswer(item: unknown): void {
+    if (typeof item !== 'object' || item === null) return;
+    const m = item as { id?: unknown; method?: unknown };
+    if (m.method === undefined && isRequestId(m.id)) this.#answered(m.id);
+  }
+
+  #openGetStream(): void {
+    if (this.#options.openGetStream === false || this.#getStream !== 'idle' || this.#closed) return;
+    this.#getStream = 'open';
+    this.#runGetStream().catch((err) => {
+      if (!this.#closed) this.#receiver?.error(err instanceof Error ? err : new Error(String(err)));
+    });
+  }
+
+  /** The standalone GET stream: opened, read, reopened with `Last-Event-ID` when it drops. */
+  async #runGetStream(): Promise<void> {
+    const cursor: StreamCursor = { lastEventId: '', retryMs: undefined };
+    let failures = 0;
+    let problem = '';
+    while (!this.#closed) {
+      const controller = new AbortController();
+      this.#controllers.add(controller);
+      let progress = false;
+      try {
+        const sentSession = this.#sessionId;
+        const headers = await this.#getHeaders(cursor.lastEventId);
+        if (this.#closed) return;
+        const response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'GET', headers, signal: controller.signal });
+        if (response.status === 405) {
+          discardBody(response);
+          this.#getStream = 'unsupported';
+          return;
+        }
+        if (response.status === 404 && sentSession !== undefined) {
+          discardBody(response);
+          this.#expire(sentSession);
+          return;
+        }
+        if (response.ok && mediaType(response) === 'text/event-stream') {
+          progress = await this.#readSse(response.body, controller.signal, cursor);
+          problem = 'the stream ended without new events';
+        } else {
+          discardBody(response);
+          problem = `HTTP ${response.status}`;
+        }
+      } catch (err) {
+        if (this.#closed) return;
+        problem = err instanceof Error ? err.message : String(err);
+      } finally {
+        this.#controllers.delete(controller);
+      }
+      if (this.#closed) return;
+      failures = progress ? 0 : failures + 1;
+      if (failures > this.#policy.maxRetries) {
+        this.#getStream = 'failed';
+        this.#receiver?.error(new LocalError('connection_closed', `The server-to-client stream (GET ${this.#url.href}) could not be reopened after ${failures} attempts: ${problem}`));
+        return;
+      }
+      const delay = cursor.retryMs ?? backoffDelay(this.#policy, failures > 0 ? failures - 1 : 0);
+      if (!(await this.#waits.sleep(delay))) return;
+    }
+  }
+
+  /** The session is gone: forget it, tell the owner, close. Returns the error to reject with. */
+  #expire(sessionId: string): SessionExpiredError {
+    const error = new SessionExpiredError(sessionId);
+    if (this.#sessionId === sessionId) this.#sessionId = undefined;
+    if (this.#closed) return error;
+    this.#shutdown();
+    try {
+      this.#options.onSessionExpired?.(sessionId);
+    } catch (err) {
+      this.#receiver?.error(err instanceof Error ? err : new Error(String(err)));
+    }
+    this.#receiver?.error(error);
+    this.#notifyClosed(error);
+    return error;
+  }
+
+  #shutdown(): void {
+    this.#closed = true;
+    const reason = closedError();
+    for (const controller of this.#controllers) controller.abort(reason);
+    this.#controllers.clear();
+    this.#waits.cancelAll();
+    this.#outstanding.clear();
+  }
+
+  #notifyClosed(reason: Error | undefined): void {
+    if (this.#closedNotified) return;
+    this.#closedNotified = true;
+    this.#receiver?.closed(reason);
+  }
+
+  /**
+   * Aborts every request and stream, sends `DELETE` with the session id (a 405, an error or
+   * no answer within `closeTimeoutMs` is ignored), then calls `receiver.closed()`.
+   * Idempotent; never rejects.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    const wasOpen = !this.#closed;
+    this.#shutdown();
+    const sessionId = this.#sessionId;
+    if (wasOpen && sessionId !== undefined && this.#receiver !== undefined) {
+      await this.#deleteSession(sessionId);
+      this.#sessionId = undefined;
+    }
+    this.#notifyClosed(undefined);
+  }
+
+  async #deleteSession(sessionId: string): Promise<void> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(closedError('The DELETE of the session timed out')), this.#options.closeTimeoutMs ?? 3000);
+    try {
+      const headers = await baseHeaders(this.#options.requestInit, this.#options.headers);
+      headers.set('mcp-session-id', sessionId);
+      if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
+      const response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'DELETE', headers, signal: controller.signal });
+      discardBody(response);
+    } catch {
+      // the session ends with us either way; the server expires it eventually
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function describeIds(ids: Set<RequestId>): string {
+  const list = [...ids].slice(0, 5).map((id) => JSON.stringify(id));
+  const more = ids.size > 5 ? ` and ${ids.size - 5} more` : '';
+  return `request${ids.size === 1 ? '' : 's'} ${list.join(', ')}${more}`;
+}
+
