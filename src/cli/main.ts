@@ -1,12 +1,17 @@
 /**
  * The `mcpkit` command line.
  *
- *   mcpkit demo            serve the demo server over stdio
- *   mcpkit help            usage
+ *   mcpkit demo                     serve the demo server over stdio
+ *   mcpkit demo --http [--port N]   serve it over Streamable HTTP (and legacy SSE) on 127.0.0.1
+ *   mcpkit help                     usage
  *
- * Only protocol messages go to stdout; everything else goes to stderr.
+ * Over stdio only protocol messages go to stdout; over HTTP stdout carries one line,
+ * `LISTENING <url>`, first. Everything else goes to stderr.
  */
 import { createDemoServer } from '../demo/server.js';
+import { createStreamableHttpHandler } from '../http/server/handler.js';
+import { disconnectAfterPriming } from '../http/server/session-transport.js';
+import { serveNode } from '../http/node.js';
 import { StdioServerTransport } from '../stdio/index.js';
 
 const USAGE = `Usage: mcpkit <command>
@@ -14,6 +19,10 @@ const USAGE = `Usage: mcpkit <command>
 Commands:
   demo      Serve the demo MCP server over stdio (every tool, resource and prompt
             of the conformance suite's server contract, plus echo and blob).
+            --http      serve it over Streamable HTTP on 127.0.0.1 instead, with the
+                        legacy HTTP+SSE endpoints (/sse, /messages) too; prints
+                        "LISTENING http://127.0.0.1:PORT/mcp" first on stdout
+            --port N    the port for --http (default 3000; 0 picks a free one)
   help      Show this help.
 `;
 
@@ -36,13 +45,44 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function demo(args: string[]): Promise<number> {
-  if (args.includes('--http')) {
-    process.stderr.write('mcpkit demo: the HTTP transport is not part of this build yet; serving stdio only is supported.\n');
-    return 2;
-  }
+  if (args.includes('--http')) return demoHttp(args);
   const server = createDemoServer({ onError: (err) => process.stderr.write(`mcpkit demo: ${err.message}\n`) });
   const transport = new StdioServerTransport();
   const session = await server.connect(transport);
   await new Promise<void>((resolve) => session.endpoint.onClose(() => resolve()));
+  return 0;
+}
+
+async function demoHttp(args: string[]): Promise<number> {
+  let port = 3000;
+  const at = args.indexOf('--port');
+  if (at >= 0) {
+    const value = args[at + 1];
+    port = value !== undefined && /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+    if (!(port >= 0 && port <= 65535)) {
+      process.stderr.write(`mcpkit demo: --port needs a number from 0 to 65535\n`);
+      return 2;
+    }
+  }
+  const onError = (err: Error) => process.stderr.write(`mcpkit demo: ${err.message}\n`);
+  const server = createDemoServer({ onError });
+  // SEP-1699 polling for the conformance scenario: test_reconnection's stream is closed
+  // right after its priming event; the client resumes with GET and Last-Event-ID.
+  server.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'test_reconnection'));
+  const handler = createStreamableHttpHandler({ server, legacySse: true, onError });
+  let running;
+  try {
+    running = await serveNode(handler, { port, host: '127.0.0.1' });
+  } catch (err) {
+    process.stderr.write(`mcpkit demo: cannot listen on 127.0.0.1:${port}: ${(err as Error).message}\n`);
+    return 1;
+  }
+  process.stdout.write(`LISTENING ${running.url}\n`);
+  process.stderr.write(`mcpkit demo: Streamable HTTP at ${running.url}, legacy SSE at http://127.0.0.1:${running.port}/sse\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await running.close();
   return 0;
 }

@@ -34,7 +34,7 @@ function graph(entry: string): { files: string[]; bare: Map<string, string> } {
   return { files, bare };
 }
 
-const NEUTRAL = ['index.js', 'server/index.js', 'client/index.js', 'schema/index.js', 'framing/ndjson.js', 'framing/sse.js'];
+const NEUTRAL = ['index.js', 'server/index.js', 'client/index.js', 'schema/index.js', 'http/index.js', 'framing/ndjson.js', 'framing/sse.js'];
 
 for (const entry of NEUTRAL) {
   test(`${entry} imports no node:* or Node built-in module`, () => {

@@ -1,0 +1,21 @@
+/**
+ * `mcpkit/http`: the Streamable HTTP transport (and the legacy HTTP+SSE one), server and
+ * client. Runtime-neutral: nothing here imports `node:*`; the Node adapter of the server is
+ * `src/http/node.ts` (its own entry point).
+ */
+
+// ───────────── server ─────────────
+export { createStreamableHttpHandler, StreamableHttpHandler, type StreamableHttpOptions } from './server/handler.js';
+export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions, type StoredEvent } from './server/event-store.js';
+export { RequestGuard, LOOPBACK_HOSTS } from './server/request-guard.js';
+export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, StreamableSessionTransport, type JsonOutcome } from './server/session-transport.js';
+export { LegacySseTransport } from './server/legacy-sse.js';
+export { describeWebRequest, toWebResponse, bodyTooLarge, MAX_BUFFERED_BYTES } from './server/web.js';
+export type { BodyReader, HttpRequest, HttpRequestInfo, HttpHeaders, HttpReply, HttpPlainReply, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
+
+// ───────────── client ─────────────
+export { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './client/streamable.js';
+export { SseClientTransport, type SseClientTransportOptions } from './client/legacy-sse.js';
+export { FallbackTransport, createClientTransport, connectClient, shouldFallBack, type FallbackTransportOptions, type ConnectClientOptions, type HttpTransportKind } from './client/fallback.js';
+export { HttpStatusError, SessionExpiredError } from './client/errors.js';
+export type { HeadersInput, HttpClientCommonOptions, ReconnectOptions } from './client/common.js';

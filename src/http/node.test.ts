@@ -1,0 +1,194 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { createDemoServer } from '../demo/server.js';
+import { initRequest, makeHandler, note, rpc, SseReader, smallServer } from './server/harness.test.helper.js';
+import { serveNode } from './node.js';
+
+const ACCEPT = 'application/json, text/event-stream';
+
+async function open(url: string, revision = '2025-11-25'): Promise<string> {
+  const res = await fetch(url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json' }, body: JSON.stringify(initRequest(revision)) });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'application/json');
+  await res.json();
+  const sessionId = res.headers.get('mcp-session-id')!;
+  const ack = await fetch(url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId }, body: JSON.stringify(note('notifications/initialized')) });
+  assert.equal(ack.status, 202);
+  return sessionId;
+}
+
+function call(url: string, sessionId: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, ...headers }, body: JSON.stringify(body) });
+}
+
+/** A raw request; resolves with the response (body collected) as soon as it arrives. */
+function raw(url: string, options: { method: string; headers: Record<string, string | number> }, write?: (req: ReturnType<typeof httpRequest>) => void): Promise<{ res: IncomingMessage; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, options, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ res, body }));
+      res.on('error', reject);
+    });
+    req.on('error', () => {}); // the server may cut the upload after answering
+    if (write) write(req);
+    else req.end();
+  });
+}
+
+test('serveNode: JSON and SSE replies over a real socket on 127.0.0.1', async () => {
+  const running = await serveNode(makeHandler());
+  assert.match(running.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  const sessionId = await open(running.url);
+  const res = await call(running.url, sessionId, rpc(1, 'tools/call', { name: 'wait', arguments: { ms: 5 } }));
+  assert.equal(res.status, 200);
+  const messages = await new SseReader(res).restMessages();
+  assert.deepEqual(messages.map((m) => m.method ?? m.id), ['notifications/message', 'notifications/message', 1]);
+  const del = await fetch(running.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+  assert.equal(del.status, 200);
+  assert.equal((await call(running.url, sessionId, rpc(2, 'ping'))).status, 404);
+  const evil = await raw(running.url, { method: 'POST', headers: { host: 'evil.example.com', 'content-type': 'application/json', accept: ACCEPT } }, (req) => req.end(JSON.stringify(initRequest())));
+  assert.equal(evil.res.statusCode, 403);
+  assert.equal(JSON.parse(evil.body).error.code, -32000);
+  await running.close();
+});
+
+test('serveNode: an oversized body is refused with 413 (declared or streamed) before it is read; 1 MiB messages work', async () => {
+  const running = await serveNode(makeHandler({ server: createDemoServer() }));
+  const sessionId = await open(running.url);
+  const big = 'é'.repeat(512 * 1024); // 1 MiB of UTF-8
+  const ok = await call(running.url, sessionId, rpc(1, 'tools/call', { name: 'echo', arguments: { message: big } }));
+  assert.equal(ok.status, 200);
+  assert.equal((await new SseReader(ok).restMessages())[0].result.content[0].text, big);
+
+  const headers = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId };
+  // declared too large: answered before a byte of the body is sent
+  const declared = await raw(running.url, { method: 'POST', headers: { ...headers, 'content-length': 64 * 1024 * 1024 } }, (req) => req.flushHeaders());
+  assert.equal(declared.res.statusCode, 413);
+  assert.equal(declared.res.headers.connection, 'close');
+  assert.equal(JSON.parse(declared.body).error.code, -32600);
+
+  // chunked, no length: cut once the limit is crossed, long before the client stops sending
+  let sent = 0;
+  const streamed = await raw(running.url, { method: 'POST', headers }, (req) => {
+    const chunk = Buffer.alloc(256 * 1024, 0x20);
+    const pump = (): void => {
+      while (sent < 64 * 1024 * 1024 && !req.destroyed) {
+        sent += chunk.length;
+        if (!req.write(chunk)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      req.end();
+    };
+    pump();
+  });
+  assert.equal(streamed.res.statusCode, 413);
+  assert.ok(sent < 64 * 1024 * 1024, `the upload was cut (${sent} bytes sent)`);
+  await running.close();
+});
+
+test('serveNode: a client vanishing mid-stream crashes nothing; the result is replayable', async () => {
+  const errors: Error[] = [];
+  const running = await serveNode(makeHandler({ onError: (e) => errors.push(e) }));
+  const sessionId = await open(running.url);
+  const priming = await new Promise<string>((resolve, reject) => {
+    const req = httpRequest(running.url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId } }, (res) => {
+      res.setEncoding('utf8');
+      res.once('data', (chunk: string) => {
+        req.destroy(); // gone, right after the priming event
+        resolve(/id: (\S+)/.exec(chunk)![1]!);
+      });
+    });
+    req.on('error', () => {});
+    req.end(JSON.stringify(rpc(1, 'tools/call', { name: 'wait', arguments: { ms: 50 } })));
+    setTimeout(() => reject(new Error('no priming event')), 2000).unref();
+  });
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  const resumed = await fetch(running.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': priming } });
+  assert.equal(resumed.status, 200);
+  const messages = await new SseReader(resumed).restMessages();
+  assert.equal(messages.at(-1).result.content[0].text, 'waited 50');
+  assert.deepEqual(errors, []);
+  await running.close();
+});
+
+test('serveNode: request timeouts bound receiving a request, not a long SSE answer', async () => {
+  const running = await serveNode(makeHandler(), { requestTimeoutMs: 150, headersTimeoutMs: 100 });
+  const sessionId = await open(running.url);
+  const res = await call(running.url, sessionId, rpc(1, 'tools/call', { name: 'wait', arguments: { ms: 400 } }));
+  const messages = await new SseReader(res).restMessages(3000);
+  assert.equal(messages.at(-1).result.content[0].text, 'waited 400');
+  await running.close();
+});
+
+test('serveNode: a GET stream without an event store sends its head at once', async () => {
+  const server = smallServer();
+  const running = await serveNode(makeHandler({ server, eventStore: false }));
+  const sessionId = await open(running.url);
+  const res = await fetch(running.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId } });
+  assert.equal(res.status, 200);
+  const sse = new SseReader(res);
+  await server.log('info', 'hello');
+  const event = await sse.next();
+  assert.equal(event.id, '');
+  assert.equal(JSON.parse(event.data).params.data, 'hello');
+  await sse.cancel();
+  await running.close();
+});
+
+test('serveNode: close() ends open streams and frees the port', async () => {
+  const server = smallServer();
+  const running = await serveNode(makeHandler({ server }));
+  const sessionId = await open(running.url);
+  const sse = new SseReader(await fetch(running.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId } }));
+  await sse.next();
+  await running.close();
+  await sse.rest(1000).catch(() => []);
+  assert.equal(server.sessions.size, 0);
+  await assert.rejects(fetch(running.url, { method: 'POST', body: '{}' }));
+});
+
+test('mcpkit demo --http: prints LISTENING first, serves the demo, and test_reconnection polls via GET', async () => {
+  const bin = fileURLToPath(new URL('../../bin/mcpkit.js', import.meta.url));
+  const child = spawn(process.execPath, [bin, 'demo', '--http', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: string) => {
+        stdout += chunk;
+        const nl = stdout.indexOf('\n');
+        if (nl >= 0) resolve(stdout.slice(0, nl));
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
+      setTimeout(() => reject(new Error('no LISTENING line')), 10_000).unref();
+    });
+    const match = /^LISTENING (http:\/\/127\.0\.0\.1:(\d+)\/mcp)$/.exec(line);
+    assert.ok(match, line);
+    const url = match[1]!;
+    const sessionId = await open(url);
+    const posted = await call(url, sessionId, rpc(1, 'tools/call', { name: 'test_reconnection', arguments: {} }), { 'mcp-protocol-version': '2025-11-25' });
+    const events = await new SseReader(posted).rest();
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.data, '');
+    assert.equal(events[0]!.retry, 1000);
+    const resumed = await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': events[0]!.id } });
+    const messages = await new SseReader(resumed).restMessages();
+    assert.equal(messages[0].result.content[0].text, 'Reconnection test completed successfully');
+    const legacy = await fetch(`http://127.0.0.1:${match[2]}/sse`, { headers: { accept: 'text/event-stream' } });
+    const legacyEvents = new SseReader(legacy);
+    assert.equal((await legacyEvents.next()).event, 'endpoint');
+    await legacyEvents.cancel();
+  } finally {
+    child.kill('SIGTERM');
+  }
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 0);
+});

@@ -1,0 +1,279 @@
+/**
+ * The Node.js adapter of the Streamable HTTP handler (`node:http`).
+ *
+ * Design note: no `Request`/`Response` objects and no web streams on this path. The body is
+ * read straight from the `IncomingMessage` with the handler's size limit — reading stops
+ * and 413 is answered as soon as the limit is crossed (the rest of the body is discarded
+ * for a short grace period so the client can read the 413, then the connection closes).
+ * JSON replies are written with one `end()`, with `Content-Length`; SSE replies with
+ * `res.write()` per event. A client that disconnects, or that stops reading until more
+ * than {@link MAX_BUFFERED_BYTES} wait unsent, is reported to the core as gone — it never
+ * throws out of the adapter.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ErrorCode } from '../jsonrpc/types.js';
+import type { StreamableHttpHandler } from './server/handler.js';
+import { errorReply } from './server/replies.js';
+import type { HttpReply, HttpRequest, SseReplyStream, SseSink } from './server/types.js';
+import { bodyTooLarge, MAX_BUFFERED_BYTES } from './server/web.js';
+
+export { MAX_BUFFERED_BYTES };
+
+/** How long the rest of an oversized body is discarded before the connection is cut, in ms. */
+const DISCARD_GRACE_MS = 2000;
+
+const noop = (): void => {};
+
+/** Reads the body of one request; remembers whether it was cut for size. */
+class NodeBody {
+  readonly #req: IncomingMessage;
+  tooLarge = false;
+
+  constructor(req: IncomingMessage) {
+    this.#req = req;
+  }
+
+  readonly read = (maxBytes: number): Promise<string> => {
+    const req = this.#req;
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > maxBytes) {
+      this.tooLarge = true;
+      return Promise.reject(bodyTooLarge(maxBytes));
+    }
+    return new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const cleanup = (): void => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+      };
+      const onData = (chunk: Buffer): void => {
+        size += chunk.length;
+        if (size > maxBytes) {
+          cleanup();
+          this.tooLarge = true;
+          reject(bodyTooLarge(maxBytes));
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = (): void => {
+        cleanup();
+        resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+      };
+      const onError = (error: Error): void => {
+        cleanup();
+        reject(error);
+      };
+      const onClose = (): void => {
+        cleanup();
+        reject(new Error('The client closed the connection before the body was read'));
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      req.on('close', onClose);
+    });
+  };
+}
+
+/** Discards what is left of an oversized body for a short while, then cuts the connection. */
+function discardRest(req: IncomingMessage): void {
+  if (req.complete) return;
+  const timer = setTimeout(() => req.socket.destroy(), DISCARD_GRACE_MS);
+  timer.unref();
+  req.on('end', () => clearTimeout(timer));
+  req.on('close', () => clearTimeout(timer));
+  req.on('error', noop);
+  req.resume();
+}
+
+class NodeSseSink implements SseSink {
+  readonly #res: ServerResponse;
+  readonly #stream: SseReplyStream;
+  #ended = false;
+  #corked = false;
+  /** Something was written (the response head left with it). */
+  wrote = false;
+
+  constructor(res: ServerResponse, stream: SseReplyStream) {
+    this.#res = res;
+    this.#stream = stream;
+    res.on('close', this.#onClose);
+    res.on('error', noop);
+  }
+
+  write(text: string): void {
+    const res = this.#res;
+    if (this.#ended || res.destroyed) return;
+    if (res.writableLength > MAX_BUFFERED_BYTES) {
+      // the client is not reading: drop it; its events stay available for resumption
+      res.destroy();
+      return;
+    }
+    // events written in one tick (a response and the end, say) leave in one packet
+    if (!this.#corked) {
+      this.#corked = true;
+      res.cork();
+      process.nextTick(this.#uncork);
+    }
+    this.wrote = true;
+    res.write(text);
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (!this.#res.destroyed) this.#res.end();
+  }
+
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    this.#res.uncork();
+  };
+
+  readonly #onClose = (): void => {
+    if (!this.#ended) {
+      this.#ended = true;
+      this.#stream.disconnected();
+    }
+  };
+}
+
+function headerLookup(req: IncomingMessage): (name: string) => string | null {
+  const headers = req.headers;
+  return (name) => {
+    const value = headers[name];
+    return value === undefined ? null : typeof value === 'string' ? value : value.join(', ');
+  };
+}
+
+/** Writes a core reply to a Node response. Never throws. */
+function writeReply(res: ServerResponse, reply: HttpReply): void {
+  if (res.destroyed) {
+    reply.stream?.disconnected();
+    return;
+  }
+  try {
+    if (reply.stream === undefined) {
+      const body = reply.body;
+      if (body !== undefined) res.setHeader('content-length', Buffer.byteLength(body));
+      res.writeHead(reply.status, reply.headers);
+      res.end(body);
+      return;
+    }
+    res.writeHead(reply.status, reply.headers);
+    const sink = new NodeSseSink(res, reply.stream);
+    reply.stream.attach(sink);
+    // the head leaves with the first event; without one yet, on its own
+    if (!sink.wrote && !res.destroyed) res.flushHeaders();
+  } catch {
+    reply.stream?.disconnected();
+    res.destroy();
+  }
+}
+
+/** Where the adapter finds the authenticated principal: `req.auth`, as auth middlewares set it. */
+interface AuthenticatedRequest extends IncomingMessage {
+  auth?: unknown;
+}
+
+/**
+ * A `node:http` request listener serving `handler`. Usable with `http.createServer()` and
+ * frameworks that pass Node's objects (Express, Fastify's raw mode). The auth info handed to
+ * MCP handlers is `req.auth` when an auth middleware set it. Never throws; internal
+ * failures become 500 replies (reported through the handler's `onError`).
+ */
+export function toNodeListener(handler: StreamableHttpHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    void serve(handler, req as AuthenticatedRequest, res);
+  };
+}
+
+async function serve(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse): Promise<void> {
+  const body = req.method === 'POST' ? new NodeBody(req) : undefined;
+  const request: HttpRequest = {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    headers: headerLookup(req),
+    body: body?.read,
+    rawHeaders: req.headers,
+  };
+  let reply: HttpReply;
+  try {
+    reply = await handler.handle(request, req.auth === undefined ? undefined : { authInfo: req.auth });
+  } catch {
+    reply = errorReply(500, ErrorCode.InternalError, 'Internal error');
+  }
+  if (body?.tooLarge) {
+    res.shouldKeepAlive = false;
+    discardRest(req);
+  }
+  writeReply(res, reply);
+}
+
+/** Options of {@link serveNode}. */
+export interface ServeNodeOptions {
+  /** TCP port; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Interface to bind. Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** Time allowed to receive a whole request, in ms (Node's `requestTimeout`). Default 30 000. */
+  requestTimeoutMs?: number;
+  /** Time allowed to receive the request headers, in ms (Node's `headersTimeout`). Default 10 000. */
+  headersTimeoutMs?: number;
+  /** Idle time of a kept-alive connection between requests, in ms. Default 5 000. */
+  keepAliveTimeoutMs?: number;
+}
+
+/** A running Node server from {@link serveNode}. */
+export interface NodeServerHandle {
+  readonly server: Server;
+  /** The bound port. */
+  readonly port: number;
+  /** The MCP endpoint's URL (`http://127.0.0.1:PORT/mcp`). */
+  readonly url: string;
+  /** Closes the handler's sessions, then every connection and the listening socket. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `handler` on a new `node:http` server bound to `options.host` (default
+ * `127.0.0.1`). Resolves once listening; rejects when the port cannot be bound. Timeouts on
+ * receiving requests are set (defaults 10 s for headers, 30 s for the whole request); a
+ * long SSE response is not limited by them.
+ */
+export async function serveNode(handler: StreamableHttpHandler, options: ServeNodeOptions = {}): Promise<NodeServerHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const server = createServer(
+    { requestTimeout: Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout), headersTimeout },
+    toNodeListener(handler),
+  );
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    port,
+    url: `http://${urlHost}:${port}${handler.endpoint}`,
+    close: () =>
+      (closing ??= (async () => {
+        await handler.close();
+        const done = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await done;
+      })()),
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Small builders of the replies the Streamable HTTP core sends, shared by its modules.
+ * Runtime-neutral.
+ */
+import { encodeSseEvent } from '../../framing/sse.js';
+import type { RequestId } from '../../jsonrpc/types.js';
+import type { HttpHeaders, HttpPlainReply, HttpStreamReply, SseReplyStream } from './types.js';
+
+/** JSON-RPC error code for transport-level refusals without a more specific code. */
+export const TRANSPORT_ERROR = -32000;
+/** JSON-RPC error code for a session that does not exist (answered with HTTP 404). */
+export const SESSION_NOT_FOUND = -32001;
+
+const NO_HEADERS: HttpHeaders = Object.freeze({});
+
+/** A reply without a body (202, 200 after DELETE). */
+export function emptyReply(status: number, headers: HttpHeaders = NO_HEADERS): HttpPlainReply {
+  return { status, headers };
+}
+
+/** A JSON reply whose body is `body` (already serialized). */
+export function jsonReply(status: number, body: string, sessionId?: string): HttpPlainReply {
+  return {
+    status,
+    headers: sessionId === undefined ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'mcp-session-id': sessionId },
+    body,
+  };
+}
+
+/**
+ * An HTTP error with a JSON-RPC error response as its body: `id` is the refused request's
+ * id when the body was one readable request, else null. `extra` adds headers (`allow`,
+ * `retry-after`).
+ */
+export function errorReply(status: number, code: number, message: string, extra?: Record<string, string>, id: RequestId | null = null): HttpPlainReply {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (extra !== undefined) Object.assign(headers, extra);
+  return { status, headers, body: JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) };
+}
+
+/** A 200 Server-Sent Events reply streaming `stream`. */
+export function sseReply(stream: SseReplyStream, sessionId?: string): HttpStreamReply {
+  const headers: Record<string, string> = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' };
+  if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
+  return { status: 200, headers, stream };
+}
+
+/** The SEP-1699 priming event: an id, the reconnection delay and empty data. */
+export function primingEvent(id: string, retryMs: number): string {
+  return encodeSseEvent({ id, retry: retryMs, data: '' });
+}

@@ -1,0 +1,595 @@
+/**
+ * The server side of one Streamable HTTP session: the {@link Transport} handed to
+ * `McpServer.connect()`, and the routing of every outgoing message to exactly one SSE
+ * stream (2025-03-26 › Streamable HTTP › Multiple Connections, Resumability).
+ *
+ * Design notes:
+ * - Streams are logical and outlive HTTP connections. A POST that carries requests opens
+ *   stream `n` (numbered 1, 2, … per session); the standalone stream of GET is number 0.
+ *   A stream has at most one attached {@link SseConnection} at a time. Event ids are
+ *   `<stream>:<seq>`, so a `Last-Event-ID` names its stream and only that stream's events are
+ *   ever replayed, only within the session it arrived on.
+ * - Routing: a response goes to the stream of the POST that carried its request (looked up
+ *   by id; an error with id null, sent while a POST is being delivered, to that POST);
+ *   other messages go to the stream of their `relatedRequestId` while that request is open,
+ *   else to the standalone stream. A response is never sent on the standalone stream.
+ * - While a stream is open every event is appended to the event store, attached or not: a
+ *   client that vanishes mid-stream (or a stream the server closed, SEP-1699) loses
+ *   nothing, and a request keeps running — a disconnect is not a cancellation. A stream
+ *   whose last response is written to an attached connection is forgotten at once (store
+ *   included; that last event is not even stored), which keeps the store flat under load
+ *   and a plain request free of store traffic; one that completed while detached is
+ *   retained (a few per session) until a `Last-Event-ID` resumption replays it, or the
+ *   session ends. The price: a connection that breaks after the server wrote the final
+ *   response but before the client read it cannot be resumed (the GET gets 400).
+ * - A POST stream completes with its response (for a batch: the response array), or when
+ *   every request it carried was cancelled by the client (no response will follow).
+ * - Cost: an idle session is this object plus, once used, two small maps; streams and
+ *   connections exist only while requests run.
+ */
+import { encodeSseEvent } from '../../framing/sse.js';
+import { LocalError } from '../../jsonrpc/errors.js';
+import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
+import type { Middleware } from '../../protocol/middleware.js';
+import type { ServerSession } from '../../server/server-session.js';
+import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
+import type { EventStore } from './event-store.js';
+import { errorReply, primingEvent, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
+import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
+import type { HttpReply } from './types.js';
+
+/** What a session transport needs from the handler that owns it (one object per handler). */
+export interface TransportHost {
+  /** Where stream events are kept for resumption; `undefined`: no resumability. */
+  readonly store: EventStore | undefined;
+  /** The `retry` field of priming events, in ms. */
+  readonly retryMs: number;
+  /** Reports a problem nobody else hears about. Must not throw. */
+  reportError(error: Error): void;
+  /** The transport closed (DELETE, reaping, server-side close, shutdown). Must not throw. */
+  released(transport: StreamableSessionTransport): void;
+}
+
+/** Something that can close the SSE stream carrying a request (see {@link closeSseStream}). */
+export interface RequestStreamCloser {
+  closeRequestStream(requestId: RequestId): boolean;
+}
+
+/**
+ * The {@link MessageInfo} of every message of one HTTP request: the auth info, the request
+ * headers (`info.request.headers`), and the seam of {@link closeSseStream}.
+ */
+export class HttpMessageInfo implements MessageInfo {
+  readonly authInfo: unknown;
+  readonly headers: Headers | Record<string, string | string[] | undefined> | undefined;
+  readonly #closer: RequestStreamCloser;
+
+  /** @internal created by the HTTP handler per request */
+  constructor(closer: RequestStreamCloser, authInfo: unknown, headers: Headers | Record<string, string | string[] | undefined> | undefined) {
+    this.#closer = closer;
+    this.authInfo = authInfo;
+    this.headers = headers;
+  }
+
+  /** The request details: `request.headers` holds the HTTP request headers. */
+  get request(): { readonly headers?: Headers | Record<string, string | string[] | undefined> } {
+    return this;
+  }
+
+  /** Closes the SSE stream carrying request `requestId` now; see {@link closeSseStream}. */
+  closeSseStream(requestId: RequestId): boolean {
+    return this.#closer.closeRequestStream(requestId);
+  }
+}
+
+/**
+ * Server-initiated disconnect (SEP-1699): closes the SSE stream that carries the request of
+ * `ctx` (a handler's or middleware's context) right away, after its priming event, without
+ * ending the request. The client reconnects after the `retry` delay with GET and
+ * `Last-Event-ID` and receives the rest of the stream there, the response included.
+ *
+ * Returns false, doing nothing, when the request did not arrive over Streamable HTTP, is
+ * answered as JSON, the server keeps no event store (nothing could be resumed), the handler
+ * is stateless, or the stream is not attached to a connection.
+ */
+export function closeSseStream(ctx: { readonly id?: RequestId; readonly info?: MessageInfo }): boolean {
+  const info = ctx.info;
+  return info instanceof HttpMessageInfo && ctx.id !== undefined && info.closeSseStream(ctx.id);
+}
+
+/**
+ * Middleware for SSE polling (SEP-1699): for every incoming request for which `predicate`
+ * holds, closes its SSE stream right after the priming event (see {@link closeSseStream})
+ * and then lets the request run as usual; the client picks up the rest with GET and
+ * `Last-Event-ID`. Register it with `server.use()`. `predicate` must not throw.
+ */
+export function disconnectAfterPriming(predicate: (method: string, params: JSONObject | undefined) => boolean): Middleware {
+  return (next) => (method, params, ctx) => {
+    if (ctx.direction === 'incoming' && ctx.kind === 'request' && predicate(method, params)) closeSseStream(ctx);
+    return next(method, params, ctx);
+  };
+}
+
+const MODE_SSE = 0;
+const MODE_JSON = 1;
+const MODE_STANDALONE = 2;
+
+/** Retained (completed while detached) POST streams per session, oldest dropped first. */
+const MAX_RETAINED_STREAMS = 32;
+/** Replay rounds of a resumption against a store that keeps growing underneath it. */
+const MAX_REPLAY_ROUNDS = 16;
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/** @internal one logical stream of a session */
+class OutStream implements SseConnectionOwner {
+  readonly transport: StreamableSessionTransport;
+  readonly id: number;
+  readonly mode: number;
+  /** Store key, built on first append. */
+  key: string | undefined = undefined;
+  /** Last event sequence number assigned. */
+  seq = 0;
+  /** Last sequence number written to an attached connection. */
+  delivered = 0;
+  /** Requests of the POST not yet answered or cancelled. */
+  pending = 0;
+  /** The POST held invalid batch elements: a response array will come even if all requests are cancelled. */
+  awaitsArray = false;
+  /** Request id(s) of the POST. */
+  ids: RequestId | RequestId[] | undefined = undefined;
+  conn: SseConnection | undefined = undefined;
+  done = false;
+  /** Completed while detached and kept for a resumption. */
+  retained = false;
+  lastAppend: Promise<void> | undefined = undefined;
+  /** JSON mode: the response text, once sent. */
+  body: string | undefined = undefined;
+  /** JSON mode: the response is an error response. */
+  isError = false;
+  /** JSON mode: resolves the POST's reply. */
+  waiter: (() => void) | undefined = undefined;
+
+  constructor(transport: StreamableSessionTransport, id: number, mode: number) {
+    this.transport = transport;
+    this.id = id;
+    this.mode = mode;
+  }
+
+  connectionLost(conn: SseConnection): void {
+    this.transport._lost(this, conn);
+  }
+}
+
+/** Result of a JSON-mode POST, read by the handler once {@link StreamableSessionTransport.whenAnswered} resolves. */
+export interface JsonOutcome {
+  /** The response (or response array) text; undefined when none came (cancelled, session closed). */
+  readonly body: string | undefined;
+  /** The single response is an error response. */
+  readonly isError: boolean;
+}
+
+/**
+ * One session's transport. Created and driven by the Streamable HTTP handler; user code
+ * only sees it as the `Transport` of a `ServerSession`. Methods other than the
+ * {@link Transport} ones are for the handler.
+ */
+export class StreamableSessionTransport implements Transport, RequestStreamCloser {
+  /** The `Mcp-Session-Id`; undefined for a stateless (per-request) transport. */
+  readonly sessionId: string | undefined;
+  /** The server session connected to this transport (set by the handler after connect). */
+  server: ServerSession | undefined = undefined;
+  /** The principal that created the session (`sessionOwner` option), if any. */
+  owner: string | undefined = undefined;
+  /** Time of the last request or disconnect, for idle reaping (ms since epoch). */
+  lastActivity: number;
+  /** SSE connections currently attached to streams of this session. */
+  connections = 0;
+  readonly #host: TransportHost;
+  readonly #resumable: boolean;
+  #receiver: TransportReceiver | undefined = undefined;
+  #closed = false;
+  #streams: Map<number, OutStream> | undefined = undefined;
+  #byRequest: Map<RequestId, OutStream> | undefined = undefined;
+  #standalone: OutStream | undefined = undefined;
+  #nextStream = 1;
+  #retained = 0;
+  #delivering: OutStream | undefined = undefined;
+
+  /**
+   * `sessionId` undefined makes a stateless transport: no event ids, no resumption, and the
+   * transport closes itself once its one POST is answered or its client disconnects.
+   */
+  constructor(host: TransportHost, sessionId: string | undefined) {
+    this.#host = host;
+    this.sessionId = sessionId;
+    this.#resumable = sessionId !== undefined && host.store !== undefined;
+    this.lastActivity = Date.now();
+  }
+
+  /** True once closed. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  // ───────────── Transport ─────────────
+
+  /** Throws LocalError `already_connected` when called twice, `connection_closed` after close. */
+  start(receiver: TransportReceiver): void {
+    if (this.#closed) throw new LocalError('connection_closed', 'The HTTP session is closed');
+    if (this.#receiver !== undefined) throw new LocalError('already_connected', 'Transport already started');
+    this.#receiver = receiver;
+  }
+
+  /**
+   * Routes one message to its stream (see the module note). Resolves at once: delivery to a
+   * slow or vanished client never blocks the session. Rejects with LocalError
+   * `connection_closed` once closed; never throws.
+   */
+  send(message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions): Promise<void> {
+    if (this.#closed) return Promise.reject(new LocalError('connection_closed', 'The HTTP session is closed'));
+    let value: unknown = message;
+    let text: string;
+    try {
+      if (typeof message === 'string') {
+        text = message;
+        value = JSON.parse(message);
+      } else text = JSON.stringify(message);
+    } catch (error) {
+      return Promise.reject(new LocalError('invalid_message', 'The message cannot be encoded as JSON', { cause: error }));
+    }
+    const first = (Array.isArray(value) ? value[0] : value) as { id?: unknown; method?: unknown } | undefined;
+    if (first !== undefined && first !== null && first.method === undefined) this.#routeResponse(value, first, text);
+    else {
+      const related = options?.relatedRequestId;
+      const stream = related === undefined ? undefined : this.#byRequest?.get(related);
+      if (stream !== undefined && stream.mode === MODE_SSE) this.#emit(stream, text);
+      else this.#toStandalone(text);
+    }
+    return RESOLVED;
+  }
+
+  /** Ends every stream and connection, forgets stored events, fires `receiver.closed()`. Idempotent. */
+  close(): Promise<void> {
+    if (this.#closed) return RESOLVED;
+    this.#closed = true;
+    const store = this.#host.store;
+    const streams = this.#streams;
+    if (streams !== undefined) {
+      for (const stream of streams.values()) this.#shut(stream, store);
+      streams.clear();
+    }
+    if (this.#standalone !== undefined) this.#shut(this.#standalone, store);
+    this.#byRequest?.clear();
+    this.connections = 0;
+    this.#host.released(this);
+    this.#receiver?.closed();
+    return RESOLVED;
+  }
+
+  #shut(stream: OutStream, store: EventStore | undefined): void {
+    stream.done = true;
+    if (stream.conn !== undefined) {
+      stream.conn.owner = undefined;
+      stream.conn.end();
+      stream.conn = undefined;
+    }
+    const waiter = stream.waiter;
+    stream.waiter = undefined;
+    waiter?.();
+    if (stream.key !== undefined && store !== undefined) this.#forget(store, stream.key);
+  }
+
+  // ───────────── for the handler ─────────────
+
+  /** True while request `id` is in progress on one of this session's POSTs. */
+  isOpenRequest(id: RequestId): boolean {
+    return this.#byRequest?.has(id) === true;
+  }
+
+  /**
+   * Opens the stream of a POST carrying requests `ids` (`batch`: the body was an array;
+   * `hasInvalid`: it held elements that are not valid messages). In `sse` mode the returned
+   * stream has a connection whose priming event is already written; see {@link replyFor}.
+   */
+  openPost(ids: RequestId[], batch: boolean, hasInvalid: boolean, mode: 'sse' | 'json'): OutStream {
+    const stream = new OutStream(this, this.#nextStream++, mode === 'sse' ? MODE_SSE : MODE_JSON);
+    stream.pending = ids.length;
+    stream.awaitsArray = batch && hasInvalid;
+    stream.ids = batch ? ids : ids[0];
+    const byRequest = (this.#byRequest ??= new Map());
+    for (let i = 0; i < ids.length; i++) byRequest.set(ids[i]!, stream);
+    (this.#streams ??= new Map()).set(stream.id, stream);
+    if (stream.mode === MODE_SSE) {
+      const conn = new SseConnection(stream);
+      stream.conn = conn;
+      this.connections++;
+      if (this.#resumable) conn.write(primingEvent(`${stream.id}:0`, this.#host.retryMs));
+    }
+    return stream;
+  }
+
+  /**
+   * The HTTP reply of an `sse`-mode POST stream from {@link openPost}. Take it before
+   * {@link deliver}: the stream may complete (and let go of its connection) during delivery.
+   */
+  replyFor(stream: OutStream): HttpReply {
+    return sseReply(stream.conn ?? closedConnection(), this.sessionId);
+  }
+
+  /**
+   * Hands one parsed POST body to the session, synchronously. `stream` is the POST's stream
+   * (undefined for notifications and responses only). Client cancellations in the body
+   * complete the streams of the requests they cancel.
+   */
+  deliver(value: unknown, info: MessageInfo, stream: OutStream | undefined): void {
+    if (this.#closed || this.#receiver === undefined) return;
+    this.lastActivity = Date.now();
+    if (this.#byRequest !== undefined && this.#byRequest.size > 0) {
+      if (Array.isArray(value)) for (let i = 0; i < value.length; i++) this.#noteCancel(value[i]);
+      else this.#noteCancel(value);
+    }
+    const previous = this.#delivering;
+    this.#delivering = stream;
+    try {
+      this.#receiver.message(value, info);
+    } catch (error) {
+      this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      this.#delivering = previous;
+    }
+  }
+
+  /** Resolves once the JSON-mode POST stream `stream` is answered (or the session closed). */
+  whenAnswered(stream: OutStream): Promise<JsonOutcome> {
+    if (stream.done) return Promise.resolve(stream);
+    return new Promise((resolve) => {
+      stream.waiter = () => resolve(stream);
+    });
+  }
+
+  /**
+   * GET without `Last-Event-ID`: opens the standalone stream, first replaying what was
+   * queued for it while no GET was open. 409 while another GET holds it.
+   */
+  openStandalone(): Promise<HttpReply> | HttpReply {
+    if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
+    const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
+    if (stream.conn !== undefined) return errorReply(409, TRANSPORT_ERROR, 'Conflict: an SSE stream is already open for this session');
+    this.lastActivity = Date.now();
+    return this.#attachResumed(stream, stream.delivered);
+  }
+
+  /**
+   * GET with `Last-Event-ID`: replays the named stream's events after that id and, when the
+   * stream is still open, continues it on this connection (replacing an older one). 400 for
+   * an id that names no stream of this session.
+   */
+  resume(lastEventId: string): Promise<HttpReply> | HttpReply {
+    if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
+    const match = /^(\d{1,9}):(\d{1,15})$/.exec(lastEventId.trim());
+    const streamId = match === null ? -1 : Number(match[1]);
+    const stream = streamId === 0 ? (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE)) : this.#streams?.get(streamId);
+    if (!this.#resumable || stream === undefined || stream.mode === MODE_JSON) {
+      return errorReply(400, TRANSPORT_ERROR, 'Bad Request: Last-Event-ID does not name a resumable stream of this session');
+    }
+    this.lastActivity = Date.now();
+    return this.#attachResumed(stream, Number(match![2]));
+  }
+
+  /** Closes the SSE connection of the stream carrying request `requestId` (SEP-1699); see {@link closeSseStream}. */
+  closeRequestStream(requestId: RequestId): boolean {
+    const stream = this.#byRequest?.get(requestId);
+    if (stream === undefined || stream.mode !== MODE_SSE || stream.conn === undefined || !this.#resumable) return false;
+    this.#detach(stream);
+    return true;
+  }
+
+  /** True when no connection is attached and nothing happened for `idleMs`. */
+  isIdle(now: number, idleMs: number): boolean {
+    return this.connections === 0 && now - this.lastActivity >= idleMs;
+  }
+
+  /** @internal the client of `conn` went away */
+  _lost(stream: OutStream, conn: SseConnection): void {
+    if (stream.conn !== conn) return;
+    stream.conn = undefined;
+    this.connections--;
+    this.lastActivity = Date.now();
+    // A stateless request cannot be resumed: nobody is left to receive its result.
+    if (this.sessionId === undefined) void this.close();
+  }
+
+  // ───────────── routing ─────────────
+
+  #routeResponse(value: unknown, first: { id?: unknown }, text: string): void {
+    let stream: OutStream | undefined;
+    const byRequest = this.#byRequest;
+    if (Array.isArray(value)) {
+      if (byRequest !== undefined) {
+        for (let i = 0; i < value.length && stream === undefined; i++) {
+          const id = (value[i] as { id?: unknown } | null)?.id;
+          if (typeof id === 'string' || typeof id === 'number') stream = byRequest.get(id);
+        }
+      }
+    } else {
+      const id = first.id;
+      if (typeof id === 'string' || typeof id === 'number') stream = byRequest?.get(id);
+    }
+    stream ??= this.#delivering;
+    if (stream === undefined || stream.done) {
+      this.#host.reportError(new LocalError('invalid_message', `No open HTTP request for the response ${text.length > 200 ? text.slice(0, 200) + '…' : text}`));
+      return;
+    }
+    if (stream.mode === MODE_JSON) {
+      stream.body = text;
+      stream.isError = !Array.isArray(value) && (value as { error?: unknown }).error !== undefined;
+    } else if (stream.conn !== undefined) {
+      // the last event, written to a live connection: the stream is forgotten right after,
+      // so it is not stored (it gets its sequence number all the same)
+      stream.conn.write(this.#resumable ? encodeSseEvent({ id: `${stream.id}:${++stream.seq}`, data: text }) : encodeSseEvent({ data: text }));
+    } else this.#emit(stream, text);
+    this.#complete(stream);
+  }
+
+  #noteCancel(message: unknown): void {
+    const m = message as { method?: unknown; params?: { requestId?: unknown } } | null;
+    if (m === null || typeof m !== 'object' || m.method !== 'notifications/cancelled') return;
+    const target = m.params?.requestId;
+    if (typeof target !== 'string' && typeof target !== 'number') return;
+    const stream = this.#byRequest!.get(target);
+    if (stream === undefined) return;
+    this.#byRequest!.delete(target);
+    if (--stream.pending <= 0 && !stream.awaitsArray) this.#complete(stream);
+  }
+
+  #toStandalone(text: string): void {
+    if (this.sessionId === undefined) return; // stateless: no GET stream exists
+    const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
+    this.#emit(stream, text);
+  }
+
+  #emit(stream: OutStream, text: string): void {
+    if (this.#resumable) {
+      const seq = ++stream.seq;
+      const store = this.#host.store!;
+      const key = (stream.key ??= `${this.sessionId}/${stream.id}`);
+      try {
+        const pending = store.append(key, seq, text);
+        if (isPromise(pending)) stream.lastAppend = pending.then(undefined, (error) => this.#host.reportError(asError(error)));
+      } catch (error) {
+        this.#host.reportError(asError(error));
+      }
+      if (stream.conn !== undefined) {
+        stream.conn.write(encodeSseEvent({ id: `${stream.id}:${seq}`, data: text }));
+        stream.delivered = seq;
+      }
+    } else if (stream.conn !== undefined) stream.conn.write(encodeSseEvent({ data: text }));
+  }
+
+  /** The POST stream got its response(s), or all its requests were cancelled. */
+  #complete(stream: OutStream): void {
+    if (stream.done) return;
+    stream.done = true;
+    const byRequest = this.#byRequest!;
+    const ids = stream.ids;
+    if (Array.isArray(ids)) {
+      for (let i = 0; i < ids.length; i++) if (byRequest.get(ids[i]!) === stream) byRequest.delete(ids[i]!);
+    } else if (ids !== undefined && byRequest.get(ids) === stream) byRequest.delete(ids);
+    if (stream.mode === MODE_JSON) {
+      this.#streams!.delete(stream.id);
+      const waiter = stream.waiter;
+      stream.waiter = undefined;
+      waiter?.();
+    } else if (stream.conn !== undefined) {
+      // written to a live connection: nothing left to resume
+      stream.conn.owner = undefined;
+      stream.conn.end();
+      stream.conn = undefined;
+      this.connections--;
+      this.#drop(stream);
+    } else if (!this.#resumable) {
+      this.#streams!.delete(stream.id);
+    } else {
+      this.#retain(stream);
+    }
+    if (this.sessionId === undefined) queueMicrotask(() => void this.close());
+  }
+
+  #retain(stream: OutStream): void {
+    stream.retained = true;
+    if (++this.#retained <= MAX_RETAINED_STREAMS) return;
+    for (const old of this.#streams!.values()) {
+      if (old.done && old !== stream) {
+        this.#drop(old);
+        return;
+      }
+    }
+  }
+
+  /** Forgets a completed POST stream and its stored events. */
+  #drop(stream: OutStream): void {
+    this.#streams!.delete(stream.id);
+    if (stream.retained) {
+      stream.retained = false;
+      this.#retained--;
+    }
+    if (stream.key !== undefined) this.#forget(this.#host.store!, stream.key);
+  }
+
+  #forget(store: EventStore, key: string): void {
+    try {
+      const pending = store.delete(key);
+      if (isPromise(pending)) pending.then(undefined, (error) => this.#host.reportError(asError(error)));
+    } catch (error) {
+      this.#host.reportError(asError(error));
+    }
+  }
+
+  #detach(stream: OutStream): void {
+    const conn = stream.conn!;
+    stream.conn = undefined;
+    conn.owner = undefined;
+    conn.end();
+    this.connections--;
+    this.lastActivity = Date.now();
+  }
+
+  /** Replays `stream` after `afterSeq` onto a new connection, then attaches it (or ends it when the stream is complete). */
+  async #attachResumed(stream: OutStream, afterSeq: number): Promise<HttpReply> {
+    const conn = new SseConnection();
+    const store = this.#host.store;
+    let last = afterSeq;
+    if (this.#resumable) {
+      conn.write(primingEvent(`${stream.id}:${afterSeq}`, this.#host.retryMs));
+      for (let round = 0; round < MAX_REPLAY_ROUNDS && last < stream.seq && stream.key !== undefined; round++) {
+        // Synchronous stores never reach an await here, so nothing can interleave.
+        if (stream.lastAppend !== undefined) await stream.lastAppend;
+        let events;
+        try {
+          const replayed = store!.replay(stream.key, last);
+          events = isPromise(replayed) ? await replayed : replayed;
+        } catch (error) {
+          this.#host.reportError(asError(error));
+          break;
+        }
+        const before = last;
+        for (let i = 0; i < events.length; i++) {
+          const event = events[i]!;
+          if (event.seq <= last) continue;
+          conn.write(encodeSseEvent({ id: `${stream.id}:${event.seq}`, data: event.data }));
+          last = event.seq;
+        }
+        if (last === before) break; // the store no longer has them
+      }
+    }
+    if (this.#closed || stream.done) {
+      conn.end();
+      if (!this.#closed && stream.mode === MODE_SSE) this.#drop(stream);
+      return sseReply(conn, this.sessionId);
+    }
+    if (stream.conn !== undefined) this.#detach(stream);
+    stream.conn = conn;
+    conn.owner = stream;
+    stream.delivered = last;
+    this.connections++;
+    return sseReply(conn, this.sessionId);
+  }
+}
+
+function closedConnection(): SseConnection {
+  const conn = new SseConnection();
+  conn.end();
+  return conn;
+}
+
+function isPromise<T>(value: T | Promise<T> | void): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** A session's logical SSE stream, as the handler holds it between `openPost` and its reply. Opaque outside this module. */
+export type { OutStream };

@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createDemoServer } from '../../demo/server.js';
+import { del, errorCode, get, initRequest, makeHandler, note, post, rpc, SseReader, smallServer } from './harness.test.helper.js';
+
+test('stateless: initialize is answered without a session id; GET and DELETE are 405', async () => {
+  const server = smallServer();
+  const handler = makeHandler({ server, stateless: true });
+  const init = await post(handler, initRequest());
+  assert.equal(init.status, 200);
+  assert.equal(init.headers.get('mcp-session-id'), null);
+  assert.equal(((await init.json()) as any).result.protocolVersion, '2025-11-25');
+  const getRes = await get(handler, undefined);
+  assert.equal(getRes.status, 405);
+  assert.equal(getRes.headers.get('allow'), 'POST');
+  assert.equal((await del(handler, undefined)).status, 405);
+  assert.equal(handler.sessionCount, 0);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(server.sessions.size, 0, 'the throwaway server session is closed');
+  await handler.close();
+});
+
+test('stateless: each POST is served by a fresh session at the header\'s revision', async () => {
+  const server = smallServer();
+  const handler = makeHandler({ server, stateless: true });
+  const res = await post(handler, rpc(1, 'tools/call', { name: 'wait', arguments: { ms: 5 } }), { protocolVersion: '2025-06-18' });
+  assert.equal(res.status, 200);
+  const events = await new SseReader(res).rest();
+  assert.ok(events.every((e) => e.id === ''), 'no event ids: nothing can be resumed');
+  const messages = events.map((e) => JSON.parse(e.data));
+  assert.deepEqual(messages.map((m) => m.method ?? m.id), ['notifications/message', 'notifications/message', 1]);
+  assert.equal(messages[2].result.content[0].text, 'waited 5');
+  // a session id sent by the client is ignored
+  const withId = await post(handler, rpc(2, 'ping'), { sessionId: 'whatever', protocolVersion: '2025-11-25' });
+  assert.equal(withId.status, 200);
+  await new SseReader(withId).rest();
+  const note202 = await post(handler, note('notifications/initialized'));
+  assert.equal(note202.status, 202);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(server.sessions.size, 0);
+  await handler.close();
+});
+
+test('stateless: unsupported version 400; batches follow the header revision', async () => {
+  const handler = makeHandler({ server: createDemoServer(), stateless: true, responseMode: 'json' });
+  const bad = await post(handler, rpc(1, 'ping'), { protocolVersion: '2030-01-01' });
+  assert.equal(bad.status, 400);
+  const refused = await post(handler, [rpc(1, 'ping'), rpc(2, 'ping')], { protocolVersion: '2025-06-18' });
+  assert.equal(refused.status, 400);
+  assert.equal(await errorCode(refused), -32600);
+  const accepted = await post(handler, [rpc(1, 'ping'), rpc(2, 'tools/list')]); // no header: 2025-03-26
+  assert.equal(accepted.status, 200);
+  const body = (await accepted.json()) as any[];
+  assert.deepEqual(body.map((m) => m.id).sort(), [1, 2]);
+  await handler.close();
+});
+
+test('stateless: a client that disconnects ends the request', async () => {
+  const server = smallServer();
+  let aborted = false;
+  server.registerTool('long', { description: 'runs until cancelled', inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    aborted = true;
+    return { content: [] };
+  });
+  const handler = makeHandler({ server, stateless: true });
+  const res = await post(handler, rpc(1, 'tools/call', { name: 'long', arguments: {} }), { protocolVersion: '2025-11-25' });
+  await res.body!.cancel();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(aborted, true);
+  assert.equal(server.sessions.size, 0);
+  await handler.close();
+});

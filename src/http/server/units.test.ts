@@ -1,0 +1,132 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { InMemoryEventStore } from './event-store.js';
+import { RequestGuard } from './request-guard.js';
+import { SseConnection } from './sse-connection.js';
+import type { SseSink } from './types.js';
+
+test('InMemoryEventStore: replays after a sequence number, per stream, in order', () => {
+  const store = new InMemoryEventStore();
+  for (let i = 1; i <= 5; i++) store.append('s/1', i, `a${i}`);
+  store.append('s/2', 1, 'b1');
+  assert.deepEqual(store.replay('s/1', 3), [{ seq: 4, data: 'a4' }, { seq: 5, data: 'a5' }]);
+  assert.deepEqual(store.replay('s/1', 0).map((e) => e.data), ['a1', 'a2', 'a3', 'a4', 'a5']);
+  assert.deepEqual(store.replay('s/1', 5), []);
+  assert.deepEqual(store.replay('s/2', 0), [{ seq: 1, data: 'b1' }]);
+  assert.deepEqual(store.replay('unknown', 0), []);
+  store.delete('s/1');
+  assert.deepEqual(store.replay('s/1', 0), []);
+  assert.equal(store.streamCount, 1);
+  assert.equal(store.totalChars, 2);
+});
+
+test('InMemoryEventStore: bounded per stream, in total characters and in streams', () => {
+  const perStream = new InMemoryEventStore({ maxEventsPerStream: 3 });
+  for (let i = 1; i <= 10; i++) perStream.append('s', i, 'x');
+  assert.deepEqual(perStream.replay('s', 0).map((e) => e.seq), [8, 9, 10]);
+  assert.equal(perStream.totalChars, 3);
+
+  const chars = new InMemoryEventStore({ maxTotalChars: 10 });
+  chars.append('old', 1, '12345');
+  chars.append('mid', 1, '1234');
+  chars.append('new', 1, '123');
+  assert.deepEqual(chars.replay('old', 0), [], 'the oldest stream is evicted first');
+  assert.equal(chars.replay('mid', 0).length, 1);
+  assert.equal(chars.totalChars, 7);
+  chars.append('huge', 1, 'a'.repeat(8));
+  chars.append('huge', 2, 'b'.repeat(8));
+  assert.equal(chars.streamCount, 1);
+  assert.deepEqual(chars.replay('huge', 0).map((e) => e.seq), [2], 'a single stream over the bound keeps its newest event');
+  assert.ok(chars.totalChars <= 10);
+
+  const streams = new InMemoryEventStore({ maxStreams: 2 });
+  streams.append('a', 1, 'x');
+  streams.append('b', 1, 'x');
+  streams.append('c', 1, 'x');
+  assert.equal(streams.streamCount, 2);
+  assert.deepEqual(streams.replay('a', 0), []);
+  assert.throws(() => new InMemoryEventStore({ maxStreams: 0 }), RangeError);
+});
+
+test('RequestGuard: host names with and without ports, IPv6, case', () => {
+  const guard = new RequestGuard();
+  for (const host of ['localhost', 'localhost:1', 'LocalHost:65535', '127.0.0.1:3000', '[::1]', '[::1]:8080']) assert.ok(guard.hostAllowed(host), host);
+  for (const host of [null, '', 'localhost.evil.com', 'evil.com:80', '127.0.0.2', '[::2]:80', '0.0.0.0']) assert.ok(!guard.hostAllowed(host), String(host));
+  const exact = new RequestGuard(['api.example.com:8443', 'Plain.Example.com'], []);
+  assert.ok(exact.hostAllowed('api.example.com:8443'));
+  assert.ok(!exact.hostAllowed('api.example.com'));
+  assert.ok(exact.hostAllowed('plain.example.com:1234'));
+  assert.ok(new RequestGuard('*').hostAllowed(null));
+});
+
+test('RequestGuard: origins', () => {
+  const guard = new RequestGuard();
+  assert.ok(guard.originAllowed(null), 'no Origin header: not a browser');
+  for (const origin of ['http://localhost:5173', 'https://127.0.0.1', 'http://[::1]:3000', 'HTTP://LOCALHOST']) assert.ok(guard.originAllowed(origin), origin);
+  for (const origin of ['null', 'http://evil.com', 'file://', 'chrome-extension://abc', 'not a url', 'http://localhost.evil.com']) assert.ok(!guard.originAllowed(origin), origin);
+  const listed = new RequestGuard(undefined, ['https://app.example.com', 'https://other.example.com:8443', 'null']);
+  assert.ok(listed.originAllowed('https://app.example.com'));
+  assert.ok(listed.originAllowed('https://app.example.com:443'), 'default port normalized');
+  assert.ok(!listed.originAllowed('http://app.example.com'));
+  assert.ok(listed.originAllowed('https://other.example.com:8443'));
+  assert.ok(!listed.originAllowed('https://other.example.com'));
+  assert.ok(listed.originAllowed('null'));
+  assert.ok(!listed.originAllowed('http://localhost'), 'a list replaces the defaults');
+});
+
+class Recorder implements SseSink {
+  text = '';
+  ended = 0;
+  write(text: string): void {
+    this.text += text;
+  }
+  end(): void {
+    this.ended++;
+  }
+}
+
+test('SseConnection: buffers until attached, then writes through; end after buffer', () => {
+  const conn = new SseConnection();
+  conn.write('a');
+  conn.write('b');
+  const sink = new Recorder();
+  conn.attach(sink);
+  assert.equal(sink.text, 'ab');
+  conn.write('c');
+  assert.equal(sink.text, 'abc');
+  conn.end();
+  conn.end();
+  conn.write('d');
+  assert.equal(sink.text, 'abc');
+  assert.equal(sink.ended, 1);
+  assert.equal(conn.open, false);
+  assert.throws(() => conn.attach(new Recorder()));
+
+  const early = new SseConnection();
+  early.write('x');
+  early.end();
+  const later = new Recorder();
+  early.attach(later);
+  assert.deepEqual([later.text, later.ended], ['x', 1]);
+});
+
+test('SseConnection: a disconnect tells the owner once; never after the core ended it', () => {
+  const lost: SseConnection[] = [];
+  const owner = { connectionLost: (c: SseConnection) => lost.push(c) };
+  const conn = new SseConnection(owner);
+  conn.attach(new Recorder());
+  conn.disconnected();
+  conn.disconnected();
+  assert.deepEqual(lost, [conn]);
+  conn.write('ignored');
+  const ended = new SseConnection(owner);
+  ended.end();
+  ended.disconnected();
+  assert.equal(lost.length, 1);
+  const gone = new SseConnection();
+  gone.write('x');
+  gone.disconnected();
+  const sink = new Recorder();
+  gone.attach(sink);
+  assert.deepEqual([sink.text, sink.ended], ['', 1]);
+});
