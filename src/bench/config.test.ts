@@ -31,6 +31,22 @@ test('--only and BENCH_ONLY select servers, the flag winning', () => {
   assert.throws(() => parseConfig(['--only='], {}), /at least one/);
 });
 
+test('--section and BENCH_SECTION pick sections, in run order, the flag winning', () => {
+  assert.deepEqual(parseConfig([], {}).sections, ['stdio', 'http']);
+  assert.deepEqual(parseConfig(['--section=http'], {}).sections, ['http']);
+  assert.deepEqual(parseConfig(['--section=http,stdio'], {}).sections, ['stdio', 'http']);
+  assert.deepEqual(parseConfig(['--section=stdio'], { BENCH_SECTION: 'http' }).sections, ['stdio']);
+  assert.deepEqual(parseConfig([], { BENCH_SECTION: 'http' }).sections, ['http']);
+  assert.throws(() => parseConfig(['--section=grpc'], {}), /unknown section "grpc"/);
+  assert.throws(() => parseConfig(['--section='], {}), /at least one/);
+});
+
+test('BENCH_SESSIONS sets the idle-session count', () => {
+  assert.equal(parseConfig([], {}).sessions, 1000);
+  assert.equal(parseConfig(['--quick'], { BENCH_SESSIONS: '50' }).sessions, 50);
+  assert.throws(() => parseConfig([], { BENCH_SESSIONS: '-1' }), /BENCH_SESSIONS/);
+});
+
 test('malformed values and unknown options are refused', () => {
   assert.throws(() => parseConfig([], { BENCH_CALLS: '0' }), /BENCH_CALLS must be a positive integer/);
   assert.throws(() => parseConfig([], { BENCH_REPS: '2.5' }), /BENCH_REPS/);

@@ -1,9 +1,16 @@
 /**
  * Benchmark settings from the command line and environment (`src/bench/run.ts`).
  *
- * Defaults give a full run (5 repetitions × 20k calls per scenario); `--quick` shrinks
- * every count for a smoke run; `BENCH_*` environment variables override either.
+ * Defaults give a full run (5 repetitions × 20k calls per scenario, both sections);
+ * `--quick` shrinks every count for a smoke run; `BENCH_*` environment variables
+ * override either.
  */
+
+/** A part of the benchmark that can run on its own. */
+export type BenchSection = 'stdio' | 'http';
+
+/** Every section, in the order they run. */
+export const SECTIONS: readonly BenchSection[] = ['stdio', 'http'];
 
 /** Everything a benchmark run is parameterized by. All counts are positive integers. */
 export interface BenchConfig {
@@ -13,8 +20,10 @@ export interface BenchConfig {
   readonly reps: number;
   /** Cold-start trials per server. */
   readonly coldStarts: number;
-  /** Calls at 32 in flight between the two RSS samples of the memory check. */
+  /** Calls at 32 in flight between the two memory samples of the memory check. */
   readonly memoryCalls: number;
+  /** Idle HTTP sessions opened for the memory-per-session measurement. */
+  readonly sessions: number;
   /** Untimed calls at 32 in flight before timing (and before the first RSS sample). */
   readonly warmupCalls: number;
   /** Cap on any single run or server start, in milliseconds. */
@@ -25,19 +34,23 @@ export interface BenchConfig {
   readonly quick: boolean;
   /** Server names to bench (`--only=a,b` or `BENCH_ONLY`), or `null` for all. */
   readonly only: readonly string[] | null;
+  /** Sections to run (`--section=stdio|http` or `BENCH_SECTION`), in {@link SECTIONS} order. */
+  readonly sections: readonly BenchSection[];
   /** True for `--help`. */
   readonly help: boolean;
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http]
 
-Benchmarks stdio MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool.
-Writes bench-results/stdio.json.
+Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
+over stdio and over Streamable HTTP (JSON and SSE response modes).
+Writes bench-results/stdio.json and bench-results/http.json.
 
 Options:
   --quick            small counts for a smoke run
   --only=a,b         bench only these servers
+  --section=s        run only this section: stdio or http (default: both)
   --help             this text
 
 Environment (overrides the defaults and --quick):
@@ -45,10 +58,12 @@ Environment (overrides the defaults and --quick):
   BENCH_REPS          interleaved repetitions       (default 5, quick 2)
   BENCH_COLD_STARTS   cold-start trials per server  (default 10, quick 3)
   BENCH_MEMORY_CALLS  calls in the memory check     (default 100000, quick 10000)
+  BENCH_SESSIONS      idle HTTP sessions opened     (default 1000, quick 1000)
   BENCH_WARMUP        warm-up calls                 (default 2000, quick 500)
   BENCH_TIMEOUT_S     cap per run / server start    (default 300)
   BENCH_DEADLINE_S    cap on the whole benchmark    (default 1800)
-  BENCH_ONLY          same as --only`;
+  BENCH_ONLY          same as --only
+  BENCH_SECTION       same as --section`;
 
 function positiveInt(env: Readonly<Record<string, string | undefined>>, key: string, fallback: number): number {
   const raw = env[key];
@@ -58,13 +73,21 @@ function positiveInt(env: Readonly<Record<string, string | undefined>>, key: str
   return n;
 }
 
-function nameList(raw: string): string[] {
+function nameList(raw: string, what = '--only / BENCH_ONLY'): string[] {
   const names = raw
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
-  if (names.length === 0) throw new Error('--only / BENCH_ONLY needs at least one server name');
+  if (names.length === 0) throw new Error(`${what} needs at least one name`);
   return names;
+}
+
+function sectionList(raw: string): BenchSection[] {
+  const wanted = nameList(raw, '--section / BENCH_SECTION');
+  for (const name of wanted) {
+    if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`unknown section ${JSON.stringify(name)}; known: ${SECTIONS.join(', ')}`);
+  }
+  return SECTIONS.filter((s) => wanted.includes(s));
 }
 
 /**
@@ -75,10 +98,12 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   let quick = false;
   let help = false;
   let only: string[] | null = env['BENCH_ONLY'] ? nameList(env['BENCH_ONLY']) : null;
+  let sections: readonly BenchSection[] = env['BENCH_SECTION'] ? sectionList(env['BENCH_SECTION']) : SECTIONS;
   for (const arg of argv) {
     if (arg === '--quick') quick = true;
     else if (arg === '--help' || arg === '-h') help = true;
     else if (arg.startsWith('--only=')) only = nameList(arg.slice('--only='.length));
+    else if (arg.startsWith('--section=')) sections = sectionList(arg.slice('--section='.length));
     else throw new Error(`unknown option ${JSON.stringify(arg)} (see --help)`);
   }
   return {
@@ -86,11 +111,13 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     reps: positiveInt(env, 'BENCH_REPS', quick ? 2 : 5),
     coldStarts: positiveInt(env, 'BENCH_COLD_STARTS', quick ? 3 : 10),
     memoryCalls: positiveInt(env, 'BENCH_MEMORY_CALLS', quick ? 10000 : 100000),
+    sessions: positiveInt(env, 'BENCH_SESSIONS', 1000),
     warmupCalls: positiveInt(env, 'BENCH_WARMUP', quick ? 500 : 2000),
     timeoutMs: positiveInt(env, 'BENCH_TIMEOUT_S', 300) * 1000,
     deadlineMs: positiveInt(env, 'BENCH_DEADLINE_S', 1800) * 1000,
     quick,
     only,
+    sections,
     help,
   };
 }

@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: the stdio benchmark of mcpkit against the official SDK v1 and a bare
+ * `npm run bench`: the benchmark of mcpkit against the official SDK v1 and a bare
  * hand-written server, all exposing one `echo` tool, all driven by the same raw
- * JSON-RPC driver (`driver.ts`).
+ * JSON-RPC drivers. This file holds the stdio section (driver: `driver.ts`) and runs
+ * the sections `--section` selects; the Streamable HTTP section lives in
+ * `http-bench.ts`.
  *
  * Design note: the servers are plain data ({@link SERVERS}); each phase walks them in
  * an order that alternates between repetitions (A B C, then C B A, ...) so slow drift of
@@ -28,6 +30,7 @@ import { parseConfig, USAGE } from './config.js';
 import type { BenchConfig } from './config.js';
 import { PROTOCOL_VERSION, StdioDriver } from './driver.js';
 import type { RunResult, ServerSpec } from './driver.js';
+import { runHttpBench } from './http-bench.js';
 import { formatNumber, formatRatio, formatTable, median, medianRatio } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -291,6 +294,15 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  let code = 0;
+  if (config.sections.includes('stdio')) code = Math.max(code, await runStdio(config));
+  if (config.sections.includes('stdio') && config.sections.includes('http')) console.log('');
+  if (config.sections.includes('http')) code = Math.max(code, await runHttpBench(config));
+  return code;
+}
+
+/** The stdio section. Resolves with the exit status it asks for (0, or 1 on problems). */
+async function runStdio(config: BenchConfig): Promise<number> {
   const known = new Set(SERVERS.map((e) => e.spec.name));
   for (const name of config.only ?? []) if (!known.has(name)) throw new Error(`unknown server ${JSON.stringify(name)}; known: ${[...known].join(', ')}`);
   const entries = SERVERS.filter((e) => config.only === null || config.only.includes(e.spec.name));
@@ -443,6 +455,8 @@ async function main(): Promise<number> {
   writeFileSync(RESULTS_FILE, JSON.stringify(report, null, 2) + '\n');
   console.log(`\nresults written to ${RESULTS_FILE}`);
 
+  process.off('SIGINT', stopOnSignal);
+  process.off('SIGTERM', stopOnSignal);
   return failing.length > 0 || truncated ? 1 : 0;
 }
 

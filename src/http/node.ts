@@ -127,10 +127,20 @@ class NodeSseSink implements SseSink {
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    if (!this.#res.destroyed) this.#res.end();
+    const res = this.#res;
+    if (res.destroyed) return;
+    // Release what is corked before ending: on Node 22 `end()` on a corked response sends
+    // the chunked terminator ahead of the corked chunks. The pending nextTick uncork then
+    // finds #corked false and leaves the (possibly reused) socket alone.
+    if (this.#corked) {
+      this.#corked = false;
+      res.uncork();
+    }
+    res.end();
   }
 
   readonly #uncork = (): void => {
+    if (!this.#corked) return;
     this.#corked = false;
     this.#res.uncork();
   };

@@ -1,0 +1,669 @@
+/**
+ * A deliberately cheap raw client that drives one Streamable HTTP MCP server process,
+ * for the HTTP section of the benchmark (`src/bench/http-bench.ts`).
+ *
+ * Design note: like the stdio driver (`driver.ts`), it must cost the same against
+ * every server and as little as possible, so it uses no SDK and no schemas. It speaks
+ * HTTP/1.1 through `node:http` with a keep-alive `Agent` whose `maxSockets` equals the
+ * number of requests kept in flight (one fresh agent per run, destroyed after it, so
+ * no run inherits idle sockets the server may be closing). Request bodies are
+ * serialized to `Buffer`s before the clock starts and sent with one shared headers
+ * object (`Content-Length` comes from `end(buffer)`). A response is classified by its
+ * `Content-Type`: an `application/json` body is the message; a `text/event-stream`
+ * body is split into events and, when it holds exactly one data payload, that payload
+ * is the message. The message is only scanned for its `"id":` (which must be the id
+ * sent on that exchange) and for `"error"` / `"isError":true` markers; a full
+ * `JSON.parse` happens on slow paths (several events, anything unexpected) and on a
+ * sparse sample, whose echoed text is checked. Server CPU comes from
+ * `/proc/<pid>/stat`, RSS from `/proc/<pid>/status` (Linux only, else `null`), and
+ * heap figures after a forced GC from the bench-only hook of `servers/http-harness.ts`
+ * (SIGUSR2 → one `BENCH_GC {…}` line on stderr).
+ *
+ * The server process is spawned with `shell: false`, must print
+ * `LISTENING http://HOST:PORT/PATH` as its first stdout line and should exit when its
+ * stdin ends.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { checkEchoResponse, ECHO_MESSAGE, PROTOCOL_VERSION, readCpuUs, readPeakRssKb, readRssKb, scanResponseId } from './driver.js';
+import type { RunResult, ServerSpec } from './driver.js';
+import { GC_REPORT_PREFIX, LISTENING_PREFIX } from './servers/http-harness.js';
+import type { GcReport, ResponseMode } from './servers/http-harness.js';
+
+/** What one timed batch of `tools/call echo` requests over HTTP measured. */
+export interface HttpRunResult extends RunResult {
+  /** Responses that came as `application/json` bodies. */
+  readonly jsonResponses: number;
+  /** Responses that came as `text/event-stream` bodies. */
+  readonly sseResponses: number;
+}
+
+/** Options for {@link HttpDriver.start}. */
+export interface HttpStartOptions {
+  /** Give up (and kill the child) when no `LISTENING` line came within this time. */
+  readonly timeoutMs: number;
+}
+
+/** A response body reduced to what the driver needs. */
+interface Exchange {
+  readonly status: number;
+  readonly kind: ResponseMode | null;
+  readonly contentType: string;
+  readonly sessionId: string | null;
+  readonly body: string;
+}
+
+const ACCEPT = 'application/json, text/event-stream';
+const REQUEST_PREFIX = '{"jsonrpc":"2.0","id":';
+const REQUEST_SUFFIX = ',"method":"tools/call","params":{"name":"echo","arguments":{"message":' + JSON.stringify(ECHO_MESSAGE) + '}}}';
+const INITIALIZED = Buffer.from('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+/** Every 1024th response is parsed in full and its echoed text compared. */
+const SAMPLE_MASK = 1023;
+const STDERR_TAIL_CHARS = 4096;
+const INIT_ID = 0;
+
+/**
+ * Builds the request bodies for ids `firstId .. firstId+count-1` as `Buffer`s. Called
+ * before a timed run so that serialization stays out of the measurement.
+ */
+export function buildEchoBodies(firstId: number, count: number): Buffer[] {
+  const bodies = new Array<Buffer>(count);
+  for (let i = 0; i < count; i++) bodies[i] = Buffer.from(REQUEST_PREFIX + (firstId + i) + REQUEST_SUFFIX);
+  return bodies;
+}
+
+/**
+ * The data payloads of the events in an SSE body, in order (multi-line data joined with
+ * `\n`; comments, `event:`, `id:` and `retry:` lines skipped; events with no data line
+ * or only an empty payload, such as priming events, left out). Accepts LF and CRLF line
+ * ends. Called on every SSE response; never throws.
+ */
+export function sseDataPayloads(body: string): string[] {
+  const out: string[] = [];
+  let data: string | null = null;
+  let start = 0;
+  const n = body.length;
+  while (start <= n) {
+    let end = body.indexOf('\n', start);
+    if (end === -1) end = n;
+    const lineEnd = end > start && body.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    if (lineEnd === start) {
+      // blank line: dispatch
+      if (data !== null && data.length > 0) out.push(data);
+      data = null;
+    } else if (body.startsWith('data:', start)) {
+      const from = body.charCodeAt(start + 5) === 32 ? start + 6 : start + 5;
+      const piece = body.slice(from, lineEnd);
+      data = data === null ? piece : data + '\n' + piece;
+    }
+    start = end + 1;
+  }
+  // An event not followed by a blank line is incomplete and, per SSE, dropped.
+  return out;
+}
+
+/**
+ * Classifies a `Content-Type` header value: `json`, `sse`, or `null` for anything
+ * else. Never throws.
+ */
+export function responseKind(contentType: string | undefined): ResponseMode | null {
+  if (contentType === undefined) return null;
+  if (contentType.startsWith('application/json')) return 'json';
+  if (contentType.startsWith('text/event-stream')) return 'sse';
+  return null;
+}
+
+/**
+ * The JSON-RPC messages in a response body of the given kind, fully parsed. Used on
+ * slow paths. Throws `SyntaxError` when a payload is not JSON.
+ */
+export function parseMessages(kind: ResponseMode, body: string): unknown[] {
+  if (kind === 'json') {
+    const v: unknown = JSON.parse(body);
+    return Array.isArray(v) ? v : [v];
+  }
+  return sseDataPayloads(body).map((p) => JSON.parse(p) as unknown);
+}
+
+/** The response to `id` among parsed messages, or `undefined`. */
+function findResponse(messages: readonly unknown[], id: number): Record<string, unknown> | undefined {
+  for (const m of messages) {
+    if (typeof m === 'object' && m !== null && (m as { id?: unknown }).id === id && (m as { method?: unknown }).method === undefined) {
+      return m as Record<string, unknown>;
+    }
+  }
+  return undefined;
+}
+
+/** Collects a response body as text and resolves with the {@link Exchange}. */
+function collect(res: IncomingMessage): Promise<Exchange> {
+  return new Promise<Exchange>((resolve, reject) => {
+    let body = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    res.on('error', reject);
+    res.on('end', () => {
+      const contentType = res.headers['content-type'] ?? '';
+      const sid = res.headers['mcp-session-id'];
+      resolve({
+        status: res.statusCode ?? 0,
+        kind: responseKind(contentType),
+        contentType,
+        sessionId: typeof sid === 'string' ? sid : null,
+        body,
+      });
+    });
+  });
+}
+
+/**
+ * One running HTTP server process. Created only by {@link HttpDriver.start}; always
+ * {@link HttpDriver.close} it (also after a failure). Sessions opened on it
+ * ({@link HttpDriver.openSession}) are used one operation at a time each.
+ */
+export class HttpDriver {
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #spec: ServerSpec;
+  #url: URL | null = null;
+  #stdoutRest = '';
+  #stderrRest = '';
+  #stderrTail = '';
+  #onListening: ((url: string) => void) | null = null;
+  #onGcReport: ((report: GcReport) => void) | null = null;
+  /** Rejects the operations in progress when the process exits. */
+  readonly #failures = new Set<(error: Error) => void>();
+  #exited: Error | null = null;
+  readonly #exitPromise: Promise<void>;
+
+  private constructor(spec: ServerSpec, child: ChildProcessWithoutNullStreams) {
+    this.#spec = spec;
+    this.#child = child;
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => this.#onStdout(chunk));
+    child.stderr.on('data', (chunk: string) => this.#onStderr(chunk));
+    child.stdin.on('error', () => {});
+    this.#exitPromise = new Promise<void>((resolve) => {
+      child.once('error', (error) => {
+        this.#exited = new Error(`${spec.name}: cannot start ${spec.command}: ${error.message}`);
+        this.#failAll(this.#exited);
+        resolve();
+      });
+      child.once('exit', (code, signal) => {
+        this.#exited ??= new Error(
+          `${spec.name}: server exited (${signal ?? `code ${code}`})` + (this.#stderrTail ? `; stderr:\n${this.#stderrTail.trimEnd()}` : ''),
+        );
+        this.#failAll(this.#exited);
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * Spawns the server (`shell: false`) and waits for its `LISTENING` line. Resolves
+   * with the driver and the start time (spawn to that line, ms). Rejects with `Error`
+   * when the process cannot start, exits, prints something else first, or is silent
+   * past `timeoutMs`; the child is then already being closed.
+   */
+  static async start(spec: ServerSpec, options: HttpStartOptions): Promise<{ driver: HttpDriver; startMs: number }> {
+    const t0 = performance.now();
+    const child = spawn(spec.command, spec.args as string[], {
+      cwd: spec.cwd,
+      env: spec.env ?? process.env,
+      shell: false,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const driver = new HttpDriver(spec, child);
+    try {
+      await driver.#guard(options.timeoutMs, 'LISTENING line', (resolve, reject) => {
+        driver.#onListening = (line: string): void => {
+          driver.#onListening = null;
+          if (!line.startsWith(LISTENING_PREFIX)) {
+            reject(new Error(`${spec.name}: expected a ${LISTENING_PREFIX.trim()} line first, got ${JSON.stringify(line.slice(0, 200))}`));
+            return;
+          }
+          try {
+            const url = new URL(line.slice(LISTENING_PREFIX.length).trim());
+            if (url.protocol !== 'http:') throw new Error('not an http: URL');
+            driver.#url = url;
+            resolve(undefined);
+          } catch (error) {
+            reject(new Error(`${spec.name}: bad ${LISTENING_PREFIX.trim()} line ${JSON.stringify(line)}: ${(error as Error).message}`));
+          }
+        };
+      });
+      return { driver, startMs: performance.now() - t0 };
+    } catch (error) {
+      await driver.close();
+      throw error;
+    }
+  }
+
+  /** The MCP endpoint the server announced. */
+  get url(): URL {
+    if (this.#url === null) throw new Error('HttpDriver: not started');
+    return this.#url;
+  }
+
+  /** The server's label. */
+  get name(): string {
+    return this.#spec.name;
+  }
+
+  /** The server's process id (the process whose CPU and RSS are read). */
+  get pid(): number {
+    return this.#child.pid ?? -1;
+  }
+
+  /** The last few KB the server wrote to stderr (for error messages). */
+  get stderrTail(): string {
+    return this.#stderrTail;
+  }
+
+  /** Current server RSS in kilobytes, or `null` without `/proc`. */
+  rssKb(): number | null {
+    return readRssKb(this.pid);
+  }
+
+  /** Peak server RSS in kilobytes, or `null` without `/proc`. */
+  peakRssKb(): number | null {
+    return readPeakRssKb(this.pid);
+  }
+
+  /**
+   * Asks the server for a forced GC and its memory figures (SIGUSR2, then the next
+   * `BENCH_GC` stderr line). The server must run with `BENCH_GC=1` (and `--expose-gc`
+   * for a real collection); a server without the hook dies of the signal, and this
+   * rejects with the exit error. Rejects with `Error` on exit or timeout.
+   */
+  gcReport(timeoutMs: number): Promise<GcReport> {
+    return this.#guard<GcReport>(timeoutMs, 'BENCH_GC report', (resolve) => {
+      this.#onGcReport = (report): void => {
+        this.#onGcReport = null;
+        resolve(report);
+      };
+      this.#child.kill('SIGUSR2');
+    }).finally(() => {
+      this.#onGcReport = null;
+    });
+  }
+
+  /**
+   * Opens an MCP session: `initialize` (protocol {@link PROTOCOL_VERSION}), then
+   * `notifications/initialized` carrying the `Mcp-Session-Id` the server returned.
+   * Rejects with `Error` on a non-2xx status, an error response, an unparseable body,
+   * a missing session id, exit or timeout.
+   */
+  async openSession(timeoutMs: number): Promise<HttpSession> {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      return await this.#openSession(agent, timeoutMs);
+    } finally {
+      agent.destroy();
+    }
+  }
+
+  /**
+   * Opens `count` sessions as {@link openSession} does, `concurrency` at a time over a
+   * keep-alive agent with that many sockets. Resolves with them in completion order;
+   * rejects with the first failure (the others are abandoned) or after `timeoutMs`.
+   */
+  async openSessions(count: number, concurrency: number, timeoutMs: number): Promise<HttpSession[]> {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a positive integer');
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a positive integer');
+    const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+    const sessions: HttpSession[] = [];
+    let started = 0;
+    const worker = async (): Promise<void> => {
+      while (started < count) {
+        started++;
+        sessions.push(await this.#openSession(agent, timeoutMs));
+      }
+    };
+    try {
+      await this.#guard<void>(timeoutMs, `${count} sessions`, (resolve, reject) => {
+        const workers: Promise<void>[] = [];
+        for (let i = 0; i < Math.min(concurrency, count); i++) workers.push(worker());
+        Promise.all(workers).then(() => resolve(undefined), reject);
+      });
+      return sessions;
+    } finally {
+      started = count; // stops the workers after a failure or timeout
+      agent.destroy();
+    }
+  }
+
+  /**
+   * Ends the server: closes its stdin, then sends SIGTERM after 2 s and SIGKILL after
+   * 3 s if it is still running. Resolves once it has exited. Idempotent; never rejects.
+   */
+  async close(): Promise<void> {
+    this.#onListening = null;
+    this.#onGcReport = null;
+    if (this.#exited === null) {
+      this.#child.stdin.end();
+      const term = setTimeout(() => this.#child.kill('SIGTERM'), 2000);
+      const kill = setTimeout(() => this.#child.kill('SIGKILL'), 3000);
+      await this.#exitPromise;
+      clearTimeout(term);
+      clearTimeout(kill);
+    }
+    await this.#exitPromise;
+  }
+
+  /**
+   * The end of the server's stderr without the GC report lines (at most the last 1,000
+   * characters, trimmed), for failure messages; empty when there is nothing else.
+   */
+  diagnosticStderr(): string {
+    const text = this.#stderrTail
+      .split('\n')
+      .filter((line) => !line.startsWith(GC_REPORT_PREFIX))
+      .join('\n')
+      .trim();
+    return text.length > 1000 ? text.slice(text.length - 1000) : text;
+  }
+
+  /** The error the process exited with, or `null` while it runs. */
+  get exitError(): Error | null {
+    return this.#exited;
+  }
+
+  /**
+   * Runs `body` with a timer and the process-exit watch: the promise rejects on exit or
+   * after `timeoutMs` (message names `what`). Used by every operation of the driver
+   * and its sessions.
+   * @internal
+   */
+  guard<T>(timeoutMs: number, what: string, body: (resolve: (v: T) => void, reject: (e: Error) => void) => void): Promise<T> {
+    return this.#guard(timeoutMs, what, body);
+  }
+
+  #guard<T>(timeoutMs: number, what: string, body: (resolve: (v: T) => void, reject: (e: Error) => void) => void): Promise<T> {
+    if (this.#exited !== null) return Promise.reject(this.#exited);
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const done = (error: Error | null, value?: T): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.#failures.delete(onExit);
+        if (error !== null) reject(error);
+        else resolve(value as T);
+      };
+      const onExit = (error: Error): void => done(error);
+      const timer = setTimeout(
+        () => done(new Error(`${this.#spec.name}: no ${what} within ${timeoutMs} ms` + (this.#stderrTail ? `; stderr:\n${this.#stderrTail.trimEnd()}` : ''))),
+        timeoutMs,
+      );
+      this.#failures.add(onExit);
+      try {
+        body(
+          (v) => done(null, v),
+          (e) => done(e),
+        );
+      } catch (error) {
+        done(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  }
+
+  async #openSession(agent: Agent, timeoutMs: number): Promise<HttpSession> {
+    const name = this.#spec.name;
+    const init = Buffer.from(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: INIT_ID,
+        method: 'initialize',
+        params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcpkit-bench-driver', version: '1.0.0' } },
+      }),
+    );
+    const initHeaders: OutgoingHttpHeaders = { 'content-type': 'application/json', accept: ACCEPT };
+    const ex = await this.#exchange(agent, initHeaders, init, timeoutMs, 'initialize response');
+    if (ex.status !== 200) throw new Error(`${name}: initialize answered HTTP ${ex.status}: ${ex.body.slice(0, 200)}`);
+    if (ex.kind === null) throw new Error(`${name}: initialize answered Content-Type ${JSON.stringify(ex.contentType)}`);
+    const response = findResponse(parseMessages(ex.kind, ex.body), INIT_ID) as { error?: unknown; result?: { protocolVersion?: unknown } } | undefined;
+    if (response === undefined) throw new Error(`${name}: no initialize response in ${ex.body.slice(0, 200)}`);
+    if (response.error !== undefined) throw new Error(`${name}: initialize failed: ${JSON.stringify(response.error)}`);
+    const version = response.result?.protocolVersion;
+    if (typeof version !== 'string') throw new Error(`${name}: initialize result has no protocolVersion`);
+    if (ex.sessionId === null) throw new Error(`${name}: initialize response has no Mcp-Session-Id header`);
+    const headers: OutgoingHttpHeaders = {
+      'content-type': 'application/json',
+      accept: ACCEPT,
+      'mcp-protocol-version': version,
+      'mcp-session-id': ex.sessionId,
+    };
+    const ack = await this.#exchange(agent, headers, INITIALIZED, timeoutMs, 'initialized acknowledgement');
+    if (ack.status < 200 || ack.status > 299) throw new Error(`${name}: notifications/initialized answered HTTP ${ack.status}: ${ack.body.slice(0, 200)}`);
+    return new HttpSession(this, ex.sessionId, version, headers, ex.kind);
+  }
+
+  /** One POST and its collected response, under the guard. */
+  #exchange(agent: Agent, headers: OutgoingHttpHeaders, body: Buffer, timeoutMs: number, what: string): Promise<Exchange> {
+    const url = this.url;
+    return this.#guard<Exchange>(timeoutMs, what, (resolve, reject) => {
+      const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (res) => {
+        collect(res).then(resolve, reject);
+      });
+      req.on('error', (error) => reject(new Error(`${this.#spec.name}: ${what}: ${error.message}`)));
+      req.end(body);
+    });
+  }
+
+  #failAll(error: Error): void {
+    for (const f of [...this.#failures]) f(error);
+  }
+
+  #onStdout(chunk: string): void {
+    if (this.#onListening === null && this.#url !== null) return; // later stdout is ignored
+    const text = this.#stdoutRest + chunk;
+    const nl = text.indexOf('\n');
+    if (nl === -1) {
+      this.#stdoutRest = text.length > STDERR_TAIL_CHARS ? text.slice(0, STDERR_TAIL_CHARS) : text;
+      return;
+    }
+    this.#stdoutRest = '';
+    const line = text.slice(0, nl).replace(/\r$/, '');
+    this.#onListening?.(line);
+  }
+
+  #onStderr(chunk: string): void {
+    const tail = this.#stderrTail + chunk;
+    this.#stderrTail = tail.length > STDERR_TAIL_CHARS ? tail.slice(tail.length - STDERR_TAIL_CHARS) : tail;
+    const text = this.#stderrRest + chunk;
+    let start = 0;
+    let nl = text.indexOf('\n');
+    while (nl !== -1) {
+      if (text.startsWith(GC_REPORT_PREFIX, start)) this.#gcLine(text.slice(start + GC_REPORT_PREFIX.length, nl));
+      start = nl + 1;
+      nl = text.indexOf('\n', start);
+    }
+    const rest = text.slice(start);
+    this.#stderrRest = rest.length > STDERR_TAIL_CHARS ? '' : rest;
+  }
+
+  #gcLine(json: string): void {
+    try {
+      const r = JSON.parse(json) as Partial<GcReport>;
+      if (typeof r.rssKb === 'number' && typeof r.heapUsedKb === 'number' && typeof r.heapTotalKb === 'number' && typeof r.externalKb === 'number') {
+        this.#onGcReport?.({ rssKb: r.rssKb, heapUsedKb: r.heapUsedKb, heapTotalKb: r.heapTotalKb, externalKb: r.externalKb });
+      }
+    } catch {
+      // not a report after all; ignore
+    }
+  }
+}
+
+/**
+ * One open MCP session on an {@link HttpDriver}'s server. Created by
+ * {@link HttpDriver.openSession}. One operation at a time; a run must settle before
+ * the next starts.
+ */
+export class HttpSession {
+  readonly #driver: HttpDriver;
+  readonly #headers: OutgoingHttpHeaders;
+  #nextId = INIT_ID + 1;
+  /** The `Mcp-Session-Id` the server assigned. */
+  readonly id: string;
+  /** The protocol revision the server answered `initialize` with. */
+  readonly protocolVersion: string;
+  /** How the server answered `initialize` (`json` or `sse`). */
+  readonly initializeKind: ResponseMode;
+
+  /** @internal Created by {@link HttpDriver.openSession}. */
+  constructor(driver: HttpDriver, id: string, protocolVersion: string, headers: OutgoingHttpHeaders, initializeKind: ResponseMode) {
+    this.#driver = driver;
+    this.id = id;
+    this.protocolVersion = protocolVersion;
+    this.#headers = headers;
+    this.initializeKind = initializeKind;
+  }
+
+  /**
+   * Sends one `tools/call echo` and checks the full response. Used to verify a server
+   * before timing it. Resolves with the kind of body it answered with; rejects with
+   * `Error` on a wrong answer, exit or timeout.
+   */
+  async verifyEcho(timeoutMs: number): Promise<ResponseMode> {
+    const r = await this.run(1, 1, timeoutMs);
+    return r.sseResponses === 1 ? 'sse' : 'json';
+  }
+
+  /**
+   * Performs `calls` echo calls keeping `inFlight` outstanding over a fresh keep-alive
+   * agent with `inFlight` sockets, and measures them. With `expect`, every response
+   * must come in that body kind. Rejects with `Error` when the server exits, answers a
+   * non-200 status, an unknown body kind, an error or a wrong echo or id, or the run
+   * exceeds `timeoutMs` (outstanding requests are then aborted).
+   */
+  run(calls: number, inFlight: number, timeoutMs: number, expect?: ResponseMode): Promise<HttpRunResult> {
+    if (!Number.isInteger(calls) || calls < 1) throw new RangeError('calls must be a positive integer');
+    if (!Number.isInteger(inFlight) || inFlight < 1) throw new RangeError('inFlight must be a positive integer');
+    const driver = this.#driver;
+    const name = driver.name;
+    const url = driver.url;
+    const pid = driver.pid;
+    const firstId = this.#nextId;
+    this.#nextId += calls;
+    const bodies = buildEchoBodies(firstId, calls);
+    const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
+    const options: RequestOptions = { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: this.#headers };
+    /** Set once the run has settled (also by a timeout or an exit): nothing more is sent. */
+    let stopped = false;
+
+    return driver
+      .guard<HttpRunResult>(timeoutMs, `end of run (${calls} calls, ${inFlight} in flight)`, (resolve, reject) => {
+        let sent = 0;
+        let received = 0;
+        let checked = 0;
+        let sse = 0;
+        let json = 0;
+        let failed = false;
+
+        const fail = (message: string): void => {
+          if (failed || stopped) return;
+          failed = true;
+          const stderr = driver.diagnosticStderr();
+          reject(new Error(`${name}: ${message}` + (stderr ? `; server stderr:\n${stderr}` : '')));
+        };
+
+        /** Full check of one response body; returns false (after failing the run) when wrong. */
+        const slowPath = (index: number, kind: ResponseMode, body: string): boolean => {
+          let messages: unknown[];
+          try {
+            messages = parseMessages(kind, body);
+          } catch {
+            fail(`unparseable ${kind} response body: ${body.slice(0, 200)}`);
+            return false;
+          }
+          const response = findResponse(messages, firstId + index);
+          if (response === undefined) {
+            fail(`no response with id ${firstId + index} in: ${body.slice(0, 200)}`);
+            return false;
+          }
+          const problem = checkEchoResponse(response);
+          if (problem !== null) {
+            fail(problem);
+            return false;
+          }
+          checked++;
+          return true;
+        };
+
+        const onBody = (index: number, status: number, contentType: string | undefined, body: string): void => {
+          if (failed || stopped) return;
+          if (status !== 200) return fail(`call answered HTTP ${status}: ${body.slice(0, 200)}`);
+          const kind = responseKind(contentType);
+          if (kind === null) return fail(`call answered Content-Type ${JSON.stringify(contentType)}`);
+          if (expect !== undefined && kind !== expect) return fail(`call answered ${contentType} where ${expect} was expected`);
+          let message: string | null = body;
+          if (kind === 'sse') {
+            sse++;
+            const payloads = sseDataPayloads(body);
+            message = payloads.length === 1 ? payloads[0]! : null;
+          } else {
+            json++;
+          }
+          if (
+            message === null ||
+            (index & SAMPLE_MASK) === 0 ||
+            scanResponseId(message) !== firstId + index ||
+            message.indexOf('"error"') !== -1 ||
+            message.indexOf('"isError":true') !== -1
+          ) {
+            if (!slowPath(index, kind, body)) return;
+          }
+          received++;
+          if (received === calls) {
+            const elapsedMs = performance.now() - t0;
+            const cpu1 = readCpuUs(pid);
+            const driverCpu = process.cpuUsage(driverCpu0);
+            resolve({
+              calls,
+              inFlight,
+              elapsedMs,
+              callsPerSec: (calls * 1000) / elapsedMs,
+              serverCpuUsPerCall: cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / calls,
+              driverCpuUsPerCall: (driverCpu.user + driverCpu.system) / calls,
+              checked,
+              jsonResponses: json,
+              sseResponses: sse,
+            });
+          } else if (sent < calls) {
+            send();
+          }
+        };
+
+        const send = (): void => {
+          const index = sent++;
+          const req = request(options, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              body += chunk;
+            });
+            res.on('end', () => onBody(index, res.statusCode ?? 0, res.headers['content-type'], body));
+            res.on('error', (error) => fail(`response ${firstId + index}: ${error.message}`));
+          });
+          req.on('error', (error) => fail(`request ${firstId + index}: ${error.message}`));
+          req.end(bodies[index]);
+        };
+
+        const first = Math.min(inFlight, calls);
+        const cpu0 = readCpuUs(pid);
+        const driverCpu0 = process.cpuUsage();
+        const t0 = performance.now();
+        for (let i = 0; i < first; i++) send();
+      })
+      .finally(() => {
+        stopped = true;
+        agent.destroy();
+      });
+  }
+}

@@ -1,0 +1,16 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { listeningLine, parseServerArgs } from './http-harness.js';
+
+test('parseServerArgs reads mode and port with defaults', () => {
+  assert.deepEqual(parseServerArgs([]), { mode: 'json', port: 0 });
+  assert.deepEqual(parseServerArgs(['--mode=sse', '--port=8080']), { mode: 'sse', port: 8080 });
+  assert.throws(() => parseServerArgs(['--mode=xml']), /--mode must be json or sse/);
+  assert.throws(() => parseServerArgs(['--port=70000']), /--port/);
+  assert.throws(() => parseServerArgs(['--port=1.5']), /--port/);
+  assert.throws(() => parseServerArgs(['--verbose']), /unknown argument "--verbose"/);
+});
+
+test('listeningLine is the line the driver waits for', () => {
+  assert.equal(listeningLine(4321), 'LISTENING http://127.0.0.1:4321/mcp');
+});
