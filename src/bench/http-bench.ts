@@ -57,6 +57,12 @@ interface HttpServerEntry {
   readonly name: string;
   readonly script: string;
   readonly missingHint: string;
+  /**
+   * Benched on the stateless era (2026-07-28): calls carry their `_meta` and no session;
+   * they come back as JSON in either mode (no progress or logs asked for), and the
+   * idle-session phase does not apply.
+   */
+  readonly stateless?: boolean;
 }
 
 /** The servers compared, in their base order. */
@@ -68,6 +74,13 @@ const HTTP_SERVERS: readonly HttpServerEntry[] = [
     script: join(HERE, 'servers', 'mcpkit-http.js'),
     missingHint: "mcpkit's Streamable HTTP bench server (src/bench/servers/mcpkit-http.ts) is not built",
   },
+  {
+    // the same server and handler, its stateless path
+    name: 'mcpkit-2026',
+    script: join(HERE, 'servers', 'mcpkit-http.js'),
+    missingHint: "mcpkit's Streamable HTTP bench server (src/bench/servers/mcpkit-http.ts) is not built",
+    stateless: true,
+  },
 ];
 
 /** Comparisons reported as ratios within one mode: [numerator, denominator]. */
@@ -75,6 +88,7 @@ const RATIO_PAIRS: readonly (readonly [string, string])[] = [
   ['official', 'bare'],
   ['mcpkit', 'bare'],
   ['mcpkit', 'official'],
+  ['mcpkit-2026', 'mcpkit'],
 ];
 
 interface IdleSessionsResult {
@@ -166,11 +180,16 @@ async function closeDriver(driver: HttpDriver): Promise<void> {
   live.delete(driver);
 }
 
-/** Opens one session and checks one echo; the echo must come back as `mode` says. */
-async function openChecked(driver: HttpDriver, mode: ResponseMode, timeoutMs: number): Promise<HttpSession> {
-  const session = await driver.openSession(timeoutMs);
+/** The body kind a pair's calls must come back in: its mode, JSON on the stateless path. */
+function expectedKind(s: { readonly entry: HttpServerEntry; readonly mode: ResponseMode }): ResponseMode {
+  return s.entry.stateless ? 'json' : s.mode;
+}
+
+/** Opens one session (stateless: checks discovery) and checks one echo; it must come back in the expected kind. */
+async function openChecked(driver: HttpDriver, s: { readonly entry: HttpServerEntry; readonly mode: ResponseMode }, timeoutMs: number): Promise<HttpSession> {
+  const session = s.entry.stateless ? await driver.openStatelessSession(timeoutMs) : await driver.openSession(timeoutMs);
   const kind = await session.verifyEcho(timeoutMs);
-  if (kind !== mode) throw new Error(`${driver.name}: answered a ${kind} body in ${mode} mode`);
+  if (kind !== expectedKind(s)) throw new Error(`${driver.name}: answered a ${kind} body in ${s.mode} mode`);
   return session;
 }
 
@@ -183,7 +202,7 @@ async function probe(state: HttpState, config: BenchConfig): Promise<void> {
   let driver: HttpDriver | undefined;
   try {
     driver = await startDriver(specFor(state.entry, state.mode, false), config.timeoutMs);
-    await openChecked(driver, state.mode, config.timeoutMs);
+    await openChecked(driver, state, config.timeoutMs);
   } catch (error) {
     state.available = false;
     state.problems.push(`cannot start or use: ${message(error)}`);
@@ -208,10 +227,10 @@ async function throughput(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config
         let driver: HttpDriver | undefined;
         try {
           driver = await startDriver(specFor(s.entry, s.mode, false), config.timeoutMs);
-          const session = await openChecked(driver, s.mode, config.timeoutMs);
+          const session = await openChecked(driver, s, config.timeoutMs);
           open.set(s, { driver, session });
-          await session.run(config.warmupCalls, 32, config.timeoutMs, s.mode);
-          await session.run(Math.max(1, Math.ceil(config.warmupCalls / 4)), 1, config.timeoutMs, s.mode);
+          await session.run(config.warmupCalls, 32, config.timeoutMs, expectedKind(s));
+          await session.run(Math.max(1, Math.ceil(config.warmupCalls / 4)), 1, config.timeoutMs, expectedKind(s));
         } catch (error) {
           if (driver !== undefined && !open.has(s)) await closeDriver(driver);
           await drop(s, `warm-up: ${message(error)}`);
@@ -226,7 +245,7 @@ async function throughput(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config
             if (o === undefined) continue;
             if (pastDeadline()) return;
             try {
-              const r = await o.session.run(config.calls, k, config.timeoutMs, mode);
+              const r = await o.session.run(config.calls, k, config.timeoutMs, expectedKind(s));
               s.runs[k][rep] = r;
               progress(
                 `  rep ${rep + 1}/${config.reps}  ${mode.padEnd(4)} ${String(k).padStart(2)} in flight  ${s.name.padEnd(8)} ` +
@@ -250,10 +269,11 @@ async function idleSessions(byMode: ReadonlyMap<ResponseMode, HttpState[]>, conf
   for (const states of byMode.values()) {
     for (const s of roundOrder(states, round++)) {
       if (pastDeadline()) return;
+      if (s.entry.stateless) continue; // no sessions to keep idle
       let driver: HttpDriver | undefined;
       try {
         driver = await startDriver(specFor(s.entry, s.mode, true), config.timeoutMs);
-        await openChecked(driver, s.mode, config.timeoutMs);
+        await openChecked(driver, s, config.timeoutMs);
         await driver.openSessions(WARMUP_SESSIONS, SESSION_CONCURRENCY, config.timeoutMs);
         await sleep(SETTLE_MS);
         const before = await driver.gcReport(config.timeoutMs);
@@ -293,11 +313,11 @@ async function flatness(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config: 
       let driver: HttpDriver | undefined;
       try {
         driver = await startDriver(specFor(s.entry, s.mode, true), config.timeoutMs);
-        const session = await openChecked(driver, s.mode, config.timeoutMs);
-        await session.run(config.warmupCalls, MEMORY_IN_FLIGHT, config.timeoutMs, s.mode);
+        const session = await openChecked(driver, s, config.timeoutMs);
+        await session.run(config.warmupCalls, MEMORY_IN_FLIGHT, config.timeoutMs, expectedKind(s));
         await sleep(SETTLE_MS);
         const before = await driver.gcReport(config.timeoutMs);
-        const run = await session.run(config.memoryCalls, MEMORY_IN_FLIGHT, config.timeoutMs, s.mode);
+        const run = await session.run(config.memoryCalls, MEMORY_IN_FLIGHT, config.timeoutMs, expectedKind(s));
         await sleep(SETTLE_MS);
         const after = await driver.gcReport(config.timeoutMs);
         const heapGrowthMb = (after.heapUsedKb - before.heapUsedKb) / 1024;

@@ -69,11 +69,21 @@ const INIT_ID = 0;
  * Builds the request bodies for ids `firstId .. firstId+count-1` as `Buffer`s. Called
  * before a timed run so that serialization stays out of the measurement.
  */
-export function buildEchoBodies(firstId: number, count: number): Buffer[] {
+export function buildEchoBodies(firstId: number, count: number, suffix: string = REQUEST_SUFFIX): Buffer[] {
   const bodies = new Array<Buffer>(count);
-  for (let i = 0; i < count; i++) bodies[i] = Buffer.from(REQUEST_PREFIX + (firstId + i) + REQUEST_SUFFIX);
+  for (let i = 0; i < count; i++) bodies[i] = Buffer.from(REQUEST_PREFIX + (firstId + i) + suffix);
   return bodies;
 }
+
+/** The stateless revision (2026-07-28): no session, every request carries its `_meta`. */
+export const STATELESS_VERSION = '2026-07-28';
+const STATELESS_META = JSON.stringify({
+  'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'mcpkit-bench-driver', version: '1.0.0' },
+});
+/** The rest of a stateless-era `tools/call echo` body after its id. */
+const STATELESS_SUFFIX = ',"method":"tools/call","params":{"name":"echo","arguments":{"message":' + JSON.stringify(ECHO_MESSAGE) + '},"_meta":' + STATELESS_META + '}}';
 
 /**
  * The data payloads of the events in an SSE body, in order (multi-line data joined with
@@ -309,6 +319,29 @@ export class HttpDriver {
   }
 
   /**
+   * The stateless era (2026-07-28) of the same server: checks `server/discover` and returns
+   * a pseudo-session whose calls carry the per-request `_meta` and the `MCP-Protocol-Version`,
+   * `Mcp-Method` and `Mcp-Name` headers instead of a session id (its `id` is empty).
+   * Rejects with `Error` when the server does not serve that era, on exit or timeout.
+   */
+  async openStatelessSession(timeoutMs: number): Promise<HttpSession> {
+    const name = this.#spec.name;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const discover = Buffer.from(`{"jsonrpc":"2.0","id":${INIT_ID},"method":"server/discover","params":{"_meta":${STATELESS_META}}}`);
+      const base: OutgoingHttpHeaders = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': STATELESS_VERSION };
+      const ex = await this.#exchange(agent, { ...base, 'mcp-method': 'server/discover' }, discover, timeoutMs, 'server/discover response');
+      if (ex.status !== 200 || ex.kind === null) throw new Error(`${name}: server/discover answered HTTP ${ex.status}: ${ex.body.slice(0, 200)}`);
+      const response = findResponse(parseMessages(ex.kind, ex.body), INIT_ID) as { result?: { supportedVersions?: unknown } } | undefined;
+      const versions = response?.result?.supportedVersions;
+      if (!Array.isArray(versions) || !versions.includes(STATELESS_VERSION)) throw new Error(`${name}: server/discover does not offer ${STATELESS_VERSION}: ${ex.body.slice(0, 200)}`);
+      return new HttpSession(this, '', STATELESS_VERSION, { ...base, 'mcp-method': 'tools/call', 'mcp-name': 'echo' }, ex.kind, STATELESS_SUFFIX);
+    } finally {
+      agent.destroy();
+    }
+  }
+
+  /**
    * Opens `count` sessions as {@link openSession} does, `concurrency` at a time over a
    * keep-alive agent with that many sockets. Resolves with them in completion order;
    * rejects with the first failure (the others are abandoned) or after `timeoutMs`.
@@ -517,13 +550,17 @@ export class HttpSession {
   readonly initializeKind: ResponseMode;
 
   /** @internal Created by {@link HttpDriver.openSession}. */
-  constructor(driver: HttpDriver, id: string, protocolVersion: string, headers: OutgoingHttpHeaders, initializeKind: ResponseMode) {
+  constructor(driver: HttpDriver, id: string, protocolVersion: string, headers: OutgoingHttpHeaders, initializeKind: ResponseMode, suffix: string = REQUEST_SUFFIX) {
     this.#driver = driver;
     this.id = id;
     this.protocolVersion = protocolVersion;
     this.#headers = headers;
     this.initializeKind = initializeKind;
+    this.#suffix = suffix;
   }
+
+  /** What follows the id in each request body (the stateless era adds its `_meta`). */
+  readonly #suffix: string;
 
   /**
    * Sends one `tools/call echo` and checks the full response. Used to verify a server
@@ -551,7 +588,7 @@ export class HttpSession {
     const pid = driver.pid;
     const firstId = this.#nextId;
     this.#nextId += calls;
-    const bodies = buildEchoBodies(firstId, calls);
+    const bodies = buildEchoBodies(firstId, calls, this.#suffix);
     const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
     const options: RequestOptions = { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: this.#headers };
     /** Set once the run has settled (also by a timeout or an exit): nothing more is sent. */

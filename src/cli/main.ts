@@ -3,6 +3,7 @@
  *
  *   mcpkit demo                     serve the demo server over stdio
  *   mcpkit demo --http [--port N]   serve it over Streamable HTTP (and legacy SSE) on 127.0.0.1
+ *   mcpkit demo --task-db FILE      either, with tasks kept in a SQLite file
  *   mcpkit help                     usage
  *
  * Over stdio only protocol messages go to stdout; over HTTP stdout carries one line,
@@ -13,6 +14,7 @@ import { createStreamableHttpHandler } from '../http/server/handler.js';
 import { disconnectAfterPriming } from '../http/server/session-transport.js';
 import { serveNode } from '../http/node.js';
 import { StdioServerTransport } from '../stdio/index.js';
+import type { TaskStore } from '../tasks/index.js';
 
 const USAGE = `Usage: mcpkit <command>
 
@@ -23,6 +25,8 @@ Commands:
                         legacy HTTP+SSE endpoints (/sse, /messages) too; prints
                         "LISTENING http://127.0.0.1:PORT/mcp" first on stdout
             --port N    the port for --http (default 3000; 0 picks a free one)
+            --task-db FILE   keep tasks in a SQLite file, so they survive a restart
+                        (needs the optional dependency better-sqlite3)
   help      Show this help.
 `;
 
@@ -44,16 +48,46 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function demo(args: string[]): Promise<number> {
-  if (args.includes('--http')) return demoHttp(args);
-  const server = createDemoServer({ onError: (err) => process.stderr.write(`mcpkit demo: ${err.message}\n`) });
-  const transport = new StdioServerTransport();
-  const session = await server.connect(transport);
-  await new Promise<void>((resolve) => session.endpoint.onClose(() => resolve()));
-  return 0;
+/** The demo's task options from `--task-db FILE` (a SQLite store), `{}` without it, or an exit code. */
+async function taskOptions(args: string[]): Promise<{ store?: TaskStore } | number> {
+  const at = args.indexOf('--task-db');
+  if (at < 0) return {};
+  const file = args[at + 1];
+  if (file === undefined || file.startsWith('--')) {
+    process.stderr.write('mcpkit demo: --task-db needs a file name\n');
+    return 2;
+  }
+  let sqlite: typeof import('../tasks/sqlite-store.js');
+  try {
+    sqlite = await import('../tasks/sqlite-store.js');
+  } catch (err) {
+    process.stderr.write(`mcpkit demo: --task-db needs the optional dependency better-sqlite3: ${(err as Error).message}\n`);
+    return 1;
+  }
+  try {
+    return { store: sqlite.SqliteTaskStore.open(file) };
+  } catch (err) {
+    process.stderr.write(`mcpkit demo: cannot open the task database ${file}: ${(err as Error).message}\n`);
+    return 1;
+  }
 }
 
-async function demoHttp(args: string[]): Promise<number> {
+async function demo(args: string[]): Promise<number> {
+  const tasks = await taskOptions(args);
+  if (typeof tasks === 'number') return tasks;
+  try {
+    if (args.includes('--http')) return await demoHttp(args, tasks);
+    const server = createDemoServer({ onError: (err) => process.stderr.write(`mcpkit demo: ${err.message}\n`), tasks });
+    const transport = new StdioServerTransport();
+    const session = await server.connect(transport);
+    await new Promise<void>((resolve) => session.endpoint.onClose(() => resolve()));
+    return 0;
+  } finally {
+    await tasks.store?.close();
+  }
+}
+
+async function demoHttp(args: string[], tasks: { store?: TaskStore }): Promise<number> {
   let port = 3000;
   const at = args.indexOf('--port');
   if (at >= 0) {
@@ -65,7 +99,7 @@ async function demoHttp(args: string[]): Promise<number> {
     }
   }
   const onError = (err: Error) => process.stderr.write(`mcpkit demo: ${err.message}\n`);
-  const server = createDemoServer({ onError });
+  const server = createDemoServer({ onError, tasks });
   // SEP-1699 polling for the conformance scenario: test_reconnection's stream is closed
   // right after its priming event; the client resumes with GET and Last-Event-ID.
   server.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'test_reconnection'));

@@ -8,14 +8,17 @@
  * callback's decision; only `https:` URLs reach the callback (others are declined).
  */
 import { LocalError, McpError } from '../jsonrpc/errors.js';
-import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
+import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
 import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
 import { Method, Notification } from '../protocol/methods.js';
 import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
+import * as P from '../protocol/params.js';
+import { STATELESS_REVISIONS, isStatelessRevision, subscriptionIdOf, type DiscoverResult, type SubscriptionFilter } from '../protocol/stateless.js';
 import type { ProtocolExtension } from '../protocol/table.js';
 import { LATEST_REVISION, STATEFUL_REVISIONS, V2025_11_25, atLeast } from '../protocol/versions.js';
 import { applyElicitationDefaults, formatIssues, toSchemaAdapter, validateElicitationContent, type SchemaAdapter } from '../schema/index.js';
-import type { RequestContext } from '../session/context.js';
+import { RequestContext } from '../session/context.js';
+import { StatelessClient, probeServer, serverInfoOf, type ProbeOutcome, type StatelessClientHost, type StatelessClientOptions } from './stateless.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import type {
@@ -76,6 +79,33 @@ export interface ClientOptions extends EndpointOptions {
   };
   /** Most pages an auto-paginating helper fetches before giving up. Default 1000. */
   maxPages?: number;
+  /**
+   * The stateless era (2026-07-28), used when `protocolVersions` includes a stateless
+   * revision (see {@link ALL_REVISIONS}) and `protocolVersion` does not pin a stateful one:
+   * how long the `server/discover` probe may take before the server is taken for a 2025-era
+   * one (default: the connect timeout, else 10 s), the per-request log level, and the bound
+   * on multi round-trip rounds.
+   */
+  stateless?: StatelessClientOptions & { discoverTimeoutMs?: number };
+}
+
+/**
+ * Every revision mcpkit speaks, both eras, newest first: pass it as
+ * `ClientOptions.protocolVersions` for a client that probes for the stateless era and falls
+ * back to `initialize` for 2025-era servers.
+ */
+export const ALL_REVISIONS: readonly string[] = [...STATELESS_REVISIONS, ...[...STATEFUL_REVISIONS].reverse()];
+
+/** A live `subscriptions/listen` request (stateless era); see {@link Client.listen}. */
+export interface Subscription {
+  /** The request's id: the `subscriptionId` its notifications carry. */
+  readonly id: RequestId;
+  /** The notification types the server agreed to send (its acknowledgement). */
+  readonly notifications: SubscriptionFilter;
+  /** Settles when the subscription ends: resolves when the server ended it, rejects otherwise (cancelled, connection lost). */
+  readonly ended: Promise<void>;
+  /** Ends the subscription (cancels its request). Idempotent. */
+  close(): void;
 }
 
 /** An MCP client for one connection. */
@@ -84,6 +114,8 @@ export class Client {
   readonly #options: ClientOptions;
   #endpoint: Endpoint | undefined;
   #init: InitializeResult | undefined;
+  /** The stateless era's state; undefined when this client does not accept a stateless revision. */
+  #stateless: StatelessClient | undefined;
   #outputSchemas: Map<string, SchemaAdapter | null> | undefined;
   readonly #middleware: Array<[Middleware, MiddlewareDirection]> = [];
   readonly #extensions: ProtocolExtension[] = [];
@@ -113,6 +145,7 @@ export class Client {
       if (o.elicitation.url) e.url = {};
       caps.elicitation = e;
     }
+    for (const ext of this.#extensions) Object.assign(caps, ext.capabilities?.('client', caps));
     return { ...caps, ...o.capabilities };
   }
 
@@ -146,13 +179,26 @@ export class Client {
     const ep = new Endpoint('client', transport, this.#options);
     this.#endpoint = ep;
     ep.setOwnCapabilities(this.capabilities as JSONObject);
+    for (const ext of this.#extensions) ep.extend(ext);
+    const statelessVersions = this.#statelessVersions();
+    if (statelessVersions.length > 0) {
+      // outermost: user middleware sees each request as it goes on the wire
+      this.#stateless = new StatelessClient(this.#statelessHost(ep), statelessVersions, this.#options.stateless);
+      ep.use(this.#stateless.middleware, 'outgoing');
+    }
     for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
     for (const entry of this.#listeners) entry.off = ep.on(entry.method, entry.listener);
     this.#installHandlers(ep);
+    for (const listener of this.#connectListeners) listener(ep);
     await ep.session.start();
-    const accepted = this.#options.protocolVersions ?? STATEFUL_REVISIONS;
+    if (this.#stateless !== undefined) {
+      const modern = await this.#connectStateless(ep, this.#stateless, options);
+      if (modern !== undefined) return modern;
+    }
+    const accepted = (this.#options.protocolVersions ?? STATEFUL_REVISIONS).filter((v) => !isStatelessRevision(v));
+    const pinned = this.#options.protocolVersion;
     const params: JSONObject = {
-      protocolVersion: this.#options.protocolVersion ?? LATEST_REVISION,
+      protocolVersion: pinned !== undefined && !isStatelessRevision(pinned) ? pinned : LATEST_REVISION,
       capabilities: this.capabilities as JSONObject,
       clientInfo: this.info as unknown as JSONObject,
     };
@@ -177,6 +223,155 @@ export class Client {
     transport.setProtocolVersion?.(result.protocolVersion);
     await ep.notify(Notification.Initialized);
     return result;
+  }
+
+  // ───────────── the stateless era ─────────────
+
+  /** The stateless revisions to probe with, preferred first; none when a stateful revision is pinned. */
+  #statelessVersions(): string[] {
+    const pinned = this.#options.protocolVersion;
+    if (pinned !== undefined && !isStatelessRevision(pinned)) return [];
+    const accepted = (this.#options.protocolVersions ?? STATEFUL_REVISIONS).filter(isStatelessRevision);
+    if (pinned !== undefined && !accepted.includes(pinned)) accepted.unshift(pinned);
+    return pinned === undefined ? accepted : [pinned, ...accepted.filter((v) => v !== pinned)];
+  }
+
+  #statelessHost(ep: Endpoint): StatelessClientHost {
+    const client = this;
+    return {
+      info: this.info,
+      get capabilities() {
+        return client.capabilities;
+      },
+      answerInput: (key, method, params, signal) => this.#answerInput(ep, key, method, params, signal),
+      relistTools: (options) => this.listAllTools(options),
+    };
+  }
+
+  /**
+   * Probes for the stateless era (see stateless.ts). Resolves with the connection's
+   * "initialize result" (built from `server/discover`) when the server is modern, undefined
+   * when the client should fall back to `initialize`. Rejects (after closing) when the
+   * server is modern but refuses, or no era can be agreed.
+   */
+  async #connectStateless(ep: Endpoint, stateless: StatelessClient, options: RequestOptions | undefined): Promise<InitializeResult | undefined> {
+    const canFallBack = (this.#options.protocolVersions ?? STATEFUL_REVISIONS).some((v) => !isStatelessRevision(v)) && !isStatelessRevision(this.#options.protocolVersion);
+    const probeOptions: RequestOptions = { ...options, timeoutMs: this.#options.stateless?.discoverTimeoutMs ?? options?.timeoutMs ?? 10_000 };
+    let outcome: ProbeOutcome;
+    try {
+      outcome = await probeServer(ep.session, stateless.versions, (v) => stateless.meta(v), canFallBack, probeOptions);
+    } catch (err) {
+      await ep.session.close().catch(() => {});
+      throw err;
+    }
+    if (outcome.era === 'stateful') return undefined;
+    stateless.revision = outcome.revision;
+    stateless.discover = outcome.discover;
+    const discover = outcome.discover;
+    ep.negotiated(outcome.revision, discover.capabilities as JSONObject);
+    ep.markInitialized();
+    const result: InitializeResult = { protocolVersion: outcome.revision, capabilities: discover.capabilities, serverInfo: serverInfoOf(discover) };
+    if (typeof discover.instructions === 'string') result.instructions = discover.instructions;
+    this.#init = result;
+    return result;
+  }
+
+  /**
+   * Answers one input request of an `InputRequiredResult` with the handler registered for
+   * `method` (the same one that serves the 2025 era's server → client request). Rejects with
+   * LocalError `capability_missing` when this client has none, McpError -32602 for params
+   * its checks refuse.
+   */
+  async #answerInput(ep: Endpoint, key: string, method: string, params: JSONObject | undefined, signal: AbortSignal | undefined): Promise<unknown> {
+    const handler = method === Method.RootsList || method === Method.SamplingCreateMessage || method === Method.ElicitationCreate ? ep.getRequestHandler(method) : undefined;
+    if (handler === undefined) throw new LocalError('capability_missing', `The server asked for ${method} (input "${key}"), which this client does not serve`);
+    let p = params;
+    // a URL elicitation of this era has no elicitationId: the input's key stands in for it
+    if (method === Method.ElicitationCreate && p?.mode === 'url' && p.elicitationId === undefined) p = { ...p, elicitationId: key };
+    const problem = method === Method.SamplingCreateMessage ? P.checkCreateMessage(p) : method === Method.ElicitationCreate ? P.checkElicit(p) : undefined;
+    if (problem !== undefined) throw new LocalError('invalid_result', `Input "${key}" of the server's InputRequiredResult is malformed: ${problem}`);
+    const ctx = new RequestContext(ep.session, `input:${key}`, method, p, undefined);
+    const onAbort = () => ctx.cancel(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await handler(p, ctx);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      ctx.finish();
+    }
+  }
+
+  /** The era of the connection: `stateless` (2026-07-28), `stateful` (initialize), or undefined before connecting. */
+  get era(): 'stateless' | 'stateful' | undefined {
+    if (this.#init === undefined) return undefined;
+    return this.#stateless?.active ? 'stateless' : 'stateful';
+  }
+
+  /** The server's `server/discover` result (stateless era), as received at connect or by {@link discover}. */
+  get discoverResult(): DiscoverResult | undefined {
+    return this.#stateless?.discover;
+  }
+
+  /**
+   * Sends `server/discover` again (stateless era) and keeps the result. Rejects with
+   * LocalError `method_unsupported` on a 2025-era connection.
+   */
+  async discover(options?: RequestOptions): Promise<DiscoverResult> {
+    const result = await this.request<DiscoverResult>(Method.ServerDiscover, undefined, options);
+    if (this.#stateless !== undefined) this.#stateless.discover = result;
+    return result;
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream (stateless era) and resolves once the server
+   * acknowledged it, with the types it agreed to. Its notifications reach `onNotification`
+   * (and the client's `on()` listeners) until the subscription ends. Rejects with LocalError
+   * `method_unsupported` on a 2025-era connection (use `subscribeResource` and the
+   * list-changed notifications there), or with the server's error.
+   */
+  async listen(filter: SubscriptionFilter, options: { onNotification?: (method: string, params: JSONObject | undefined) => void; signal?: AbortSignal } = {}): Promise<Subscription> {
+    const ep = this.#ep();
+    if (!this.#stateless?.active) throw new LocalError('method_unsupported', 'subscriptions/listen needs a stateless-era (2026-07-28) connection');
+    const controller = new AbortController();
+    const outer = options.signal;
+    const onOuterAbort = () => controller.abort(outer!.reason);
+    if (outer !== undefined) {
+      if (outer.aborted) controller.abort(outer.reason);
+      else outer.addEventListener('abort', onOuterAbort, { once: true });
+    }
+    let id: RequestId | undefined;
+    let acknowledge!: (filter: SubscriptionFilter) => void;
+    const acknowledged = new Promise<SubscriptionFilter>((resolve) => (acknowledge = resolve));
+    const offs: Array<() => void> = [];
+    offs.push(
+      ep.on(Notification.SubscriptionsAcknowledged, (p) => {
+        if (id !== undefined && subscriptionIdOf(p) === id) acknowledge((p?.notifications ?? {}) as SubscriptionFilter);
+      }),
+    );
+    if (options.onNotification !== undefined) {
+      const deliver = options.onNotification;
+      for (const method of [Notification.ToolsListChanged, Notification.PromptsListChanged, Notification.ResourcesListChanged, Notification.ResourcesUpdated]) {
+        offs.push(
+          ep.on(method, (p) => {
+            if (id !== undefined && subscriptionIdOf(p) === id) deliver(method, p);
+          }),
+        );
+      }
+    }
+    const cleanup = () => {
+      for (const off of offs) off();
+      outer?.removeEventListener('abort', onOuterAbort);
+    };
+    const ended = this.request(Method.SubscriptionsListen, { notifications: filter as JSONObject }, { signal: controller.signal, timeoutMs: Infinity, onRequestId: (i) => (id = i) }).then(
+      () => cleanup(),
+      (err: unknown) => {
+        cleanup();
+        throw err;
+      },
+    );
+    const notifications = await Promise.race([acknowledged, ended.then(() => Promise.reject(new LocalError('connection_closed', 'The subscription ended before it was acknowledged')))]);
+    ended.catch(() => {});
+    return { id: id!, notifications, ended, close: () => controller.abort(new LocalError('cancelled', 'The subscription was closed')) };
   }
 
   #installHandlers(ep: Endpoint): void {
@@ -373,7 +568,16 @@ export class Client {
     return r;
   }
 
+  /**
+   * Sets the minimum level of the server's log messages. 2025 era: `logging/setLevel`.
+   * Stateless era: nothing is sent; every later request carries the level in its `_meta`.
+   */
   async setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void> {
+    if (this.#stateless?.active) {
+      this.#ep();
+      this.#stateless.logLevel = level;
+      return;
+    }
     await this.request(Method.LoggingSetLevel, { level }, options);
   }
 

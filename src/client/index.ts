@@ -1,3 +1,19 @@
 /** `mcpkit/client`: the client role. */
 export { Client, type ClientOptions, type UrlElicitationRequest } from './client.js';
 export { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
+export { ALL_REVISIONS, type Subscription } from './client.js';
+export type { StatelessClientOptions } from './stateless.js';
+export {
+  V2026_07_28,
+  STATELESS_REVISIONS,
+  MetaKey,
+  StatelessErrorCode,
+  ResultType,
+  isStatelessRevision,
+  type DiscoverResult,
+  type SubscriptionFilter,
+  type InputRequest,
+  type InputRequiredResult,
+  type CacheHints,
+  type CacheScope,
+} from '../protocol/stateless.js';

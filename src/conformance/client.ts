@@ -11,10 +11,13 @@
  * 2 a usage error.
  *
  * Design note: only mcpkit's public client API is used (`Client` from `mcpkit/client`, the
- * Streamable HTTP client transport). Scenarios that mcpkit's client cannot take part in yet
- * — the 2026-07-28 stateless wire and OAuth authorization — are not faked: they fail at
- * once, before loading anything, which keeps the suite's all-at-once run light (that
- * matters for the timing check of `sse-retry`).
+ * Streamable HTTP client transport, `OAuthClient` from `mcpkit/auth`). The `auth/*`
+ * scenarios live in `auth-scenarios.ts` (loaded only for them; they read
+ * `MCP_CONFORMANCE_CONTEXT`) and run on either wire. On the 2026-07-28 stateless wire the
+ * client pins that revision (`server/discover` probe, per-request `_meta`, multi round-trip
+ * requests answered by its handlers). A wire mcpkit does not speak fails at once, before
+ * loading anything, which keeps the suite's all-at-once run light (that matters for the
+ * timing check of `sse-retry`).
  */
 import * as os from 'node:os';
 import type { Client as ClientType } from '../client/index.js';
@@ -29,6 +32,8 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * STATEFUL_REVISIONS, spelled out so an unsupported wire is refused before anything loads).
  */
 const STATEFUL_WIRE = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+/** The stateless wire (per-request `_meta`, `server/discover`), which the client pins when the suite runs on it. */
+const STATELESS_WIRE = '2026-07-28';
 
 const CLIENT_INFO = { name: 'mcpkit-conformance-client', version: '0.1.0' };
 
@@ -49,7 +54,11 @@ function expect(condition: unknown, message: string): asserts condition {
 
 async function connect(url: string): Promise<Connection> {
   const [{ Client }, { StreamableHttpClientTransport }] = await Promise.all([import('../client/index.js'), import('../http/index.js')]);
+  // The stateless wire pins its revision: the client probes with server/discover and never
+  // falls back to initialize.
+  const wire = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
   const client = new Client(CLIENT_INFO, {
+    ...(wire === STATELESS_WIRE ? { protocolVersion: STATELESS_WIRE } : {}),
     elicitation: {
       // Accept with no content of our own: the client fills omitted fields from the
       // schema's defaults (SEP-1034) and validates the result.
@@ -138,6 +147,67 @@ const SCENARIOS: Record<string, Step> = {
       requireTool(tools, 'json_schema_echo');
       await callTool(client, 'json_schema_echo', { schema: focal.inputSchema as unknown as JSONObject });
     }),
+
+  // ───── the stateless wire (2026-07-28): every request carries its _meta ─────
+
+  // SEP-2575: the first request is refused with -32022; the client retries with a version
+  // from the error's `supported` list (the probe does), then works as usual.
+  'request-metadata': (url) =>
+    withConnection(url, async (client) => {
+      if (client.serverCapabilities?.tools) await listTools(client);
+      else await client.discover({ timeoutMs: REQUEST_TIMEOUT_MS });
+    }),
+
+  // SEP-2322: each tool answers InputRequiredResult first; the client answers the
+  // elicitation through its handler and retries (new id, requestState echoed or omitted).
+  'sep-2322-client-request-state': (url) =>
+    withConnection(url, async (client) => {
+      const tools = await listTools(client);
+      for (const name of ['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_unrelated', 'test_mrtr_no_result_type']) {
+        requireTool(tools, name);
+        await callTool(client, name, {});
+      }
+    }),
+
+  // SEP-2243: Mcp-Method on every POST, Mcp-Name on tools/call, resources/read, prompts/get.
+  'http-standard-headers': (url) =>
+    withConnection(url, async (client) => {
+      for (const tool of await listTools(client)) await callTool(client, tool.name, {});
+      for (const resource of await client.listAllResources({ timeoutMs: REQUEST_TIMEOUT_MS })) await client.readResource(resource.uri, { timeoutMs: REQUEST_TIMEOUT_MS });
+      for (const prompt of await client.listAllPrompts({ timeoutMs: REQUEST_TIMEOUT_MS })) await client.getPrompt(prompt.name, undefined, { timeoutMs: REQUEST_TIMEOUT_MS });
+    }),
+
+  // SEP-2243: the calls the scenario names (MCP_CONFORMANCE_CONTEXT.toolCalls), with their
+  // x-mcp-header arguments mirrored into Mcp-Param-* headers by the HTTP transport.
+  'http-custom-headers': (url) =>
+    withConnection(url, async (client) => {
+      const tools = await listTools(client);
+      const calls = (JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { toolCalls?: Array<{ name: string; arguments?: JSONObject }> }).toolCalls ?? [];
+      expect(calls.length > 0, 'MCP_CONFORMANCE_CONTEXT names no tool calls');
+      for (const call of calls) {
+        requireTool(tools, call.name);
+        await callTool(client, call.name, call.arguments ?? {});
+      }
+    }),
+
+  // SEP-2243: tools with invalid x-mcp-header annotations never reach the application; call
+  // every tool that does (string arguments get a sample value).
+  'http-invalid-tool-headers': (url) =>
+    withConnection(url, async (client) => {
+      const tools = await listTools(client);
+      expect(tools.length > 0, 'every tool was left out');
+      for (const tool of tools) {
+        const args: JSONObject = {};
+        for (const [name, schema] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>)) if (schema?.type === 'string') args[name] = 'us-east-1';
+        await callTool(client, tool.name, args);
+      }
+    }),
+
+  // SEP-2106: a network $ref in an input schema is never fetched.
+  'json-schema-ref-no-deref': (url) =>
+    withConnection(url, async (client) => {
+      requireTool(await listTools(client), 'lookup_user');
+    }),
 };
 
 /**
@@ -147,7 +217,21 @@ const SCENARIOS: Record<string, Step> = {
  */
 const SKILLS_SCENARIOS = new Set(['sep-2640-client-no-prefetch', 'sep-2640-client-verify-digest', 'sep-2640-client-verify-size', 'sep-2640-client-verify-frontmatter']);
 
+/** The parsed `MCP_CONFORMANCE_CONTEXT` (credentials of some auth scenarios); undefined when unset. */
+function scenarioContext(): Record<string, unknown> | undefined {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (raw === undefined || raw === '') return undefined;
+  const parsed: unknown = JSON.parse(raw);
+  expect(typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed), 'MCP_CONFORMANCE_CONTEXT is not a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
 async function run(scenario: string, url: string): Promise<void> {
+  if (scenario.startsWith('auth/')) {
+    const { runAuthScenario } = await import('./auth-scenarios.js');
+    const wire = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+    return runAuthScenario(scenario, url, { context: scenarioContext(), protocolVersion: wire === '' ? undefined : wire });
+  }
   const step = SCENARIOS[scenario];
   if (step) return step(url);
   if (SKILLS_SCENARIOS.has(scenario)) {
@@ -189,12 +273,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const wire = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
-  if (wire !== undefined && wire !== '' && !STATEFUL_WIRE.has(wire)) {
-    process.stderr.write(`conformance client: ${scenario}: protocol version ${wire} (the stateless wire) is not supported by mcpkit's client yet\n`);
-    return 1;
-  }
-  if (scenario.startsWith('auth/')) {
-    process.stderr.write(`conformance client: ${scenario}: OAuth authorization is not supported by mcpkit's client yet\n`);
+  if (wire !== undefined && wire !== '' && !STATEFUL_WIRE.has(wire) && wire !== STATELESS_WIRE && !scenario.startsWith('auth/')) {
+    process.stderr.write(`conformance client: ${scenario}: protocol version ${wire} is not one mcpkit's client speaks\n`);
     return 1;
   }
   if (!TIMING_SENSITIVE.has(scenario)) yieldCpu();

@@ -7,7 +7,9 @@
 import { McpServer, audit, rateLimit, type AuditEvent, type ServerOptions } from '../server/index.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
+import { TaskServer, type TaskServerOptions } from '../tasks/index.js';
 import { PNG_1X1, wavTone } from './media.js';
+import { registerStatelessDemo } from './stateless-tools.js';
 
 /** Options of {@link createDemoServer}. */
 export interface DemoOptions extends ServerOptions {
@@ -15,6 +17,11 @@ export interface DemoOptions extends ServerOptions {
   toolCallsPerMinute?: number;
   /** Receives an audit event per request. Default: none. */
   onAudit?: (event: AuditEvent) => void;
+  /**
+   * Task support (SEP-1686): options of the demo's {@link TaskServer} (default: enabled, an
+   * in-memory store, a 500 ms poll interval), or `false` for a server without tasks.
+   */
+  tasks?: TaskServerOptions | false;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -40,6 +47,7 @@ export function createDemoServer(options: DemoOptions = {}): McpServer {
   );
   if (options.onAudit) server.use(audit(options.onAudit));
   server.use(rateLimit({ limit: options.toolCallsPerMinute ?? 1_000_000, windowMs: 60_000 }));
+  if (options.tasks !== false) new TaskServer(server, { pollIntervalMs: 500, onError: options.onError, ...options.tasks });
 
   // ───────────── the issue's own tools ─────────────
   server.registerTool('echo', {
@@ -169,8 +177,19 @@ export function createDemoServer(options: DemoOptions = {}): McpServer {
     inputSchema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: {
+        name: { type: 'string' },
+        address: { $ref: '#/$defs/address' },
+        contactMethod: { type: 'string', enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string' },
+      },
+      // SEP-2106: composition and conditional keywords pass through to the wire unchanged
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
       additionalProperties: false,
     },
   }, (args: JSONObject) => ({ content: [{ type: 'text', text: `Received: ${JSON.stringify(args)}` }] }));
@@ -178,6 +197,9 @@ export function createDemoServer(options: DemoOptions = {}): McpServer {
     await sleep(100, ctx.signal);
     return { content: [{ type: 'text', text: 'Reconnection test completed successfully' }] };
   });
+
+  // ───────────── conformance contract of the stateless era (2026-07-28) ─────────────
+  registerStatelessDemo(server);
 
   // ───────────── more of the SDK ─────────────
   server.registerTool('add', {
@@ -198,6 +220,45 @@ export function createDemoServer(options: DemoOptions = {}): McpServer {
       await ctx.sendProgress(i, steps);
     }
     return { content: [{ type: 'text', text: `waited ${args.ms} ms` }] };
+  });
+  server.registerTool('long_running_job', {
+    title: 'Long-running job',
+    description:
+      'Works for `ms` milliseconds in `steps` steps, reporting progress and logging each step; cancellable. ' +
+      'Supports tasks (execution.taskSupport "optional"): call it with params.task and poll it with tasks/get. ' +
+      'With `confirm`, asks the user half way whether to go on (the task is input_required meanwhile).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        ms: { type: 'integer', minimum: 0, maximum: 3_600_000, description: 'How long to work, in milliseconds (default 10000)' },
+        steps: { type: 'integer', minimum: 1, maximum: 1000, description: 'How many steps (default 10)' },
+        confirm: { type: 'boolean', description: 'Ask for confirmation half way (elicitation)' },
+        fail: { type: 'boolean', description: 'End with a tool error instead of a result' },
+      },
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    execution: { taskSupport: 'optional' },
+  }, async (args: { ms?: number; steps?: number; confirm?: boolean; fail?: boolean }, ctx) => {
+    const ms = args.ms ?? 10_000;
+    const steps = args.steps ?? 10;
+    const started = Date.now();
+    await ctx.log('info', `long_running_job: ${steps} steps over ${ms} ms`, 'long_running_job');
+    for (let i = 1; i <= steps; i++) {
+      await sleep(ms / steps, ctx.signal);
+      await ctx.sendProgress(i, steps, `step ${i} of ${steps}`);
+      await ctx.log('debug', `long_running_job: step ${i} of ${steps} done`, 'long_running_job');
+      if (args.confirm && i === Math.ceil(steps / 2)) {
+        const answer = await ctx.elicitForm({
+          message: `The job is half way (${i} of ${steps} steps). Continue?`,
+          requestedSchema: { type: 'object', properties: { continue: { type: 'boolean', description: 'Continue the job', default: true } }, required: ['continue'] },
+        });
+        if (answer.action !== 'accept' || answer.content?.continue !== true) {
+          return { content: [{ type: 'text', text: `stopped by the user after ${i} of ${steps} steps` }], isError: true };
+        }
+      }
+    }
+    if (args.fail) return { content: [{ type: 'text', text: `the job failed after ${steps} steps (as asked)` }], isError: true };
+    return { content: [{ type: 'text', text: `finished ${steps} steps in ${Date.now() - started} ms` }] };
   });
   server.registerTool('list_roots', { description: "Lists the client's roots", inputSchema: noArgs }, async (_args, ctx) => {
     const roots = await ctx.listRoots();

@@ -199,17 +199,27 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: 40_
     assert.deepEqual(modern.inputSchema, {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: {
+        name: { type: 'string' },
+        address: { $ref: '#/$defs/address' },
+        contactMethod: { type: 'string', enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string' },
+      },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
       additionalProperties: false,
     });
     const add = tools.find((t) => t.name === 'add')!;
     assert.deepEqual(add.outputSchema, { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] });
     assert.equal(add.annotations?.readOnlyHint, true);
-    const r = await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', address: { city: 'London' } } });
+    const r = await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', address: { city: 'London' }, email: 'ada@example.com' } });
     assert.equal(r.isError, undefined);
     assert.match(firstText(r), /London/);
-    const rejected = await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', extra: 1 } });
+    const rejected = await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', email: 'ada@example.com', extra: 1 } });
     assert.equal(rejected.isError, true, 'additionalProperties: false is enforced');
   });
 
@@ -381,7 +391,7 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: 40_
 
   it('prompts: list and get (simple, with arguments, embedded resource, image)', async () => {
     const { prompts } = await client.listPrompts();
-    assert.deepEqual(prompts.map((p) => p.name).sort(), ['test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt']);
+    assert.deepEqual(prompts.map((p) => p.name).sort(), ['test_input_required_result_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt']);
     assert.deepEqual(prompts.find((p) => p.name === 'test_prompt_with_arguments')?.arguments?.map((a) => [a.name, a.required]), [['arg1', true], ['arg2', true]]);
 
     const simple = await client.getPrompt({ name: 'test_simple_prompt' });

@@ -15,6 +15,7 @@ import { Session, type RequestOptions, type SessionOptions } from '../session/se
 import { compose, type CallContext, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
 import { PRE_INIT_TABLE, extendedTableFor, tableFor, hasCapability, mayBeSentBy, type MethodSpec, type ProtocolExtension, type RevisionTable } from './table.js';
 import { LATEST_REVISION } from './versions.js';
+import { claimsStatelessEra, readRequestMeta } from './stateless.js';
 
 /** Handler of one incoming request method, registered by a role. */
 export type RequestHandler<C extends RequestContext = RequestContext> = (params: JSONObject | undefined, ctx: C) => Promise<unknown> | unknown;
@@ -137,11 +138,20 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   extend(extension: ProtocolExtension): void {
     if (this.#table !== PRE_INIT_TABLE) throw new LocalError('already_connected', 'Extensions must be added before the revision is negotiated');
     if (!this.#extensions.some((e) => e.name === extension.name)) this.#extensions.push(extension);
+    this.#statelessTables.clear();
   }
 
   /** Registers the handler of an incoming request method (replacing any earlier one). */
   setRequestHandler(method: string, handler: RequestHandler<C>): void {
     this.#handlers.set(method, handler);
+  }
+
+  /**
+   * The handler registered for `method`, if any. Lets an extension wrap a role's handler:
+   * read it, then register a handler that delegates to it.
+   */
+  getRequestHandler(method: string): RequestHandler<C> | undefined {
+    return this.#handlers.get(method);
   }
 
   /** Adds a listener for an incoming notification; returns a function that removes it. */
@@ -225,11 +235,33 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     return this.#incoming(ctx.method, ctx.params, ctx as unknown as CallContext);
   }
 
+  /**
+   * Serves incoming requests that claim the stateless era (their `_meta` names a protocol
+   * version, see stateless.ts) at the revision they name, checked against that revision's
+   * table whatever this connection negotiated: a request naming a revision outside
+   * `revisions` gets -32022, one with malformed per-request metadata -32602. Called by the
+   * server role before its transport starts; an empty list turns it off (the default).
+   */
+  acceptStatelessRequests(revisions: readonly string[]): void {
+    this.#statelessRevisions = revisions;
+  }
+
+  #statelessRevisions: readonly string[] = [];
+  /** The (extended) table of each stateless revision served, looked up once. */
+  readonly #statelessTables = new Map<string, RevisionTable>();
+
   /** Applies the revision table to an incoming request: existence, direction, capability, params. */
   #checkIncoming(method: string, params: JSONObject | undefined): void {
-    const spec = this.#table.methods.get(method);
+    let table = this.#table;
+    if (this.#statelessRevisions.length > 0 && claimsStatelessEra(params)) {
+      const revision = readRequestMeta(params, this.#statelessRevisions).revision;
+      let found = this.#statelessTables.get(revision);
+      if (found === undefined) this.#statelessTables.set(revision, (found = extendedTableFor(revision, this.#extensions) ?? table));
+      table = found;
+    }
+    const spec = table.methods.get(method);
     if (spec === undefined || spec.kind !== 'request' || (mayBeSentBy(spec, this.role) && spec.direction !== 'both')) {
-      if (this.#table === PRE_INIT_TABLE && LATEST_TABLE.methods.has(method)) {
+      if (table === PRE_INIT_TABLE && LATEST_TABLE.methods.has(method)) {
         throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${method} was received before initialization`);
       }
       throw methodNotFound(method);

@@ -16,6 +16,10 @@ export const Method = {
   SamplingCreateMessage: 'sampling/createMessage',
   ElicitationCreate: 'elicitation/create',
   RootsList: 'roots/list',
+  /** 2026-07-28 */
+  ServerDiscover: 'server/discover',
+  /** 2026-07-28 */
+  SubscriptionsListen: 'subscriptions/listen',
 } as const;
 
 export const Notification = {
@@ -29,4 +33,6 @@ export const Notification = {
   PromptsListChanged: 'notifications/prompts/list_changed',
   RootsListChanged: 'notifications/roots/list_changed',
   ElicitationComplete: 'notifications/elicitation/complete',
+  /** 2026-07-28 */
+  SubscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
 } as const;

@@ -116,3 +116,17 @@ export const checkLogMessage: ParamsCheck = (p) =>
   p !== undefined && typeof p.level === 'string' && LOG_LEVELS.has(p.level) ? undefined : 'Invalid params: "level" must be a log level';
 
 export const checkElicitationComplete: ParamsCheck = (p) => str(p, 'elicitationId');
+
+/** A `SubscriptionFilter` (2026-07-28): optional booleans and an optional array of URI strings. */
+function checkFilter(f: unknown, where: string): string | undefined {
+  if (!isObject(f)) return `Invalid params: "${where}" must be an object`;
+  for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) {
+    if (f[key] !== undefined && typeof f[key] !== 'boolean') return `Invalid params: "${where}.${key}" must be a boolean`;
+  }
+  const uris = f.resourceSubscriptions;
+  if (uris !== undefined && (!Array.isArray(uris) || uris.some((u) => typeof u !== 'string'))) return `Invalid params: "${where}.resourceSubscriptions" must be an array of strings`;
+  return undefined;
+}
+
+export const checkSubscriptionsListen: ParamsCheck = (p) => checkFilter(p?.notifications, 'notifications');
+export const checkSubscriptionsAcknowledged: ParamsCheck = (p) => checkFilter(p?.notifications, 'notifications');

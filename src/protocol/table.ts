@@ -9,6 +9,7 @@
 import { Method, Notification } from './methods.js';
 import * as P from './params.js';
 import { V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25 } from './versions.js';
+import { V2026_07_28 } from './stateless.js';
 
 /** Which side sends a method. */
 export type Direction = 'client-to-server' | 'server-to-client' | 'both';
@@ -111,11 +112,42 @@ const T_2025_11_25 = table(V2025_11_25, false, [
   note(Notification.ElicitationComplete, S2C, undefined, P.checkElicitationComplete),
 ]);
 
+/**
+ * 2026-07-28, the stateless era: no handshake (`initialize`, `notifications/initialized`),
+ * no `ping`, no `logging/setLevel`, no `resources/(un)subscribe`, no server → client
+ * requests (sampling, elicitation and roots travel inside `InputRequiredResult`s), no
+ * `notifications/roots/list_changed` or `notifications/elicitation/complete`; adds
+ * `server/discover` and `subscriptions/listen`. `notifications/cancelled` flows both
+ * ways (the server sends it on stdio to end a subscription). Every method may be sent at
+ * once: there is nothing to initialize.
+ */
+const T_2026_07_28 = table(V2026_07_28, false, [
+  req(Method.ServerDiscover, C2S, undefined, undefined, true),
+  req(Method.ToolsList, C2S, receiver('tools'), P.checkCursor, true),
+  req(Method.ToolsCall, C2S, receiver('tools'), P.checkCallTool, true),
+  req(Method.ResourcesList, C2S, receiver('resources'), P.checkCursor, true),
+  req(Method.ResourcesTemplatesList, C2S, receiver('resources'), P.checkCursor, true),
+  req(Method.ResourcesRead, C2S, receiver('resources'), P.checkUri, true),
+  req(Method.PromptsList, C2S, receiver('prompts'), P.checkCursor, true),
+  req(Method.PromptsGet, C2S, receiver('prompts'), P.checkGetPrompt, true),
+  req(Method.CompletionComplete, C2S, receiver('completions'), P.checkComplete, true),
+  req(Method.SubscriptionsListen, C2S, undefined, P.checkSubscriptionsListen, true),
+  note(Notification.Cancelled, 'both', undefined, P.checkCancelled, true),
+  note(Notification.Progress, S2C, undefined, P.checkProgress, true),
+  note(Notification.Message, S2C, sender('logging'), P.checkLogMessage, true),
+  note(Notification.SubscriptionsAcknowledged, S2C, undefined, P.checkSubscriptionsAcknowledged, true),
+  note(Notification.ResourcesUpdated, S2C, sender('resources', 'subscribe'), P.checkUri, true),
+  note(Notification.ResourcesListChanged, S2C, sender('resources', 'listChanged'), undefined, true),
+  note(Notification.ToolsListChanged, S2C, sender('tools', 'listChanged'), undefined, true),
+  note(Notification.PromptsListChanged, S2C, sender('prompts', 'listChanged'), undefined, true),
+]);
+
 const TABLES: ReadonlyMap<string, RevisionTable> = new Map([
   [V2024_11_05, T_2024_11_05],
   [V2025_03_26, T_2025_03_26],
   [V2025_06_18, T_2025_06_18],
   [V2025_11_25, T_2025_11_25],
+  [V2026_07_28, T_2026_07_28],
 ]);
 
 /** The table of `revision`, or undefined when the revision is not spoken here. */
@@ -139,6 +171,13 @@ export interface ProtocolExtension {
   readonly name: string;
   /** The entries this extension adds to the table of `revision` (empty: none). */
   methods(revision: string): readonly MethodSpec[];
+  /**
+   * Capabilities this extension declares for the side playing `role`, given what that side
+   * declares without it (`declared`, not to be mutated). The roles merge the returned
+   * members over their derived capabilities; capabilities given in the role's options still
+   * win. Called once per connection at most; optional.
+   */
+  capabilities?(role: 'client' | 'server', declared: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined;
 }
 
 const extendedTables = new Map<string, RevisionTable>();

@@ -8,3 +8,22 @@ export type { PromptConfig, PromptHandler, RegisteredPrompt } from './prompts.js
 export type { Completer, CompletionContext } from './completions.js';
 export { rateLimit, audit, RATE_LIMITED_CODE, type RateLimitOptions, type AuditEvent } from './middleware.js';
 export { UriTemplate } from './uri-template.js';
+export type { ConnectOptions } from './server.js';
+export type { StatelessServerOptions } from './stateless.js';
+export type { InputOptions } from './stateless-request.js';
+export { InputRequiredSignal, type RequestStateOptions } from './mrtr.js';
+export {
+  V2026_07_28,
+  STATELESS_REVISIONS,
+  MetaKey,
+  StatelessErrorCode,
+  ResultType,
+  isStatelessRevision,
+  missingClientCapability,
+  type DiscoverResult,
+  type SubscriptionFilter,
+  type InputRequest,
+  type InputRequiredResult,
+  type CacheHints,
+  type CacheScope,
+} from '../protocol/stateless.js';

@@ -171,7 +171,7 @@ export class ServerSession {
    * unless given; only this session may later receive its completion notification.
    * Throws LocalError `capability_missing` unless the client declared `elicitation.url`.
    */
-  async elicitUrl(params: { message: string; url: string; elicitationId?: string }, options?: RequestOptions): Promise<ElicitResult & { elicitationId: string }> {
+  async elicitUrl(params: { message: string; url: string; elicitationId?: string; _meta?: JSONObject }, options?: RequestOptions): Promise<ElicitResult & { elicitationId: string }> {
     if (!atLeast(this.endpoint.revision, V2025_11_25)) throw new LocalError('method_unsupported', `URL-mode elicitation needs protocol revision ${V2025_11_25}`);
     if (!hasCapability(this.clientCapabilities, ['elicitation', 'url'])) throw new LocalError('capability_missing', 'URL-mode elicitation needs the client capability "elicitation.url"');
     let url: URL;
@@ -183,7 +183,9 @@ export class ServerSession {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new LocalError('validation_failed', 'The elicitation URL must use https (or http for local development)');
     const elicitationId = params.elicitationId ?? crypto.randomUUID();
     this.#elicitations.add(elicitationId);
-    const result = (await this.endpoint.request(Method.ElicitationCreate, { mode: 'url', message: params.message, url: params.url, elicitationId }, options)) as ElicitResult;
+    const wire: JSONObject = { mode: 'url', message: params.message, url: params.url, elicitationId };
+    if (params._meta !== undefined) wire._meta = params._meta;
+    const result = (await this.endpoint.request(Method.ElicitationCreate, wire, options)) as ElicitResult;
     if (result?.action !== 'accept') this.#elicitations.delete(elicitationId);
     return { ...result, elicitationId };
   }

@@ -22,6 +22,17 @@ import { ServerSession } from './server-session.js';
 import { ToolRegistry, type RawToolHandler, type RegisteredTool, type ToolConfig, type ToolHandler } from './tools.js';
 import { invalidParams } from '../jsonrpc/errors.js';
 import type { Tool } from '../types.js';
+import { STATELESS_REVISIONS, isStatelessRevision } from '../protocol/stateless.js';
+import { StatelessLayer, type StatelessServerOptions } from './stateless.js';
+
+/** Per-connection overrides of {@link McpServer.connect}. */
+export interface ConnectOptions {
+  /**
+   * Most requests of this connection handled at once (default: `ServerOptions.maxInFlight`).
+   * Transports that carry many clients on one connection raise it.
+   */
+  maxInFlight?: number;
+}
 
 /** Options of a server. */
 export interface ServerOptions extends EndpointOptions {
@@ -31,8 +42,14 @@ export interface ServerOptions extends EndpointOptions {
   capabilities?: ServerCapabilities;
   /** Items per page of every list method. Default 100. */
   pageSize?: number;
-  /** Revisions this server speaks (default: every stateful revision). */
+  /**
+   * Revisions this server speaks, of either era (default: every revision mcpkit speaks). The
+   * stateful ones are negotiated by `initialize`; the stateless ones (2026-07-28) are served
+   * per request. A list without stateless revisions turns that era off.
+   */
   protocolVersions?: readonly string[];
+  /** The stateless era (2026-07-28): request-state protection, caching hints, identity. */
+  stateless?: StatelessServerOptions;
   /** Log level applied before a client sets one. Default: everything is sent. */
   defaultLogLevel?: LoggingLevel;
   /** JSON Schema validator for tool schemas (default: ajv, 2020-12 unless declared). */
@@ -64,12 +81,15 @@ export class McpServer implements ServerCore {
   readonly #extensions: ProtocolExtension[] = [];
   readonly #pendingChanges = new Set<string>();
   #capabilities: ServerCapabilities | undefined;
+  /** The stateless era's middleware, handlers and subscriptions. */
+  readonly #stateless: StatelessLayer;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     this.info = info;
     this.#options = options;
     this.instructions = options.instructions;
-    this.revisions = options.protocolVersions ?? STATEFUL_REVISIONS;
+    this.revisions = options.protocolVersions?.filter((v) => !isStatelessRevision(v)) ?? STATEFUL_REVISIONS;
+    this.#stateless = new StatelessLayer(this, options.protocolVersions?.filter(isStatelessRevision) ?? STATELESS_REVISIONS, options.stateless);
     this.defaultLogLevel = options.defaultLogLevel;
     this.#pageSize = options.pageSize ?? 100;
     if (!(this.#pageSize >= 1)) throw new RangeError('pageSize must be at least 1');
@@ -117,7 +137,8 @@ export class McpServer implements ServerCore {
 
   /**
    * Adds a protocol extension's method-table entries to every future connection (for
-   * example tasks). Its handlers are installed with `onConnect`.
+   * example tasks), and the capabilities it declares (add it before the first connection,
+   * which fixes the capabilities). Its handlers are installed with `onConnect`.
    */
   extend(extension: ProtocolExtension): this {
     this.#extensions.push(extension);
@@ -145,6 +166,7 @@ export class McpServer implements ServerCore {
     if (this.resources.size > 0) caps.resources = { subscribe: true, listChanged: true };
     if (this.prompts.size > 0) caps.prompts = { listChanged: true };
     if (this.prompts.size > 0 || this.resources.size > 0) caps.completions = {};
+    for (const ext of this.#extensions) Object.assign(caps, ext.capabilities?.('server', caps));
     return (this.#capabilities = { ...caps, ...this.#options.capabilities });
   }
 
@@ -159,12 +181,17 @@ export class McpServer implements ServerCore {
    * Serves one client over `transport` and resolves once the transport started. Each call
    * makes a separate session; a transport can be connected once.
    */
-  async connect(transport: Transport): Promise<ServerSession> {
+  async connect(transport: Transport, options?: ConnectOptions): Promise<ServerSession> {
     this.capabilities();
-    const session = new ServerSession(this, transport, this.#options);
+    const session = new ServerSession(this, transport, options?.maxInFlight === undefined ? this.#options : { ...this.#options, maxInFlight: options.maxInFlight });
     const ep = session.endpoint;
     ep.setOwnCapabilities(this.capabilities() as JSONObject);
     for (const ext of this.#extensions) ep.extend(ext);
+    if (this.#stateless.enabled) {
+      // outermost: it shapes every stateless-era result, whatever the middleware below does
+      ep.acceptStatelessRequests(this.#stateless.revisions);
+      ep.use(this.#stateless.middleware);
+    }
     for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
     this.#installHandlers(session);
     for (const listener of this.#connectListeners) listener(session);
@@ -202,6 +229,10 @@ export class McpServer implements ServerCore {
     });
     ep.setRequestHandler(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
     ep.setRequestHandler(Method.CompletionComplete, (p) => this.#complete(p!));
+    if (this.#stateless.enabled) {
+      ep.setRequestHandler(Method.ServerDiscover, () => this.#stateless.discover() as unknown as JSONObject);
+      ep.setRequestHandler(Method.SubscriptionsListen, (p, ctx) => this.#stateless.listen(p, ctx));
+    }
   }
 
   async #complete(params: JSONObject): Promise<JSONObject> {
@@ -235,10 +266,15 @@ export class McpServer implements ServerCore {
       if (!s.ready) continue;
       for (const m of methods) if (s.endpoint.canSend(m)) s.notify(m).catch(() => {});
     }
+    for (const m of methods) this.#stateless.listChanged(m);
   }
 
-  /** Sends `notifications/resources/updated` to every client subscribed to `uri`. */
+  /**
+   * Sends `notifications/resources/updated` to every client subscribed to `uri` (2025 era:
+   * `resources/subscribe`; stateless era: a `subscriptions/listen` that named it).
+   */
   async notifyResourceUpdated(uri: string): Promise<void> {
+    this.#stateless.resourceUpdated(uri);
     const sends: Promise<void>[] = [];
     for (const s of this.#sessions) if (s.subscriptions.has(uri)) sends.push(s.notify(Notification.ResourcesUpdated, { uri }).catch(() => {}));
     await Promise.all(sends);
@@ -258,9 +294,22 @@ export class McpServer implements ServerCore {
     await Promise.all([...this.#sessions].map((s) => s.sendLog(level, data, logger).catch(() => {})));
   }
 
-  /** Closes every connection. */
+  /**
+   * Closes every connection. Live stateless-era subscriptions are first ended gracefully
+   * (their `subscriptions/listen` requests are answered).
+   */
   async close(): Promise<void> {
+    if (this.#stateless.subscriptionCount > 0) {
+      this.#stateless.closeSubscriptions();
+      // let the answers reach the transports before they close
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
     await Promise.all([...this.#sessions].map((s) => s.close()));
+  }
+
+  /** Revisions of the stateless era this server serves (empty: the era is off). */
+  get statelessRevisions(): readonly string[] {
+    return this.#stateless.revisions;
   }
 }
 

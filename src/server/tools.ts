@@ -211,7 +211,7 @@ export class ToolRegistry {
       return { ...result, content: [{ type: 'text', text }] };
     }
     // Typed results are adapted to the client's revision (raw results go out as returned).
-    return toolResultForRevision(result, ctx?.server?.protocolVersion);
+    return toolResultForRevision(result, ctx?.protocolVersion ?? ctx?.server?.protocolVersion);
   }
 }
 

@@ -64,6 +64,12 @@ export interface RequestOptions {
   onProgress?: (progress: Progress) => void;
   /** The incoming request this one is made on behalf of (routing hint for HTTP). */
   relatedRequestId?: RequestId;
+  /**
+   * Called synchronously with the id assigned to the request, before it is sent (lets a
+   * caller correlate messages that echo the id, such as a subscription's notifications).
+   * Must not throw.
+   */
+  onRequestId?: (id: RequestId) => void;
 }
 
 /** A progress update received for an outgoing request. */
@@ -166,6 +172,7 @@ export class Session {
   request(method: string, params: JSONObject | undefined, options?: RequestOptions): Promise<unknown> {
     if (this.#closed) return Promise.reject(this.#closedError());
     const id = ++this.#nextId;
+    options?.onRequestId?.(id);
     if (options?.onProgress) {
       const meta = params?._meta as JSONObject | undefined;
       params = { ...params, _meta: { ...meta, progressToken: id } };
@@ -236,14 +243,16 @@ export class Session {
     if (entry.abortListener) entry.options!.signal!.removeEventListener('abort', entry.abortListener);
   }
 
-  #onProgress(params: JSONObject): void {
+  /** Delivers progress to the pending request owning its token; false when none does. */
+  #onProgress(params: JSONObject): boolean {
     const entry = this.#pending.get(params.progressToken as RequestId);
-    if (entry === undefined || !entry.options?.onProgress) return;
+    if (entry === undefined) return false;
+    if (!entry.options?.onProgress) return true;
     if (entry.timer !== undefined && entry.options.resetTimeoutOnProgress !== false) {
       const remainingTotal = entry.maxTotalMs === undefined ? Infinity : entry.maxTotalMs - (Date.now() - entry.startedAt);
       if (remainingTotal <= 0) {
         this._expire(entry);
-        return;
+        return true;
       }
       if (remainingTotal >= entry.timeoutMs && typeof (entry.timer as { refresh?: unknown }).refresh === 'function') {
         (entry.timer as unknown as { refresh(): void }).refresh();
@@ -260,6 +269,7 @@ export class Session {
     } catch (err) {
       this.#hooks.error?.(err as Error);
     }
+    return true;
   }
 
   // ───────────── incoming ─────────────
@@ -350,7 +360,15 @@ export class Session {
       return;
     }
     if (method === 'notifications/progress') {
-      if (params && (typeof params.progressToken === 'string' || typeof params.progressToken === 'number') && typeof params.progress === 'number') this.#onProgress(params);
+      // Progress for a token no pending request owns (for example a task's, after its
+      // request was answered) goes to the layer above, which may have listeners for it.
+      if (params && (typeof params.progressToken === 'string' || typeof params.progressToken === 'number') && typeof params.progress === 'number' && !this.#onProgress(params)) {
+        try {
+          this.#hooks.notification(method, params, info);
+        } catch (err) {
+          this.#hooks.error?.(err as Error);
+        }
+      }
       return;
     }
     try {

@@ -12,10 +12,30 @@ import { LocalError } from '../../jsonrpc/errors.js';
  */
 export type HeadersInput = Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
 
+/**
+ * Authorization of a transport's HTTP requests: mcpkit's `OAuthClient` (`mcpkit/auth`)
+ * implements it, and so can anything else that needs to sign or authorize requests. The
+ * transport hands its `fetch` to {@link HttpAuthorization.wrapFetch} once, at construction,
+ * and makes every request (POST, GET, DELETE) through the returned function; that function
+ * adds the credentials and answers authorization challenges (401, 403), retrying the request
+ * itself, and returns the final response. When it rejects (the user declined, discovery
+ * failed), the request fails with a LocalError whose `cause` is that rejection.
+ */
+export interface HttpAuthorization {
+  /** Returns a fetch that authorizes every request made through it. Called once per transport. */
+  wrapFetch(fetch: typeof globalThis.fetch): typeof globalThis.fetch;
+}
+
 /** Options every HTTP client transport understands. */
 export interface HttpClientCommonOptions {
   /** The `fetch` to use (injectable for tests, proxies, instrumentation). Default: `globalThis.fetch`. */
   fetch?: typeof fetch;
+  /**
+   * Authorization of every request (for example an `OAuthClient` from `mcpkit/auth`): it
+   * wraps `fetch`, adds `Authorization` (only ever as a header), handles 401 and 403
+   * `insufficient_scope` challenges and retries. See {@link HttpAuthorization}.
+   */
+  auth?: HttpAuthorization;
   /**
    * Extra headers on every request. They override `requestInit.headers`; the transport's own
    * headers (`Content-Type`, `Accept`, `Mcp-Session-Id`, `MCP-Protocol-Version`,
@@ -71,11 +91,16 @@ export function backoffDelay(policy: ReconnectPolicy, failures: number): number 
 /** Default of {@link HttpClientCommonOptions.maxEventChars}. */
 export const DEFAULT_MAX_MESSAGE_CHARS = 4 * 1024 * 1024;
 
-/** The fetch to use: the injected one, else the global one (throws TypeError when there is none). */
-export function resolveFetch(injected: typeof fetch | undefined): typeof fetch {
-  if (injected) return injected;
-  if (typeof globalThis.fetch !== 'function') throw new TypeError('No global fetch is available; pass options.fetch');
-  return globalThis.fetch.bind(globalThis);
+/**
+ * The fetch to use: the injected one, else the global one (throws TypeError when there is
+ * none), wrapped by `auth` when given (see {@link HttpAuthorization}).
+ */
+export function resolveFetch(injected: typeof fetch | undefined, auth?: HttpAuthorization): typeof fetch {
+  let base: typeof fetch;
+  if (injected) base = injected;
+  else if (typeof globalThis.fetch === 'function') base = globalThis.fetch.bind(globalThis);
+  else throw new TypeError('No global fetch is available; pass options.fetch');
+  return auth ? auth.wrapFetch(base) : base;
 }
 
 /**

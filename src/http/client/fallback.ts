@@ -38,6 +38,20 @@ export function shouldFallBack(status: number): boolean {
   return status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 407 && status !== 408 && status !== 429;
 }
 
+/** True when `message` is (or a batch holds) an `initialize` request. */
+function carriesInitialize(message: JSONRPCMessage | JSONRPCMessage[] | string): boolean {
+  let value: unknown = message;
+  if (typeof message === 'string') {
+    try {
+      value = JSON.parse(message);
+    } catch {
+      return false;
+    }
+  }
+  const items = Array.isArray(value) ? value : [value];
+  return items.some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize');
+}
+
 /** Which protocol a {@link FallbackTransport} settled on. */
 export type HttpTransportKind = 'streamable-http' | 'sse';
 
@@ -119,6 +133,12 @@ export class FallbackTransport implements Transport {
       const fallBackOn = this.#options.fallBackOn ?? shouldFallBack;
       if (this.#closed || !(err instanceof HttpStatusError) || !fallBackOn(err.status)) {
         this.#kind = 'streamable-http';
+        throw err;
+      }
+      if (!carriesInitialize(message)) {
+        // A stateless-era probe (`server/discover`) that a 2025-era server refused: the
+        // client falls back to `initialize`, and that message decides the transport.
+        this.#deciding = undefined;
         throw err;
       }
       await this.#fallBack(err, message, options);

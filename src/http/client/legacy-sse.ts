@@ -60,7 +60,7 @@ export class SseClientTransport implements Transport {
   /** Throws TypeError for an unparsable URL. */
   constructor(options: SseClientTransportOptions) {
     this.#url = new URL(options.url);
-    this.#fetch = resolveFetch(options.fetch);
+    this.#fetch = resolveFetch(options.fetch, options.auth);
     this.#options = options;
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
   }

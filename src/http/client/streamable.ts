@@ -68,6 +68,7 @@ import {
   type ReconnectPolicy,
 } from './common.js';
 import { HttpStatusError, SessionExpiredError } from './errors.js';
+import { StatelessRequestHeaders } from './stateless-headers.js';
 
 /** Options of {@link StreamableHttpClientTransport}. */
 export interface StreamableHttpClientTransportOptions extends HttpClientCommonOptions {
@@ -118,6 +119,8 @@ interface Outgoing {
   ids: RequestId[] | undefined;
   initialize: boolean;
   initialized: boolean;
+  /** A stateless-era (2026-07-28) message: its request headers (see stateless-headers.ts). */
+  stateless?: Record<string, string>;
 }
 
 /**
@@ -141,12 +144,16 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #controllers = new Set<AbortController>();
   readonly #outstanding = new Map<RequestId, Exchange>();
   readonly #waits = new Waits();
+  /** Stateless-era request headers and the `x-mcp-header` annotations they come from. */
+  readonly #statelessHeaders = new StatelessRequestHeaders();
+  /** The POST of each stateless-era request in flight: cancelling it means aborting that POST. */
+  readonly #statelessPosts = new Map<RequestId, AbortController>();
   #getStream: 'idle' | 'open' | 'unsupported' | 'failed' = 'idle';
 
   /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values. */
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#url = new URL(options.url);
-    this.#fetch = resolveFetch(options.fetch);
+    this.#fetch = resolveFetch(options.fetch, options.auth);
     this.#options = options;
     this.#policy = reconnectPolicy(options.reconnect);
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
@@ -208,7 +215,18 @@ export class StreamableHttpClientTransport implements Transport {
     }
     const out: Outgoing = { ids: undefined, initialize: false, initialized: false };
     if (Array.isArray(value)) for (const item of value) this.#inspect(item, out);
-    else this.#inspect(value, out);
+    else {
+      // Stateless era: closing a request's stream is its cancellation (no notification is POSTed).
+      const cancelled = (value as { method?: unknown; params?: { requestId?: unknown } } | null)?.method === Notification.Cancelled ? (value as { params?: { requestId?: unknown } }).params?.requestId : undefined;
+      const post = isRequestId(cancelled) ? this.#statelessPosts.get(cancelled) : undefined;
+      if (post !== undefined) {
+        this.#answered(cancelled as RequestId);
+        post.abort(new LocalError('cancelled', 'The request was cancelled'));
+        return Promise.resolve();
+      }
+      this.#inspect(value, out);
+      out.stateless = this.#statelessHeaders.headersFor(value);
+    }
     let exchange: Exchange | undefined;
     if (out.ids !== undefined) {
       exchange = new Exchange(out.ids);
@@ -247,14 +265,18 @@ export class StreamableHttpClientTransport implements Transport {
         if (this.#closed) throw closedError();
         headers.set('content-type', 'application/json');
         headers.set('accept', ACCEPT_BOTH);
-        // initialize starts a session: it never carries an old session id (spec: Session Management 4)
-        if (!out.initialize) {
+        if (out.stateless !== undefined) {
+          // stateless era: no session; the version, method and name travel as headers too
+          for (const name of Object.keys(out.stateless)) headers.set(name, out.stateless[name]!);
+        } else if (!out.initialize) {
+          // initialize starts a session: it never carries an old session id (spec: Session Management 4)
           sentSession = this.#sessionId;
           if (sentSession !== undefined) headers.set('mcp-session-id', sentSession);
           if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
         }
         controller = new AbortController();
         this.#controllers.add(controller);
+        if (out.stateless !== undefined && out.ids !== undefined) for (const id of out.ids) this.#statelessPosts.set(id, controller);
         const pending = this.#fetch(this.#url, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller.signal });
         dispatched();
         response = await pending;
@@ -290,6 +312,12 @@ export class StreamableHttpClientTransport implements Transport {
       if (out.initialized) this.#openGetStream();
     } finally {
       if (controller !== undefined) this.#controllers.delete(controller);
+      if (out.stateless !== undefined && out.ids !== undefined) {
+        for (const id of out.ids) {
+          if (this.#statelessPosts.get(id) === controller) this.#statelessPosts.delete(id);
+          this.#statelessHeaders.forget(id);
+        }
+      }
       if (exchange !== undefined) this.#release(exchange);
     }
   }
@@ -501,7 +529,10 @@ export class StreamableHttpClientTransport implements Transport {
   #deliver(value: unknown): void {
     if (this.#closed) return;
     if (Array.isArray(value)) for (const item of value) this.#noteAnswer(item);
-    else this.#noteAnswer(value);
+    else {
+      this.#noteAnswer(value);
+      this.#statelessHeaders.absorb(value, (err) => this.#receiver?.error(err));
+    }
     this.#receiver!.message(value);
   }
 

@@ -10,6 +10,12 @@
  * - Checks run cheapest first, before the body is read: Host and Origin (403), route and
  *   method (404/405), media types (406/415), session (404). The body is read only then,
  *   with the size limit (413), and parsed once here: the session receives parsed values.
+ * - Authorization is a hook (`authorize`, an {@link HttpAuthorizer}; `mcpkit/auth` builds
+ *   one): after the Host check it may serve paths outside the MCP endpoints (protected
+ *   resource metadata, before the Origin check: public documents fetched cross-origin);
+ *   after the Origin check it authenticates every request to an MCP endpoint before any
+ *   other check (401), and its auth info is the request's; once a POST is parsed it may
+ *   refuse any of its messages (403) before anything is delivered.
  * - One {@link StreamableSessionTransport} per session, handed to `server.connect()`: the
  *   one McpServer serves every session. The initialize request is always answered as JSON
  *   (whatever `responseMode` says) so that a failed initialization creates no session.
@@ -22,7 +28,8 @@
  */
 import { classify, describeInvalid, KIND_INVALID, KIND_REQUEST } from '../../jsonrpc/decode.js';
 import { LocalError } from '../../jsonrpc/errors.js';
-import { ErrorCode, type RequestId } from '../../jsonrpc/types.js';
+import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
+import { StatelessPostHandler, type StatelessPostOptions } from './stateless-post.js';
 import { tableFor } from '../../protocol/table.js';
 import { V2025_03_26 } from '../../protocol/versions.js';
 import type { McpServer } from '../../server/server.js';
@@ -32,7 +39,7 @@ import { LegacySseTransport, type LegacyHost } from './legacy-sse.js';
 import { emptyReply, errorReply, jsonReply, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import { RequestGuard } from './request-guard.js';
 import { HttpMessageInfo, StreamableSessionTransport, type TransportHost } from './session-transport.js';
-import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
+import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 import { describeWebRequest, toWebResponse } from './web.js';
 
 /** Options of {@link createStreamableHttpHandler}. */
@@ -81,6 +88,20 @@ export interface StreamableHttpOptions {
    * 404 as an unknown session. Default: sessions are not bound.
    */
   sessionOwner?: (authInfo: unknown) => string | undefined;
+  /**
+   * Authorization (`mcpkit/auth`'s `requireBearerAuth()` builds it): authenticates every
+   * request to the MCP endpoints before anything else (401 replies come from it), may refuse
+   * parsed messages (403), and serves its own routes (protected resource metadata). Its auth
+   * info replaces the adapter's `authInfo`. Default: none (requests are not authenticated here).
+   */
+  authorize?: HttpAuthorizer;
+  /**
+   * The stateless era (2026-07-28) on this endpoint, beside the 2025 era: POSTs whose body
+   * claims it (or whose `MCP-Protocol-Version` names it) are served per request, without
+   * sessions (see stateless-post.ts). On by default when the server serves that era;
+   * `false` leaves such POSTs to the 2025-era path.
+   */
+  statelessEra?: StatelessPostOptions | false;
   /** Receives transport problems no client is told about (store failures, unroutable messages). */
   onError?: (error: Error) => void;
 }
@@ -165,6 +186,9 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   readonly #ssePath: string;
   readonly #messagesPath: string;
   readonly #sessionOwner: ((authInfo: unknown) => string | undefined) | undefined;
+  readonly #authorizer: HttpAuthorizer | undefined;
+  /** The stateless era's POSTs; undefined when the server does not serve that era. */
+  readonly #modern: StatelessPostHandler | undefined = undefined;
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #sessions = new Map<string, StreamableSessionTransport>();
   readonly #legacySessions = new Map<string, LegacySseTransport>();
@@ -188,7 +212,11 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     this.#ssePath = options.legacySsePath ?? '/sse';
     this.#messagesPath = options.legacyMessagesPath ?? '/messages';
     this.#sessionOwner = options.sessionOwner;
+    this.#authorizer = options.authorize;
     this.#onError = options.onError;
+    if (options.statelessEra !== false && this.#server.statelessRevisions.length > 0) {
+      this.#modern = new StatelessPostHandler(this.#server, this, { responseMode: this.#mode, ...options.statelessEra });
+    }
     if (!(this.#idleMs > 0)) throw new RangeError('sessionIdleTimeoutMs must be positive');
     if (!(this.#maxSessions >= 1)) throw new RangeError('maxSessions must be at least 1');
     if (!(this.maxBodyBytes >= 1)) throw new RangeError('maxBodyBytes must be at least 1');
@@ -227,6 +255,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     this.#closed = true;
     this.#stopSweep();
     const all: Array<{ close(): Promise<void> }> = [...this.#sessions.values(), ...this.#legacySessions.values()];
+    if (this.#modern !== undefined) all.push(this.#modern);
     await Promise.all(all.map((t) => t.close()));
   }
 
@@ -260,8 +289,18 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   async #route(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
     if (this.#closed) return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the server is shutting down');
     if (!this.#guard.hostAllowed(req.headers('host'))) return errorReply(403, TRANSPORT_ERROR, 'Forbidden: Host header not allowed');
-    if (!this.#guard.originAllowed(req.headers('origin'))) return errorReply(403, TRANSPORT_ERROR, 'Forbidden: Origin not allowed');
     const path = pathOf(req.url);
+    const legacyPath = this.#legacy && !this.#stateless && (path === this.#ssePath || path === this.#messagesPath);
+    if (path !== this.endpoint && !legacyPath) {
+      const routed = await this.#authorizer?.route?.(req);
+      if (routed !== undefined) return routed;
+    }
+    if (!this.#guard.originAllowed(req.headers('origin'))) return errorReply(403, TRANSPORT_ERROR, 'Forbidden: Origin not allowed');
+    if (this.#authorizer !== undefined && (path === this.endpoint || legacyPath) && req.method !== 'OPTIONS') {
+      const result = await this.#authorizer.authenticate(req);
+      if (result.reply !== undefined) return result.reply;
+      info = { ...info, authInfo: result.authInfo };
+    }
     if (path === this.endpoint) {
       switch (req.method) {
         case 'POST':
@@ -322,7 +361,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     }
     if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
     let transport: StreamableSessionTransport | undefined;
-    const sessionId = this.#stateless ? null : req.headers('mcp-session-id');
+    // a POST whose MCP-Protocol-Version names a stateless revision has no session (any id is ignored)
+    const sessionId = this.#stateless || this.#modern?.claimedByHeader(req.headers('mcp-protocol-version')) ? null : req.headers('mcp-session-id');
     if (sessionId !== null) {
       transport = this.#lookup(sessionId, info);
       if (transport === undefined) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
@@ -365,6 +405,9 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
       }
     }
 
+    const refused = this.#refuseMessages(value, batch, info);
+    if (refused !== undefined) return refused;
+    if (!batch && this.#modern?.claims(value, req.headers('mcp-protocol-version'))) return this.#modern.post(req, info, value as JSONObject);
     if (this.#stateless) return this.#statelessPost(req, info, value, ids, batch, hasInvalid, initialize);
     const replyId = batch || ids.length === 0 ? null : ids[0]!;
     if (transport === undefined) {
@@ -380,6 +423,18 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
       return errorReply(400, ErrorCode.InvalidRequest, `Invalid request: batches are not supported in protocol revision ${transport.server?.protocolVersion ?? '(none)'}`);
     }
     return this.#dispatch(transport, req, info, value, ids, batch, hasInvalid);
+  }
+
+  /** The authorizer's refusal of any message of a POST (403), or undefined. */
+  #refuseMessages(value: unknown, batch: boolean, info: HttpRequestInfo | undefined): HttpReply | undefined {
+    const check = this.#authorizer?.authorizeMessage;
+    if (check === undefined) return undefined;
+    if (!batch) return check.call(this.#authorizer, value, info?.authInfo);
+    for (const message of value as unknown[]) {
+      const reply = check.call(this.#authorizer, message, info?.authInfo);
+      if (reply !== undefined) return reply;
+    }
+    return undefined;
   }
 
   #dispatch(
@@ -544,6 +599,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     } catch {
       return errorReply(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
     }
+    const refused = this.#refuseMessages(value, Array.isArray(value), info);
+    if (refused !== undefined) return refused;
     transport.deliver(value, new HttpMessageInfo(transport, info?.authInfo, req.rawHeaders));
     return emptyReply(202);
   }

@@ -168,7 +168,8 @@ test('MCP-Protocol-Version: unsupported 400, absent accepted (2025-03-26 assumed
   for (const version of ['1999-01-01', 'latest', '2026-07-28']) {
     const res = await post(handler, rpc(1, 'ping'), { sessionId, protocolVersion: version });
     assert.equal(res.status, 400, version);
-    assert.equal(await errorCode(res), -32000);
+    // 2026-07-28 is the stateless era: no session applies, and the request lacks its _meta
+    assert.equal(await errorCode(res), version === '2026-07-28' ? -32602 : -32000);
     assert.equal((await get(handler, sessionId, { 'mcp-protocol-version': version })).status, 400);
   }
   const absent = await post(handler, rpc(2, 'ping'), { sessionId });

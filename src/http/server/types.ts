@@ -102,3 +102,35 @@ export interface SseReplyStream {
    */
   disconnected(): void;
 }
+
+/**
+ * The authorization hook of the Streamable HTTP handler (its `authorize` option). `mcpkit/auth`
+ * builds one with `requireBearerAuth()`; any object of this shape works. The handler calls it;
+ * its methods must not throw (a throw becomes a 500 reply reported to `onError`).
+ */
+export interface HttpAuthorizer {
+  /**
+   * Serves a request for a path that is not an MCP endpoint (e.g. the protected resource
+   * metadata under `/.well-known/`). Called after the `Host` check and before the `Origin`
+   * check (metadata is public and fetched cross-origin by browser clients). `undefined` lets
+   * the handler answer (404).
+   */
+  route?(req: HttpRequest): HttpReply | undefined | Promise<HttpReply | undefined>;
+  /**
+   * Authenticates a request to an MCP endpoint (Streamable HTTP and legacy HTTP+SSE; not
+   * `OPTIONS`, which carries no credentials), after the `Host` and `Origin` checks and before
+   * any other check or the body is read. Resolves with
+   * the verified auth info — it replaces any `authInfo` the adapter supplied, reaches handlers
+   * as `ctx.authInfo`, and is what `sessionOwner` sees — or with a reply to send instead (401).
+   */
+  authenticate(req: HttpRequest): Promise<HttpAuthResult>;
+  /**
+   * Checks one parsed JSON-RPC message of an authenticated POST (each element of a batch)
+   * before anything of the POST is delivered; a reply (403 `insufficient_scope`) refuses the
+   * whole POST. Optional.
+   */
+  authorizeMessage?(message: unknown, authInfo: unknown): HttpReply | undefined;
+}
+
+/** What {@link HttpAuthorizer.authenticate} resolves with: auth info, or the refusal to send. */
+export type HttpAuthResult = { readonly authInfo: unknown; readonly reply?: undefined } | { readonly reply: HttpReply; readonly authInfo?: undefined };

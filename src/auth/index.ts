@@ -1,0 +1,114 @@
+/**
+ * `mcpkit/auth`: OAuth 2.1 for MCP over HTTP — the resource server (bearer tokens, protected
+ * resource metadata, scopes), the third-party authorization flow, the fetch guard, and the
+ * client half.
+ *
+ * Node-specific: the fetch guard uses `node:dns` / `node:net`. The OAuth libraries are
+ * optional peer dependencies loaded on first use: `jose` (JWT validation) and `oauth4webapi`
+ * (the upstream client of the third-party flow); importing this entry point needs neither.
+ * Test fixtures (`src/auth/testing/`) are not exported here.
+ */
+
+// ───────────── fetch guard (server-side fetches of metadata documents) ─────────────
+export { createGuardedFetch, isRefusedAddress, FetchGuardError, type FetchGuardErrorCode, type FetchGuardOptions, type GuardedFetch, type GuardedFetchInit, type ResolvedAddress } from './fetch-guard.js';
+
+// ───────────── resource server ─────────────
+export { requireBearerAuth, principalOf, type BearerAuth, type BearerAuthOptions } from './server/bearer.js';
+export { createJwtVerifier, type JwtVerifierOptions } from './server/jwt-verifier.js';
+export { createIntrospectionVerifier, type IntrospectionVerifierOptions } from './server/introspection-verifier.js';
+export { requireScopes, requiredScopesFor, type ScopeRequirements } from './server/scopes.js';
+export {
+  bearerChallenge,
+  parseResource,
+  protectedResourceMetadataPath,
+  protectedResourceMetadataUrl,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  type BearerChallenge,
+  type ProtectedResourceMetadata,
+} from './server/metadata.js';
+export {
+  AuthError,
+  InvalidTokenError,
+  InsufficientScopeError,
+  VerifierUnavailableError,
+  INSUFFICIENT_SCOPE_CODE,
+  isAuthInfo,
+  type AuthErrorCode,
+  type AuthInfo,
+  type TokenVerifier,
+} from './server/types.js';
+export type { HttpAuthorizer, HttpAuthResult } from '../http/server/types.js';
+
+// ───────────── third-party authorization flow (this server as authorization server) ─────────────
+export {
+  createThirdPartyAuthServer,
+  type ClientRegistration,
+  type ThirdPartyAuthServer,
+  type ThirdPartyAuthServerOptions,
+  type UpstreamOptions,
+} from './server/third-party.js';
+export {
+  InMemoryThirdPartyStore,
+  type AccessTokenRecord,
+  type BrowserRecord,
+  type ClientRecord,
+  type CodeRecord,
+  type GrantRecord,
+  type InMemoryThirdPartyStoreOptions,
+  type RecordKind,
+  type RefreshTokenRecord,
+  type ThirdPartyStore,
+  type TransactionRecord,
+  type UpstreamStateRecord,
+  type UsedCodeRecord,
+} from './server/third-party-store.js';
+export { escapeHtml, renderConsentPage, renderErrorPage, type ConsentDetails } from './server/consent-page.js';
+
+// ───────────── client (src/auth/client/) ─────────────
+// (maintained with the client half: its public exports go in this section)
+export {
+  OAuthClient,
+  OAuthClientError,
+  InMemoryOAuthStore,
+  FileOAuthStore,
+  LoopbackRedirect,
+  openInBrowser,
+  browserCommand,
+  clientMetadataDocument,
+  parseWwwAuthenticate,
+  resourceChallenge,
+  discoverProtectedResource,
+  discoverAuthorizationServer,
+  discoverLegacyAuthorizationServer,
+  DpopProver,
+  PENDING_AUTHORIZATION_TTL_MS,
+  type OAuthClientOptions,
+  type OAuthGrant,
+  type AuthorizationCodeGrant,
+  type ClientCredentialsGrant,
+  type JwtBearerGrant,
+  type EnterpriseManagedGrant,
+  type AssertionContext,
+  type AuthorizationRequest,
+  type UserAgent,
+  type PreRegisteredClient,
+  type ClientMetadata,
+  type ClientPrivateKey,
+  type OAuthClientErrorCode,
+  type OAuthClientErrorDetails,
+  type OAuthStore,
+  type StoredClient,
+  type StoredTokens,
+  type PendingAuthorization,
+  type RegistrationMethod,
+  type TokenEndpointAuthMethod,
+  type FileOAuthStoreOptions,
+  type LoopbackRedirectOptions,
+  type OpenInBrowserOptions,
+  type ClientMetadataDocumentOptions,
+  type AuthChallenge,
+  type ResourceChallenge,
+  type ResourceMetadataDocument,
+  type DiscoveredResource,
+  type DiscoveredAuthorizationServer,
+} from './client/index.js';

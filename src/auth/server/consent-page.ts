@@ -1,0 +1,89 @@
+/**
+ * The pages the third-party authorization server shows a user: the per-client consent page
+ * (2025-11-25 › Security Best Practices › Confused Deputy Problem: it names the client, the
+ * scopes, where the result goes, carries an anti-CSRF token and cannot be framed) and the
+ * error page for requests that must not be redirected (unknown client, unregistered
+ * redirect URI). Every value is HTML-escaped. Runtime-neutral.
+ */
+
+/** What the consent page shows. */
+export interface ConsentDetails {
+  /** The MCP client's name (or its id when it gave none). */
+  clientName: string;
+  clientId: string;
+  /** Where the authorization code will be sent. */
+  redirectUri: string;
+  /** The scopes requested. */
+  scopes: readonly string[];
+  /** The service the user signs in to next (the upstream authorization server). */
+  upstreamName: string;
+  /** Where the form posts. */
+  action: string;
+  /** Hidden fields of the form (transaction id and anti-CSRF token). */
+  fields: Readonly<Record<string, string>>;
+}
+
+/** Headers of every page: no caching, no framing, no scripts, no referrer. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+});
+
+/** Escapes text for HTML element content and double-quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const STYLE = 'body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5}code{word-break:break-all}.warn{color:#8a4b00}button{margin-right:.5rem;padding:.4rem 1rem}';
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+}
+
+function hostOf(uri: string): string {
+  try {
+    return new URL(uri).host;
+  } catch {
+    return uri;
+  }
+}
+
+function isLoopback(uri: string): boolean {
+  try {
+    const h = new URL(uri).hostname;
+    return h === 'localhost' || h === '127.0.0.1' || h === '[::1]';
+  } catch {
+    return false;
+  }
+}
+
+/** The consent page (a form marked `data-consent` with approve and deny buttons named `decision`). */
+export function renderConsentPage(details: ConsentDetails): string {
+  const scopes = details.scopes.length === 0 ? '<li>(no specific permissions)</li>' : details.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
+  const hidden = Object.entries(details.fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('');
+  const warning = isLoopback(details.redirectUri)
+    ? '<p class="warn">This application receives the result on this computer (a local address). Only continue if you started this sign-in yourself.</p>'
+    : '';
+  return page(
+    'Authorize application',
+    `<h1>Allow ${escapeHtml(details.clientName)}?</h1>` +
+      `<p><strong>${escapeHtml(details.clientName)}</strong> (<code>${escapeHtml(details.clientId)}</code>) asks to use this server on your behalf, with your ${escapeHtml(details.upstreamName)} account.</p>` +
+      `<p>Permissions requested:</p><ul>${scopes}</ul>` +
+      `<p>The result is sent to <strong>${escapeHtml(hostOf(details.redirectUri))}</strong> (<code>${escapeHtml(details.redirectUri)}</code>).</p>` +
+      warning +
+      `<form method="post" action="${escapeHtml(details.action)}" data-consent>${hidden}` +
+      '<button type="submit" name="decision" value="approve">Allow</button>' +
+      '<button type="submit" name="decision" value="deny">Deny</button></form>',
+  );
+}
+
+/** A page for an error the user sees (nothing is redirected). */
+export function renderErrorPage(error: string, description: string): string {
+  return page('Authorization error', `<h1>Authorization failed</h1><p><code>${escapeHtml(error)}</code></p><p>${escapeHtml(description)}</p>`);
+}

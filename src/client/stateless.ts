@@ -1,0 +1,236 @@
+/**
+ * The client's stateless era (2026-07-28): choosing the era, the per-request `_meta`, and
+ * multi round-trip requests.
+ *
+ * Design notes:
+ * - Version selection (2026-07-28 › Basic › Versioning): a client that accepts a stateless
+ *   revision probes with `server/discover` at its preferred one. A `DiscoverResult` means a
+ *   modern server: the client picks the first of its revisions the server lists. A
+ *   recognized modern error (-32022 with `data.supported`) means a modern server that wants
+ *   another version: the probe is repeated with one from that list. Anything else — another
+ *   JSON-RPC error, an HTTP error without a modern error body, no answer within the probe
+ *   timeout — means a 2025-era server, and the client falls back to `initialize` when it
+ *   accepts a stateful revision. The same logic serves stdio and HTTP.
+ * - Every request of a stateless connection goes through {@link StatelessClient.middleware},
+ *   installed as outgoing middleware: it adds the `_meta` fields (version, capabilities,
+ *   identity, log level), retries once with another version on -32022, re-lists tools and
+ *   retries once when a `tools/call` is refused with -32020 (its `Mcp-Param-*` headers were
+ *   stale), and runs the multi round-trip loop: an `InputRequiredResult` is answered through
+ *   the very handlers the client registered for the 2025 era's server → client requests
+ *   (roots, sampling, elicitation), and the request is sent again — a new JSON-RPC id — with
+ *   the `inputResponses` and the server's `requestState` echoed verbatim (none when it sent
+ *   none). The loop is bounded.
+ * - A result without `resultType` is complete; an unknown `resultType` is invalid.
+ */
+import { LocalError, McpError } from '../jsonrpc/errors.js';
+import type { JSONObject } from '../jsonrpc/types.js';
+import { Method } from '../protocol/methods.js';
+import type { CallContext, MethodHandler, Middleware } from '../protocol/middleware.js';
+import {
+  INPUT_REQUIRED_METHODS,
+  MetaKey,
+  ResultType,
+  StatelessErrorCode,
+  isStatelessError,
+  type DiscoverResult,
+  type InputRequest,
+} from '../protocol/stateless.js';
+import type { Session } from '../session/session.js';
+import type { RequestOptions } from '../session/session.js';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../types.js';
+
+/** What the stateless machinery needs from its client. */
+export interface StatelessClientHost {
+  readonly info: Implementation;
+  /** The capabilities the client declares (sent in every request's `_meta`). */
+  readonly capabilities: ClientCapabilities;
+  /** Answers one input request through the client's handler of `method`. */
+  answerInput(key: string, method: string, params: JSONObject | undefined, signal: AbortSignal | undefined): Promise<unknown>;
+  /** Lists every tool again (refreshes the transport's view of `x-mcp-header` annotations). */
+  relistTools(options: RequestOptions | undefined): Promise<unknown>;
+}
+
+/** Options of the stateless era on the client. */
+export interface StatelessClientOptions {
+  /** Most input rounds of one request before it fails with LocalError `invalid_result`. Default 8. */
+  maxInputRounds?: number;
+  /** The log level asked for on every request (`_meta` logLevel); default none (no logs). */
+  logLevel?: LoggingLevel;
+}
+
+/** The outcome of a `server/discover` probe. */
+export type ProbeOutcome = { era: 'stateless'; revision: string; discover: DiscoverResult } | { era: 'stateful'; cause: unknown };
+
+function isObject(v: unknown): v is JSONObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The per-request `_meta` fields for `revision`. */
+export function requestMeta(revision: string, capabilities: ClientCapabilities, info: Implementation, logLevel: LoggingLevel | undefined): JSONObject {
+  const meta: JSONObject = {
+    [MetaKey.ProtocolVersion]: revision,
+    [MetaKey.ClientCapabilities]: capabilities,
+    [MetaKey.ClientInfo]: info,
+  };
+  if (logLevel !== undefined) meta[MetaKey.LogLevel] = logLevel;
+  return meta;
+}
+
+/** The first of `ours` (in order) that `theirs` lists. */
+function pick(ours: readonly string[], theirs: unknown): string | undefined {
+  return Array.isArray(theirs) ? ours.find((v) => theirs.includes(v)) : undefined;
+}
+
+/**
+ * Probes the server with `server/discover` (see the module note), straight through the
+ * session (no method table applies before the era is known). `versions` are the client's
+ * stateless revisions, preferred first. Rejects only when the server is modern but refuses
+ * (a modern error other than -32022, or no common version and `canFallBack` false), or the
+ * probe was aborted.
+ */
+export async function probeServer(session: Session, versions: readonly string[], meta: (revision: string) => JSONObject, canFallBack: boolean, options: RequestOptions): Promise<ProbeOutcome> {
+  let version = versions[0]!;
+  const tried = new Set<string>();
+  for (let attempt = 0; attempt < versions.length + 1; attempt++) {
+    tried.add(version);
+    let result: unknown;
+    try {
+      result = await session.request(Method.ServerDiscover, { _meta: meta(version) }, options);
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      if (err instanceof McpError && err.code === StatelessErrorCode.UnsupportedProtocolVersion) {
+        const supported = (err.data as { supported?: unknown } | undefined)?.supported;
+        const next = pick(versions, supported);
+        // -32022 naming the version just tried again: retry it once (some servers reject a first request)
+        if (next !== undefined && (!tried.has(next) || attempt === 0)) {
+          version = next;
+          continue;
+        }
+        if (canFallBack) return { era: 'stateful', cause: err };
+        throw new LocalError('unsupported_protocol_version', `The server supports none of this client's protocol versions (it offers ${JSON.stringify(supported)})`, { cause: err });
+      }
+      if (err instanceof McpError && isStatelessError(err.code)) throw err;
+      if (!canFallBack) throw err;
+      return { era: 'stateful', cause: err };
+    }
+    if (!isObject(result) || !Array.isArray(result.supportedVersions) || !isObject(result.capabilities)) {
+      if (canFallBack) return { era: 'stateful', cause: new LocalError('invalid_result', 'server/discover answered with a malformed result') };
+      throw new LocalError('invalid_result', 'server/discover answered with a malformed result');
+    }
+    const discover = result as unknown as DiscoverResult;
+    const chosen = discover.supportedVersions.includes(version) ? version : pick(versions, discover.supportedVersions);
+    if (chosen !== undefined) return { era: 'stateless', revision: chosen, discover };
+    if (canFallBack) return { era: 'stateful', cause: new LocalError('unsupported_protocol_version', 'The server offers no stateless revision this client speaks') };
+    throw new LocalError('unsupported_protocol_version', `The server offers ${JSON.stringify(discover.supportedVersions)}, none of which this client speaks`);
+  }
+  if (canFallBack) return { era: 'stateful', cause: new LocalError('unsupported_protocol_version', 'No protocol version was agreed') };
+  throw new LocalError('unsupported_protocol_version', 'No protocol version was agreed with the server');
+}
+
+/** The server identity a discover result carries (`_meta`, or an older draft's body field). */
+export function serverInfoOf(discover: DiscoverResult): Implementation {
+  const meta = discover._meta?.[MetaKey.ServerInfo];
+  if (isObject(meta) && typeof meta.name === 'string' && typeof meta.version === 'string') return meta as unknown as Implementation;
+  const body = (discover as unknown as { serverInfo?: unknown }).serverInfo;
+  if (isObject(body) && typeof body.name === 'string' && typeof body.version === 'string') return body as unknown as Implementation;
+  return { name: 'unknown', version: 'unknown' };
+}
+
+/** The client side of a connection in the stateless era (see the module note). */
+export class StatelessClient {
+  /** The revision in use; set once the probe chose it. */
+  revision: string | undefined = undefined;
+  /** The log level asked for on every request; undefined: none. */
+  logLevel: LoggingLevel | undefined;
+  /** The last `server/discover` result. */
+  discover: DiscoverResult | undefined = undefined;
+  readonly versions: readonly string[];
+  readonly #host: StatelessClientHost;
+  readonly #maxRounds: number;
+
+  constructor(host: StatelessClientHost, versions: readonly string[], options: StatelessClientOptions = {}) {
+    this.#host = host;
+    this.versions = versions;
+    this.logLevel = options.logLevel;
+    this.#maxRounds = options.maxInputRounds ?? 8;
+  }
+
+  /** True once the connection settled on the stateless era. */
+  get active(): boolean {
+    return this.revision !== undefined;
+  }
+
+  #cached: { revision: string; logLevel: LoggingLevel | undefined; meta: JSONObject } | undefined;
+
+  /** The `_meta` fields of a request at `revision` (default: the one in use). Do not mutate. */
+  meta(revision = this.revision!): JSONObject {
+    const c = this.#cached;
+    if (c !== undefined && c.revision === revision && c.logLevel === this.logLevel) return c.meta;
+    const meta = requestMeta(revision, this.#host.capabilities, this.#host.info, this.logLevel);
+    this.#cached = { revision, logLevel: this.logLevel, meta };
+    return meta;
+  }
+
+  /** Outgoing middleware: passes everything through until {@link active}; see the module note. */
+  readonly middleware: Middleware = (next) => (method, params, ctx) => {
+    if (!this.active || ctx.kind !== 'request') return next(method, params, ctx);
+    return this.#request(next, method, params, ctx);
+  };
+
+  async #request(next: MethodHandler, method: string, params: JSONObject | undefined, ctx: CallContext): Promise<unknown> {
+    const base: JSONObject = params === undefined ? {} : { ...params };
+    delete base.inputResponses;
+    delete base.requestState;
+    let inputResponses: JSONObject | undefined;
+    let requestState: string | undefined;
+    let versionRetried = false;
+    let headersRetried = false;
+    for (let round = 0; ; ) {
+      const wire: JSONObject = { ...base, _meta: { ...(isObject(base._meta) ? base._meta : undefined), ...this.meta() } };
+      if (inputResponses !== undefined) wire.inputResponses = inputResponses;
+      if (requestState !== undefined) wire.requestState = requestState;
+      let result: unknown;
+      try {
+        result = await next(method, wire, ctx);
+      } catch (err) {
+        if (err instanceof McpError && err.code === StatelessErrorCode.UnsupportedProtocolVersion && !versionRetried) {
+          const next = pick(this.versions, (err.data as { supported?: unknown } | undefined)?.supported);
+          if (next !== undefined) {
+            versionRetried = true;
+            this.revision = next;
+            continue;
+          }
+        }
+        if (err instanceof McpError && err.code === StatelessErrorCode.HeaderMismatch && method === Method.ToolsCall && !headersRetried) {
+          headersRetried = true;
+          await this.#host.relistTools(ctx.options);
+          continue;
+        }
+        throw err;
+      }
+      const type = isObject(result) ? result.resultType : undefined;
+      if (type === undefined || type === ResultType.Complete) return result;
+      if (type !== ResultType.InputRequired) throw new LocalError('invalid_result', `${method} answered with an unknown resultType ${JSON.stringify(type)}`);
+      if (!INPUT_REQUIRED_METHODS.has(method)) throw new LocalError('invalid_result', `${method} cannot answer with an InputRequiredResult`);
+      if (++round > this.#maxRounds) throw new LocalError('invalid_result', `${method} still required input after ${this.#maxRounds} rounds`);
+      const r = result as JSONObject;
+      inputResponses = isObject(r.inputRequests) ? await this.#answerAll(r.inputRequests, ctx.options?.signal) : undefined;
+      requestState = typeof r.requestState === 'string' ? r.requestState : undefined;
+      if (inputResponses === undefined && requestState === undefined) throw new LocalError('invalid_result', `${method} answered with an InputRequiredResult that has neither inputRequests nor requestState`);
+    }
+  }
+
+  async #answerAll(requests: JSONObject, signal: AbortSignal | undefined): Promise<JSONObject> {
+    const keys = Object.keys(requests);
+    const answers = await Promise.all(
+      keys.map((key) => {
+        const request = requests[key] as InputRequest;
+        if (!isObject(request) || typeof request.method !== 'string') return Promise.reject(new LocalError('invalid_result', `inputRequests.${key} is not a request`));
+        return this.#host.answerInput(key, request.method, isObject(request.params) ? request.params : undefined, signal);
+      }),
+    );
+    const out: JSONObject = {};
+    for (let i = 0; i < keys.length; i++) out[keys[i]!] = answers[i];
+    return out;
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * Stateless-era (2026-07-28) POSTs of the Streamable HTTP server: which POSTs they are, the
+ * checks the transport binding adds, and their dispatch through the shared
+ * {@link StatelessHttpTransport}.
+ *
+ * Design notes:
+ * - A POST is stateless-era when its body is one request (or notification) whose `_meta`
+ *   claims a protocol version, or when its `MCP-Protocol-Version` header names a
+ *   stateless revision this server serves. Everything else keeps its 2025-era path
+ *   (sessions, `initialize`), so one URL serves both eras, chosen per request.
+ * - Checks, cheapest first, each answered with HTTP 400 and a JSON-RPC error carrying the
+ *   request's id: `MCP-Protocol-Version` present (-32020); the per-request `_meta` complete
+ *   (-32602); header and `_meta` versions equal (-32020); version served (-32022);
+ *   `Mcp-Method` equal to the body's method and, for `tools/call`, `prompts/get` and
+ *   `resources/read`, `Mcp-Name` equal to the name or URI (-32020; values trimmed of
+ *   surrounding whitespace, base64 sentinel decoded, compared case-sensitively); for
+ *   `tools/call` of a tool whose input schema annotates arguments with `x-mcp-header`,
+ *   every `Mcp-Param-{Name}` header present exactly when its argument is, and equal to it
+ *   (-32020). The annotations of a tool definition are read once (cached by definition).
+ * - Other errors come from the session; their status follows {@link statusOfError}
+ *   (-32601 → 404, -32021/-32022 → 400).
+ * - The reply is SSE when the request can produce notifications — `subscriptions/listen`,
+ *   or a request that asked for progress (`progressToken`) or logs (`logLevel`) — and the
+ *   handler is not in `json` mode (a listen is always SSE); otherwise JSON, which is
+ *   cheaper for the common request.
+ * - Notifications POSTed in this era (the core defines none over HTTP) are accepted with
+ *   202 and not dispatched.
+ */
+import { classify, KIND_NOTIFICATION, KIND_REQUEST } from '../../jsonrpc/decode.js';
+import { McpError } from '../../jsonrpc/errors.js';
+import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
+import { Method } from '../../protocol/methods.js';
+import { MetaKey, StatelessErrorCode, claimsStatelessEra, headerMismatch, readRequestMeta } from '../../protocol/stateless.js';
+import type { McpServer } from '../../server/server.js';
+import type { Tool } from '../../types.js';
+import { argumentAt, decodeHeaderValue, headerMatches, mcpNameSource, paramHeaders, requiresMcpName, type ParamHeader } from '../mcp-headers.js';
+import { emptyReply, errorReply } from './replies.js';
+import { StatelessHttpTransport, StatelessMessageInfo } from './stateless-transport.js';
+import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
+
+/** What the stateless path needs from the handler. */
+export interface StatelessPostHost {
+  reportError(error: Error): void;
+}
+
+/** Options of {@link StatelessPostHandler}. */
+export interface StatelessPostOptions {
+  /** `json`: every reply is JSON except `subscriptions/listen`. Default `sse` (see the module note). */
+  responseMode?: 'sse' | 'json';
+  /** Most stateless-era requests in progress at once; more get 503. Default 100 000. */
+  maxInFlight?: number;
+  /** Interval of keep-alive comments on subscription streams, in ms (0: none). Default 15 000. */
+  keepAliveMs?: number;
+}
+
+function isObject(v: unknown): v is JSONObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** An HTTP 400 (or another status) carrying a JSON-RPC error with the request's id. */
+function rejection(error: McpError, id: RequestId | null, status = 400): HttpReply {
+  const body: JSONObject = { jsonrpc: '2.0', id, error: error.toJSON() };
+  return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+const NO_PARAM_HEADERS: readonly ParamHeader[] = Object.freeze([]);
+
+/** The stateless-era side of one Streamable HTTP handler. Created by the handler; see the module note. */
+export class StatelessPostHandler {
+  readonly #server: McpServer;
+  readonly #host: StatelessPostHost;
+  readonly #mode: 'sse' | 'json';
+  readonly #maxInFlight: number;
+  readonly #transport: StatelessHttpTransport;
+  #connected: Promise<boolean> | undefined;
+  /** `x-mcp-header` annotations per tool definition (definitions are replaced, never mutated). */
+  readonly #paramHeaders = new WeakMap<Tool, readonly ParamHeader[]>();
+
+  /** Throws RangeError for a `maxInFlight` below 1. */
+  constructor(server: McpServer, host: StatelessPostHost, options: StatelessPostOptions = {}) {
+    this.#server = server;
+    this.#host = host;
+    this.#mode = options.responseMode ?? 'sse';
+    this.#maxInFlight = options.maxInFlight ?? 100_000;
+    if (!(this.#maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
+    this.#transport = new StatelessHttpTransport(host, options.keepAliveMs);
+  }
+
+  /** Revisions served (the server's stateless revisions). */
+  get revisions(): readonly string[] {
+    return this.#server.statelessRevisions;
+  }
+
+  /** True when the `MCP-Protocol-Version` header alone makes a POST stateless-era (it names a served revision). */
+  claimedByHeader(version: string | null): boolean {
+    return version !== null && this.#server.statelessRevisions.includes(version);
+  }
+
+  /** True when the parsed POST body (with the header) is stateless-era traffic. */
+  claims(value: unknown, headerVersion: string | null): boolean {
+    if (!isObject(value) || typeof value.method !== 'string') return false;
+    return claimsStatelessEra(value.params) || this.claimedByHeader(headerVersion);
+  }
+
+  /** Closes the shared transport (its streams end). Idempotent. */
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+
+  /** Answers one stateless-era POST (already parsed). Never rejects. */
+  async post(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject): Promise<HttpReply> {
+    const kind = classify(value);
+    if (kind === KIND_NOTIFICATION) return emptyReply(202);
+    if (kind !== KIND_REQUEST) return errorReply(400, -32600, 'Invalid request: expected one JSON-RPC request');
+    const id = value.id as RequestId;
+    const method = value.method as string;
+    const params = isObject(value.params) ? value.params : undefined;
+    const problem = this.#check(req, method, params, value.params);
+    if (problem !== undefined) return rejection(problem, id);
+    if (this.#transport.openRequests >= this.#maxInFlight) return errorReply(503, -32000, 'Service Unavailable: too many requests in progress', { 'retry-after': '1' }, id);
+    if (!(await this.#connect())) return errorReply(500, -32603, 'Internal error', undefined, id);
+    const meta = params?._meta as JSONObject;
+    const listen = method === Method.SubscriptionsListen;
+    const streams = listen || (this.#mode === 'sse' && (meta.progressToken !== undefined || meta[MetaKey.LogLevel] !== undefined));
+    try {
+      return await this.#transport.deliver({ id, method, params }, new StatelessMessageInfo(info?.authInfo, req.rawHeaders, id), streams ? 'sse' : 'json', listen);
+    } catch (error) {
+      this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
+      return errorReply(503, -32000, 'Service Unavailable: the server is shutting down', undefined, id);
+    }
+  }
+
+  /** The checks of the module note; the first failure, or undefined. */
+  #check(req: HttpRequest, method: string, params: JSONObject | undefined, rawParams: unknown): McpError | undefined {
+    const headerVersion = req.headers('mcp-protocol-version');
+    if (headerVersion === null) return headerMismatch('the MCP-Protocol-Version header is required');
+    const version = headerVersion.trim();
+    let metaError: McpError | undefined;
+    try {
+      readRequestMeta(isObject(rawParams) ? rawParams : undefined, this.#server.statelessRevisions);
+    } catch (error) {
+      metaError = error as McpError;
+    }
+    if (metaError !== undefined && metaError.code !== StatelessErrorCode.UnsupportedProtocolVersion) return metaError;
+    const bodyVersion = (params?._meta as JSONObject)[MetaKey.ProtocolVersion] as string;
+    if (bodyVersion !== version) return headerMismatch(`MCP-Protocol-Version header value '${version}' does not match body value '${bodyVersion}'`);
+    if (metaError !== undefined) return metaError;
+    const methodHeader = req.headers('mcp-method');
+    if (methodHeader === null) return headerMismatch('the Mcp-Method header is required');
+    if (methodHeader !== method) {
+      const headerMethod = methodHeader.replace(/^[ \t]+|[ \t]+$/g, '');
+      if (headerMethod !== method) return headerMismatch(`Mcp-Method header value '${headerMethod}' does not match body value '${method}'`);
+    }
+    if (requiresMcpName(method)) {
+      const source = mcpNameSource(method, params);
+      const nameHeader = req.headers('mcp-name');
+      if (source !== undefined) {
+        if (nameHeader === null) return headerMismatch('the Mcp-Name header is required');
+        const name = decodeHeaderValue(nameHeader);
+        if (name === undefined) return headerMismatch('the Mcp-Name header value is malformed');
+        if (name !== source) return headerMismatch(`Mcp-Name header value '${name}' does not match body value '${source}'`);
+      }
+    }
+    if (method === Method.ToolsCall && typeof params?.name === 'string') return this.#checkParamHeaders(req, params.name, params.arguments);
+    return undefined;
+  }
+
+  #checkParamHeaders(req: HttpRequest, toolName: string, args: unknown): McpError | undefined {
+    const tool = this.#server.tools.get(toolName);
+    if (tool === undefined) return undefined;
+    let specs = this.#paramHeaders.get(tool);
+    if (specs === undefined) {
+      try {
+        specs = paramHeaders(tool.inputSchema);
+      } catch {
+        specs = NO_PARAM_HEADERS; // a malformed annotation of our own: mirror nothing
+      }
+      this.#paramHeaders.set(tool, specs);
+    }
+    for (const spec of specs) {
+      const value = argumentAt(args, spec.path);
+      const raw = req.headers(`mcp-param-${spec.name.toLowerCase()}`);
+      if (value === undefined) continue;
+      if (raw === null) return headerMismatch(`the Mcp-Param-${spec.name} header is required (argument ${spec.path.join('.')} is present)`);
+      const text = decodeHeaderValue(raw);
+      if (text === undefined) return headerMismatch(`the Mcp-Param-${spec.name} header value is malformed`);
+      if (!headerMatches(text, value)) return headerMismatch(`Mcp-Param-${spec.name} header value '${text}' does not match body value ${JSON.stringify(value)}`);
+    }
+    return undefined;
+  }
+
+  #connect(): Promise<boolean> {
+    this.#connected ??= this.#server.connect(this.#transport, { maxInFlight: this.#maxInFlight + 16 }).then(
+      () => true,
+      (error: unknown) => {
+        this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
+        this.#connected = undefined;
+        return false;
+      },
+    );
+    return this.#connected;
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * What a server handler's context does differently for a stateless-era (2026-07-28)
+ * request: the client's capabilities, identity and log level come from the request's own
+ * `_meta`; logs go out only when the request opted in, on the request's stream; and
+ * sampling, elicitation and roots become multi round-trip inputs (see mrtr.ts) instead of
+ * requests to the client. A missing client capability is the -32021 error, whose data names
+ * it. One object per stateless-era request, attached to its context by the server's
+ * stateless layer.
+ */
+import { LocalError } from '../jsonrpc/errors.js';
+import type { JSONObject, RequestId } from '../jsonrpc/types.js';
+import { Notification } from '../protocol/methods.js';
+import { missingClientCapability, type RequestMeta } from '../protocol/stateless.js';
+import { hasCapability } from '../protocol/table.js';
+import { isValidRequestedSchema } from '../schema/index.js';
+import type { Session } from '../session/session.js';
+import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, LoggingLevel, Root } from '../types.js';
+import { levelPasses } from './logging.js';
+import { InputRound, noInputRound, validateElicitAnswer, validateRootsAnswer, validateSamplingAnswer } from './mrtr.js';
+
+/** Options of a context method that asks the client for input. */
+export interface InputOptions {
+  /**
+   * The key of this input in a multi round-trip request (stateless era): give one when the
+   * client should see a meaningful name, or when the handler does not ask for its inputs in
+   * the same order on every run. Default: the next key of a per-request sequence
+   * (`elicitation-1`, `sampling-1`, `roots-1`, …). Ignored in the 2025 era.
+   */
+  inputKey?: string;
+}
+
+/** The per-request state of a stateless-era request. Created by the server's stateless layer. */
+export class StatelessRequest {
+  readonly meta: RequestMeta;
+  /** The inputs of this run, once there are any (answers arrived, or the handler asked). */
+  round: InputRound | undefined = undefined;
+  /** True for the methods that may answer `InputRequiredResult` (tools/call, prompts/get, resources/read). */
+  inputAllowed = false;
+
+  constructor(meta: RequestMeta) {
+    this.meta = meta;
+  }
+
+  #require(path: string[], required: JSONObject, what: string): void {
+    if (!hasCapability(this.meta.clientCapabilities, path)) throw missingClientCapability(required, what);
+  }
+
+  #round(method: string): InputRound {
+    if (this.round !== undefined) return this.round;
+    if (!this.inputAllowed) throw noInputRound(method);
+    return (this.round = new InputRound({}, undefined));
+  }
+
+  /**
+   * `notifications/message` for request `id`, when the request set a log level and `level`
+   * passes it (the spec forbids logs for a request without one).
+   */
+  async log(session: Session, id: RequestId, level: LoggingLevel, data: unknown, logger: string | undefined): Promise<void> {
+    const minimum = this.meta.logLevel;
+    if (minimum === undefined || !levelPasses(level, minimum)) return;
+    const params: JSONObject = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    await session.notify(Notification.Message, params, { relatedRequestId: id });
+  }
+
+  /** Sampling as an input request. Throws -32021 without `sampling` (`sampling.tools` for tools). */
+  createMessage(params: CreateMessageRequestParams, options: InputOptions | undefined): Promise<CreateMessageResult> {
+    try {
+      if (params.tools !== undefined || params.toolChoice !== undefined) this.#require(['sampling', 'tools'], { sampling: { tools: {} } }, 'sampling with tools');
+      else this.#require(['sampling'], { sampling: {} }, 'sampling');
+      const round = this.#round('sampling/createMessage');
+      const key = round.key('sampling/createMessage', options?.inputKey);
+      return Promise.resolve(round.resolve(key, { method: 'sampling/createMessage', params: params as unknown as JSONObject }, validateSamplingAnswer) as unknown as CreateMessageResult);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** Form elicitation as an input request. Throws -32021 without form elicitation support. */
+  elicitForm(params: Omit<ElicitFormParams, 'mode'>, options: InputOptions | undefined): Promise<ElicitResult> {
+    try {
+      const problem = isValidRequestedSchema(params.requestedSchema);
+      if (problem !== undefined) throw new LocalError('validation_failed', `Invalid requestedSchema: ${problem}`);
+      const e = this.meta.clientCapabilities.elicitation as JSONObject | undefined;
+      // `elicitation: {}` declares form mode; an object naming only `url` does not.
+      if (e === undefined || e === null || typeof e !== 'object' || (e.form === undefined && e.url !== undefined)) {
+        throw missingClientCapability({ elicitation: { form: {} } }, 'form elicitation');
+      }
+      const round = this.#round('elicitation/create');
+      const wire: JSONObject = { mode: 'form', ...params };
+      const key = round.key('elicitation/create', options?.inputKey);
+      return Promise.resolve(round.resolve(key, { method: 'elicitation/create', params: wire }, validateElicitAnswer(params.requestedSchema)) as unknown as ElicitResult);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * URL elicitation as an input request (no `elicitationId` on this wire: the answer arrives
+   * with the retry). The returned `elicitationId` is the input's key. Throws -32021 without
+   * `elicitation.url`.
+   */
+  elicitUrl(params: { message: string; url: string; _meta?: JSONObject }, options: InputOptions | undefined): Promise<ElicitResult & { elicitationId: string }> {
+    try {
+      this.#require(['elicitation', 'url'], { elicitation: { url: {} } }, 'URL elicitation');
+      let url: URL;
+      try {
+        url = new URL(params.url);
+      } catch {
+        throw new LocalError('validation_failed', 'The elicitation URL is not a valid URL');
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new LocalError('validation_failed', 'The elicitation URL must use https (or http for local development)');
+      const round = this.#round('elicitation/create');
+      const wire: JSONObject = { mode: 'url', message: params.message, url: params.url };
+      if (params._meta !== undefined) wire._meta = params._meta;
+      const key = round.key('elicitation/create', options?.inputKey);
+      const answer = round.resolve(key, { method: 'elicitation/create', params: wire }, validateElicitAnswer(undefined)) as unknown as ElicitResult;
+      return Promise.resolve({ ...answer, elicitationId: key });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** `roots/list` as an input request. Throws -32021 without `roots`. */
+  listRoots(options: InputOptions | undefined): Promise<Root[]> {
+    try {
+      this.#require(['roots'], { roots: {} }, 'roots');
+      const round = this.#round('roots/list');
+      const key = round.key('roots/list', options?.inputKey);
+      const answer = round.resolve(key, { method: 'roots/list', params: {} }, validateRootsAnswer);
+      return Promise.resolve((answer as { roots: Root[] }).roots);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+}
+

@@ -1,0 +1,260 @@
+/**
+ * The server's stateless era (2026-07-28), beside the 2025 era on the same connections.
+ *
+ * Design note: one {@link StatelessLayer} per {@link McpServer}. It contributes
+ * - a middleware installed outermost on every connection. For a request that claims the
+ *   stateless era it checks the per-request `_meta` (-32602 / -32022), attaches the
+ *   per-request state to the handler context (capabilities, client info, log level, and for
+ *   `tools/call`, `prompts/get`, `resources/read` the multi round-trip inputs: the answers of
+ *   a verified `requestState` and the `inputResponses` of a retry), lets the request run,
+ *   then shapes the result: `resultType`, `_meta.io.modelcontextprotocol/serverInfo`,
+ *   `ttlMs`/`cacheScope` on cacheable results, -32602 (with `data.uri`) instead of -32002 for
+ *   an unknown resource, and an `InputRequiredResult` when the handler asked for input it
+ *   did not get. 2025-era requests pass through untouched;
+ * - the `server/discover` and `subscriptions/listen` handlers, and the live subscriptions
+ *   the server's change notifications are fanned out to. A subscription lives as long as its
+ *   request: the client ends it by cancelling (closing the HTTP stream), the server by
+ *   answering it (graceful closure, on `close()`).
+ * The protocol layer picks the 2026-07-28 method table for these requests (removed methods
+ * answer -32601), so nothing here branches on methods the revision lacks.
+ */
+import { McpError } from '../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
+import { Method, Notification } from '../protocol/methods.js';
+import type { MethodHandler, Middleware } from '../protocol/middleware.js';
+import {
+  CACHEABLE_METHODS,
+  INPUT_REQUIRED_METHODS,
+  MetaKey,
+  ResultType,
+  claimsStatelessEra,
+  readRequestMeta,
+  wireRequestId,
+  type CacheHints,
+  type DiscoverResult,
+  type InputRequiredResult,
+  type SubscriptionFilter,
+} from '../protocol/stateless.js';
+import type { Session } from '../session/session.js';
+import type { Implementation, ServerCapabilities } from '../types.js';
+import type { ServerRequestContext } from './context.js';
+import { InputRound, RequestStateCodec, checkInputResponses, type RequestStateOptions } from './mrtr.js';
+import { StatelessRequest } from './stateless-request.js';
+
+/** Options of the stateless era, `ServerOptions.stateless`. */
+export interface StatelessServerOptions {
+  /**
+   * Revisions of the stateless era this server serves, newest first (default: every one
+   * mcpkit speaks; `[]` turns the era off: such requests are then treated as 2025-era ones).
+   */
+  revisions?: readonly string[];
+  /** How `requestState` is protected (see mrtr.ts). */
+  requestState?: RequestStateOptions;
+  /**
+   * Caching hints of cacheable results that carry none of their own: fixed, or per method
+   * and params (return undefined for the default). Default `{ttlMs: 0, cacheScope: "private"}`:
+   * stale at once, never shared across authorization contexts.
+   */
+  cacheHints?: CacheHints | ((method: string, params: JSONObject | undefined) => CacheHints | undefined);
+  /** Put `io.modelcontextprotocol/serverInfo` into every result's `_meta`. Default true. */
+  serverInfoInResults?: boolean;
+}
+
+/** What the layer reads from its server. */
+export interface StatelessHost {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  capabilities(): ServerCapabilities;
+}
+
+const DEFAULT_HINTS: CacheHints = Object.freeze({ ttlMs: 0, cacheScope: 'private' });
+
+/** One live `subscriptions/listen` request. */
+class Subscription {
+  constructor(
+    readonly session: Session,
+    /** The request's id in its session (routing of notifications to its stream). */
+    readonly requestId: RequestId,
+    readonly filter: SubscriptionFilter,
+    readonly meta: JSONObject,
+    readonly end: () => void,
+  ) {}
+
+  send(method: string, params?: JSONObject): void {
+    this.session.notify(method, { ...params, _meta: this.meta }, { relatedRequestId: this.requestId }).catch(() => {});
+  }
+}
+
+function isObject(v: unknown): v is JSONObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The stateless era of one server. Created by `McpServer`; see the module note. */
+export class StatelessLayer {
+  /** The revisions served; empty when the era is off. */
+  readonly revisions: readonly string[];
+  readonly #host: StatelessHost;
+  readonly #options: StatelessServerOptions;
+  #codec: RequestStateCodec | undefined;
+  readonly #subscriptions = new Set<Subscription>();
+  /** The `_meta` of results that bring none: the server's identity (shared, frozen). */
+  #identity: JSONObject | undefined;
+
+  /** Throws RangeError for invalid `requestState` options. */
+  constructor(host: StatelessHost, revisions: readonly string[], options: StatelessServerOptions = {}) {
+    this.#host = host;
+    this.revisions = options.revisions ?? revisions;
+    this.#options = options;
+    if (options.requestState !== undefined) this.#codec = new RequestStateCodec(options.requestState);
+  }
+
+  /** True when the era is on. */
+  get enabled(): boolean {
+    return this.revisions.length > 0;
+  }
+
+  get #stateCodec(): RequestStateCodec {
+    return (this.#codec ??= new RequestStateCodec());
+  }
+
+  /** Live subscriptions (for tests and metrics). */
+  get subscriptionCount(): number {
+    return this.#subscriptions.size;
+  }
+
+  // ───────────── the middleware ─────────────
+
+  /** The middleware described in the module note; installed first on every connection. */
+  readonly middleware: Middleware = (next) => (method, params, ctx) => {
+    if (ctx.direction !== 'incoming' || ctx.kind !== 'request' || !claimsStatelessEra(params)) return next(method, params, ctx);
+    const state = new StatelessRequest(readRequestMeta(params, this.revisions));
+    const rctx = ctx as ServerRequestContext;
+    rctx._stateless = state;
+    if (INPUT_REQUIRED_METHODS.has(method)) {
+      state.inputAllowed = true;
+      // a retry opens its round first (the answers); a first request gets one only if it asks
+      if (params !== undefined && ('inputResponses' in params || params.requestState !== undefined)) return this.#retry(next, method, params, rctx, state);
+    }
+    return this.#run(next, method, params, rctx, state);
+  };
+
+  /** Runs the request and shapes its outcome (the common path: no await of its own). */
+  #run(next: MethodHandler, method: string, params: JSONObject | undefined, ctx: ServerRequestContext, state: StatelessRequest): Promise<unknown> {
+    return next(method, params, ctx).then<unknown, unknown>(
+      (result) => (state.round?.hasPending ? this.#inputRequired(method, params, ctx, state.round) : this.#complete(method, params, result)),
+      (err: unknown) => {
+        if (state.round?.hasPending) return this.#inputRequired(method, params, ctx, state.round);
+        if (err instanceof McpError && err.code === ErrorCode.ResourceNotFound && method === Method.ResourcesRead) {
+          // 2026-07-28 › Resources › Error Handling: -32602, the URI in `data`.
+          throw new McpError(ErrorCode.InvalidParams, err.message, isObject(err.data) ? err.data : { uri: params?.uri });
+        }
+        throw err;
+      },
+    );
+  }
+
+  /** A retry of a multi round-trip request: checks its answers and state, then runs it. */
+  async #retry(next: MethodHandler, method: string, params: JSONObject, ctx: ServerRequestContext, state: StatelessRequest): Promise<unknown> {
+    const responses = 'inputResponses' in params ? checkInputResponses(params.inputResponses ?? null) : undefined;
+    const requestState = params.requestState;
+    if (requestState !== undefined && typeof requestState !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "requestState" must be a string');
+    const prior = requestState === undefined ? {} : await this.#stateCodec.open(requestState, method, params, ctx.authInfo);
+    state.round = new InputRound(prior, responses);
+    return this.#run(next, method, params, ctx, state);
+  }
+
+  async #inputRequired(method: string, params: JSONObject | undefined, ctx: ServerRequestContext, round: InputRound): Promise<InputRequiredResult> {
+    const result: InputRequiredResult = {
+      resultType: ResultType.InputRequired,
+      inputRequests: round.pendingRequests(),
+      requestState: await this.#stateCodec.seal(round.carried(), method, params, ctx.authInfo),
+    };
+    if (this.#options.serverInfoInResults !== false) result._meta = { [MetaKey.ServerInfo]: this.#host.info };
+    return result;
+  }
+
+  /**
+   * `resultType`, server identity and caching hints on a complete result (the result's own
+   * values win). Built as one object literal with the result spread last: V8 copies that in
+   * a single step, where adding members to a copy afterwards costs several times more.
+   */
+  #complete(method: string, params: JSONObject | undefined, result: unknown): JSONObject {
+    const r: JSONObject = isObject(result) ? result : {};
+    const identity = this.#options.serverInfoInResults === false ? undefined : (this.#identity ??= Object.freeze({ [MetaKey.ServerInfo]: this.#host.info }));
+    let out: JSONObject;
+    if (CACHEABLE_METHODS.has(method) && (r.resultType === undefined || r.resultType === ResultType.Complete)) {
+      const configured = this.#options.cacheHints;
+      const hints = (typeof configured === 'function' ? configured(method, params) : configured) ?? DEFAULT_HINTS;
+      out = { resultType: ResultType.Complete, ttlMs: hints.ttlMs, cacheScope: hints.cacheScope, _meta: identity, ...r };
+    } else {
+      out = { resultType: ResultType.Complete, _meta: identity, ...r };
+    }
+    if (r._meta !== undefined && identity !== undefined) out._meta = isObject(r._meta) ? { ...r._meta, ...identity } : identity;
+    return out;
+  }
+
+  // ───────────── server/discover ─────────────
+
+  /** The `server/discover` result (before the middleware adds identity and caching hints). */
+  discover(): DiscoverResult {
+    const result = { supportedVersions: [...this.revisions], capabilities: this.#host.capabilities() } as DiscoverResult;
+    const instructions = this.#host.instructions;
+    if (instructions !== undefined) result.instructions = instructions;
+    return result;
+  }
+
+  // ───────────── subscriptions/listen ─────────────
+
+  /**
+   * Serves `subscriptions/listen`: acknowledges the subset of the filter this server honours
+   * (the first message of the subscription), then keeps the request open until the client
+   * cancels it or {@link closeSubscriptions} answers it.
+   */
+  async listen(params: JSONObject | undefined, ctx: ServerRequestContext): Promise<JSONObject> {
+    const requested = (params?.notifications ?? {}) as SubscriptionFilter;
+    const caps = this.#host.capabilities();
+    const agreed: SubscriptionFilter = {};
+    if (requested.toolsListChanged === true && caps.tools?.listChanged) agreed.toolsListChanged = true;
+    if (requested.promptsListChanged === true && caps.prompts?.listChanged) agreed.promptsListChanged = true;
+    if (requested.resourcesListChanged === true && caps.resources?.listChanged) agreed.resourcesListChanged = true;
+    if (Array.isArray(requested.resourceSubscriptions) && caps.resources?.subscribe) agreed.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
+    const meta: JSONObject = { [MetaKey.SubscriptionId]: wireRequestId(ctx) ?? ctx.id };
+    const signal = ctx.signal;
+    if (signal.aborted) return { _meta: meta };
+    await ctx.session.notify(Notification.SubscriptionsAcknowledged, { _meta: meta, notifications: agreed as JSONObject }, { relatedRequestId: ctx.id });
+    return new Promise<JSONObject>((resolve) => {
+      const sub = new Subscription(ctx.session, ctx.id, agreed, meta, () => {
+        this.#subscriptions.delete(sub);
+        signal.removeEventListener('abort', onAbort);
+        resolve({ _meta: meta });
+      });
+      // The client ended it: no response is sent for a cancelled request, so resolve quietly.
+      const onAbort = () => {
+        this.#subscriptions.delete(sub);
+        resolve({ _meta: meta });
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#subscriptions.add(sub);
+    });
+  }
+
+  /** Sends a list-changed notification to every subscription that opted in to it. */
+  listChanged(method: string): void {
+    if (this.#subscriptions.size === 0) return;
+    const key =
+      method === Notification.ToolsListChanged ? 'toolsListChanged' : method === Notification.PromptsListChanged ? 'promptsListChanged' : method === Notification.ResourcesListChanged ? 'resourcesListChanged' : undefined;
+    if (key === undefined) return;
+    for (const sub of this.#subscriptions) if (sub.filter[key] === true) sub.send(method);
+  }
+
+  /** Sends `notifications/resources/updated` to every subscription that named `uri`. */
+  resourceUpdated(uri: string): void {
+    for (const sub of this.#subscriptions) if (sub.filter.resourceSubscriptions?.includes(uri)) sub.send(Notification.ResourcesUpdated, { uri });
+  }
+
+  /** Ends every subscription gracefully (answers its request). Called by `McpServer.close()`. */
+  closeSubscriptions(): void {
+    for (const sub of [...this.#subscriptions]) sub.end();
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The default task store: a `Map` in this process. Tasks vanish with the process; use
+ * `SqliteTaskStore` (`mcpkit/tasks/sqlite`) for tasks that must survive a restart.
+ *
+ * Design note: records are kept frozen-by-convention and copied on the way in and out
+ * (JSON deep copies), so no caller can change stored state behind the store's back.
+ * Iteration order of the map is creation order, which `list` pages through with a
+ * sequence-number cursor.
+ */
+import type { JSONObject } from '../jsonrpc/types.js';
+import {
+  TaskStoreError,
+  applyPatch,
+  checkNewTask,
+  checkPatch,
+  copyJson,
+  decodeCursor,
+  encodeCursor,
+  isExpired,
+  ownerMatches,
+  recordOf,
+  type NewTask,
+  type TaskPage,
+  type TaskPatch,
+  type TaskStore,
+} from './store.js';
+import type { TaskOwner, TaskRecord } from './types.js';
+
+/** Options of {@link InMemoryTaskStore}. */
+export interface InMemoryTaskStoreOptions {
+  /** The clock (epoch ms). Default `Date.now`. */
+  now?: () => number;
+}
+
+interface Slot {
+  seq: number;
+  record: TaskRecord;
+}
+
+/** A {@link TaskStore} in memory. Safe for concurrent use within one process (every call is synchronous inside). */
+export class InMemoryTaskStore implements TaskStore {
+  readonly #tasks = new Map<string, Slot>();
+  readonly #now: () => number;
+  #seq = 0;
+  #closed = false;
+
+  constructor(options: InMemoryTaskStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Number of stored tasks, expired ones not yet swept included (for tests and metrics). */
+  get size(): number {
+    return this.#tasks.size;
+  }
+
+  async create(task: NewTask): Promise<TaskRecord> {
+    this.#open();
+    checkNewTask(task);
+    const now = this.#now();
+    const existing = this.#tasks.get(task.taskId);
+    if (existing !== undefined) {
+      if (!isExpired(existing.record.expiresAt, now)) throw new TaskStoreError('duplicate', `Task ID already exists: ${task.taskId}`);
+      this.#tasks.delete(task.taskId);
+    }
+    const record = recordOf(copyJson(task), now);
+    this.#tasks.set(task.taskId, { seq: ++this.#seq, record });
+    return copyJson(record);
+  }
+
+  async get(taskId: string, owner?: TaskOwner): Promise<TaskRecord | undefined> {
+    this.#open();
+    const record = this.#live(taskId);
+    if (record === undefined || (owner !== undefined && !ownerMatches(record.owner, owner))) return undefined;
+    return copyJson(record);
+  }
+
+  async update(taskId: string, patch: TaskPatch): Promise<TaskRecord> {
+    this.#open();
+    const slot = this.#slot(taskId);
+    checkPatch(slot.record, patch);
+    slot.record = applyPatch(slot.record, copyJson(patch), this.#now());
+    return copyJson(slot.record);
+  }
+
+  async addInputRequest(taskId: string, key: string, request: JSONObject): Promise<TaskRecord> {
+    this.#open();
+    const slot = this.#slot(taskId);
+    checkPatch(slot.record, {});
+    if (Object.prototype.hasOwnProperty.call(slot.record.inputRequests, key)) throw new TaskStoreError('duplicate', `Input request ${key} is already pending`);
+    const next = applyPatch(slot.record, { status: 'input_required' }, this.#now());
+    slot.record = { ...next, inputRequests: { ...slot.record.inputRequests, [key]: copyJson(request) } };
+    return copyJson(slot.record);
+  }
+
+  async resolveInputRequest(taskId: string, key: string): Promise<TaskRecord> {
+    this.#open();
+    const slot = this.#slot(taskId);
+    checkPatch(slot.record, {});
+    if (!Object.prototype.hasOwnProperty.call(slot.record.inputRequests, key)) return copyJson(slot.record);
+    const rest: Record<string, JSONObject> = { ...slot.record.inputRequests };
+    delete rest[key];
+    const back = Object.keys(rest).length === 0 && slot.record.status === 'input_required';
+    const next = applyPatch(slot.record, back ? { status: 'working' } : {}, this.#now());
+    slot.record = { ...next, inputRequests: rest };
+    return copyJson(slot.record);
+  }
+
+  async list(owner: TaskOwner, page: { cursor?: string; limit: number }): Promise<TaskPage> {
+    this.#open();
+    const after = page.cursor === undefined ? 0 : decodeCursor(page.cursor);
+    const limit = Math.max(1, Math.floor(page.limit));
+    const now = this.#now();
+    const tasks: TaskRecord[] = [];
+    let last = 0;
+    for (const slot of this.#tasks.values()) {
+      if (slot.seq <= after || isExpired(slot.record.expiresAt, now) || !ownerMatches(slot.record.owner, owner)) continue;
+      if (tasks.length === limit) return { tasks, nextCursor: encodeCursor(last) };
+      tasks.push(copyJson(slot.record));
+      last = slot.seq;
+    }
+    return { tasks };
+  }
+
+  async delete(taskId: string, owner?: TaskOwner): Promise<boolean> {
+    this.#open();
+    const record = this.#live(taskId);
+    if (record === undefined || (owner !== undefined && !ownerMatches(record.owner, owner))) return false;
+    return this.#tasks.delete(taskId);
+  }
+
+  async sweep(limit: number): Promise<number> {
+    this.#open();
+    const now = this.#now();
+    let removed = 0;
+    for (const [id, slot] of this.#tasks) {
+      if (removed >= limit) break;
+      if (isExpired(slot.record.expiresAt, now)) {
+        this.#tasks.delete(id);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#tasks.clear();
+  }
+
+  #open(): void {
+    if (this.#closed) throw new TaskStoreError('closed', 'The task store is closed');
+  }
+
+  #live(taskId: string): TaskRecord | undefined {
+    const slot = this.#tasks.get(taskId);
+    if (slot === undefined || isExpired(slot.record.expiresAt, this.#now())) return undefined;
+    return slot.record;
+  }
+
+  #slot(taskId: string): Slot {
+    const slot = this.#tasks.get(taskId);
+    if (slot === undefined || isExpired(slot.record.expiresAt, this.#now())) throw new TaskStoreError('not_found', `Task not found: ${taskId}`);
+    return slot;
+  }
+}
+
