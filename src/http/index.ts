@@ -18,6 +18,6 @@ export { StreamableHttpClientTransport, type StreamableHttpClientTransportOption
 export { SseClientTransport, type SseClientTransportOptions } from './client/legacy-sse.js';
 export { FallbackTransport, createClientTransport, connectClient, shouldFallBack, type FallbackTransportOptions, type ConnectClientOptions, type HttpTransportKind } from './client/fallback.js';
 export { HttpStatusError, SessionExpiredError } from './client/errors.js';
-export type { HeadersInput, HttpClientCommonOptions, ReconnectOptions } from './client/common.js';
+export type { HeadersInput, HttpAuthorization, HttpClientCommonOptions, ReconnectOptions } from './client/common.js';
 export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless-post.js';
 export { StatelessHttpTransport, StatelessMessageInfo } from './server/stateless-transport.js';

@@ -115,3 +115,25 @@ test('connectClient: an mcpkit Client handshakes once over the legacy fallback a
   assert.equal(server.requests.filter((r) => r.method === 'POST' && bodyOf(r).method === 'initialize').length, 2, 'one probe POST and one legacy POST');
   await client.close();
 });
+
+test('the auth option follows the switch: every legacy request goes through it too', async () => {
+  const server = new FakeServer(legacyOnly());
+  const seen: string[] = [];
+  const auth = {
+    wrapFetch: (inner: typeof fetch): typeof fetch => (input, init) => {
+      seen.push(`${init?.method ?? 'GET'} ${String(input)}`);
+      const headers = new Headers(init?.headers);
+      headers.set('authorization', 'Bearer t0k3n');
+      return inner(input, { ...init, headers });
+    },
+  };
+  const transport = new FallbackTransport(URL_, { fetch: server.fetch, auth });
+  const rx = new Collector();
+  await transport.start(rx);
+  await transport.send(initReq);
+  await waitFor(() => rx.messages.length === 1, 'the initialize response');
+  assert.equal(transport.kind, 'sse');
+  assert.ok(seen.some((s) => s.startsWith('GET ')), 'the legacy stream was opened through the auth wrapper');
+  assert.ok(seen.filter((s) => s.startsWith('POST ')).length >= 2, 'the first POST and the legacy POST both went through it');
+  await transport.close();
+});

@@ -154,6 +154,7 @@ export class FallbackTransport implements Transport {
       requestInit: o.requestInit,
       maxEventChars: o.maxEventChars,
       endpointTimeoutMs: o.endpointTimeoutMs,
+      auth: o.auth,
     });
     this.#active = legacy;
     this.#kind = 'sse';
