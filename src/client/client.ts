@@ -6,6 +6,12 @@
  * URL-mode elicitation (2025-11-25): the client never fetches or opens the URL. It hands
  * the full URL and its domain to the application's consent callback and answers with the
  * callback's decision; only `https:` URLs reach the callback (others are declined).
+ *
+ * Both eras: a client whose `protocolVersions` include the stateless revision (2026-07-28,
+ * see `ALL_REVISIONS`) probes with `server/discover` and speaks that era to modern servers,
+ * falling back to `initialize` for 2025-era ones (stateless.ts); the same handlers answer
+ * the 2025 era's server → client requests and the stateless era's input requests. The
+ * default stays the 2025 era.
  */
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';

@@ -20,7 +20,14 @@
  *   (roots, sampling, elicitation), and the request is sent again — a new JSON-RPC id — with
  *   the `inputResponses` and the server's `requestState` echoed verbatim (none when it sent
  *   none). The loop is bounded.
- * - A result without `resultType` is complete; an unknown `resultType` is invalid.
+ * - Tasks (the `io.modelcontextprotocol/tasks` extension, opt-in with `tasks: true`): the
+ *   extension is declared in every request's capabilities, and a `tools/call` the server
+ *   turns into a task (`resultType: "task"`) is waited for transparently — `tasks/get` at
+ *   the server's `pollIntervalMs`, its `inputRequests` answered once each through the same
+ *   handlers and delivered with `tasks/update` — so the caller still gets the tool's result
+ *   (or its error). Aborting the call sends `tasks/cancel`.
+ * - A result without `resultType` is complete; an unknown `resultType` (or `task` where
+ *   the client did not declare the extension) is invalid.
  */
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
@@ -31,6 +38,7 @@ import {
   MetaKey,
   ResultType,
   StatelessErrorCode,
+  TASKS_EXTENSION,
   isStatelessError,
   type DiscoverResult,
   type InputRequest,
@@ -56,6 +64,14 @@ export interface StatelessClientOptions {
   maxInputRounds?: number;
   /** The log level asked for on every request (`_meta` logLevel); default none (no logs). */
   logLevel?: LoggingLevel;
+  /**
+   * Declare the tasks extension (`io.modelcontextprotocol/tasks`) and wait for tasks the
+   * server creates (see the module note). Default false: the server answers every call
+   * itself.
+   */
+  tasks?: boolean;
+  /** Bounds of the polling interval of a task, in ms (the server suggests one). Default 10 … 10 000. */
+  taskPollBoundsMs?: readonly [min: number, max: number];
 }
 
 /** The outcome of a `server/discover` probe. */
@@ -147,12 +163,16 @@ export class StatelessClient {
   readonly versions: readonly string[];
   readonly #host: StatelessClientHost;
   readonly #maxRounds: number;
+  readonly #tasks: boolean;
+  readonly #pollBounds: readonly [number, number];
 
   constructor(host: StatelessClientHost, versions: readonly string[], options: StatelessClientOptions = {}) {
     this.#host = host;
     this.versions = versions;
     this.logLevel = options.logLevel;
     this.#maxRounds = options.maxInputRounds ?? 8;
+    this.#tasks = options.tasks === true;
+    this.#pollBounds = options.taskPollBoundsMs ?? [10, 10_000];
   }
 
   /** True once the connection settled on the stateless era. */
@@ -166,7 +186,12 @@ export class StatelessClient {
   meta(revision = this.revision!): JSONObject {
     const c = this.#cached;
     if (c !== undefined && c.revision === revision && c.logLevel === this.logLevel) return c.meta;
-    const meta = requestMeta(revision, this.#host.capabilities, this.#host.info, this.logLevel);
+    let capabilities = this.#host.capabilities;
+    if (this.#tasks) {
+      const extensions = (capabilities as { extensions?: JSONObject }).extensions;
+      capabilities = { ...capabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
+    }
+    const meta = requestMeta(revision, capabilities, this.#host.info, this.logLevel);
     this.#cached = { revision, logLevel: this.logLevel, meta };
     return meta;
   }
@@ -210,6 +235,7 @@ export class StatelessClient {
       }
       const type = isObject(result) ? result.resultType : undefined;
       if (type === undefined || type === ResultType.Complete) return result;
+      if (type === ResultType.Task && this.#tasks && method === Method.ToolsCall) return this.#awaitTask(next, result as JSONObject, ctx);
       if (type !== ResultType.InputRequired) throw new LocalError('invalid_result', `${method} answered with an unknown resultType ${JSON.stringify(type)}`);
       if (!INPUT_REQUIRED_METHODS.has(method)) throw new LocalError('invalid_result', `${method} cannot answer with an InputRequiredResult`);
       if (++round > this.#maxRounds) throw new LocalError('invalid_result', `${method} still required input after ${this.#maxRounds} rounds`);
@@ -217,6 +243,62 @@ export class StatelessClient {
       inputResponses = isObject(r.inputRequests) ? await this.#answerAll(r.inputRequests, ctx.options?.signal) : undefined;
       requestState = typeof r.requestState === 'string' ? r.requestState : undefined;
       if (inputResponses === undefined && requestState === undefined) throw new LocalError('invalid_result', `${method} answered with an InputRequiredResult that has neither inputRequests nor requestState`);
+    }
+  }
+
+  /** A request of the tasks extension, with this connection's `_meta`. */
+  #taskRequest(next: MethodHandler, method: string, params: JSONObject, ctx: CallContext): Promise<JSONObject> {
+    return next(method, { ...params, _meta: this.meta() }, ctx).then((r) => {
+      if (!isObject(r)) throw new LocalError('invalid_result', `${method} answered with a malformed result`);
+      return r;
+    });
+  }
+
+  /** Waits for the task a `tools/call` became (see the module note); resolves with the tool's result. */
+  async #awaitTask(next: MethodHandler, created: JSONObject, ctx: CallContext): Promise<unknown> {
+    const taskId = created.taskId;
+    if (typeof taskId !== 'string' || taskId === '') throw new LocalError('invalid_result', 'tools/call answered with a CreateTaskResult without a taskId');
+    const signal = ctx.options?.signal;
+    const [min, max] = this.#pollBounds;
+    const interval = (t: JSONObject, previous: number) => {
+      const ms = typeof t.pollIntervalMs === 'number' && t.pollIntervalMs >= 0 ? t.pollIntervalMs : previous;
+      return Math.min(Math.max(ms, min), max);
+    };
+    let wait = interval(created, 1000);
+    const answered = new Set<string>();
+    let task: JSONObject = created;
+    try {
+      for (;;) {
+        if (task.status === 'completed') {
+          if (!isObject(task.result)) throw new LocalError('invalid_result', `Task ${taskId} completed without a result`);
+          return task.result;
+        }
+        if (task.status === 'failed') {
+          const e = isObject(task.error) ? task.error : {};
+          throw new McpError(typeof e.code === 'number' ? e.code : -32603, typeof e.message === 'string' ? e.message : String(task.statusMessage ?? 'The task failed'), e.data);
+        }
+        if (task.status === 'cancelled') throw new LocalError('cancelled', `Task ${taskId} was cancelled${typeof task.statusMessage === 'string' ? `: ${task.statusMessage}` : ''}`);
+        if (task.status === 'input_required' && isObject(task.inputRequests)) {
+          const open: JSONObject = {};
+          for (const key of Object.keys(task.inputRequests)) if (!answered.has(key)) open[key] = task.inputRequests[key]!;
+          if (Object.keys(open).length > 0) {
+            const inputResponses = await this.#answerAll(open, signal);
+            for (const key of Object.keys(open)) answered.add(key);
+            await this.#taskRequest(next, 'tasks/update', { taskId, inputResponses }, ctx);
+            task = await this.#taskRequest(next, 'tasks/get', { taskId }, ctx);
+            continue;
+          }
+        }
+        await delay(wait, signal);
+        task = await this.#taskRequest(next, 'tasks/get', { taskId }, ctx);
+        wait = interval(task, wait);
+      }
+    } catch (err) {
+      if (signal?.aborted) {
+        // the caller gave up: ask the server to stop the work (best effort, not awaited)
+        next('tasks/cancel', { taskId, _meta: this.meta() }, { ...ctx, options: { ...ctx.options, signal: undefined } } as CallContext).catch(() => {});
+      }
+      throw err;
     }
   }
 
@@ -233,4 +315,20 @@ export class StatelessClient {
     for (let i = 0; i < keys.length; i++) out[keys[i]!] = answers[i];
     return out;
   }
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -10,6 +10,7 @@ import { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
 import { TaskServer, type TaskServerOptions } from '../tasks/index.js';
 import { PNG_1X1, wavTone } from './media.js';
 import { registerStatelessDemo } from './stateless-tools.js';
+import { registerStatelessTaskDemo } from './stateless-tasks.js';
 
 /** Options of {@link createDemoServer}. */
 export interface DemoOptions extends ServerOptions {
@@ -200,6 +201,7 @@ export function createDemoServer(options: DemoOptions = {}): McpServer {
 
   // ───────────── conformance contract of the stateless era (2026-07-28) ─────────────
   registerStatelessDemo(server);
+  registerStatelessTaskDemo(server);
 
   // ───────────── more of the SDK ─────────────
   server.registerTool('add', {

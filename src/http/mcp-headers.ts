@@ -13,16 +13,18 @@ import type { JSONObject } from '../jsonrpc/types.js';
 
 /** Methods whose `Mcp-Name` header mirrors `params.name`. */
 const NAME_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get']);
+/** Methods of the tasks extension whose `Mcp-Name` mirrors `params.taskId` (SEP-2663 › Routing Headers). */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
 /** The body value `Mcp-Name` mirrors for `method`, when the method has one and it is a string. */
 export function mcpNameSource(method: string, params: JSONObject | undefined): string | undefined {
-  const value = NAME_METHODS.has(method) ? params?.name : method === 'resources/read' ? params?.uri : undefined;
+  const value = NAME_METHODS.has(method) ? params?.name : method === 'resources/read' ? params?.uri : TASK_METHODS.has(method) ? params?.taskId : undefined;
   return typeof value === 'string' ? value : undefined;
 }
 
 /** True when `method` requires an `Mcp-Name` header. */
 export function requiresMcpName(method: string): boolean {
-  return NAME_METHODS.has(method) || method === 'resources/read';
+  return NAME_METHODS.has(method) || method === 'resources/read' || TASK_METHODS.has(method);
 }
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;

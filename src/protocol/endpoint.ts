@@ -5,7 +5,9 @@
  * side did not declare, -32602 for params that fail the table's check, and refuses to
  * send a request the peer did not declare a capability for. Before initialization only
  * the methods marked `beforeInit` may cross. The roles (server, client) compose an
- * endpoint with their handlers; they never branch on the revision themselves.
+ * endpoint with their handlers; they never branch on the revision themselves. A server
+ * endpoint that accepts the stateless era (`acceptStatelessRequests`) picks the table per
+ * request: one whose `_meta` names a revision is checked against that revision's table.
  */
 import { LocalError, McpError, invalidParams, methodNotFound } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';

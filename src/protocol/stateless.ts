@@ -46,10 +46,15 @@ export const StatelessErrorCode = {
   UnsupportedProtocolVersion: -32022,
 } as const;
 
-/** `resultType` values of the core protocol. */
+/** The identifier of the tasks extension (SEP-2663), declared under `capabilities.extensions`. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** `resultType` values of the core protocol, and `task` of the tasks extension (SEP-2663). */
 export const ResultType = {
   Complete: 'complete',
   InputRequired: 'input_required',
+  /** A `CreateTaskResult` (the `io.modelcontextprotocol/tasks` extension). */
+  Task: 'task',
 } as const;
 
 /** Methods whose complete results carry `ttlMs` and `cacheScope` (spec: Server › Utilities › Caching). */

@@ -178,6 +178,13 @@ export interface ProtocolExtension {
    * win. Called once per connection at most; optional.
    */
   capabilities?(role: 'client' | 'server', declared: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined;
+  /**
+   * Stateless era (2026-07-28): the members this extension adds to `capabilities.extensions`
+   * of the side playing `role` (extension identifier → settings; `{}` declares support
+   * without settings). The era's capabilities have no place for what `capabilities()`
+   * declares under 2025-era names such as `tasks`. Optional.
+   */
+  statelessExtensions?(role: 'client' | 'server'): Record<string, Record<string, unknown>> | undefined;
 }
 
 const extendedTables = new Map<string, RevisionTable>();

@@ -43,6 +43,15 @@ describe('multi round-trip requests: request state', () => {
     assert.match(await refused(short.open(old, 'tools/call', params, undefined)), /expired/);
   });
 
+  it('binds a state to the principal of mcpkit/auth auth info by default', async () => {
+    const codec = new RequestStateCodec({ secret: 'a secret of sixteen+ bytes' });
+    const alice = { issuer: 'https://as', subject: 'alice', clientId: 'app' };
+    const state = await codec.seal({}, 'tools/call', params, alice);
+    assert.deepEqual(await codec.open(state, 'tools/call', params, { ...alice }), {});
+    await refused(codec.open(state, 'tools/call', params, { ...alice, subject: 'bob' }));
+    await refused(codec.open(state, 'tools/call', params, undefined));
+  });
+
   it('refuses weak secrets and bad lifetimes', () => {
     assert.throws(() => new RequestStateCodec({ secret: 'short' }), RangeError);
     assert.throws(() => new RequestStateCodec({ ttlMs: 0 }), RangeError);

@@ -41,7 +41,9 @@ export interface RequestStateOptions {
   ttlMs?: number;
   /**
    * The principal a state is bound to, from the request's verified auth info (`ctx.authInfo`);
-   * a state minted for one principal is refused for another. Default: no binding.
+   * a state minted for one principal is refused for another. Default: the auth info's
+   * `issuer`, `subject` and `clientId` (the fields of `mcpkit/auth`'s `AuthInfo`), when it
+   * has any; requests without auth info are not bound.
    */
   principal?: (authInfo: unknown) => string | undefined;
 }
@@ -126,7 +128,7 @@ export class RequestStateCodec {
   constructor(options: RequestStateOptions = {}) {
     this.#ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     if (!(this.#ttlMs > 0)) throw new RangeError('requestState.ttlMs must be positive');
-    this.#principal = options.principal;
+    this.#principal = options.principal ?? defaultPrincipal;
     const secret = options.secret === undefined ? crypto.getRandomValues(new Uint8Array(32)) : typeof options.secret === 'string' ? encoder.encode(options.secret) : options.secret;
     if (secret.length < 16) throw new RangeError('requestState.secret must be at least 16 bytes');
     this.#key = crypto.subtle.importKey('raw', secret as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
@@ -184,6 +186,14 @@ export function checkInputResponses(value: unknown): JSONObject | undefined {
     if (!isObject(value[key])) throw new McpError(ErrorCode.InvalidParams, `Invalid params: "inputResponses.${key}" must be an object`);
   }
   return value;
+}
+
+/** The default principal of a state: who the verified auth info names (see {@link RequestStateOptions.principal}). */
+function defaultPrincipal(authInfo: unknown): string | undefined {
+  if (!isObject(authInfo)) return undefined;
+  const part = (v: unknown) => (typeof v === 'string' ? v : '');
+  const key = `${part(authInfo.issuer)}|${part(authInfo.subject)}|${part(authInfo.clientId)}`;
+  return key === '||' ? undefined : key;
 }
 
 /** The input key prefixes of the automatic sequence, by method. */

@@ -1,7 +1,9 @@
 /**
  * The MCP server: registries shared by every connection, and `connect()` that makes a
  * {@link ServerSession} per transport. One server object serves any number of clients;
- * each connection has its own state, so nothing leaks between clients.
+ * each connection has its own state, so nothing leaks between clients. Every connection
+ * serves both eras: 2025-era requests after `initialize`, and stateless-era (2026-07-28)
+ * requests whenever they come, each by itself (stateless.ts).
  */
 import type { JSONObject } from '../jsonrpc/types.js';
 import { LocalError } from '../jsonrpc/errors.js';
@@ -170,6 +172,23 @@ export class McpServer implements ServerCore {
     return (this.#capabilities = { ...caps, ...this.#options.capabilities });
   }
 
+  /**
+   * The capabilities `server/discover` declares (stateless era): {@link capabilities} without
+   * the 2025-era `tasks` member, plus what protocol extensions add to `extensions`.
+   */
+  statelessCapabilities(): ServerCapabilities {
+    if (this.#statelessCapabilities) return this.#statelessCapabilities;
+    const { tasks: _tasks, ...caps } = this.capabilities() as ServerCapabilities & { tasks?: unknown };
+    let extensions = (caps as JSONObject).extensions as JSONObject | undefined;
+    for (const ext of this.#extensions) {
+      const declared = ext.statelessExtensions?.('server');
+      if (declared !== undefined) extensions = { ...extensions, ...(declared as JSONObject) };
+    }
+    return (this.#statelessCapabilities = extensions === undefined ? caps : ({ ...caps, extensions } as ServerCapabilities));
+  }
+
+  #statelessCapabilities: ServerCapabilities | undefined;
+
   // ───────────── connections ─────────────
 
   /** Live connections. */
@@ -230,7 +249,7 @@ export class McpServer implements ServerCore {
     ep.setRequestHandler(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
     ep.setRequestHandler(Method.CompletionComplete, (p) => this.#complete(p!));
     if (this.#stateless.enabled) {
-      ep.setRequestHandler(Method.ServerDiscover, () => this.#stateless.discover() as unknown as JSONObject);
+      ep.setRequestHandler(Method.ServerDiscover, () => this.#stateless.discover());
       ep.setRequestHandler(Method.SubscriptionsListen, (p, ctx) => this.#stateless.listen(p, ctx));
     }
   }

@@ -10,7 +10,7 @@
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import { Notification } from '../protocol/methods.js';
-import { missingClientCapability, type RequestMeta } from '../protocol/stateless.js';
+import { missingClientCapability, type InputRequest, type RequestMeta } from '../protocol/stateless.js';
 import { hasCapability } from '../protocol/table.js';
 import { isValidRequestedSchema } from '../schema/index.js';
 import type { Session } from '../session/session.js';
@@ -29,6 +29,18 @@ export interface InputOptions {
   inputKey?: string;
 }
 
+/**
+ * Where the inputs of a request go instead of its multi round-trip round: a task (tasks
+ * extension) that outlived its request keeps asking through the same context methods, and
+ * its inputs wait for `tasks/update`. Keys must be unique over the task's life.
+ */
+export interface InputSink {
+  /** The key of the next input of `method` (`explicitKey` when given and still unused). */
+  key(method: string, explicitKey: string | undefined): string;
+  /** Resolves with the validated answer to `request` (key `key`); rejects when the task ends first. */
+  ask(key: string, request: InputRequest, validate: (answer: unknown, key: string) => unknown): Promise<unknown>;
+}
+
 /** The per-request state of a stateless-era request. Created by the server's stateless layer. */
 export class StatelessRequest {
   readonly meta: RequestMeta;
@@ -36,6 +48,11 @@ export class StatelessRequest {
   round: InputRound | undefined = undefined;
   /** True for the methods that may answer `InputRequiredResult` (tools/call, prompts/get, resources/read). */
   inputAllowed = false;
+  /**
+   * Set when the request became a task (tasks extension): inputs go here instead of to the
+   * round, and logs are dropped (the request's stream is gone).
+   */
+  inputSink: InputSink | undefined = undefined;
 
   constructor(meta: RequestMeta) {
     this.meta = meta;
@@ -43,6 +60,18 @@ export class StatelessRequest {
 
   #require(path: string[], required: JSONObject, what: string): void {
     if (!hasCapability(this.meta.clientCapabilities, path)) throw missingClientCapability(required, what);
+  }
+
+  /** The answer to input `request`: from the round (or its rejection), or from the sink. */
+  #ask(method: string, explicitKey: string | undefined, request: InputRequest, validate: (answer: unknown, key: string) => unknown): { key: string; answer: Promise<unknown> } {
+    const sink = this.inputSink;
+    if (sink !== undefined) {
+      const key = sink.key(method, explicitKey);
+      return { key, answer: sink.ask(key, request, validate) };
+    }
+    const round = this.#round(method);
+    const key = round.key(method, explicitKey);
+    return { key, answer: Promise.resolve(round.resolve(key, request, validate)) };
   }
 
   #round(method: string): InputRound {
@@ -57,7 +86,7 @@ export class StatelessRequest {
    */
   async log(session: Session, id: RequestId, level: LoggingLevel, data: unknown, logger: string | undefined): Promise<void> {
     const minimum = this.meta.logLevel;
-    if (minimum === undefined || !levelPasses(level, minimum)) return;
+    if (this.inputSink !== undefined || minimum === undefined || !levelPasses(level, minimum)) return;
     const params: JSONObject = { level, data };
     if (logger !== undefined) params.logger = logger;
     await session.notify(Notification.Message, params, { relatedRequestId: id });
@@ -68,9 +97,7 @@ export class StatelessRequest {
     try {
       if (params.tools !== undefined || params.toolChoice !== undefined) this.#require(['sampling', 'tools'], { sampling: { tools: {} } }, 'sampling with tools');
       else this.#require(['sampling'], { sampling: {} }, 'sampling');
-      const round = this.#round('sampling/createMessage');
-      const key = round.key('sampling/createMessage', options?.inputKey);
-      return Promise.resolve(round.resolve(key, { method: 'sampling/createMessage', params: params as unknown as JSONObject }, validateSamplingAnswer) as unknown as CreateMessageResult);
+      return this.#ask('sampling/createMessage', options?.inputKey, { method: 'sampling/createMessage', params: params as unknown as JSONObject }, validateSamplingAnswer).answer as Promise<CreateMessageResult>;
     } catch (err) {
       return Promise.reject(err);
     }
@@ -86,10 +113,8 @@ export class StatelessRequest {
       if (e === undefined || e === null || typeof e !== 'object' || (e.form === undefined && e.url !== undefined)) {
         throw missingClientCapability({ elicitation: { form: {} } }, 'form elicitation');
       }
-      const round = this.#round('elicitation/create');
       const wire: JSONObject = { mode: 'form', ...params };
-      const key = round.key('elicitation/create', options?.inputKey);
-      return Promise.resolve(round.resolve(key, { method: 'elicitation/create', params: wire }, validateElicitAnswer(params.requestedSchema)) as unknown as ElicitResult);
+      return this.#ask('elicitation/create', options?.inputKey, { method: 'elicitation/create', params: wire }, validateElicitAnswer(params.requestedSchema)).answer as Promise<ElicitResult>;
     } catch (err) {
       return Promise.reject(err);
     }
@@ -110,12 +135,10 @@ export class StatelessRequest {
         throw new LocalError('validation_failed', 'The elicitation URL is not a valid URL');
       }
       if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new LocalError('validation_failed', 'The elicitation URL must use https (or http for local development)');
-      const round = this.#round('elicitation/create');
       const wire: JSONObject = { mode: 'url', message: params.message, url: params.url };
       if (params._meta !== undefined) wire._meta = params._meta;
-      const key = round.key('elicitation/create', options?.inputKey);
-      const answer = round.resolve(key, { method: 'elicitation/create', params: wire }, validateElicitAnswer(undefined)) as unknown as ElicitResult;
-      return Promise.resolve({ ...answer, elicitationId: key });
+      const { key, answer } = this.#ask('elicitation/create', options?.inputKey, { method: 'elicitation/create', params: wire }, validateElicitAnswer(undefined));
+      return answer.then((a) => ({ ...(a as ElicitResult), elicitationId: key }));
     } catch (err) {
       return Promise.reject(err);
     }
@@ -125,10 +148,7 @@ export class StatelessRequest {
   listRoots(options: InputOptions | undefined): Promise<Root[]> {
     try {
       this.#require(['roots'], { roots: {} }, 'roots');
-      const round = this.#round('roots/list');
-      const key = round.key('roots/list', options?.inputKey);
-      const answer = round.resolve(key, { method: 'roots/list', params: {} }, validateRootsAnswer);
-      return Promise.resolve((answer as { roots: Root[] }).roots);
+      return this.#ask('roots/list', options?.inputKey, { method: 'roots/list', params: {} }, validateRootsAnswer).answer.then((a) => (a as { roots: Root[] }).roots);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -64,7 +64,8 @@ export interface StatelessServerOptions {
 export interface StatelessHost {
   readonly info: Implementation;
   readonly instructions: string | undefined;
-  capabilities(): ServerCapabilities;
+  /** The capabilities of this era (see `McpServer.statelessCapabilities`). */
+  statelessCapabilities(): ServerCapabilities;
 }
 
 const DEFAULT_HINTS: CacheHints = Object.freeze({ ttlMs: 0, cacheScope: 'private' });
@@ -169,7 +170,7 @@ export class StatelessLayer {
       inputRequests: round.pendingRequests(),
       requestState: await this.#stateCodec.seal(round.carried(), method, params, ctx.authInfo),
     };
-    if (this.#options.serverInfoInResults !== false) result._meta = { [MetaKey.ServerInfo]: this.#host.info };
+    if (this.#options.serverInfoInResults !== false) result._meta = this.#identityMeta();
     return result;
   }
 
@@ -180,7 +181,7 @@ export class StatelessLayer {
    */
   #complete(method: string, params: JSONObject | undefined, result: unknown): JSONObject {
     const r: JSONObject = isObject(result) ? result : {};
-    const identity = this.#options.serverInfoInResults === false ? undefined : (this.#identity ??= Object.freeze({ [MetaKey.ServerInfo]: this.#host.info }));
+    const identity = this.#options.serverInfoInResults === false ? undefined : this.#identityMeta();
     let out: JSONObject;
     if (CACHEABLE_METHODS.has(method) && (r.resultType === undefined || r.resultType === ResultType.Complete)) {
       const configured = this.#options.cacheHints;
@@ -189,15 +190,28 @@ export class StatelessLayer {
     } else {
       out = { resultType: ResultType.Complete, _meta: identity, ...r };
     }
-    if (r._meta !== undefined && identity !== undefined) out._meta = isObject(r._meta) ? { ...r._meta, ...identity } : identity;
+    if (r._meta !== undefined && identity !== undefined) out._meta = isObject(r._meta) ? { ...identity, ...r._meta } : identity;
     return out;
+  }
+
+  /**
+   * The `_meta` that identifies the server on results: its name and version only (the full
+   * `Implementation`, with title, description and icons, is in `server/discover`): every
+   * response carries it, so it is kept small. Shared and frozen.
+   */
+  #identityMeta(): JSONObject {
+    if (this.#identity === undefined) {
+      const { name, version } = this.#host.info;
+      this.#identity = Object.freeze({ [MetaKey.ServerInfo]: Object.freeze({ name, version }) });
+    }
+    return this.#identity;
   }
 
   // ───────────── server/discover ─────────────
 
-  /** The `server/discover` result (before the middleware adds identity and caching hints). */
-  discover(): DiscoverResult {
-    const result = { supportedVersions: [...this.revisions], capabilities: this.#host.capabilities() } as DiscoverResult;
+  /** The `server/discover` result (before the middleware adds `resultType` and caching hints). */
+  discover(): JSONObject {
+    const result: JSONObject = { supportedVersions: [...this.revisions], capabilities: this.#host.statelessCapabilities(), _meta: { [MetaKey.ServerInfo]: this.#host.info } };
     const instructions = this.#host.instructions;
     if (instructions !== undefined) result.instructions = instructions;
     return result;
@@ -212,7 +226,7 @@ export class StatelessLayer {
    */
   async listen(params: JSONObject | undefined, ctx: ServerRequestContext): Promise<JSONObject> {
     const requested = (params?.notifications ?? {}) as SubscriptionFilter;
-    const caps = this.#host.capabilities();
+    const caps = this.#host.statelessCapabilities();
     const agreed: SubscriptionFilter = {};
     if (requested.toolsListChanged === true && caps.tools?.listChanged) agreed.toolsListChanged = true;
     if (requested.promptsListChanged === true && caps.prompts?.listChanged) agreed.promptsListChanged = true;

@@ -5,6 +5,17 @@
  * The SQLite store is `mcpkit/tasks/sqlite`. Runtime-neutral: no `node:*` imports.
  */
 export { TaskServer, taskSupportOf, type TaskServerOptions } from './server.js';
+export {
+  StatelessTasks,
+  StatelessTaskContext,
+  TASKS_EXTENSION_ID,
+  STATELESS_TASK_FORM,
+  declaresTasksExtension,
+  tasksExtensionRequired,
+  toStatelessTask,
+  toDetailedTask,
+  type StatelessTaskOptions,
+} from './stateless.js';
 export { TaskClient, type TaskClientOptions, type TaskList } from './client.js';
 export { TaskEngine, TaskWork, type TaskReceiverOptions, type TaskableMethod } from './engine.js';
 export { TaskServerRequestContext, TaskRequestContext } from './contexts.js';

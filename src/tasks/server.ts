@@ -23,6 +23,7 @@ import { TaskEngine, type TaskReceiverOptions, type TaskableMethod } from './eng
 import { PendingTaskRequest, TaskRequestor, type TaskRequestOptions } from './requestor.js';
 import type { TaskStore } from './store.js';
 import type { TaskForm } from './types.js';
+import { StatelessTasks, TASKS_EXTENSION_ID } from './stateless.js';
 import { formOf, tasksExtension } from './wire.js';
 
 /** Options of {@link TaskServer}. */
@@ -31,6 +32,11 @@ export interface TaskServerOptions extends TaskReceiverOptions {
   list?: boolean;
   /** Declare (and serve) `tasks/cancel`. Default true. */
   cancel?: boolean;
+  /**
+   * Stateless era: how long a `tools/call` of an `optional` tool may run before it becomes a
+   * task, in ms (see `stateless.ts`). Default 100.
+   */
+  immediateResultMs?: number;
 }
 
 /** A tool's declared task support (`execution.taskSupport`; absent or unknown = `forbidden`). Pure. */
@@ -67,7 +73,11 @@ export class TaskServer {
     if (options.list !== false) tasks.list = {};
     if (options.cancel !== false) tasks.cancel = {};
     tasks.requests = { tools: { call: {} } };
-    server.extend(tasksExtension((role) => (role === 'server' ? { tasks } : undefined)));
+    const extension = tasksExtension((role) => (role === 'server' ? { tasks } : undefined));
+    // Stateless era: the io.modelcontextprotocol/tasks extension instead of `tasks` (see stateless.ts).
+    extension.statelessExtensions = (role) => (role === 'server' ? { [TASKS_EXTENSION_ID]: {} } : undefined);
+    server.extend(extension);
+    this.stateless = new StatelessTasks(server, this.engine.store, options);
     const methods = new Map<string, TaskableMethod<ServerRequestContext>>([
       [
         Method.ToolsCall,
@@ -78,8 +88,15 @@ export class TaskServer {
         },
       ],
     ]);
-    server.onConnect((session) => this.engine.install(session.endpoint, methods));
+    server.onConnect((session) => {
+      const original = session.endpoint.getRequestHandler(Method.ToolsCall);
+      this.engine.install(session.endpoint, methods);
+      if (original !== undefined) this.stateless.install(session.endpoint, original);
+    });
   }
+
+  /** The stateless era's tasks (the `io.modelcontextprotocol/tasks` extension, on the same store). */
+  readonly stateless: StatelessTasks;
 
   /** Where the tasks live. */
   get store(): TaskStore {
@@ -136,8 +153,12 @@ export class TaskServer {
     return form === 'draft' || (form === '2025-11-25' && hasCapability(session.clientCapabilities, ['tasks', 'requests', ...path]));
   }
 
-  /** Stops the sweeper and ends running tasks as failed (see {@link TaskEngine.close}); does not close the store. */
-  close(): Promise<void> {
+  /**
+   * Stops the sweeper and ends running tasks (of every era) as failed (see
+   * {@link TaskEngine.close}); does not close the store.
+   */
+  async close(): Promise<void> {
+    await this.stateless.close();
     return this.engine.close();
   }
 }

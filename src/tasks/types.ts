@@ -26,6 +26,8 @@ export const TaskMethod = {
   Cancel: 'tasks/cancel',
   /** Draft only. */
   Delete: 'tasks/delete',
+  /** 2026-07-28 extension only: answers to a task's input requests. */
+  Update: 'tasks/update',
 } as const;
 
 /** Task notifications. */

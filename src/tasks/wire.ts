@@ -10,6 +10,7 @@ import { McpError } from '../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCErrorObject } from '../jsonrpc/types.js';
 import { checkCursor, type ParamsCheck } from '../protocol/params.js';
 import type { MethodSpec, ProtocolExtension } from '../protocol/table.js';
+import { STATELESS_REVISIONS } from '../protocol/stateless.js';
 import { STATEFUL_REVISIONS, V2025_11_25 } from '../protocol/versions.js';
 import {
   DRAFT_RELATED_TASK_META,
@@ -141,6 +142,20 @@ const DRAFT: readonly MethodSpec[] = [
   { method: TaskNotification.Created, kind: 'notification', direction: 'both', params: checkCreatedNotification },
 ];
 
+const checkUpdate: ParamsCheck = (p) =>
+  checkTaskId(p) ?? (isObject(p!.inputResponses) ? undefined : 'Invalid params: "inputResponses" must be an object');
+
+/**
+ * The stateless era's entries (the `io.modelcontextprotocol/tasks` extension, SEP-2663):
+ * `tasks/get`, `tasks/update`, `tasks/cancel`; no `tasks/result` or `tasks/list` (-32601).
+ * Gated per request by the client's declared extension (-32021, in the handlers).
+ */
+const STATELESS: readonly MethodSpec[] = [
+  { method: TaskMethod.Get, kind: 'request', direction: 'client-to-server', params: checkTaskId, beforeInit: true },
+  { method: TaskMethod.Update, kind: 'request', direction: 'client-to-server', params: checkUpdate, beforeInit: true },
+  { method: TaskMethod.Cancel, kind: 'request', direction: 'client-to-server', params: checkTaskId, beforeInit: true },
+];
+
 /** The form spoken at `revision`: 2025-11-25, the draft before it, none for other revisions. Pure. */
 export function formOf(revision: string | undefined): TaskForm | undefined {
   if (revision === V2025_11_25) return '2025-11-25';
@@ -161,7 +176,7 @@ export function tasksExtension(capabilities?: (role: 'client' | 'server', declar
     name: TASKS_EXTENSION_NAME,
     methods: (revision) => {
       const form = formOf(revision);
-      return form === '2025-11-25' ? CURRENT : form === 'draft' ? DRAFT : [];
+      return form === '2025-11-25' ? CURRENT : form === 'draft' ? DRAFT : (STATELESS_REVISIONS as readonly string[]).includes(revision) ? STATELESS : [];
     },
   };
   if (capabilities !== undefined) ext.capabilities = capabilities;

@@ -10,7 +10,9 @@
  * legacy SSE stream at the same URL, waits for its `endpoint` event and sends the same first
  * message there. Sends issued while that decision is pending wait for it, in order.
  * 401, 403, 407, 408 and 429 never trigger the fallback: they say nothing about the
- * transport (authorization, timeouts, rate limits).
+ * transport (authorization, timeouts, rate limits). A dual-era client's first message is
+ * a `server/discover` probe (2026-07-28): when a 2025-era server refuses it, nothing is
+ * decided yet — the client falls back to `initialize`, and that message decides.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../jsonrpc/types.js';

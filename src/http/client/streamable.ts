@@ -34,6 +34,12 @@
  * - The standalone GET stream opens after `notifications/initialized` was accepted (or at
  *   `start()` when resuming a known session). A 405 means the server offers none. When it
  *   drops it is reopened with `Last-Event-ID`, honouring `retry`, with bounded backoff.
+ * - Stateless era (2026-07-28): a message whose `_meta` names a protocol version is POSTed
+ *   without a session id, with `MCP-Protocol-Version` (that version), `Mcp-Method`,
+ *   `Mcp-Name` and the `Mcp-Param-*` headers of its tool's `x-mcp-header` arguments
+ *   (learned from `tools/list` results, which lose their tools with invalid annotations;
+ *   see stateless-headers.ts). Cancelling such a request aborts its POST instead of
+ *   POSTing `notifications/cancelled`.
  * - HTTP 404 to a request that carried `Mcp-Session-Id` means the session is gone: the
  *   transport forgets the id, calls `onSessionExpired`, reports a {@link SessionExpiredError}
  *   through `receiver.error` and closes (`receiver.closed` with that error). The owner then

@@ -21,6 +21,10 @@
  *   (whatever `responseMode` says) so that a failed initialization creates no session.
  * - Idle sessions are reaped by one shared interval timer (unref'd, running only while
  *   sessions exist), not a timer per session.
+ * - The stateless era (2026-07-28) shares the URL, chosen per POST: a body whose `_meta`
+ *   names a protocol version, or an `MCP-Protocol-Version` header naming a stateless
+ *   revision, goes to {@link StatelessPostHandler} (stateless-post.ts: header checks, one
+ *   shared transport for every client, no sessions); everything else takes the paths below.
  * - Stateless mode: every POST gets a throwaway transport and server session, put straight
  *   into the initialized state at the revision of its `MCP-Protocol-Version` header (or
  *   2025-03-26 when absent). No session ids, no GET stream, no resumption; server → client

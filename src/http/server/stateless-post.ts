@@ -73,6 +73,8 @@ export class StatelessPostHandler {
   readonly #maxInFlight: number;
   readonly #transport: StatelessHttpTransport;
   #connected: Promise<boolean> | undefined;
+  /** True once the shared transport is connected to the server (the fast path skips the promise). */
+  #ready = false;
   /** `x-mcp-header` annotations per tool definition (definitions are replaced, never mutated). */
   readonly #paramHeaders = new WeakMap<Tool, readonly ParamHeader[]>();
 
@@ -108,7 +110,7 @@ export class StatelessPostHandler {
   }
 
   /** Answers one stateless-era POST (already parsed). Never rejects. */
-  async post(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject): Promise<HttpReply> {
+  post(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject): HttpReply | Promise<HttpReply> {
     const kind = classify(value);
     if (kind === KIND_NOTIFICATION) return emptyReply(202);
     if (kind !== KIND_REQUEST) return errorReply(400, -32600, 'Invalid request: expected one JSON-RPC request');
@@ -118,15 +120,23 @@ export class StatelessPostHandler {
     const problem = this.#check(req, method, params, value.params);
     if (problem !== undefined) return rejection(problem, id);
     if (this.#transport.openRequests >= this.#maxInFlight) return errorReply(503, -32000, 'Service Unavailable: too many requests in progress', { 'retry-after': '1' }, id);
-    if (!(await this.#connect())) return errorReply(500, -32603, 'Internal error', undefined, id);
-    const meta = params?._meta as JSONObject;
+    if (this.#ready) return this.#deliver(req, info, id, method, params!);
+    return this.#connect().then((ok) => (ok ? this.#deliver(req, info, id, method, params!) : errorReply(500, -32603, 'Internal error', undefined, id)));
+  }
+
+  #deliver(req: HttpRequest, info: HttpRequestInfo | undefined, id: RequestId, method: string, params: JSONObject): HttpReply | Promise<HttpReply> {
+    const meta = params._meta as JSONObject;
     const listen = method === Method.SubscriptionsListen;
     const streams = listen || (this.#mode === 'sse' && (meta.progressToken !== undefined || meta[MetaKey.LogLevel] !== undefined));
-    try {
-      return await this.#transport.deliver({ id, method, params }, new StatelessMessageInfo(info?.authInfo, req.rawHeaders, id), streams ? 'sse' : 'json', listen);
-    } catch (error) {
+    const failed = (error: unknown): HttpReply => {
       this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
       return errorReply(503, -32000, 'Service Unavailable: the server is shutting down', undefined, id);
+    };
+    try {
+      const reply = this.#transport.deliver({ id, method, params }, new StatelessMessageInfo(info?.authInfo, req.rawHeaders, id), streams ? 'sse' : 'json', listen);
+      return reply instanceof Promise ? reply.catch(failed) : reply;
+    } catch (error) {
+      return failed(error);
     }
   }
 
@@ -191,7 +201,7 @@ export class StatelessPostHandler {
 
   #connect(): Promise<boolean> {
     this.#connected ??= this.#server.connect(this.#transport, { maxInFlight: this.#maxInFlight + 16 }).then(
-      () => true,
+      () => (this.#ready = true),
       (error: unknown) => {
         this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
         this.#connected = undefined;
