@@ -59,18 +59,30 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   #ownCapabilities: JSONObject = {};
   #peerCapabilities: JSONObject | undefined;
   #initialized = false;
-  readonly #handlers = new Map<string, RequestHandler<C>>();
-  readonly #listeners = new Map<string, Set<NotificationListener>>();
+  /** Handlers registered on this endpoint; created on first registration. */
+  #handlers: Map<string, RequestHandler<C>> | undefined;
+  /** Handlers shared by every endpoint of a role object (consulted after the own ones). */
+  readonly #sharedHandlers: ReadonlyMap<string, RequestHandler<C>> | undefined;
+  #listeners: Map<string, Set<NotificationListener>> | undefined;
   readonly #incomingMiddleware: Middleware[] = [];
   readonly #outgoingMiddleware: Middleware[] = [];
   #incoming: MethodHandler;
   #outgoing: MethodHandler | undefined;
   readonly #onError: ((error: Error) => void) | undefined;
-  readonly #closeListeners: Array<(reason: Error | undefined) => void> = [];
+  #closeListeners: Array<(reason: Error | undefined) => void> | undefined;
 
-  constructor(role: 'client' | 'server', transport: Transport, options: EndpointOptions & { createContext?: (session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined) => C } = {}) {
+  constructor(
+    role: 'client' | 'server',
+    transport: Transport,
+    options: EndpointOptions & {
+      createContext?: (session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined) => C;
+      /** Handlers shared by many endpoints (a server's sessions); never modified through this endpoint. */
+      sharedHandlers?: ReadonlyMap<string, RequestHandler<C>>;
+    } = {},
+  ) {
     this.role = role;
     this.#onError = options.onError;
+    this.#sharedHandlers = options.sharedHandlers;
     this.#incoming = this.#terminalIncoming;
     this.session = new Session(
       transport,
@@ -81,7 +93,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
         createContext: options.createContext,
         error: (err) => this.#onError?.(err),
         closed: (reason) => {
-          for (const listener of this.#closeListeners) listener(reason);
+          if (this.#closeListeners) for (const listener of this.#closeListeners) listener(reason);
         },
       },
       options,
@@ -145,7 +157,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
 
   /** Registers the handler of an incoming request method (replacing any earlier one). */
   setRequestHandler(method: string, handler: RequestHandler<C>): void {
-    this.#handlers.set(method, handler);
+    (this.#handlers ??= new Map()).set(method, handler);
   }
 
   /**
@@ -153,20 +165,21 @@ export class Endpoint<C extends RequestContext = RequestContext> {
    * read it, then register a handler that delegates to it.
    */
   getRequestHandler(method: string): RequestHandler<C> | undefined {
-    return this.#handlers.get(method);
+    return this.#handlers?.get(method) ?? this.#sharedHandlers?.get(method);
   }
 
   /** Adds a listener for an incoming notification; returns a function that removes it. */
   on(method: string, listener: NotificationListener): () => void {
-    let set = this.#listeners.get(method);
-    if (!set) this.#listeners.set(method, (set = new Set()));
+    const listeners = (this.#listeners ??= new Map());
+    let set = listeners.get(method);
+    if (!set) listeners.set(method, (set = new Set()));
     set.add(listener);
     return () => set!.delete(listener);
   }
 
   /** Adds a listener for the end of the connection. */
   onClose(listener: (reason: Error | undefined) => void): void {
-    this.#closeListeners.push(listener);
+    (this.#closeListeners ??= []).push(listener);
   }
 
   /** Adds middleware; the first added runs outermost. */
@@ -278,12 +291,12 @@ export class Endpoint<C extends RequestContext = RequestContext> {
 
   readonly #terminalIncoming: MethodHandler = async (method, params, ctx) => {
     if (ctx.kind === 'notification') {
-      const set = this.#listeners.get(method);
+      const set = this.#listeners?.get(method);
       if (set) for (const listener of set) listener(params, ctx.info);
       return undefined;
     }
     this.#checkIncoming(method, params);
-    const handler = this.#handlers.get(method);
+    const handler = this.#handlers?.get(method) ?? this.#sharedHandlers?.get(method);
     if (handler === undefined) throw methodNotFound(method);
     return handler(params, ctx as unknown as C);
   };
@@ -300,7 +313,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
       }
     }
     if (this.#incomingMiddleware.length === 0) {
-      const set = this.#listeners.get(method);
+      const set = this.#listeners?.get(method);
       if (set) for (const listener of set) listener(params, info);
       return;
     }

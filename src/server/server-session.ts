@@ -6,7 +6,7 @@
  */
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
-import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
+import { Endpoint, type EndpointOptions, type RequestHandler } from '../protocol/endpoint.js';
 import { Method, Notification } from '../protocol/methods.js';
 import { hasCapability } from '../protocol/table.js';
 import { V2025_11_25, atLeast, negotiateRevision } from '../protocol/versions.js';
@@ -29,26 +29,13 @@ export class ServerSession {
   readonly subscriptions = new Set<string>();
   readonly #elicitations = new Set<string>();
 
-  /** @internal created by McpServer.connect */
-  constructor(core: ServerCore, transport: Transport, options: EndpointOptions) {
+  /** @internal created by McpServer.connect; `handlers` are the server's shared handler table */
+  constructor(core: ServerCore, transport: Transport, options: EndpointOptions, handlers?: ReadonlyMap<string, RequestHandler<ServerRequestContext>>) {
     this.#core = core;
     this.endpoint = new Endpoint<ServerRequestContext>('server', transport, {
       ...options,
+      sharedHandlers: handlers ?? SESSION_HANDLERS,
       createContext: (session, id, method, params, info) => new ServerRequestContext(this, session, id, method, params, info),
-    });
-    this.endpoint.setRequestHandler(Method.Initialize, (params) => this.#initialize(params!));
-    this.endpoint.setRequestHandler(Method.Ping, () => ({}));
-    this.endpoint.setRequestHandler(Method.LoggingSetLevel, (params) => {
-      this.#logLevel = params!.level as LoggingLevel;
-      return {};
-    });
-    this.endpoint.setRequestHandler(Method.ResourcesSubscribe, (params) => {
-      this.subscriptions.add(params!.uri as string);
-      return {};
-    });
-    this.endpoint.setRequestHandler(Method.ResourcesUnsubscribe, (params) => {
-      this.subscriptions.delete(params!.uri as string);
-      return {};
     });
     this.endpoint.on(Notification.Initialized, () => {
       this.#ready = true;
@@ -85,7 +72,13 @@ export class ServerSession {
     return this.endpoint.session.transportSessionId;
   }
 
-  #initialize(params: JSONObject): JSONObject {
+  /** @internal `logging/setLevel` */
+  _setLogLevel(level: LoggingLevel): void {
+    this.#logLevel = level;
+  }
+
+  /** @internal `initialize` */
+  _initialize(params: JSONObject): JSONObject {
     if (this.endpoint.revision !== undefined) throw new McpError(ErrorCode.InvalidRequest, 'Invalid request: the session is already initialized');
     const version = negotiateRevision(params.protocolVersion, this.#core.revisions);
     this.endpoint.negotiated(version, params.capabilities as JSONObject);
@@ -236,3 +229,33 @@ export class ServerSession {
     return this.endpoint.session.close();
   }
 }
+
+/**
+ * The handlers every server session answers the same way, as one table shared by all
+ * sessions (no per-session closures): each reaches its session through `ctx.server`.
+ */
+export const SESSION_HANDLERS: ReadonlyMap<string, RequestHandler<ServerRequestContext>> = new Map<string, RequestHandler<ServerRequestContext>>([
+  [Method.Initialize, (params, ctx) => ctx.server._initialize(params!)],
+  [Method.Ping, () => ({})],
+  [
+    Method.LoggingSetLevel,
+    (params, ctx) => {
+      ctx.server._setLogLevel(params!.level as LoggingLevel);
+      return {};
+    },
+  ],
+  [
+    Method.ResourcesSubscribe,
+    (params, ctx) => {
+      ctx.server.subscriptions.add(params!.uri as string);
+      return {};
+    },
+  ],
+  [
+    Method.ResourcesUnsubscribe,
+    (params, ctx) => {
+      ctx.server.subscriptions.delete(params!.uri as string);
+      return {};
+    },
+  ],
+]);

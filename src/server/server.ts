@@ -7,7 +7,7 @@
  */
 import type { JSONObject } from '../jsonrpc/types.js';
 import { LocalError } from '../jsonrpc/errors.js';
-import type { EndpointOptions } from '../protocol/endpoint.js';
+import type { EndpointOptions, RequestHandler } from '../protocol/endpoint.js';
 import { Method, Notification } from '../protocol/methods.js';
 import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
 import type { ProtocolExtension } from '../protocol/table.js';
@@ -20,7 +20,7 @@ import type { ServerRequestContext } from './context.js';
 import { paginate } from './pagination.js';
 import { PromptRegistry, type PromptConfig, type PromptHandler, type RegisteredPrompt } from './prompts.js';
 import { ResourceRegistry, type RegisteredResource, type ResourceMetadata, type ResourceReader, type ResourceTemplateConfig, type TemplateReader } from './resources.js';
-import { ServerSession } from './server-session.js';
+import { SESSION_HANDLERS, ServerSession } from './server-session.js';
 import { ToolRegistry, type RawToolHandler, type RegisteredTool, type ToolConfig, type ToolHandler } from './tools.js';
 import { invalidParams } from '../jsonrpc/errors.js';
 import type { Tool } from '../types.js';
@@ -202,7 +202,7 @@ export class McpServer implements ServerCore {
    */
   async connect(transport: Transport, options?: ConnectOptions): Promise<ServerSession> {
     this.capabilities();
-    const session = new ServerSession(this, transport, options?.maxInFlight === undefined ? this.#options : { ...this.#options, maxInFlight: options.maxInFlight });
+    const session = new ServerSession(this, transport, options?.maxInFlight === undefined ? this.#options : { ...this.#options, maxInFlight: options.maxInFlight }, this.#sharedHandlers());
     const ep = session.endpoint;
     ep.setOwnCapabilities(this.capabilities() as JSONObject);
     for (const ext of this.#extensions) ep.extend(ext);
@@ -212,7 +212,6 @@ export class McpServer implements ServerCore {
       ep.use(this.#stateless.middleware);
     }
     for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
-    this.#installHandlers(session);
     for (const listener of this.#connectListeners) listener(session);
     this.#sessions.add(session);
     ep.onClose(() => this.#sessions.delete(session));
@@ -225,33 +224,41 @@ export class McpServer implements ServerCore {
     return session;
   }
 
-  #installHandlers(session: ServerSession): void {
-    const ep = session.endpoint;
+  #handlers: ReadonlyMap<string, RequestHandler<ServerRequestContext>> | undefined;
+
+  /**
+   * The handler table every session of this server shares (built once, at the first
+   * connection): the session-level methods plus the registries. No per-session closures.
+   */
+  #sharedHandlers(): ReadonlyMap<string, RequestHandler<ServerRequestContext>> {
+    if (this.#handlers) return this.#handlers;
     const size = this.#pageSize;
-    ep.setRequestHandler(Method.ToolsList, (p) => {
+    const table = new Map<string, RequestHandler<ServerRequestContext>>(SESSION_HANDLERS);
+    table.set(Method.ToolsList, (p) => {
       const { page, nextCursor } = paginate(this.tools.list(), p?.cursor, size);
       return nextCursor === undefined ? { tools: page } : { tools: page, nextCursor };
     });
-    ep.setRequestHandler(Method.ToolsCall, (p, ctx) => this.tools.call(p!, ctx));
-    ep.setRequestHandler(Method.ResourcesList, async (p, ctx) => {
+    table.set(Method.ToolsCall, (p, ctx) => this.tools.call(p!, ctx));
+    table.set(Method.ResourcesList, async (p, ctx) => {
       const { page, nextCursor } = paginate(await this.resources.list(ctx), p?.cursor, size);
       return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
     });
-    ep.setRequestHandler(Method.ResourcesTemplatesList, (p) => {
+    table.set(Method.ResourcesTemplatesList, (p) => {
       const { page, nextCursor } = paginate(this.resources.listTemplates(), p?.cursor, size);
       return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor };
     });
-    ep.setRequestHandler(Method.ResourcesRead, (p, ctx) => this.resources.read(p!.uri as string, ctx));
-    ep.setRequestHandler(Method.PromptsList, (p) => {
+    table.set(Method.ResourcesRead, (p, ctx) => this.resources.read(p!.uri as string, ctx));
+    table.set(Method.PromptsList, (p) => {
       const { page, nextCursor } = paginate(this.prompts.list(), p?.cursor, size);
       return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor };
     });
-    ep.setRequestHandler(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
-    ep.setRequestHandler(Method.CompletionComplete, (p) => this.#complete(p!));
+    table.set(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
+    table.set(Method.CompletionComplete, (p) => this.#complete(p!));
     if (this.#stateless.enabled) {
-      ep.setRequestHandler(Method.ServerDiscover, () => this.#stateless.discover());
-      ep.setRequestHandler(Method.SubscriptionsListen, (p, ctx) => this.#stateless.listen(p, ctx));
+      table.set(Method.ServerDiscover, () => this.#stateless.discover());
+      table.set(Method.SubscriptionsListen, (p, ctx) => this.#stateless.listen(p, ctx));
     }
+    return (this.#handlers = table);
   }
 
   async #complete(params: JSONObject): Promise<JSONObject> {
