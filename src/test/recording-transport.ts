@@ -101,6 +101,11 @@ export class RecordingTransport implements Transport {
   }
 
   /** The inner transport's session id. */
+  /** Passes the negotiated revision on (HTTP transports send it as a header). */
+  setProtocolVersion(version: string): void {
+    this.#inner.setProtocolVersion?.(version);
+  }
+
   get sessionId(): string | undefined {
     return this.#inner.sessionId;
   }
