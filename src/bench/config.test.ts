@@ -54,3 +54,11 @@ test('malformed values and unknown options are refused', () => {
   assert.throws(() => parseConfig(['--fast'], {}), /unknown option "--fast"/);
   assert.equal(parseConfig(['--help'], {}).help, true);
 });
+
+test('--http-driver and BENCH_HTTP_DRIVER pick the HTTP client, raw by default', () => {
+  assert.equal(parseConfig([], {}).httpDriver, 'raw');
+  assert.equal(parseConfig([], { BENCH_HTTP_DRIVER: 'node-http' }).httpDriver, 'node-http');
+  assert.equal(parseConfig(['--http-driver=raw'], { BENCH_HTTP_DRIVER: 'node-http' }).httpDriver, 'raw');
+  assert.throws(() => parseConfig([], { BENCH_HTTP_DRIVER: 'undici' }), /unknown HTTP driver "undici"; known: raw, node-http/);
+  assert.throws(() => parseConfig(['--http-driver='], {}), /unknown HTTP driver ""/);
+});

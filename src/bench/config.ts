@@ -12,6 +12,15 @@ export type BenchSection = 'stdio' | 'http';
 /** Every section, in the order they run. */
 export const SECTIONS: readonly BenchSection[] = ['stdio', 'http'];
 
+/**
+ * The client the HTTP section times `tools/call` with: `raw` (HTTP/1.1 on `node:net`,
+ * the default) or `node-http` (`node:http` with a keep-alive agent, for comparison).
+ */
+export type HttpClientKind = 'raw' | 'node-http';
+
+/** Every {@link HttpClientKind}, the default first. */
+export const HTTP_CLIENTS: readonly HttpClientKind[] = ['raw', 'node-http'];
+
 /** Everything a benchmark run is parameterized by. All counts are positive integers. */
 export interface BenchConfig {
   /** Calls per timed run (one server, one in-flight level, one repetition). */
@@ -36,6 +45,8 @@ export interface BenchConfig {
   readonly only: readonly string[] | null;
   /** Sections to run (`--section=stdio|http` or `BENCH_SECTION`), in {@link SECTIONS} order. */
   readonly sections: readonly BenchSection[];
+  /** The HTTP section's client (`--http-driver=` or `BENCH_HTTP_DRIVER`). */
+  readonly httpDriver: HttpClientKind;
   /** True for `--help`. */
   readonly help: boolean;
 }
@@ -51,6 +62,7 @@ Options:
   --quick            small counts for a smoke run
   --only=a,b         bench only these servers
   --section=s        run only this section: stdio or http (default: both)
+  --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http
   --help             this text
 
 Environment (overrides the defaults and --quick):
@@ -63,7 +75,8 @@ Environment (overrides the defaults and --quick):
   BENCH_TIMEOUT_S     cap per run / server start    (default 300)
   BENCH_DEADLINE_S    cap on the whole benchmark    (default 1800)
   BENCH_ONLY          same as --only
-  BENCH_SECTION       same as --section`;
+  BENCH_SECTION       same as --section
+  BENCH_HTTP_DRIVER   same as --http-driver`;
 
 function positiveInt(env: Readonly<Record<string, string | undefined>>, key: string, fallback: number): number {
   const raw = env[key];
@@ -80,6 +93,14 @@ function nameList(raw: string, what = '--only / BENCH_ONLY'): string[] {
     .filter((s) => s.length > 0);
   if (names.length === 0) throw new Error(`${what} needs at least one name`);
   return names;
+}
+
+function httpClient(raw: string): HttpClientKind {
+  const name = raw.trim();
+  if (!(HTTP_CLIENTS as readonly string[]).includes(name)) {
+    throw new Error(`unknown HTTP driver ${JSON.stringify(raw)}; known: ${HTTP_CLIENTS.join(', ')}`);
+  }
+  return name as HttpClientKind;
 }
 
 function sectionList(raw: string): BenchSection[] {
@@ -99,11 +120,13 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   let help = false;
   let only: string[] | null = env['BENCH_ONLY'] ? nameList(env['BENCH_ONLY']) : null;
   let sections: readonly BenchSection[] = env['BENCH_SECTION'] ? sectionList(env['BENCH_SECTION']) : SECTIONS;
+  let httpDriver: HttpClientKind = env['BENCH_HTTP_DRIVER'] ? httpClient(env['BENCH_HTTP_DRIVER']) : 'raw';
   for (const arg of argv) {
     if (arg === '--quick') quick = true;
     else if (arg === '--help' || arg === '-h') help = true;
     else if (arg.startsWith('--only=')) only = nameList(arg.slice('--only='.length));
     else if (arg.startsWith('--section=')) sections = sectionList(arg.slice('--section='.length));
+    else if (arg.startsWith('--http-driver=')) httpDriver = httpClient(arg.slice('--http-driver='.length));
     else throw new Error(`unknown option ${JSON.stringify(arg)} (see --help)`);
   }
   return {
@@ -118,6 +141,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     quick,
     only,
     sections,
+    httpDriver,
     help,
   };
 }

@@ -2,7 +2,10 @@
  * The Streamable HTTP section of `npm run bench` (called by `run.ts`): the bare
  * `node:http` ceiling, the official SDK v1 and mcpkit, each serving one `echo` tool in
  * both response modes (`json`: one `application/json` body per POST; `sse`: one SSE
- * stream per POST), all driven by the same raw HTTP driver (`http-driver.ts`).
+ * stream per POST), all driven by the same raw HTTP driver (`http-driver.ts`; its timed
+ * calls go over `node:net` by default, over `node:http` with `BENCH_HTTP_DRIVER=node-http`).
+ * mcpkit runs twice: its 2025-era sessions (`mcpkit`) and its stateless 2026-07-28 path on the same
+ * server (`mcpkit-2026`: per-request `_meta`, no session, JSON answers in either mode).
  *
  * Design note: a server under test is one (server, mode) pair, started as its own
  * process (`servers/*-http.js --mode=…`). Ratios are only taken between servers of the
@@ -169,8 +172,8 @@ function specFor(entry: HttpServerEntry, mode: ResponseMode, gc: boolean): Serve
 /** Every live driver, closed on a signal or a crash of the benchmark. */
 const live = new Set<HttpDriver>();
 
-async function startDriver(spec: ServerSpec, timeoutMs: number): Promise<HttpDriver> {
-  const { driver } = await HttpDriver.start(spec, { timeoutMs });
+async function startDriver(spec: ServerSpec, config: BenchConfig): Promise<HttpDriver> {
+  const { driver } = await HttpDriver.start(spec, { timeoutMs: config.timeoutMs, client: config.httpDriver });
   live.add(driver);
   return driver;
 }
@@ -201,7 +204,7 @@ async function probe(state: HttpState, config: BenchConfig): Promise<void> {
   }
   let driver: HttpDriver | undefined;
   try {
-    driver = await startDriver(specFor(state.entry, state.mode, false), config.timeoutMs);
+    driver = await startDriver(specFor(state.entry, state.mode, false), config);
     await openChecked(driver, state, config.timeoutMs);
   } catch (error) {
     state.available = false;
@@ -226,7 +229,7 @@ async function throughput(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config
         if (pastDeadline()) return;
         let driver: HttpDriver | undefined;
         try {
-          driver = await startDriver(specFor(s.entry, s.mode, false), config.timeoutMs);
+          driver = await startDriver(specFor(s.entry, s.mode, false), config);
           const session = await openChecked(driver, s, config.timeoutMs);
           open.set(s, { driver, session });
           await session.run(config.warmupCalls, 32, config.timeoutMs, expectedKind(s));
@@ -272,7 +275,7 @@ async function idleSessions(byMode: ReadonlyMap<ResponseMode, HttpState[]>, conf
       if (s.entry.stateless) continue; // no sessions to keep idle
       let driver: HttpDriver | undefined;
       try {
-        driver = await startDriver(specFor(s.entry, s.mode, true), config.timeoutMs);
+        driver = await startDriver(specFor(s.entry, s.mode, true), config);
         await openChecked(driver, s, config.timeoutMs);
         await driver.openSessions(WARMUP_SESSIONS, SESSION_CONCURRENCY, config.timeoutMs);
         await sleep(SETTLE_MS);
@@ -312,7 +315,7 @@ async function flatness(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config: 
       if (pastDeadline()) return;
       let driver: HttpDriver | undefined;
       try {
-        driver = await startDriver(specFor(s.entry, s.mode, true), config.timeoutMs);
+        driver = await startDriver(specFor(s.entry, s.mode, true), config);
         const session = await openChecked(driver, s, config.timeoutMs);
         await session.run(config.warmupCalls, MEMORY_IN_FLIGHT, config.timeoutMs, expectedKind(s));
         await sleep(SETTLE_MS);
@@ -368,6 +371,11 @@ function summarize(
   return { label, unit, lowerIsBetter, median: med, ratios };
 }
 
+/** Cores kept busy during a run: calls/s × CPU µs per call, or `null` when unknown. */
+function busyCores(run: HttpRunResult | null, cpuUsPerCall: number | null | undefined): number | null {
+  return run === null || cpuUsPerCall === null || cpuUsPerCall === undefined ? null : (run.callsPerSec * cpuUsPerCall) / 1e6;
+}
+
 function modeMetrics(states: readonly HttpState[], config: BenchConfig): Record<string, MetricSummary> {
   const memCalls = config.memoryCalls.toLocaleString('en-US');
   const one = (v: number | null | undefined): (number | null)[] => [v ?? null];
@@ -376,7 +384,12 @@ function modeMetrics(states: readonly HttpState[], config: BenchConfig): Record<
     throughput32: summarize(states, 'calls/s, 32 in flight', 'calls/s', false, (s) => s.runs[32].map((r) => r?.callsPerSec ?? null)),
     serverCpu1: summarize(states, 'server CPU µs/call, 1 in flight', 'µs', true, (s) => s.runs[1].map((r) => r?.serverCpuUsPerCall ?? null)),
     serverCpu32: summarize(states, 'server CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.serverCpuUsPerCall ?? null)),
+    driverCpu1: summarize(states, 'driver CPU µs/call, 1 in flight', 'µs', true, (s) => s.runs[1].map((r) => r?.driverCpuUsPerCall ?? null)),
     driverCpu32: summarize(states, 'driver CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.driverCpuUsPerCall ?? null)),
+    // calls/s × CPU per call: near 1 core, the (single-threaded) server is saturated and
+    // the throughput measures it; well below, something else (the driver, the machine) limits it.
+    serverBusy32: summarize(states, 'server CPU busy at 32 in flight, cores', 'cores', false, (s) => s.runs[32].map((r) => busyCores(r, r?.serverCpuUsPerCall))),
+    driverBusy32: summarize(states, 'driver CPU busy at 32 in flight, cores', 'cores', true, (s) => s.runs[32].map((r) => busyCores(r, r?.driverCpuUsPerCall))),
     heapPerSession: summarize(states, `heap per idle session, KB (${config.sessions} sessions, GC forced)`, 'KB', true, (s) =>
       one(s.idle?.heapKbPerSession),
     ),
@@ -427,6 +440,10 @@ export async function runHttpBench(config: BenchConfig): Promise<number> {
     `modes ${RESPONSE_MODES.join(', ')}; ${config.reps} reps × ${config.calls.toLocaleString('en-US')} calls per scenario, interleaved; ` +
       `${config.sessions.toLocaleString('en-US')} idle sessions; memory over ${config.memoryCalls.toLocaleString('en-US')} calls at ${MEMORY_IN_FLIGHT} in flight` +
       (config.quick ? ' (--quick)' : ''),
+  );
+  console.log(
+    `driver: ${config.httpDriver === 'raw' ? 'raw HTTP/1.1 on node:net, one keep-alive connection per call in flight' : 'node:http with a keep-alive Agent'} ` +
+      `(BENCH_HTTP_DRIVER=${config.httpDriver})`,
   );
 
   const byMode = new Map<ResponseMode, HttpState[]>();
@@ -482,7 +499,7 @@ export async function runHttpBench(config: BenchConfig): Promise<number> {
     const m = modeMetrics(states, config);
     metrics[mode] = m;
     for (const metric of Object.values(m)) {
-      const digits = metric.unit === 'calls/s' ? 0 : metric.unit === 'KB' ? 2 : 1;
+      const digits = metric.unit === 'calls/s' ? 0 : metric.unit === 'KB' || metric.unit === 'cores' ? 2 : 1;
       rows.push([
         `${mode.padEnd(4)}  ${metric.label}${metric.lowerIsBetter ? ' (lower is better)' : ''}`,
         ...names.map((n) => {
@@ -509,6 +526,8 @@ export async function runHttpBench(config: BenchConfig): Promise<number> {
     const m = metrics[mode]!;
     targets.push(
       atLeast(`${mode}: throughput at 32 in flight ≥ 3× official`, m['throughput32']!.ratios['mcpkit/official'] ?? null, 3),
+      // the 2026-07-28 issue: the stateless path is at least as fast as the stateful one
+      atLeast(`${mode}: stateless (2026-07-28) throughput at 32 in flight ≥ 1× stateful`, m['throughput32']!.ratios['mcpkit-2026/mcpkit'] ?? null, 1),
       atMost(`${mode}: heap per idle session ≤ ¼ of official`, m['heapPerSession']!.ratios['mcpkit/official'] ?? null, 0.25),
       atMost(
         `${mode}: memory flat: heap growth over ${memCalls} calls (GC forced) ≤ ${MEMORY_FLAG_MB} MB`,
@@ -551,6 +570,7 @@ export async function runHttpBench(config: BenchConfig): Promise<number> {
       warmupCalls: config.warmupCalls,
       inFlight: IN_FLIGHT,
       quick: config.quick,
+      httpDriver: config.httpDriver,
     },
     truncated,
     elapsedS: (performance.now() - began) / 1000,

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ECHO_MESSAGE } from './driver.js';
 import type { ServerSpec } from './driver.js';
-import { buildEchoBodies, HttpDriver, parseMessages, responseKind, sseDataPayloads } from './http-driver.js';
+import { buildEchoBodies, echoBodyTexts, HttpDriver, parseMessages, responseKind, sseDataPayloads, sseSingleData } from './http-driver.js';
 import type { ResponseMode } from './servers/http-harness.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -52,12 +52,88 @@ function fakeServer(name: string, answer: string, noSession = false): ServerSpec
 
 const ECHO_JSON = `JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: m.params.arguments.message }] } })`;
 
+/**
+ * A throw-away server on raw `node:net`, so a test controls every byte and every write:
+ * it parses requests (Content-Length bodies, several per connection), answers
+ * initialize (session `s1`) and notifications itself, and runs `answer` (JavaScript
+ * statements over `m`, the request message, `sock`, `n`, the number of calls so far,
+ * `echo`, the echo response text, and `send(pieces, then)`, which writes the pieces a
+ * timer tick apart and then runs `then`) for every call.
+ */
+function rawServer(name: string, answer: string): ServerSpec {
+  const source = String.raw`
+    const net = require('net');
+    let n = 0;
+    const send = (sock, pieces, then) => {
+      let i = 0;
+      const step = () => {
+        if (sock.destroyed) return;
+        if (i < pieces.length) { sock.write(pieces[i++]); setTimeout(step, 1); }
+        else if (then) then();
+      };
+      step();
+    };
+    const head = (status, headers) => 'HTTP/1.1 ' + status + ' X\r\n' + headers.map((h) => h + '\r\n').join('') + '\r\n';
+    const s = net.createServer((sock) => {
+      sock.setNoDelay(true);
+      sock.on('error', () => {});
+      let buf = Buffer.alloc(0);
+      sock.on('data', (d) => {
+        buf = Buffer.concat([buf, d]);
+        for (;;) {
+          const end = buf.indexOf('\r\n\r\n');
+          if (end < 0) return;
+          const cl = /content-length: *(\d+)/i.exec(buf.subarray(0, end).toString('latin1'));
+          const len = cl ? Number(cl[1]) : 0;
+          if (buf.length < end + 4 + len) return;
+          const m = JSON.parse(buf.subarray(end + 4, end + 4 + len).toString('utf8'));
+          buf = buf.subarray(end + 4 + len);
+          if (m.method === 'initialize') {
+            const b = JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } });
+            sock.write(head(200, ['Content-Type: application/json', 'Mcp-Session-Id: s1', 'Content-Length: ' + Buffer.byteLength(b)]) + b);
+          } else if (m.id === undefined) {
+            sock.write(head(202, ['Content-Length: 0']));
+          } else {
+            n++;
+            const echo = ${ECHO_JSON};
+            ${answer}
+          }
+        }
+      });
+    });
+    s.listen(0, '127.0.0.1', () => process.stdout.write('LISTENING http://127.0.0.1:' + s.address().port + '/mcp\n'));
+    process.stdin.on('end', () => process.exit(0));
+    process.stdin.resume();`;
+  return { name, command: process.execPath, args: ['-e', source] };
+}
+
 test('sseDataPayloads extracts event data the way SSE defines it', () => {
   assert.deepEqual(sseDataPayloads('event: message\ndata: {"id":1}\n\n'), ['{"id":1}']);
   assert.deepEqual(sseDataPayloads('data:{"a":1}\r\n\r\n: comment\r\nid: 7\r\ndata: x\r\ndata: y\r\n\r\n'), ['{"a":1}', 'x\ny']);
   // a priming event (empty data) is left out; an unterminated last event is dropped
   assert.deepEqual(sseDataPayloads('id: 1\nretry: 10\ndata: \n\nevent: message\ndata: z\n\ndata: cut'), ['z']);
   assert.deepEqual(sseDataPayloads(''), []);
+});
+
+test('sseSingleData finds the one data payload of simple SSE bodies only', () => {
+  assert.equal(sseSingleData('event: message\ndata: {"id":1}\n\n'), '{"id":1}');
+  // a priming event (empty data) before the message, CRLF line ends
+  assert.equal(sseSingleData('id: 2:0\nretry: 1000\ndata: \n\nid: 2:1\ndata: {"id":2}\n\n'), '{"id":2}');
+  assert.equal(sseSingleData('data:{"id":3}\r\n\r\n'), '{"id":3}');
+  assert.equal(sseSingleData('data: x data: y\n\n'), 'x data: y');
+  // anything else goes to the slow path
+  for (const body of [
+    '',
+    'event: message\n\n',
+    'data: a\n\ndata: b\n\n', // two messages
+    'data: a\ndata: b\n\n', // multi-line data
+    'data: \ndata: b\n\n', // an empty first line makes the data "\nb"
+    'data: a\nid: 7\n\n', // a field after the data
+    'data: a\n', // unterminated event
+    'data: a',
+  ]) {
+    assert.equal(sseSingleData(body), null, JSON.stringify(body));
+  }
 });
 
 test('responseKind classifies content types', () => {
@@ -75,9 +151,10 @@ test('parseMessages reads JSON bodies, batches and SSE bodies', () => {
   assert.throws(() => parseMessages('sse', 'data: nope\n\n'), SyntaxError);
 });
 
-test('buildEchoBodies yields one tools/call body per id', () => {
+test('buildEchoBodies and echoBodyTexts yield one tools/call body per id', () => {
   const bodies = buildEchoBodies(5, 2);
   assert.equal(bodies.length, 2);
+  assert.deepEqual(echoBodyTexts(5, 2), bodies.map((b) => b.toString('utf8')));
   bodies.forEach((b, i) => {
     assert.deepEqual(JSON.parse(b.toString('utf8')), {
       jsonrpc: '2.0',
@@ -88,10 +165,11 @@ test('buildEchoBodies yields one tools/call body per id', () => {
   });
 });
 
-for (const mode of ['json', 'sse'] as const) {
-  test(`drives the bare server in ${mode} mode at 1 and 32 in flight`, async () => {
-    const { driver, startMs } = await HttpDriver.start(bare(mode), { timeoutMs: TIMEOUT });
+for (const [mode, client] of [['json', 'raw'], ['sse', 'raw'], ['json', 'node-http'], ['sse', 'node-http']] as const) {
+  test(`drives the bare server in ${mode} mode at 1 and 32 in flight (${client} client)`, async () => {
+    const { driver, startMs } = await HttpDriver.start(bare(mode), { timeoutMs: TIMEOUT, client });
     try {
+      assert.equal(driver.client, client);
       assert.ok(startMs > 0);
       assert.equal(driver.url.hostname, '127.0.0.1');
       assert.equal(driver.url.pathname, '/mcp');
@@ -202,6 +280,71 @@ test('a failed run quotes the server stderr, without GC reports', async () => {
     });
   } finally {
     await driver.close();
+  }
+});
+
+test('the raw client handles awkward chunk splits, Content-Length bodies and Connection: close', async () => {
+  // Call n answers: a chunked SSE body (priming event, then the message) cut at awkward
+  // places (inside the status code, between CR and LF, inside the chunk size, between
+  // data and its CRLF, inside the final terminator); every third call a JSON body with
+  // Content-Length, also cut; every fifth call adds Connection: close and ends the
+  // connection, so the driver must reconnect to go on.
+  const spec = rawServer(
+    'awkward',
+    `const close = n % 5 === 0;
+     const extra = close ? ['Connection: close'] : [];
+     let pieces;
+     if (n % 3 === 0) {
+       const h = head(200, ['Content-Type: application/json', 'Content-Length: ' + Buffer.byteLength(echo), ...extra]);
+       pieces = [h.slice(0, 10), h.slice(10, h.length - 1), h.slice(h.length - 1) + echo.slice(0, 7), echo.slice(7)];
+     } else {
+       const prime = 'id: 1:0\\nretry: 1000\\ndata: \\n\\n';
+       const event = 'id: 1:1\\nevent: message\\ndata: ' + echo + '\\n\\n';
+       const size = Buffer.byteLength(event).toString(16);
+       const h = head(200, ['Content-Type: text/event-stream', 'Transfer-Encoding: chunked', ...extra]);
+       pieces = [
+         h.slice(0, 10), h.slice(10, h.length - 3), h.slice(h.length - 3, h.length - 1), h.slice(h.length - 1),
+         prime.length.toString(16) + '\\r', '\\n' + prime, '\\r\\n' + size.slice(0, 1), size.slice(1) + ';x=y\\r\\n' + event.slice(0, 30),
+         event.slice(30), '\\r', '\\n0\\r\\n\\r', '\\n',
+       ];
+     }
+     send(sock, pieces, close ? () => sock.end() : null);`,
+  );
+  const { driver } = await HttpDriver.start(spec, { timeoutMs: TIMEOUT });
+  try {
+    const session = await driver.openSession(TIMEOUT);
+    const r = await session.run(60, 4, TIMEOUT);
+    assert.equal(r.calls, 60);
+    assert.equal(r.jsonResponses, 20);
+    assert.equal(r.sseResponses, 40);
+    assert.equal(r.checked, 1); // index 0 only
+  } finally {
+    await driver.close();
+  }
+});
+
+test('the raw client fails the run cleanly on a connection cut mid-body, an early close or malformed HTTP', async () => {
+  const cases: [ServerSpec, RegExp][] = [
+    [
+      rawServer('cut-chunked', `send(sock, [head(200, ['Content-Type: text/event-stream', 'Transfer-Encoding: chunked']) + '40\\r\\ndata: {'], () => sock.destroy());`),
+      /^Error: cut-chunked: request \d+: server closed the connection inside a chunked body$/,
+    ],
+    [
+      rawServer('cut-length', `send(sock, [head(200, ['Content-Type: application/json', 'Content-Length: 500']) + echo], () => sock.destroy());`),
+      /^Error: cut-length: request \d+: server closed the connection inside a Content-Length body \(\d+ bytes missing\)$/,
+    ],
+    [rawServer('hangs-up', `if (n === 3) sock.end(); else sock.write(head(200, ['Content-Type: application/json', 'Content-Length: ' + echo.length]) + echo);`), /^Error: hangs-up: request \d+: server closed the connection before any byte of the response \(after \d+ responses on it\)$/],
+    [rawServer('bad-length', `sock.write(head(200, ['Content-Length: 1x']) + 'x');`), /^Error: bad-length: request \d+: malformed response: bad Content-Length "1x"$/],
+  ];
+  for (const [spec, expected] of cases) {
+    const { driver } = await HttpDriver.start(spec, { timeoutMs: TIMEOUT });
+    try {
+      const session = await driver.openSession(TIMEOUT);
+      await assert.rejects(session.run(20, 4, TIMEOUT), expected);
+      assert.equal(driver.exitError, null); // the server is still up: the driver's own error
+    } finally {
+      await driver.close();
+    }
   }
 });
 

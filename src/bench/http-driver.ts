@@ -3,18 +3,26 @@
  * for the HTTP section of the benchmark (`src/bench/http-bench.ts`).
  *
  * Design note: like the stdio driver (`driver.ts`), it must cost the same against
- * every server and as little as possible, so it uses no SDK and no schemas. It speaks
- * HTTP/1.1 through `node:http` with a keep-alive `Agent` whose `maxSockets` equals the
- * number of requests kept in flight (one fresh agent per run, destroyed after it, so
- * no run inherits idle sockets the server may be closing). Request bodies are
- * serialized to `Buffer`s before the clock starts and sent with one shared headers
- * object (`Content-Length` comes from `end(buffer)`). A response is classified by its
- * `Content-Type`: an `application/json` body is the message; a `text/event-stream`
- * body is split into events and, when it holds exactly one data payload, that payload
- * is the message. The message is only scanned for its `"id":` (which must be the id
- * sent on that exchange) and for `"error"` / `"isError":true` markers; a full
- * `JSON.parse` happens on slow paths (several events, anything unexpected) and on a
- * sparse sample, whose echoed text is checked. Server CPU comes from
+ * every server and as little as possible, so it uses no SDK and no schemas. The timed
+ * `tools/call` loop ({@link HttpSession.run}) has two clients. The default, `raw`
+ * (`raw-http.ts`), speaks HTTP/1.1 on `node:net` sockets: one keep-alive connection
+ * per request kept in flight, opened before the clock starts and closed after the run,
+ * each request pre-serialized (head and body) into one `Buffer` written at once, and
+ * responses parsed incrementally from latin1 strings. The other, `node-http`
+ * (`BENCH_HTTP_DRIVER=node-http`, kept for comparison), is `node:http` with a fresh
+ * keep-alive `Agent` per run whose `maxSockets` equals the requests in flight; `node:http`
+ * costs about as much CPU per call as a bare server, which capped what the benchmark could
+ * see on two cores. The handshakes (`initialize`, `notifications/initialized`,
+ * `server/discover`, the idle sessions) always use `node:http`: they are not timed per
+ * call. A response is classified by its `Content-Type`: an `application/json` body is
+ * the message; in a `text/event-stream` body, when it is the simple shape (each event
+ * with data ends after one data line, and exactly one of them is not empty, such as an
+ * optional priming event then the response), that data is the message, found by
+ * scanning for `data:` lines without splitting the body ({@link sseSingleData}). The
+ * message is only scanned for its `"id":` (which must be the id sent on that exchange)
+ * and for `"error"` / `"isError":true` markers; a full `JSON.parse` happens on slow
+ * paths (several events, anything unexpected) and on every 1024th call, whose echoed
+ * text is checked. Server CPU comes from
  * `/proc/<pid>/stat`, RSS from `/proc/<pid>/status` (Linux only, else `null`), and
  * heap figures after a forced GC from the bench-only hook of `servers/http-harness.ts`
  * (SIGUSR2 → one `BENCH_GC {…}` line on stderr).
@@ -26,10 +34,13 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import type { IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { HttpClientKind } from './config.js';
 import { checkEchoResponse, ECHO_MESSAGE, PROTOCOL_VERSION, readCpuUs, readPeakRssKb, readRssKb, scanResponseId } from './driver.js';
 import type { RunResult, ServerSpec } from './driver.js';
+import { buildRequests, latin1ToUtf8, RawHttpConnection, requestHeadPrefix } from './raw-http.js';
+import type { RawConnectionEvents } from './raw-http.js';
 import { GC_REPORT_PREFIX, LISTENING_PREFIX } from './servers/http-harness.js';
 import type { GcReport, ResponseMode } from './servers/http-harness.js';
 
@@ -45,7 +56,12 @@ export interface HttpRunResult extends RunResult {
 export interface HttpStartOptions {
   /** Give up (and kill the child) when no `LISTENING` line came within this time. */
   readonly timeoutMs: number;
+  /** The client timed runs use (see the design note); `raw` when absent. */
+  readonly client?: HttpClientKind;
 }
+
+/** Request headers as the driver sends them (lower-case names). */
+type RequestHeaders = Readonly<Record<string, string>>;
 
 /** A response body reduced to what the driver needs. */
 interface Exchange {
@@ -66,8 +82,19 @@ const STDERR_TAIL_CHARS = 4096;
 const INIT_ID = 0;
 
 /**
- * Builds the request bodies for ids `firstId .. firstId+count-1` as `Buffer`s. Called
- * before a timed run so that serialization stays out of the measurement.
+ * The request bodies for ids `firstId .. firstId+count-1` as strings; `suffix` is what
+ * follows the id (the 2025-era `tools/call echo` by default). Called before a timed run
+ * so that serialization stays out of the measurement.
+ */
+export function echoBodyTexts(firstId: number, count: number, suffix: string = REQUEST_SUFFIX): string[] {
+  const bodies = new Array<string>(count);
+  for (let i = 0; i < count; i++) bodies[i] = REQUEST_PREFIX + (firstId + i) + suffix;
+  return bodies;
+}
+
+/**
+ * The same bodies as {@link echoBodyTexts}, as `Buffer`s (the `node-http` client sends
+ * these). Called before a timed run.
  */
 export function buildEchoBodies(firstId: number, count: number, suffix: string = REQUEST_SUFFIX): Buffer[] {
   const bodies = new Array<Buffer>(count);
@@ -77,10 +104,10 @@ export function buildEchoBodies(firstId: number, count: number, suffix: string =
 
 /** The stateless revision (2026-07-28): no session, every request carries its `_meta`. */
 export const STATELESS_VERSION = '2026-07-28';
+/** The required per-request fields only (`clientInfo` is a SHOULD; the driver sends none, like the 2025-era calls). */
 const STATELESS_META = JSON.stringify({
   'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION,
   'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'mcpkit-bench-driver', version: '1.0.0' },
 });
 /** The rest of a stateless-era `tools/call echo` body after its id. */
 const STATELESS_SUFFIX = ',"method":"tools/call","params":{"name":"echo","arguments":{"message":' + JSON.stringify(ECHO_MESSAGE) + '},"_meta":' + STATELESS_META + '}}';
@@ -113,6 +140,38 @@ export function sseDataPayloads(body: string): string[] {
   }
   // An event not followed by a blank line is incomplete and, per SSE, dropped.
   return out;
+}
+
+/**
+ * The data of the one SSE event in `body` that carries any, when the body has the simple
+ * shape servers send for one response: every `data:` line is the last line of its event
+ * (a blank line follows), and exactly one of them is not empty (an empty one is a
+ * priming event). Returns `null` for anything else (no data, several events with data,
+ * multi-line data, fields after the data, an unterminated event); callers then fall
+ * back to {@link sseDataPayloads}. Accepts LF and CRLF line ends. Called per SSE
+ * response on the hot path; never throws.
+ */
+export function sseSingleData(body: string): string | null {
+  let payload: string | null = null;
+  let at = body.indexOf('data:');
+  while (at !== -1) {
+    if (at !== 0 && body.charCodeAt(at - 1) !== 10) {
+      at = body.indexOf('data:', at + 5); // inside a line
+      continue;
+    }
+    const from = body.charCodeAt(at + 5) === 32 ? at + 6 : at + 5;
+    const nl = body.indexOf('\n', at + 5);
+    if (nl === -1) return null;
+    const end = nl > from && body.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+    const next = body.charCodeAt(nl + 1);
+    if (next !== 10 && !(next === 13 && body.charCodeAt(nl + 2) === 10)) return null;
+    if (end > from) {
+      if (payload !== null) return null;
+      payload = body.slice(from, end);
+    }
+    at = body.indexOf('data:', nl + 1);
+  }
+  return payload;
 }
 
 /**
@@ -179,6 +238,7 @@ function collect(res: IncomingMessage): Promise<Exchange> {
 export class HttpDriver {
   readonly #child: ChildProcessWithoutNullStreams;
   readonly #spec: ServerSpec;
+  readonly #client: HttpClientKind;
   #url: URL | null = null;
   #stdoutRest = '';
   #stderrRest = '';
@@ -190,8 +250,9 @@ export class HttpDriver {
   #exited: Error | null = null;
   readonly #exitPromise: Promise<void>;
 
-  private constructor(spec: ServerSpec, child: ChildProcessWithoutNullStreams) {
+  private constructor(spec: ServerSpec, child: ChildProcessWithoutNullStreams, client: HttpClientKind) {
     this.#spec = spec;
+    this.#client = client;
     this.#child = child;
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
@@ -228,7 +289,7 @@ export class HttpDriver {
       shell: false,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const driver = new HttpDriver(spec, child);
+    const driver = new HttpDriver(spec, child, options.client ?? 'raw');
     try {
       await driver.#guard(options.timeoutMs, 'LISTENING line', (resolve, reject) => {
         driver.#onListening = (line: string): void => {
@@ -258,6 +319,11 @@ export class HttpDriver {
   get url(): URL {
     if (this.#url === null) throw new Error('HttpDriver: not started');
     return this.#url;
+  }
+
+  /** The client timed runs use: `raw` (`node:net`) or `node-http`. */
+  get client(): HttpClientKind {
+    return this.#client;
   }
 
   /** The server's label. */
@@ -329,7 +395,7 @@ export class HttpDriver {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const discover = Buffer.from(`{"jsonrpc":"2.0","id":${INIT_ID},"method":"server/discover","params":{"_meta":${STATELESS_META}}}`);
-      const base: OutgoingHttpHeaders = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': STATELESS_VERSION };
+      const base: RequestHeaders = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': STATELESS_VERSION };
       const ex = await this.#exchange(agent, { ...base, 'mcp-method': 'server/discover' }, discover, timeoutMs, 'server/discover response');
       if (ex.status !== 200 || ex.kind === null) throw new Error(`${name}: server/discover answered HTTP ${ex.status}: ${ex.body.slice(0, 200)}`);
       const response = findResponse(parseMessages(ex.kind, ex.body), INIT_ID) as { result?: { supportedVersions?: unknown } } | undefined;
@@ -456,7 +522,7 @@ export class HttpDriver {
         params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcpkit-bench-driver', version: '1.0.0' } },
       }),
     );
-    const initHeaders: OutgoingHttpHeaders = { 'content-type': 'application/json', accept: ACCEPT };
+    const initHeaders: RequestHeaders = { 'content-type': 'application/json', accept: ACCEPT };
     const ex = await this.#exchange(agent, initHeaders, init, timeoutMs, 'initialize response');
     if (ex.status !== 200) throw new Error(`${name}: initialize answered HTTP ${ex.status}: ${ex.body.slice(0, 200)}`);
     if (ex.kind === null) throw new Error(`${name}: initialize answered Content-Type ${JSON.stringify(ex.contentType)}`);
@@ -466,7 +532,7 @@ export class HttpDriver {
     const version = response.result?.protocolVersion;
     if (typeof version !== 'string') throw new Error(`${name}: initialize result has no protocolVersion`);
     if (ex.sessionId === null) throw new Error(`${name}: initialize response has no Mcp-Session-Id header`);
-    const headers: OutgoingHttpHeaders = {
+    const headers: RequestHeaders = {
       'content-type': 'application/json',
       accept: ACCEPT,
       'mcp-protocol-version': version,
@@ -478,7 +544,7 @@ export class HttpDriver {
   }
 
   /** One POST and its collected response, under the guard. */
-  #exchange(agent: Agent, headers: OutgoingHttpHeaders, body: Buffer, timeoutMs: number, what: string): Promise<Exchange> {
+  #exchange(agent: Agent, headers: RequestHeaders, body: Buffer, timeoutMs: number, what: string): Promise<Exchange> {
     const url = this.url;
     return this.#guard<Exchange>(timeoutMs, what, (resolve, reject) => {
       const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (res) => {
@@ -533,6 +599,72 @@ export class HttpDriver {
   }
 }
 
+/** Counts and checks the responses of one run; shared by both clients. */
+class EchoCheck {
+  readonly #firstId: number;
+  readonly #expect: ResponseMode | undefined;
+  /** True when bodies are latin1 strings of UTF-8 bytes (the raw client). */
+  readonly #latin1: boolean;
+  checked = 0;
+  sse = 0;
+  json = 0;
+
+  constructor(firstId: number, expect: ResponseMode | undefined, latin1: boolean) {
+    this.#firstId = firstId;
+    this.#expect = expect;
+    this.#latin1 = latin1;
+  }
+
+  /**
+   * Checks the response to call `index` cheaply (id scan and error markers), in full on
+   * the sample and on anything unusual. Returns what is wrong, or `null`.
+   */
+  check(index: number, status: number, contentType: string | undefined, body: string): string | null {
+    if (status !== 200) return `call answered HTTP ${status}: ${this.#text(body).slice(0, 200)}`;
+    const kind = responseKind(contentType);
+    if (kind === null) return `call answered Content-Type ${JSON.stringify(contentType)}`;
+    if (this.#expect !== undefined && kind !== this.#expect) return `call answered ${contentType} where ${this.#expect} was expected`;
+    let message: string | null;
+    if (kind === 'sse') {
+      this.sse++;
+      message = sseSingleData(body);
+    } else {
+      this.json++;
+      message = body;
+    }
+    if (
+      message === null ||
+      (index & SAMPLE_MASK) === 0 ||
+      scanResponseId(message) !== this.#firstId + index ||
+      message.indexOf('"error"') !== -1 ||
+      message.indexOf('"isError":true') !== -1
+    ) {
+      return this.#full(index, kind, this.#text(body));
+    }
+    return null;
+  }
+
+  #text(body: string): string {
+    return this.#latin1 ? latin1ToUtf8(body) : body;
+  }
+
+  /** Full check of one response body. */
+  #full(index: number, kind: ResponseMode, body: string): string | null {
+    let messages: unknown[];
+    try {
+      messages = parseMessages(kind, body);
+    } catch {
+      return `unparseable ${kind} response body: ${body.slice(0, 200)}`;
+    }
+    const response = findResponse(messages, this.#firstId + index);
+    if (response === undefined) return `no response with id ${this.#firstId + index} in: ${body.slice(0, 200)}`;
+    const problem = checkEchoResponse(response);
+    if (problem !== null) return problem;
+    this.checked++;
+    return null;
+  }
+}
+
 /**
  * One open MCP session on an {@link HttpDriver}'s server. Created by
  * {@link HttpDriver.openSession}. One operation at a time; a run must settle before
@@ -540,7 +672,7 @@ export class HttpDriver {
  */
 export class HttpSession {
   readonly #driver: HttpDriver;
-  readonly #headers: OutgoingHttpHeaders;
+  readonly #headers: RequestHeaders;
   #nextId = INIT_ID + 1;
   /** The `Mcp-Session-Id` the server assigned. */
   readonly id: string;
@@ -548,9 +680,13 @@ export class HttpSession {
   readonly protocolVersion: string;
   /** How the server answered `initialize` (`json` or `sse`). */
   readonly initializeKind: ResponseMode;
+  /** What follows the id in each request body (the stateless era adds its `_meta`). */
+  readonly #suffix: string;
+  /** The raw client's request head up to `Content-Length: `, built on first use. */
+  #headPrefix: string | null = null;
 
   /** @internal Created by {@link HttpDriver.openSession}. */
-  constructor(driver: HttpDriver, id: string, protocolVersion: string, headers: OutgoingHttpHeaders, initializeKind: ResponseMode, suffix: string = REQUEST_SUFFIX) {
+  constructor(driver: HttpDriver, id: string, protocolVersion: string, headers: RequestHeaders, initializeKind: ResponseMode, suffix: string = REQUEST_SUFFIX) {
     this.#driver = driver;
     this.id = id;
     this.protocolVersion = protocolVersion;
@@ -558,9 +694,6 @@ export class HttpSession {
     this.initializeKind = initializeKind;
     this.#suffix = suffix;
   }
-
-  /** What follows the id in each request body (the stateless era adds its `_meta`). */
-  readonly #suffix: string;
 
   /**
    * Sends one `tools/call echo` and checks the full response. Used to verify a server
@@ -573,24 +706,55 @@ export class HttpSession {
   }
 
   /**
-   * Performs `calls` echo calls keeping `inFlight` outstanding over a fresh keep-alive
-   * agent with `inFlight` sockets, and measures them. With `expect`, every response
-   * must come in that body kind. Rejects with `Error` when the server exits, answers a
-   * non-200 status, an unknown body kind, an error or a wrong echo or id, or the run
-   * exceeds `timeoutMs` (outstanding requests are then aborted).
+   * Performs `calls` echo calls keeping `inFlight` outstanding, with the driver's client
+   * ({@link HttpDriver.client}), and measures them. The raw client opens `inFlight`
+   * keep-alive connections before the clock starts (one request outstanding on each;
+   * a connection the server ends with `Connection: close` is replaced); the `node-http`
+   * client uses a fresh keep-alive agent with `inFlight` sockets. Both close their
+   * connections when the run settles. With `expect`, every response must come in that
+   * body kind. Rejects with `Error` when the server exits, cannot be connected to, closes
+   * a connection with a request outstanding, answers malformed HTTP, a non-200 status,
+   * an unknown body kind, an error or a wrong echo or id, or the run exceeds `timeoutMs`.
+   * Throws `RangeError` on a non-positive count.
    */
   run(calls: number, inFlight: number, timeoutMs: number, expect?: ResponseMode): Promise<HttpRunResult> {
     if (!Number.isInteger(calls) || calls < 1) throw new RangeError('calls must be a positive integer');
     if (!Number.isInteger(inFlight) || inFlight < 1) throw new RangeError('inFlight must be a positive integer');
+    const firstId = this.#nextId;
+    this.#nextId += calls;
+    return this.#driver.client === 'raw' ? this.#runRaw(firstId, calls, inFlight, timeoutMs, expect) : this.#runNodeHttp(firstId, calls, inFlight, timeoutMs, expect);
+  }
+
+  /** The figures of a finished run. */
+  static #result(calls: number, inFlight: number, check: EchoCheck, t0: number, cpu0: number | null, pid: number, driverCpu0: NodeJS.CpuUsage): HttpRunResult {
+    const elapsedMs = performance.now() - t0;
+    const cpu1 = readCpuUs(pid);
+    const driverCpu = process.cpuUsage(driverCpu0);
+    return {
+      calls,
+      inFlight,
+      elapsedMs,
+      callsPerSec: (calls * 1000) / elapsedMs,
+      serverCpuUsPerCall: cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / calls,
+      driverCpuUsPerCall: (driverCpu.user + driverCpu.system) / calls,
+      checked: check.checked,
+      jsonResponses: check.json,
+      sseResponses: check.sse,
+    };
+  }
+
+  /** The run over {@link RawHttpConnection}s (the default client). */
+  #runRaw(firstId: number, calls: number, inFlight: number, timeoutMs: number, expect: ResponseMode | undefined): Promise<HttpRunResult> {
     const driver = this.#driver;
     const name = driver.name;
     const url = driver.url;
     const pid = driver.pid;
-    const firstId = this.#nextId;
-    this.#nextId += calls;
-    const bodies = buildEchoBodies(firstId, calls, this.#suffix);
-    const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
-    const options: RequestOptions = { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: this.#headers };
+    const host = url.hostname;
+    const port = Number(url.port);
+    this.#headPrefix ??= requestHeadPrefix(url.host, url.pathname, this.#headers);
+    const requests = buildRequests(this.#headPrefix, echoBodyTexts(firstId, calls, this.#suffix));
+    const check = new EchoCheck(firstId, expect, true);
+    const connections = new Set<RawHttpConnection>();
     /** Set once the run has settled (also by a timeout or an exit): nothing more is sent. */
     let stopped = false;
 
@@ -598,9 +762,103 @@ export class HttpSession {
       .guard<HttpRunResult>(timeoutMs, `end of run (${calls} calls, ${inFlight} in flight)`, (resolve, reject) => {
         let sent = 0;
         let received = 0;
-        let checked = 0;
-        let sse = 0;
-        let json = 0;
+        let failed = false;
+        let cpu0: number | null = null;
+        let driverCpu0: NodeJS.CpuUsage = { user: 0, system: 0 };
+        let t0 = 0;
+
+        const fail = (message: string): void => {
+          if (failed || stopped) return;
+          failed = true;
+          const stderr = driver.diagnosticStderr();
+          reject(new Error(`${name}: ${message}` + (stderr ? `; server stderr:\n${stderr}` : '')));
+        };
+
+        const open = (): Promise<RawHttpConnection> => {
+          const connection = new RawHttpConnection(host, port, events);
+          connections.add(connection);
+          return connection.open().then(() => connection);
+        };
+
+        const sendOn = (connection: RawHttpConnection, index: number): void => {
+          connection.tag = index;
+          connection.send(requests[index]!);
+        };
+
+        /** Sends call `index` on a new connection (the last one was closed by the server). */
+        const replace = (index: number): void => {
+          open().then(
+            (connection) => {
+              if (failed || stopped) return;
+              if (!connection.usable) return fail('the server closed a new connection before any request');
+              sendOn(connection, index);
+            },
+            (error: Error) => fail(error.message),
+          );
+        };
+
+        const events: RawConnectionEvents = {
+          onResponse(connection, status, contentType, body, close): void {
+            if (failed || stopped) return;
+            const problem = check.check(connection.tag, status, contentType, body);
+            if (problem !== null) return fail(problem);
+            received++;
+            if (close) connections.delete(connection);
+            if (received === calls) {
+              resolve(HttpSession.#result(calls, inFlight, check, t0, cpu0, pid, driverCpu0));
+            } else if (sent < calls) {
+              const index = sent++;
+              if (close || !connection.usable) replace(index);
+              else sendOn(connection, index);
+            }
+          },
+          onFailure(connection, error): void {
+            connections.delete(connection);
+            fail(`${connection.tag >= 0 ? `request ${firstId + connection.tag}` : 'connection'}: ${error.message}`);
+          },
+        };
+
+        const opening: Promise<RawHttpConnection>[] = [];
+        for (let i = 0; i < Math.min(inFlight, calls); i++) opening.push(open());
+        Promise.all(opening).then(
+          (ready) => {
+            if (failed || stopped) return;
+            cpu0 = readCpuUs(pid);
+            driverCpu0 = process.cpuUsage();
+            t0 = performance.now();
+            for (const connection of ready) {
+              const index = sent++;
+              if (connection.usable) sendOn(connection, index);
+              else replace(index);
+            }
+          },
+          (error: Error) => fail(error.message),
+        );
+      })
+      .finally(() => {
+        stopped = true;
+        for (const connection of connections) connection.destroy();
+        connections.clear();
+      });
+  }
+
+  /** The run over `node:http` with a keep-alive agent (`BENCH_HTTP_DRIVER=node-http`). */
+  #runNodeHttp(firstId: number, calls: number, inFlight: number, timeoutMs: number, expect: ResponseMode | undefined): Promise<HttpRunResult> {
+    const driver = this.#driver;
+    const name = driver.name;
+    const url = driver.url;
+    const pid = driver.pid;
+    const bodies = buildEchoBodies(firstId, calls, this.#suffix);
+    const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
+    const options: RequestOptions = { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: this.#headers };
+    const check = new EchoCheck(firstId, expect, false);
+    /** Set once the run has settled (also by a timeout or an exit): nothing more is sent. */
+    let stopped = false;
+
+    return driver
+      .guard<HttpRunResult>(timeoutMs, `end of run (${calls} calls, ${inFlight} in flight)`, (resolve, reject) => {
+        let sent = 0;
+        let received = 0;
         let failed = false;
 
         const fail = (message: string): void => {
@@ -610,71 +868,13 @@ export class HttpSession {
           reject(new Error(`${name}: ${message}` + (stderr ? `; server stderr:\n${stderr}` : '')));
         };
 
-        /** Full check of one response body; returns false (after failing the run) when wrong. */
-        const slowPath = (index: number, kind: ResponseMode, body: string): boolean => {
-          let messages: unknown[];
-          try {
-            messages = parseMessages(kind, body);
-          } catch {
-            fail(`unparseable ${kind} response body: ${body.slice(0, 200)}`);
-            return false;
-          }
-          const response = findResponse(messages, firstId + index);
-          if (response === undefined) {
-            fail(`no response with id ${firstId + index} in: ${body.slice(0, 200)}`);
-            return false;
-          }
-          const problem = checkEchoResponse(response);
-          if (problem !== null) {
-            fail(problem);
-            return false;
-          }
-          checked++;
-          return true;
-        };
-
         const onBody = (index: number, status: number, contentType: string | undefined, body: string): void => {
           if (failed || stopped) return;
-          if (status !== 200) return fail(`call answered HTTP ${status}: ${body.slice(0, 200)}`);
-          const kind = responseKind(contentType);
-          if (kind === null) return fail(`call answered Content-Type ${JSON.stringify(contentType)}`);
-          if (expect !== undefined && kind !== expect) return fail(`call answered ${contentType} where ${expect} was expected`);
-          let message: string | null = body;
-          if (kind === 'sse') {
-            sse++;
-            const payloads = sseDataPayloads(body);
-            message = payloads.length === 1 ? payloads[0]! : null;
-          } else {
-            json++;
-          }
-          if (
-            message === null ||
-            (index & SAMPLE_MASK) === 0 ||
-            scanResponseId(message) !== firstId + index ||
-            message.indexOf('"error"') !== -1 ||
-            message.indexOf('"isError":true') !== -1
-          ) {
-            if (!slowPath(index, kind, body)) return;
-          }
+          const problem = check.check(index, status, contentType, body);
+          if (problem !== null) return fail(problem);
           received++;
-          if (received === calls) {
-            const elapsedMs = performance.now() - t0;
-            const cpu1 = readCpuUs(pid);
-            const driverCpu = process.cpuUsage(driverCpu0);
-            resolve({
-              calls,
-              inFlight,
-              elapsedMs,
-              callsPerSec: (calls * 1000) / elapsedMs,
-              serverCpuUsPerCall: cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / calls,
-              driverCpuUsPerCall: (driverCpu.user + driverCpu.system) / calls,
-              checked,
-              jsonResponses: json,
-              sseResponses: sse,
-            });
-          } else if (sent < calls) {
-            send();
-          }
+          if (received === calls) resolve(HttpSession.#result(calls, inFlight, check, t0, cpu0, pid, driverCpu0));
+          else if (sent < calls) send();
         };
 
         const send = (): void => {
