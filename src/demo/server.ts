@@ -11,6 +11,7 @@ import { TaskServer, type TaskServerOptions } from '../tasks/index.js';
 import { PNG_1X1, wavTone } from './media.js';
 import { registerStatelessDemo } from './stateless-tools.js';
 import { registerStatelessTaskDemo } from './stateless-tasks.js';
+import { noArgs, sleep } from './util.js';
 
 /** Options of {@link createDemoServer}. */
 export interface DemoOptions extends ServerOptions {
@@ -25,20 +26,6 @@ export interface DemoOptions extends ServerOptions {
   tasks?: TaskServerOptions | false;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    }, { once: true });
-  });
-
-const noArgs = { type: 'object', properties: {} };
 
 /** Builds the demo server (not yet connected). */
 export function createDemoServer(options: DemoOptions = {}): McpServer {

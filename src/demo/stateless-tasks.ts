@@ -9,21 +9,8 @@
 import { McpError } from '../jsonrpc/errors.js';
 import { ErrorCode } from '../jsonrpc/types.js';
 import type { McpServer } from '../server/index.js';
+import { noArgs, sleep } from './util.js';
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    }, { once: true });
-  });
-
-const noArgs = { type: 'object', properties: {} };
 /** Longer than the default `immediateResultMs` (100 ms): tools that wait this long first always become tasks. */
 const WARM_UP_MS = 300;
 

@@ -1,0 +1,18 @@
+/** Small helpers shared by the demo's tool sets. */
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts (also when already aborted). */
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    }, { once: true });
+  });
+
+/** The input schema of a tool without arguments. */
+export const noArgs = { type: 'object', properties: {} };
