@@ -10,6 +10,7 @@ import {
   parseProcStatusKb,
   scanResponseId,
   StdioDriver,
+  withGcHook,
 } from './driver.js';
 import type { ServerSpec } from './driver.js';
 
@@ -101,6 +102,46 @@ test('drives the bare server at 1 and 32 in flight and reads its /proc figures',
       assert.ok(driver.rssKb()! > 1000);
       assert.ok(driver.peakRssKb()! >= driver.rssKb()!);
     }
+  } finally {
+    await driver.close();
+  }
+});
+
+test('withGcHook adds the node options and BENCH_GC=1 without touching the spec', () => {
+  const spec: ServerSpec = { name: 's', command: process.execPath, args: ['server.js', '--x'], env: { A: '1' } };
+  const hooked = withGcHook(spec);
+  assert.equal(hooked.args[0], '--expose-gc');
+  assert.equal(hooked.args[1], '--import');
+  assert.match(hooked.args[2]!, /^file:\/\/.*\/bench\/servers\/gc-preload\.js$/);
+  assert.deepEqual(hooked.args.slice(3), ['server.js', '--x']);
+  assert.deepEqual(hooked.env, { A: '1', BENCH_GC: '1' });
+  assert.deepEqual(spec.args, ['server.js', '--x']);
+  assert.deepEqual(spec.env, { A: '1' });
+});
+
+test('gcReport reads the forced-GC report of the bare stdio server started through the preload', async () => {
+  const spec = withGcHook({ name: 'bare', command: process.execPath, args: [join(HERE, 'servers', 'bare-stdio.js')] });
+  const { driver } = await StdioDriver.start(spec, { timeoutMs: TIMEOUT });
+  try {
+    const first = await driver.gcReport(TIMEOUT);
+    for (const v of Object.values(first)) assert.ok(Number.isInteger(v) && v >= 0);
+    assert.ok(first.heapUsedKb > 0 && first.heapTotalKb >= first.heapUsedKb && first.rssKb > first.heapUsedKb);
+    // The server still works after the signal, and a second report is a fresh one.
+    await driver.verifyEcho(TIMEOUT);
+    await driver.run(200, 8, TIMEOUT);
+    const second = await driver.gcReport(TIMEOUT);
+    assert.ok(second.heapUsedKb > 0);
+    assert.doesNotMatch(driver.stderrTail, /without --expose-gc/);
+  } finally {
+    await driver.close();
+  }
+});
+
+test('gcReport against a server without the hook rejects with the exit error', async () => {
+  const spec: ServerSpec = { name: 'nohook', command: process.execPath, args: [join(HERE, 'servers', 'bare-stdio.js')] };
+  const { driver } = await StdioDriver.start(spec, { timeoutMs: TIMEOUT });
+  try {
+    await assert.rejects(driver.gcReport(TIMEOUT), /nohook: server exited \(SIGUSR2\)/);
   } finally {
     await driver.close();
   }

@@ -11,13 +11,19 @@
  * and on a sparse sample of responses, whose echoed text is checked so that a server
  * answering garbage quickly cannot win. Server CPU is read from `/proc/<pid>/stat` and
  * RSS from `/proc/<pid>/status`, so the measurements are Linux-only (elsewhere they are
- * `null`). The child is spawned with `shell: false`; its pid is the process measured,
+ * `null`). Heap figures after a forced GC come from the bench GC hook: a server started
+ * through {@link withGcHook} answers SIGUSR2 with one `BENCH_GC {…}` stderr line, which
+ * the driver picks out of the stderr it already pipes ({@link StdioDriver.gcReport}). The child is spawned with `shell: false`; its pid is the process measured,
  * so the command should start the server directly (not through a wrapper like `npx`).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { GC_ENV, GC_REPORT_PREFIX, parseGcReport } from './servers/http-harness.js';
+import type { GcReport } from './servers/http-harness.js';
 
 /** The MCP protocol revision the driver asks for in `initialize`. */
 export const PROTOCOL_VERSION = '2025-06-18';
@@ -72,6 +78,22 @@ const REQUEST_SUFFIX =
 const SAMPLE_MASK = 1023;
 const STDERR_TAIL_CHARS = 4096;
 const INIT_ID = 0;
+/** The compiled preload that installs the GC hook in a stdio server (`servers/gc-preload.ts`). */
+const GC_PRELOAD = join(dirname(fileURLToPath(import.meta.url)), 'servers', 'gc-preload.js');
+
+/**
+ * Returns a copy of `spec` whose server answers SIGUSR2 with a forced-GC report: node
+ * options `--expose-gc --import <gc-preload URL>` before its arguments and `BENCH_GC=1`
+ * in its environment. Called by `run.ts` for the memory phase; `spec.command` must be a
+ * `node` executable that runs the server itself (the options go to it). Never throws.
+ */
+export function withGcHook(spec: ServerSpec): ServerSpec {
+  return {
+    ...spec,
+    args: ['--expose-gc', '--import', pathToFileURL(GC_PRELOAD).href, ...spec.args],
+    env: { ...(spec.env ?? process.env), [GC_ENV]: '1' },
+  };
+}
 
 let clockTicks: number | undefined;
 
@@ -205,6 +227,8 @@ export class StdioDriver {
   readonly #spec: ServerSpec;
   #rest = '';
   #stderrTail = '';
+  #stderrRest = '';
+  #onGcReport: ((report: GcReport) => void) | null = null;
   #onLine: LineHandler;
   #afterChunk: (() => void) | null = null;
   /** Rejects the operation in progress; set while one runs. */
@@ -220,10 +244,7 @@ export class StdioDriver {
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => this.#onData(chunk));
-    child.stderr.on('data', (chunk: string) => {
-      const tail = this.#stderrTail + chunk;
-      this.#stderrTail = tail.length > STDERR_TAIL_CHARS ? tail.slice(tail.length - STDERR_TAIL_CHARS) : tail;
-    });
+    child.stderr.on('data', (chunk: string) => this.#onStderr(chunk));
     // A dead child makes writes fail with EPIPE; the exit handler reports it.
     child.stdin.on('error', () => {});
     this.#exitPromise = new Promise<void>((resolve) => {
@@ -300,6 +321,33 @@ export class StdioDriver {
   /** Peak server RSS in kilobytes, or `null` without `/proc`. */
   peakRssKb(): number | null {
     return readPeakRssKb(this.pid);
+  }
+
+  /**
+   * Asks the server for a forced GC and its memory figures: sends SIGUSR2 and resolves
+   * with the next `BENCH_GC` stderr line. The server must have been started from
+   * {@link withGcHook}; one without the hook dies of the signal, and this rejects with
+   * the exit error. Rejects with `Error` on exit or when no report came within
+   * `timeoutMs`. One operation at a time, like {@link StdioDriver.run}.
+   */
+  gcReport(timeoutMs: number): Promise<GcReport> {
+    if (this.#exited !== null) return Promise.reject(this.#exited);
+    return new Promise<GcReport>((resolve, reject) => {
+      let settled = false;
+      const done = (error: Error | null, report?: GcReport): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.#onGcReport = null;
+        this.#fail = null;
+        if (error !== null) reject(error);
+        else resolve(report!);
+      };
+      const timer = setTimeout(() => done(new Error(`${this.#spec.name}: no BENCH_GC report within ${timeoutMs} ms`)), timeoutMs);
+      this.#onGcReport = (report): void => done(null, report);
+      this.#fail = (error: Error): void => done(error);
+      this.#child.kill('SIGUSR2');
+    });
   }
 
   /**
@@ -449,6 +497,7 @@ export class StdioDriver {
     this.#fail = null;
     this.#onLine = ignoreLine;
     this.#afterChunk = null;
+    this.#onGcReport = null;
     if (this.#exited === null) {
       this.#child.stdin.end();
       const term = setTimeout(() => this.#child.kill('SIGTERM'), 2000);
@@ -492,6 +541,26 @@ export class StdioDriver {
       this.#fail = (error: Error): void => done(error);
       this.#child.stdin.write(line);
     });
+  }
+
+  /** Keeps the stderr tail and hands complete `BENCH_GC` lines to the waiting report. */
+  #onStderr(chunk: string): void {
+    const tail = this.#stderrTail + chunk;
+    this.#stderrTail = tail.length > STDERR_TAIL_CHARS ? tail.slice(tail.length - STDERR_TAIL_CHARS) : tail;
+    const text = this.#stderrRest + chunk;
+    let start = 0;
+    let nl = text.indexOf('\n');
+    while (nl !== -1) {
+      if (text.startsWith(GC_REPORT_PREFIX, start)) {
+        const report = parseGcReport(text.slice(start + GC_REPORT_PREFIX.length, nl));
+        if (report !== null) this.#onGcReport?.(report);
+      }
+      start = nl + 1;
+      nl = text.indexOf('\n', start);
+    }
+    const rest = text.slice(start);
+    // An over-long unterminated line cannot be a report; drop it rather than grow.
+    this.#stderrRest = rest.length > STDERR_TAIL_CHARS ? '' : rest;
   }
 
   #onData(chunk: string): void {

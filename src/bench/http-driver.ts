@@ -41,7 +41,7 @@ import { checkEchoResponse, ECHO_MESSAGE, PROTOCOL_VERSION, readCpuUs, readPeakR
 import type { RunResult, ServerSpec } from './driver.js';
 import { buildRequests, latin1ToUtf8, RawHttpConnection, requestHeadPrefix } from './raw-http.js';
 import type { RawConnectionEvents } from './raw-http.js';
-import { GC_REPORT_PREFIX, LISTENING_PREFIX } from './servers/http-harness.js';
+import { GC_REPORT_PREFIX, LISTENING_PREFIX, parseGcReport } from './servers/http-harness.js';
 import type { GcReport, ResponseMode } from './servers/http-harness.js';
 
 /** What one timed batch of `tools/call echo` requests over HTTP measured. */
@@ -588,14 +588,8 @@ export class HttpDriver {
   }
 
   #gcLine(json: string): void {
-    try {
-      const r = JSON.parse(json) as Partial<GcReport>;
-      if (typeof r.rssKb === 'number' && typeof r.heapUsedKb === 'number' && typeof r.heapTotalKb === 'number' && typeof r.externalKb === 'number') {
-        this.#onGcReport?.({ rssKb: r.rssKb, heapUsedKb: r.heapUsedKb, heapTotalKb: r.heapTotalKb, externalKb: r.externalKb });
-      }
-    } catch {
-      // not a report after all; ignore
-    }
+    const report = parseGcReport(json);
+    if (report !== null) this.#onGcReport?.(report);
   }
 }
 

@@ -49,6 +49,25 @@ export interface GcReport {
   readonly externalKb: number;
 }
 
+/**
+ * Parses the JSON that follows {@link GC_REPORT_PREFIX} on a report line. Called by the
+ * HTTP and stdio drivers for each stderr line starting with the prefix. Returns `null`
+ * when the text is not a report (bad JSON or a missing or non-numeric field); never
+ * throws.
+ */
+export function parseGcReport(json: string): GcReport | null {
+  let r: Partial<GcReport>;
+  try {
+    r = JSON.parse(json) as Partial<GcReport>;
+  } catch {
+    return null;
+  }
+  if (typeof r !== 'object' || r === null) return null;
+  const { rssKb, heapUsedKb, heapTotalKb, externalKb } = r;
+  if (typeof rssKb !== 'number' || typeof heapUsedKb !== 'number' || typeof heapTotalKb !== 'number' || typeof externalKb !== 'number') return null;
+  return { rssKb, heapUsedKb, heapTotalKb, externalKb };
+}
+
 /** The command line of a benchmark server. */
 export interface ServerArgs {
   readonly mode: ResponseMode;
@@ -111,7 +130,8 @@ export function announce(port: number, close: () => Promise<unknown> | void): vo
 /**
  * Installs the SIGUSR2 handler described in the design note when `BENCH_GC=1`; without
  * `--expose-gc` it writes a report anyway, from an uncollected heap, and says so on
- * stderr once. Called by {@link announce}; safe to call more than once. Never throws.
+ * stderr once. Called by {@link announce} and by the stdio preload `gc-preload.ts`;
+ * safe to call more than once. Never throws.
  */
 export function installGcHook(): void {
   if (process.env[GC_ENV] !== '1' || installed) return;
