@@ -72,6 +72,32 @@ test('a client proposing an older revision accepts it and speaks it', async () =
   assert.deepEqual(wire.violations(), []);
 });
 
+// A tool that tools/list does not show has no schema to check; the client lists once, not on
+// every call.
+test('callTool lists tools once for a tool the list does not show', async () => {
+  const { client, server, wire } = setup();
+  const connected = client.connect(wire);
+  await server(handshake);
+  await connected;
+  const first = client.callTool({ name: 'hidden' });
+  await server([
+    { expect: { id: 2, method: 'tools/call', params: { name: 'hidden' } } },
+    { send: { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'a' }] } } },
+    { expect: { id: 3, method: 'tools/list' } },
+    { send: { jsonrpc: '2.0', id: 3, result: { tools: [{ name: 'add', inputSchema: { type: 'object' } }] } } },
+  ]);
+  assert.equal(((await first).content[0] as { text: string }).text, 'a');
+  const second = client.callTool({ name: 'hidden' });
+  await server([
+    { expect: { id: 4, method: 'tools/call', params: { name: 'hidden' } } },
+    { send: { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'b' }] } } },
+    { expectSilence: 20 },
+  ]);
+  assert.equal(((await second).content[0] as { text: string }).text, 'b');
+  await client.close();
+  assert.deepEqual(wire.violations(), []);
+});
+
 // 2025-06-18 › Tools › Output Schema: "Clients SHOULD validate structured results against
 // this schema." The client learns the schema from tools/list when it does not know it yet.
 test('callTool validates structuredContent against the declared output schema', async () => {

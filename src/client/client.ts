@@ -513,6 +513,9 @@ export class Client {
     if (!schemas?.has(params.name)) {
       await this.listAllTools(options).catch(() => undefined);
       schemas = this.#outputSchemas;
+      // A tool the list does not show has no schema to check: remember that, so further calls
+      // do not list again (a tools/list_changed notification clears the cache).
+      if (schemas !== undefined && !schemas.has(params.name)) schemas.set(params.name, null);
     }
     const adapter = schemas?.get(params.name);
     if (adapter) {

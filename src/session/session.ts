@@ -413,7 +413,8 @@ export class Session {
       if (!cancelled) batch.responses.push(response);
       this.#batchDone(batch);
     } else if (!cancelled) {
-      this.#send(response as JSONRPCMessage, { relatedRequestId: ctx.id }).catch((err) => this.#hooks.error?.(err));
+      // A response names its request by its id; transports route it by that (no options object per response).
+      this.#send(response as JSONRPCMessage).catch((err) => this.#hooks.error?.(err));
     }
   }
 
