@@ -119,6 +119,41 @@ test('serveNode: a client vanishing mid-stream crashes nothing; the result is re
   await running.close();
 });
 
+test('serveNode: a quick SSE reply is one body with Content-Length; a slow one streams its priming event first', async () => {
+  const running = await serveNode(makeHandler({ server: createDemoServer() }));
+  const sessionId = await open(running.url);
+  const headers = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+  // echo answers within the turn its request arrived in: priming event + response, no chunked framing
+  const quick = await raw(running.url, { method: 'POST', headers }, (req) => req.end(JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { message: 'hi' } }))));
+  assert.equal(quick.res.statusCode, 200);
+  assert.equal(quick.res.headers['content-type'], 'text/event-stream');
+  assert.equal(quick.res.headers['transfer-encoding'], undefined);
+  assert.equal(Number(quick.res.headers['content-length']), Buffer.byteLength(quick.body));
+  const events = quick.body.split('\n\n').filter((e) => e.length > 0);
+  assert.equal(events.length, 2);
+  assert.match(events[0]!, /^id: \S+\nretry: \d+\ndata: ?$/m);
+  assert.equal(JSON.parse(/data: (.*)/.exec(events[1]!)![1]!).result.content[0].text, 'hi');
+
+  // a slow tool: the priming event arrives on its own, long before the response
+  const started = Date.now();
+  const first = await new Promise<{ chunk: string; at: number; res: IncomingMessage }>((resolve, reject) => {
+    const req = httpRequest(running.url, { method: 'POST', headers }, (res) => {
+      res.setEncoding('utf8');
+      res.once('data', (chunk: string) => resolve({ chunk, at: Date.now(), res }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(rpc(2, 'tools/call', { name: 'slow', arguments: { ms: 300 } })));
+  });
+  assert.equal(first.res.headers['transfer-encoding'], 'chunked');
+  assert.match(first.chunk, /^id: \S+\nretry: \d+\ndata: ?\n\n$/);
+  assert.ok(first.at - started < 250, `priming event after ${first.at - started} ms`);
+  let rest = '';
+  first.res.on('data', (chunk: string) => (rest += chunk));
+  await once(first.res, 'end');
+  assert.match(rest, /"id":2,"result"/);
+  await running.close();
+});
+
 test('serveNode: request timeouts bound receiving a request, not a long SSE answer', async () => {
   const running = await serveNode(makeHandler(), { requestTimeoutMs: 150, headersTimeoutMs: 100 });
   const sessionId = await open(running.url);

@@ -5,17 +5,18 @@
  * read straight from the `IncomingMessage` with the handler's size limit — reading stops
  * and 413 is answered as soon as the limit is crossed (the rest of the body is discarded
  * for a short grace period so the client can read the 413, then the connection closes).
- * JSON replies are written with one `end()`, with `Content-Length`; SSE replies with
- * `res.write()` per event. A client that disconnects, or that stops reading until more
- * than {@link MAX_BUFFERED_BYTES} wait unsent, is reported to the core as gone — it never
- * throws out of the adapter.
+ * JSON replies are written with one `end()`, with `Content-Length`; SSE replies gather what
+ * the core writes during one turn of the event loop into one write, and a reply the core
+ * ends within the turn it began in leaves as one body with `Content-Length`. A client that
+ * disconnects, or that stops reading until more than {@link MAX_BUFFERED_BYTES} wait
+ * unsent, is reported to the core as gone — it never throws out of the adapter.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ErrorCode } from '../jsonrpc/types.js';
 import type { StreamableHttpHandler } from './server/handler.js';
 import { errorReply } from './server/replies.js';
-import type { HttpReply, HttpRequest, SseReplyStream, SseSink } from './server/types.js';
+import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge, MAX_BUFFERED_BYTES } from './server/web.js';
 
 export { MAX_BUFFERED_BYTES };
@@ -91,17 +92,32 @@ function discardRest(req: IncomingMessage): void {
   req.resume();
 }
 
+/** Pending SSE text past which a sink writes at once instead of waiting for the end of the loop turn. */
+const FLUSH_CHARS = 64 * 1024;
+
+/**
+ * Writes one SSE reply to a Node response. Text written during one turn of the event loop
+ * is held and leaves in one write when the turn ends (`setImmediate`), so the priming event
+ * and a response produced in the same turn share a packet. When the core ends the stream
+ * before anything left — the common case of a quick request: priming event, response, end
+ * in one turn — the whole reply goes out as one body with `Content-Length`, without
+ * chunked framing. The head is written with the first write either way.
+ */
 class NodeSseSink implements SseSink {
   readonly #res: ServerResponse;
   readonly #stream: SseReplyStream;
+  readonly #status: number;
+  readonly #headers: HttpHeaders;
+  #pending = '';
+  #scheduled = false;
+  #headSent = false;
   #ended = false;
-  #corked = false;
-  /** Something was written (the response head left with it). */
-  wrote = false;
 
-  constructor(res: ServerResponse, stream: SseReplyStream) {
+  constructor(res: ServerResponse, reply: HttpStreamReply) {
     this.#res = res;
-    this.#stream = stream;
+    this.#stream = reply.stream;
+    this.#status = reply.status;
+    this.#headers = reply.headers;
     res.on('close', this.#onClose);
     res.on('error', noop);
   }
@@ -114,14 +130,9 @@ class NodeSseSink implements SseSink {
       res.destroy();
       return;
     }
-    // events written in one tick (a response and the end, say) leave in one packet
-    if (!this.#corked) {
-      this.#corked = true;
-      res.cork();
-      process.nextTick(this.#uncork);
-    }
-    this.wrote = true;
-    res.write(text);
+    this.#pending += text;
+    if (this.#pending.length > FLUSH_CHARS) this.#flush();
+    else this.#schedule();
   }
 
   end(): void {
@@ -129,28 +140,63 @@ class NodeSseSink implements SseSink {
     this.#ended = true;
     const res = this.#res;
     if (res.destroyed) return;
-    // Release what is corked before ending: on Node 22 `end()` on a corked response sends
-    // the chunked terminator ahead of the corked chunks. The pending nextTick uncork then
-    // finds #corked false and leaves the (possibly reused) socket alone.
-    if (this.#corked) {
-      this.#corked = false;
-      res.uncork();
-    }
-    res.end();
+    const body = this.#pending;
+    this.#pending = '';
+    if (!this.#headSent) {
+      this.#headSent = true;
+      res.writeHead(this.#status, withLength(this.#headers, body));
+      res.end(body);
+    } else if (body.length > 0) res.end(body);
+    else res.end();
   }
 
-  readonly #uncork = (): void => {
-    if (!this.#corked) return;
-    this.#corked = false;
-    this.#res.uncork();
+  /** Sends the head (when not sent yet) and the pending text now. */
+  #flush(): void {
+    const res = this.#res;
+    if (!this.#headSent) {
+      this.#headSent = true;
+      res.writeHead(this.#status, this.#headers);
+      if (this.#pending.length === 0) res.flushHeaders();
+    }
+    if (this.#pending.length > 0) {
+      const text = this.#pending;
+      this.#pending = '';
+      res.write(text);
+    }
+  }
+
+  /** Flushes at the end of this loop turn; also sends a head without events (a stream that starts idle). */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(this.#onImmediate);
+  }
+
+  /** @internal called once by {@link writeReply}, after the core's buffered text was written */
+  started(): void {
+    this.#schedule();
+  }
+
+  readonly #onImmediate = (): void => {
+    this.#scheduled = false;
+    if (this.#ended || this.#res.destroyed) return;
+    this.#flush();
   };
 
   readonly #onClose = (): void => {
     if (!this.#ended) {
       this.#ended = true;
+      this.#pending = '';
       this.#stream.disconnected();
     }
   };
+}
+
+/** `headers` plus the `Content-Length` of `body` (a new object: replies share frozen header objects). */
+function withLength(headers: HttpHeaders, body: string): Record<string, string | number> {
+  const out: Record<string, string | number> = { ...headers };
+  out['content-length'] = Buffer.byteLength(body);
+  return out;
 }
 
 function headerLookup(req: IncomingMessage): (name: string) => string | null {
@@ -170,16 +216,14 @@ function writeReply(res: ServerResponse, reply: HttpReply): void {
   try {
     if (reply.stream === undefined) {
       const body = reply.body;
-      if (body !== undefined) res.setHeader('content-length', Buffer.byteLength(body));
-      res.writeHead(reply.status, reply.headers);
+      // one writeHead with every header: setHeader() first would send Node down its slower merging path
+      res.writeHead(reply.status, body === undefined ? reply.headers : withLength(reply.headers, body));
       res.end(body);
       return;
     }
-    res.writeHead(reply.status, reply.headers);
-    const sink = new NodeSseSink(res, reply.stream);
+    const sink = new NodeSseSink(res, reply);
     reply.stream.attach(sink);
-    // the head leaves with the first event; without one yet, on its own
-    if (!sink.wrote && !res.destroyed) res.flushHeaders();
+    sink.started();
   } catch {
     reply.stream?.disconnected();
     res.destroy();
