@@ -144,7 +144,8 @@ class NodeSseSink implements SseSink {
     this.#pending = '';
     if (!this.#headSent) {
       this.#headSent = true;
-      res.writeHead(this.#status, withLength(this.#headers, body));
+      res.setHeader('content-length', Buffer.byteLength(body));
+      res.writeHead(this.#status, this.#headers);
       res.end(body);
     } else if (body.length > 0) res.end(body);
     else res.end();
@@ -192,13 +193,6 @@ class NodeSseSink implements SseSink {
   };
 }
 
-/** `headers` plus the `Content-Length` of `body` (a new object: replies share frozen header objects). */
-function withLength(headers: HttpHeaders, body: string): Record<string, string | number> {
-  const out: Record<string, string | number> = { ...headers };
-  out['content-length'] = Buffer.byteLength(body);
-  return out;
-}
-
 function headerLookup(req: IncomingMessage): (name: string) => string | null {
   const headers = req.headers;
   return (name) => {
@@ -216,8 +210,8 @@ function writeReply(res: ServerResponse, reply: HttpReply): void {
   try {
     if (reply.stream === undefined) {
       const body = reply.body;
-      // one writeHead with every header: setHeader() first would send Node down its slower merging path
-      res.writeHead(reply.status, body === undefined ? reply.headers : withLength(reply.headers, body));
+      if (body !== undefined) res.setHeader('content-length', Buffer.byteLength(body));
+      res.writeHead(reply.status, reply.headers);
       res.end(body);
       return;
     }

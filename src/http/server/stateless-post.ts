@@ -120,24 +120,17 @@ export class StatelessPostHandler {
     const problem = this.#check(req, method, params, value.params);
     if (problem !== undefined) return rejection(problem, id);
     if (this.#transport.openRequests >= this.#maxInFlight) return errorReply(503, -32000, 'Service Unavailable: too many requests in progress', { 'retry-after': '1' }, id);
-    if (this.#ready) return this.#deliver(req, info, id, method, params!);
-    return this.#connect().then((ok) => (ok ? this.#deliver(req, info, id, method, params!) : errorReply(500, -32603, 'Internal error', undefined, id)));
+    if (this.#ready) return this.#deliver(req, info, value, params!);
+    return this.#connect().then((ok) => (ok ? this.#deliver(req, info, value, params!) : errorReply(500, -32603, 'Internal error', undefined, id)));
   }
 
-  #deliver(req: HttpRequest, info: HttpRequestInfo | undefined, id: RequestId, method: string, params: JSONObject): HttpReply | Promise<HttpReply> {
+  /** Hands the checked request `value` (given up to the transport) to the shared transport. */
+  #deliver(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject, params: JSONObject): HttpReply | Promise<HttpReply> {
+    const request = value as unknown as { id: RequestId; method: string; params: JSONObject };
     const meta = params._meta as JSONObject;
-    const listen = method === Method.SubscriptionsListen;
+    const listen = request.method === Method.SubscriptionsListen;
     const streams = listen || (this.#mode === 'sse' && (meta.progressToken !== undefined || meta[MetaKey.LogLevel] !== undefined));
-    const failed = (error: unknown): HttpReply => {
-      this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
-      return errorReply(503, -32000, 'Service Unavailable: the server is shutting down', undefined, id);
-    };
-    try {
-      const reply = this.#transport.deliver({ id, method, params }, new StatelessMessageInfo(info?.authInfo, req.rawHeaders, id), streams ? 'sse' : 'json', listen);
-      return reply instanceof Promise ? reply.catch(failed) : reply;
-    } catch (error) {
-      return failed(error);
-    }
+    return this.#transport.deliver(request, new StatelessMessageInfo(info?.authInfo, req.rawHeaders, request.id), streams ? 'sse' : 'json', listen);
   }
 
   /** The checks of the module note; the first failure, or undefined. */

@@ -75,6 +75,11 @@ export function statusOfError(code: unknown): number {
 const SSE_HEADERS = Object.freeze({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
 const RESOLVED: Promise<void> = Promise.resolve();
 
+/** The 503 of a request that arrives at, or is still open on, a closed transport. */
+function shuttingDown(id: RequestId): HttpReply {
+  return { status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: 'Service Unavailable: the server is shutting down' } }) };
+}
+
 /** One request in progress: where its answer goes. */
 class Exchange implements SseConnectionOwner {
   /** JSON mode: resolves the POST's reply. */
@@ -138,14 +143,15 @@ export class StatelessHttpTransport implements Transport {
       const exchange = typeof m.id === 'number' ? this.#open.get(m.id) : undefined;
       if (exchange === undefined) return RESOLVED; // cancelled, or an error for an unreadable request
       this.#open.delete(exchange.internalId);
-      const out = m.error !== undefined ? { jsonrpc: '2.0', id: exchange.wireId, error: m.error } : { jsonrpc: '2.0', id: exchange.wireId, result: m.result };
-      const text = JSON.stringify(out);
+      // the response again, under the client's id
+      const isError = m.error !== undefined;
+      const text = JSON.stringify(isError ? { jsonrpc: '2.0', id: exchange.wireId, error: m.error } : { jsonrpc: '2.0', id: exchange.wireId, result: m.result });
       if (exchange.conn !== undefined) {
         this.#unlisten(exchange);
         exchange.conn.write(encodeSseEvent({ data: text }));
         exchange.conn.end();
       } else {
-        exchange.reply?.(jsonReply(m.error !== undefined ? statusOfError(m.error.code) : 200, text));
+        exchange.reply?.(jsonReply(isError ? statusOfError(m.error!.code) : 200, text));
       }
       return RESOLVED;
     }
@@ -162,7 +168,7 @@ export class StatelessHttpTransport implements Transport {
     this.#stopTimer();
     for (const exchange of this.#open.values()) {
       exchange.conn?.end();
-      exchange.reply?.({ status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: exchange.wireId, error: { code: -32000, message: 'Service Unavailable: the server is shutting down' } }) });
+      exchange.reply?.(shuttingDown(exchange.wireId));
     }
     this.#open.clear();
     this.#receiver?.closed();
@@ -172,10 +178,13 @@ export class StatelessHttpTransport implements Transport {
   /**
    * Hands one request to the session and returns its reply: an SSE stream (`sse`: its
    * notifications, then the response) or, in `json` mode, a promise of the JSON reply.
-   * `keepAlive` marks a long-lived stream (`subscriptions/listen`).
+   * `request` is the parsed request, owned by the transport from now on (its `id` is
+   * replaced by the internal one). `keepAlive` marks a long-lived stream
+   * (`subscriptions/listen`). Never throws and the promise never rejects: once closed, the
+   * reply is a 503.
    */
   deliver(request: { id: RequestId; method: string; params?: JSONObject }, info: StatelessMessageInfo, mode: 'sse' | 'json', keepAlive = false): HttpReply | Promise<HttpReply> {
-    if (this.#closed || this.#receiver === undefined) return Promise.reject(new LocalError('connection_closed', 'The HTTP transport is closed'));
+    if (this.#closed || this.#receiver === undefined) return shuttingDown(request.id);
     const internalId = ++this.#nextId;
     const conn = mode === 'sse' ? new SseConnection() : undefined;
     const exchange = new Exchange(this, internalId, request.id, conn, keepAlive);
@@ -188,9 +197,9 @@ export class StatelessHttpTransport implements Transport {
             exchange.reply = resolve;
           });
     if (keepAlive && conn !== undefined) this.#listen();
-    const message = request.params === undefined ? { jsonrpc: '2.0', id: internalId, method: request.method } : { jsonrpc: '2.0', id: internalId, method: request.method, params: request.params };
+    request.id = internalId;
     try {
-      this.#receiver.message(message, info);
+      this.#receiver.message(request, info);
     } catch (error) {
       this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
     }
