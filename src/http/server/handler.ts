@@ -133,8 +133,25 @@ function accepts(accept: string | null, type: string): boolean {
   return false;
 }
 
+/** The last `Accept` value {@link acceptsJsonAndSse} judged, and its verdict: a client sends the same value on every POST. */
+let lastAccept: string | null = null;
+let lastAcceptVerdict = false;
+
+/** True when `accept` admits both `application/json` and `text/event-stream` (a Streamable HTTP POST). */
+function acceptsJsonAndSse(accept: string | null): boolean {
+  if (accept === null) return false;
+  if (accept === lastAccept) return lastAcceptVerdict;
+  const verdict = accepts(accept, 'application/json') && accepts(accept, 'text/event-stream');
+  if (accept.length <= 256) {
+    lastAccept = accept;
+    lastAcceptVerdict = verdict;
+  }
+  return verdict;
+}
+
 function isJsonContent(contentType: string | null): boolean {
   if (contentType === null) return false;
+  if (contentType === 'application/json') return true;
   const semi = contentType.indexOf(';');
   return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }
@@ -359,8 +376,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   // ───────────── POST ─────────────
 
   async #post(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
-    const accept = req.headers('accept');
-    if (!accepts(accept, 'application/json') || !accepts(accept, 'text/event-stream')) {
+    if (!acceptsJsonAndSse(req.headers('accept'))) {
       return errorReply(406, TRANSPORT_ERROR, 'Not Acceptable: the client must accept both application/json and text/event-stream');
     }
     if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');

@@ -3,7 +3,9 @@
  * (2025-03-26 › Streamable HTTP › Security Warning: servers MUST validate `Origin`).
  *
  * Design note: the policy is compiled once into sets; a request costs a few string
- * operations, plus one URL parse when it carries an `Origin` header. The default allows
+ * operations, plus one URL parse when it carries an `Origin` header. The last allowed
+ * `Host` and `Origin` values are remembered (a client repeats them on every request), so
+ * the common request costs one string comparison each. The default allows
  * only the loopback names (`localhost`, `127.0.0.1`, `[::1]`) on any port, which is right
  * for a local server; a server reachable under another name must list it. Runtime-neutral.
  */
@@ -45,6 +47,8 @@ export class RequestGuard {
   readonly #anyOrigin: boolean;
   readonly #origins: ReadonlySet<string>;
   readonly #originHosts: ReadonlySet<string>;
+  #lastHost: string | null = null;
+  #lastOrigin: string | null = null;
 
   constructor(allowedHosts: readonly string[] | '*' = LOOPBACK_HOSTS, allowedOrigins: readonly string[] | '*' = LOOPBACK_HOSTS) {
     this.#anyHost = allowedHosts === '*';
@@ -77,22 +81,26 @@ export class RequestGuard {
   hostAllowed(host: string | null): boolean {
     if (this.#anyHost) return true;
     if (host === null || host.length === 0) return false;
+    if (host === this.#lastHost) return true;
     const [name, port] = splitHost(host);
-    if (this.#hostNames.has(name)) return true;
-    return port !== '' && this.#hostPorts.has(`${name}:${port}`);
+    const allowed = this.#hostNames.has(name) || (port !== '' && this.#hostPorts.has(`${name}:${port}`));
+    if (allowed && host.length <= 256) this.#lastHost = host;
+    return allowed;
   }
 
   /** True when the `Origin` header value is allowed; `null` (no header) always is. */
   originAllowed(origin: string | null): boolean {
     if (origin === null || this.#anyOrigin) return true;
     if (origin === 'null') return this.#origins.has('null');
+    if (origin === this.#lastOrigin) return true;
     let url: URL;
     try {
       url = new URL(origin);
     } catch {
       return false;
     }
-    if (this.#origins.has(url.origin)) return true;
-    return (url.protocol === 'http:' || url.protocol === 'https:') && this.#originHosts.has(url.hostname.toLowerCase());
+    const allowed = this.#origins.has(url.origin) || ((url.protocol === 'http:' || url.protocol === 'https:') && this.#originHosts.has(url.hostname.toLowerCase()));
+    if (allowed && origin.length <= 256) this.#lastOrigin = origin;
+    return allowed;
   }
 }

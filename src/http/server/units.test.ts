@@ -74,6 +74,18 @@ test('RequestGuard: origins', () => {
   assert.ok(!listed.originAllowed('http://localhost'), 'a list replaces the defaults');
 });
 
+test('RequestGuard: remembering the last allowed Host and Origin never admits a refused one', () => {
+  const guard = new RequestGuard();
+  for (let round = 0; round < 3; round++) {
+    for (const host of ['localhost:3000', 'evil.com', 'localhost:3000', '127.0.0.1', 'localhost.evil.com']) {
+      assert.equal(guard.hostAllowed(host), !host.includes('evil'), `${host}, round ${round}`);
+    }
+    for (const origin of ['http://localhost:5173', 'http://evil.com', 'http://localhost:5173', 'not a url', 'https://127.0.0.1']) {
+      assert.equal(guard.originAllowed(origin), origin.startsWith('http://localhost') || origin.startsWith('https://127'), `${origin}, round ${round}`);
+    }
+  }
+});
+
 class Recorder implements SseSink {
   text = '';
   ended = 0;
