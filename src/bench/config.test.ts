@@ -37,6 +37,9 @@ test('--section and BENCH_SECTION pick sections, in run order, the flag winning'
   assert.deepEqual(parseConfig(['--section=http,stdio'], {}).sections, ['stdio', 'http']);
   assert.deepEqual(parseConfig(['--section=stdio'], { BENCH_SECTION: 'http' }).sections, ['stdio']);
   assert.deepEqual(parseConfig([], { BENCH_SECTION: 'http' }).sections, ['http']);
+  assert.deepEqual(parseConfig(['--section=instructions,http'], {}).sections, ['http', 'instructions'], 'instructions runs only when named');
+  assert.equal(parseConfig(['--quick'], {}).instructionCalls, 2000);
+  assert.equal(parseConfig([], { BENCH_INSTR_WARMUP: '7' }).instructionWarmup, 7);
   assert.throws(() => parseConfig(['--section=grpc'], {}), /unknown section "grpc"/);
   assert.throws(() => parseConfig(['--section='], {}), /at least one/);
 });

@@ -7,10 +7,16 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http';
+export type BenchSection = 'stdio' | 'http' | 'instructions';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = ['stdio', 'http'];
+export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'instructions'];
+
+/**
+ * The sections a run without `--section` runs. `instructions` (valgrind, several minutes)
+ * runs only when named.
+ */
+export const DEFAULT_SECTIONS: readonly BenchSection[] = ['stdio', 'http'];
 
 /**
  * The client the HTTP section times `tools/call` with: `raw` (HTTP/1.1 on `node:net`,
@@ -35,6 +41,10 @@ export interface BenchConfig {
   readonly sessions: number;
   /** Untimed calls at 32 in flight before timing (and before the first RSS sample). */
   readonly warmupCalls: number;
+  /** Instructions section: calls counted per server and mode, at one in flight. */
+  readonly instructionCalls: number;
+  /** Instructions section: calls run under callgrind before counting starts. */
+  readonly instructionWarmup: number;
   /** Cap on any single run or server start, in milliseconds. */
   readonly timeoutMs: number;
   /** Cap on the whole benchmark, in milliseconds; remaining runs are skipped after it. */
@@ -52,16 +62,17 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|instructions]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
-over stdio and over Streamable HTTP (JSON and SSE response modes).
-Writes bench-results/stdio.json and bench-results/http.json.
+over stdio and over Streamable HTTP (JSON and SSE response modes); the instructions
+section counts the CPU instructions per HTTP call under valgrind (a noise-free measure).
+Writes bench-results/stdio.json, http.json and instructions.json.
 
 Options:
   --quick            small counts for a smoke run
   --only=a,b         bench only these servers
-  --section=s        run only this section: stdio or http (default: both)
+  --section=s,…      run these sections: stdio, http, instructions (default: stdio,http)
   --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http
   --help             this text
 
@@ -72,6 +83,8 @@ Environment (overrides the defaults and --quick):
   BENCH_MEMORY_CALLS  calls in the memory check     (default 100000, quick 10000)
   BENCH_SESSIONS      idle HTTP sessions opened     (default 1000, quick 1000)
   BENCH_WARMUP        warm-up calls                 (default 2000, quick 500)
+  BENCH_INSTR_CALLS   counted calls, instructions   (default 10000, quick 2000)
+  BENCH_INSTR_WARMUP  warm-up calls, instructions   (default 10000, quick 5000)
   BENCH_TIMEOUT_S     cap per run / server start    (default 300)
   BENCH_DEADLINE_S    cap on the whole benchmark    (default 1800)
   BENCH_ONLY          same as --only
@@ -119,7 +132,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   let quick = false;
   let help = false;
   let only: string[] | null = env['BENCH_ONLY'] ? nameList(env['BENCH_ONLY']) : null;
-  let sections: readonly BenchSection[] = env['BENCH_SECTION'] ? sectionList(env['BENCH_SECTION']) : SECTIONS;
+  let sections: readonly BenchSection[] = env['BENCH_SECTION'] ? sectionList(env['BENCH_SECTION']) : DEFAULT_SECTIONS;
   let httpDriver: HttpClientKind = env['BENCH_HTTP_DRIVER'] ? httpClient(env['BENCH_HTTP_DRIVER']) : 'raw';
   for (const arg of argv) {
     if (arg === '--quick') quick = true;
@@ -136,6 +149,8 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     memoryCalls: positiveInt(env, 'BENCH_MEMORY_CALLS', quick ? 10000 : 100000),
     sessions: positiveInt(env, 'BENCH_SESSIONS', 1000),
     warmupCalls: positiveInt(env, 'BENCH_WARMUP', quick ? 500 : 2000),
+    instructionCalls: positiveInt(env, 'BENCH_INSTR_CALLS', quick ? 2000 : 10000),
+    instructionWarmup: positiveInt(env, 'BENCH_INSTR_WARMUP', quick ? 5000 : 10000),
     timeoutMs: positiveInt(env, 'BENCH_TIMEOUT_S', 300) * 1000,
     deadlineMs: positiveInt(env, 'BENCH_DEADLINE_S', 1800) * 1000,
     quick,

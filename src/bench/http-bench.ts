@@ -56,7 +56,7 @@ const SESSION_CONCURRENCY = 32;
 const SETTLE_MS = 200;
 
 /** A server program under test; it runs once per response mode. */
-interface HttpServerEntry {
+export interface HttpServerEntry {
   readonly name: string;
   readonly script: string;
   readonly missingHint: string;
@@ -69,7 +69,7 @@ interface HttpServerEntry {
 }
 
 /** The servers compared, in their base order. */
-const HTTP_SERVERS: readonly HttpServerEntry[] = [
+export const HTTP_SERVERS: readonly HttpServerEntry[] = [
   { name: 'bare', script: join(HERE, 'servers', 'bare-http.js'), missingHint: 'build the project first (npm run build)' },
   { name: 'official', script: join(HERE, 'servers', 'official-http.js'), missingHint: 'build the project first (npm run build)' },
   {
@@ -183,13 +183,13 @@ async function closeDriver(driver: HttpDriver): Promise<void> {
   live.delete(driver);
 }
 
-/** The body kind a pair's calls must come back in: its mode, JSON on the stateless path. */
-function expectedKind(s: { readonly entry: HttpServerEntry; readonly mode: ResponseMode }): ResponseMode {
+/** The body kind a pair's calls must come back in: its mode, JSON on the stateless path. Also used by the instructions section. */
+export function expectedKind(s: { readonly entry: HttpServerEntry; readonly mode: ResponseMode }): ResponseMode {
   return s.entry.stateless ? 'json' : s.mode;
 }
 
 /** Opens one session (stateless: checks discovery) and checks one echo; it must come back in the expected kind. */
-async function openChecked(driver: HttpDriver, s: { readonly entry: HttpServerEntry; readonly mode: ResponseMode }, timeoutMs: number): Promise<HttpSession> {
+export async function openChecked(driver: HttpDriver, s: { readonly entry: HttpServerEntry; readonly mode: ResponseMode }, timeoutMs: number): Promise<HttpSession> {
   const session = s.entry.stateless ? await driver.openStatelessSession(timeoutMs) : await driver.openSession(timeoutMs);
   const kind = await session.verifyEcho(timeoutMs);
   if (kind !== expectedKind(s)) throw new Error(`${driver.name}: answered a ${kind} body in ${s.mode} mode`);

@@ -3,7 +3,8 @@
  * hand-written server, all exposing one `echo` tool, all driven by the same raw
  * JSON-RPC drivers. This file holds the stdio section (driver: `driver.ts`) and runs
  * the sections `--section` selects; the Streamable HTTP section lives in
- * `http-bench.ts`.
+ * `http-bench.ts`, the (opt-in) instruction counts of the HTTP servers in
+ * `http-instructions.ts`.
  *
  * Design note: the servers are plain data ({@link SERVERS}); each phase walks them in
  * an order that alternates between repetitions (A B C, then C B A, ...) so slow drift of
@@ -33,6 +34,7 @@ import type { BenchConfig } from './config.js';
 import { PROTOCOL_VERSION, StdioDriver, withGcHook } from './driver.js';
 import type { RunResult, ServerSpec } from './driver.js';
 import { runHttpBench } from './http-bench.js';
+import { runInstructionsBench } from './http-instructions.js';
 import { formatNumber, formatRatio, formatTable, median, medianRatio } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -311,6 +313,10 @@ async function main(): Promise<number> {
   if (config.sections.includes('stdio')) code = Math.max(code, await runStdio(config));
   if (config.sections.includes('stdio') && config.sections.includes('http')) console.log('');
   if (config.sections.includes('http')) code = Math.max(code, await runHttpBench(config));
+  if (config.sections.includes('instructions')) {
+    if (config.sections.length > 1) console.log('');
+    code = Math.max(code, await runInstructionsBench(config));
+  }
   return code;
 }
 

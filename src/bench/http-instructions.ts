@@ -1,0 +1,185 @@
+/**
+ * The instructions section of `npm run bench` (`--section=instructions`; opt-in, needs
+ * valgrind): the CPU instructions a Streamable HTTP server spends per `tools/call echo`,
+ * counted by valgrind's callgrind. Wall-clock rates on a shared 2-core machine drift by
+ * 2× within minutes; an instruction count does not depend on what else the machine does,
+ * so it settles comparisons the throughput section leaves within its noise (the stateless
+ * 2026-07-28 path against the 2025-era session, say).
+ *
+ * Design note: each server of the HTTP section (`HTTP_SERVERS`) runs in each response
+ * mode as its own process under `valgrind --tool=callgrind`, driven by the section's raw
+ * HTTP driver at one call in flight (so the work per call does not depend on how requests
+ * happen to batch into event-loop turns). After `instructionWarmup` calls (the JIT
+ * settles), `callgrind_control -z` zeroes the counters, `instructionCalls` calls run,
+ * `callgrind_control -d` dumps, and the dump's total — every thread of the process: JIT
+ * code, V8 builtins and GC, libuv, Node's HTTP parser; not the kernel — divided by the
+ * calls is the figure. The servers run with V8's `--single-threaded` (no background
+ * compilation or GC threads, whose interleaving valgrind would otherwise decide) and
+ * `--predictable-gc-schedule` (heap growth by allocation only, not by elapsed time, which
+ * valgrind stretches unevenly): without them one server's count moved by 10 % with the
+ * pace of the server beside it; with them, by 0.1 % in the same check. The fixed
+ * schedule charges a server that keeps memory per call (the official SDK's JSON mode) for
+ * the extra collections it causes. Two servers run at a time (the count does not care).
+ * Results are printed as a table with ratios and written to
+ * `bench-results/instructions.json`.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { arch, cpus, platform, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { BenchConfig } from './config.js';
+import { expectedKind, HTTP_SERVERS, openChecked, type HttpServerEntry } from './http-bench.js';
+import { HttpDriver } from './http-driver.js';
+import { RESPONSE_MODES, type ResponseMode } from './servers/http-harness.js';
+import { formatNumber, formatRatio, formatTable } from './stats.js';
+
+const run = promisify(execFile);
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..', '..');
+const RESULTS_FILE = join(ROOT, 'bench-results', 'instructions.json');
+/** Comparisons reported within one mode: [numerator, denominator]. */
+const RATIO_PAIRS: readonly (readonly [string, string])[] = [
+  ['mcpkit', 'bare'],
+  ['mcpkit', 'official'],
+  ['mcpkit-2026', 'mcpkit'],
+];
+const PARALLEL = 2;
+/** V8 flags that make the count independent of timing (see the module note). */
+const DETERMINISTIC_FLAGS = ['--single-threaded', '--predictable-gc-schedule'];
+
+interface Count {
+  readonly name: string;
+  readonly mode: ResponseMode;
+  /** Instructions per call, or null when the run failed. */
+  instructionsPerCall: number | null;
+  problem: string | null;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The total event count of a callgrind dump (`summary:` or `totals:` line). Throws when there is none. */
+export function callgrindTotal(text: string): number {
+  const match = /^(?:summary|totals):\s+(\d+)/m.exec(text);
+  if (match === null) throw new Error('the callgrind dump has no summary line');
+  return Number(match[1]);
+}
+
+/** Counts one (server, mode) pair; never throws (a failure is recorded in the result). */
+async function count(entry: HttpServerEntry, mode: ResponseMode, config: BenchConfig): Promise<Count> {
+  const out: Count = { name: entry.name, mode, instructionsPerCall: null, problem: null };
+  const dir = mkdtempSync(join(tmpdir(), 'mcpkit-callgrind-'));
+  let driver: HttpDriver | undefined;
+  try {
+    const spec = {
+      name: `${entry.name} (${mode}, callgrind)`,
+      command: 'valgrind',
+      args: ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${join(dir, 'cg.%p')}`, process.execPath, ...DETERMINISTIC_FLAGS, entry.script, `--mode=${mode}`],
+      cwd: ROOT,
+      env: process.env,
+    };
+    driver = (await HttpDriver.start(spec, { timeoutMs: config.timeoutMs, client: 'raw' })).driver;
+    const pair = { entry, mode };
+    const session = await openChecked(driver, pair, config.timeoutMs);
+    await session.run(config.instructionWarmup, 1, config.timeoutMs, expectedKind(pair));
+    const pid = String(driver.pid);
+    await run('callgrind_control', ['-z', pid]);
+    await session.run(config.instructionCalls, 1, config.timeoutMs, expectedKind(pair));
+    await run('callgrind_control', ['-d', pid]);
+    // the first dump of the process is cg.<pid>.1 (the file without a suffix comes at exit)
+    const dump = readdirSync(dir).find((f) => f === `cg.${pid}.1`);
+    if (dump === undefined) throw new Error('callgrind wrote no dump');
+    out.instructionsPerCall = callgrindTotal(readFileSync(join(dir, dump), 'latin1')) / config.instructionCalls;
+  } catch (error) {
+    out.problem = message(error);
+  } finally {
+    if (driver !== undefined) await driver.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+async function valgrindVersion(): Promise<string | null> {
+  try {
+    await run('callgrind_control', ['--version']);
+    return (await run('valgrind', ['--version'])).stdout.trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs the instructions section: progress on stderr, the table on stdout,
+ * `bench-results/instructions.json` written. Resolves with 0, or 1 when valgrind is
+ * missing or a pair could not be counted. Rejects with `Error` on an unknown `--only` name.
+ */
+export async function runInstructionsBench(config: BenchConfig): Promise<number> {
+  const known = new Set(HTTP_SERVERS.map((e) => e.name));
+  for (const name of config.only ?? []) if (!known.has(name)) throw new Error(`unknown server ${JSON.stringify(name)}; known: ${[...known].join(', ')}`);
+  const entries = HTTP_SERVERS.filter((e) => config.only === null || config.only.includes(e.name));
+  const valgrind = await valgrindVersion();
+  console.log(`mcpkit instruction counts per Streamable HTTP tools/call (callgrind), node ${process.version}, ${platform()} ${arch()}, ${cpus().length} CPUs`);
+  if (valgrind === null) {
+    console.log('!! valgrind (with callgrind_control) is not installed: apt-get install valgrind');
+    return 1;
+  }
+  console.log(`${valgrind}; ${config.instructionWarmup.toLocaleString('en-US')} warm-up calls, then ${config.instructionCalls.toLocaleString('en-US')} counted calls at 1 in flight per server and mode`);
+  const missing = entries.filter((e) => !existsSync(e.script));
+  if (missing.length > 0) {
+    console.log(`!! not built: ${missing.map((e) => e.script).join(', ')} (npm run build)`);
+    return 1;
+  }
+
+  const began = performance.now();
+  const jobs = RESPONSE_MODES.flatMap((mode) => entries.map((entry) => ({ entry, mode })));
+  const results: Count[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const job = jobs[next++]!;
+      const c = await count(job.entry, job.mode, config);
+      results.push(c);
+      process.stderr.write(`  ${job.mode.padEnd(4)} ${job.entry.name.padEnd(12)} ${c.problem ?? `${formatNumber(c.instructionsPerCall, 0)} instructions/call`}\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, jobs.length) }, worker));
+
+  const names = entries.map((e) => e.name);
+  const pairs = RATIO_PAIRS.filter(([a, b]) => names.includes(a) && names.includes(b));
+  const of = (name: string, mode: ResponseMode): number | null => results.find((r) => r.name === name && r.mode === mode)?.instructionsPerCall ?? null;
+  const ratio = (a: number | null, b: number | null): number | null => (a === null || b === null || b === 0 ? null : a / b);
+  const rows: string[][] = [['instructions per call', ...names, ...pairs.map(([a, b]) => `${a}/${b}`)]];
+  const ratios: Record<string, Record<string, number | null>> = {};
+  for (const mode of RESPONSE_MODES) {
+    ratios[mode] = Object.fromEntries(pairs.map(([a, b]) => [`${a}/${b}`, ratio(of(a, mode), of(b, mode))]));
+    rows.push([mode, ...names.map((n) => formatNumber(of(n, mode), 0)), ...pairs.map(([a, b]) => formatRatio(ratios[mode]![`${a}/${b}`] ?? null))]);
+  }
+  console.log('\n' + formatTable(rows));
+  console.log('(lower is better; a ratio below 1× means the numerator does less work per call)');
+  const failed = results.filter((r) => r.problem !== null);
+  for (const r of failed) console.log(`\n!! ${r.name} (${r.mode}): ${r.problem}`);
+
+  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+  writeFileSync(
+    RESULTS_FILE,
+    JSON.stringify(
+      {
+        benchmark: 'instructions',
+        date: new Date().toISOString(),
+        machine: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, valgrind },
+        config: { warmupCalls: config.instructionWarmup, calls: config.instructionCalls, inFlight: 1, nodeFlags: DETERMINISTIC_FLAGS },
+        elapsedS: (performance.now() - began) / 1000,
+        results,
+        ratios,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  console.log(`\nresults written to ${RESULTS_FILE}`);
+  return failed.length > 0 ? 1 : 0;
+}
