@@ -40,7 +40,8 @@ import { HttpDriver } from './http-driver.js';
 import type { HttpRunResult, HttpSession } from './http-driver.js';
 import { GC_ENV, RESPONSE_MODES } from './servers/http-harness.js';
 import type { GcReport, ResponseMode } from './servers/http-harness.js';
-import { formatNumber, formatRatio, formatTable, median, medianRatio } from './stats.js';
+import { atLeast, atMost, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -127,22 +128,6 @@ interface HttpState {
   readonly runs: Record<InFlight, (HttpRunResult | null)[]>;
   idle: IdleSessionsResult | null;
   flatness: FlatnessResult | null;
-}
-
-interface MetricSummary {
-  label: string;
-  unit: string;
-  lowerIsBetter: boolean;
-  median: Record<string, number | null>;
-  ratios: Record<string, number | null>;
-}
-
-interface Target {
-  description: string;
-  measured: number | null;
-  unit: '×' | 'KB' | 'MB';
-  threshold: number;
-  met: boolean | null;
 }
 
 function progress(text: string): void {
@@ -352,25 +337,6 @@ async function flatness(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config: 
   }
 }
 
-function summarize(
-  states: readonly HttpState[],
-  label: string,
-  unit: string,
-  lowerIsBetter: boolean,
-  values: (s: HttpState) => readonly (number | null)[],
-): MetricSummary {
-  const byName = new Map(states.map((s) => [s.name, values(s)] as const));
-  const med: Record<string, number | null> = {};
-  for (const [name, v] of byName) med[name] = median(v);
-  const ratios: Record<string, number | null> = {};
-  for (const [a, b] of RATIO_PAIRS) {
-    const va = byName.get(a);
-    const vb = byName.get(b);
-    if (va !== undefined && vb !== undefined) ratios[`${a}/${b}`] = medianRatio(va, vb);
-  }
-  return { label, unit, lowerIsBetter, median: med, ratios };
-}
-
 /** Cores kept busy during a run: calls/s × CPU µs per call, or `null` when unknown. */
 function busyCores(run: HttpRunResult | null, cpuUsPerCall: number | null | undefined): number | null {
   return run === null || cpuUsPerCall === null || cpuUsPerCall === undefined ? null : (run.callsPerSec * cpuUsPerCall) / 1e6;
@@ -380,38 +346,24 @@ function modeMetrics(states: readonly HttpState[], config: BenchConfig): Record<
   const memCalls = config.memoryCalls.toLocaleString('en-US');
   const one = (v: number | null | undefined): (number | null)[] => [v ?? null];
   return {
-    throughput1: summarize(states, 'calls/s, 1 in flight', 'calls/s', false, (s) => s.runs[1].map((r) => r?.callsPerSec ?? null)),
-    throughput32: summarize(states, 'calls/s, 32 in flight', 'calls/s', false, (s) => s.runs[32].map((r) => r?.callsPerSec ?? null)),
-    serverCpu1: summarize(states, 'server CPU µs/call, 1 in flight', 'µs', true, (s) => s.runs[1].map((r) => r?.serverCpuUsPerCall ?? null)),
-    serverCpu32: summarize(states, 'server CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.serverCpuUsPerCall ?? null)),
-    driverCpu1: summarize(states, 'driver CPU µs/call, 1 in flight', 'µs', true, (s) => s.runs[1].map((r) => r?.driverCpuUsPerCall ?? null)),
-    driverCpu32: summarize(states, 'driver CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.driverCpuUsPerCall ?? null)),
+    throughput1: summarize(states, RATIO_PAIRS, 'calls/s, 1 in flight', 'calls/s', false, (s) => s.runs[1].map((r) => r?.callsPerSec ?? null)),
+    throughput32: summarize(states, RATIO_PAIRS, 'calls/s, 32 in flight', 'calls/s', false, (s) => s.runs[32].map((r) => r?.callsPerSec ?? null)),
+    serverCpu1: summarize(states, RATIO_PAIRS, 'server CPU µs/call, 1 in flight', 'µs', true, (s) => s.runs[1].map((r) => r?.serverCpuUsPerCall ?? null)),
+    serverCpu32: summarize(states, RATIO_PAIRS, 'server CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.serverCpuUsPerCall ?? null)),
+    driverCpu1: summarize(states, RATIO_PAIRS, 'driver CPU µs/call, 1 in flight', 'µs', true, (s) => s.runs[1].map((r) => r?.driverCpuUsPerCall ?? null)),
+    driverCpu32: summarize(states, RATIO_PAIRS, 'driver CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.driverCpuUsPerCall ?? null)),
     // calls/s × CPU per call: near 1 core, the (single-threaded) server is saturated and
     // the throughput measures it; well below, something else (the driver, the machine) limits it.
-    serverBusy32: summarize(states, 'server CPU busy at 32 in flight, cores', 'cores', false, (s) => s.runs[32].map((r) => busyCores(r, r?.serverCpuUsPerCall))),
-    driverBusy32: summarize(states, 'driver CPU busy at 32 in flight, cores', 'cores', true, (s) => s.runs[32].map((r) => busyCores(r, r?.driverCpuUsPerCall))),
-    heapPerSession: summarize(states, `heap per idle session, KB (${config.sessions} sessions, GC forced)`, 'KB', true, (s) =>
+    serverBusy32: summarize(states, RATIO_PAIRS, 'server CPU busy at 32 in flight, cores', 'cores', false, (s) => s.runs[32].map((r) => busyCores(r, r?.serverCpuUsPerCall))),
+    driverBusy32: summarize(states, RATIO_PAIRS, 'driver CPU busy at 32 in flight, cores', 'cores', true, (s) => s.runs[32].map((r) => busyCores(r, r?.driverCpuUsPerCall))),
+    heapPerSession: summarize(states, RATIO_PAIRS, `heap per idle session, KB (${config.sessions} sessions, GC forced)`, 'KB', true, (s) =>
       one(s.idle?.heapKbPerSession),
     ),
-    rssPerSession: summarize(states, 'RSS per idle session, KB', 'KB', true, (s) => one(s.idle?.rssKbPerSession)),
-    heapGrowth: summarize(states, `heap growth over ${memCalls} calls, MB (GC forced)`, 'MB', true, (s) => one(s.flatness?.heapGrowthMb)),
-    heapTotalGrowth: summarize(states, `  heap reserved (heapTotal) growth, MB`, 'MB', true, (s) => one(s.flatness?.heapTotalGrowthMb)),
-    rssGrowth: summarize(states, `  RSS growth, MB`, 'MB', true, (s) => one(s.flatness?.rssGrowthMb)),
+    rssPerSession: summarize(states, RATIO_PAIRS, 'RSS per idle session, KB', 'KB', true, (s) => one(s.idle?.rssKbPerSession)),
+    heapGrowth: summarize(states, RATIO_PAIRS, `heap growth over ${memCalls} calls, MB (GC forced)`, 'MB', true, (s) => one(s.flatness?.heapGrowthMb)),
+    heapTotalGrowth: summarize(states, RATIO_PAIRS, `  heap reserved (heapTotal) growth, MB`, 'MB', true, (s) => one(s.flatness?.heapTotalGrowthMb)),
+    rssGrowth: summarize(states, RATIO_PAIRS, `  RSS growth, MB`, 'MB', true, (s) => one(s.flatness?.rssGrowthMb)),
   };
-}
-
-function atLeast(description: string, measured: number | null, threshold: number, unit: Target['unit'] = '×'): Target {
-  return { description, measured, unit, threshold, met: measured === null ? null : measured >= threshold };
-}
-
-function atMost(description: string, measured: number | null, threshold: number, unit: Target['unit'] = '×'): Target {
-  return { description, measured, unit, threshold, met: measured === null ? null : measured <= threshold };
-}
-
-function show(t: Target): string {
-  const verdict = t.met === null ? '[n/a    ]' : t.met ? '[met    ]' : '[NOT MET]';
-  const measured = t.measured === null ? 'n/a' : t.unit === '×' ? formatRatio(t.measured) : `${formatNumber(t.measured, 2)} ${t.unit}`;
-  return `  ${verdict} ${t.description}  (measured ${measured})`;
 }
 
 /**
@@ -545,9 +497,9 @@ export async function runHttpBench(config: BenchConfig): Promise<number> {
     );
   }
   console.log('\nTargets (issue):');
-  for (const t of targets) console.log(show(t));
+  for (const t of targets) console.log(showTarget(t));
   console.log('Goals (notes/performance.md, informational):');
-  for (const g of goals) console.log(show(g));
+  for (const g of goals) console.log(showTarget(g));
 
   const failing = all.filter((s) => s.problems.length > 0);
   if (truncated) console.log(`\n!! deadline of ${config.deadlineMs / 1000} s reached: remaining runs were skipped.`);

@@ -35,7 +35,8 @@ import { PROTOCOL_VERSION, StdioDriver, withGcHook } from './driver.js';
 import type { RunResult, ServerSpec } from './driver.js';
 import { runHttpBench } from './http-bench.js';
 import { runInstructionsBench } from './http-instructions.js';
-import { formatNumber, formatRatio, formatTable, median, medianRatio } from './stats.js';
+import { atLeast, atMost, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -107,21 +108,6 @@ interface ServerState {
   /** Indexed by trial. */
   readonly coldStartMs: (number | null)[];
   memory: MemoryResult | null;
-}
-
-interface MetricSummary {
-  label: string;
-  unit: string;
-  lowerIsBetter: boolean;
-  median: Record<string, number | null>;
-  ratios: Record<string, number | null>;
-}
-
-interface Target {
-  description: string;
-  measured: number | null;
-  threshold: number;
-  met: boolean | null;
 }
 
 const live = new Set<StdioDriver>();
@@ -272,37 +258,6 @@ async function memory(states: readonly ServerState[], config: BenchConfig, pastD
   }
 }
 
-function summarize(
-  states: readonly ServerState[],
-  label: string,
-  unit: string,
-  lowerIsBetter: boolean,
-  values: (s: ServerState) => readonly (number | null)[],
-): MetricSummary {
-  const byName = new Map(states.map((s) => [s.name, values(s)] as const));
-  const med: Record<string, number | null> = {};
-  for (const [name, v] of byName) med[name] = median(v);
-  const ratios: Record<string, number | null> = {};
-  for (const [a, b] of RATIO_PAIRS) {
-    const va = byName.get(a);
-    const vb = byName.get(b);
-    if (va !== undefined && vb !== undefined) ratios[`${a}/${b}`] = medianRatio(va, vb);
-  }
-  return { label, unit, lowerIsBetter, median: med, ratios };
-}
-
-function atLeast(description: string, measured: number | null, threshold: number): Target {
-  return { description, measured, threshold, met: measured === null ? null : measured >= threshold };
-}
-
-function atMost(description: string, measured: number | null, threshold: number): Target {
-  return { description, measured, threshold, met: measured === null ? null : measured <= threshold };
-}
-
-function verdict(t: Target): string {
-  return t.met === null ? '[n/a    ]' : t.met ? '[met    ]' : '[NOT MET]';
-}
-
 async function main(): Promise<number> {
   const config = parseConfig(process.argv.slice(2), process.env);
   if (config.help) {
@@ -379,12 +334,12 @@ async function runStdio(config: BenchConfig): Promise<number> {
 
   const memCalls = config.memoryCalls.toLocaleString('en-US');
   const metrics: Record<string, MetricSummary> = {
-    throughput1: summarize(states, 'calls/s, 1 in flight', 'calls/s', false, (s) => s.runs[1].map((r) => r?.callsPerSec ?? null)),
-    throughput32: summarize(states, 'calls/s, 32 in flight', 'calls/s', false, (s) => s.runs[32].map((r) => r?.callsPerSec ?? null)),
-    serverCpu1: summarize(states, 'server CPU µs/call, 1 in flight', 'µs', true, (s) => s.runs[1].map((r) => r?.serverCpuUsPerCall ?? null)),
-    serverCpu32: summarize(states, 'server CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.serverCpuUsPerCall ?? null)),
-    driverCpu32: summarize(states, 'driver CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.driverCpuUsPerCall ?? null)),
-    coldStart: summarize(states, `cold start ms (median of ${config.coldStarts})`, 'ms', true, (s) => s.coldStartMs),
+    throughput1: summarize(states, RATIO_PAIRS, 'calls/s, 1 in flight', 'calls/s', false, (s) => s.runs[1].map((r) => r?.callsPerSec ?? null)),
+    throughput32: summarize(states, RATIO_PAIRS, 'calls/s, 32 in flight', 'calls/s', false, (s) => s.runs[32].map((r) => r?.callsPerSec ?? null)),
+    serverCpu1: summarize(states, RATIO_PAIRS, 'server CPU µs/call, 1 in flight', 'µs', true, (s) => s.runs[1].map((r) => r?.serverCpuUsPerCall ?? null)),
+    serverCpu32: summarize(states, RATIO_PAIRS, 'server CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.serverCpuUsPerCall ?? null)),
+    driverCpu32: summarize(states, RATIO_PAIRS, 'driver CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.driverCpuUsPerCall ?? null)),
+    coldStart: summarize(states, RATIO_PAIRS, `cold start ms (median of ${config.coldStarts})`, 'ms', true, (s) => s.coldStartMs),
   };
   const memoryRows: [string, (m: MemoryResult) => number, boolean][] = [
     ['heap after warm-up (GC forced), MB', (m) => m.heapAfterWarmupMb, false],
@@ -421,21 +376,17 @@ async function runStdio(config: BenchConfig): Promise<number> {
   const targets: Target[] = [
     atLeast('throughput at 32 in flight ≥ 2.5× official', metrics['throughput32']!.ratios['mcpkit/official'] ?? null, 2.5),
     atLeast('throughput at 1 in flight ≥ 1× official', metrics['throughput1']!.ratios['mcpkit/official'] ?? null, 1),
-    atMost(`memory flat: heap growth over ${memCalls} calls (GC forced) ≤ ${MEMORY_FLAG_MB} MB`, mcpkitMemory?.heapGrowthMb ?? null, MEMORY_FLAG_MB),
+    atMost(`memory flat: heap growth over ${memCalls} calls (GC forced) ≤ ${MEMORY_FLAG_MB} MB`, mcpkitMemory?.heapGrowthMb ?? null, MEMORY_FLAG_MB, 'MB'),
   ];
   const goals: Target[] = [
     atLeast('throughput at 1 in flight ≥ 0.9× bare', metrics['throughput1']!.ratios['mcpkit/bare'] ?? null, 0.9),
     atLeast('throughput at 32 in flight ≥ 0.85× bare', metrics['throughput32']!.ratios['mcpkit/bare'] ?? null, 0.85),
     atMost('cold start ≤ 1.3× bare', metrics['coldStart']!.ratios['mcpkit/bare'] ?? null, 1.3),
   ];
-  const show = (t: Target, unit: string): string =>
-    `  ${verdict(t)} ${t.description}  (measured ${t.measured === null ? 'n/a' : unit === 'MB' ? `${formatNumber(t.measured)} MB` : formatRatio(t.measured)})`;
   console.log('\nTargets (issue):');
-  console.log(show(targets[0]!, '×'));
-  console.log(show(targets[1]!, '×'));
-  console.log(show(targets[2]!, 'MB'));
+  for (const t of targets) console.log(showTarget(t));
   console.log('Goals (notes/performance.md, informational):');
-  for (const g of goals) console.log(show(g, '×'));
+  for (const g of goals) console.log(showTarget(g));
 
   const failing = states.filter((s) => s.problems.length > 0);
   if (truncated) console.log(`\n!! deadline of ${config.deadlineMs / 1000} s reached: remaining runs were skipped.`);
