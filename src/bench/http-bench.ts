@@ -40,7 +40,7 @@ import { HttpDriver } from './http-driver.js';
 import type { HttpRunResult, HttpSession } from './http-driver.js';
 import { GC_ENV, RESPONSE_MODES } from './servers/http-harness.js';
 import type { GcReport, ResponseMode } from './servers/http-harness.js';
-import { atLeast, atMost, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -134,9 +134,6 @@ function progress(text: string): void {
   process.stderr.write(text + '\n');
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** A, B, C on even rounds; C, B, A on odd ones. */
 function roundOrder<T>(items: readonly T[], round: number): T[] {
@@ -193,7 +190,7 @@ async function probe(state: HttpState, config: BenchConfig): Promise<void> {
     await openChecked(driver, state, config.timeoutMs);
   } catch (error) {
     state.available = false;
-    state.problems.push(`cannot start or use: ${message(error)}`);
+    state.problems.push(`cannot start or use: ${errorMessage(error)}`);
   } finally {
     if (driver !== undefined) await closeDriver(driver);
   }
@@ -202,8 +199,8 @@ async function probe(state: HttpState, config: BenchConfig): Promise<void> {
 async function throughput(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config: BenchConfig, pastDeadline: () => boolean): Promise<void> {
   const open = new Map<HttpState, { driver: HttpDriver; session: HttpSession }>();
   const drop = async (s: HttpState, error: unknown): Promise<void> => {
-    s.problems.push(message(error));
-    progress(`  ${s.name} (${s.mode}): ${message(error)}`);
+    s.problems.push(errorMessage(error));
+    progress(`  ${s.name} (${s.mode}): ${errorMessage(error)}`);
     const o = open.get(s);
     open.delete(s);
     if (o !== undefined) await closeDriver(o.driver);
@@ -221,7 +218,7 @@ async function throughput(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config
           await session.run(Math.max(1, Math.ceil(config.warmupCalls / 4)), 1, config.timeoutMs, expectedKind(s));
         } catch (error) {
           if (driver !== undefined && !open.has(s)) await closeDriver(driver);
-          await drop(s, `warm-up: ${message(error)}`);
+          await drop(s, `warm-up: ${errorMessage(error)}`);
         }
       }
     }
@@ -241,7 +238,7 @@ async function throughput(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config
                   `driver ${formatNumber(r.driverCpuUsPerCall)} µs/call`,
               );
             } catch (error) {
-              await drop(s, `rep ${rep + 1}, ${k} in flight: ${message(error)}`);
+              await drop(s, `rep ${rep + 1}, ${k} in flight: ${errorMessage(error)}`);
             }
           }
         }
@@ -284,8 +281,8 @@ async function idleSessions(byMode: ReadonlyMap<ResponseMode, HttpState[]>, conf
             `${formatNumber(s.idle.rssKbPerSession, 2)} KB RSS per session (${config.sessions} sessions in ${formatNumber(openMs, 0)} ms)`,
         );
       } catch (error) {
-        s.problems.push(`idle sessions: ${message(error)}`);
-        progress(`  idle sessions  ${s.name} (${s.mode}): ${message(error)}`);
+        s.problems.push(`idle sessions: ${errorMessage(error)}`);
+        progress(`  idle sessions  ${s.name} (${s.mode}): ${errorMessage(error)}`);
       } finally {
         if (driver !== undefined) await closeDriver(driver);
       }
@@ -328,8 +325,8 @@ async function flatness(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config: 
             `RSS ${formatNumber(before.rssKb / 1024)} → ${formatNumber(after.rssKb / 1024)} MB over ${config.memoryCalls} calls`,
         );
       } catch (error) {
-        s.problems.push(`flatness: ${message(error)}`);
-        progress(`  flatness  ${s.name} (${s.mode}): ${message(error)}`);
+        s.problems.push(`flatness: ${errorMessage(error)}`);
+        progress(`  flatness  ${s.name} (${s.mode}): ${errorMessage(error)}`);
       } finally {
         if (driver !== undefined) await closeDriver(driver);
       }

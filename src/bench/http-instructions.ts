@@ -24,7 +24,7 @@
  * `bench-results/instructions.json`.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -34,6 +34,7 @@ import type { BenchConfig } from './config.js';
 import { expectedKind, HTTP_SERVERS, openChecked, type HttpServerEntry } from './http-bench.js';
 import { HttpDriver } from './http-driver.js';
 import { RESPONSE_MODES, type ResponseMode } from './servers/http-harness.js';
+import { errorMessage, summarize } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const run = promisify(execFile);
@@ -58,9 +59,6 @@ interface Count {
   problem: string | null;
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The total event count of a callgrind dump (`summary:` or `totals:` line). Throws when there is none. */
 export function callgrindTotal(text: string): number {
@@ -91,11 +89,11 @@ async function count(entry: HttpServerEntry, mode: ResponseMode, config: BenchCo
     await session.run(config.instructionCalls, 1, config.timeoutMs, expectedKind(pair));
     await run('callgrind_control', ['-d', pid]);
     // the first dump of the process is cg.<pid>.1 (the file without a suffix comes at exit)
-    const dump = readdirSync(dir).find((f) => f === `cg.${pid}.1`);
-    if (dump === undefined) throw new Error('callgrind wrote no dump');
-    out.instructionsPerCall = callgrindTotal(readFileSync(join(dir, dump), 'latin1')) / config.instructionCalls;
+    const dump = join(dir, `cg.${pid}.1`);
+    if (!existsSync(dump)) throw new Error('callgrind wrote no dump');
+    out.instructionsPerCall = callgrindTotal(readFileSync(dump, 'latin1')) / config.instructionCalls;
   } catch (error) {
-    out.problem = message(error);
+    out.problem = errorMessage(error);
   } finally {
     if (driver !== undefined) await driver.close();
     rmSync(dir, { recursive: true, force: true });
@@ -149,14 +147,13 @@ export async function runInstructionsBench(config: BenchConfig): Promise<number>
   await Promise.all(Array.from({ length: Math.min(PARALLEL, jobs.length) }, worker));
 
   const names = entries.map((e) => e.name);
-  const pairs = RATIO_PAIRS.filter(([a, b]) => names.includes(a) && names.includes(b));
-  const of = (name: string, mode: ResponseMode): number | null => results.find((r) => r.name === name && r.mode === mode)?.instructionsPerCall ?? null;
-  const ratio = (a: number | null, b: number | null): number | null => (a === null || b === null || b === 0 ? null : a / b);
-  const rows: string[][] = [['instructions per call', ...names, ...pairs.map(([a, b]) => `${a}/${b}`)]];
+  const pairs = RATIO_PAIRS.filter(([a, b]) => names.includes(a) && names.includes(b)).map(([a, b]) => `${a}/${b}`);
+  const rows: string[][] = [['instructions per call', ...names, ...pairs]];
   const ratios: Record<string, Record<string, number | null>> = {};
   for (const mode of RESPONSE_MODES) {
-    ratios[mode] = Object.fromEntries(pairs.map(([a, b]) => [`${a}/${b}`, ratio(of(a, mode), of(b, mode))]));
-    rows.push([mode, ...names.map((n) => formatNumber(of(n, mode), 0)), ...pairs.map(([a, b]) => formatRatio(ratios[mode]![`${a}/${b}`] ?? null))]);
+    const m = summarize(results.filter((r) => r.mode === mode), RATIO_PAIRS, mode, 'instructions', true, (r) => [r.instructionsPerCall]);
+    ratios[mode] = m.ratios;
+    rows.push([mode, ...names.map((n) => formatNumber(m.median[n] ?? null, 0)), ...pairs.map((p) => formatRatio(m.ratios[p] ?? null))]);
   }
   console.log('\n' + formatTable(rows));
   console.log('(lower is better; a ratio below 1× means the numerator does less work per call)');

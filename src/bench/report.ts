@@ -5,6 +5,11 @@
  */
 import { formatNumber, formatRatio, median, medianRatio } from './stats.js';
 
+/** The message of a caught value, for a problem line. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** One metric of a section: its median per server and its median per-repetition ratios between servers. */
 export interface MetricSummary {
   label: string;

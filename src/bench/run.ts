@@ -35,7 +35,7 @@ import { PROTOCOL_VERSION, StdioDriver, withGcHook } from './driver.js';
 import type { RunResult, ServerSpec } from './driver.js';
 import { runHttpBench } from './http-bench.js';
 import { runInstructionsBench } from './http-instructions.js';
-import { atLeast, atMost, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -127,9 +127,6 @@ function progress(text: string): void {
   process.stderr.write(text + '\n');
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** A, B, C on even rounds; C, B, A on odd ones. */
 function roundOrder<T>(items: readonly T[], round: number): T[] {
@@ -155,7 +152,7 @@ async function probe(state: ServerState, config: BenchConfig): Promise<void> {
     }
   } catch (error) {
     state.available = false;
-    state.problems.push(`cannot start or use: ${message(error)}`);
+    state.problems.push(`cannot start or use: ${errorMessage(error)}`);
   }
 }
 
@@ -169,7 +166,7 @@ async function coldStarts(states: readonly ServerState[], config: BenchConfig, p
         await closeDriver(driver);
       } catch (error) {
         s.coldStartMs[trial] = null;
-        s.problems.push(`cold start trial ${trial + 1}: ${message(error)}`);
+        s.problems.push(`cold start trial ${trial + 1}: ${errorMessage(error)}`);
       }
     }
   }
@@ -179,8 +176,8 @@ async function throughput(states: readonly ServerState[], config: BenchConfig, p
   const drivers = new Map<ServerState, StdioDriver>();
   const drop = async (s: ServerState, error: unknown): Promise<void> => {
     s.alive = false;
-    s.problems.push(message(error));
-    progress(`  ${s.name}: ${message(error)}`);
+    s.problems.push(errorMessage(error));
+    progress(`  ${s.name}: ${errorMessage(error)}`);
     const d = drivers.get(s);
     drivers.delete(s);
     if (d !== undefined) await closeDriver(d);
@@ -193,7 +190,7 @@ async function throughput(states: readonly ServerState[], config: BenchConfig, p
         await driver.run(config.warmupCalls, 32, config.timeoutMs);
         await driver.run(Math.max(1, Math.ceil(config.warmupCalls / 4)), 1, config.timeoutMs);
       } catch (error) {
-        await drop(s, `warm-up: ${message(error)}`);
+        await drop(s, `warm-up: ${errorMessage(error)}`);
       }
     }
     for (let rep = 0; rep < config.reps; rep++) {
@@ -210,7 +207,7 @@ async function throughput(states: readonly ServerState[], config: BenchConfig, p
                 `${formatNumber(r.callsPerSec, 0).padStart(7)} calls/s  server ${formatNumber(r.serverCpuUsPerCall)} µs/call`,
             );
           } catch (error) {
-            await drop(s, `rep ${rep + 1}, ${k} in flight: ${message(error)}`);
+            await drop(s, `rep ${rep + 1}, ${k} in flight: ${errorMessage(error)}`);
           }
         }
       }
@@ -250,8 +247,8 @@ async function memory(states: readonly ServerState[], config: BenchConfig, pastD
           `RSS ${formatNumber(before.rssKb / 1024)} → ${formatNumber(after.rssKb / 1024)} MB over ${config.memoryCalls} calls (GC forced)`,
       );
     } catch (error) {
-      s.problems.push(`memory check: ${message(error)}`);
-      progress(`  memory  ${s.name}: ${message(error)}`);
+      s.problems.push(`memory check: ${errorMessage(error)}`);
+      progress(`  memory  ${s.name}: ${errorMessage(error)}`);
     } finally {
       if (driver !== undefined) await closeDriver(driver);
     }
@@ -438,7 +435,7 @@ main().then(
     process.exitCode = code;
   },
   async (error: unknown) => {
-    console.error(`bench: ${message(error)}`);
+    console.error(`bench: ${errorMessage(error)}`);
     await Promise.all([...live].map((d) => d.close()));
     process.exitCode = 2;
   },

@@ -134,19 +134,17 @@ test('serveNode: a quick SSE reply is one body with Content-Length; a slow one s
   assert.match(events[0]!, /^id: \S+\nretry: \d+\ndata: ?$/m);
   assert.equal(JSON.parse(/data: (.*)/.exec(events[1]!)![1]!).result.content[0].text, 'hi');
 
-  // a slow tool: the priming event arrives on its own, long before the response
-  const started = Date.now();
-  const first = await new Promise<{ chunk: string; at: number; res: IncomingMessage }>((resolve, reject) => {
+  // a slow tool (300 ms): the priming event arrives on its own, before the response exists
+  const first = await new Promise<{ chunk: string; res: IncomingMessage }>((resolve, reject) => {
     const req = httpRequest(running.url, { method: 'POST', headers }, (res) => {
       res.setEncoding('utf8');
-      res.once('data', (chunk: string) => resolve({ chunk, at: Date.now(), res }));
+      res.once('data', (chunk: string) => resolve({ chunk, res }));
     });
     req.on('error', reject);
     req.end(JSON.stringify(rpc(2, 'tools/call', { name: 'slow', arguments: { ms: 300 } })));
   });
   assert.equal(first.res.headers['transfer-encoding'], 'chunked');
   assert.match(first.chunk, /^id: \S+\nretry: \d+\ndata: ?\n\n$/);
-  assert.ok(first.at - started < 250, `priming event after ${first.at - started} ms`);
   let rest = '';
   first.res.on('data', (chunk: string) => (rest += chunk));
   await once(first.res, 'end');

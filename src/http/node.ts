@@ -120,6 +120,8 @@ class NodeSseSink implements SseSink {
     this.#headers = reply.headers;
     res.on('close', this.#onClose);
     res.on('error', noop);
+    // the head leaves at the end of this turn even if the stream starts without an event
+    this.#schedule();
   }
 
   write(text: string): void {
@@ -146,9 +148,8 @@ class NodeSseSink implements SseSink {
       this.#headSent = true;
       res.setHeader('content-length', Buffer.byteLength(body));
       res.writeHead(this.#status, this.#headers);
-      res.end(body);
-    } else if (body.length > 0) res.end(body);
-    else res.end();
+    }
+    res.end(body);
   }
 
   /** Sends the head (when not sent yet) and the pending text now. */
@@ -166,16 +167,11 @@ class NodeSseSink implements SseSink {
     }
   }
 
-  /** Flushes at the end of this loop turn; also sends a head without events (a stream that starts idle). */
+  /** Flushes at the end of this loop turn. */
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
     setImmediate(this.#onImmediate);
-  }
-
-  /** @internal called once by {@link writeReply}, after the core's buffered text was written */
-  started(): void {
-    this.#schedule();
   }
 
   readonly #onImmediate = (): void => {
@@ -215,9 +211,7 @@ function writeReply(res: ServerResponse, reply: HttpReply): void {
       res.end(body);
       return;
     }
-    const sink = new NodeSseSink(res, reply);
-    reply.stream.attach(sink);
-    sink.started();
+    reply.stream.attach(new NodeSseSink(res, reply));
   } catch {
     reply.stream?.disconnected();
     res.destroy();

@@ -120,14 +120,14 @@ export class StatelessPostHandler {
     const problem = this.#check(req, method, params, value.params);
     if (problem !== undefined) return rejection(problem, id);
     if (this.#transport.openRequests >= this.#maxInFlight) return errorReply(503, -32000, 'Service Unavailable: too many requests in progress', { 'retry-after': '1' }, id);
-    if (this.#ready) return this.#deliver(req, info, value, params!);
-    return this.#connect().then((ok) => (ok ? this.#deliver(req, info, value, params!) : errorReply(500, -32603, 'Internal error', undefined, id)));
+    if (this.#ready) return this.#deliver(req, info, value);
+    return this.#connect().then((ok) => (ok ? this.#deliver(req, info, value) : errorReply(500, -32603, 'Internal error', undefined, id)));
   }
 
   /** Hands the checked request `value` (given up to the transport) to the shared transport. */
-  #deliver(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject, params: JSONObject): HttpReply | Promise<HttpReply> {
+  #deliver(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject): HttpReply | Promise<HttpReply> {
     const request = value as unknown as { id: RequestId; method: string; params: JSONObject };
-    const meta = params._meta as JSONObject;
+    const meta = request.params._meta as JSONObject;
     const listen = request.method === Method.SubscriptionsListen;
     const streams = listen || (this.#mode === 'sse' && (meta.progressToken !== undefined || meta[MetaKey.LogLevel] !== undefined));
     return this.#transport.deliver(request, new StatelessMessageInfo(info?.authInfo, req.rawHeaders, request.id), streams ? 'sse' : 'json', listen);

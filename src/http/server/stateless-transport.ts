@@ -25,7 +25,7 @@ import { encodeSseEvent } from '../../framing/sse.js';
 import { LocalError } from '../../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
-import { jsonReply } from './replies.js';
+import { errorReply, jsonReply, TRANSPORT_ERROR } from './replies.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
 import type { HttpReply } from './types.js';
 
@@ -77,7 +77,7 @@ const RESOLVED: Promise<void> = Promise.resolve();
 
 /** The 503 of a request that arrives at, or is still open on, a closed transport. */
 function shuttingDown(id: RequestId): HttpReply {
-  return { status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: 'Service Unavailable: the server is shutting down' } }) };
+  return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the server is shutting down', undefined, id);
 }
 
 /** One request in progress: where its answer goes. */
