@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { specSchemaRoot } from '../test/wire-schema.js';
 import { AjvJsonSchemaValidator } from './ajv-validator.js';
 import { applyElicitationDefaults, isValidRequestedSchema, matchesFormat, validateElicitationContent } from './elicitation.js';
 
@@ -54,9 +56,7 @@ describe('isValidRequestedSchema', () => {
   });
 
   it('the sample form is valid against the 2025-11-25 wire schema too', () => {
-    // dist/schema/ → the shared spec folder beside the repository.
-    const url = new URL('../../../shared/spec/schema/2025-11-25/schema.json', import.meta.url);
-    const spec = JSON.parse(readFileSync(url, 'utf8')) as { $defs: Record<string, unknown> };
+    const spec = JSON.parse(readFileSync(join(specSchemaRoot(), '2025-11-25', 'schema.json'), 'utf8')) as { $defs: Record<string, unknown> };
     const requested = (spec.$defs['ElicitRequestFormParams'] as { properties: { requestedSchema: object } }).properties.requestedSchema;
     const validate = new AjvJsonSchemaValidator().compile({ ...requested, $defs: spec.$defs });
     assert.deepEqual(validate(form()), { valid: true });

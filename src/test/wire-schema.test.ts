@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
@@ -40,7 +40,8 @@ describe('loadRevisionSchema', () => {
   });
 
   it('finds the spec beside the repository root', () => {
-    assert.ok(specSchemaRoot().endsWith(join('shared', 'spec', 'schema')));
+    assert.ok(specSchemaRoot().endsWith(join('spec', 'schema')));
+    assert.ok(existsSync(join(specSchemaRoot(), '2026-07-28', 'schema.json')));
   });
 
   it('rejects unknown and non-date revisions', () => {

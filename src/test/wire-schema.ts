@@ -1,6 +1,6 @@
 /**
  * Test oracle: checks a JSON-RPC message against the official JSON Schema of one protocol
- * revision (`../shared/spec/schema/<revision>/schema.json`, beside the repository root).
+ * revision (`spec/schema/<revision>/schema.json` in the repository, see spec/README.md).
  *
  * Design note: the schema files differ between revisions — draft-07 with `definitions`
  * up to 2025-06-18, 2020-12 with `$defs` from 2025-11-25; the error response is
@@ -92,9 +92,9 @@ const loaded = new Map<string, RevisionValidator>();
 const present = new Map<string, boolean>();
 
 /**
- * The folder holding `<revision>/schema.json`: `../shared/spec/schema` relative to the
- * repository root, found by walking up from this module to the first folder with a
- * `package.json`. Throws when no such folder exists.
+ * The folder holding `<revision>/schema.json`: `spec/schema` in the repository root,
+ * found by walking up from this module to the first folder with a `package.json`. Throws
+ * when no such folder exists.
  */
 export function specSchemaRoot(): string {
   if (schemaRoot !== undefined) return schemaRoot;
@@ -105,7 +105,7 @@ export function specSchemaRoot(): string {
     if (parent === dir) throw new Error('wire-schema: no package.json above ' + fileURLToPath(import.meta.url));
     dir = parent;
   }
-  schemaRoot = join(dir, '..', 'shared', 'spec', 'schema');
+  schemaRoot = join(dir, 'spec', 'schema');
   return schemaRoot;
 }
 
