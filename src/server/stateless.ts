@@ -19,6 +19,7 @@
  * answer -32601), so nothing here branches on methods the revision lacks.
  */
 import { McpError } from '../jsonrpc/errors.js';
+import { presetJson } from '../jsonrpc/preset-json.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
 import { Method, Notification } from '../protocol/methods.js';
 import type { MethodHandler, Middleware } from '../protocol/middleware.js';
@@ -197,12 +198,13 @@ export class StatelessLayer {
   /**
    * The `_meta` that identifies the server on results: its name and version only (the full
    * `Implementation`, with title, description and icons, is in `server/discover`): every
-   * response carries it, so it is kept small. Shared and frozen.
+   * response carries it, so it is kept small. Shared, frozen, and preset: the HTTP
+   * transport writes its text instead of serializing it per response (preset-json.ts).
    */
   #identityMeta(): JSONObject {
     if (this.#identity === undefined) {
       const { name, version } = this.#host.info;
-      this.#identity = Object.freeze({ [MetaKey.ServerInfo]: Object.freeze({ name, version }) });
+      this.#identity = presetJson({ [MetaKey.ServerInfo]: { name, version } });
     }
     return this.#identity;
   }

@@ -17,6 +17,7 @@ import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
 import { BatchCollector, RequestContext } from './context.js';
+import { IdTable } from './id-table.js';
 
 /** What the layer above the session supplies. */
 export interface SessionHooks {
@@ -110,7 +111,8 @@ export class Session {
   readonly #maxTotalMs: number | undefined;
   readonly #maxInFlight: number;
   readonly #pending = new Map<RequestId, PendingRequest>();
-  readonly #incoming = new Map<RequestId, RequestContext>();
+  /** In-flight incoming requests by id (an IdTable: no Map churn per request, see id-table.ts). */
+  readonly #incoming = new IdTable<RequestContext>();
   #nextId = 0;
   #closed = false;
   #closeReason: Error | undefined;

@@ -23,8 +23,10 @@
  */
 import { encodeSseEvent } from '../../framing/sse.js';
 import { LocalError } from '../../jsonrpc/errors.js';
+import { stringifyResponse } from '../../jsonrpc/preset-json.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
+import { IdTable } from '../../session/id-table.js';
 import { errorReply, jsonReply, TRANSPORT_ERROR } from './replies.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
 import type { HttpReply } from './types.js';
@@ -105,7 +107,8 @@ export class StatelessHttpTransport implements Transport {
   #receiver: TransportReceiver | undefined = undefined;
   #closed = false;
   #nextId = 0;
-  readonly #open = new Map<number, Exchange>();
+  /** Open exchanges by internal id; one table for every client, so a larger ring. */
+  readonly #open = new IdTable<Exchange>(256);
   #listening = 0;
   #timer: ReturnType<typeof setInterval> | undefined = undefined;
 
@@ -143,9 +146,9 @@ export class StatelessHttpTransport implements Transport {
       const exchange = typeof m.id === 'number' ? this.#open.get(m.id) : undefined;
       if (exchange === undefined) return RESOLVED; // cancelled, or an error for an unreadable request
       this.#open.delete(exchange.internalId);
-      // the response again, under the client's id
+      // the response again, under the client's id (a preset server identity is spliced in as text)
       const isError = m.error !== undefined;
-      const text = JSON.stringify(isError ? { jsonrpc: '2.0', id: exchange.wireId, error: m.error } : { jsonrpc: '2.0', id: exchange.wireId, result: m.result });
+      const text = isError ? JSON.stringify({ jsonrpc: '2.0', id: exchange.wireId, error: m.error }) : stringifyResponse(exchange.wireId, m.result);
       if (exchange.conn !== undefined) {
         this.#unlisten(exchange);
         exchange.conn.write(encodeSseEvent({ data: text }));

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { presetJson, stringifyResponse } from './preset-json.js';
+
+const identity = () => presetJson({ 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1.0.0' } });
+
+test('a preset _meta is spliced in: the text parses to the same response, the result is unchanged', () => {
+  const meta = identity();
+  const result = { _meta: meta, resultType: 'complete', content: [{ type: 'text', text: 'he said "}}"' }] };
+  const text = stringifyResponse(7, result);
+  assert.ok(text.endsWith(',"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"1.0.0"}}}}'), 'spliced at the end of the result');
+  assert.deepEqual(JSON.parse(text), { jsonrpc: '2.0', id: 7, result: { resultType: 'complete', content: [{ type: 'text', text: 'he said "}}"' }], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1.0.0' } } } });
+  assert.equal(result._meta, meta, 'the result gets its _meta back');
+  assert.deepEqual(Object.keys(result), ['_meta', 'resultType', 'content']);
+});
+
+test('a result holding only the preset _meta, and string ids', () => {
+  const meta = identity();
+  assert.deepEqual(JSON.parse(stringifyResponse('a', { _meta: meta })), { jsonrpc: '2.0', id: 'a', result: { _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1.0.0' } } } });
+});
+
+test('everything else is plain JSON.stringify', () => {
+  const meta = identity();
+  const cases: unknown[] = [
+    { content: [] }, // no _meta
+    { _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1.0.0' } } }, // an equal object that is not the preset one
+    Object.freeze({ x: 1, _meta: meta }), // cannot be written: not spliced, still right
+    { x: 1, _meta: meta, toJSON: () => ({ replaced: true }) }, // its own serialization wins
+    Object.assign(Object.create({ inherited: 1 }) as object, { _meta: meta }), // not a plain object
+    {},
+  ];
+  for (const result of cases) assert.equal(stringifyResponse(1, result), JSON.stringify({ jsonrpc: '2.0', id: 1, result }));
+});
+
+test('a preset object is deeply frozen, so its text cannot go stale', () => {
+  const meta = identity();
+  assert.ok(Object.isFrozen(meta));
+  assert.ok(Object.isFrozen(meta['io.modelcontextprotocol/serverInfo']));
+  assert.throws(() => {
+    (meta['io.modelcontextprotocol/serverInfo'] as { name: string }).name = 'other';
+  }, TypeError);
+});
