@@ -83,7 +83,7 @@ Environment (overrides the defaults and --quick):
   BENCH_MEMORY_CALLS  calls in the memory check     (default 100000, quick 10000)
   BENCH_SESSIONS      idle HTTP sessions opened     (default 1000, quick 1000)
   BENCH_WARMUP        warm-up calls                 (default 2000, quick 500)
-  BENCH_INSTR_CALLS   counted calls, instructions   (default 10000, quick 2000)
+  BENCH_INSTR_CALLS   counted calls, instructions   (default 30000, quick 2000)
   BENCH_INSTR_WARMUP  warm-up calls, instructions   (default 10000, quick 5000)
   BENCH_TIMEOUT_S     cap per run / server start    (default 300)
   BENCH_DEADLINE_S    cap on the whole benchmark    (default 1800)
@@ -149,7 +149,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     memoryCalls: positiveInt(env, 'BENCH_MEMORY_CALLS', quick ? 10000 : 100000),
     sessions: positiveInt(env, 'BENCH_SESSIONS', 1000),
     warmupCalls: positiveInt(env, 'BENCH_WARMUP', quick ? 500 : 2000),
-    instructionCalls: positiveInt(env, 'BENCH_INSTR_CALLS', quick ? 2000 : 10000),
+    instructionCalls: positiveInt(env, 'BENCH_INSTR_CALLS', quick ? 2000 : 30_000),
     instructionWarmup: positiveInt(env, 'BENCH_INSTR_WARMUP', quick ? 5000 : 10000),
     timeoutMs: positiveInt(env, 'BENCH_TIMEOUT_S', 300) * 1000,
     deadlineMs: positiveInt(env, 'BENCH_DEADLINE_S', 1800) * 1000,

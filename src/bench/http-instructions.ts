@@ -10,7 +10,9 @@
  * mode as its own process under `valgrind --tool=callgrind`, driven by the section's raw
  * HTTP driver at one call in flight (so the work per call does not depend on how requests
  * happen to batch into event-loop turns). After `instructionWarmup` calls (the JIT
- * settles), `callgrind_control -z` zeroes the counters, `instructionCalls` calls run,
+ * settles), `callgrind_control -z` zeroes the counters, `instructionCalls` calls run
+ * (default 30 000: a major collection comes every few ten thousand calls, and a window
+ * shorter than that counts one or none by chance, ±3k instructions per call),
  * `callgrind_control -d` dumps, and the dump's total — every thread of the process: JIT
  * code, V8 builtins and GC, libuv, Node's HTTP parser; not the kernel — divided by the
  * calls is the figure. The servers run with V8's `--single-threaded` (no background

@@ -57,3 +57,18 @@ describe('stateless era: the 2026-07-28 method table', () => {
     assert.ok([...table.methods.values()].every((s) => s.beforeInit), 'nothing waits for initialization');
   });
 });
+
+it('a repeated reading of the same _meta sees a change made in between, and a narrower revision list', () => {
+  const meta: Record<string, unknown> = { [KEY]: V, [CAPS]: {}, 'io.modelcontextprotocol/logLevel': 'info' };
+  const params = { _meta: meta };
+  assert.equal(readRequestMeta(params, [V]).logLevel, 'info');
+  assert.equal(readRequestMeta(params, [V]).logLevel, 'info');
+  meta['io.modelcontextprotocol/logLevel'] = 'error';
+  assert.equal(readRequestMeta(params, [V]).logLevel, 'error');
+  meta['io.modelcontextprotocol/logLevel'] = 'loud';
+  assert.throws(() => readRequestMeta(params, [V]), (e: McpError) => e.code === -32602);
+  delete meta['io.modelcontextprotocol/logLevel'];
+  meta[CAPS] = { roots: {} };
+  assert.deepEqual(readRequestMeta(params, [V]).clientCapabilities, { roots: {} });
+  assert.throws(() => readRequestMeta(params, ['2099-01-01']), (e: McpError) => e.code === -32022);
+});

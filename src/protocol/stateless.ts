@@ -116,12 +116,20 @@ export function claimedRevision(params: unknown): string | undefined {
  */
 export function readRequestMeta(params: JSONObject | undefined, supported: readonly string[]): RequestMeta {
   const meta = params?._meta;
-  if (isObject(meta)) {
-    // The HTTP server, the server's stateless layer and the method table all read the same
-    // request's metadata: the first reading is kept on the `_meta` object (under a symbol,
-    // which JSON never carries) for the others.
-    const known = (meta as { [READ]?: RequestMeta })[READ];
-    if (known !== undefined && supported.includes(known.revision)) return known;
+  // The HTTP server, the server's stateless layer and the method table all read the same
+  // request's metadata, one after the other in one dispatch: the last reading is
+  // remembered, and serves again while its `_meta` object still holds the same values.
+  const last = lastRead;
+  if (
+    meta === lastMeta &&
+    last !== undefined &&
+    (supported === lastSupported || supported.includes(last.revision)) &&
+    (meta as JSONObject)[MetaKey.ProtocolVersion] === last.revision &&
+    (meta as JSONObject)[MetaKey.ClientCapabilities] === last.clientCapabilities &&
+    (meta as JSONObject)[MetaKey.ClientInfo] === last.clientInfo &&
+    (meta as JSONObject)[MetaKey.LogLevel] === last.logLevel
+  ) {
+    return last;
   }
   if (!isObject(meta)) throw new McpError(ErrorCode.InvalidParams, `Invalid params: "_meta" with "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}" is required`);
   const version = meta[MetaKey.ProtocolVersion];
@@ -142,12 +150,16 @@ export function readRequestMeta(params: JSONObject | undefined, supported: reado
   }
   if (!supported.includes(version)) throw unsupportedProtocolVersion(version, supported);
   const read: RequestMeta = { revision: version, clientCapabilities: caps as ClientCapabilities, clientInfo: info as Implementation | undefined, logLevel: level as LoggingLevel | undefined };
-  if (Object.isExtensible(meta)) (meta as { [READ]?: RequestMeta })[READ] = read;
+  lastMeta = meta;
+  lastSupported = supported;
+  lastRead = read;
   return read;
 }
 
-/** Where {@link readRequestMeta} keeps its reading on a `_meta` object. */
-const READ = Symbol('mcpkit.requestMeta');
+/** The last reading of {@link readRequestMeta}: its `_meta` object, its list of revisions, its result. */
+let lastMeta: unknown = undefined;
+let lastSupported: readonly string[] | undefined = undefined;
+let lastRead: RequestMeta | undefined = undefined;
 
 /** -32022 naming the requested and the supported versions (the data the schema gives it). */
 export function unsupportedProtocolVersion(requested: string, supported: readonly string[]): McpError {

@@ -32,6 +32,7 @@ import { LocalError } from '../../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
 import type { Middleware } from '../../protocol/middleware.js';
 import type { ServerSession } from '../../server/server-session.js';
+import { IdTable } from '../../session/id-table.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import type { EventStore } from './event-store.js';
 import { errorReply, primingEvent, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
@@ -190,7 +191,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #receiver: TransportReceiver | undefined = undefined;
   #closed = false;
   #streams: Map<number, OutStream> | undefined = undefined;
-  #byRequest: Map<RequestId, OutStream> | undefined = undefined;
+  /** The stream of each request in progress (an IdTable: no Map churn per request, see id-table.ts). */
+  #byRequest: IdTable<OutStream> | undefined = undefined;
   #standalone: OutStream | undefined = undefined;
   #nextStream = 1;
   #retained = 0;
@@ -297,7 +299,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     stream.pending = ids.length;
     stream.awaitsArray = batch && hasInvalid;
     stream.ids = batch ? ids : ids[0];
-    const byRequest = (this.#byRequest ??= new Map());
+    const byRequest = (this.#byRequest ??= new IdTable());
     for (let i = 0; i < ids.length; i++) byRequest.set(ids[i]!, stream);
     (this.#streams ??= new Map()).set(stream.id, stream);
     if (stream.mode === MODE_SSE) {
