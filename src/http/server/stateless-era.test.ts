@@ -84,6 +84,29 @@ describe('Streamable HTTP: the stateless era', () => {
     await handler.close();
   });
 
+  it('puts the server identity on every result: alone, merged with a result\'s own _meta, on InputRequiredResult; not when turned off', async () => {
+    const s = server();
+    s.registerTool('tagged', { description: 'a result with its own _meta' }, () => ({ content: [], _meta: { 'example.com/tag': 'mine' } }));
+    const handler = makeHandler({ server: s });
+    const identity = { name: 'http-test-server', version: '1.0.0' };
+    // 2026-07-28 › Schema › ResultMetaObject: serverInfo SHOULD be on every response
+    const echo = (await body(await send(handler, 1, 'tools/call', { name: 'echo', arguments: { text: 'a "quoted" }} text' }, _meta: meta() }), 'tools/call')).result as JSONObject;
+    assert.deepEqual(echo, { resultType: 'complete', content: [{ type: 'text', text: 'a "quoted" }} text' }], _meta: { 'io.modelcontextprotocol/serverInfo': identity } });
+    const tagged = (await body(await send(handler, 2, 'tools/call', { name: 'tagged', arguments: {}, _meta: meta() }), 'tools/call')).result as JSONObject;
+    assert.deepEqual(tagged._meta, { 'io.modelcontextprotocol/serverInfo': identity, 'example.com/tag': 'mine' });
+    const asked = (await body(await send(handler, 3, 'tools/call', { name: 'elicit', arguments: {}, _meta: meta() }), 'tools/call')).result as JSONObject;
+    assert.equal(asked.resultType, 'input_required');
+    assert.deepEqual(asked._meta, { 'io.modelcontextprotocol/serverInfo': identity });
+    await handler.close();
+
+    const off = new McpServer({ name: 'quiet', version: '2' }, { stateless: { serverInfoInResults: false } });
+    off.registerTool('echo', { description: 'echo' }, () => 'x');
+    const offHandler = makeHandler({ server: off });
+    const plain = (await body(await send(offHandler, 1, 'tools/call', { name: 'echo', arguments: {}, _meta: meta() }), 'tools/call')).result as JSONObject;
+    assert.equal(plain._meta, undefined);
+    await offHandler.close();
+  });
+
   it('answers metadata and version problems with 400 and the request id', async () => {
     const handler = makeHandler({ server: server() });
     const cases: Array<[string, Promise<Response>, number]> = [
