@@ -69,6 +69,15 @@ export function callgrindTotal(text: string): number {
   return Number(match[1]);
 }
 
+/**
+ * The time one run of `calls` calls may take under valgrind: the configured cap, or 50 ms per
+ * call when that is longer (the official SDK's JSON mode, which keeps memory per call, needs
+ * ~10 ms per call under callgrind and slows as its heap grows).
+ */
+function runBudgetMs(config: BenchConfig, calls: number): number {
+  return Math.max(config.timeoutMs, calls * 50);
+}
+
 /** Counts one (server, mode) pair; never throws (a failure is recorded in the result). */
 async function count(entry: HttpServerEntry, mode: ResponseMode, config: BenchConfig): Promise<Count> {
   const out: Count = { name: entry.name, mode, instructionsPerCall: null, problem: null };
@@ -85,10 +94,10 @@ async function count(entry: HttpServerEntry, mode: ResponseMode, config: BenchCo
     driver = (await HttpDriver.start(spec, { timeoutMs: config.timeoutMs, client: 'raw' })).driver;
     const pair = { entry, mode };
     const session = await openChecked(driver, pair, config.timeoutMs);
-    await session.run(config.instructionWarmup, 1, config.timeoutMs, expectedKind(pair));
+    await session.run(config.instructionWarmup, 1, runBudgetMs(config, config.instructionWarmup), expectedKind(pair));
     const pid = String(driver.pid);
     await run('callgrind_control', ['-z', pid]);
-    await session.run(config.instructionCalls, 1, config.timeoutMs, expectedKind(pair));
+    await session.run(config.instructionCalls, 1, runBudgetMs(config, config.instructionCalls), expectedKind(pair));
     await run('callgrind_control', ['-d', pid]);
     // the first dump of the process is cg.<pid>.1 (the file without a suffix comes at exit)
     const dump = join(dir, `cg.${pid}.1`);
