@@ -134,7 +134,6 @@ function progress(text: string): void {
   process.stderr.write(text + '\n');
 }
 
-
 /** A, B, C on even rounds; C, B, A on odd ones. */
 function roundOrder<T>(items: readonly T[], round: number): T[] {
   return round % 2 === 0 ? [...items] : [...items].reverse();

@@ -61,7 +61,6 @@ interface Count {
   problem: string | null;
 }
 
-
 /** The total event count of a callgrind dump (`summary:` or `totals:` line). Throws when there is none. */
 export function callgrindTotal(text: string): number {
   const match = /^(?:summary|totals):\s+(\d+)/m.exec(text);

@@ -24,9 +24,10 @@ test('everything else is plain JSON.stringify', () => {
   const cases: unknown[] = [
     { content: [] }, // no _meta
     { _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1.0.0' } } }, // an equal object that is not the preset one
-    Object.freeze({ x: 1, _meta: meta }), // cannot be written: not spliced, still right
-    { x: 1, _meta: meta, toJSON: () => ({ replaced: true }) }, // its own serialization wins
-    Object.assign(Object.create({ inherited: 1 }) as object, { _meta: meta }), // not a plain object
+    // below, `_meta` comes first: a splice would move it last, so these compare the text
+    Object.freeze({ _meta: meta, x: 1 }), // cannot be written: not spliced, still right
+    { _meta: meta, x: 1, toJSON: () => ({ replaced: true }) }, // its own serialization wins
+    Object.assign(Object.create({ inherited: 1 }) as object, { _meta: meta, x: 1 }), // not a plain object
     {},
   ];
   for (const result of cases) assert.equal(stringifyResponse(1, result), JSON.stringify({ jsonrpc: '2.0', id: 1, result }));

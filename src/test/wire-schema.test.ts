@@ -39,7 +39,7 @@ describe('loadRevisionSchema', () => {
     assert.match(loadRevisionSchema('2025-11-25').dialect, /2020-12/);
   });
 
-  it('finds the spec beside the repository root', () => {
+  it('finds the spec in the repository (spec/schema)', () => {
     assert.ok(specSchemaRoot().endsWith(join('spec', 'schema')));
     assert.ok(existsSync(join(specSchemaRoot(), '2026-07-28', 'schema.json')));
   });

@@ -349,8 +349,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   }
 
   /** 400 for an `MCP-Protocol-Version` this server does not speak; absent means 2025-03-26. */
-  #badVersion(req: HttpRequest, id: RequestId | null = null): HttpReply | undefined {
-    const version = req.headers('mcp-protocol-version');
+  /** The 400 for an `MCP-Protocol-Version` header value this server does not serve, or undefined. */
+  #badVersion(version: string | null, id: RequestId | null = null): HttpReply | undefined {
     if (version === null || this.#server.revisions.includes(version)) return undefined;
     return errorReply(400, TRANSPORT_ERROR, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${this.#server.revisions.join(', ')})`, undefined, id);
   }
@@ -381,8 +381,9 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     }
     if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
     let transport: StreamableSessionTransport | undefined;
+    const versionHeader = req.headers('mcp-protocol-version');
     // a POST whose MCP-Protocol-Version names a stateless revision has no session (any id is ignored)
-    const sessionId = this.#stateless || this.#modern?.claimedByHeader(req.headers('mcp-protocol-version')) ? null : req.headers('mcp-session-id');
+    const sessionId = this.#stateless || this.#modern?.claimedByHeader(versionHeader) ? null : req.headers('mcp-session-id');
     if (sessionId !== null) {
       transport = this.#lookup(sessionId, info);
       if (transport === undefined) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
@@ -427,15 +428,15 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
 
     const refused = this.#refuseMessages(value, batch, info);
     if (refused !== undefined) return refused;
-    if (!batch && this.#modern?.claims(value, req.headers('mcp-protocol-version'))) return this.#modern.post(req, info, value as JSONObject);
-    if (this.#stateless) return this.#statelessPost(req, info, value, ids, batch, hasInvalid, initialize);
+    if (!batch && this.#modern?.claims(value, versionHeader)) return this.#modern.post(req, info, value as JSONObject, versionHeader);
+    if (this.#stateless) return this.#statelessPost(req, info, value, versionHeader, ids, batch, hasInvalid, initialize);
     const replyId = batch || ids.length === 0 ? null : ids[0]!;
     if (transport === undefined) {
       if (initialize) return this.#initialize(req, info, value, ids[0]!);
       return errorReply(400, TRANSPORT_ERROR, 'Bad Request: Mcp-Session-Id header is required', undefined, replyId);
     }
     if (!initialize) {
-      const bad = this.#badVersion(req, replyId);
+      const bad = this.#badVersion(versionHeader, replyId);
       if (bad !== undefined) return bad;
     }
     if (transport.closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found', undefined, replyId);
@@ -527,15 +528,16 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     req: HttpRequest,
     info: HttpRequestInfo | undefined,
     value: unknown,
+    versionHeader: string | null,
     ids: RequestId[],
     batch: boolean,
     hasInvalid: boolean,
     initialize: boolean,
   ): Promise<HttpReply> {
-    const revision = req.headers('mcp-protocol-version') ?? V2025_03_26;
+    const revision = versionHeader ?? V2025_03_26;
     const replyId = batch || ids.length === 0 ? null : ids[0]!;
     if (!initialize) {
-      const bad = this.#badVersion(req, replyId);
+      const bad = this.#badVersion(versionHeader, replyId);
       if (bad !== undefined) return bad;
       if (batch && !batchesAllowed(revision)) return errorReply(400, ErrorCode.InvalidRequest, `Invalid request: batches are not supported in protocol revision ${revision}`);
     }
@@ -584,7 +586,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     if (sessionId === null) return errorReply(400, TRANSPORT_ERROR, 'Bad Request: Mcp-Session-Id header is required');
     const transport = this.#lookup(sessionId, info);
     if (transport === undefined) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
-    return this.#badVersion(req) ?? transport;
+    return this.#badVersion(req.headers('mcp-protocol-version')) ?? transport;
   }
 
   // ───────────── legacy HTTP+SSE ─────────────

@@ -109,15 +109,18 @@ export class StatelessPostHandler {
     return this.#transport.close();
   }
 
-  /** Answers one stateless-era POST (already parsed). Never rejects. */
-  post(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject): HttpReply | Promise<HttpReply> {
+  /**
+   * Answers one stateless-era POST (already parsed). `headerVersion`: its
+   * `MCP-Protocol-Version` header, when the caller has read it already. Never rejects.
+   */
+  post(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject, headerVersion: string | null = req.headers('mcp-protocol-version')): HttpReply | Promise<HttpReply> {
     const kind = classify(value);
     if (kind === KIND_NOTIFICATION) return emptyReply(202);
     if (kind !== KIND_REQUEST) return errorReply(400, -32600, 'Invalid request: expected one JSON-RPC request');
     const id = value.id as RequestId;
     const method = value.method as string;
     const params = isObject(value.params) ? value.params : undefined;
-    const problem = this.#check(req, method, params, value.params);
+    const problem = this.#check(req, headerVersion, method, params, value.params);
     if (problem !== undefined) return rejection(problem, id);
     if (this.#transport.openRequests >= this.#maxInFlight) return errorReply(503, -32000, 'Service Unavailable: too many requests in progress', { 'retry-after': '1' }, id);
     if (this.#ready) return this.#deliver(req, info, value);
@@ -134,8 +137,7 @@ export class StatelessPostHandler {
   }
 
   /** The checks of the module note; the first failure, or undefined. */
-  #check(req: HttpRequest, method: string, params: JSONObject | undefined, rawParams: unknown): McpError | undefined {
-    const headerVersion = req.headers('mcp-protocol-version');
+  #check(req: HttpRequest, headerVersion: string | null, method: string, params: JSONObject | undefined, rawParams: unknown): McpError | undefined {
     if (headerVersion === null) return headerMismatch('the MCP-Protocol-Version header is required');
     const version = headerVersion.trim();
     let metaError: McpError | undefined;
