@@ -15,7 +15,10 @@
  *   resource metadata, before the Origin check: public documents fetched cross-origin);
  *   after the Origin check it authenticates every request to an MCP endpoint before any
  *   other check (401), and its auth info is the request's; once a POST is parsed it may
- *   refuse any of its messages (403) before anything is delivered.
+ *   refuse any of its messages (403) before anything is delivered. With it, every session
+ *   (legacy ones too) is bound to the principal key of the request that created it
+ *   (`sessionOwner`, by default the authorizer's): another principal's requests for it are
+ *   answered like an unknown session (404), so a leaked id neither serves nor reveals it.
  * - One {@link StreamableSessionTransport} per session, handed to `server.connect()`: the
  *   one McpServer serves every session. The initialize request is always answered as JSON
  *   (whatever `responseMode` says) so that a failed initialization creates no session.
@@ -87,11 +90,27 @@ export interface StreamableHttpOptions {
   /** Path of the legacy message endpoint (announced in the `endpoint` event). Default `/messages`. */
   legacyMessagesPath?: string;
   /**
-   * Binds sessions to a principal: called with the request's auth info when a session is
-   * created and on every later request; a request whose principal differs gets the same
-   * 404 as an unknown session. Default: sessions are not bound.
+   * The principal key sessions are bound to: called with the request's auth info when a
+   * session is created and on every later request to it; a request whose key differs gets
+   * the same 404 as an unknown session (2025-11-25 › Security Best Practices › Session
+   * Hijacking: bind session ids to user-specific information). Default: with `authorize`,
+   * the authorizer's own `sessionOwner` (`requireBearerAuth()`: issuer, subject and client
+   * of the token); without `authorize`, sessions are not bound.
+   *
+   * With `authorize` set, a session is created only for a request whose key is defined:
+   * when none can be derived (an authorizer without `sessionOwner` and no option here, or a
+   * function returning `undefined`), initialize and `GET /sse` get 500 and the reason goes
+   * to `onError` — a session nobody owns would be open to every principal.
    */
   sessionOwner?: (authInfo: unknown) => string | undefined;
+  /**
+   * Turns off the binding of sessions to principals under `authorize`: any authenticated
+   * principal presenting a session id is served inside that session, may take its GET
+   * stream, DELETE it, or POST to a legacy session (whose id travels in URLs). Only for a
+   * deployment where every principal may act for every other. Cannot be combined with
+   * `sessionOwner` (TypeError). Default false.
+   */
+  dangerouslyShareSessionsAcrossPrincipals?: boolean;
   /**
    * Authorization (`mcpkit/auth`'s `requireBearerAuth()` builds it): authenticates every
    * request to the MCP endpoints before anything else (401 replies come from it), may refuse
@@ -108,6 +127,15 @@ export interface StreamableHttpOptions {
   statelessEra?: StatelessPostOptions | false;
   /** Receives transport problems no client is told about (store failures, unroutable messages). */
   onError?: (error: Error) => void;
+}
+
+/** {@link StreamableHttpHandler}'s verdict on a session that must be bound to a principal but cannot be. */
+const UNBINDABLE: unique symbol = Symbol('unbindable');
+
+/** The authorizer's principal key function, bound to it; undefined without one. */
+function ownerKeyOf(authorizer: HttpAuthorizer | undefined): ((authInfo: unknown) => string | undefined) | undefined {
+  const key = authorizer?.sessionOwner;
+  return key === undefined ? undefined : (authInfo) => key.call(authorizer, authInfo);
 }
 
 /** Seconds a client is told to wait (`Retry-After`) when the session limit is reached. */
@@ -206,7 +234,10 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   readonly #legacy: boolean;
   readonly #ssePath: string;
   readonly #messagesPath: string;
+  /** The principal key of a request's auth info, when sessions are bound. */
   readonly #sessionOwner: ((authInfo: unknown) => string | undefined) | undefined;
+  /** Sessions must be bound (authorization on, sharing not allowed): no session without an owner. */
+  readonly #ownerRequired: boolean;
   readonly #authorizer: HttpAuthorizer | undefined;
   /** The stateless era's POSTs; undefined when the server does not serve that era. */
   readonly #modern: StatelessPostHandler | undefined = undefined;
@@ -232,8 +263,11 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     this.#legacy = options.legacySse ?? false;
     this.#ssePath = options.legacySsePath ?? '/sse';
     this.#messagesPath = options.legacyMessagesPath ?? '/messages';
-    this.#sessionOwner = options.sessionOwner;
     this.#authorizer = options.authorize;
+    const share = options.dangerouslyShareSessionsAcrossPrincipals === true;
+    if (share && options.sessionOwner !== undefined) throw new TypeError('sessionOwner and dangerouslyShareSessionsAcrossPrincipals contradict each other');
+    this.#ownerRequired = this.#authorizer !== undefined && !share;
+    this.#sessionOwner = share ? undefined : (options.sessionOwner ?? ownerKeyOf(this.#authorizer));
     this.#onError = options.onError;
     if (options.statelessEra !== false && this.#server.statelessRevisions.length > 0) {
       this.#modern = new StatelessPostHandler(this.#server, this, { responseMode: this.#mode, ...options.statelessEra });
@@ -343,9 +377,29 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
 
   #lookup(sessionId: string, info: HttpRequestInfo | undefined): StreamableSessionTransport | undefined {
     const transport = this.#sessions.get(sessionId);
-    if (transport === undefined || transport.closed) return undefined;
-    if (this.#sessionOwner !== undefined && transport.owner !== this.#sessionOwner(info?.authInfo)) return undefined;
+    if (transport === undefined || transport.closed || !this.#ownedBy(transport, info)) return undefined;
     return transport;
+  }
+
+  /** True when the request's principal may use `transport` (always, when sessions are not bound). */
+  #ownedBy(transport: { readonly owner: string | undefined }, info: HttpRequestInfo | undefined): boolean {
+    return this.#sessionOwner === undefined || transport.owner === this.#sessionOwner(info?.authInfo);
+  }
+
+  /**
+   * The owner of a session the request creates: its principal key, `undefined` when sessions
+   * are not bound, {@link UNBINDABLE} (reported to `onError`) when they must be and no key
+   * can be derived.
+   */
+  #ownerOf(info: HttpRequestInfo | undefined): string | undefined | typeof UNBINDABLE {
+    const owner = this.#sessionOwner?.(info?.authInfo);
+    if (owner !== undefined || !this.#ownerRequired) return owner;
+    this.reportError(
+      new Error(
+        'No session created: authorization is on but no principal key could be derived from the auth info (give the authorizer a sessionOwner method, or pass the sessionOwner option)',
+      ),
+    );
+    return UNBINDABLE;
   }
 
   /** 400 for an `MCP-Protocol-Version` this server does not speak; absent means 2025-03-26. */
@@ -507,9 +561,11 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     if (this.sessionCount >= this.#maxSessions) {
       return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
     }
+    const owner = this.#ownerOf(info);
+    if (owner === UNBINDABLE) return errorReply(500, ErrorCode.InternalError, 'Internal error');
     const sessionId = newSessionId();
     const transport = new StreamableSessionTransport(this, sessionId);
-    transport.owner = this.#sessionOwner?.(info?.authInfo);
+    transport.owner = owner;
     this.#sessions.set(sessionId, transport);
     this.#startSweep();
     if ((await this.#connect(transport)) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
@@ -597,9 +653,11 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     if (this.sessionCount >= this.#maxSessions) {
       return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
     }
+    const owner = this.#ownerOf(info);
+    if (owner === UNBINDABLE) return errorReply(500, ErrorCode.InternalError, 'Internal error');
     const sessionId = newSessionId();
     const transport = new LegacySseTransport(this, sessionId, this.#messagesPath);
-    transport.owner = this.#sessionOwner?.(info?.authInfo);
+    transport.owner = owner;
     this.#legacySessions.set(sessionId, transport);
     if ((await this.#connect(transport)) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
     return sseReply(transport.connection);
@@ -609,9 +667,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const sessionId = queryParam(req.url, 'sessionId');
     if (sessionId === null) return errorReply(400, TRANSPORT_ERROR, 'Bad Request: the sessionId query parameter is required');
     const transport = this.#legacySessions.get(sessionId);
-    if (transport === undefined || (this.#sessionOwner !== undefined && transport.owner !== this.#sessionOwner(info?.authInfo))) {
-      return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
-    }
+    if (transport === undefined || !this.#ownedBy(transport, info)) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
     if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
     const text = await this.#readBody(req);
     if (typeof text !== 'string') return text;
