@@ -23,7 +23,8 @@
  *   one McpServer serves every session. The initialize request is always answered as JSON
  *   (whatever `responseMode` says) so that a failed initialization creates no session.
  * - Idle sessions are reaped by one shared interval timer (unref'd, running only while
- *   sessions exist), not a timer per session.
+ *   sessions exist), not a timer per session. A session with a request in flight is never
+ *   idle; its idle time counts from when the last request finished or stream closed.
  * - The stateless era (2026-07-28) shares the URL, chosen per POST: a body whose `_meta`
  *   names a protocol version, or an `MCP-Protocol-Version` header naming a stateless
  *   revision, goes to {@link StatelessPostHandler} (stateless-post.ts: header checks, one
@@ -63,7 +64,11 @@ export interface StreamableHttpOptions {
   responseMode?: 'sse' | 'json';
   /** No sessions: each POST is served by a fresh server session (see the module note). Default false. */
   stateless?: boolean;
-  /** A session with no open stream and no request for this long is closed. Default 30 min. */
+  /**
+   * A session with no open stream and no request in flight (in either response mode) is
+   * closed once this long has passed since its last request arrived or finished or its last
+   * stream closed; later requests for it get 404. Default 30 min.
+   */
   sessionIdleTimeoutMs?: number;
   /** Most concurrent sessions (legacy ones included); beyond it initialize gets 503 with `Retry-After`. Default 10 000. */
   maxSessions?: number;

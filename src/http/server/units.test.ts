@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InMemoryEventStore } from './event-store.js';
 import { RequestGuard } from './request-guard.js';
+import { StreamableSessionTransport } from './session-transport.js';
 import { SseConnection } from './sse-connection.js';
 import type { SseSink } from './types.js';
 
@@ -141,4 +142,26 @@ test('SseConnection: a disconnect tells the owner once; never after the core end
   const sink = new Recorder();
   gone.attach(sink);
   assert.deepEqual([sink.text, sink.ended], ['', 1]);
+});
+
+test('StreamableSessionTransport.isIdle: never while a request is in flight; the clock restarts when it finishes', async () => {
+  const host = { store: undefined, retryMs: 1000, reportError: () => {}, released: () => {} };
+  for (const mode of ['json', 'sse'] as const) {
+    const transport = new StreamableSessionTransport(host, 'session-1');
+    transport.start({ message: () => {}, error: () => {}, closed: () => {} });
+    const stream = transport.openPost([1], false, false, mode);
+    if (mode === 'sse') {
+      // the client went away: a disconnect is not a cancellation, the request still runs
+      transport.replyFor(stream).stream!.disconnected();
+    }
+    assert.equal(transport.connections, 0, mode);
+    const farFuture = Date.now() + 3_600_000;
+    assert.equal(transport.isIdle(farFuture, 1000), false, `${mode}: a request in flight keeps the session busy`);
+    const before = Date.now();
+    await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    assert.ok(transport.lastActivity >= before, `${mode}: finishing the request counts as activity`);
+    assert.equal(transport.isIdle(transport.lastActivity + 999, 1000), false, mode);
+    assert.equal(transport.isIdle(transport.lastActivity + 1000, 1000), true, mode);
+    await transport.close();
+  }
 });
