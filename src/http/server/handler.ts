@@ -7,8 +7,9 @@
  * - The handler works on {@link HttpRequest} / {@link HttpReply} descriptions; `fetch()` is
  *   the web-standard adapter (`Request` → `Response`, SSE through a `ReadableStream`) and
  *   `mcpkit/node`'s `toNodeListener()` is a direct Node adapter. Runtime-neutral.
- * - Checks run cheapest first, before the body is read: Host and Origin (403), route and
- *   method (404/405), media types (406/415), session (404). The body is read only then,
+ * - Checks run cheapest first, before the body is read: Host and an absolute-form target's
+ *   authority (400 malformed, 403 foreign), Origin (403), route and method (404/405), media
+ *   types and content coding (406/415), session (404). The body is read only then,
  *   with the size limit (413), and parsed once here: the session receives parsed values.
  * - Authorization is a hook (`authorize`, an {@link HttpAuthorizer}; `mcpkit/auth` builds
  *   one): after the Host check it may serve paths outside the MCP endpoints (protected
@@ -45,7 +46,7 @@ import type { ServerSession } from '../../server/server-session.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { LegacySseTransport, type LegacyHost } from './legacy-sse.js';
 import { emptyReply, errorReply, jsonReply, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
-import { RequestGuard } from './request-guard.js';
+import { hasContentCoding, HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
 import { HttpMessageInfo, StreamableSessionTransport, type TransportHost } from './session-transport.js';
 import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 import { describeWebRequest, toWebResponse } from './web.js';
@@ -80,7 +81,11 @@ export interface StreamableHttpOptions {
   eventStore?: EventStore | false;
   /** The `retry` field of priming events: how long a client waits before reconnecting, in ms. Default 1000. */
   retryMs?: number;
-  /** Allowed `Host` values; see {@link RequestGuard}. Default: `localhost`, `127.0.0.1`, `[::1]`, any port. */
+  /**
+   * Allowed `Host` values, also checked against the authority of an absolute-form request
+   * target (a malformed value gets 400, a foreign one 403); see {@link RequestGuard}.
+   * Default: `localhost`, `127.0.0.1`, `[::1]`, any port.
+   */
   allowedHosts?: readonly string[] | '*';
   /** Allowed `Origin` values; see {@link RequestGuard}. Default: those loopback names, http/https, any port. */
   allowedOrigins?: readonly string[] | '*';
@@ -189,19 +194,24 @@ function isJsonContent(contentType: string | null): boolean {
   return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }
 
-/** The path of a request target (`/mcp?x` → `/mcp`); absolute URLs are accepted. */
-function pathOf(url: string): string {
-  if (url.charCodeAt(0) !== 47 /* / */) {
-    try {
-      return new URL(url).pathname;
-    } catch {
-      return '';
-    }
+/** The reply to a request the guard refused: 400 for a malformed Host or target (RFC 9112 § 3.2), else 403. */
+function hostRefusal(verdict: number): HttpReply {
+  return verdict === HOST_MALFORMED
+    ? errorReply(400, TRANSPORT_ERROR, 'Bad Request: malformed Host header or request target')
+    : errorReply(403, TRANSPORT_ERROR, 'Forbidden: Host not allowed');
+}
+
+/**
+ * The 415 for a POST body this server cannot read: a Content-Type other than JSON, or a
+ * content coding (which gets `Accept-Encoding: identity`, RFC 7694 § 3; only that 415 carries
+ * it). Undefined when the body is acceptable.
+ */
+function mediaRefusal(req: HttpRequest): HttpReply | undefined {
+  if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+  if (hasContentCoding(req.headers('content-encoding'))) {
+    return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: request bodies must not have a content coding (Content-Encoding)', { 'accept-encoding': 'identity' });
   }
-  let end = url.indexOf('?');
-  const hash = url.indexOf('#');
-  if (hash >= 0 && (end < 0 || hash < end)) end = hash;
-  return end < 0 ? url : url.slice(0, end);
+  return undefined;
 }
 
 function queryParam(url: string, name: string): string | null {
@@ -252,7 +262,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   #timer: ReturnType<typeof setInterval> | undefined = undefined;
   #closed = false;
 
-  /** Throws `RangeError` for an invalid limit and `TypeError` for an invalid origin entry. */
+  /** Throws `RangeError` for an invalid limit and `TypeError` for an invalid host or origin entry or contradictory options. */
   constructor(options: StreamableHttpOptions) {
     this.#server = options.server;
     this.endpoint = options.endpoint ?? '/mcp';
@@ -294,6 +304,11 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
    * become 500 replies reported to `onError`). `info.authInfo` reaches handlers as `ctx.authInfo`.
    */
   async fetch(request: Request, info?: HttpRequestInfo): Promise<Response> {
+    // The Request URL is absolute: its authority is the target's (a runtime puts an
+    // absolute-form target there, RFC 9112 § 3.2.2), so it is checked like Host. The
+    // description handed on keeps the origin-form path, as routes and authorizers expect.
+    const verdict = this.#guard.check(request.headers.get('host'), request.url);
+    if (verdict !== HOST_OK) return toWebResponse(hostRefusal(verdict));
     return toWebResponse(await this.handle(describeWebRequest(request), info));
   }
 
@@ -348,8 +363,9 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
 
   async #route(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
     if (this.#closed) return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the server is shutting down');
-    if (!this.#guard.hostAllowed(req.headers('host'))) return errorReply(403, TRANSPORT_ERROR, 'Forbidden: Host header not allowed');
-    const path = pathOf(req.url);
+    const hostVerdict = this.#guard.check(req.headers('host'), req.url);
+    if (hostVerdict !== HOST_OK) return hostRefusal(hostVerdict);
+    const path = targetPath(req.url);
     const legacyPath = this.#legacy && !this.#stateless && (path === this.#ssePath || path === this.#messagesPath);
     if (path !== this.endpoint && !legacyPath) {
       const routed = await this.#authorizer?.route?.(req);
@@ -438,7 +454,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     if (!acceptsJsonAndSse(req.headers('accept'))) {
       return errorReply(406, TRANSPORT_ERROR, 'Not Acceptable: the client must accept both application/json and text/event-stream');
     }
-    if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+    const refusedMedia = mediaRefusal(req);
+    if (refusedMedia !== undefined) return refusedMedia;
     let transport: StreamableSessionTransport | undefined;
     const versionHeader = req.headers('mcp-protocol-version');
     // a POST whose MCP-Protocol-Version names a stateless revision has no session (any id is ignored)
@@ -673,7 +690,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     if (sessionId === null) return errorReply(400, TRANSPORT_ERROR, 'Bad Request: the sessionId query parameter is required');
     const transport = this.#legacySessions.get(sessionId);
     if (transport === undefined || !this.#ownedBy(transport, info)) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
-    if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+    const refusedMedia = mediaRefusal(req);
+    if (refusedMedia !== undefined) return refusedMedia;
     const text = await this.#readBody(req);
     if (typeof text !== 'string') return text;
     let value: unknown;
@@ -713,7 +731,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
 
 /**
  * Creates a Streamable HTTP handler serving `options.server`. Throws `RangeError` for an
- * invalid limit, `TypeError` for an invalid `allowedOrigins` entry. See
+ * invalid limit, `TypeError` for an invalid `allowedHosts` or `allowedOrigins` entry or
+ * contradictory options. See
  * {@link StreamableHttpHandler} for the entry points and {@link StreamableHttpOptions} for
  * the defaults.
  */
