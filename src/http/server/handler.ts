@@ -23,6 +23,10 @@
  * - One {@link StreamableSessionTransport} per session, handed to `server.connect()`: the
  *   one McpServer serves every session. The initialize request is always answered as JSON
  *   (whatever `responseMode` says) so that a failed initialization creates no session.
+ * - Session caps: `maxSessions` for the server (503), and under bound sessions
+ *   `maxSessionsPerPrincipal` per principal (its oldest quiet session makes room, else 429),
+ *   so one principal cannot hold the whole cap. Unbound sessions (no authorization) have
+ *   only the global cap: any client can fill it.
  * - Idle sessions are reaped by one shared interval timer (unref'd, running only while
  *   sessions exist), not a timer per session. A session with a request in flight is never
  *   idle; its idle time counts from when the last request finished or stream closed.
@@ -73,6 +77,15 @@ export interface StreamableHttpOptions {
   sessionIdleTimeoutMs?: number;
   /** Most concurrent sessions (legacy ones included); beyond it initialize gets 503 with `Retry-After`. Default 10 000. */
   maxSessions?: number;
+  /**
+   * Most concurrent sessions (legacy ones included) one principal may hold when sessions are
+   * bound to principals (under `authorize`, or with `sessionOwner`), so that one principal
+   * cannot hold the whole `maxSessions` cap. At the limit, a new session of that principal
+   * first closes its least recently active session that has no request in flight and no open
+   * stream (later requests for it get 404); when every one is busy, initialize (or
+   * `GET /sse`) gets 429 with `Retry-After`. Default 100.
+   */
+  maxSessionsPerPrincipal?: number;
   /**
    * Keeps SSE events for resumption with `Last-Event-ID`. Default: an {@link InMemoryEventStore}
    * shared by all sessions of this handler. `false`: no event ids, no priming event, no
@@ -244,6 +257,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   readonly #stateless: boolean;
   readonly #idleMs: number;
   readonly #maxSessions: number;
+  readonly #maxPerPrincipal: number;
   readonly #guard: RequestGuard;
   readonly #enableGet: boolean;
   readonly #legacy: boolean;
@@ -259,6 +273,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #sessions = new Map<string, StreamableSessionTransport>();
   readonly #legacySessions = new Map<string, LegacySseTransport>();
+  /** The open sessions (both kinds) of each principal, when sessions are bound. */
+  readonly #byOwner = new Map<string, Set<StreamableSessionTransport | LegacySseTransport>>();
   #timer: ReturnType<typeof setInterval> | undefined = undefined;
   #closed = false;
 
@@ -270,6 +286,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     this.#stateless = options.stateless ?? false;
     this.#idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
     this.#maxSessions = options.maxSessions ?? 10_000;
+    this.#maxPerPrincipal = options.maxSessionsPerPrincipal ?? 100;
     this.store = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
     this.retryMs = options.retryMs ?? 1000;
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -289,6 +306,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     }
     if (!(this.#idleMs > 0)) throw new RangeError('sessionIdleTimeoutMs must be positive');
     if (!(this.#maxSessions >= 1)) throw new RangeError('maxSessions must be at least 1');
+    if (!(this.#maxPerPrincipal >= 1)) throw new RangeError('maxSessionsPerPrincipal must be at least 1');
     if (!(this.maxBodyBytes >= 1)) throw new RangeError('maxBodyBytes must be at least 1');
     if (!Number.isInteger(this.retryMs) || this.retryMs < 0) throw new RangeError('retryMs must be a non-negative integer');
     if (this.#mode !== 'sse' && this.#mode !== 'json') throw new RangeError(`Unknown responseMode ${String(this.#mode)}`);
@@ -350,13 +368,55 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const id = transport.sessionId;
     if (id !== undefined && this.#sessions.get(id) === transport) {
       this.#sessions.delete(id);
+      this.#disown(transport);
       if (this.#sessions.size === 0) this.#stopSweep();
     }
   }
 
   /** @internal */
   releasedLegacy(transport: LegacySseTransport): void {
-    if (this.#legacySessions.get(transport.sessionId) === transport) this.#legacySessions.delete(transport.sessionId);
+    if (this.#legacySessions.get(transport.sessionId) === transport) {
+      this.#legacySessions.delete(transport.sessionId);
+      this.#disown(transport);
+    }
+  }
+
+  /** Counts a new session against its principal's limit (`owner` undefined: unbound, not counted). */
+  #own(transport: StreamableSessionTransport | LegacySseTransport): void {
+    const owner = transport.owner;
+    if (owner === undefined) return;
+    let held = this.#byOwner.get(owner);
+    if (held === undefined) this.#byOwner.set(owner, (held = new Set()));
+    held.add(transport);
+  }
+
+  #disown(transport: StreamableSessionTransport | LegacySseTransport): void {
+    const owner = transport.owner;
+    if (owner === undefined) return;
+    const held = this.#byOwner.get(owner);
+    if (held === undefined) return;
+    held.delete(transport);
+    if (held.size === 0) this.#byOwner.delete(owner);
+  }
+
+  /**
+   * Room for one more session of `owner` under `maxSessionsPerPrincipal`: undefined when there
+   * is room (perhaps after closing that principal's least recently active quiet session), else
+   * the 429 to answer. Unbound sessions (`owner` undefined) always have room here.
+   */
+  #roomFor(owner: string | undefined): HttpReply | undefined {
+    const held = owner === undefined ? undefined : this.#byOwner.get(owner);
+    if (held === undefined || held.size < this.#maxPerPrincipal) return undefined;
+    const now = Date.now();
+    let oldest: StreamableSessionTransport | undefined;
+    for (const transport of held) {
+      if (transport instanceof StreamableSessionTransport && transport.isIdle(now, 0) && (oldest === undefined || transport.lastActivity < oldest.lastActivity)) oldest = transport;
+    }
+    if (oldest === undefined) {
+      return errorReply(429, TRANSPORT_ERROR, 'Too Many Requests: this principal holds too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
+    }
+    void oldest.close();
+    return undefined;
   }
 
   // ───────────── routing ─────────────
@@ -405,6 +465,22 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   /** True when the request's principal may use `transport` (always, when sessions are not bound). */
   #ownedBy(transport: { readonly owner: string | undefined }, info: HttpRequestInfo | undefined): boolean {
     return this.#sessionOwner === undefined || transport.owner === this.#sessionOwner(info?.authInfo);
+  }
+
+  /**
+   * Admission of a new session: its owner (undefined when sessions are not bound), or the
+   * refusal — 500 when it must be bound and cannot be, 429 when its principal is at
+   * `maxSessionsPerPrincipal` with every session busy, 503 at `maxSessions`.
+   */
+  #admit(info: HttpRequestInfo | undefined): string | undefined | HttpReply {
+    const owner = this.#ownerOf(info);
+    if (owner === UNBINDABLE) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    const crowded = this.#roomFor(owner);
+    if (crowded !== undefined) return crowded;
+    if (this.sessionCount >= this.#maxSessions) {
+      return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
+    }
+    return owner;
   }
 
   /**
@@ -580,15 +656,13 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   }
 
   async #initialize(req: HttpRequest, info: HttpRequestInfo | undefined, value: unknown, id: RequestId): Promise<HttpReply> {
-    if (this.sessionCount >= this.#maxSessions) {
-      return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
-    }
-    const owner = this.#ownerOf(info);
-    if (owner === UNBINDABLE) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    const owner = this.#admit(info);
+    if (typeof owner === 'object') return owner;
     const sessionId = newSessionId();
     const transport = new StreamableSessionTransport(this, sessionId);
     transport.owner = owner;
     this.#sessions.set(sessionId, transport);
+    this.#own(transport);
     this.#startSweep();
     if ((await this.#connect(transport)) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
     const stream = transport.openPost([id], false, false, 'json');
@@ -672,15 +746,13 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   async #legacyOpen(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
     const accept = req.headers('accept');
     if (accept !== null && !accepts(accept, 'text/event-stream')) return errorReply(406, TRANSPORT_ERROR, 'Not Acceptable: the client must accept text/event-stream');
-    if (this.sessionCount >= this.#maxSessions) {
-      return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
-    }
-    const owner = this.#ownerOf(info);
-    if (owner === UNBINDABLE) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    const owner = this.#admit(info);
+    if (typeof owner === 'object') return owner;
     const sessionId = newSessionId();
     const transport = new LegacySseTransport(this, sessionId, this.#messagesPath);
     transport.owner = owner;
     this.#legacySessions.set(sessionId, transport);
+    this.#own(transport);
     if ((await this.#connect(transport)) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
     return sseReply(transport.connection);
   }

@@ -6,7 +6,7 @@ import { McpServer } from '../../server/server.js';
 import { InMemoryTransport } from '../../transport/memory.js';
 import type { StreamableHttpHandler } from './handler.js';
 import type { HttpAuthorizer } from './types.js';
-import { del, errorCode, get, initRequest, makeHandler, note, openSession, post, rpc, SseReader, smallServer } from './harness.test.helper.js';
+import { del, errorCode, eventually, get, initRequest, makeHandler, note, openSession, post, rpc, SseReader, smallServer } from './harness.test.helper.js';
 
 test('the session cap answers 503 with Retry-After and a JSON-RPC body; room frees up after DELETE', async () => {
   const handler = makeHandler({ maxSessions: 2, legacySse: true });
@@ -169,4 +169,19 @@ test('under authorize, no session is created when no principal key can be derive
   const keyed = makeHandler({ authorize: userAuthorizer(false), sessionOwner: (auth) => (auth as { user: string }).user });
   assert.equal((await postAs(keyed, 'ann', initRequest())).status, 200);
   await keyed.close();
+});
+
+test('maxSessionsPerPrincipal: explicit limit, counted across both session kinds; invalid values refused', async () => {
+  const handler = makeHandler({ authorize: userAuthorizer(true), maxSessionsPerPrincipal: 1, legacySse: true });
+  const legacy = await handler.fetch(new Request('http://localhost/sse', { headers: { accept: 'text/event-stream', authorization: 'Bearer ann' } }));
+  assert.equal(legacy.status, 200);
+  const refused = await postAs(handler, 'ann', initRequest());
+  assert.equal(refused.status, 429, 'a legacy session is always busy (its stream is open)');
+  assert.equal(refused.headers.get('retry-after'), '10');
+  assert.equal((await postAs(handler, 'bob', initRequest())).status, 200);
+  await legacy.body?.cancel();
+  await eventually(() => handler.sessionCount === 1, 2000, 'the legacy session released');
+  assert.equal((await postAs(handler, 'ann', initRequest())).status, 200, 'room again once it closed');
+  await handler.close();
+  assert.throws(() => makeHandler({ maxSessionsPerPrincipal: 0 }), RangeError);
 });
