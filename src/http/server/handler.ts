@@ -499,8 +499,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     return UNBINDABLE;
   }
 
-  /** 400 for an `MCP-Protocol-Version` this server does not speak; absent means 2025-03-26. */
-  /** The 400 for an `MCP-Protocol-Version` header value this server does not serve, or undefined. */
+  /** The 400 for an `MCP-Protocol-Version` header value this server does not serve (absent means 2025-03-26), or undefined. */
   #badVersion(version: string | null, id: RequestId | null = null): HttpReply | undefined {
     if (version === null || this.#server.revisions.includes(version)) return undefined;
     return errorReply(400, TRANSPORT_ERROR, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${this.#server.revisions.join(', ')})`, undefined, id);
