@@ -180,7 +180,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   readonly sessionId: string | undefined;
   /** The server session connected to this transport (set by the handler after connect). */
   server: ServerSession | undefined = undefined;
-  /** The principal that created the session (`sessionOwner` option), if any. */
+  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); set by the handler. */
   owner: string | undefined = undefined;
   /** Time of the last request delivered or finished, or the last stream closed, for idle reaping (ms since epoch). */
   lastActivity: number;
