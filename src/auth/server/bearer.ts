@@ -18,7 +18,8 @@
  * - The protected resource metadata (RFC 9728) is served at the path-based well-known URL of
  *   the resource (named in every challenge) and, unless disabled, at the root one.
  * - The verified {@link AuthInfo} becomes the request's auth info: handlers see it as
- *   `ctx.authInfo`; {@link BearerAuth.sessionOwner} binds sessions to its principal.
+ *   `ctx.authInfo`; {@link BearerAuth.sessionOwner} is the principal key the handler binds
+ *   sessions to by default.
  * Runtime-neutral.
  */
 import type { HttpAuthorizer, HttpAuthResult, HttpPlainReply, HttpReply, HttpRequest } from '../../http/server/types.js';
@@ -67,9 +68,10 @@ export interface BearerAuth extends HttpAuthorizer {
   /** The metadata URL named in every challenge. */
   readonly resourceMetadataUrl: string;
   /**
-   * A principal key for the handler's `sessionOwner` option: issuer, subject and client of the
-   * verified token; `undefined` for requests without auth info. With it, a session created by
-   * one principal answers 404 to every other.
+   * The principal key of verified auth info ({@link principalOf}: issuer, subject and client of
+   * the token; `undefined` for requests without auth info). The handler binds sessions with it
+   * by default (its `sessionOwner` option overrides it): a session created by one principal
+   * answers 404 to every other.
    */
   sessionOwner(authInfo: unknown): string | undefined;
   /**

@@ -26,6 +26,9 @@ function scripted(log: string[]): HttpAuthorizer {
       const m = message as { method?: string; params?: { name?: string } };
       return m.method === 'tools/call' && m.params?.name === 'echo' ? reply(403) : undefined;
     },
+    sessionOwner(authInfo: unknown) {
+      return (authInfo as { user?: string } | undefined)?.user;
+    },
   };
 }
 

@@ -7,20 +7,29 @@
  * - The handler works on {@link HttpRequest} / {@link HttpReply} descriptions; `fetch()` is
  *   the web-standard adapter (`Request` → `Response`, SSE through a `ReadableStream`) and
  *   `mcpkit/node`'s `toNodeListener()` is a direct Node adapter. Runtime-neutral.
- * - Checks run cheapest first, before the body is read: Host and Origin (403), route and
- *   method (404/405), media types (406/415), session (404). The body is read only then,
+ * - Checks run cheapest first, before the body is read: Host and an absolute-form target's
+ *   authority (400 malformed, 403 foreign), Origin (403), route and method (404/405), media
+ *   types and content coding (406/415), session (404). The body is read only then,
  *   with the size limit (413), and parsed once here: the session receives parsed values.
  * - Authorization is a hook (`authorize`, an {@link HttpAuthorizer}; `mcpkit/auth` builds
  *   one): after the Host check it may serve paths outside the MCP endpoints (protected
  *   resource metadata, before the Origin check: public documents fetched cross-origin);
  *   after the Origin check it authenticates every request to an MCP endpoint before any
  *   other check (401), and its auth info is the request's; once a POST is parsed it may
- *   refuse any of its messages (403) before anything is delivered.
+ *   refuse any of its messages (403) before anything is delivered. With it, every session
+ *   (legacy ones too) is bound to the principal key of the request that created it
+ *   (`sessionOwner`, by default the authorizer's): another principal's requests for it are
+ *   answered like an unknown session (404), so a leaked id neither serves nor reveals it.
  * - One {@link StreamableSessionTransport} per session, handed to `server.connect()`: the
  *   one McpServer serves every session. The initialize request is always answered as JSON
  *   (whatever `responseMode` says) so that a failed initialization creates no session.
+ * - Session caps: `maxSessions` for the server (503), and under bound sessions
+ *   `maxSessionsPerPrincipal` per principal (its oldest quiet session makes room, else 429),
+ *   so one principal cannot hold the whole cap. Unbound sessions (no authorization) have
+ *   only the global cap: any client can fill it.
  * - Idle sessions are reaped by one shared interval timer (unref'd, running only while
- *   sessions exist), not a timer per session.
+ *   sessions exist), not a timer per session. A session with a request in flight is never
+ *   idle; its idle time counts from when the last request finished or stream closed.
  * - The stateless era (2026-07-28) shares the URL, chosen per POST: a body whose `_meta`
  *   names a protocol version, or an `MCP-Protocol-Version` header naming a stateless
  *   revision, goes to {@link StatelessPostHandler} (stateless-post.ts: header checks, one
@@ -41,7 +50,7 @@ import type { ServerSession } from '../../server/server-session.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { LegacySseTransport, type LegacyHost } from './legacy-sse.js';
 import { emptyReply, errorReply, jsonReply, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
-import { RequestGuard } from './request-guard.js';
+import { hasContentCoding, HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
 import { HttpMessageInfo, StreamableSessionTransport, type TransportHost } from './session-transport.js';
 import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 import { describeWebRequest, toWebResponse } from './web.js';
@@ -60,10 +69,23 @@ export interface StreamableHttpOptions {
   responseMode?: 'sse' | 'json';
   /** No sessions: each POST is served by a fresh server session (see the module note). Default false. */
   stateless?: boolean;
-  /** A session with no open stream and no request for this long is closed. Default 30 min. */
+  /**
+   * A session with no open stream and no request in flight (in either response mode) is
+   * closed once this long has passed since its last request arrived or finished or its last
+   * stream closed; later requests for it get 404. Default 30 min.
+   */
   sessionIdleTimeoutMs?: number;
   /** Most concurrent sessions (legacy ones included); beyond it initialize gets 503 with `Retry-After`. Default 10 000. */
   maxSessions?: number;
+  /**
+   * Most concurrent sessions (legacy ones included) one principal may hold when sessions are
+   * bound to principals (under `authorize`, or with `sessionOwner`), so that one principal
+   * cannot hold the whole `maxSessions` cap. At the limit, a new session of that principal
+   * first closes its least recently active session that has no request in flight and no open
+   * stream (later requests for it get 404); when every one is busy, initialize (or
+   * `GET /sse`) gets 429 with `Retry-After`. Default 100.
+   */
+  maxSessionsPerPrincipal?: number;
   /**
    * Keeps SSE events for resumption with `Last-Event-ID`. Default: an {@link InMemoryEventStore}
    * shared by all sessions of this handler. `false`: no event ids, no priming event, no
@@ -72,7 +94,11 @@ export interface StreamableHttpOptions {
   eventStore?: EventStore | false;
   /** The `retry` field of priming events: how long a client waits before reconnecting, in ms. Default 1000. */
   retryMs?: number;
-  /** Allowed `Host` values; see {@link RequestGuard}. Default: `localhost`, `127.0.0.1`, `[::1]`, any port. */
+  /**
+   * Allowed `Host` values, also checked against the authority of an absolute-form request
+   * target (a malformed value gets 400, a foreign one 403); see {@link RequestGuard}.
+   * Default: `localhost`, `127.0.0.1`, `[::1]`, any port.
+   */
   allowedHosts?: readonly string[] | '*';
   /** Allowed `Origin` values; see {@link RequestGuard}. Default: those loopback names, http/https, any port. */
   allowedOrigins?: readonly string[] | '*';
@@ -87,11 +113,27 @@ export interface StreamableHttpOptions {
   /** Path of the legacy message endpoint (announced in the `endpoint` event). Default `/messages`. */
   legacyMessagesPath?: string;
   /**
-   * Binds sessions to a principal: called with the request's auth info when a session is
-   * created and on every later request; a request whose principal differs gets the same
-   * 404 as an unknown session. Default: sessions are not bound.
+   * The principal key sessions are bound to: called with the request's auth info when a
+   * session is created and on every later request to it; a request whose key differs gets
+   * the same 404 as an unknown session (2025-11-25 › Security Best Practices › Session
+   * Hijacking: bind session ids to user-specific information). Default: with `authorize`,
+   * the authorizer's own `sessionOwner` (`requireBearerAuth()`: issuer, subject and client
+   * of the token); without `authorize`, sessions are not bound.
+   *
+   * With `authorize` set, a session is created only for a request whose key is defined:
+   * when none can be derived (an authorizer without `sessionOwner` and no option here, or a
+   * function returning `undefined`), initialize and `GET /sse` get 500 and the reason goes
+   * to `onError` — a session nobody owns would be open to every principal.
    */
   sessionOwner?: (authInfo: unknown) => string | undefined;
+  /**
+   * Turns off the binding of sessions to principals under `authorize`: any authenticated
+   * principal presenting a session id is served inside that session, may take its GET
+   * stream, DELETE it, or POST to a legacy session (whose id travels in URLs). Only for a
+   * deployment where every principal may act for every other. Cannot be combined with
+   * `sessionOwner` (TypeError). Default false.
+   */
+  dangerouslyShareSessionsAcrossPrincipals?: boolean;
   /**
    * Authorization (`mcpkit/auth`'s `requireBearerAuth()` builds it): authenticates every
    * request to the MCP endpoints before anything else (401 replies come from it), may refuse
@@ -108,6 +150,15 @@ export interface StreamableHttpOptions {
   statelessEra?: StatelessPostOptions | false;
   /** Receives transport problems no client is told about (store failures, unroutable messages). */
   onError?: (error: Error) => void;
+}
+
+/** {@link StreamableHttpHandler}'s verdict on a session that must be bound to a principal but cannot be. */
+const UNBINDABLE: unique symbol = Symbol('unbindable');
+
+/** The authorizer's principal key function, bound to it; undefined without one. */
+function ownerKeyOf(authorizer: HttpAuthorizer | undefined): ((authInfo: unknown) => string | undefined) | undefined {
+  const key = authorizer?.sessionOwner;
+  return key === undefined ? undefined : (authInfo) => key.call(authorizer, authInfo);
 }
 
 /** Seconds a client is told to wait (`Retry-After`) when the session limit is reached. */
@@ -156,19 +207,24 @@ function isJsonContent(contentType: string | null): boolean {
   return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }
 
-/** The path of a request target (`/mcp?x` → `/mcp`); absolute URLs are accepted. */
-function pathOf(url: string): string {
-  if (url.charCodeAt(0) !== 47 /* / */) {
-    try {
-      return new URL(url).pathname;
-    } catch {
-      return '';
-    }
+/** The reply to a request the guard refused: 400 for a malformed Host or target (RFC 9112 § 3.2), else 403. */
+function hostRefusal(verdict: number): HttpReply {
+  return verdict === HOST_MALFORMED
+    ? errorReply(400, TRANSPORT_ERROR, 'Bad Request: malformed Host header or request target')
+    : errorReply(403, TRANSPORT_ERROR, 'Forbidden: Host not allowed');
+}
+
+/**
+ * The 415 for a POST body this server cannot read: a Content-Type other than JSON, or a
+ * content coding (which gets `Accept-Encoding: identity`, RFC 7694 § 3; only that 415 carries
+ * it). Undefined when the body is acceptable.
+ */
+function mediaRefusal(req: HttpRequest): HttpReply | undefined {
+  if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+  if (hasContentCoding(req.headers('content-encoding'))) {
+    return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: request bodies must not have a content coding (Content-Encoding)', { 'accept-encoding': 'identity' });
   }
-  let end = url.indexOf('?');
-  const hash = url.indexOf('#');
-  if (hash >= 0 && (end < 0 || hash < end)) end = hash;
-  return end < 0 ? url : url.slice(0, end);
+  return undefined;
 }
 
 function queryParam(url: string, name: string): string | null {
@@ -201,22 +257,28 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   readonly #stateless: boolean;
   readonly #idleMs: number;
   readonly #maxSessions: number;
+  readonly #maxPerPrincipal: number;
   readonly #guard: RequestGuard;
   readonly #enableGet: boolean;
   readonly #legacy: boolean;
   readonly #ssePath: string;
   readonly #messagesPath: string;
+  /** The principal key of a request's auth info, when sessions are bound. */
   readonly #sessionOwner: ((authInfo: unknown) => string | undefined) | undefined;
+  /** Sessions must be bound (authorization on, sharing not allowed): no session without an owner. */
+  readonly #ownerRequired: boolean;
   readonly #authorizer: HttpAuthorizer | undefined;
   /** The stateless era's POSTs; undefined when the server does not serve that era. */
   readonly #modern: StatelessPostHandler | undefined = undefined;
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #sessions = new Map<string, StreamableSessionTransport>();
   readonly #legacySessions = new Map<string, LegacySseTransport>();
+  /** The open sessions (both kinds) of each principal, when sessions are bound. */
+  readonly #byOwner = new Map<string, Set<StreamableSessionTransport | LegacySseTransport>>();
   #timer: ReturnType<typeof setInterval> | undefined = undefined;
   #closed = false;
 
-  /** Throws `RangeError` for an invalid limit and `TypeError` for an invalid origin entry. */
+  /** Throws `RangeError` for an invalid limit and `TypeError` for an invalid host or origin entry or contradictory options. */
   constructor(options: StreamableHttpOptions) {
     this.#server = options.server;
     this.endpoint = options.endpoint ?? '/mcp';
@@ -224,6 +286,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     this.#stateless = options.stateless ?? false;
     this.#idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
     this.#maxSessions = options.maxSessions ?? 10_000;
+    this.#maxPerPrincipal = options.maxSessionsPerPrincipal ?? 100;
     this.store = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
     this.retryMs = options.retryMs ?? 1000;
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -232,14 +295,18 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     this.#legacy = options.legacySse ?? false;
     this.#ssePath = options.legacySsePath ?? '/sse';
     this.#messagesPath = options.legacyMessagesPath ?? '/messages';
-    this.#sessionOwner = options.sessionOwner;
     this.#authorizer = options.authorize;
+    const share = options.dangerouslyShareSessionsAcrossPrincipals === true;
+    if (share && options.sessionOwner !== undefined) throw new TypeError('sessionOwner and dangerouslyShareSessionsAcrossPrincipals contradict each other');
+    this.#ownerRequired = this.#authorizer !== undefined && !share;
+    this.#sessionOwner = share ? undefined : (options.sessionOwner ?? ownerKeyOf(this.#authorizer));
     this.#onError = options.onError;
     if (options.statelessEra !== false && this.#server.statelessRevisions.length > 0) {
       this.#modern = new StatelessPostHandler(this.#server, this, { responseMode: this.#mode, ...options.statelessEra });
     }
     if (!(this.#idleMs > 0)) throw new RangeError('sessionIdleTimeoutMs must be positive');
     if (!(this.#maxSessions >= 1)) throw new RangeError('maxSessions must be at least 1');
+    if (!(this.#maxPerPrincipal >= 1)) throw new RangeError('maxSessionsPerPrincipal must be at least 1');
     if (!(this.maxBodyBytes >= 1)) throw new RangeError('maxBodyBytes must be at least 1');
     if (!Number.isInteger(this.retryMs) || this.retryMs < 0) throw new RangeError('retryMs must be a non-negative integer');
     if (this.#mode !== 'sse' && this.#mode !== 'json') throw new RangeError(`Unknown responseMode ${String(this.#mode)}`);
@@ -255,6 +322,11 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
    * become 500 replies reported to `onError`). `info.authInfo` reaches handlers as `ctx.authInfo`.
    */
   async fetch(request: Request, info?: HttpRequestInfo): Promise<Response> {
+    // The Request URL is absolute: its authority is the target's (a runtime puts an
+    // absolute-form target there, RFC 9112 § 3.2.2), so it is checked like Host. The
+    // description handed on keeps the origin-form path, as routes and authorizers expect.
+    const verdict = this.#guard.check(request.headers.get('host'), request.url);
+    if (verdict !== HOST_OK) return toWebResponse(hostRefusal(verdict));
     return toWebResponse(await this.handle(describeWebRequest(request), info));
   }
 
@@ -296,21 +368,64 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const id = transport.sessionId;
     if (id !== undefined && this.#sessions.get(id) === transport) {
       this.#sessions.delete(id);
+      this.#disown(transport);
       if (this.#sessions.size === 0) this.#stopSweep();
     }
   }
 
   /** @internal */
   releasedLegacy(transport: LegacySseTransport): void {
-    if (this.#legacySessions.get(transport.sessionId) === transport) this.#legacySessions.delete(transport.sessionId);
+    if (this.#legacySessions.get(transport.sessionId) === transport) {
+      this.#legacySessions.delete(transport.sessionId);
+      this.#disown(transport);
+    }
+  }
+
+  /** Counts a new session against its principal's limit (`owner` undefined: unbound, not counted). */
+  #own(transport: StreamableSessionTransport | LegacySseTransport): void {
+    const owner = transport.owner;
+    if (owner === undefined) return;
+    let held = this.#byOwner.get(owner);
+    if (held === undefined) this.#byOwner.set(owner, (held = new Set()));
+    held.add(transport);
+  }
+
+  #disown(transport: StreamableSessionTransport | LegacySseTransport): void {
+    const owner = transport.owner;
+    if (owner === undefined) return;
+    const held = this.#byOwner.get(owner);
+    if (held === undefined) return;
+    held.delete(transport);
+    if (held.size === 0) this.#byOwner.delete(owner);
+  }
+
+  /**
+   * Room for one more session of `owner` under `maxSessionsPerPrincipal`: undefined when there
+   * is room (perhaps after closing that principal's least recently active quiet session), else
+   * the 429 to answer. Unbound sessions (`owner` undefined) always have room here.
+   */
+  #roomFor(owner: string | undefined): HttpReply | undefined {
+    const held = owner === undefined ? undefined : this.#byOwner.get(owner);
+    if (held === undefined || held.size < this.#maxPerPrincipal) return undefined;
+    const now = Date.now();
+    let oldest: StreamableSessionTransport | undefined;
+    for (const transport of held) {
+      if (transport instanceof StreamableSessionTransport && transport.isIdle(now, 0) && (oldest === undefined || transport.lastActivity < oldest.lastActivity)) oldest = transport;
+    }
+    if (oldest === undefined) {
+      return errorReply(429, TRANSPORT_ERROR, 'Too Many Requests: this principal holds too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
+    }
+    void oldest.close();
+    return undefined;
   }
 
   // ───────────── routing ─────────────
 
   async #route(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
     if (this.#closed) return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the server is shutting down');
-    if (!this.#guard.hostAllowed(req.headers('host'))) return errorReply(403, TRANSPORT_ERROR, 'Forbidden: Host header not allowed');
-    const path = pathOf(req.url);
+    const hostVerdict = this.#guard.check(req.headers('host'), req.url);
+    if (hostVerdict !== HOST_OK) return hostRefusal(hostVerdict);
+    const path = targetPath(req.url);
     const legacyPath = this.#legacy && !this.#stateless && (path === this.#ssePath || path === this.#messagesPath);
     if (path !== this.endpoint && !legacyPath) {
       const routed = await this.#authorizer?.route?.(req);
@@ -343,13 +458,48 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
 
   #lookup(sessionId: string, info: HttpRequestInfo | undefined): StreamableSessionTransport | undefined {
     const transport = this.#sessions.get(sessionId);
-    if (transport === undefined || transport.closed) return undefined;
-    if (this.#sessionOwner !== undefined && transport.owner !== this.#sessionOwner(info?.authInfo)) return undefined;
+    if (transport === undefined || transport.closed || !this.#ownedBy(transport, info)) return undefined;
     return transport;
   }
 
-  /** 400 for an `MCP-Protocol-Version` this server does not speak; absent means 2025-03-26. */
-  /** The 400 for an `MCP-Protocol-Version` header value this server does not serve, or undefined. */
+  /** True when the request's principal may use `transport` (always, when sessions are not bound). */
+  #ownedBy(transport: { readonly owner: string | undefined }, info: HttpRequestInfo | undefined): boolean {
+    return this.#sessionOwner === undefined || transport.owner === this.#sessionOwner(info?.authInfo);
+  }
+
+  /**
+   * Admission of a new session: its owner (undefined when sessions are not bound), or the
+   * refusal — 500 when it must be bound and cannot be, 429 when its principal is at
+   * `maxSessionsPerPrincipal` with every session busy, 503 at `maxSessions`.
+   */
+  #admit(info: HttpRequestInfo | undefined): string | undefined | HttpReply {
+    const owner = this.#ownerOf(info);
+    if (owner === UNBINDABLE) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    const crowded = this.#roomFor(owner);
+    if (crowded !== undefined) return crowded;
+    if (this.sessionCount >= this.#maxSessions) {
+      return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
+    }
+    return owner;
+  }
+
+  /**
+   * The owner of a session the request creates: its principal key, `undefined` when sessions
+   * are not bound, {@link UNBINDABLE} (reported to `onError`) when they must be and no key
+   * can be derived.
+   */
+  #ownerOf(info: HttpRequestInfo | undefined): string | undefined | typeof UNBINDABLE {
+    const owner = this.#sessionOwner?.(info?.authInfo);
+    if (owner !== undefined || !this.#ownerRequired) return owner;
+    this.reportError(
+      new Error(
+        'No session created: authorization is on but no principal key could be derived from the auth info (give the authorizer a sessionOwner method, or pass the sessionOwner option)',
+      ),
+    );
+    return UNBINDABLE;
+  }
+
+  /** The 400 for an `MCP-Protocol-Version` header value this server does not serve (absent means 2025-03-26), or undefined. */
   #badVersion(version: string | null, id: RequestId | null = null): HttpReply | undefined {
     if (version === null || this.#server.revisions.includes(version)) return undefined;
     return errorReply(400, TRANSPORT_ERROR, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${this.#server.revisions.join(', ')})`, undefined, id);
@@ -379,7 +529,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     if (!acceptsJsonAndSse(req.headers('accept'))) {
       return errorReply(406, TRANSPORT_ERROR, 'Not Acceptable: the client must accept both application/json and text/event-stream');
     }
-    if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+    const refusedMedia = mediaRefusal(req);
+    if (refusedMedia !== undefined) return refusedMedia;
     let transport: StreamableSessionTransport | undefined;
     const versionHeader = req.headers('mcp-protocol-version');
     // a POST whose MCP-Protocol-Version names a stateless revision has no session (any id is ignored)
@@ -504,13 +655,13 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   }
 
   async #initialize(req: HttpRequest, info: HttpRequestInfo | undefined, value: unknown, id: RequestId): Promise<HttpReply> {
-    if (this.sessionCount >= this.#maxSessions) {
-      return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
-    }
+    const owner = this.#admit(info);
+    if (typeof owner === 'object') return owner;
     const sessionId = newSessionId();
     const transport = new StreamableSessionTransport(this, sessionId);
-    transport.owner = this.#sessionOwner?.(info?.authInfo);
+    transport.owner = owner;
     this.#sessions.set(sessionId, transport);
+    this.#own(transport);
     this.#startSweep();
     if ((await this.#connect(transport)) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
     const stream = transport.openPost([id], false, false, 'json');
@@ -594,13 +745,13 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   async #legacyOpen(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
     const accept = req.headers('accept');
     if (accept !== null && !accepts(accept, 'text/event-stream')) return errorReply(406, TRANSPORT_ERROR, 'Not Acceptable: the client must accept text/event-stream');
-    if (this.sessionCount >= this.#maxSessions) {
-      return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
-    }
+    const owner = this.#admit(info);
+    if (typeof owner === 'object') return owner;
     const sessionId = newSessionId();
     const transport = new LegacySseTransport(this, sessionId, this.#messagesPath);
-    transport.owner = this.#sessionOwner?.(info?.authInfo);
+    transport.owner = owner;
     this.#legacySessions.set(sessionId, transport);
+    this.#own(transport);
     if ((await this.#connect(transport)) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
     return sseReply(transport.connection);
   }
@@ -609,10 +760,9 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const sessionId = queryParam(req.url, 'sessionId');
     if (sessionId === null) return errorReply(400, TRANSPORT_ERROR, 'Bad Request: the sessionId query parameter is required');
     const transport = this.#legacySessions.get(sessionId);
-    if (transport === undefined || (this.#sessionOwner !== undefined && transport.owner !== this.#sessionOwner(info?.authInfo))) {
-      return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
-    }
-    if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+    if (transport === undefined || !this.#ownedBy(transport, info)) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
+    const refusedMedia = mediaRefusal(req);
+    if (refusedMedia !== undefined) return refusedMedia;
     const text = await this.#readBody(req);
     if (typeof text !== 'string') return text;
     let value: unknown;
@@ -652,7 +802,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
 
 /**
  * Creates a Streamable HTTP handler serving `options.server`. Throws `RangeError` for an
- * invalid limit, `TypeError` for an invalid `allowedOrigins` entry. See
+ * invalid limit, `TypeError` for an invalid `allowedHosts` or `allowedOrigins` entry or
+ * contradictory options. See
  * {@link StreamableHttpHandler} for the entry points and {@link StreamableHttpOptions} for
  * the defaults.
  */

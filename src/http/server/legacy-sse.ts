@@ -33,7 +33,9 @@ export class LegacySseTransport implements Transport, SseConnectionOwner, Reques
   readonly sessionId: string;
   /** The SSE response carrying every server message. */
   readonly connection: SseConnection;
+  /** The server session connected to this transport (set by the handler after connect). */
   server: ServerSession | undefined = undefined;
+  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); set by the handler. */
   owner: string | undefined = undefined;
   readonly #host: LegacyHost;
   #receiver: TransportReceiver | undefined = undefined;

@@ -1,44 +1,127 @@
 /**
- * Host and Origin validation against DNS rebinding and cross-site requests
- * (2025-03-26 › Streamable HTTP › Security Warning: servers MUST validate `Origin`).
+ * Host, request-target and Origin validation against DNS rebinding and cross-site requests
+ * (2025-03-26 › Streamable HTTP › Security Warning: servers MUST validate `Origin`), and the
+ * content-coding check of request bodies.
  *
- * Design note: the policy is compiled once into sets; a request costs a few string
- * operations, plus one URL parse when it carries an `Origin` header. The last allowed
- * `Host` and `Origin` values are remembered (a client repeats them on every request), so
- * the common request costs one string comparison each. The default allows
- * only the loopback names (`localhost`, `127.0.0.1`, `[::1]`) on any port, which is right
- * for a local server; a server reachable under another name must list it. Runtime-neutral.
+ * Design notes:
+ * - The policy is compiled once into sets; a request costs a few string operations, plus
+ *   one URL parse when it carries an `Origin` header. The last allowed `Host`, target
+ *   authority and `Origin` values are remembered (a client repeats them on every request),
+ *   so the common request costs one string comparison each. The default allows only the
+ *   loopback names (`localhost`, `127.0.0.1`, `[::1]`) on any port, which is right for a
+ *   local server; a server reachable under another name must list it.
+ * - Host values are parsed strictly (RFC 9110 § 7.2: `uri-host [ ":" port ]`, the port all
+ *   digits; IPv6 literals in brackets; RFC 3986 § 3.2.2 reg-name characters): a malformed
+ *   value is 400 (RFC 9112 § 3.2), never read leniently into an allowed name.
+ * - An absolute-form request target (`POST http://host/mcp`) names the host the server must
+ *   use instead of `Host` (RFC 9112 § 3.2.2), so its authority is checked like `Host`; a
+ *   `Host` sent beside it must pass too (a client sends the same authority in both).
+ * Runtime-neutral.
  */
 
 /** The loopback host names allowed by default (any port). */
 export const LOOPBACK_HOSTS: readonly string[] = Object.freeze(['localhost', '127.0.0.1', '[::1]']);
 
-/** Splits `host[:port]` into the lower-case host name and the port text ('' when absent). */
-function splitHost(host: string): [name: string, port: string] {
-  const h = host.trim().toLowerCase();
-  if (h.startsWith('[')) {
+/** What {@link RequestGuard.check} answers for an acceptable request. */
+export const HOST_OK = 0;
+/** {@link RequestGuard.check}: the Host value or target authority is malformed (answer 400, RFC 9112 § 3.2). */
+export const HOST_MALFORMED = 400;
+/** {@link RequestGuard.check}: the host is well-formed but not allowed (answer 403). */
+export const HOST_FORBIDDEN = 403;
+
+/** RFC 3986 § 3.2.2 reg-name: unreserved, sub-delims, percent-encoded octets (lower case). */
+const REG_NAME = /^(?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})+$/;
+/** A bracketed IPv6 literal (hex digits, colons, dots of an embedded IPv4 address). */
+const IPV6_LITERAL = /^\[[0-9a-f:.]+\]$/;
+const DIGITS = /^\d+$/;
+
+/**
+ * Parses `host[:port]` strictly into the lower-case host name and the port as a decimal
+ * number text ('' when absent or empty); undefined when malformed: an empty or invalid
+ * name, an unbracketed colon, a port that is not all digits or above 65535.
+ */
+function parseHost(value: string): [name: string, port: string] | undefined {
+  const h = value.trim().toLowerCase();
+  let name: string;
+  let rest: string;
+  if (h.charCodeAt(0) === 91 /* [ */) {
     const close = h.indexOf(']');
-    if (close < 0) return [h, ''];
-    const rest = h.slice(close + 1);
-    return [h.slice(0, close + 1), rest.startsWith(':') ? rest.slice(1) : ''];
+    if (close < 0) return undefined;
+    name = h.slice(0, close + 1);
+    if (!IPV6_LITERAL.test(name)) return undefined;
+    rest = h.slice(close + 1);
+  } else {
+    const colon = h.indexOf(':');
+    name = colon < 0 ? h : h.slice(0, colon);
+    if (!REG_NAME.test(name)) return undefined;
+    rest = colon < 0 ? '' : h.slice(colon);
   }
-  const colon = h.lastIndexOf(':');
-  return colon < 0 ? [h, ''] : [h.slice(0, colon), h.slice(colon + 1)];
+  if (rest.length <= 1) return rest === '' || rest === ':' ? [name, ''] : undefined;
+  if (rest.charCodeAt(0) !== 58 /* : */) return undefined;
+  const digits = rest.slice(1);
+  if (!DIGITS.test(digits)) return undefined;
+  const port = Number(digits);
+  return port > 65535 ? undefined : [name, String(port)];
+}
+
+/** Where the authority of the absolute URL `url` ends (at `/`, `?`, `#` or the end), searching from `from`. */
+function authorityEnd(url: string, from: number): number {
+  for (let i = from; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) return i;
+  }
+  return url.length;
+}
+
+/**
+ * The path of a request target: origin-form (`/mcp?x` → `/mcp`) or absolute-form
+ * (`http://host/mcp?x` → `/mcp`, `http://host` → `/`); '' for any other form.
+ */
+export function targetPath(url: string): string {
+  let start = 0;
+  if (url.charCodeAt(0) !== 47 /* / */) {
+    const scheme = url.indexOf('://');
+    if (scheme < 0) return '';
+    start = authorityEnd(url, scheme + 3);
+    if (url.charCodeAt(start) !== 47 /* / */) return '/';
+  }
+  let end = url.length;
+  for (let i = start; i < end; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 63 /* ? */ || c === 35 /* # */) end = i;
+  }
+  return start === 0 && end === url.length ? url : url.slice(start, end);
+}
+
+/**
+ * True when a `Content-Encoding` value names a coding other than `identity`: request bodies
+ * are read as they are, so such a request gets 415 with `Accept-Encoding: identity`
+ * (RFC 9110 § 8.4, § 15.5.16; RFC 7694 § 3). `null` (no header) is false.
+ */
+export function hasContentCoding(contentEncoding: string | null): boolean {
+  if (contentEncoding === null) return false;
+  for (const part of contentEncoding.split(',')) {
+    const coding = part.trim().toLowerCase();
+    if (coding !== '' && coding !== 'identity') return true;
+  }
+  return false;
 }
 
 /**
  * A compiled Host/Origin policy.
  *
  * - `allowedHosts`: entries `name` (any port) or `name:port` (that port only), compared
- *   case-insensitively with the `Host` header; IPv6 literals in brackets (`[::1]`).
- *   `'*'` disables the check (only behind a proxy that validates Host itself).
+ *   case-insensitively with the `Host` header and the authority of an absolute-form request
+ *   target; IPv6 literals in brackets (`[::1]`). `'*'` disables the Host and target checks
+ *   (only behind a proxy that validates Host itself).
  * - `allowedOrigins`: entries that are origins (`https://app.example.com`, matched exactly
  *   after normalization: lower case, default port dropped) or bare host names
  *   (`localhost`: `http`/`https` on any port). `'*'` disables the check. A request without
  *   an `Origin` header (a non-browser client) is always allowed; `Origin: null` only when
  *   `'null'` is listed.
  *
- * The constructor throws `TypeError` for an origin entry that is not a valid URL.
+ * The constructor throws `TypeError` for a host entry that is not `host[:port]` and for an
+ * origin entry that is not a valid URL.
  */
 export class RequestGuard {
   readonly #anyHost: boolean;
@@ -48,6 +131,7 @@ export class RequestGuard {
   readonly #origins: ReadonlySet<string>;
   readonly #originHosts: ReadonlySet<string>;
   #lastHost: string | null = null;
+  #lastAuthority: string | null = null;
   #lastOrigin: string | null = null;
 
   constructor(allowedHosts: readonly string[] | '*' = LOOPBACK_HOSTS, allowedOrigins: readonly string[] | '*' = LOOPBACK_HOSTS) {
@@ -56,7 +140,9 @@ export class RequestGuard {
     const ports = new Set<string>();
     if (allowedHosts !== '*') {
       for (const entry of allowedHosts) {
-        const [name, port] = splitHost(entry);
+        const parsed = parseHost(entry);
+        if (parsed === undefined) throw new TypeError(`allowedHosts: ${JSON.stringify(entry)} is not host[:port]`);
+        const [name, port] = parsed;
         if (port === '') names.add(name);
         else ports.add(`${name}:${port}`);
       }
@@ -70,22 +156,61 @@ export class RequestGuard {
       for (const entry of allowedOrigins) {
         if (entry === 'null') origins.add('null');
         else if (entry.includes('://')) origins.add(new URL(entry).origin);
-        else originHosts.add(splitHost(entry)[0]);
+        else originHosts.add(parseHost(entry)?.[0] ?? entry.trim().toLowerCase());
       }
     }
     this.#origins = origins;
     this.#originHosts = originHosts;
   }
 
-  /** True when the `Host` header value is allowed. A missing Host is refused unless any host is. */
+  /** True when the `Host` header value is well-formed and allowed. A missing Host is refused unless any host is. */
   hostAllowed(host: string | null): boolean {
-    if (this.#anyHost) return true;
-    if (host === null || host.length === 0) return false;
-    if (host === this.#lastHost) return true;
-    const [name, port] = splitHost(host);
-    const allowed = this.#hostNames.has(name) || (port !== '' && this.#hostPorts.has(`${name}:${port}`));
-    if (allowed && host.length <= 256) this.#lastHost = host;
-    return allowed;
+    return this.#anyHost || this.#hostVerdict(host) === HOST_OK;
+  }
+
+  /**
+   * Checks the `Host` header value and the request target of one request: {@link HOST_OK},
+   * {@link HOST_MALFORMED} (a missing or malformed Host on an origin-form target; a
+   * malformed absolute-form target: not http(s), userinfo (RFC 9110 § 4.2.4), a malformed
+   * authority) or {@link HOST_FORBIDDEN} (well-formed, not allowed). An absolute-form target's
+   * authority is checked like Host (RFC 9112 § 3.2.2) and a Host beside it must pass too.
+   * Other target forms (`*`) are left to routing. Never throws.
+   */
+  check(host: string | null, target: string): number {
+    if (this.#anyHost) return HOST_OK;
+    if (target.charCodeAt(0) !== 47 /* / */ && target.includes('://')) {
+      const verdict = this.#targetVerdict(target);
+      if (verdict !== HOST_OK || host === null) return verdict;
+    }
+    return this.#hostVerdict(host);
+  }
+
+  #hostVerdict(host: string | null): number {
+    if (host === null || host.length === 0) return HOST_MALFORMED;
+    if (host === this.#lastHost) return HOST_OK;
+    const verdict = this.#judge(host);
+    if (verdict === HOST_OK && host.length <= 256) this.#lastHost = host;
+    return verdict;
+  }
+
+  #targetVerdict(target: string): number {
+    const schemeEnd = target.indexOf('://');
+    const scheme = target.slice(0, schemeEnd).toLowerCase();
+    if (scheme !== 'http' && scheme !== 'https') return HOST_MALFORMED;
+    const authority = target.slice(schemeEnd + 3, authorityEnd(target, schemeEnd + 3));
+    if (authority === this.#lastAuthority) return HOST_OK;
+    if (authority.length === 0 || authority.includes('@')) return HOST_MALFORMED;
+    const verdict = this.#judge(authority);
+    if (verdict === HOST_OK && authority.length <= 256) this.#lastAuthority = authority;
+    return verdict;
+  }
+
+  /** The verdict on one `host[:port]` value against the allowed names. */
+  #judge(value: string): number {
+    const parsed = parseHost(value);
+    if (parsed === undefined) return HOST_MALFORMED;
+    const [name, port] = parsed;
+    return this.#hostNames.has(name) || (port !== '' && this.#hostPorts.has(`${name}:${port}`)) ? HOST_OK : HOST_FORBIDDEN;
   }
 
   /** True when the `Origin` header value is allowed; `null` (no header) always is. */

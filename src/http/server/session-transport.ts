@@ -180,9 +180,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   readonly sessionId: string | undefined;
   /** The server session connected to this transport (set by the handler after connect). */
   server: ServerSession | undefined = undefined;
-  /** The principal that created the session (`sessionOwner` option), if any. */
+  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); set by the handler. */
   owner: string | undefined = undefined;
-  /** Time of the last request or disconnect, for idle reaping (ms since epoch). */
+  /** Time of the last request delivered or finished, or the last stream closed, for idle reaping (ms since epoch). */
   lastActivity: number;
   /** SSE connections currently attached to streams of this session. */
   connections = 0;
@@ -387,9 +387,13 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     return true;
   }
 
-  /** True when no connection is attached and nothing happened for `idleMs`. */
+  /**
+   * True when no connection is attached, no request of the client is in flight (in any
+   * response mode, attached or not), and nothing happened for `idleMs` since the last
+   * request arrived or finished or the last stream closed.
+   */
   isIdle(now: number, idleMs: number): boolean {
-    return this.connections === 0 && now - this.lastActivity >= idleMs;
+    return this.connections === 0 && (this.#byRequest === undefined || this.#byRequest.size === 0) && now - this.lastActivity >= idleMs;
   }
 
   /** @internal the client of `conn` went away */
@@ -473,6 +477,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #complete(stream: OutStream): void {
     if (stream.done) return;
     stream.done = true;
+    this.lastActivity = Date.now();
     const byRequest = this.#byRequest!;
     const ids = stream.ids;
     if (Array.isArray(ids)) {

@@ -4,7 +4,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { McpServer } from '../../server/server.js';
 import { InMemoryTransport } from '../../transport/memory.js';
-import { del, errorCode, get, initRequest, makeHandler, note, openSession, post, rpc, SseReader, smallServer } from './harness.test.helper.js';
+import type { StreamableHttpHandler } from './handler.js';
+import type { HttpAuthorizer } from './types.js';
+import { del, errorCode, eventually, get, initRequest, makeHandler, note, openSession, post, rpc, SseReader, smallServer } from './harness.test.helper.js';
 
 test('the session cap answers 503 with Retry-After and a JSON-RPC body; room frees up after DELETE', async () => {
   const handler = makeHandler({ maxSessions: 2, legacySse: true });
@@ -118,4 +120,68 @@ test('an idle HTTP session costs at most 8 KB of heap beyond the server session 
   await handler.close();
   await baseServer.close();
   assert.equal(sessions.length, N);
+});
+
+/** An authorizer taking `Bearer <user>` as that user; `key` decides whether it names principals. */
+function userAuthorizer(key: boolean): HttpAuthorizer {
+  return {
+    async authenticate(req) {
+      return { authInfo: { user: (req.headers('authorization') ?? '').slice(7) } };
+    },
+    ...(key ? { sessionOwner: (auth: unknown) => (auth as { user?: string }).user || undefined } : {}),
+  };
+}
+
+function postAs(handler: StreamableHttpHandler, user: string, body: unknown, sessionId?: string): Promise<Response> {
+  return post(handler, body, { headers: { authorization: `Bearer ${user}` }, ...(sessionId === undefined ? {} : { sessionId }) });
+}
+
+test('under authorize, sessions are bound to the authorizer’s principal key by default', async () => {
+  const handler = makeHandler({ authorize: userAuthorizer(true), responseMode: 'json' });
+  const init = await postAs(handler, 'ann', initRequest());
+  const sessionId = init.headers.get('mcp-session-id')!;
+  assert.equal((await postAs(handler, 'bob', rpc(1, 'ping'), sessionId)).status, 404);
+  assert.equal((await postAs(handler, 'ann', rpc(2, 'ping'), sessionId)).status, 200);
+  await handler.close();
+});
+
+test('dangerouslyShareSessionsAcrossPrincipals serves any principal; it contradicts sessionOwner', async () => {
+  const handler = makeHandler({ authorize: userAuthorizer(true), responseMode: 'json', dangerouslyShareSessionsAcrossPrincipals: true });
+  const sessionId = (await postAs(handler, 'ann', initRequest())).headers.get('mcp-session-id')!;
+  assert.equal((await postAs(handler, 'bob', rpc(1, 'ping'), sessionId)).status, 200);
+  await handler.close();
+  assert.throws(() => makeHandler({ authorize: userAuthorizer(true), dangerouslyShareSessionsAcrossPrincipals: true, sessionOwner: () => 'x' }), TypeError);
+});
+
+test('under authorize, no session is created when no principal key can be derived (500, reason to onError)', async () => {
+  const errors: Error[] = [];
+  const handler = makeHandler({ authorize: userAuthorizer(false), legacySse: true, onError: (e) => errors.push(e) });
+  const init = await postAs(handler, 'ann', initRequest());
+  assert.equal(init.status, 500);
+  assert.equal(await errorCode(init), -32603);
+  const legacy = await handler.fetch(new Request('http://localhost/sse', { headers: { accept: 'text/event-stream', authorization: 'Bearer ann' } }));
+  assert.equal(legacy.status, 500);
+  assert.equal(handler.sessionCount, 0);
+  assert.equal(errors.length, 2);
+  assert.match(errors[0]!.message, /principal key/);
+  await handler.close();
+  // an explicit sessionOwner supplies the key
+  const keyed = makeHandler({ authorize: userAuthorizer(false), sessionOwner: (auth) => (auth as { user: string }).user });
+  assert.equal((await postAs(keyed, 'ann', initRequest())).status, 200);
+  await keyed.close();
+});
+
+test('maxSessionsPerPrincipal: explicit limit, counted across both session kinds; invalid values refused', async () => {
+  const handler = makeHandler({ authorize: userAuthorizer(true), maxSessionsPerPrincipal: 1, legacySse: true });
+  const legacy = await handler.fetch(new Request('http://localhost/sse', { headers: { accept: 'text/event-stream', authorization: 'Bearer ann' } }));
+  assert.equal(legacy.status, 200);
+  const refused = await postAs(handler, 'ann', initRequest());
+  assert.equal(refused.status, 429, 'a legacy session is always busy (its stream is open)');
+  assert.equal(refused.headers.get('retry-after'), '10');
+  assert.equal((await postAs(handler, 'bob', initRequest())).status, 200);
+  await legacy.body?.cancel();
+  await eventually(() => handler.sessionCount === 1, 2000, 'the legacy session released');
+  assert.equal((await postAs(handler, 'ann', initRequest())).status, 200, 'room again once it closed');
+  await handler.close();
+  assert.throws(() => makeHandler({ maxSessionsPerPrincipal: 0 }), RangeError);
 });

@@ -42,8 +42,8 @@ export interface HttpRequest {
 export interface HttpRequestInfo {
   /**
    * Verified authorization information (from an auth middleware in front of the handler).
-   * Handed to handlers as `ctx.authInfo`; compared with the session's owner when
-   * `sessionOwner` is configured.
+   * Handed to handlers as `ctx.authInfo`; its principal key is compared with the session's
+   * owner when sessions are bound (`sessionOwner`, or by default under `authorize`).
    */
   authInfo?: unknown;
 }
@@ -130,6 +130,15 @@ export interface HttpAuthorizer {
    * whole POST. Optional.
    */
   authorizeMessage?(message: unknown, authInfo: unknown): HttpReply | undefined;
+  /**
+   * The principal key of verified auth info (the same key for every token of one principal,
+   * different keys for different principals), or `undefined` when none can be derived. The
+   * handler binds every session to the key of the request that created it and answers 404
+   * to requests with another key. Optional: an authorizer without it leaves the handler
+   * unable to bind sessions, so it refuses to create them unless the handler is given its
+   * own `sessionOwner` (or is told to share sessions across principals). Must not throw.
+   */
+  sessionOwner?(authInfo: unknown): string | undefined;
 }
 
 /** What {@link HttpAuthorizer.authenticate} resolves with: auth info, or the refusal to send. */

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InMemoryEventStore } from './event-store.js';
-import { RequestGuard } from './request-guard.js';
+import { hasContentCoding, HOST_FORBIDDEN, HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
+import { StreamableSessionTransport } from './session-transport.js';
 import { SseConnection } from './sse-connection.js';
 import type { SseSink } from './types.js';
 
@@ -141,4 +142,66 @@ test('SseConnection: a disconnect tells the owner once; never after the core end
   const sink = new Recorder();
   gone.attach(sink);
   assert.deepEqual([sink.text, sink.ended], ['', 1]);
+});
+
+test('StreamableSessionTransport.isIdle: never while a request is in flight; the clock restarts when it finishes', async () => {
+  const host = { store: undefined, retryMs: 1000, reportError: () => {}, released: () => {} };
+  for (const mode of ['json', 'sse'] as const) {
+    const transport = new StreamableSessionTransport(host, 'session-1');
+    transport.start({ message: () => {}, error: () => {}, closed: () => {} });
+    const stream = transport.openPost([1], false, false, mode);
+    if (mode === 'sse') {
+      // the client went away: a disconnect is not a cancellation, the request still runs
+      transport.replyFor(stream).stream!.disconnected();
+    }
+    assert.equal(transport.connections, 0, mode);
+    const farFuture = Date.now() + 3_600_000;
+    assert.equal(transport.isIdle(farFuture, 1000), false, `${mode}: a request in flight keeps the session busy`);
+    const before = Date.now();
+    await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    assert.ok(transport.lastActivity >= before, `${mode}: finishing the request counts as activity`);
+    assert.equal(transport.isIdle(transport.lastActivity + 999, 1000), false, mode);
+    assert.equal(transport.isIdle(transport.lastActivity + 1000, 1000), true, mode);
+    await transport.close();
+  }
+});
+
+test('RequestGuard.check: Host parsed strictly (400 malformed, 403 foreign); an absolute target is checked like Host', () => {
+  const guard = new RequestGuard();
+  // RFC 9112 § 3.2: a missing or invalid Host is 400
+  for (const host of [null, '', '127.0.0.1:evil.com', 'localhost:1:2', 'localhost:65536', 'localhost:8o', '[::1', '[::1]:x', '[v1.x]', 'a@localhost', 'local host', '::1']) {
+    assert.equal(guard.check(host, '/mcp'), HOST_MALFORMED, String(host));
+    assert.equal(guard.hostAllowed(host), false, String(host));
+  }
+  for (const host of ['localhost', 'localhost:', 'localhost:08080', '[::1]:1', '127.0.0.1:65535']) assert.equal(guard.check(host, '/mcp'), HOST_OK, host);
+  assert.equal(guard.check('evil.com', '/mcp'), HOST_FORBIDDEN);
+  // RFC 9112 § 3.2.2: the authority of an absolute-form target is the one that counts
+  assert.equal(guard.check('localhost', 'http://evil.com/mcp'), HOST_FORBIDDEN);
+  assert.equal(guard.check(null, 'http://evil.com'), HOST_FORBIDDEN);
+  assert.equal(guard.check(null, 'HTTP://LOCALHOST:3000/mcp?x'), HOST_OK, 'no Host needed beside an absolute target');
+  assert.equal(guard.check('evil.com', 'http://localhost/mcp'), HOST_FORBIDDEN, 'a Host beside it must pass too');
+  for (const target of ['ftp://localhost/mcp', 'http://user@localhost/mcp', 'http:///mcp', 'http://localhost:x/mcp']) assert.equal(guard.check('localhost', target), HOST_MALFORMED, target);
+  assert.equal(guard.check('localhost', '*'), HOST_OK, 'other forms are left to routing');
+  // remembering the last allowed authority never admits a refused one
+  for (let round = 0; round < 2; round++) {
+    assert.equal(guard.check(null, 'http://localhost:1/mcp'), HOST_OK);
+    assert.equal(guard.check(null, 'http://localhost:1@evil.com/mcp'), HOST_MALFORMED);
+    assert.equal(guard.check(null, 'http://localhost:1.evil.com/mcp'), HOST_MALFORMED);
+  }
+  assert.equal(new RequestGuard('*').check('127.0.0.1:evil.com', 'http://evil.com/'), HOST_OK, '"*" turns the checks off');
+  assert.throws(() => new RequestGuard(['example.com:http']), TypeError);
+});
+
+test('targetPath and hasContentCoding', () => {
+  assert.equal(targetPath('/mcp'), '/mcp');
+  assert.equal(targetPath('/mcp?x=1#f'), '/mcp');
+  assert.equal(targetPath('http://h:1/mcp?x'), '/mcp');
+  assert.equal(targetPath('http://h?/mcp'), '/', 'a slash in the query is not the path');
+  assert.equal(targetPath('http://h'), '/');
+  assert.equal(targetPath('*'), '');
+  assert.equal(hasContentCoding(null), false);
+  assert.equal(hasContentCoding('identity'), false);
+  assert.equal(hasContentCoding(' Identity , '), false);
+  assert.equal(hasContentCoding('gzip'), true);
+  assert.equal(hasContentCoding('identity, br'), true);
 });
