@@ -635,6 +635,9 @@ function expectArray(result: unknown, key: string, method: string): void {
   }
 }
 
+/** A server's schema: unknown keywords are ignored rather than refused. */
+const PEER_SCHEMA = { strict: false } as const;
+
 function lazyAdapter(schema: JSONObject): SchemaAdapter {
   let adapter: SchemaAdapter | undefined;
   return {
@@ -642,10 +645,10 @@ function lazyAdapter(schema: JSONObject): SchemaAdapter {
       return schema;
     },
     validate(value: unknown) {
-      return (adapter ??= toSchemaAdapter(schema)).validate(value);
+      return (adapter ??= toSchemaAdapter(schema, undefined, PEER_SCHEMA)).validate(value);
     },
     prepare() {
-      (adapter ??= toSchemaAdapter(schema)).prepare();
+      (adapter ??= toSchemaAdapter(schema, undefined, PEER_SCHEMA)).prepare();
     },
   } as SchemaAdapter;
 }

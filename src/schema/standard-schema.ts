@@ -113,6 +113,13 @@ export interface SchemaAdapterOptions {
    * tool "weather"`). Unset: any schema.
    */
   requireObject?: string;
+  /**
+   * Check a plain JSON Schema strictly when the adapter is made (unknown keywords, wrong
+   * keyword types, dangling `$ref`s; see checkJsonSchema). Default true: right for schemas the
+   * user writes. Pass false for schemas that come from a peer (a server's `outputSchema`),
+   * where unknown keywords are to be ignored, as JSON Schema says of unknown keywords.
+   */
+  strict?: boolean;
 }
 
 function standardProps(value: unknown): Record<string, unknown> | undefined {
@@ -186,7 +193,8 @@ export function toSchemaAdapter(
     throw new SchemaError('invalid_schema', 'A schema must be a JSON Schema object or a Standard Schema');
   }
   refuseRawShape(schema);
-  checkJsonSchema(schema, dialectOf(schema));
+  const dialect = dialectOf(schema);
+  if (options.strict !== false) checkJsonSchema(schema, dialect);
   if (options.requireObject !== undefined) requireObjectSchema(schema as Record<string, unknown>, options.requireObject);
   return new JsonSchemaAdapter(schema as Record<string, unknown>, validator);
 }
