@@ -5,5 +5,5 @@
  * revision. Node.js only.
  */
 export { connectInMemory, type InMemoryPair, type InMemoryPairOptions } from './in-memory.js';
-export { RecordingTransport, recordTransport, type FormatOptions, type RecordOptions, type TranscriptEntry } from '../test/recording-transport.js';
-export { validateWireMessage, type WireContext, type WireSide } from '../test/wire-schema.js';
+export { RecordingTransport, recordTransport, type FormatOptions, type RecordOptions, type TranscriptEntry } from '../testing/recording-transport.js';
+export { validateWireMessage, type WireContext, type WireSide } from '../testing/wire-schema.js';

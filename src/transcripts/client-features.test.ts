@@ -12,7 +12,7 @@ import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams,
 import type { UrlElicitationRequest } from '../client/client.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { Client } from '../client/client.js';
-import { recordTransport } from '../test/recording-transport.js';
+import { recordTransport } from '../testing/recording-transport.js';
 import { runTranscript } from '../test/transcript.js';
 import { delay, error, type Harness, eventually, harnessTest, matches, notification, request, result } from './harness.js';
 
