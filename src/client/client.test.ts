@@ -157,7 +157,7 @@ test('listAllTools stops on a repeated cursor', async () => {
 // that does not parse is an invalid-params error.
 test('URL elicitation: non-https URLs are declined without asking, bad URLs are -32602', async () => {
   let asked = 0;
-  const { client, server, wire } = setup({ elicitation: { url: () => (asked++, 'accept') } });
+  const { client, server, wire } = setup({ elicitation: { url: async () => (asked++, 'accept') } });
   const connected = client.connect(wire);
   await server(handshake);
   await connected;

@@ -87,7 +87,7 @@ async function connect(mode: 'full' | 'paged', protocolVersion?: string): Promis
           c.forms.push(params);
           return { action: 'accept', content: { name: 'Ada', color: 'green' } };
         },
-        url: (request) => {
+        url: async (request) => {
           c.urls.push(request);
           return 'accept';
         },
