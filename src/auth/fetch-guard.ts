@@ -83,11 +83,11 @@ export interface FetchGuardOptions {
 /** The request options a guarded fetch understands (a subset of `RequestInit`). */
 export interface GuardedFetchInit {
   method?: string;
-  headers?: HeadersInit;
+  headers?: RequestInit['headers'];
   body?: string | URLSearchParams | Uint8Array;
   signal?: AbortSignal;
   /** Accepted for compatibility with fetch callers (jose, oauth4webapi); redirects are always followed by the guard's rules. */
-  redirect?: RequestRedirect;
+  redirect?: RequestInit['redirect'];
 }
 
 /** A `fetch`-shaped function that applies the guard; see {@link createGuardedFetch}. */
@@ -186,7 +186,7 @@ export function guardSocket(socket: Socket, url: string, allowLoopback: boolean)
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-function toHeaderRecord(headers: HeadersInit | undefined): Record<string, string> {
+function toHeaderRecord(headers: RequestInit['headers'] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (headers !== undefined) new Headers(headers).forEach((value, name) => (out[name] = value));
   return out;

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
-import { recordTransport } from '../test/recording-transport.js';
+import { recordTransport } from '../testing/recording-transport.js';
 import { runTranscript, type TranscriptStep } from '../test/transcript.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { Client, type ClientOptions } from './client.js';
@@ -157,7 +157,7 @@ test('listAllTools stops on a repeated cursor', async () => {
 // that does not parse is an invalid-params error.
 test('URL elicitation: non-https URLs are declined without asking, bad URLs are -32602', async () => {
   let asked = 0;
-  const { client, server, wire } = setup({ elicitation: { url: () => (asked++, 'accept') } });
+  const { client, server, wire } = setup({ elicitation: { url: async () => (asked++, 'accept') } });
   const connected = client.connect(wire);
   await server(handshake);
   await connected;

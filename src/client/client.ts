@@ -78,8 +78,12 @@ export interface ClientOptions extends EndpointOptions {
   elicitation?: {
     /** Form mode. Accepted content gets the schema's defaults for omitted fields (SEP-1034) and is validated. */
     form?: (params: ElicitFormParams, ctx: RequestContext) => ElicitResult | Promise<ElicitResult>;
-    /** URL mode: ask the user; return their decision. Opening the URL is the application's job, after consent. */
-    url?: (request: UrlElicitationRequest, ctx: RequestContext) => ElicitResult['action'] | Promise<ElicitResult['action']>;
+    /**
+     * URL mode: ask the user; resolve with their decision. Opening the URL is the application's
+     * job, after consent. A promise only (write an `async` function): TypeScript widens the
+     * literal an `async () => 'accept'` returns when a plain value is also allowed.
+     */
+    url?: (request: UrlElicitationRequest, ctx: RequestContext) => Promise<ElicitResult['action']>;
     /** Fill omitted fields with schema defaults (default true). */
     applyDefaults?: boolean;
   };
@@ -504,8 +508,12 @@ export class Client {
    * `structuredContent` that matches it, else LocalError `invalid_result`. A -32042 error
    * rejects with {@link UrlElicitationRequiredError}.
    */
-  async callTool(params: { name: string; arguments?: JSONObject; _meta?: JSONObject }, options?: RequestOptions): Promise<CallToolResult> {
-    const result = await this.request<CallToolResult>(Method.ToolsCall, params as JSONObject, options);
+  async callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult> {
+    const args: unknown = params.arguments;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      throw new LocalError('validation_failed', `callTool: "arguments" must be an object of argument values, not ${Array.isArray(args) ? 'an array' : String(args)}`);
+    }
+    const result = await this.request<CallToolResult>(Method.ToolsCall, params as unknown as JSONObject, options);
     if (typeof result !== 'object' || result === null) throw new LocalError('invalid_result', 'tools/call returned a malformed result');
     if (!('task' in result)) expectArray(result, 'content', Method.ToolsCall);
     if (result.isError) return result;
@@ -635,6 +643,22 @@ function expectArray(result: unknown, key: string, method: string): void {
   }
 }
 
+/** What {@link Client.callTool} sends. */
+export interface CallToolParams {
+  /** The tool's name, as `tools/list` shows it. */
+  name: string;
+  /**
+   * The arguments: a JSON object (any object type, interface-typed values included; arrays
+   * and non-objects are refused with LocalError `validation_failed` before anything is sent).
+   */
+  arguments?: object | undefined;
+  /** Request metadata (`_meta`), e.g. a progress token. */
+  _meta?: JSONObject | undefined;
+}
+
+/** A server's schema: unknown keywords are ignored rather than refused. */
+const PEER_SCHEMA = { strict: false } as const;
+
 function lazyAdapter(schema: JSONObject): SchemaAdapter {
   let adapter: SchemaAdapter | undefined;
   return {
@@ -642,10 +666,10 @@ function lazyAdapter(schema: JSONObject): SchemaAdapter {
       return schema;
     },
     validate(value: unknown) {
-      return (adapter ??= toSchemaAdapter(schema)).validate(value);
+      return (adapter ??= toSchemaAdapter(schema, undefined, PEER_SCHEMA)).validate(value);
     },
     prepare() {
-      (adapter ??= toSchemaAdapter(schema)).prepare();
+      (adapter ??= toSchemaAdapter(schema, undefined, PEER_SCHEMA)).prepare();
     },
   } as SchemaAdapter;
 }

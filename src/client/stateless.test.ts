@@ -11,7 +11,7 @@ import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import { McpServer } from '../server/index.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
 import { FallbackTransport, StreamableHttpClientTransport } from '../http/index.js';
-import { recordTransport, type RecordingTransport } from '../test/recording-transport.js';
+import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import type { Transport } from '../transport/types.js';
 import type { ElicitResult } from '../types.js';

@@ -15,8 +15,8 @@ import { LocalError, McpError, UrlElicitationRequiredError } from '../jsonrpc/er
 import type { JSONObject } from '../jsonrpc/types.js';
 import type { Progress } from '../session/session.js';
 import { StdioClientTransport } from '../stdio/index.js';
-import { recordTransport, type RecordingTransport } from '../test/recording-transport.js';
-import { validateWireMessage } from '../test/wire-schema.js';
+import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
+import { validateWireMessage } from '../testing/wire-schema.js';
 import type { CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, TextContent, ToolResultContent } from '../types.js';
 import type { UrlElicitationRequest } from '../client/client.js';
 
@@ -87,7 +87,7 @@ async function connect(mode: 'full' | 'paged', protocolVersion?: string): Promis
           c.forms.push(params);
           return { action: 'accept', content: { name: 'Ada', color: 'green' } };
         },
-        url: (request) => {
+        url: async (request) => {
           c.urls.push(request);
           return 'accept';
         },

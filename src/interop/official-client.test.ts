@@ -24,8 +24,8 @@ import {
   ToolListChangedNotificationSchema,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { recordTransport, type RecordingTransport } from '../test/recording-transport.js';
-import { validateWireMessage } from '../test/wire-schema.js';
+import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
+import { validateWireMessage } from '../testing/wire-schema.js';
 import { RawStdioTransport, demoServerCommand } from './fixtures/raw-stdio-transport.js';
 import { SdkTransportBridge } from './fixtures/sdk-transport-bridge.js';
 

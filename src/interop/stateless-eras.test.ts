@@ -25,7 +25,7 @@ import { createStreamableHttpHandler } from '../http/server/handler.js';
 import { serveNode } from '../http/node.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { StdioClientTransport } from '../stdio/index.js';
-import { recordTransport } from '../test/recording-transport.js';
+import { recordTransport } from '../testing/recording-transport.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/official-server.js', import.meta.url));
 

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { specSchemaRoot } from '../test/wire-schema.js';
+import { specSchemaRoot } from '../testing/wire-schema.js';
 import { AjvJsonSchemaValidator } from './ajv-validator.js';
 import { applyElicitationDefaults, isValidRequestedSchema, matchesFormat, validateElicitationContent } from './elicitation.js';
 

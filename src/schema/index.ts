@@ -17,9 +17,11 @@ export {
 export { DIALECT_URI, dialectOf, dialectOfUri, type JsonSchemaDialect } from './dialect.js';
 export { AjvJsonSchemaValidator, defaultJsonSchemaValidator, type AjvJsonSchemaValidatorOptions } from './ajv-validator.js';
 export { fieldLabel, formatIssues, pointerFromSegments } from './issues.js';
+export { EXTRA_ANNOTATIONS, checkJsonSchema, type StrictCheckOptions } from './strict-check.js';
 export {
   isStandardJSONSchema,
   isStandardSchema,
+  requireObjectSchema,
   toSchemaAdapter,
   type SchemaAdapterOptions,
   type StandardJSONSchemaV1,

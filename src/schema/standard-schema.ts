@@ -13,7 +13,10 @@
  */
 import { defaultJsonSchemaValidator } from './ajv-validator.js';
 import { dialectOf, dialectOfUri } from './dialect.js';
-import { fieldLabel, pointerFromSegments } from './issues.js';
+import { ConvertedSchemaAdapter } from './converted-adapter.js';
+import { LIBRARY_CONVERTERS } from './library-converters.js';
+import { validateStandard } from './standard-result.js';
+import { checkJsonSchema } from './strict-check.js';
 import {
   SchemaError,
   type CompiledValidator,
@@ -104,6 +107,19 @@ export interface SchemaAdapterOptions {
    * tool output). Default `'input'`. Ignored for plain JSON Schemas.
    */
   io?: 'input' | 'output';
+  /**
+   * When set, the schema must describe an object (`type: "object"`), as MCP requires of tool
+   * input and output schemas; the text names the schema in the error (e.g. `inputSchema of
+   * tool "weather"`). Unset: any schema.
+   */
+  requireObject?: string;
+  /**
+   * Check a plain JSON Schema strictly when the adapter is made (unknown keywords, wrong
+   * keyword types, dangling `$ref`s; see checkJsonSchema). Default true: right for schemas the
+   * user writes. Pass false for schemas that come from a peer (a server's `outputSchema`),
+   * where unknown keywords are to be ignored, as JSON Schema says of unknown keywords.
+   */
+  strict?: boolean;
 }
 
 function standardProps(value: unknown): Record<string, unknown> | undefined {
@@ -157,17 +173,77 @@ export function toSchemaAdapter(
   options: SchemaAdapterOptions = {},
 ): SchemaAdapter<unknown> {
   const props = standardProps(schema);
+  const io = options.io ?? 'input';
   if (props !== undefined) {
-    const jsonSchema = describe(schema, props, options.io ?? 'input');
+    const vendor = typeof props['vendor'] === 'string' ? props['vendor'] : 'unknown';
+    const converter = hasOwnDescription(schema, props, vendor) ? undefined : LIBRARY_CONVERTERS.find((c) => c.matches(schema, vendor));
+    if (converter !== undefined && typeof props['validate'] === 'function') {
+      return new ConvertedSchemaAdapter(schema as StandardSchemaV1, converter, io, (produced) => {
+        const jsonSchema = normalizeProduced(produced);
+        checkProduced(jsonSchema, converter.library, options.requireObject);
+        return jsonSchema;
+      }, options.requireObject);
+    }
+    const jsonSchema = describe(schema, props, io);
+    checkProduced(jsonSchema, vendor, options.requireObject);
     if (typeof props['validate'] === 'function') return new StandardSchemaAdapter(schema as StandardSchemaV1, jsonSchema);
     return new JsonSchemaAdapter(jsonSchema, validator);
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     throw new SchemaError('invalid_schema', 'A schema must be a JSON Schema object or a Standard Schema');
   }
-  dialectOf(schema);
+  refuseRawShape(schema);
+  const dialect = dialectOf(schema);
+  if (options.strict !== false) checkJsonSchema(schema, dialect);
+  if (options.requireObject !== undefined) requireObjectSchema(schema as Record<string, unknown>, options.requireObject);
   return new JsonSchemaAdapter(schema as Record<string, unknown>, validator);
 }
+
+/**
+ * Throws {@link SchemaError} `invalid_schema` unless `jsonSchema` declares `type: "object"`
+ * (MCP requires it of tool input and output schemas: arguments and structured results are
+ * always JSON objects). `what` names the schema in the message, e.g. `inputSchema of tool "x"`.
+ */
+export function requireObjectSchema(jsonSchema: Record<string, unknown>, what: string): void {
+  if (jsonSchema['type'] === 'object') return;
+  const got = jsonSchema['type'] === undefined ? 'declares no "type"' : `has type ${JSON.stringify(jsonSchema['type'])}`;
+  throw new SchemaError(
+    'invalid_schema',
+    `The ${what} must describe an object (type "object"), but it ${got}; arguments and structured results are always JSON objects, so wrap the value in an object schema, e.g. { type: 'object', properties: { value: ... } } or z.object({ value: ... })`,
+  );
+}
+
+/** A schema library's output: shapes and types checked (libraries add their own metadata keys, so unknown keywords pass). */
+function checkProduced(jsonSchema: Record<string, unknown>, vendor: string, requireObject: string | undefined): void {
+  try {
+    checkJsonSchema(jsonSchema, dialectOf(jsonSchema), { unknownKeywords: false });
+  } catch (error) {
+    if (error instanceof SchemaError) throw new SchemaError(error.code, `The JSON Schema the ${vendor} library produced is not valid: ${error.message}`, { cause: error });
+    throw error;
+  }
+  if (requireObject !== undefined) requireObjectSchema(jsonSchema, requireObject);
+}
+
+/**
+ * The official SDK v1 accepted a "raw shape", an object of zod schemas (`{ city: z.string() }`).
+ * It is not a JSON Schema; mcpkit takes schemas whole, so it is refused with what to write.
+ */
+function refuseRawShape(schema: object): void {
+  const values = Object.entries(schema);
+  const member = values.find(([, value]) => standardProps(value) !== undefined);
+  if (member === undefined) return;
+  throw new SchemaError(
+    'invalid_schema',
+    `This schema is an object of schemas (a "raw shape": "${member[0]}" is a ${String(standardProps(member[1])?.['vendor'])} schema), not a schema; wrap it in an object schema, e.g. z.object({ ${member[0]}: ... }) or v.object({ ... })`,
+  );
+}
+
+function hasOwnDescription(schema: unknown, props: Record<string, unknown>, vendor: string): boolean {
+  const converter = props['jsonSchema'];
+  if (typeof converter === 'object' && converter !== null) return true;
+  return vendor === 'zod' && typeof (schema as { toJSONSchema?: unknown }).toJSONSchema === 'function';
+}
+
 
 /** Checks values with a JSON Schema, compiled on first use. */
 class JsonSchemaAdapter implements SchemaAdapter<unknown> {
@@ -204,32 +280,12 @@ class StandardSchemaAdapter implements SchemaAdapter<unknown> {
     this.jsonSchema = jsonSchema;
   }
 
+
   prepare(): void {}
 
   validate(value: unknown): ValidationResult<unknown> | Promise<ValidationResult<unknown>> {
-    const result = this.#schema['~standard'].validate(value);
-    return isPromiseLike(result) ? Promise.resolve(result).then(fromStandardResult) : fromStandardResult(result);
+    return validateStandard(this.#schema, value);
   }
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
-function fromStandardResult(result: StandardSchemaV1.Result<unknown>): ValidationResult<unknown> {
-  if (!result.issues) return { valid: true, value: (result as StandardSchemaV1.SuccessResult<unknown>).value };
-  const errors = result.issues.map(fromStandardIssue);
-  if (errors.length === 0) errors.push({ path: '', message: `${fieldLabel('')} is invalid` });
-  return { valid: false, errors };
-}
-
-/** Converts one Standard Schema issue: JSON Pointer path, message prefixed with the field name. */
-export function fromStandardIssue(issue: StandardSchemaV1.Issue): ValidationIssue {
-  const segments = issue.path ?? [];
-  const keys = segments.map((s) => (typeof s === 'object' && s !== null ? (s as StandardSchemaV1.PathSegment).key : s));
-  const path = pointerFromSegments(keys);
-  const message = typeof issue.message === 'string' && issue.message !== '' ? issue.message : 'is invalid';
-  return { path, message: path === '' ? message : `${fieldLabel(path)}: ${message}` };
 }
 
 function describe(schema: unknown, props: Record<string, unknown>, io: 'input' | 'output'): Record<string, unknown> {
@@ -285,3 +341,5 @@ function describesObject(schema: Record<string, unknown>): boolean {
   }
   return false;
 }
+
+export { fromStandardIssue } from './standard-result.js';

@@ -70,6 +70,12 @@ export interface SchemaAdapter<T = unknown> {
    * registration. Throws {@link SchemaError}. Idempotent; a no-op for Standard Schemas.
    */
   prepare(): void;
+  /**
+   * Present when the wire form is produced asynchronously (a schema library whose JSON Schema
+   * converter is loaded on first use): `jsonSchema` may be read once it resolves. Rejects with
+   * {@link SchemaError} when the schema cannot be described. Absent: `jsonSchema` is ready.
+   */
+  readonly ready?: Promise<void>;
 }
 
 /** Stable codes of {@link SchemaError}; compare these, never messages. */

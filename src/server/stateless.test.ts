@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
-import { recordTransport, type RecordingTransport } from '../test/recording-transport.js';
+import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { McpServer, type ServerOptions } from './index.js';
 

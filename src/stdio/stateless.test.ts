@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { ALL_REVISIONS, Client } from '../client/index.js';
-import { recordTransport } from '../test/recording-transport.js';
+import { recordTransport } from '../testing/recording-transport.js';
 import { StdioClientTransport } from './index.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mcpkit.js', import.meta.url));

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client, type ClientOptions } from '../client/client.js';
-import { recordTransport, type RecordingTransport } from '../test/recording-transport.js';
+import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
 import { runTranscript, type TranscriptStep } from '../test/transcript.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { error, isText, matches, notification, request, result } from '../transcripts/harness.js';

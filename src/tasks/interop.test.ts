@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { Client } from '../client/client.js';
 import { SdkTransportBridge } from '../interop/fixtures/sdk-transport-bridge.js';
 import type { ServerSession } from '../server/server-session.js';
-import { recordTransport, type RecordingTransport } from '../test/recording-transport.js';
+import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { sleep, taskFixture, type Fixture } from './fixtures/task-fixture.js';
 import { RELATED_TASK_META, TaskClient } from './index.js';

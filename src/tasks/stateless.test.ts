@@ -13,7 +13,7 @@ import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { ServerRequestContext } from '../server/context.js';
 import type { ElicitResult } from '../types.js';
 import { McpServer } from '../server/server.js';
-import { recordTransport, type RecordingTransport } from '../test/recording-transport.js';
+import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { makeHandler, post, rpc } from '../http/server/harness.test.helper.js';
 import { TASKS_EXTENSION_ID, TaskServer, type TaskServerOptions } from './index.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { Transport, TransportReceiver } from '../transport/types.js';
-import { recordTransport } from './recording-transport.js';
+import { recordTransport } from '../testing/recording-transport.js';
 import { match, runTranscript } from './transcript.js';
 
 /** A minimal connected pair: text is delivered to the other end on a microtask, in order. */

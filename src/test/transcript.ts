@@ -14,8 +14,8 @@
 import { AssertionError } from 'node:assert';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { Transport, TransportReceiver } from '../transport/types.js';
-import { formatWireLine } from './recording-transport.js';
-import type { WireSide } from './wire-schema.js';
+import { formatWireLine } from '../testing/recording-transport.js';
+import type { WireSide } from '../testing/wire-schema.js';
 
 /** A partial pattern for a received message, or a function that throws (or returns `false`) to reject it. */
 export type Expectation = unknown;

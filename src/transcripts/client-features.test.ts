@@ -12,7 +12,7 @@ import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams,
 import type { UrlElicitationRequest } from '../client/client.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { Client } from '../client/client.js';
-import { recordTransport } from '../test/recording-transport.js';
+import { recordTransport } from '../testing/recording-transport.js';
 import { runTranscript } from '../test/transcript.js';
 import { delay, error, type Harness, eventually, harnessTest, matches, notification, request, result } from './harness.js';
 
@@ -271,13 +271,13 @@ describe('URL elicitation (SEP-1036)', () => {
     const completions: Array<{ who: string; id: unknown }> = [];
     const one = await h.client(server, {
       elicitation: {
-        url: (req) => {
+        url: async (req) => {
           consents.push(req);
           return 'accept';
         },
       },
     });
-    const two = await h.client(server, { elicitation: { url: () => 'accept' } });
+    const two = await h.client(server, { elicitation: { url: async () => 'accept' } });
     one.client.on('notifications/elicitation/complete', (p) => completions.push({ who: 'one', id: p?.elicitationId }));
     two.client.on('notifications/elicitation/complete', (p) => completions.push({ who: 'two', id: p?.elicitationId }));
     const r = await one.client.callTool({ name: 'connect_account' });
@@ -296,7 +296,7 @@ describe('URL elicitation (SEP-1036)', () => {
   // URL mode: only https URLs reach the user; others are declined without asking.
   harnessTest('a non-https URL is declined without calling the consent callback', async (h) => {
     let asked = 0;
-    const { client } = await h.client(urlDemo(h), { elicitation: { url: () => (asked++, 'accept') } });
+    const { client } = await h.client(urlDemo(h), { elicitation: { url: async () => (asked++, 'accept') } });
     const r = await client.callTool({ name: 'connect_insecure' });
     assert.equal(text(r), 'action=decline');
     assert.equal(asked, 0);
@@ -313,7 +313,7 @@ describe('URL elicitation (SEP-1036)', () => {
   // 2025-11-25 › Elicitation › URL Elicitation Required Error (-32042): surfaces as
   // UrlElicitationRequiredError with the pending elicitations.
   harnessTest('-32042 surfaces as UrlElicitationRequiredError with .elicitations', async (h) => {
-    const { client } = await h.client(h.demo(), { elicitation: { url: () => 'accept' } });
+    const { client } = await h.client(h.demo(), { elicitation: { url: async () => 'accept' } });
     const err = await client.callTool({ name: 'connect_account', arguments: { mode: 'error' } }).then(
       () => assert.fail('expected a -32042 error'),
       (e: unknown) => e,

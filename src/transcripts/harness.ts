@@ -18,7 +18,7 @@ import { createDemoServer, type DemoOptions } from '../demo/server.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { McpServer } from '../server/server.js';
 import type { ServerSession } from '../server/server-session.js';
-import { recordTransport, type RecordingTransport } from '../test/recording-transport.js';
+import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
 import { match, runTranscript, type TranscriptResult, type TranscriptStep } from '../test/transcript.js';
 import { InMemoryTransport } from '../transport/memory.js';
 

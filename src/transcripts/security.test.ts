@@ -12,7 +12,7 @@ import { LocalError } from '../jsonrpc/errors.js';
 import { McpServer } from '../server/server.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { Client } from '../client/client.js';
-import type { RecordingTransport } from '../test/recording-transport.js';
+import type { RecordingTransport } from '../testing/recording-transport.js';
 import { delay, error, eventually, harnessTest, matches, notification, request, result } from './harness.js';
 
 /** Ids of the requests a recorded side sent. */

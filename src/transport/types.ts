@@ -47,7 +47,7 @@ export interface Transport {
   /** Closes the channel; idempotent; `receiver.closed` fires once. */
   close(): Promise<void>;
   /** A transport-assigned session id, when the transport has one (Streamable HTTP). */
-  readonly sessionId?: string;
+  readonly sessionId?: string | undefined;
   /**
    * Told the negotiated protocol revision once the handshake settled it (HTTP clients send
    * it as `MCP-Protocol-Version` on every later request). Optional.

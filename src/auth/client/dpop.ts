@@ -9,6 +9,7 @@
  * on resource requests. Signing uses `jose` (loaded on first use). The nonce memory is bounded (least recently
  * used origins are forgotten first).
  */
+import type { WebCryptoKeyPair } from './crypto-types.js';
 import type { JWK } from 'jose';
 import { loadJose } from './libs.js';
 
@@ -39,14 +40,14 @@ export function dpopHtu(url: URL): string {
  * client when DPoP is enabled; usable on its own.
  */
 export class DpopProver {
-  readonly #keyPair: CryptoKeyPair;
+  readonly #keyPair: WebCryptoKeyPair;
   readonly #alg: string;
   #jwk: JWK | undefined;
   #thumbprint: string | undefined;
   readonly #nonces = new Map<string, string>();
 
   /** `alg` must match the key (ES256 for a P-256 key). The public key must be extractable. */
-  constructor(keyPair: CryptoKeyPair, alg = 'ES256') {
+  constructor(keyPair: WebCryptoKeyPair, alg = 'ES256') {
     this.#keyPair = keyPair;
     this.#alg = alg;
   }

@@ -34,6 +34,7 @@
  *   `authorization_required` error carrying the URL, and {@link OAuthClient.finishAuthorization}
  *   completes it later (web apps).
  */
+import type { WebCryptoKeyPair } from './crypto-types.js';
 import type * as oauth from 'oauth4webapi';
 import type { HttpAuthorization } from '../../http/client/common.js';
 import { discoverAuthorizationServer, discoverLegacyAuthorizationServer, discoverProtectedResource, type DiscoveredAuthorizationServer, type DiscoveredResource } from './discovery.js';
@@ -151,7 +152,7 @@ export interface OAuthClientOptions {
   /** Re-authorizations for more scope allowed per request (403 `insufficient_scope`). Default 2. */
   maxStepUps?: number;
   /** Request sender-constrained tokens (RFC 9449) where the server supports them: true (a fresh ES256 key) or a key. Default false. */
-  dpop?: boolean | { keyPair: CryptoKeyPair; alg?: string };
+  dpop?: boolean | { keyPair: WebCryptoKeyPair; alg?: string };
   /** The fetch used for metadata and authorization server requests. Default: the global fetch. */
   fetch?: typeof fetch;
   /** Bound on each request to a metadata document or authorization server endpoint, in ms. Default 30000. */

@@ -12,6 +12,7 @@
  * characters the WHATWG form encoding encodes is correct for decoding servers and identical
  * to the raw value for ids made of letters, digits and `-._*`.
  */
+import type { WebCryptoKey } from './crypto-types.js';
 import type * as oauth from 'oauth4webapi';
 import type { DpopProver } from './dpop.js';
 import { OAuthClientError } from './errors.js';
@@ -21,7 +22,7 @@ import type { StoredTokens, TokenEndpointAuthMethod } from './store.js';
 import { requireFetchableUrl } from './urls.js';
 
 /** A private key for `private_key_jwt`: a CryptoKey, or a PKCS#8 PEM and its algorithm. */
-export type ClientPrivateKey = CryptoKey | { pem: string; alg: string; kid?: string };
+export type ClientPrivateKey = WebCryptoKey | { pem: string; alg: string; kid?: string };
 
 /** The credentials a token request authenticates with. */
 export interface ClientCredentials {
@@ -53,10 +54,10 @@ export function clientSecretBasic(clientSecret: string): oauth.ClientAuth {
   };
 }
 
-const importedKeys = new WeakMap<object, CryptoKey>();
+const importedKeys = new WeakMap<object, WebCryptoKey>();
 
-async function privateKeyOf(key: ClientPrivateKey): Promise<{ key: CryptoKey; kid?: string }> {
-  if (typeof (key as CryptoKey).type === 'string' && typeof (key as CryptoKey).algorithm === 'object') return { key: key as CryptoKey };
+async function privateKeyOf(key: ClientPrivateKey): Promise<{ key: WebCryptoKey; kid?: string }> {
+  if (typeof (key as WebCryptoKey).type === 'string' && typeof (key as WebCryptoKey).algorithm === 'object') return { key: key as WebCryptoKey };
   const pem = key as { pem: string; alg: string; kid?: string };
   let imported = importedKeys.get(pem);
   if (imported === undefined) {

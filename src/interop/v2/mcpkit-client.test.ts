@@ -21,7 +21,7 @@ import { ALL_REVISIONS, Client, type ClientOptions } from '../../client/index.js
 import { StreamableHttpClientTransport } from '../../http/client/streamable.js';
 import { McpError } from '../../jsonrpc/errors.js';
 import { StdioClientTransport } from '../../stdio/index.js';
-import { recordTransport, type RecordingTransport } from '../../test/recording-transport.js';
+import { recordTransport, type RecordingTransport } from '../../testing/recording-transport.js';
 import type { CallToolResult } from '../../types.js';
 import { createV2Endpoint, createV2Server, serveFetch, type FetchServer, type V2Endpoint } from './fixtures/v2-server.js';
 

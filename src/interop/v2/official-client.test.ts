@@ -22,7 +22,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createDemoServer } from '../../demo/server.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
 import { serveNode, type NodeServerHandle } from '../../http/node.js';
-import { validateWireMessage } from '../../test/wire-schema.js';
+import { validateWireMessage } from '../../testing/wire-schema.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const MCPKIT_BIN = join(REPO, 'bin', 'mcpkit.js');
