@@ -17,7 +17,8 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** One connected raw peer. */
 export interface RawPeer {
-  readonly recorder: RecordingTransport;
+  /** Undefined when the peer was connected with `record: false`. */
+  readonly recorder: RecordingTransport | undefined;
   /** Every message the server sent, in order. */
   readonly received: JSONObject[];
   /** Sends a request and resolves with the whole response message. */
@@ -36,6 +37,11 @@ export interface PeerOptions {
   capabilities?: JSONObject;
   /** Client name (distinguishes peers in test output). */
   name?: string;
+  /**
+   * Record (and schema-check) the server's messages. Default true; turn off for memory
+   * measurements, since the recorder keeps every message.
+   */
+  record?: boolean;
 }
 
 let nextId = 1;
@@ -53,8 +59,8 @@ export async function connectPeer(server: McpServer, options: PeerOptions = {}):
   const capabilities = options.capabilities ?? {};
   const clientInfo = { name: options.name ?? 'abuse-peer', version: '1.0.0' };
   const [serverEnd, peer] = InMemoryTransport.createPair();
-  const recorder = recordTransport(serverEnd, { side: 'server', revision: () => (revision === STATELESS ? undefined : revision) });
-  await server.connect(recorder);
+  const recorder = options.record === false ? undefined : recordTransport(serverEnd, { side: 'server', revision: () => (revision === STATELESS ? undefined : revision) });
+  await server.connect(recorder ?? serverEnd);
   const received: JSONObject[] = [];
   const waiting = new Map<RequestId, (m: JSONObject) => void>();
   peer.start({

@@ -36,7 +36,7 @@ describe('abuse: server small items', () => {
       assert.equal(result.structuredContent, undefined, `${tool}: nothing half-serialized goes out`);
       assert.ok(textOf(result).includes(field), `${tool}: the message names ${field}: ${textOf(result)}`);
     }
-    peer.recorder.assertNoViolations();
+    peer.recorder!.assertNoViolations();
     await peer.close();
   });
 
@@ -58,7 +58,7 @@ describe('abuse: server small items', () => {
     }
     const ok = await peer.call('completion/complete', { ref, argument: { name: 'name', value: 'A' }, context: { arguments: { lang: 'en' } } });
     assert.deepEqual((ok.completion as JSONObject).values, ['ENA']);
-    peer.recorder.assertNoViolations();
+    peer.recorder!.assertNoViolations();
     await peer.close();
   });
 
@@ -78,7 +78,7 @@ describe('abuse: server small items', () => {
       }
       const plain = await peer.call('tools/call', { name: 'slow', arguments: {} });
       assert.equal(textOf(plain), 'done');
-      peer.recorder.assertNoViolations();
+      peer.recorder!.assertNoViolations();
       await peer.close();
     }
   });
