@@ -4,6 +4,7 @@
  * against the official schema of its revision). Stateful revisions are initialized first;
  * the 2026-07-28 era puts its per-request `_meta` on every request.
  */
+import assert from 'node:assert/strict';
 import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import type { McpServer } from '../../server/server.js';
 import { InMemoryTransport } from '../../transport/memory.js';
@@ -101,4 +102,13 @@ export async function connectPeer(server: McpServer, options: PeerOptions = {}):
 export function errorOf(response: JSONObject): WireError {
   if (response.error === undefined) throw new Error(`expected an error response, got ${JSON.stringify(response).slice(0, 300)}`);
   return response.error as unknown as WireError;
+}
+
+/**
+ * Fails on any schema violation of the server's messages except those of the 2026-07-28
+ * tasks extension's own methods, which the core schema does not define.
+ */
+export function assertCoreSchema(peer: RawPeer): void {
+  const found = peer.recorder!.violations().filter((v) => !/\[2026-07-28\].*"tasks\/(get|update|cancel)"/.test(v));
+  assert.deepEqual(found, []);
 }
