@@ -41,9 +41,12 @@ export interface TaskServerOptions extends TaskReceiverOptions {
   /**
    * Stateless era: who counts against `maxActiveTasksPerOwner` (see `stateless.ts`). Default
    * `requestorByAuthOrConnection`: the principal, else the connection when it carries one
-   * client, else anonymous (one shared pool; a full pool makes `optional` tools answer inline).
+   * client, else anonymous (one shared pool of `maxActiveAnonymousTasks`; a full pool makes
+   * `optional` tools answer inline).
    */
   requestorOf?: RequestorPolicy;
+  /** Stateless era: most unfinished tasks of anonymous requests together (see `stateless.ts`). Default 64. */
+  maxActiveAnonymousTasks?: number;
 }
 
 /** A tool's declared task support (`execution.taskSupport`; absent or unknown = `forbidden`). Pure. */

@@ -61,6 +61,9 @@ import { errorObject, isObject } from './wire.js';
 /** The extension's identifier. */
 export const TASKS_EXTENSION_ID = TASKS_EXTENSION;
 
+/** The slot key of anonymous requests (the NUL keeps it apart from every requestor key). */
+const ANONYMOUS = '\u0000anonymous';
+
 /** The `TaskForm` of tasks created on the stateless wire. */
 export const STATELESS_TASK_FORM = '2026-07-28';
 
@@ -83,11 +86,17 @@ export interface StatelessTaskOptions {
    * Most unfinished tasks one requestor (see `requestorOf`) may have at once. Default 16.
    * Past it a call of an `optional` tool is answered inline, as if it had settled in time
    * (the server alone decides whether a call becomes a task), and a call of a `required`
-   * tool is refused with -32600 before its handler runs. Anonymous requests (nothing
-   * identifies their client) count as one requestor; since their `optional` calls are then
-   * answered inline, one client holding that many tasks blocks nobody else's calls.
+   * tool is refused with -32600 before its handler runs. Anonymous requests have their own
+   * limit, `maxActiveAnonymousTasks`.
    */
   maxActiveTasksPerOwner?: number;
+  /**
+   * Most unfinished tasks of anonymous requests (nothing identifies their client, see
+   * `requestorOf`) together. Default 64. Past it they are treated as above: `optional` tools
+   * answer inline, `required` ones -32600; so one client holding the whole pool blocks
+   * nobody else's `optional` calls.
+   */
+  maxActiveAnonymousTasks?: number;
   /** Who owns a request's tasks (who may reach them). Default `ownerBySessionAndAuth`. */
   ownerOf?: OwnerPolicy;
   /**
@@ -266,6 +275,7 @@ export class StatelessTasks {
   readonly #ttlMs: number | null;
   readonly #pollIntervalMs: number;
   readonly #maxActive: number;
+  readonly #maxAnonymous: number;
   readonly #ownerOf: OwnerPolicy;
   readonly #requestorOf: RequestorPolicy;
   readonly #onError: ((error: Error) => void) | undefined;
@@ -289,7 +299,10 @@ export class StatelessTasks {
     this.#ownerOf = options.ownerOf ?? ownerBySessionAndAuth;
     this.#requestorOf = options.requestorOf ?? requestorByAuthOrConnection;
     this.#onError = options.onError;
-    if (!(Number.isInteger(this.#maxActive) && this.#maxActive >= 1)) throw new RangeError('maxActiveTasksPerOwner must be a positive integer');
+    this.#maxAnonymous = options.maxActiveAnonymousTasks ?? 64;
+    for (const [name, v] of [['maxActiveTasksPerOwner', this.#maxActive], ['maxActiveAnonymousTasks', this.#maxAnonymous]] as const) {
+      if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer`);
+    }
   }
 
   /** Number of stateless-era tasks whose work runs in this process now. */
@@ -341,8 +354,12 @@ export class StatelessTasks {
   async #race(original: RequestHandler<ServerRequestContext>, params: JSONObject | undefined, ctx: ServerRequestContext, st: StatelessRequest, required: boolean): Promise<unknown> {
     const waitMs = required ? 0 : this.#immediateMs;
     // A required tool becomes a task: it needs a free slot before its handler runs.
-    let slot = required ? await this.#reserve(ctx) : undefined;
-    if (required && slot === undefined) throw this.#tooMany();
+    let slot: string | undefined;
+    if (required) {
+      const requestor = await this.#requestorOf(ctx);
+      slot = this.#reserve(requestor);
+      if (slot === undefined) throw this.#tooMany(requestor === undefined);
+    }
     const run = new TaskRun(this.#store);
     const requestSignal = ctx.signal;
     const onRequestAbort = () => {
@@ -374,7 +391,7 @@ export class StatelessTasks {
     }
     // An optional tool past its deadline becomes a task if its requestor has a slot free,
     // else it is answered inline.
-    slot ??= await this.#reserve(ctx);
+    slot ??= this.#reserve(await this.#requestorOf(ctx));
     if (slot === undefined) return this.#answer(run, requestSignal, onRequestAbort, await outcome);
     // It becomes a task (a `required` tool's immediate result is the task's result).
     let created!: () => void;
@@ -404,19 +421,18 @@ export class StatelessTasks {
     throw o.error;
   }
 
-  /** Takes a task slot of the request's requestor: its key, or undefined when it has none free. */
-  async #reserve(ctx: ServerRequestContext): Promise<string | undefined> {
-    const requestor = await this.#requestorOf(ctx);
-    // Anonymous requests share one slot pool; the NUL prefix keeps it apart from every policy key.
-    const key = requestor === undefined ? '\u0000anonymous' : `r:${requestor}`;
+  /** Takes a task slot of `requestor` (undefined: anonymous): its key, or undefined when none is free. */
+  #reserve(requestor: string | undefined): string | undefined {
+    const key = requestor === undefined ? ANONYMOUS : `r:${requestor}`;
     const n = this.#active.get(key) ?? 0;
-    if (n >= this.#maxActive) return undefined;
+    if (n >= (key === ANONYMOUS ? this.#maxAnonymous : this.#maxActive)) return undefined;
     this.#active.set(key, n + 1);
     return key;
   }
 
-  #tooMany(): McpError {
-    return new McpError(ErrorCode.InvalidRequest, `Too many unfinished tasks for this requestor (limit ${this.#maxActive}); wait for one to finish or cancel one`);
+  #tooMany(anonymous: boolean): McpError {
+    const who = anonymous ? `unauthenticated requests (limit ${this.#maxAnonymous})` : `this requestor (limit ${this.#maxActive})`;
+    return new McpError(ErrorCode.InvalidRequest, `Too many unfinished tasks for ${who}; wait for one to finish or cancel one`);
   }
 
   /** Creates the task's record, holding `slot` (released on failure). */

@@ -110,7 +110,12 @@ describe('abuse: stateless-era tasks without authentication', () => {
       const res = await post(handler, rpc(id++, method, { ...params, _meta: meta }), { protocolVersion: STATELESS, headers: { 'mcp-method': method, 'mcp-name': name } });
       return (await res.json()) as JSONObject;
     };
-    for (let i = 0; i < 16; i++) assert.equal(((await call('A', 'tools/call', { name: 'long_job', arguments: {} })).result as JSONObject).resultType, 'task');
+    // Nothing tells unauthenticated HTTP clients apart: their tasks share one pool
+    // (maxActiveAnonymousTasks, default 64), which A takes whole.
+    for (let i = 0; i < 64; i++) assert.equal(((await call('A', 'tools/call', { name: 'long_job', arguments: {} })).result as JSONObject).resultType, 'task');
+    const refused = (await call('A', 'tools/call', { name: 'long_job', arguments: {} })).error as JSONObject;
+    assert.equal(refused.code, -32600);
+    assert.match(refused.message as string, /unauthenticated requests \(limit 64\)/);
     // B's call of an optional tool is served: the server alone decides whether a call
     // becomes a task, and with no free slot it answers inline.
     const inline = await call('B', 'tools/call', { name: 'work', arguments: { ms: 150 } });
@@ -118,7 +123,7 @@ describe('abuse: stateless-era tasks without authentication', () => {
     const result = inline.result as JSONObject;
     assert.equal(result.resultType, 'complete');
     assert.deepEqual(result.content, [{ type: 'text', text: 'slept 150' }]);
-    assert.equal(tasks.stateless.running, 16);
+    assert.equal(tasks.stateless.running, 64);
     await tasks.close();
     await handler.close();
   });
