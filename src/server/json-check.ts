@@ -13,7 +13,7 @@ function pointer(path: readonly (string | number)[]): string {
   return path.length === 0 ? '/' : path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
-function describe(value: unknown): string | undefined {
+function unsupported(value: unknown): string | undefined {
   switch (typeof value) {
     case 'number':
       return Number.isFinite(value) ? undefined : String(value);
@@ -39,7 +39,7 @@ export function findNonJson(value: unknown): string | undefined {
   const path: (string | number)[] = [];
   const ancestors: object[] = [];
   const visit = (v: unknown, inArray: boolean): string | undefined => {
-    const what = describe(v);
+    const what = unsupported(v);
     if (what !== undefined) return `${pointer(path)} is ${what}`;
     if (v === undefined) return inArray ? `${pointer(path)} is undefined` : undefined;
     if (typeof v !== 'object' || v === null) return undefined;
