@@ -30,6 +30,12 @@ function optObj(p: JSONObject | undefined, key: string): string | undefined {
   return `Invalid params: "${key}" must be an object`;
 }
 
+/** The message for the first member of `map` that is not a string (`where` names the map). */
+function stringValues(map: JSONObject, where: string): string | undefined {
+  for (const k in map) if (typeof map[k] !== 'string') return `Invalid params: "${where}.${k}" must be a string`;
+  return undefined;
+}
+
 export const checkCursor: ParamsCheck = (p) => optStr(p, 'cursor');
 export const checkUri: ParamsCheck = (p) => str(p, 'uri');
 
@@ -46,12 +52,14 @@ export const checkInitialize: ParamsCheck = (p) => {
 
 export const checkCallTool: ParamsCheck = (p) => str(p, 'name') ?? optObj(p, 'arguments');
 
+/** 2025-11-25 and later stateful revisions: `task` (TaskMetadata) is an object when present. */
+export const checkCallToolWithTask: ParamsCheck = (p) => checkCallTool(p) ?? optObj(p, 'task');
+
 export const checkGetPrompt: ParamsCheck = (p) => {
   const e = str(p, 'name') ?? optObj(p, 'arguments');
   if (e) return e;
   const args = p!.arguments as JSONObject | undefined;
-  if (args) for (const k in args) if (typeof args[k] !== 'string') return `Invalid params: "arguments.${k}" must be a string`;
-  return undefined;
+  return args === undefined ? undefined : stringValues(args, 'arguments');
 };
 
 export const checkComplete: ParamsCheck = (p) => {
@@ -69,7 +77,13 @@ export const checkComplete: ParamsCheck = (p) => {
   const ctx = p.context;
   if (ctx !== undefined) {
     if (!isObject(ctx)) return 'Invalid params: "context" must be an object';
-    if (ctx.arguments !== undefined && !isObject(ctx.arguments)) return 'Invalid params: "context.arguments" must be an object';
+    const args = ctx.arguments;
+    if (args !== undefined) {
+      if (!isObject(args)) return 'Invalid params: "context.arguments" must be an object';
+      // The schema types every value as a string; completers rely on it.
+      const bad = stringValues(args, 'context.arguments');
+      if (bad !== undefined) return bad;
+    }
   }
   return undefined;
 };

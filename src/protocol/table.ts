@@ -105,9 +105,10 @@ const T_2025_06_18 = table(V2025_06_18, false, [
   req(Method.ElicitationCreate, S2C, receiver('elicitation'), P.checkElicit),
 ]);
 
-/** 2025-11-25: URL elicitation and its completion notification. */
+/** 2025-11-25: URL elicitation and its completion notification; `tools/call` may carry `task`. */
 const T_2025_11_25 = table(V2025_11_25, false, [
   ...base(receiver('completions')),
+  req(Method.ToolsCall, C2S, receiver('tools'), P.checkCallToolWithTask),
   req(Method.ElicitationCreate, S2C, receiver('elicitation'), P.checkElicit),
   note(Notification.ElicitationComplete, S2C, undefined, P.checkElicitationComplete),
 ]);

@@ -8,6 +8,7 @@ export type { PromptConfig, PromptHandler, RegisteredPrompt } from './prompts.js
 export type { Completer, CompletionContext } from './completions.js';
 export { rateLimit, audit, RATE_LIMITED_CODE, type RateLimitOptions, type AuditEvent } from './middleware.js';
 export { UriTemplate } from './uri-template.js';
+export { SUBSCRIPTION_LIMIT_CODE, type SubscriptionLimitOptions } from './subscription-limits.js';
 export type { ConnectOptions } from './server.js';
 export type { StatelessServerOptions } from './stateless.js';
 export type { InputOptions } from './stateless-request.js';

@@ -16,6 +16,7 @@ import type { Transport } from '../transport/types.js';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root, SamplingMessage } from '../types.js';
 import { ServerRequestContext } from './context.js';
 import { levelPasses } from './logging.js';
+import { addSubscription, checkSubscriptionUri } from './subscription-limits.js';
 import type { ServerCore } from './server.js';
 
 /** A server's view of one connected client. */
@@ -25,7 +26,7 @@ export class ServerSession {
   #clientInfo: Implementation | undefined;
   #ready = false;
   #logLevel: LoggingLevel | undefined;
-  /** URIs this client subscribed to. */
+  /** URIs this client subscribed to (at most `subscriptions.maxPerSession`). */
   readonly subscriptions = new Set<string>();
   readonly #elicitations = new Set<string>();
 
@@ -70,6 +71,17 @@ export class ServerSession {
   /** The transport's session id, when it has one. */
   get sessionId(): string | undefined {
     return this.endpoint.session.transportSessionId;
+  }
+
+  /** @internal `resources/subscribe`: throws -32602 / SUBSCRIPTION_LIMIT_CODE past the limits. */
+  _subscribe(uri: string): void {
+    addSubscription(this.subscriptions, uri, this.#core.subscriptionLimits);
+  }
+
+  /** @internal `resources/unsubscribe`: throws -32602 for a URI past the length limit. */
+  _unsubscribe(uri: string): void {
+    checkSubscriptionUri(uri, this.#core.subscriptionLimits);
+    this.subscriptions.delete(uri);
   }
 
   /** @internal `logging/setLevel` */
@@ -247,14 +259,14 @@ export const SESSION_HANDLERS: ReadonlyMap<string, RequestHandler<ServerRequestC
   [
     Method.ResourcesSubscribe,
     (params, ctx) => {
-      ctx.server.subscriptions.add(params!.uri as string);
+      ctx.server._subscribe(params!.uri as string);
       return {};
     },
   ],
   [
     Method.ResourcesUnsubscribe,
     (params, ctx) => {
-      ctx.server.subscriptions.delete(params!.uri as string);
+      ctx.server._unsubscribe(params!.uri as string);
       return {};
     },
   ],

@@ -16,6 +16,7 @@ import type { JsonSchemaValidator } from '../schema/index.js';
 import type { Transport } from '../transport/types.js';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
 import { toCompleteResult, type Completer } from './completions.js';
+import { subscriptionLimits, type SubscriptionLimitOptions, type SubscriptionLimits } from './subscription-limits.js';
 import type { ServerRequestContext } from './context.js';
 import { paginate } from './pagination.js';
 import { PromptRegistry, type PromptConfig, type PromptHandler, type RegisteredPrompt } from './prompts.js';
@@ -56,6 +57,11 @@ export interface ServerOptions extends EndpointOptions {
   defaultLogLevel?: LoggingLevel;
   /** JSON Schema validator for tool schemas (default: ajv, 2020-12 unless declared). */
   jsonSchemaValidator?: JsonSchemaValidator;
+  /**
+   * Bounds on resource subscriptions (see {@link SubscriptionLimitOptions}): default at most
+   * 1000 URIs per session or per `subscriptions/listen`, each at most 4096 characters.
+   */
+  subscriptions?: SubscriptionLimitOptions;
 }
 
 /** @internal what sessions read from their server */
@@ -64,6 +70,8 @@ export interface ServerCore {
   readonly instructions: string | undefined;
   readonly revisions: readonly string[];
   readonly defaultLogLevel: LoggingLevel | undefined;
+  /** Bounds on resource subscriptions, defaults applied. */
+  readonly subscriptionLimits: SubscriptionLimits;
   capabilities(): ServerCapabilities;
 }
 
@@ -73,6 +81,8 @@ export class McpServer implements ServerCore {
   readonly instructions: string | undefined;
   readonly revisions: readonly string[];
   readonly defaultLogLevel: LoggingLevel | undefined;
+  /** Bounds on resource subscriptions (`ServerOptions.subscriptions`, defaults applied). */
+  readonly subscriptionLimits: SubscriptionLimits;
   readonly tools: ToolRegistry;
   readonly resources: ResourceRegistry;
   readonly prompts: PromptRegistry;
@@ -89,6 +99,7 @@ export class McpServer implements ServerCore {
   constructor(info: Implementation, options: ServerOptions = {}) {
     this.info = info;
     this.#options = options;
+    this.subscriptionLimits = subscriptionLimits(options.subscriptions);
     this.instructions = options.instructions;
     this.revisions = options.protocolVersions?.filter((v) => !isStatelessRevision(v)) ?? STATEFUL_REVISIONS;
     this.#stateless = new StatelessLayer(this, options.protocolVersions?.filter(isStatelessRevision) ?? STATELESS_REVISIONS, options.stateless);
@@ -194,6 +205,11 @@ export class McpServer implements ServerCore {
   /** Live connections. */
   get sessions(): ReadonlySet<ServerSession> {
     return this.#sessions;
+  }
+
+  /** Live stateless-era subscriptions (`subscriptions/listen` requests still open), for tests and metrics. */
+  get statelessSubscriptionCount(): number {
+    return this.#stateless.subscriptionCount;
   }
 
   /**

@@ -41,6 +41,7 @@ import type { Implementation, ServerCapabilities } from '../types.js';
 import type { ServerRequestContext } from './context.js';
 import { InputRound, RequestStateCodec, checkInputResponses, type RequestStateOptions } from './mrtr.js';
 import { StatelessRequest } from './stateless-request.js';
+import { checkListenSubscriptions, type SubscriptionLimits } from './subscription-limits.js';
 
 /** Options of the stateless era, `ServerOptions.stateless`. */
 export interface StatelessServerOptions {
@@ -67,6 +68,8 @@ export interface StatelessHost {
   readonly instructions: string | undefined;
   /** The capabilities of this era (see `McpServer.statelessCapabilities`). */
   statelessCapabilities(): ServerCapabilities;
+  /** Bounds on `resourceSubscriptions`. */
+  readonly subscriptionLimits: SubscriptionLimits;
 }
 
 const DEFAULT_HINTS: CacheHints = Object.freeze({ ttlMs: 0, cacheScope: 'private' });
@@ -233,7 +236,11 @@ export class StatelessLayer {
     if (requested.toolsListChanged === true && caps.tools?.listChanged) agreed.toolsListChanged = true;
     if (requested.promptsListChanged === true && caps.prompts?.listChanged) agreed.promptsListChanged = true;
     if (requested.resourcesListChanged === true && caps.resources?.listChanged) agreed.resourcesListChanged = true;
-    if (Array.isArray(requested.resourceSubscriptions) && caps.resources?.subscribe) agreed.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
+    if (Array.isArray(requested.resourceSubscriptions)) {
+      // Bounded before anything is held: -32602 past the count or URI length limit.
+      checkListenSubscriptions(requested.resourceSubscriptions, this.#host.subscriptionLimits);
+      if (caps.resources?.subscribe) agreed.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
+    }
     const meta: JSONObject = { [MetaKey.SubscriptionId]: wireRequestId(ctx) ?? ctx.id };
     const signal = ctx.signal;
     if (signal.aborted) return { _meta: meta };

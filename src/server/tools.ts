@@ -6,6 +6,8 @@
  *   Standard Schema, compiled once), invalid input and thrown errors become `isError: true`
  *   results (SEP-1303), `structuredContent` validated against the output schema and given a
  *   text fallback, content blocks the client's revision lacks rewritten (content-compat.ts);
+ *   `structuredContent` JSON cannot carry (Infinity, NaN, bigints, cycles) is a tool error
+ *   naming the field, since serialization would change it (json-check.ts);
  * - raw (`registerRawTool`): the handler receives the request params untouched and returns
  *   the result as it should go on the wire.
  *
@@ -19,6 +21,7 @@ import { formatIssues, toSchemaAdapter, type JsonSchemaValidator, type SchemaAda
 import type { CallToolResult, Icon, Meta, Tool, ToolAnnotations } from '../types.js';
 import type { ServerRequestContext } from './context.js';
 import { toolResultForRevision } from './content-compat.js';
+import { findNonJson } from './json-check.js';
 
 /** A user schema: a plain JSON Schema object or any Standard Schema (zod 4, valibot, arktype…). */
 export type UserSchema = JSONObject | { readonly '~standard': unknown };
@@ -200,6 +203,9 @@ export class ToolRegistry {
     if (typeof returned === 'string') return entry.output ? toolError(`Tool ${name} returned text but declares an output schema`) : { content: [{ type: 'text', text: returned }] };
     if (typeof returned !== 'object' || returned === null) return toolError(`Tool ${name} returned no result`);
     const result = returned as CallToolResult;
+    // Validate what will be serialized: JSON has no Infinity or NaN (they would go out as null).
+    const nonJson = result.structuredContent === undefined ? undefined : findNonJson(result.structuredContent);
+    if (nonJson !== undefined) return toolError(`Tool ${name} returned structuredContent that JSON cannot carry: ${nonJson}`);
     if (entry.output && !result.isError) {
       if (result.structuredContent === undefined) return toolError(`Tool ${name} returned no structuredContent although it declares an output schema`);
       let checked = entry.output.validate(result.structuredContent);

@@ -105,6 +105,11 @@ function withoutDraftMeta(params: JSONObject): JSONObject {
   return Object.keys(restMeta).length === 0 ? rest : { ...rest, _meta: restMeta };
 }
 
+/** True for the forms this engine serves (a store may also hold the stateless era's tasks). */
+function isEngineForm(form: TaskForm): boolean {
+  return form === 'draft' || form === '2025-11-25';
+}
+
 function notFound(): McpError {
   return invalidParams('Failed to retrieve task: Task not found');
 }
@@ -604,7 +609,8 @@ export class TaskEngine {
     const record = await this.store.get(taskId, owner).catch((err) => {
       throw this.#storeFailure(err);
     });
-    if (record === undefined) throw notFound();
+    // Tasks of other forms in the same store (the stateless era's) are not reachable here.
+    if (record === undefined || !isEngineForm(record.form)) throw notFound();
     return { record, owner };
   }
 
@@ -654,7 +660,7 @@ export class TaskEngine {
       throw this.#storeFailure(err);
     }
     const draft = this.#form(endpoint) === 'draft';
-    const tasks = page.tasks.map((r) => (draft ? toDraftTask(r) : toTask(r))) as unknown as JSONObject[];
+    const tasks = page.tasks.filter((r) => isEngineForm(r.form)).map((r) => (draft ? toDraftTask(r) : toTask(r))) as unknown as JSONObject[];
     return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
   }
 

@@ -41,7 +41,7 @@ export {
   type TaskStore,
   type TaskStoreErrorCode,
 } from './store.js';
-export { ownerBySessionAndAuth, ownerByConnection, authKey, type OwnerPolicy } from './owner.js';
+export { ownerBySessionAndAuth, ownerByConnection, requestorByAuthOrConnection, authKey, type OwnerPolicy, type RequestorPolicy } from './owner.js';
 export { tasksExtension, toTask, toDraftTask, toTaskInfo, TASKS_EXTENSION_NAME } from './wire.js';
 export {
   TaskMethod,

@@ -5,7 +5,8 @@
  * Design note: records are kept frozen-by-convention and copied on the way in and out
  * (JSON deep copies), so no caller can change stored state behind the store's back.
  * Iteration order of the map is creation order, which `list` pages through with a
- * sequence-number cursor.
+ * sequence-number cursor. Finished tasks are also indexed in finishing order, for the whole
+ * store and per owner (insertion-ordered sets), so evicting the oldest finished is O(1).
  */
 import type { JSONObject } from '../jsonrpc/types.js';
 import {
@@ -16,18 +17,21 @@ import {
   copyJson,
   decodeCursor,
   encodeCursor,
+  finishedTaskLimits,
   isExpired,
+  ownerKey,
   ownerMatches,
   recordOf,
+  type FinishedTaskLimits,
   type NewTask,
   type TaskPage,
   type TaskPatch,
   type TaskStore,
 } from './store.js';
-import type { TaskOwner, TaskRecord } from './types.js';
+import { isTerminal, type TaskOwner, type TaskRecord } from './types.js';
 
-/** Options of {@link InMemoryTaskStore}. */
-export interface InMemoryTaskStoreOptions {
+/** Options of {@link InMemoryTaskStore} (with the caps on finished tasks, {@link FinishedTaskLimits}). */
+export interface InMemoryTaskStoreOptions extends FinishedTaskLimits {
   /** The clock (epoch ms). Default `Date.now`. */
   now?: () => number;
 }
@@ -41,11 +45,21 @@ interface Slot {
 export class InMemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, Slot>();
   readonly #now: () => number;
+  readonly #maxFinished: number;
+  readonly #maxFinishedPerOwner: number;
+  /** Ids of finished tasks, in finishing order. */
+  readonly #finished = new Set<string>();
+  /** The same, per owner key. */
+  readonly #finishedByOwner = new Map<string, Set<string>>();
   #seq = 0;
   #closed = false;
 
+  /** Throws RangeError for a limit that is not a positive integer. */
   constructor(options: InMemoryTaskStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
+    const limits = finishedTaskLimits(options);
+    this.#maxFinished = limits.maxFinishedTasks;
+    this.#maxFinishedPerOwner = limits.maxFinishedTasksPerOwner;
   }
 
   /** Number of stored tasks, expired ones not yet swept included (for tests and metrics). */
@@ -60,7 +74,7 @@ export class InMemoryTaskStore implements TaskStore {
     const existing = this.#tasks.get(task.taskId);
     if (existing !== undefined) {
       if (!isExpired(existing.record.expiresAt, now)) throw new TaskStoreError('duplicate', `Task ID already exists: ${task.taskId}`);
-      this.#tasks.delete(task.taskId);
+      this.#remove(task.taskId);
     }
     const record = recordOf(copyJson(task), now);
     this.#tasks.set(task.taskId, { seq: ++this.#seq, record });
@@ -79,7 +93,9 @@ export class InMemoryTaskStore implements TaskStore {
     const slot = this.#slot(taskId);
     checkPatch(slot.record, patch);
     slot.record = applyPatch(slot.record, copyJson(patch), this.#now());
-    return copyJson(slot.record);
+    const out = copyJson(slot.record);
+    if (isTerminal(slot.record.status)) this.#finishedNow(slot.record);
+    return out;
   }
 
   async addInputRequest(taskId: string, key: string, request: JSONObject): Promise<TaskRecord> {
@@ -125,7 +141,7 @@ export class InMemoryTaskStore implements TaskStore {
     this.#open();
     const record = this.#live(taskId);
     if (record === undefined || (owner !== undefined && !ownerMatches(record.owner, owner))) return false;
-    return this.#tasks.delete(taskId);
+    return this.#remove(taskId);
   }
 
   async sweep(limit: number): Promise<number> {
@@ -135,7 +151,7 @@ export class InMemoryTaskStore implements TaskStore {
     for (const [id, slot] of this.#tasks) {
       if (removed >= limit) break;
       if (isExpired(slot.record.expiresAt, now)) {
-        this.#tasks.delete(id);
+        this.#remove(id);
         removed++;
       }
     }
@@ -145,6 +161,32 @@ export class InMemoryTaskStore implements TaskStore {
   async close(): Promise<void> {
     this.#closed = true;
     this.#tasks.clear();
+    this.#finished.clear();
+    this.#finishedByOwner.clear();
+  }
+
+  /** Indexes a task that just finished and evicts the oldest finished past the caps. */
+  #finishedNow(record: TaskRecord): void {
+    const key = ownerKey(record.owner);
+    let mine = this.#finishedByOwner.get(key);
+    if (mine === undefined) this.#finishedByOwner.set(key, (mine = new Set()));
+    mine.add(record.taskId);
+    this.#finished.add(record.taskId);
+    while (mine.size > this.#maxFinishedPerOwner) this.#remove(mine.values().next().value!);
+    while (this.#finished.size > this.#maxFinished) this.#remove(this.#finished.values().next().value!);
+  }
+
+  /** Deletes a task and its index entries; false when there was none. */
+  #remove(taskId: string): boolean {
+    const slot = this.#tasks.get(taskId);
+    if (slot === undefined) return false;
+    this.#tasks.delete(taskId);
+    if (this.#finished.delete(taskId)) {
+      const key = ownerKey(slot.record.owner);
+      const mine = this.#finishedByOwner.get(key);
+      if (mine !== undefined && mine.delete(taskId) && mine.size === 0) this.#finishedByOwner.delete(key);
+    }
+    return true;
   }
 
   #open(): void {

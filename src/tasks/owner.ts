@@ -10,6 +10,13 @@
  * several unauthenticated clients in one process. The auth context is reduced to a stable
  * key — the client id and subject when the auth info names them, else a SHA-256 of the
  * token — so no credential is ever written to a store.
+ *
+ * Who counts against a concurrency cap is a separate question ({@link RequestorPolicy}):
+ * unbound tasks belong to nobody, yet one client must not be able to use up a cap that
+ * every unauthenticated client shares. The default counts per principal, else per
+ * connection when the connection carries one client, and calls a request anonymous when a
+ * transport multiplexes many clients onto one session (the Streamable HTTP server's
+ * stateless path without authentication), where nothing identifies the client.
  */
 import type { RequestContext } from '../session/context.js';
 import type { TaskOwner } from './types.js';
@@ -75,6 +82,35 @@ export const ownerBySessionAndAuth: OwnerPolicy = async (ctx) => {
 
 const connectionIds = new WeakMap<object, string>();
 
+function connectionId(session: object): string {
+  let id = connectionIds.get(session);
+  if (id === undefined) connectionIds.set(session, (id = `connection:${crypto.randomUUID()}`));
+  return id;
+}
+
+/**
+ * What identifies the requestor of a request for concurrency caps: a string key, or
+ * undefined when nothing does (an anonymous request). May be async.
+ */
+export type RequestorPolicy = (ctx: RequestContext) => string | undefined | Promise<string | undefined>;
+
+/** True when the request came through a transport that multiplexes many clients onto one session. */
+function multiplexed(ctx: RequestContext): boolean {
+  return (ctx.info as { wireId?: unknown } | undefined)?.wireId !== undefined;
+}
+
+/**
+ * The default requestor policy: the principal ({@link authKey}) when the request is
+ * authenticated; else the transport session id, or the connection, when it carries one
+ * client; else undefined (anonymous: unauthenticated requests of a multiplexing transport).
+ */
+export const requestorByAuthOrConnection: RequestorPolicy = async (ctx) => {
+  const auth = await authKey(ctx.info?.authInfo);
+  if (auth !== undefined) return auth;
+  if (multiplexed(ctx)) return undefined;
+  return ctx.sessionId !== undefined ? `session:${ctx.sessionId}` : connectionId(ctx.session);
+};
+
 /**
  * Binds tasks to the connection (the session object) as well as the auth context: for a
  * process serving several unauthenticated clients over in-process or custom transports.
@@ -82,11 +118,7 @@ const connectionIds = new WeakMap<object, string>();
  * reach them).
  */
 export const ownerByConnection: OwnerPolicy = async (ctx) => {
-  let id = ctx.sessionId;
-  if (id === undefined) {
-    id = connectionIds.get(ctx.session);
-    if (id === undefined) connectionIds.set(ctx.session, (id = `connection:${crypto.randomUUID()}`));
-  }
+  const id = ctx.sessionId ?? connectionId(ctx.session);
   const auth = await authKey(ctx.info?.authInfo);
   return auth === undefined ? { session: id } : { session: id, auth };
 };

@@ -21,6 +21,7 @@ import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams,
 import { TaskServerRequestContext } from './contexts.js';
 import { TaskEngine, type TaskReceiverOptions, type TaskableMethod } from './engine.js';
 import { PendingTaskRequest, TaskRequestor, type TaskRequestOptions } from './requestor.js';
+import type { RequestorPolicy } from './owner.js';
 import type { TaskStore } from './store.js';
 import type { TaskForm } from './types.js';
 import { StatelessTasks, TASKS_EXTENSION_ID } from './stateless.js';
@@ -37,6 +38,15 @@ export interface TaskServerOptions extends TaskReceiverOptions {
    * task, in ms (see `stateless.ts`). Default 100.
    */
   immediateResultMs?: number;
+  /**
+   * Stateless era: who counts against `maxActiveTasksPerOwner` (see `stateless.ts`). Default
+   * `requestorByAuthOrConnection`: the principal, else the connection when it carries one
+   * client, else anonymous (one shared pool of `maxActiveAnonymousTasks`; a full pool makes
+   * `optional` tools answer inline).
+   */
+  requestorOf?: RequestorPolicy;
+  /** Stateless era: most unfinished tasks of anonymous requests together (see `stateless.ts`). Default 64. */
+  maxActiveAnonymousTasks?: number;
 }
 
 /** A tool's declared task support (`execution.taskSupport`; absent or unknown = `forbidden`). Pure. */

@@ -18,7 +18,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const freshFile = () => join(dir, `tasks-${++files}.db`);
 
-describeTaskStoreContract('SqliteTaskStore', (clock) => SqliteTaskStore.open(freshFile(), { now: clock.now }));
+describeTaskStoreContract('SqliteTaskStore', (clock, limits) => SqliteTaskStore.open(freshFile(), { now: clock.now, ...limits }));
 
 const task = (taskId: string, more: Partial<NewTask> = {}): NewTask => ({
   taskId,
@@ -101,6 +101,31 @@ describe('SqliteTaskStore durability', () => {
     }
     const b = SqliteTaskStore.open(file);
     await b.close();
+  });
+
+  it('applies the finished-task caps on open: recovered tasks count, a lowered cap evicts the oldest finished', async () => {
+    const file = freshFile();
+    const clock = new FakeClock();
+    const a = SqliteTaskStore.open(file, { now: clock.now });
+    for (let i = 0; i < 4; i++) {
+      await a.create(task(`done-${i}`));
+      clock.advance(1);
+      await a.update(`done-${i}`, { status: 'completed', result: {} });
+    }
+    await a.create(task('orphan'));
+    await a.close();
+    clock.advance(1);
+    const b = SqliteTaskStore.open(file, { now: clock.now, maxFinishedTasks: 2 });
+    try {
+      assert.equal(b.recovered, 1);
+      const left = (await b.list({}, { limit: 10 })).tasks.map((t) => t.taskId);
+      assert.deepEqual(left, ['done-3', 'orphan'], 'the orphan ended last, so it is the newest finished');
+      await b.create(task('next'));
+      await b.update('next', { status: 'completed', result: {} });
+      assert.deepEqual((await b.list({}, { limit: 10 })).tasks.map((t) => t.taskId), ['orphan', 'next']);
+    } finally {
+      await b.close();
+    }
   });
 
   it('accepts a custom recovery policy', async () => {

@@ -17,6 +17,11 @@
  *   (terminal states never change, expiry on read) are the shared ones of `store.ts`.
  * - Rows hold JSON text for params, result, error and input requests; a `seq` column orders
  *   tasks by creation for `list` cursors.
+ * - Finished tasks are capped (`maxFinishedTasks`, `maxFinishedTasksPerOwner`): the update
+ *   that ends a task deletes, in the same transaction, the tasks that finished first (by
+ *   `updated_at`, which never changes once a task ended, then `seq`), found through partial
+ *   indexes over finished rows. The store-wide count is kept in memory (one process per
+ *   file) and recounted on open and after each sweep; the per-owner count is read per update.
  */
 import Database from 'better-sqlite3';
 import type { JSONObject, JSONRPCErrorObject, RequestId } from '../jsonrpc/types.js';
@@ -27,20 +32,22 @@ import {
   checkPatch,
   decodeCursor,
   encodeCursor,
+  finishedTaskLimits,
   isExpired,
   orphanOutcome,
   ownerKey,
   ownerMatches,
   recordOf,
+  type FinishedTaskLimits,
   type NewTask,
   type TaskPage,
   type TaskPatch,
   type TaskStore,
 } from './store.js';
-import type { TaskOwner, TaskRecord, TaskStatus, TtlAnchor } from './types.js';
+import { isTerminal, type TaskOwner, type TaskRecord, type TaskStatus, type TtlAnchor } from './types.js';
 
-/** Options of {@link SqliteTaskStore}. */
-export interface SqliteTaskStoreOptions {
+/** Options of {@link SqliteTaskStore} (with the caps on finished tasks, {@link FinishedTaskLimits}). */
+export interface SqliteTaskStoreOptions extends FinishedTaskLimits {
   /** The clock (epoch ms). Default `Date.now`. */
   now?: () => number;
   /**
@@ -79,6 +86,7 @@ interface Row {
 
 const SCHEMA_VERSION = 1;
 const ACTIVE = "('submitted','working','input_required')";
+const FINISHED = "('completed','failed','cancelled','unknown')";
 
 const CREATE_SQL = `
 CREATE TABLE IF NOT EXISTS mcp_tasks (
@@ -106,6 +114,8 @@ CREATE TABLE IF NOT EXISTS mcp_tasks (
 CREATE INDEX IF NOT EXISTS mcp_tasks_owner ON mcp_tasks (owner_key, seq);
 CREATE INDEX IF NOT EXISTS mcp_tasks_expiry ON mcp_tasks (expires_at) WHERE expires_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS mcp_tasks_active ON mcp_tasks (status) WHERE status IN ${ACTIVE};
+CREATE INDEX IF NOT EXISTS mcp_tasks_finished ON mcp_tasks (updated_at, seq) WHERE status IN ${FINISHED};
+CREATE INDEX IF NOT EXISTS mcp_tasks_owner_finished ON mcp_tasks (owner_key, updated_at, seq) WHERE status IN ${FINISHED};
 `;
 
 const COLUMNS = 'seq, task_id, status, status_message, created_at, updated_at, ttl_ms, ttl_anchor, expires_at, poll_interval_ms, owner_key, owner_session, owner_auth, method, form, request_id, params, result, error, input_requests';
@@ -147,6 +157,10 @@ export class SqliteTaskStore implements TaskStore {
   readonly #db: Database.Database;
   readonly #now: () => number;
   readonly #recovered: number;
+  readonly #maxFinished: number;
+  readonly #maxFinishedPerOwner: number;
+  /** Finished rows in the file (see the module note). */
+  #finishedCount = 0;
   #closed = false;
   readonly #stmt: {
     insert: Database.Statement;
@@ -156,6 +170,11 @@ export class SqliteTaskStore implements TaskStore {
     page: Database.Statement;
     sweep: Database.Statement;
     active: Database.Statement;
+    countFinished: Database.Statement;
+    countOwnerFinished: Database.Statement;
+    evictOldest: Database.Statement;
+    evictOwnerOldest: Database.Statement;
+    evictEveryOwner: Database.Statement;
   };
 
   /**
@@ -198,8 +217,24 @@ export class SqliteTaskStore implements TaskStore {
       page: db.prepare(`SELECT ${COLUMNS} FROM mcp_tasks WHERE owner_key = ? AND seq > ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq LIMIT ?`),
       sweep: db.prepare('DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM mcp_tasks WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?)'),
       active: db.prepare(`SELECT ${COLUMNS} FROM mcp_tasks WHERE status IN ${ACTIVE}`),
+      countFinished: db.prepare(`SELECT COUNT(*) FROM mcp_tasks WHERE status IN ${FINISHED}`).pluck(),
+      countOwnerFinished: db.prepare(`SELECT COUNT(*) FROM mcp_tasks WHERE owner_key = ? AND status IN ${FINISHED}`).pluck(),
+      evictOldest: db.prepare(`DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM mcp_tasks WHERE status IN ${FINISHED} ORDER BY updated_at, seq LIMIT ?)`),
+      evictOwnerOldest: db.prepare(`DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM mcp_tasks WHERE owner_key = ? AND status IN ${FINISHED} ORDER BY updated_at, seq LIMIT ?)`),
+      evictEveryOwner: db.prepare(
+        `DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM (SELECT seq, ROW_NUMBER() OVER (PARTITION BY owner_key ORDER BY updated_at DESC, seq DESC) AS n FROM mcp_tasks WHERE status IN ${FINISHED}) WHERE n > ?)`,
+      ),
     };
+    const limits = finishedTaskLimits(options);
+    this.#maxFinished = limits.maxFinishedTasks;
+    this.#maxFinishedPerOwner = limits.maxFinishedTasksPerOwner;
     this.#recovered = this.#recover(options.recover ?? orphanOutcome);
+    // Recovery ends tasks, and the caps may be lower than when the file was written.
+    this.#db.transaction(() => {
+      this.#stmt.evictEveryOwner.run(this.#maxFinishedPerOwner);
+      this.#finishedCount = this.#stmt.countFinished.get() as number;
+      this.#evictPastStoreCap();
+    })();
   }
 
   /** How many unfinished tasks of a dead process were ended when this store opened. */
@@ -231,7 +266,7 @@ export class SqliteTaskStore implements TaskStore {
       const existing = this.#stmt.byId.get(task.taskId) as Row | undefined;
       if (existing !== undefined) {
         if (!isExpired(existing.expires_at, now)) throw new TaskStoreError('duplicate', `Task ID already exists: ${task.taskId}`);
-        this.#stmt.deleteById.run(task.taskId);
+        this.#deleteRow(existing.task_id, existing.status);
       }
       this.#stmt.insert.run({
         task_id: record.taskId,
@@ -272,6 +307,7 @@ export class SqliteTaskStore implements TaskStore {
       checkPatch(current, patch);
       const next = applyPatch(current, patch, this.#now());
       this.#write(next);
+      if (isTerminal(next.status)) this.#finished(ownerKey(next.owner));
       return next;
     })();
   }
@@ -319,13 +355,36 @@ export class SqliteTaskStore implements TaskStore {
     return this.#db.transaction(() => {
       const record = this.#read(taskId);
       if (record === undefined || (owner !== undefined && !ownerMatches(record.owner, owner))) return false;
-      return this.#stmt.deleteById.run(taskId).changes > 0;
+      return this.#deleteRow(taskId, record.status);
     })();
   }
 
   async sweep(limit: number): Promise<number> {
     this.#open();
-    return this.#stmt.sweep.run(this.#now(), Math.max(0, Math.floor(limit))).changes;
+    return this.#db.transaction(() => {
+      const removed = this.#stmt.sweep.run(this.#now(), Math.max(0, Math.floor(limit))).changes;
+      if (removed > 0) this.#finishedCount = this.#stmt.countFinished.get() as number;
+      return removed;
+    })();
+  }
+
+  /** A task of `key` just finished: counts it and evicts the oldest finished past the caps (inside the caller's transaction). */
+  #finished(key: string): void {
+    this.#finishedCount++;
+    const mine = this.#stmt.countOwnerFinished.get(key) as number;
+    if (mine > this.#maxFinishedPerOwner) this.#finishedCount -= this.#stmt.evictOwnerOldest.run(key, mine - this.#maxFinishedPerOwner).changes;
+    this.#evictPastStoreCap();
+  }
+
+  #evictPastStoreCap(): void {
+    if (this.#finishedCount > this.#maxFinished) this.#finishedCount -= this.#stmt.evictOldest.run(this.#finishedCount - this.#maxFinished).changes;
+  }
+
+  /** Deletes one row whose status is `status`, keeping the finished count. */
+  #deleteRow(taskId: string, status: string): boolean {
+    const deleted = this.#stmt.deleteById.run(taskId).changes > 0;
+    if (deleted && isTerminal(status)) this.#finishedCount--;
+    return deleted;
   }
 
   /** Closes the database (checkpointing the WAL). Idempotent. */

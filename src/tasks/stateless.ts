@@ -33,8 +33,15 @@
  *   when `tasks/update` answers them; logs and progress stop (there is no stream left).
  * - The store holds all task state; this process only remembers which work runs here (to
  *   abort it and to hand it answers) and how many unfinished tasks each owner has.
- * - Task ids are random UUIDs, bound to the owner the configured policy computes (the auth
- *   context by default, as in the 2025 forms); lookups by another owner find nothing.
+ * - Task ids are random UUIDs (`crypto.randomUUID`: 122 bits from a CSPRNG), bound to the
+ *   owner the configured policy computes (the auth context by default, as in the 2025
+ *   forms); lookups by another owner find nothing. Without authentication a task is
+ *   unbound and its id is a bearer token, as the extension allows: there is no `tasks/list`,
+ *   so only a holder of the id reaches it.
+ * - The concurrency cap counts per requestor (`requestorOf`), not per owner: unbound tasks
+ *   belong to nobody, but each in-process connection is its own requestor, and where no
+ *   client can be told apart (unauthenticated stateless HTTP) a full cap makes `optional`
+ *   calls answer inline instead of refusing them, so nobody is locked out by another.
  */
 import { McpError, invalidParams, methodNotFound } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject } from '../jsonrpc/types.js';
@@ -46,13 +53,16 @@ import { checkInputResponses } from '../server/mrtr.js';
 import type { McpServer } from '../server/server.js';
 import type { InputSink, StatelessRequest } from '../server/stateless-request.js';
 import type { ClientCapabilities } from '../types.js';
-import { ownerBySessionAndAuth, type OwnerPolicy } from './owner.js';
-import { TaskStoreError, ownerKey, type TaskStore } from './store.js';
+import { ownerBySessionAndAuth, requestorByAuthOrConnection, type OwnerPolicy, type RequestorPolicy } from './owner.js';
+import { TaskStoreError, type TaskStore } from './store.js';
 import { TaskMethod, isTerminal, type TaskOwner, type TaskRecord, type TaskStatus } from './types.js';
 import { errorObject, isObject } from './wire.js';
 
 /** The extension's identifier. */
 export const TASKS_EXTENSION_ID = TASKS_EXTENSION;
+
+/** The slot key of anonymous requests (the NUL keeps it apart from every requestor key). */
+const ANONYMOUS = '\u0000anonymous';
 
 /** The `TaskForm` of tasks created on the stateless wire. */
 export const STATELESS_TASK_FORM = '2026-07-28';
@@ -72,10 +82,28 @@ export interface StatelessTaskOptions {
   minTtlMs?: number;
   /** Polling interval suggested to clients, in ms. Default 1000. */
   pollIntervalMs?: number;
-  /** Most unfinished tasks one owner may have at once; more are refused with -32600. Default 16. */
+  /**
+   * Most unfinished tasks one requestor (see `requestorOf`) may have at once. Default 16.
+   * Past it a call of an `optional` tool is answered inline, as if it had settled in time
+   * (the server alone decides whether a call becomes a task), and a call of a `required`
+   * tool is refused with -32600 before its handler runs. Anonymous requests have their own
+   * limit, `maxActiveAnonymousTasks`.
+   */
   maxActiveTasksPerOwner?: number;
-  /** Who owns a request's tasks. Default `ownerBySessionAndAuth`. */
+  /**
+   * Most unfinished tasks of anonymous requests (nothing identifies their client, see
+   * `requestorOf`) together. Default 64. Past it they are treated as above: `optional` tools
+   * answer inline, `required` ones -32600; so one client holding the whole pool blocks
+   * nobody else's `optional` calls.
+   */
+  maxActiveAnonymousTasks?: number;
+  /** Who owns a request's tasks (who may reach them). Default `ownerBySessionAndAuth`. */
   ownerOf?: OwnerPolicy;
+  /**
+   * Who counts against `maxActiveTasksPerOwner`. Default `requestorByAuthOrConnection`: the
+   * principal, else the connection when it carries one client, else anonymous.
+   */
+  requestorOf?: RequestorPolicy;
   /** Receives failures nobody else is told about (store errors, crashed handlers). */
   onError?: (error: Error) => void;
 }
@@ -134,7 +162,8 @@ class TaskRun implements InputSink {
   readonly controller = new AbortController();
   /** Set once the call became a task. */
   taskId: string | undefined = undefined;
-  ownerKey = '';
+  /** The requestor slot the task holds (see `StatelessTasks.#reserve`). */
+  slot = '';
   #created: Promise<void> | undefined;
   readonly pending = new Map<string, Waiter>();
   readonly #used = new Set<string>();
@@ -246,7 +275,9 @@ export class StatelessTasks {
   readonly #ttlMs: number | null;
   readonly #pollIntervalMs: number;
   readonly #maxActive: number;
+  readonly #maxAnonymous: number;
   readonly #ownerOf: OwnerPolicy;
+  readonly #requestorOf: RequestorPolicy;
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #running = new Map<string, TaskRun>();
   readonly #active = new Map<string, number>();
@@ -266,7 +297,12 @@ export class StatelessTasks {
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#maxActive = options.maxActiveTasksPerOwner ?? 16;
     this.#ownerOf = options.ownerOf ?? ownerBySessionAndAuth;
+    this.#requestorOf = options.requestorOf ?? requestorByAuthOrConnection;
     this.#onError = options.onError;
+    this.#maxAnonymous = options.maxActiveAnonymousTasks ?? 64;
+    for (const [name, v] of [['maxActiveTasksPerOwner', this.#maxActive], ['maxActiveAnonymousTasks', this.#maxAnonymous]] as const) {
+      if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer`);
+    }
   }
 
   /** Number of stateless-era tasks whose work runs in this process now. */
@@ -312,10 +348,18 @@ export class StatelessTasks {
       return original(params, ctx);
     }
     if (this.#closed) return original(params, ctx);
-    return this.#race(original, params, ctx, st, support === 'required' ? 0 : this.#immediateMs);
+    return this.#race(original, params, ctx, st, support === 'required');
   }
 
-  async #race(original: RequestHandler<ServerRequestContext>, params: JSONObject | undefined, ctx: ServerRequestContext, st: StatelessRequest, waitMs: number): Promise<unknown> {
+  async #race(original: RequestHandler<ServerRequestContext>, params: JSONObject | undefined, ctx: ServerRequestContext, st: StatelessRequest, required: boolean): Promise<unknown> {
+    const waitMs = required ? 0 : this.#immediateMs;
+    // A required tool becomes a task: it needs a free slot before its handler runs.
+    let slot: string | undefined;
+    if (required) {
+      const requestor = await this.#requestorOf(ctx);
+      slot = this.#reserve(requestor);
+      if (slot === undefined) throw this.#tooMany(requestor === undefined);
+    }
     const run = new TaskRun(this.#store);
     const requestSignal = ctx.signal;
     const onRequestAbort = () => {
@@ -342,11 +386,13 @@ export class StatelessTasks {
     // synchronously, before any task exists.
     if (first === undefined && (st.round?.hasPending || ctx.cancelled)) first = await outcome;
     if (first !== undefined && (waitMs > 0 || !first.ok || st.round?.hasPending || ctx.cancelled)) {
-      requestSignal.removeEventListener('abort', onRequestAbort);
-      run.finished = true;
-      if (first.ok) return first.value;
-      throw first.error;
+      if (slot !== undefined) this.#release(slot);
+      return this.#answer(run, requestSignal, onRequestAbort, first);
     }
+    // An optional tool past its deadline becomes a task if its requestor has a slot free,
+    // else it is answered inline.
+    slot ??= this.#reserve(await this.#requestorOf(ctx));
+    if (slot === undefined) return this.#answer(run, requestSignal, onRequestAbort, await outcome);
     // It becomes a task (a `required` tool's immediate result is the task's result).
     let created!: () => void;
     let failed!: (err: unknown) => void;
@@ -355,7 +401,7 @@ export class StatelessTasks {
     requestSignal.removeEventListener('abort', onRequestAbort);
     let record: TaskRecord;
     try {
-      record = await this.#create(ctx, run);
+      record = await this.#create(ctx, run, slot);
     } catch (err) {
       failed(err);
       run.abort('The task could not be created');
@@ -367,15 +413,34 @@ export class StatelessTasks {
     return { resultType: ResultType.Task, ...toStatelessTask(record) };
   }
 
-  async #create(ctx: ServerRequestContext, run: TaskRun): Promise<TaskRecord> {
-    if (this.#closed) throw new McpError(ErrorCode.InternalError, 'The task receiver is shut down');
-    const owner = await this.#ownerOf(ctx);
-    const key = ownerKey(owner);
+  /** Ends a call that did not become a task with its own outcome. */
+  #answer(run: TaskRun, requestSignal: AbortSignal, onRequestAbort: () => void, o: Outcome): unknown {
+    requestSignal.removeEventListener('abort', onRequestAbort);
+    run.finished = true;
+    if (o.ok) return o.value;
+    throw o.error;
+  }
+
+  /** Takes a task slot of `requestor` (undefined: anonymous): its key, or undefined when none is free. */
+  #reserve(requestor: string | undefined): string | undefined {
+    const key = requestor === undefined ? ANONYMOUS : `r:${requestor}`;
     const n = this.#active.get(key) ?? 0;
-    if (n >= this.#maxActive) throw new McpError(ErrorCode.InvalidRequest, `Too many unfinished tasks for this requestor (limit ${this.#maxActive}); wait for one to finish or cancel one`);
+    if (n >= (key === ANONYMOUS ? this.#maxAnonymous : this.#maxActive)) return undefined;
     this.#active.set(key, n + 1);
+    return key;
+  }
+
+  #tooMany(anonymous: boolean): McpError {
+    const who = anonymous ? `unauthenticated requests (limit ${this.#maxAnonymous})` : `this requestor (limit ${this.#maxActive})`;
+    return new McpError(ErrorCode.InvalidRequest, `Too many unfinished tasks for ${who}; wait for one to finish or cancel one`);
+  }
+
+  /** Creates the task's record, holding `slot` (released on failure). */
+  async #create(ctx: ServerRequestContext, run: TaskRun, slot: string): Promise<TaskRecord> {
     let record: TaskRecord;
     try {
+      if (this.#closed) throw new McpError(ErrorCode.InternalError, 'The task receiver is shut down');
+      const owner = await this.#ownerOf(ctx);
       const wireId = wireRequestId(ctx) ?? ctx.id;
       record = await this.#store.create({
         taskId: crypto.randomUUID(),
@@ -389,11 +454,11 @@ export class StatelessTasks {
         requestId: wireId,
       });
     } catch (err) {
-      this.#release(key);
+      this.#release(slot);
       throw this.#storeFailure(err);
     }
     run.taskId = record.taskId;
-    run.ownerKey = key;
+    run.slot = slot;
     this.#running.set(record.taskId, run);
     return record;
   }
@@ -418,7 +483,7 @@ export class StatelessTasks {
       run.finished = true;
       run.abort('The task ended');
       this.#running.delete(taskId);
-      this.#release(run.ownerKey);
+      this.#release(run.slot);
     }
   }
 

@@ -8,11 +8,12 @@
  * never change, nothing returns to `submitted`, results only with a terminal status),
  * input requests and `input_required`, expiry by ttl from creation and after completion
  * (invisible on read, removed by a bounded sweep), listing with opaque cursors, deletion,
- * and that records handed out are copies.
+ * the cap on retained finished tasks (per store and per owner, oldest finished evicted
+ * first, unfinished tasks never), and that records handed out are copies.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TaskStoreError, type NewTask, type TaskStore } from './store.js';
+import { TaskStoreError, type FinishedTaskLimits, type NewTask, type TaskStore } from './store.js';
 import type { TaskOwner } from './types.js';
 
 /** A settable clock for the contract suite. */
@@ -29,8 +30,11 @@ export class FakeClock {
   }
 }
 
-/** Makes a fresh, empty store reading time from `clock`. */
-export type TaskStoreFactory = (clock: FakeClock) => TaskStore | Promise<TaskStore>;
+/**
+ * Makes a fresh, empty store reading time from `clock`, with the retention limits of
+ * `limits` (absent members: the store's defaults).
+ */
+export type TaskStoreFactory = (clock: FakeClock, limits?: FinishedTaskLimits) => TaskStore | Promise<TaskStore>;
 
 const ALICE: TaskOwner = { session: 's-1', auth: 'alice' };
 const BOB: TaskOwner = { session: 's-1', auth: 'bob' };
@@ -54,10 +58,10 @@ async function rejects(promise: Promise<unknown>, code: string): Promise<void> {
  */
 export function describeTaskStoreContract(name: string, factory: TaskStoreFactory): void {
   describe(`TaskStore contract: ${name}`, () => {
-    const withStore = (title: string, body: (store: TaskStore, clock: FakeClock) => Promise<void>) =>
+    const withStore = (title: string, body: (store: TaskStore, clock: FakeClock) => Promise<void>, limits?: FinishedTaskLimits) =>
       it(title, async () => {
         const clock = new FakeClock();
-        const store = await factory(clock);
+        const store = await factory(clock, limits);
         try {
           await body(store, clock);
         } finally {
@@ -267,6 +271,57 @@ export function describeTaskStoreContract(name: string, factory: TaskStoreFactor
       assert.deepEqual(r?.error, error);
       assert.equal(r?.result, undefined);
     });
+
+    const ids = async (store: TaskStore, owner: TaskOwner) => (await store.list(owner, { limit: 100 })).tasks.map((t) => t.taskId);
+    const finish = async (store: TaskStore, clock: FakeClock, taskId: string) => {
+      clock.advance(1);
+      await store.update(taskId, { status: 'completed', result: { content: [] } });
+    };
+
+    withStore('keeps at most maxFinishedTasks finished tasks: the oldest finished go first, unfinished ones never', async (store, clock) => {
+      for (const id of ['a1', 'a2', 'a3']) await store.create(task(id));
+      for (const id of ['b1', 'b2']) await store.create(task(id, { owner: BOB }));
+      for (const id of ['u1', 'u2']) await store.create(task(id, { owner: UNBOUND }));
+      // Finished in another order than created: eviction follows the finishing order.
+      for (const id of ['b2', 'a3', 'u1', 'a1']) await finish(store, clock, id);
+      assert.equal(await store.get('b2'), undefined, 'the first to finish is evicted');
+      for (const id of ['a3', 'u1', 'a1']) assert.equal((await store.get(id))?.status, 'completed', id);
+      await store.update('a2', { status: 'failed', error: { code: -32603, message: 'x' } });
+      assert.equal(await store.get('a3'), undefined);
+      assert.deepEqual(await ids(store, ALICE), ['a1', 'a2']);
+      assert.deepEqual(await ids(store, BOB), ['b1'], 'an unfinished task is never evicted');
+      assert.deepEqual(await ids(store, UNBOUND), ['u1', 'u2']);
+      // Many unfinished tasks over the cap stay; cancelling counts as finishing.
+      for (let i = 0; i < 6; i++) await store.create(task(`w${i}`, { owner: UNBOUND }));
+      assert.equal((await ids(store, UNBOUND)).length, 8);
+      clock.advance(1);
+      await store.update('w0', { status: 'cancelled' });
+      assert.equal(await store.get('u1'), undefined);
+      assert.deepEqual(await ids(store, UNBOUND), ['u2', 'w0', 'w1', 'w2', 'w3', 'w4', 'w5']);
+    }, { maxFinishedTasks: 3, maxFinishedTasksPerOwner: 100 });
+
+    withStore('keeps at most maxFinishedTasksPerOwner finished tasks per owner, without touching other owners', async (store, clock) => {
+      for (let i = 0; i < 5; i++) await store.create(task(`a${i}`));
+      await store.create(task('b0', { owner: BOB }));
+      await finish(store, clock, 'b0');
+      for (let i = 0; i < 5; i++) await finish(store, clock, `a${i}`);
+      assert.deepEqual(await ids(store, ALICE), ['a3', 'a4']);
+      assert.deepEqual(await ids(store, BOB), ['b0'], 'another owner keeps its older result');
+    }, { maxFinishedTasks: 100, maxFinishedTasksPerOwner: 2 });
+
+    withStore('a deleted or expired finished task frees its place', async (store, clock) => {
+      await store.create(task('short', { ttlMs: 5 }));
+      for (const id of ['a', 'b', 'c']) await store.create(task(id));
+      await finish(store, clock, 'short');
+      await finish(store, clock, 'a');
+      assert.equal(await store.delete('a'), true);
+      clock.advance(10);
+      assert.equal(await store.sweep(10), 1);
+      await finish(store, clock, 'b');
+      await finish(store, clock, 'c');
+      assert.deepEqual(await ids(store, ALICE), ['b', 'c']);
+      assert.equal(await store.get('short'), undefined);
+    }, { maxFinishedTasks: 2, maxFinishedTasksPerOwner: 2 });
 
     withStore('refuses every call once closed', async (store) => {
       await store.create(task('t'));

@@ -57,6 +57,30 @@ export interface TaskPatch {
   readonly error?: JSONRPCErrorObject;
 }
 
+/**
+ * Caps on retained finished tasks, shared by every store implementation: once a task ends
+ * (completed, failed, cancelled, unknown) it counts against both caps until it expires or is
+ * deleted; when a cap is crossed the store deletes the finished tasks that finished first
+ * (of that owner, or of the whole store). Unfinished tasks are never evicted.
+ */
+export interface FinishedTaskLimits {
+  /** Most finished tasks the store keeps. Default 10 000. */
+  maxFinishedTasks?: number;
+  /**
+   * Most finished tasks the store keeps per owner (unbound tasks count as one owner). Default
+   * 1000, so one requestor's flood evicts only its own results until the store as a whole is
+   * at `maxFinishedTasks`.
+   */
+  maxFinishedTasksPerOwner?: number;
+}
+
+/** {@link FinishedTaskLimits} with the defaults applied; throws RangeError for a limit that is not a positive integer. */
+export function finishedTaskLimits(limits: FinishedTaskLimits = {}): Required<FinishedTaskLimits> {
+  const resolved = { maxFinishedTasks: limits.maxFinishedTasks ?? 10_000, maxFinishedTasksPerOwner: limits.maxFinishedTasksPerOwner ?? 1000 };
+  for (const [name, v] of Object.entries(resolved)) if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer`);
+  return resolved;
+}
+
 /** One page of {@link TaskStore.list}. */
 export interface TaskPage {
   readonly tasks: TaskRecord[];
@@ -67,6 +91,8 @@ export interface TaskPage {
 /**
  * Where tasks live. Implementations: `InMemoryTaskStore` (default), `SqliteTaskStore`
  * (`mcpkit/tasks/sqlite`). Every method may be called concurrently; each call is atomic.
+ * A store bounds the finished tasks it keeps ({@link FinishedTaskLimits}): an `update` that
+ * ends a task may delete the oldest finished ones.
  * Methods reject with {@link TaskStoreError} as documented, and with `closed` after
  * {@link TaskStore.close}.
  */

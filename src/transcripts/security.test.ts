@@ -66,8 +66,12 @@ describe('message smuggling', () => {
       { expect: result(1, { content: [{ type: 'text', text: 'safe' }] }) },
       { send: '{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"test_prompt_with_arguments","arguments":{"arg1":"a","arg2":"b","__proto__":{"polluted":"yes"}}}}' },
       { expect: error(2, -32602, { message: matches(/__proto__/) }) },
+      // context.arguments values are strings (schema): an object under any key, `__proto__`
+      // included, is -32602; a string under `__proto__` is an ordinary argument.
       { send: '{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg2","value":""},"context":{"arguments":{"__proto__":{"arg1":"evil"}}}}}' },
-      { expect: result(3, { completion: { values: ['x-suffix', 'testValue2'] } }) },
+      { expect: error(3, -32602, { message: matches(/context\.arguments\.__proto__/) }) },
+      { send: '{"jsonrpc":"2.0","id":6,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg2","value":""},"context":{"arguments":{"__proto__":"evil"}}}}' },
+      { expect: result(6, { completion: { values: ['x-suffix', 'testValue2'] } }) },
       { send: '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2,"__proto__":{"a":100}}}}' },
       { expect: result(4, { structuredContent: { sum: 3 } }) },
       { send: '{"jsonrpc":"2.0","id":5,"__proto__":{"method":"tools/call"},"method":"ping"}' },
