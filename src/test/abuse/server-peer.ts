@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import type { McpServer } from '../../server/server.js';
 import { InMemoryTransport } from '../../transport/memory.js';
-import { recordTransport, type RecordingTransport } from '../recording-transport.js';
+import { recordTransport, type RecordingTransport } from '../../testing/recording-transport.js';
 
 /** The stateless era's revision. */
 export const STATELESS = '2026-07-28';
