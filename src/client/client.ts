@@ -426,7 +426,8 @@ export class Client {
     if (answer.action !== 'accept') return { action: answer.action };
     const content = e.applyDefaults === false ? answer.content ?? {} : applyElicitationDefaults(form.requestedSchema, answer.content ?? {});
     const issues = validateElicitationContent(form.requestedSchema, content);
-    if (issues.length > 0) throw new LocalError('validation_failed', `The elicitation answer does not match the requested schema: ${formatIssues(issues)}`);
+    // The server is told why (a wire error with the reason, never a stack); the answer is not sent.
+    if (issues.length > 0) throw new McpError(ErrorCode.InternalError, `The client's elicitation answer does not match the requested schema: ${formatIssues(issues)}`);
     return { ...answer, content: content as ElicitResult['content'] };
   }
 

@@ -17,6 +17,7 @@ import { Session, type RequestOptions, type SessionOptions } from '../session/se
 import { compose, type CallContext, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
 import { PRE_INIT_TABLE, extendedTableFor, tableFor, hasCapability, mayBeSentBy, type MethodSpec, type ProtocolExtension, type RevisionTable } from './table.js';
 import { LATEST_REVISION } from './versions.js';
+import { defaultErrorReporter } from './error-report.js';
 import { claimsStatelessEra, readRequestMeta } from './stateless.js';
 
 /** Handler of one incoming request method, registered by a role. */
@@ -27,7 +28,11 @@ export type NotificationListener = (params: JSONObject | undefined, info: Messag
 
 /** Options of an endpoint. */
 export interface EndpointOptions extends SessionOptions {
-  /** Reports errors the peer is not told about in detail (handler crashes, garbage input). */
+  /**
+   * Reports errors the peer is not told about in detail (handler crashes, garbage input).
+   * Default: one line per error on stderr (the console's error stream), with the stack when
+   * the environment variable `MCPKIT_DEBUG` is set; pass `() => {}` to drop them.
+   */
   onError?: (error: Error) => void;
 }
 
@@ -81,7 +86,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     } = {},
   ) {
     this.role = role;
-    this.#onError = options.onError;
+    this.#onError = options.onError ?? defaultErrorReporter(role);
     this.#sharedHandlers = options.sharedHandlers;
     this.#incoming = this.#terminalIncoming;
     this.session = new Session(

@@ -10,11 +10,14 @@ import type { Completer } from './completions.js';
 import type { ServerRequestContext } from './context.js';
 import { promptResultForRevision } from './content-compat.js';
 
-/** Definition of a prompt. */
-export interface PromptConfig {
+/**
+ * Definition of a prompt. `A` is the declared argument list's own type: the handler's
+ * arguments are typed from it (a string per required argument, an optional one per other).
+ */
+export interface PromptConfig<A extends readonly PromptArgument[] | undefined = readonly PromptArgument[] | undefined> {
   title?: string;
   description?: string;
-  arguments?: PromptArgument[];
+  arguments?: A;
   icons?: Icon[];
   _meta?: Meta;
   /** Completers of arguments, for `completion/complete` with `ref/prompt`. */
@@ -22,7 +25,7 @@ export interface PromptConfig {
 }
 
 /** Builds the prompt's messages from its (string) arguments. */
-export type PromptHandler = (args: Record<string, string>, ctx: ServerRequestContext) => GetPromptResult | Promise<GetPromptResult>;
+export type PromptHandler<A = Record<string, string | undefined>> = (args: A, ctx: ServerRequestContext) => GetPromptResult | Promise<GetPromptResult>;
 
 /** A handle on a registered prompt. */
 export interface RegisteredPrompt {
@@ -34,7 +37,7 @@ interface Entry {
   definition: Prompt;
   required: string[];
   complete: Record<string, Completer> | undefined;
-  handler: PromptHandler;
+  handler: PromptHandler<Record<string, string>>;
 }
 
 /** Registry of prompts. */
@@ -52,17 +55,17 @@ export class PromptRegistry {
   }
 
   /** Registers a prompt. Throws TypeError for a duplicate or empty name. */
-  register(name: string, config: PromptConfig, handler: PromptHandler): RegisteredPrompt {
+  register<A>(name: string, config: PromptConfig, handler: PromptHandler<A>): RegisteredPrompt {
     if (name.length === 0) throw new TypeError('A prompt needs a name');
     if (this.#prompts.has(name)) throw new TypeError(`A prompt named ${JSON.stringify(name)} is already registered`);
     const definition: Prompt = { name };
     if (config.title !== undefined) definition.title = config.title;
     if (config.description !== undefined) definition.description = config.description;
-    if (config.arguments !== undefined) definition.arguments = config.arguments;
+    if (config.arguments !== undefined) definition.arguments = [...config.arguments];
     if (config.icons !== undefined) definition.icons = config.icons;
     if (config._meta !== undefined) definition._meta = config._meta;
     const required = (config.arguments ?? []).filter((a) => a.required).map((a) => a.name);
-    this.#prompts.set(name, { definition, required, complete: config.complete, handler });
+    this.#prompts.set(name, { definition, required, complete: config.complete, handler: handler as unknown as PromptHandler<Record<string, string>> });
     this.#touch();
     return { name, remove: () => this.#prompts.delete(name) && this.#touch() };
   }

@@ -5,6 +5,7 @@
  * serves both eras: 2025-era requests after `initialize`, and stateless-era (2026-07-28)
  * requests whenever they come, each by itself (stateless.ts).
  */
+import { defaultErrorReporter } from '../protocol/error-report.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { EndpointOptions, RequestHandler } from '../protocol/endpoint.js';
@@ -14,7 +15,7 @@ import type { ProtocolExtension } from '../protocol/table.js';
 import { STATEFUL_REVISIONS } from '../protocol/versions.js';
 import type { JsonSchemaValidator } from '../schema/index.js';
 import type { Transport } from '../transport/types.js';
-import type { Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
+import type { Implementation, LoggingLevel, PromptArgument, ServerCapabilities } from '../types.js';
 import { toCompleteResult, type Completer } from './completions.js';
 import { subscriptionLimits, type SubscriptionLimitOptions, type SubscriptionLimits } from './subscription-limits.js';
 import type { ServerRequestContext } from './context.js';
@@ -22,7 +23,8 @@ import { paginate } from './pagination.js';
 import { PromptRegistry, type PromptConfig, type PromptHandler, type RegisteredPrompt } from './prompts.js';
 import { ResourceRegistry, type RegisteredResource, type ResourceMetadata, type ResourceReader, type ResourceTemplateConfig, type TemplateReader } from './resources.js';
 import { SESSION_HANDLERS, ServerSession } from './server-session.js';
-import { ToolRegistry, type RawToolHandler, type RegisteredTool, type ToolConfig, type ToolHandler } from './tools.js';
+import { ToolRegistry, type RawToolHandler, type RegisteredTool, type ToolConfig, type ToolHandlerFor, type UserSchema } from './tools.js';
+import type { PromptArgs, ToolArgs, ToolStructured } from './infer.js';
 import { invalidParams } from '../jsonrpc/errors.js';
 import type { Tool } from '../types.js';
 import { STATELESS_REVISIONS, isStatelessRevision } from '../protocol/stateless.js';
@@ -106,15 +108,26 @@ export class McpServer implements ServerCore {
     this.defaultLogLevel = options.defaultLogLevel;
     this.#pageSize = options.pageSize ?? 100;
     if (!(this.#pageSize >= 1)) throw new RangeError('pageSize must be at least 1');
-    this.tools = new ToolRegistry(() => this.#changed(Notification.ToolsListChanged), options.jsonSchemaValidator);
+    const report = options.onError ?? defaultErrorReporter('server');
+    this.tools = new ToolRegistry(() => this.#changed(Notification.ToolsListChanged), options.jsonSchemaValidator, report);
     this.resources = new ResourceRegistry(() => this.#changed(Notification.ResourcesListChanged));
     this.prompts = new PromptRegistry(() => this.#changed(Notification.PromptsListChanged));
   }
 
   // ───────────── registration ─────────────
 
-  /** Registers a typed tool (validated input, tool errors for failures). See {@link ToolRegistry.register}. */
-  registerTool<A = any>(name: string, config: ToolConfig, handler: ToolHandler<A>): RegisteredTool {
+  /**
+   * Registers a typed tool (validated input, tool errors for failures). The handler's
+   * arguments are typed from `inputSchema` and its `structuredContent` from `outputSchema`
+   * (a Standard Schema's types, or a JSON Schema literal's; see infer.ts). Throws TypeError
+   * for a bad or duplicate name and SchemaError for a schema that is not an object schema or
+   * breaks its dialect's rules (the message names the JSON Pointer). See {@link ToolRegistry.register}.
+   */
+  registerTool<const I extends UserSchema | undefined = undefined, const O extends UserSchema | undefined = undefined>(
+    name: string,
+    config: ToolConfig<I, O>,
+    handler: ToolHandlerFor<I, O>,
+  ): RegisteredTool<ToolArgs<I>, ToolStructured<O>> {
     return this.tools.register(name, config, handler);
   }
 
@@ -133,8 +146,12 @@ export class McpServer implements ServerCore {
     return this.resources.registerTemplate(uriTemplate, config, read);
   }
 
-  /** Registers a prompt. */
-  registerPrompt(name: string, config: PromptConfig, handler: PromptHandler): RegisteredPrompt {
+  /**
+   * Registers a prompt. The handler's arguments are typed from the declared list: a string
+   * for each required argument, an optional string for each other one. Throws TypeError for
+   * an empty or duplicate name.
+   */
+  registerPrompt<const A extends readonly PromptArgument[] | undefined = undefined>(name: string, config: PromptConfig<A>, handler: PromptHandler<PromptArgs<A>>): RegisteredPrompt {
     return this.prompts.register(name, config, handler);
   }
 
@@ -217,6 +234,8 @@ export class McpServer implements ServerCore {
    * makes a separate session; a transport can be connected once.
    */
   async connect(transport: Transport, options?: ConnectOptions): Promise<ServerSession> {
+    // schemas whose wire form comes from a converter loaded on first use: a failure shows here
+    if (this.tools.pending) await this.tools.ready();
     this.capabilities();
     const session = new ServerSession(this, transport, options?.maxInFlight === undefined ? this.#options : { ...this.#options, maxInFlight: options.maxInFlight }, this.#sharedHandlers());
     const ep = session.endpoint;
@@ -250,10 +269,12 @@ export class McpServer implements ServerCore {
     if (this.#handlers) return this.#handlers;
     const size = this.#pageSize;
     const table = new Map<string, RequestHandler<ServerRequestContext>>(SESSION_HANDLERS);
-    table.set(Method.ToolsList, (p) => {
-      const { page, nextCursor } = paginate(this.tools.list(), p?.cursor, size);
+    const listTools = (cursor: unknown) => {
+      const { page, nextCursor } = paginate(this.tools.list(), cursor, size);
       return nextCursor === undefined ? { tools: page } : { tools: page, nextCursor };
-    });
+    };
+    // a schema converted after registration (valibot, zod 3) is listed once ready; a failed one is not listed
+    table.set(Method.ToolsList, (p) => (this.tools.pending ? this.tools.ready().then(() => listTools(p?.cursor), () => listTools(p?.cursor)) : listTools(p?.cursor)));
     table.set(Method.ToolsCall, (p, ctx) => this.tools.call(p!, ctx));
     table.set(Method.ResourcesList, async (p, ctx) => {
       const { page, nextCursor } = paginate(await this.resources.list(ctx), p?.cursor, size);

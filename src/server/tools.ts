@@ -18,22 +18,33 @@
 import { McpError, invalidParams } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { formatIssues, toSchemaAdapter, type JsonSchemaValidator, type SchemaAdapter } from '../schema/index.js';
+import type { StandardSchemaV1 } from '../schema/standard-schema.js';
 import type { CallToolResult, Icon, Meta, Tool, ToolAnnotations } from '../types.js';
 import type { ServerRequestContext } from './context.js';
 import { toolResultForRevision } from './content-compat.js';
+import type { ToolArgs, ToolStructured } from './infer.js';
 import { findNonJson } from './json-check.js';
 
-/** A user schema: a plain JSON Schema object or any Standard Schema (zod 4, valibot, arktype…). */
-export type UserSchema = JSONObject | { readonly '~standard': unknown };
+/**
+ * A user schema: a plain JSON Schema object (a literal is typed as written, no `as const`
+ * needed) or any Standard Schema (zod 4 and 3, valibot, arktype…).
+ */
+export type UserSchema = { readonly [key: string]: unknown } | StandardSchemaV1 | { readonly '~standard': unknown };
 
-/** Definition of a typed tool. */
-export interface ToolConfig {
+/**
+ * Definition of a typed tool. `I` and `O` are the input and output schemas' own types, from
+ * which the handler's argument and result types are inferred (see infer.ts).
+ */
+export interface ToolConfig<I extends UserSchema | undefined = UserSchema | undefined, O extends UserSchema | undefined = UserSchema | undefined> {
   title?: string;
   description?: string;
-  /** Arguments schema; omitted means "no arguments" (`{type: "object"}` on the wire). */
-  inputSchema?: UserSchema;
-  /** Structured output schema; when set, results must carry matching `structuredContent`. */
-  outputSchema?: UserSchema;
+  /**
+   * Arguments schema; omitted means "no arguments" (`{type: "object"}` on the wire). Must
+   * describe an object (`type: "object"`); checked when the tool is registered.
+   */
+  inputSchema?: I;
+  /** Structured output schema (an object schema); when set, results must carry matching `structuredContent`. */
+  outputSchema?: O;
   annotations?: ToolAnnotations;
   icons?: Icon[];
   /** `execution` member of the tool definition (2025-11-25 task support). */
@@ -45,19 +56,34 @@ export interface ToolConfig {
  * What a typed handler may return: a full result, a result with only `structuredContent`
  * (content is derived), or a string (one text item).
  */
-export type ToolReturn = CallToolResult | { structuredContent: JSONObject; content?: CallToolResult['content']; isError?: boolean; _meta?: Meta } | string;
+export type ToolReturn<S = Record<string, unknown>> =
+  | (Omit<CallToolResult, 'structuredContent'> & { structuredContent?: S })
+  | { structuredContent: S; content?: CallToolResult['content']; isError?: boolean; _meta?: Meta }
+  | string;
 
-/** A typed tool handler. `args` are the validated (and, for Standard Schemas, parsed) arguments. */
-export type ToolHandler<A = any> = (args: A, ctx: ServerRequestContext) => ToolReturn | Promise<ToolReturn>;
+/**
+ * A typed tool handler. `args` are the validated (and, for Standard Schemas, parsed)
+ * arguments, typed from the input schema; `structuredContent` is typed from the output schema.
+ */
+export type ToolHandler<A = Record<string, unknown>, S = Record<string, unknown>> = (args: A, ctx: ServerRequestContext) => ToolReturn<S> | Promise<ToolReturn<S>>;
+
+/** The handler type {@link McpServer.registerTool} expects for a config. */
+export type ToolHandlerFor<I extends UserSchema | undefined, O extends UserSchema | undefined> = ToolHandler<ToolArgs<I>, ToolStructured<O>>;
+
+/** How the registry calls any handler (the typed ones are checked at their registration). */
+type StoredHandler = (args: unknown, ctx: ServerRequestContext) => ToolReturn<unknown> | Promise<ToolReturn<unknown>>;
 
 /** A raw tool handler: params as received, result as sent. */
 export type RawToolHandler = (params: JSONObject, ctx: ServerRequestContext) => CallToolResult | Promise<CallToolResult>;
 
 /** A handle on a registered tool. */
-export interface RegisteredTool {
+export interface RegisteredTool<A = Record<string, unknown>, S = Record<string, unknown>> {
   readonly name: string;
-  /** Replaces parts of the definition or the handler; announces `list_changed`. */
-  update(changes: Partial<ToolConfig> & { handler?: ToolHandler }): void;
+  /**
+   * Replaces parts of the definition or the handler; announces `list_changed`. A new schema
+   * is checked as at registration (SchemaError); the handler keeps the registered types.
+   */
+  update(changes: Partial<ToolConfig> & { handler?: ToolHandler<A, S> }): void;
   /** Removes the tool; announces `list_changed`. */
   remove(): void;
 }
@@ -68,8 +94,10 @@ interface Entry {
   definition: Tool;
   input: SchemaAdapter | undefined;
   output: SchemaAdapter | undefined;
-  handler: ToolHandler | undefined;
+  handler: StoredHandler | undefined;
   raw: RawToolHandler | undefined;
+  /** Pending while a schema's wire form is being produced (a converter loaded on first use). */
+  ready: Promise<void> | undefined;
 }
 
 /** Builds an `isError: true` result carrying `message`. */
@@ -82,11 +110,32 @@ export class ToolRegistry {
   readonly #tools = new Map<string, Entry>();
   readonly #validator: JsonSchemaValidator | undefined;
   readonly #changed: () => void;
+  readonly #failed: (error: Error) => void;
+  readonly #pending = new Set<Promise<void>>();
   #list: Tool[] | undefined;
 
-  constructor(changed: () => void, validator?: JsonSchemaValidator) {
+  /**
+   * `changed` announces `list_changed`; `failed` reports a tool dropped because its schema's
+   * wire form could not be produced (only schemas converted after registration can fail late).
+   */
+  constructor(changed: () => void, validator?: JsonSchemaValidator, failed: (error: Error) => void = () => {}) {
     this.#changed = changed;
     this.#validator = validator;
+    this.#failed = failed;
+  }
+
+  /**
+   * Resolves once every schema's wire form is ready; rejects with the first {@link SchemaError}
+   * of a schema that could not be converted (that tool is then not registered). Immediate
+   * when nothing is pending.
+   */
+  async ready(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all(this.#pending);
+  }
+
+  /** True while some schema's wire form is still being produced. */
+  get pending(): boolean {
+    return this.#pending.size > 0;
   }
 
   get size(): number {
@@ -97,18 +146,19 @@ export class ToolRegistry {
    * Registers a typed tool. Throws TypeError for a duplicate or malformed name, and
    * SchemaError when a schema cannot be compiled.
    */
-  register(name: string, config: ToolConfig, handler: ToolHandler): RegisteredTool {
+  register<A, S>(name: string, config: ToolConfig, handler: ToolHandler<A, S>): RegisteredTool<A, S> {
     this.#checkName(name);
-    const entry = this.#build(name, config, handler);
+    const stored = handler as unknown as StoredHandler;
+    const entry = this.#build(name, config, stored);
     this.#tools.set(name, entry);
     this.#touch();
-    return this.#handle(name, config, handler);
+    return this.#handle(name, config, stored) as RegisteredTool<A, S>;
   }
 
   /** Registers a raw tool whose definition goes on the wire as given. */
   registerRaw(definition: Tool, handler: RawToolHandler): RegisteredTool {
     this.#checkName(definition.name);
-    this.#tools.set(definition.name, { definition, input: undefined, output: undefined, handler: undefined, raw: handler });
+    this.#tools.set(definition.name, { definition, input: undefined, output: undefined, handler: undefined, raw: handler, ready: undefined });
     this.#touch();
     const name = definition.name;
     return {
@@ -125,23 +175,48 @@ export class ToolRegistry {
     if (this.#tools.has(name)) throw new TypeError(`A tool named ${JSON.stringify(name)} is already registered`);
   }
 
-  #build(name: string, config: ToolConfig, handler: ToolHandler): Entry {
-    const input = config.inputSchema === undefined ? undefined : toSchemaAdapter(config.inputSchema, this.#validator);
-    const output = config.outputSchema === undefined ? undefined : toSchemaAdapter(config.outputSchema, this.#validator, { io: 'output' });
-    // Validators compile on first use (keeps cold start low); an unsupported dialect still
-    // fails here, at registration.
-    const definition: Tool = { name, inputSchema: input ? input.jsonSchema : { type: 'object' } };
+  #build(name: string, config: ToolConfig, handler: StoredHandler): Entry {
+    // Schemas are checked here (object schemas, strict keywords, dialect, local $refs: a
+    // SchemaError names the problem); validators compile on first use, keeping cold start low.
+    const input = config.inputSchema === undefined ? undefined : toSchemaAdapter(config.inputSchema, this.#validator, { requireObject: `inputSchema of tool "${name}"` });
+    const output = config.outputSchema === undefined ? undefined : toSchemaAdapter(config.outputSchema, this.#validator, { io: 'output', requireObject: `outputSchema of tool "${name}"` });
+    const late = [input?.ready, output?.ready].filter((p): p is Promise<void> => p !== undefined);
+    const definition: Tool = { name, inputSchema: input && !input.ready ? input.jsonSchema : { type: 'object' } };
     if (config.title !== undefined) definition.title = config.title;
     if (config.description !== undefined) definition.description = config.description;
-    if (output) definition.outputSchema = output.jsonSchema;
+    if (output && !output.ready) definition.outputSchema = output.jsonSchema;
     if (config.annotations !== undefined) definition.annotations = config.annotations;
     if (config.icons !== undefined) definition.icons = config.icons;
     if (config.execution !== undefined) definition.execution = config.execution;
     if (config._meta !== undefined) definition._meta = config._meta;
-    return { definition, input, output, handler, raw: undefined };
+    const entry: Entry = { definition, input, output, handler, raw: undefined, ready: undefined };
+    if (late.length > 0) entry.ready = this.#whenConverted(name, entry, late);
+    return entry;
   }
 
-  #handle(name: string, config: ToolConfig, handler: ToolHandler): RegisteredTool {
+  /** Completes a definition whose schemas are converted after registration; drops the tool when one cannot be. */
+  #whenConverted(name: string, entry: Entry, late: Promise<void>[]): Promise<void> {
+    const done = Promise.all(late).then(
+      () => {
+        if (entry.input) entry.definition.inputSchema = entry.input.jsonSchema;
+        if (entry.output) entry.definition.outputSchema = entry.output.jsonSchema;
+        entry.ready = undefined;
+        this.#list = undefined;
+      },
+      (error: unknown) => {
+        if (this.#tools.get(name) === entry) this.#remove(name);
+        const failure = error instanceof Error ? error : new Error(String(error));
+        this.#failed(failure);
+        throw failure;
+      },
+    );
+    const tracked = done.finally(() => this.#pending.delete(tracked));
+    this.#pending.add(tracked);
+    tracked.catch(() => {});
+    return done;
+  }
+
+  #handle(name: string, config: ToolConfig, handler: StoredHandler): RegisteredTool<unknown, unknown> {
     let current = config;
     let currentHandler = handler;
     return {
@@ -150,7 +225,7 @@ export class ToolRegistry {
         if (!this.#tools.has(name)) throw new TypeError(`Tool ${name} was removed`);
         const { handler: h, ...rest } = changes;
         current = { ...current, ...rest };
-        if (h) currentHandler = h;
+        if (h) currentHandler = h as StoredHandler;
         this.#tools.set(name, this.#build(name, current, currentHandler));
         this.#touch();
       },
@@ -167,9 +242,12 @@ export class ToolRegistry {
     this.#changed();
   }
 
-  /** Every tool definition, in registration order (cached until the next change). */
+  /**
+   * Every tool definition, in registration order (cached until the next change). A tool whose
+   * schemas are still being converted is left out until they are (await {@link ready}).
+   */
   list(): Tool[] {
-    return (this.#list ??= Array.from(this.#tools.values(), (e) => e.definition));
+    return (this.#list ??= Array.from(this.#tools.values()).filter((e) => e.ready === undefined).map((e) => e.definition));
   }
 
   /** The definition of `name`, if registered. */
@@ -183,6 +261,7 @@ export class ToolRegistry {
     const entry = this.#tools.get(name);
     if (entry === undefined) throw invalidParams(`Unknown tool: ${name}`);
     if (entry.raw) return entry.raw(params, ctx);
+    if (entry.ready) await entry.ready;
     let args: unknown = params.arguments ?? {};
     if (entry.input) {
       let checked = entry.input.validate(args);
@@ -190,7 +269,7 @@ export class ToolRegistry {
       if (!checked.valid) return toolError(`Invalid arguments for tool ${name}: ${formatIssues(checked.errors)}`);
       args = checked.value;
     }
-    let returned: ToolReturn;
+    let returned: ToolReturn<unknown>;
     try {
       const r = entry.handler!(args, ctx);
       returned = isPromise(r) ? await r : r;

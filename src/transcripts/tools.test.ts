@@ -93,6 +93,8 @@ describe('tools', () => {
     server.registerTool('bad_output', {
       description: 'Returns a string where the schema wants a number',
       outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+      // the types catch this at compile time; the test is about what the server does at run time
+      // @ts-expect-error structuredContent.sum must be a number
     }, () => ({ structuredContent: { sum: 'five' } }));
     server.registerTool('no_structured', {
       description: 'Declares an output schema but returns text',

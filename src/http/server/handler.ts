@@ -39,6 +39,7 @@
  *   2025-03-26 when absent). No session ids, no GET stream, no resumption; server → client
  *   requests cannot work there (their answers would reach another throwaway session).
  */
+import { defaultErrorReporter } from '../../protocol/error-report.js';
 import { classify, describeInvalid, KIND_INVALID, KIND_REQUEST } from '../../jsonrpc/decode.js';
 import { LocalError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
@@ -148,7 +149,11 @@ export interface StreamableHttpOptions {
    * `false` leaves such POSTs to the 2025-era path.
    */
   statelessEra?: StatelessPostOptions | false;
-  /** Receives transport problems no client is told about (store failures, unroutable messages). */
+  /**
+   * Receives transport problems no client is told about (store failures, unroutable
+   * messages). Default: one line per error on stderr (`MCPKIT_DEBUG` adds the stack); pass
+   * `() => {}` to drop them.
+   */
   onError?: (error: Error) => void;
 }
 
@@ -300,7 +305,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     if (share && options.sessionOwner !== undefined) throw new TypeError('sessionOwner and dangerouslyShareSessionsAcrossPrincipals contradict each other');
     this.#ownerRequired = this.#authorizer !== undefined && !share;
     this.#sessionOwner = share ? undefined : (options.sessionOwner ?? ownerKeyOf(this.#authorizer));
-    this.#onError = options.onError;
+    this.#onError = options.onError ?? defaultErrorReporter('http');
     if (options.statelessEra !== false && this.#server.statelessRevisions.length > 0) {
       this.#modern = new StatelessPostHandler(this.#server, this, { responseMode: this.#mode, ...options.statelessEra });
     }

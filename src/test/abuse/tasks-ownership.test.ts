@@ -31,7 +31,7 @@ function fixture(): { server: McpServer; tasks: TaskServer } {
       const t = setTimeout(resolve, ms);
       signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
     });
-  server.registerTool('work', { inputSchema: { type: 'object', properties: { ms: { type: 'number' } } }, execution: { taskSupport: 'optional' } }, async (a: { ms: number }, ctx) => {
+  server.registerTool('work', { inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, execution: { taskSupport: 'optional' } }, async (a: { ms: number }, ctx) => {
     await wait(a.ms, ctx.signal);
     return `slept ${a.ms}`;
   });

@@ -1,0 +1,110 @@
+/**
+ * Type tests: handler argument and result types inferred from schemas. These are checked by
+ * the compiler (`npm test` builds first): an inference that regresses to `any` or to a wrong
+ * type fails the build through the `Expect<...>` assertions and the `@ts-expect-error` cases.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type } from 'arktype';
+import * as v from 'valibot';
+import * as z from 'zod';
+import { z as z3 } from 'zod3';
+import type { FromJsonSchema, PromptArgs, ToolArgs, ToolStructured } from './infer.js';
+import { McpServer } from './server.js';
+
+type IsAny<T> = 0 extends 1 & T ? true : false;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Expect<T extends true> = T;
+type NotAny<T> = IsAny<T> extends true ? false : true;
+
+const server = new McpServer({ name: 'types', version: '1.0.0' });
+
+// ── zod 4: the handler gets the schema's output (defaults applied) ──
+server.registerTool('z4', { inputSchema: z.object({ city: z.string(), days: z.number().default(1) }) }, (args) => {
+  type _args = Expect<Equal<typeof args, { city: string; days: number }>>;
+  // @ts-expect-error city is a string
+  const n: number = args.city;
+  return `${args.city} ${args.days} ${n}`;
+});
+// @ts-expect-error a handler declaring other arguments than the schema does not compile
+server.registerTool('z4-wrong', { inputSchema: z.object({ city: z.string() }) }, (args: { town: number }) => String(args.town));
+
+// ── zod 3, valibot, arktype ──
+server.registerTool('z3', { inputSchema: z3.object({ city: z3.string(), n: z3.number().optional() }) }, (args) => {
+  type _args = Expect<Equal<typeof args, { city: string; n?: number | undefined }>>;
+  return args.city;
+});
+server.registerTool('valibot', { inputSchema: v.object({ city: v.string() }) }, (args) => {
+  type _args = Expect<Equal<typeof args, { city: string }>>;
+  return args.city;
+});
+server.registerTool('arktype', { inputSchema: type({ city: 'string', 'n?': 'number' }) }, (args) => {
+  type _args = Expect<Equal<typeof args, { city: string; n?: number }>>;
+  return args.city;
+});
+
+// ── plain JSON Schema literals, no `as const` needed ──
+server.registerTool(
+  'json',
+  {
+    inputSchema: {
+      type: 'object',
+      properties: {
+        city: { type: 'string' },
+        days: { type: 'integer' },
+        unit: { enum: ['c', 'f'] },
+        tags: { type: 'array', items: { type: 'string' } },
+        at: { type: 'object', properties: { lat: { type: 'number' } }, required: ['lat'] },
+        note: { type: ['string', 'null'] },
+      },
+      required: ['city', 'unit'],
+    },
+    outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] },
+  },
+  (args) => {
+    type _args = Expect<
+      Equal<typeof args, { city: string; unit: 'c' | 'f'; days?: number; tags?: string[]; at?: { lat: number }; note?: string | null }>
+    >;
+    return { structuredContent: { temp: args.days ?? 20 } };
+  },
+);
+// @ts-expect-error structuredContent must match the output schema
+server.registerTool('json-out', { outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] } }, () => ({ structuredContent: { temp: 'warm' } }));
+server.registerTool('z-out', { outputSchema: z.object({ temp: z.number() }) }, () => ({ structuredContent: { temp: 3 } }));
+// @ts-expect-error a zod output schema types structuredContent too
+server.registerTool('z-out-wrong', { outputSchema: z.object({ temp: z.number() }) }, () => ({ structuredContent: { temp: '3' } }));
+
+// ── no schema: no arguments; a schema of unknown shape: unknown values, never any ──
+server.registerTool('none', {}, (args) => {
+  type _args = Expect<Equal<typeof args, Record<string, never>>>;
+  return 'ok';
+});
+const dynamic: Record<string, unknown> = { type: 'object' };
+server.registerTool('dynamic', { inputSchema: dynamic }, (args) => {
+  type _args = Expect<Equal<typeof args, Record<string, unknown>>>;
+  type _notAny = Expect<NotAny<(typeof args)[string]>>;
+  return 'ok';
+});
+
+// ── prompts: arguments typed from their declaration ──
+server.registerPrompt('greet', { arguments: [{ name: 'name', required: true }, { name: 'tone' }] }, (args) => {
+  type _args = Expect<Equal<typeof args, { name: string; tone?: string }>>;
+  return { messages: [{ role: 'user', content: { type: 'text', text: `Hello ${args.name}` } }] };
+});
+server.registerPrompt('greet-wrong', { arguments: [{ name: 'name', required: true }] }, (args) => {
+  // @ts-expect-error tone is not declared
+  const tone: string = args.tone;
+  return { messages: [{ role: 'user', content: { type: 'text', text: tone } }] };
+});
+
+// ── the building blocks ──
+type _deep = Expect<Equal<FromJsonSchema<{ type: 'array'; prefixItems: [{ type: 'string' }, { type: 'number' }] }>, [string, number]>>;
+type _anyOf = Expect<Equal<FromJsonSchema<{ anyOf: [{ type: 'string' }, { const: 1 }] }>, string | 1>>;
+type _ref = Expect<Equal<FromJsonSchema<{ $ref: '#/x' }>, unknown>>;
+type _args = Expect<NotAny<ToolArgs<{ type: 'object' }>>>;
+type _structured = Expect<Equal<ToolStructured<undefined>, Record<string, unknown>>>;
+type _prompt = Expect<Equal<PromptArgs<readonly { name: string; required?: boolean }[]>, Record<string, string | undefined>>>;
+
+test('the type assertions of this file compiled (npm test builds before it runs)', () => {
+  assert.equal(server.tools.size, 11);
+});
