@@ -9,10 +9,10 @@
  * a resumption.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
+import { MAX_BUFFERED_BYTES } from './outbound.js';
 import type { HttpReply, HttpRequest, SseReplyStream, SseSink } from './types.js';
 
-/** Bytes an SSE response may hold unread before its client counts as gone. */
-export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+export { MAX_BUFFERED_BYTES };
 
 const encoder = new TextEncoder();
 
