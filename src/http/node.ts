@@ -3,8 +3,9 @@
  *
  * Design note: no `Request`/`Response` objects and no web streams on this path. The body is
  * read straight from the `IncomingMessage` with the handler's size limit — reading stops
- * and 413 is answered as soon as the limit is crossed (the rest of the body is discarded
- * for a short grace period so the client can read the 413, then the connection closes).
+ * and 413 is answered as soon as the limit is crossed; the rest of the body is then read and
+ * dropped, within `maxDiscardBytes` and `discardTimeoutMs`, so that a client still uploading
+ * can read the 413 (then the connection is cut, or reused when the body ended in time).
  * Small JSON replies are written with one `end()`, with `Content-Length`; SSE replies gather
  * what the core writes during one turn of the event loop into one write, and a reply the
  * core ends within the turn it began in leaves as one body with `Content-Length`. Anything
@@ -26,8 +27,10 @@ import { bodyTooLarge } from './server/web.js';
 
 export { MAX_BUFFERED_BYTES, OutboundBudget, SlowReaderError, type OutboundOptions };
 
-/** How long the rest of an oversized body is discarded before the connection is cut, in ms. */
-const DISCARD_GRACE_MS = 2000;
+/** The default `maxDiscardBytes`: what is read and dropped of an oversized body after the 413 (64 MiB). */
+export const DEFAULT_MAX_DISCARD_BYTES = 64 * 1024 * 1024;
+/** The default `discardTimeoutMs`: how long the rest of an oversized body is read and dropped (10 s). */
+export const DEFAULT_DISCARD_TIMEOUT_MS = 10_000;
 
 const noop = (): void => {};
 
@@ -86,13 +89,41 @@ class NodeBody {
   };
 }
 
-/** Discards what is left of an oversized body for a short while, then cuts the connection. */
-function discardRest(req: IncomingMessage): void {
+/** How much of an oversized body is dropped, and for how long, before the connection is cut. */
+interface DiscardLimits {
+  readonly maxDiscardBytes: number;
+  readonly discardTimeoutMs: number;
+}
+
+/**
+ * Reads and drops what is left of an oversized body, so that a client still uploading reads
+ * the 413 sent meanwhile: closing a socket with unread input resets the connection, and the
+ * reset can destroy the response before the client has read it (RFC 9112 § 9.6). The
+ * connection stays usable when the body ends within the limits; past `maxDiscardBytes` or
+ * `discardTimeoutMs` it is cut.
+ */
+function discardRest(req: IncomingMessage, limits: DiscardLimits): void {
   if (req.complete) return;
-  const timer = setTimeout(() => req.socket.destroy(), DISCARD_GRACE_MS);
+  let left = limits.maxDiscardBytes;
+  const stop = (): void => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', stop);
+    req.off('close', stop);
+  };
+  const cut = (): void => {
+    stop();
+    req.socket.destroy();
+  };
+  const onData = (chunk: Buffer): void => {
+    left -= chunk.length;
+    if (left < 0) cut();
+  };
+  const timer = setTimeout(cut, limits.discardTimeoutMs);
   timer.unref();
-  req.on('end', () => clearTimeout(timer));
-  req.on('close', () => clearTimeout(timer));
+  req.on('data', onData);
+  req.on('end', stop);
+  req.on('close', stop);
   req.on('error', noop);
   req.resume();
 }
@@ -104,6 +135,7 @@ const FLUSH_CHARS = 64 * 1024;
 interface NodeOutbound {
   readonly limits: Required<OutboundOptions>;
   readonly report: (error: Error) => void;
+  readonly discard: DiscardLimits;
 }
 
 /** A {@link PacedOutput} over a Node response whose head is set (`writeHead`) but perhaps not sent. */
@@ -284,6 +316,17 @@ interface AuthenticatedRequest extends IncomingMessage {
  */
 export interface NodeListenerOptions extends OutboundOptions {
   /**
+   * Bytes of an oversized body (one past the handler's `maxBodyBytes`, answered 413) that
+   * are still read and dropped after the 413, so a client that is still uploading can read
+   * it. Past this the connection is cut. Default {@link DEFAULT_MAX_DISCARD_BYTES} (64 MiB).
+   */
+  maxDiscardBytes?: number;
+  /**
+   * How long the rest of an oversized body is read and dropped, in ms; then the connection
+   * is cut. Default {@link DEFAULT_DISCARD_TIMEOUT_MS} (10 s).
+   */
+  discardTimeoutMs?: number;
+  /**
    * Receives the adapter's reports: a {@link SlowReaderError} for each client cut for not
    * reading its replies. Default: the handler's `onError`. Must not throw.
    */
@@ -300,7 +343,14 @@ export interface NodeListenerOptions extends OutboundOptions {
  */
 export function toNodeListener(handler: StreamableHttpHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const onError = options.onError ?? ((error: Error) => handler.reportError(error));
+  const discard: DiscardLimits = {
+    maxDiscardBytes: options.maxDiscardBytes ?? DEFAULT_MAX_DISCARD_BYTES,
+    discardTimeoutMs: options.discardTimeoutMs ?? DEFAULT_DISCARD_TIMEOUT_MS,
+  };
+  if (!(discard.maxDiscardBytes >= 0)) throw new RangeError('maxDiscardBytes must not be negative');
+  if (!(discard.discardTimeoutMs >= 1)) throw new RangeError('discardTimeoutMs must be at least 1');
   const outbound: NodeOutbound = {
+    discard,
     limits: resolveOutbound(options),
     report: (error) => {
       try {
@@ -330,10 +380,9 @@ async function serve(handler: StreamableHttpHandler, req: AuthenticatedRequest, 
   } catch {
     reply = errorReply(500, ErrorCode.InternalError, 'Internal error');
   }
-  if (body?.tooLarge) {
-    res.shouldKeepAlive = false;
-    discardRest(req);
-  }
+  // the 413 leaves at once; the connection is kept (no `Connection: close`, which would make
+  // Node close it under the upload) while the rest of the body is dropped within bounds
+  if (body?.tooLarge) discardRest(req, outbound.discard);
   writeReply(res, reply, outbound);
 }
 

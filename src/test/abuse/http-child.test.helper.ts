@@ -100,3 +100,24 @@ export async function neverReadingPost(url: string, body: string, headers: Recor
   socket.write(postHead(url, Buffer.byteLength(body), headers) + body);
   return socket;
 }
+
+/** The media types a Streamable HTTP POST accepts. */
+export const ACCEPT_BOTH = 'application/json, text/event-stream';
+/** The protocol revision the abuse tests speak. */
+export const REVISION = '2025-11-25';
+
+/** Initializes a session over fetch (initialize, then notifications/initialized); resolves with its id. */
+export async function openSession(url: string): Promise<string> {
+  const headers = { accept: ACCEPT_BOTH, 'content-type': 'application/json' };
+  const init = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'abuse-test', version: '1' } } }),
+  });
+  assert.equal(init.status, 200);
+  await init.text();
+  const sessionId = init.headers.get('mcp-session-id')!;
+  const ack = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sessionId }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  assert.equal(ack.status, 202);
+  return sessionId;
+}

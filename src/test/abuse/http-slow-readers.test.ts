@@ -12,35 +12,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
-import { eventually, neverReadingPost, rssOf, startChild, type ChildServer } from './http-child.test.helper.js';
+import { ACCEPT_BOTH, eventually, neverReadingPost, rssOf, startChild, type ChildServer, openSession, REVISION } from './http-child.test.helper.js';
 
-const ACCEPT = 'application/json, text/event-stream';
-const REVISION = '2025-11-25';
 const MiB = 1024 * 1024;
 const LAGGARDS = 8;
 const BLOB = 16 * MiB;
 /** What the server may still hold once the laggards are gone: far below LAGGARDS × BLOB. */
 const SETTLED_GROWTH = 48 * MiB;
 
-async function openSession(url: string): Promise<string> {
-  const headers = { accept: ACCEPT, 'content-type': 'application/json' };
-  const init = await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'slow-reader', version: '1' } } }),
-  });
-  assert.equal(init.status, 200);
-  await init.text();
-  const sessionId = init.headers.get('mcp-session-id')!;
-  const ack = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sessionId }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-  assert.equal(ack.status, 202);
-  return sessionId;
-}
-
 async function callTool(url: string, sessionId: string, id: number, name: string, args: Record<string, unknown>): Promise<{ status: number; text: string }> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION },
+    headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION },
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
   });
   const body = await res.text();
