@@ -21,11 +21,11 @@ import type { AddressInfo } from 'node:net';
 import { ErrorCode } from '../jsonrpc/types.js';
 import type { StreamableHttpHandler } from './server/handler.js';
 import { errorReply } from './server/replies.js';
-import { MAX_BUFFERED_BYTES, OutboundBudget, PacedWriter, resolveOutbound, SLICE_CHARS, SlowReaderError, type OutboundOptions, type PacedOutput } from './server/outbound.js';
+import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput } from './server/outbound.js';
 import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge } from './server/web.js';
 
-export { MAX_BUFFERED_BYTES, OutboundBudget, SlowReaderError, type OutboundOptions };
+export { MAX_BUFFERED_BYTES, OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
 
 /** The default `maxDiscardBytes`: what is read and dropped of an oversized body after the 413 (64 MiB). */
 export const DEFAULT_MAX_DISCARD_BYTES = 64 * 1024 * 1024;

@@ -189,7 +189,15 @@ export class PacedWriter {
       this._cut('behind', `the reader is more than ${this.#limits.maxQueuedBytes} bytes behind`);
       return;
     }
-    if (this.#queued === 0 && !this.#waiting) this.lastProgress = Date.now();
+    if (this.#queued === 0 && !this.#waiting) {
+      if (text.length <= SLICE_CHARS) {
+        // nothing waits and the output has room: hand it over without queueing
+        const more = this.#output.write(text);
+        if (!more && !this.#done) this.#startWaiting();
+        return;
+      }
+      this.lastProgress = Date.now();
+    }
     this.#queue.push(text);
     this.#queued += text.length;
     this.#limits.budget._charge(this, text.length);
@@ -243,17 +251,22 @@ export class PacedWriter {
       const more = output.write(chunk);
       if (this.#done) return; // the output gave up during the write
       if (!more) {
-        this.#waiting = true;
-        this.#armStallTimer();
+        this.#startWaiting();
         return;
       }
     }
-    this.lastProgress = Date.now();
     this.#clearTimer();
     if (this.#ending) {
       this.#done = true;
       output.end();
     }
+  }
+
+  /** The output is full: wait for `drained()`, and for no longer than `stallTimeoutMs`. */
+  #startWaiting(): void {
+    this.#waiting = true;
+    this.lastProgress = Date.now();
+    this.#armStallTimer();
   }
 
   /** (Re)starts the stall timer: it measures the time since this, the latest progress. */
