@@ -155,6 +155,26 @@ test('serveNode: a quick SSE reply is one body with Content-Length; a slow one s
   await running.close();
 });
 
+test('serveNode: large replies leave in slices with the right Content-Length, surrogate pairs intact (JSON and SSE)', async () => {
+  for (const responseMode of ['json', 'sse'] as const) {
+    const running = await serveNode(makeHandler({ responseMode }));
+    try {
+      const sessionId = await open(running.url);
+      const text = 'a😀é'.repeat(200_000); // 800 000 UTF-16 units: many slices, pairs at every boundary parity
+      const headers = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+      const got = await raw(running.url, { method: 'POST', headers }, (req) => req.end(JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { text } }))));
+      assert.equal(got.res.statusCode, 200);
+      // JSON: one body with Content-Length; SSE: past 64 Ki pending characters the stream flushes at once (chunked)
+      if (responseMode === 'json') assert.equal(Number(got.res.headers['content-length']), Buffer.byteLength(got.body));
+      else assert.equal(got.res.headers['transfer-encoding'], 'chunked');
+      const json = responseMode === 'json' ? got.body : /data: (\{.*)/.exec(got.body)![1]!;
+      assert.equal(JSON.parse(json).result.content[0].text, text, responseMode);
+    } finally {
+      await running.close();
+    }
+  }
+});
+
 test('serveNode: request timeouts bound receiving a request, not a long SSE answer', async () => {
   const running = await serveNode(makeHandler(), { requestTimeoutMs: 150, headersTimeoutMs: 100 });
   const sessionId = await open(running.url);

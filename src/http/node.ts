@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { ErrorCode } from '../jsonrpc/types.js';
 import type { StreamableHttpHandler } from './server/handler.js';
 import { errorReply } from './server/replies.js';
-import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput } from './server/outbound.js';
+import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
 import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge } from './server/web.js';
 
@@ -159,9 +159,16 @@ class NodeOutput implements PacedOutput {
   }
 }
 
-/** A paced writer on `res`, told when it drains and when it closes (finished or gone). */
-function pacedWriter(res: ServerResponse, outbound: NodeOutbound): PacedWriter {
-  const writer = new PacedWriter(new NodeOutput(res), outbound.limits, outbound.report);
+/**
+ * A paced writer on `res`, told when it drains and when it closes (finished or gone). A cut
+ * is reported, and handed to `onCut` before the response's `close` event.
+ */
+function pacedWriter(res: ServerResponse, outbound: NodeOutbound, onCut?: (error: SlowReaderError) => void): PacedWriter {
+  const report = onCut === undefined ? outbound.report : (error: SlowReaderError) => {
+    onCut(error);
+    outbound.report(error);
+  };
+  const writer = new PacedWriter(new NodeOutput(res), outbound.limits, report);
   res.on('drain', () => writer.drained());
   res.on('close', () => writer.closed());
   return writer;
@@ -183,6 +190,8 @@ class NodeSseSink implements SseSink {
   readonly #headers: HttpHeaders;
   readonly #outbound: NodeOutbound;
   #writer: PacedWriter | undefined = undefined;
+  /** Why the writer cut the client, for the core. */
+  #cut: SlowReaderError | undefined = undefined;
   #pending = '';
   #scheduled = false;
   #headSent = false;
@@ -229,7 +238,7 @@ class NodeSseSink implements SseSink {
   }
 
   #paced(): PacedWriter {
-    return (this.#writer ??= pacedWriter(this.#res, this.#outbound));
+    return (this.#writer ??= pacedWriter(this.#res, this.#outbound, (error) => (this.#cut = error)));
   }
 
   /** Sends the head (when not sent yet) and the pending text now. */
@@ -264,7 +273,7 @@ class NodeSseSink implements SseSink {
     if (!this.#ended) {
       this.#ended = true;
       this.#pending = '';
-      this.#stream.disconnected();
+      this.#stream.disconnected(this.#cut);
     }
   };
 }

@@ -5,11 +5,11 @@ import { SseConnection } from './sse-connection.js';
 import { OutboundBudget, SLICE_CHARS, SlowReaderError } from './outbound.js';
 import { toWebResponse } from './web.js';
 
-/** An SSE connection whose owner counts the disconnects it hears. */
-function connection(): { conn: SseConnection; lost: () => number } {
-  let lost = 0;
-  const conn = new SseConnection({ connectionLost: () => void lost++ });
-  return { conn, lost: () => lost };
+/** An SSE connection whose owner counts the disconnects it hears, and keeps their reasons. */
+function connection(): { conn: SseConnection; lost: () => number; reasons: Array<Error | undefined> } {
+  const reasons: Array<Error | undefined> = [];
+  const conn = new SseConnection({ connectionLost: (_conn, reason) => void reasons.push(reason) });
+  return { conn, lost: () => reasons.length, reasons };
 }
 
 test('toWebResponse: a large SSE event is queued for the consumer one slice at a time, not encoded whole', async () => {
@@ -32,7 +32,7 @@ test('toWebResponse: a large SSE event is queued for the consumer one slice at a
 });
 
 test('toWebResponse: a consumer that stops pulling is cut after stallTimeoutMs, reported, and the core told', async () => {
-  const { conn, lost } = connection();
+  const { conn, lost, reasons } = connection();
   const errors: Error[] = [];
   const response = toWebResponse(sseReply(conn), { stallTimeoutMs: 30, budget: new OutboundBudget(), onError: (e) => errors.push(e) });
   conn.write(`data: ${'x'.repeat(8 * SLICE_CHARS)}\n\n`);
@@ -43,6 +43,7 @@ test('toWebResponse: a consumer that stops pulling is cut after stallTimeoutMs, 
   assert.equal(errors.length, 1);
   assert.ok(errors[0] instanceof SlowReaderError);
   assert.equal((errors[0] as SlowReaderError).reason, 'stalled');
+  assert.equal(reasons[0], errors[0], 'the core learns why the client is gone');
   await assert.rejects(async () => {
     for (;;) if ((await reader.read()).done) break;
   });

@@ -118,7 +118,7 @@ class WebOutput implements PacedOutput {
     } catch {
       // already closed
     }
-    this.#stream.disconnected();
+    this.#stream.disconnected(error);
   }
 }
 
