@@ -60,8 +60,8 @@ test('abuse: a fetch client uploading 64 MiB bodies reads the 413 (several at on
   }
 });
 
-test('abuse: a peer that keeps sending after the 413 is cut once the discard bound is crossed', async () => {
-  const child = await startChild({ serve: { maxDiscardBytes: 8 * MiB, discardTimeoutMs: 5000 } });
+test('abuse: a peer that keeps sending, or stalls, after the 413 is cut once a discard bound (bytes, time) is crossed', async () => {
+  const child = await startChild({ serve: { maxDiscardBytes: 8 * MiB, discardTimeoutMs: 1000 } });
   try {
     const socket = connect(child.port, '127.0.0.1');
     await once(socket, 'connect');
@@ -82,6 +82,19 @@ test('abuse: a peer that keeps sending after the 413 is cut once the discard bou
     await closed;
     assert.match(response, /^HTTP\/1\.1 413 /, 'the 413 arrived while the peer was sending');
     assert.ok(sent < 256 * MiB, `the server stopped discarding long before the peer stopped sending (${sent / MiB} MiB sent)`);
+
+    // a peer that declares a huge body and then sends nothing is cut after discardTimeoutMs
+    const idle = connect(child.port, '127.0.0.1');
+    let idleResponse = '';
+    idle.setEncoding('utf8');
+    idle.on('data', (chunk: string) => (idleResponse += chunk));
+    idle.on('error', () => {});
+    const idleClosed = new Promise<void>((resolve) => idle.once('close', () => resolve()));
+    idle.write(postHead(child.url, 10 * 1024 * MiB));
+    const cut = await Promise.race([idleClosed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000).unref())]);
+    assert.ok(cut, 'the idle uploader is cut');
+    assert.match(idleResponse, /^HTTP\/1\.1 413 /);
+    idle.destroy();
   } finally {
     await child.stop();
   }
