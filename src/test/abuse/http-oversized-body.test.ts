@@ -27,7 +27,8 @@ async function assertReadable413(res: Response): Promise<void> {
 }
 
 test('abuse: a fetch client uploading 64 MiB bodies reads the 413 (several at once, with and without Content-Length)', async () => {
-  const child = await startChild({});
+  // a generous discard time: on a loaded machine the uploads may crawl; the bound is tested below
+  const child = await startChild({ serve: { discardTimeoutMs: 60_000 } });
   try {
     const sessionId = await openSession(child.url);
     const headers = { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION };

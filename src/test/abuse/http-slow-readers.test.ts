@@ -62,7 +62,7 @@ async function slowReaders(t: { diagnostic(message: string): void }, responseMod
     const allCut = await eventually(() => {
       peak = Math.max(peak, rssOf(pid) - base);
       return cuts() >= LAGGARDS;
-    }, 20_000);
+    }, 60_000);
     t.diagnostic(`${responseMode}: peak growth ${(peak / MiB).toFixed(0)} MiB, ${cuts()} laggards reported, errors: ${child.errors.slice(0, 3).join(' | ')}`);
     assert.ok(allCut, `every laggard is disconnected and reported (${cuts()} of ${LAGGARDS}; RSS +${((rssOf(pid) - base) / MiB).toFixed(0)} MiB)`);
     // the process-wide budget (32 MiB) cut the stalest while replies piled up; the last one
@@ -71,7 +71,7 @@ async function slowReaders(t: { diagnostic(message: string): void }, responseMod
     assert.ok(child.errors.some((line) => line.includes('no progress')), 'the stall timeout cut a laggard');
 
     let growth = 0;
-    const settled = await eventually(() => (growth = rssOf(pid) - base) < SETTLED_GROWTH, 15_000);
+    const settled = await eventually(() => (growth = rssOf(pid) - base) < SETTLED_GROWTH, 30_000);
     assert.ok(settled, `RSS settles below base + ${SETTLED_GROWTH / MiB} MiB once the laggards are gone (+${(growth / MiB).toFixed(0)} MiB)`);
 
     for (const socket of laggards) {
@@ -81,7 +81,7 @@ async function slowReaders(t: { diagnostic(message: string): void }, responseMod
 
     // the server still serves a normal client, large replies included
     assert.equal((await callTool(child.url, sessionId, 2, 'echo', { message: 'still here' })).text, 'still here');
-    assert.equal((await callTool(child.url, sessionId, 3, 'blob', { size: 4 * MiB })).text.length, 4 * MiB);
+    assert.equal((await callTool(child.url, sessionId, 3, 'blob', { size: 2 * MiB })).text.length, 2 * MiB);
   } finally {
     await child.stop();
   }
