@@ -16,8 +16,10 @@
  *   sent — it costs nothing beyond its string — but a reader cannot fall further behind);
  * - per process (or per {@link OutboundBudget} shared by several listeners): when the text
  *   waiting across all its writers exceeds `maxTotalQueuedBytes`, the writers that went
- *   longest without drain progress are cut until the total is back within the bound. A
- *   waiting write would not help here (the text exists already), so cutting is the choice.
+ *   longest without drain progress are cut until the total is back within the bound (so a
+ *   single reply larger than the bound is cut at once: keep the bound above the largest
+ *   reply a server produces). A waiting write would not help here (the text exists
+ *   already), so cutting is the choice.
  * Sizes are counted in UTF-16 code units of queued text: for the JSON MCP sends (mostly
  * ASCII) about its UTF-8 size, and what the strings occupy in memory. Runtime-neutral.
  */
