@@ -10,7 +10,8 @@ export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions, ty
 export { RequestGuard, LOOPBACK_HOSTS } from './server/request-guard.js';
 export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, StreamableSessionTransport, type JsonOutcome } from './server/session-transport.js';
 export { LegacySseTransport } from './server/legacy-sse.js';
-export { describeWebRequest, toWebResponse, bodyTooLarge, MAX_BUFFERED_BYTES } from './server/web.js';
+export { describeWebRequest, toWebResponse, bodyTooLarge, MAX_BUFFERED_BYTES, type WebResponseOptions } from './server/web.js';
+export { OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
 export type { BodyReader, HttpRequest, HttpRequestInfo, HttpHeaders, HttpReply, HttpPlainReply, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 
 // ───────────── client ─────────────

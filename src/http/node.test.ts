@@ -59,7 +59,7 @@ test('serveNode: JSON and SSE replies over a real socket on 127.0.0.1', async ()
 });
 
 test('serveNode: an oversized body is refused with 413 (declared or streamed) before it is read; 1 MiB messages work', async () => {
-  const running = await serveNode(makeHandler({ server: createDemoServer() }));
+  const running = await serveNode(makeHandler({ server: createDemoServer() }), { maxDiscardBytes: 8 * 1024 * 1024 });
   const sessionId = await open(running.url);
   const big = 'é'.repeat(512 * 1024); // 1 MiB of UTF-8
   const ok = await call(running.url, sessionId, rpc(1, 'tools/call', { name: 'echo', arguments: { message: big } }));
@@ -69,11 +69,14 @@ test('serveNode: an oversized body is refused with 413 (declared or streamed) be
   const headers = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId };
   // declared too large: answered before a byte of the body is sent
   const declared = await raw(running.url, { method: 'POST', headers: { ...headers, 'content-length': 64 * 1024 * 1024 } }, (req) => req.flushHeaders());
+  // RFC 9110 § 15.5.14; the connection is kept while the rest of the body is dropped (a
+  // `Connection: close` would have Node close it under the upload and reset the 413 away)
   assert.equal(declared.res.statusCode, 413);
-  assert.equal(declared.res.headers.connection, 'close');
+  assert.equal(declared.res.headers.connection, 'keep-alive');
   assert.equal(JSON.parse(declared.body).error.code, -32600);
 
-  // chunked, no length: cut once the limit is crossed, long before the client stops sending
+  // chunked, no length: answered once the limit is crossed; Node's client keeps uploading
+  // regardless, and is cut once maxDiscardBytes (8 MiB here) more were dropped
   let sent = 0;
   const streamed = await raw(running.url, { method: 'POST', headers }, (req) => {
     const chunk = Buffer.alloc(256 * 1024, 0x20);
@@ -150,6 +153,26 @@ test('serveNode: a quick SSE reply is one body with Content-Length; a slow one s
   await once(first.res, 'end');
   assert.match(rest, /"id":2,"result"/);
   await running.close();
+});
+
+test('serveNode: large replies leave in slices with the right Content-Length, surrogate pairs intact (JSON and SSE)', async () => {
+  for (const responseMode of ['json', 'sse'] as const) {
+    const running = await serveNode(makeHandler({ responseMode }));
+    try {
+      const sessionId = await open(running.url);
+      const text = 'a😀é'.repeat(200_000); // 800 000 UTF-16 units: many slices, pairs at every boundary parity
+      const headers = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+      const got = await raw(running.url, { method: 'POST', headers }, (req) => req.end(JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { text } }))));
+      assert.equal(got.res.statusCode, 200);
+      // JSON: one body with Content-Length; SSE: past 64 Ki pending characters the stream flushes at once (chunked)
+      if (responseMode === 'json') assert.equal(Number(got.res.headers['content-length']), Buffer.byteLength(got.body));
+      else assert.equal(got.res.headers['transfer-encoding'], 'chunked');
+      const json = responseMode === 'json' ? got.body : /data: (\{.*)/.exec(got.body)![1]!;
+      assert.equal(JSON.parse(json).result.content[0].text, text, responseMode);
+    } finally {
+      await running.close();
+    }
+  }
 });
 
 test('serveNode: request timeouts bound receiving a request, not a long SSE answer', async () => {

@@ -13,8 +13,12 @@ import type { SseReplyStream, SseSink } from './types.js';
 
 /** Who is told when a connection's client goes away. */
 export interface SseConnectionOwner {
-  /** The client of `connection` disconnected before the core ended it. Must not throw. */
-  connectionLost(connection: SseConnection): void;
+  /**
+   * The client of `connection` disconnected before the core ended it; `reason` as the
+   * adapter gave it to {@link SseReplyStream.disconnected} (set when the adapter cut a client
+   * that did not read). Must not throw.
+   */
+  connectionLost(connection: SseConnection, reason?: Error): void;
 }
 
 /** An SSE response: buffered until attached, then written through; see the module note. */
@@ -63,12 +67,12 @@ export class SseConnection implements SseReplyStream {
     if (this.#ended) sink.end();
   }
 
-  disconnected(): void {
+  disconnected(reason?: Error): void {
     if (this.#ended || this.#gone) return;
     this.#gone = true;
     this.#buffer = '';
     const owner = this.owner;
     this.owner = undefined;
-    owner?.connectionLost(this);
+    owner?.connectionLost(this, reason);
   }
 }

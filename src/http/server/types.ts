@@ -96,11 +96,13 @@ export interface SseReplyStream {
   attach(sink: SseSink): void;
   /**
    * The adapter reports that the client went away (connection closed, stream cancelled,
-   * consumer too slow). Idempotent; does not throw. A disconnect is not a cancellation:
+   * consumer too slow). `reason` is set when the adapter itself cut the client — a
+   * `SlowReaderError` (code `slow_reader`) for one that did not read — and absent when the
+   * client left. Idempotent; does not throw. A disconnect is not a cancellation:
    * the requests of the stream keep running and their messages stay available for
    * resumption with `Last-Event-ID`.
    */
-  disconnected(): void;
+  disconnected(reason?: Error): void;
 }
 
 /**

@@ -3,16 +3,20 @@
  * SSE replies through a `ReadableStream` of UTF-8 bytes. Works wherever the Fetch API
  * classes exist (Node 18+, Deno, Bun, workers). Runtime-neutral.
  *
- * Design note: a consumer that stops reading is bounded: once more than
- * {@link MAX_BUFFERED_BYTES} wait unread in the stream's queue, the response is errored and
- * the core is told the client disconnected; the stream's events stay in the event store for
- * a resumption.
+ * Design note: an SSE body is pull-based. The core's text waits in a {@link PacedWriter}
+ * (outbound.ts) and is encoded one slice at a time as the consumer pulls, so the stream's
+ * own queue holds about one slice ({@link SLICE_CHARS}). A consumer that stops pulling is
+ * bounded by the writer's limits — no progress for `stallTimeoutMs`, more than
+ * `maxQueuedBytes` (default {@link MAX_BUFFERED_BYTES}) behind at a new event, or the stalest
+ * of a full budget: the response is errored and the core is told the client disconnected;
+ * the stream's events stay in the event store for a resumption. Plain replies are a string
+ * body the runtime writes as it does any other.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
+import { MAX_BUFFERED_BYTES, PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './outbound.js';
 import type { HttpReply, HttpRequest, SseReplyStream, SseSink } from './types.js';
 
-/** Bytes an SSE response may hold unread before its client counts as gone. */
-export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+export { MAX_BUFFERED_BYTES };
 
 const encoder = new TextEncoder();
 
@@ -81,33 +85,26 @@ export function describeWebRequest(request: Request): HttpRequest {
   };
 }
 
-class WebSseSink implements SseSink {
+/** A {@link PacedOutput} over a byte stream's controller: slices are encoded one at a time, as the consumer pulls. */
+class WebOutput implements PacedOutput {
   readonly #controller: ReadableStreamDefaultController<Uint8Array>;
   readonly #stream: SseReplyStream;
-  #done = false;
 
   constructor(controller: ReadableStreamDefaultController<Uint8Array>, stream: SseReplyStream) {
     this.#controller = controller;
     this.#stream = stream;
   }
 
-  write(text: string): void {
-    if (this.#done) return;
-    const room = this.#controller.desiredSize;
-    if (room !== null && room <= 0) {
-      this.#fail(new Error('The SSE client is not reading'));
-      return;
-    }
+  write(chunk: string): boolean {
     try {
-      this.#controller.enqueue(encoder.encode(text));
-    } catch (error) {
-      this.#fail(error);
+      this.#controller.enqueue(encoder.encode(chunk));
+    } catch {
+      return true; // cancelled meanwhile: the sink hears of it through cancel()
     }
+    return (this.#controller.desiredSize ?? 1) > 0;
   }
 
   end(): void {
-    if (this.#done) return;
-    this.#done = true;
     try {
       this.#controller.close();
     } catch {
@@ -115,40 +112,77 @@ class WebSseSink implements SseSink {
     }
   }
 
-  /** The consumer cancelled the stream. */
-  cancelled(): void {
-    this.#done = true;
-    this.#stream.disconnected();
-  }
-
-  #fail(error: unknown): void {
-    if (this.#done) return;
-    this.#done = true;
+  abort(error: SlowReaderError): void {
     try {
       this.#controller.error(error);
     } catch {
       // already closed
     }
+    this.#stream.disconnected(error);
+  }
+}
+
+/** The core's SSE text into a pull-based byte stream, through a {@link PacedWriter}. */
+class WebSseSink implements SseSink {
+  readonly #writer: PacedWriter;
+  readonly #stream: SseReplyStream;
+
+  constructor(writer: PacedWriter, stream: SseReplyStream) {
+    this.#writer = writer;
+    this.#stream = stream;
+  }
+
+  write(text: string): void {
+    this.#writer.write(text);
+  }
+
+  end(): void {
+    this.#writer.end();
+  }
+
+  /** The consumer cancelled the stream. */
+  cancelled(): void {
+    this.#writer.closed();
     this.#stream.disconnected();
   }
 }
 
+/** Options of {@link toWebResponse}: the outbound bounds of an SSE body, and where cuts are reported. */
+export interface WebResponseOptions extends OutboundOptions {
+  /** Hears a {@link SlowReaderError} for each consumer cut for not reading. Default: none. Must not throw. */
+  onError?: (error: Error) => void;
+}
+
 /** Turns a reply into a web `Response`. */
-export function toWebResponse(reply: HttpReply): Response {
+export function toWebResponse(reply: HttpReply, options: WebResponseOptions = {}): Response {
   if (reply.stream === undefined) return new Response(reply.body ?? null, { status: reply.status, headers: reply.headers });
   const stream = reply.stream;
+  const limits = resolveOutbound(options);
+  const onError = options.onError;
+  const report = (error: Error): void => {
+    try {
+      onError?.(error);
+    } catch {
+      // a reporter that throws must not break the stream
+    }
+  };
+  let writer: PacedWriter | undefined;
   let sink: WebSseSink | undefined;
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        sink = new WebSseSink(controller, stream);
+        writer = new PacedWriter(new WebOutput(controller, stream), limits, report);
+        sink = new WebSseSink(writer, stream);
         stream.attach(sink);
+      },
+      pull() {
+        writer?.drained();
       },
       cancel() {
         sink?.cancelled();
       },
     },
-    { highWaterMark: MAX_BUFFERED_BYTES, size: (chunk) => chunk.byteLength },
+    { highWaterMark: SLICE_CHARS, size: (chunk) => chunk.byteLength },
   );
   return new Response(body, { status: reply.status, headers: reply.headers });
 }

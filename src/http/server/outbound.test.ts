@@ -1,0 +1,138 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OutboundBudget, PacedWriter, resolveOutbound, SLICE_CHARS, SlowReaderError, type OutboundOptions, type PacedOutput } from './outbound.js';
+
+/** An output that takes `room` slices before it reports itself full, until `drain()`. */
+class FakeOutput implements PacedOutput {
+  readonly chunks: string[] = [];
+  ended = false;
+  aborted: SlowReaderError | undefined = undefined;
+  room: number;
+  constructor(room = Infinity) {
+    this.room = room;
+  }
+  write(chunk: string): boolean {
+    assert.ok(!this.ended && this.aborted === undefined, 'no write after the end');
+    this.chunks.push(chunk);
+    return --this.room > 0;
+  }
+  end(): void {
+    this.ended = true;
+  }
+  abort(error: SlowReaderError): void {
+    this.aborted = error;
+  }
+  get text(): string {
+    return this.chunks.join('');
+  }
+}
+
+function writerOn(output: FakeOutput, options: OutboundOptions = {}): { writer: PacedWriter; cuts: SlowReaderError[] } {
+  const cuts: SlowReaderError[] = [];
+  const writer = new PacedWriter(output, resolveOutbound({ budget: new OutboundBudget(), ...options }), (e) => cuts.push(e));
+  return { writer, cuts };
+}
+
+test('PacedWriter: a large text leaves in slices that never split a surrogate pair, then the output ends', () => {
+  const output = new FakeOutput();
+  const { writer } = writerOn(output);
+  // a surrogate pair straddles the first slice boundary
+  const text = 'a'.repeat(SLICE_CHARS - 1) + '😀' + 'b'.repeat(3 * SLICE_CHARS);
+  writer.write(text);
+  writer.end();
+  assert.ok(output.ended);
+  assert.equal(output.text, text);
+  assert.ok(output.chunks.every((c) => c.length <= SLICE_CHARS));
+  assert.equal(output.chunks[0]!.length, SLICE_CHARS - 1, 'the slice stops before the high surrogate');
+  for (const chunk of output.chunks) assert.equal(Buffer.from(chunk, 'utf8').toString('utf8'), chunk, 'each slice is well-formed UTF-16');
+});
+
+test('PacedWriter: honours backpressure — nothing more is handed over until drained(), and end waits too', () => {
+  const output = new FakeOutput(1);
+  const { writer } = writerOn(output);
+  writer.write('x'.repeat(3 * SLICE_CHARS));
+  writer.end();
+  assert.equal(output.chunks.length, 1);
+  assert.equal(writer.queued, 2 * SLICE_CHARS);
+  assert.equal(output.ended, false);
+  output.room = 1;
+  writer.drained();
+  assert.equal(output.chunks.length, 2);
+  output.room = 10;
+  writer.drained();
+  assert.equal(output.text.length, 3 * SLICE_CHARS);
+  assert.equal(output.ended, true);
+  assert.equal(writer.done, true);
+});
+
+test('PacedWriter: a reader more than maxQueuedBytes behind is cut at its next message; one large message passes', () => {
+  const output = new FakeOutput(1);
+  const budget = new OutboundBudget();
+  const { writer, cuts } = writerOn(output, { maxQueuedBytes: 100, budget });
+  writer.write('y'.repeat(10 * SLICE_CHARS)); // larger than the limit, but nothing else waits
+  assert.equal(cuts.length, 0);
+  writer.write('z');
+  assert.equal(cuts.length, 1);
+  assert.equal(cuts[0]!.code, 'slow_reader');
+  assert.equal(cuts[0]!.reason, 'behind');
+  assert.equal(output.aborted, cuts[0]);
+  assert.equal(writer.queued, 0, 'the queue is let go of');
+  assert.equal(budget.total, 0);
+  writer.write('ignored');
+  assert.equal(output.chunks.length, 1);
+});
+
+test('PacedWriter: a reader with no drain progress for stallTimeoutMs is cut', async () => {
+  const output = new FakeOutput(1);
+  const { writer, cuts } = writerOn(output, { stallTimeoutMs: 30 });
+  writer.write('w'.repeat(2 * SLICE_CHARS));
+  for (let i = 0; i < 100 && cuts.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(cuts.length, 1);
+  assert.equal(cuts[0]!.reason, 'stalled');
+  assert.equal(writer.done, true);
+});
+
+test('PacedWriter: a reader that keeps draining is never cut for stalling', async () => {
+  const output = new FakeOutput(1);
+  const { writer, cuts } = writerOn(output, { stallTimeoutMs: 1000 });
+  writer.write('v'.repeat(20 * SLICE_CHARS));
+  writer.end();
+  while (!output.ended) {
+    output.room = 1;
+    writer.drained();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.deepEqual(cuts, []);
+  assert.equal(output.text.length, 20 * SLICE_CHARS);
+});
+
+test('OutboundBudget: crossing the process bound cuts the writer with the oldest progress first', async () => {
+  const budget = new OutboundBudget(5 * SLICE_CHARS);
+  const outputs = [new FakeOutput(1), new FakeOutput(1), new FakeOutput(1)];
+  const writers = outputs.map((o) => writerOn(o, { budget }));
+  writers[0]!.writer.write('a'.repeat(3 * SLICE_CHARS));
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  writers[1]!.writer.write('b'.repeat(3 * SLICE_CHARS));
+  assert.equal(budget.total, 4 * SLICE_CHARS);
+  assert.equal(budget.waitingWriters, 2);
+  // writer 1 drains once: its progress is now the most recent
+  outputs[1]!.room = 1;
+  writers[1]!.writer.drained();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  writers[2]!.writer.write('c'.repeat(4 * SLICE_CHARS));
+  assert.equal(writers[0]!.cuts.length, 1, 'the stalest is cut');
+  assert.equal(writers[0]!.cuts[0]!.reason, 'budget');
+  assert.equal(writers[1]!.cuts.length, 0);
+  assert.equal(writers[2]!.cuts.length, 0);
+  assert.ok(budget.total <= budget.maxTotalQueuedBytes);
+  for (const { writer } of writers) writer.closed();
+  assert.equal(budget.total, 0);
+  assert.equal(budget.waitingWriters, 0);
+});
+
+test('outbound limits: a limit that is not positive is a RangeError', () => {
+  assert.throws(() => resolveOutbound({ maxQueuedBytes: 0 }), RangeError);
+  assert.throws(() => resolveOutbound({ stallTimeoutMs: -1 }), RangeError);
+  assert.throws(() => new OutboundBudget(0), RangeError);
+  assert.equal(resolveOutbound().budget, OutboundBudget.shared);
+});

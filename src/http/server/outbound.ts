@@ -1,0 +1,301 @@
+/**
+ * Bounded outbound memory for HTTP replies: a writer that hands a reply to its output in
+ * slices as the output drains, and a budget shared by many writers.
+ *
+ * Design note: the core serializes each message once, to a string, before any adapter sees
+ * it; that string is the one copy an adapter cannot avoid holding. A {@link PacedWriter}
+ * keeps the strings it was given in a queue and hands its output slices of at most
+ * {@link SLICE_CHARS} characters — `String.prototype.slice` of a flat string shares its
+ * characters, so nothing is copied whole — and only while the output accepts more
+ * (`write()` returning true; after false, until the adapter calls {@link PacedWriter.drained}).
+ * So beyond the strings themselves an output holds one slice plus its own high-water mark.
+ * Three limits cut a reader that keeps text waiting (reported as a {@link SlowReaderError}):
+ * - per connection, time: no drain progress for `stallTimeoutMs` while text waits;
+ * - per connection, size: a new message arrives while more than `maxQueuedBytes` wait
+ *   (checked before the message is queued, so one message larger than the limit is still
+ *   sent — it costs nothing beyond its string — but a reader cannot fall further behind);
+ * - per process (or per {@link OutboundBudget} shared by several listeners): when the text
+ *   waiting across all its writers exceeds `maxTotalQueuedBytes`, the writers that went
+ *   longest without drain progress are cut until the total is back within the bound (so a
+ *   single reply larger than the bound is cut at once: keep the bound above the largest
+ *   reply a server produces). A waiting write would not help here (the text exists
+ *   already), so cutting is the choice.
+ * Sizes are counted in UTF-16 code units of queued text: for the JSON MCP sends (mostly
+ * ASCII) about its UTF-8 size, and what the strings occupy in memory. Runtime-neutral.
+ */
+
+/** The default `maxQueuedBytes`: text one connection may keep waiting before a new message cuts it (16 MiB). */
+export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** The default `stallTimeoutMs`: how long text may wait without any drain progress (30 s). */
+export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
+/** The default size of the process-wide {@link OutboundBudget} (256 MiB). */
+export const DEFAULT_MAX_TOTAL_QUEUED_BYTES = 256 * 1024 * 1024;
+/** Largest slice handed to an output in one `write()`, in UTF-16 code units (64 Ki). */
+export const SLICE_CHARS = 64 * 1024;
+
+/** Why a {@link PacedWriter} cut its reader. */
+export type SlowReaderReason = 'stalled' | 'behind' | 'budget';
+
+/**
+ * A reader was disconnected for not reading its replies (`code` is always `slow_reader`;
+ * `reason` says which limit it crossed). Reported through the adapter's `onError`; never
+ * sent to anyone.
+ */
+export class SlowReaderError extends Error {
+  readonly code = 'slow_reader';
+  readonly reason: SlowReaderReason;
+  constructor(reason: SlowReaderReason, message: string) {
+    super(message);
+    this.name = 'SlowReaderError';
+    this.reason = reason;
+  }
+}
+
+/** The limits of one reply's writer; see the module note. */
+export interface OutboundOptions {
+  /**
+   * Text (UTF-16 code units) one connection may keep waiting; a message that arrives while
+   * more waits cuts the connection. Default {@link MAX_BUFFERED_BYTES} (16 MiB).
+   */
+  maxQueuedBytes?: number;
+  /**
+   * How long text may wait with no drain progress before the connection is cut, in ms.
+   * Default {@link DEFAULT_STALL_TIMEOUT_MS} (30 s).
+   */
+  stallTimeoutMs?: number;
+  /** The budget shared with other connections. Default {@link OutboundBudget.shared} (256 MiB per process). */
+  budget?: OutboundBudget;
+}
+
+/** Checks and fills in {@link OutboundOptions}. Throws `RangeError` for a limit that is not positive. */
+export function resolveOutbound(options: OutboundOptions = {}): Required<OutboundOptions> {
+  const maxQueuedBytes = options.maxQueuedBytes ?? MAX_BUFFERED_BYTES;
+  const stallTimeoutMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  if (!(maxQueuedBytes >= 1)) throw new RangeError('maxQueuedBytes must be at least 1');
+  if (!(stallTimeoutMs >= 1)) throw new RangeError('stallTimeoutMs must be at least 1');
+  return { maxQueuedBytes, stallTimeoutMs, budget: options.budget ?? OutboundBudget.shared };
+}
+
+/** Where a {@link PacedWriter} puts its slices: a Node response, a web stream's controller. */
+export interface PacedOutput {
+  /** Takes one slice; returns false when the consumer's buffer is full (the writer then waits for `drained()`). Must not throw. */
+  write(chunk: string): boolean;
+  /** Everything was written: end the output. Called once; no write follows. Must not throw. */
+  end(): void;
+  /** Cut the output now: the consumer counts as gone. Called at most once, never after `end()`. Must not throw. */
+  abort(error: SlowReaderError): void;
+}
+
+let sharedBudget: OutboundBudget | undefined;
+
+/**
+ * A bound on the text waiting for slow readers across every {@link PacedWriter} that shares
+ * it. Crossing it cuts the writers with the oldest drain progress first (see the module
+ * note). Single-threaded; shared freely by listeners of one process.
+ */
+export class OutboundBudget {
+  /** The bound, in UTF-16 code units of waiting text. */
+  readonly maxTotalQueuedBytes: number;
+  #total = 0;
+  readonly #waiting = new Set<PacedWriter>();
+
+  /** Throws `RangeError` when `maxTotalQueuedBytes` is not positive. */
+  constructor(maxTotalQueuedBytes: number = DEFAULT_MAX_TOTAL_QUEUED_BYTES) {
+    if (!(maxTotalQueuedBytes >= 1)) throw new RangeError('maxTotalQueuedBytes must be at least 1');
+    this.maxTotalQueuedBytes = maxTotalQueuedBytes;
+  }
+
+  /** The process-wide budget every adapter uses unless given another: {@link DEFAULT_MAX_TOTAL_QUEUED_BYTES}. */
+  static get shared(): OutboundBudget {
+    return (sharedBudget ??= new OutboundBudget());
+  }
+
+  /** Text waiting now across the writers of this budget. */
+  get total(): number {
+    return this.#total;
+  }
+
+  /** Writers holding waiting text now. */
+  get waitingWriters(): number {
+    return this.#waiting.size;
+  }
+
+  /** @internal `writer` queued `chars` more; cuts laggards when the bound is crossed. */
+  _charge(writer: PacedWriter, chars: number): void {
+    this.#total += chars;
+    this.#waiting.add(writer);
+    while (this.#total > this.maxTotalQueuedBytes && this.#waiting.size > 0) {
+      let stalest: PacedWriter | undefined;
+      for (const candidate of this.#waiting) if (stalest === undefined || candidate.lastProgress < stalest.lastProgress) stalest = candidate;
+      stalest!._cut('budget', `more than ${this.maxTotalQueuedBytes} bytes of replies wait for slow readers; this reader made the least recent progress`);
+    }
+  }
+
+  /** @internal `writer` handed `chars` to its output, or let go of them. */
+  _release(writer: PacedWriter, chars: number, empty: boolean): void {
+    this.#total -= chars;
+    if (empty) this.#waiting.delete(writer);
+  }
+}
+
+/** The length of a slice of `text` from `start` of at most `max` units that does not split a surrogate pair. */
+function sliceEnd(text: string, start: number, max: number): number {
+  const end = start + max;
+  if (end >= text.length) return text.length;
+  const last = text.charCodeAt(end - 1);
+  return last >= 0xd800 && last <= 0xdbff ? end - 1 : end;
+}
+
+/**
+ * Writes one reply to a {@link PacedOutput} in slices, as it drains; see the module note.
+ * The adapter calls {@link write}/{@link end} for the reply's text, {@link drained} when its
+ * output drains, and {@link closed} when the output finished or went away on its own.
+ * Never throws; once cut or closed, writes are ignored.
+ */
+export class PacedWriter {
+  readonly #output: PacedOutput;
+  readonly #limits: Required<OutboundOptions>;
+  readonly #onCut: (error: SlowReaderError) => void;
+  readonly #queue: string[] = [];
+  /** Position in `#queue[0]` of the first character not yet handed over. */
+  #offset = 0;
+  #queued = 0;
+  #waiting = false;
+  #ending = false;
+  #done = false;
+  #timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** When the output last accepted or drained text (ms since epoch); the budget cuts the oldest first. */
+  lastProgress = Date.now();
+
+  /** `onCut` hears every cut (the adapter reports it); it must not throw. */
+  constructor(output: PacedOutput, limits: Required<OutboundOptions>, onCut: (error: SlowReaderError) => void) {
+    this.#output = output;
+    this.#limits = limits;
+    this.#onCut = onCut;
+  }
+
+  /** Text waiting in this writer (not yet handed to the output). */
+  get queued(): number {
+    return this.#queued;
+  }
+
+  /** True once ended and flushed, cut, or closed. */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Queues `text` and writes what the output takes. Cuts the reader when more than `maxQueuedBytes` already wait. */
+  write(text: string): void {
+    if (this.#done || this.#ending || text.length === 0) return;
+    if (this.#queued > this.#limits.maxQueuedBytes) {
+      this._cut('behind', `the reader is more than ${this.#limits.maxQueuedBytes} bytes behind`);
+      return;
+    }
+    if (this.#queued === 0 && !this.#waiting) {
+      if (text.length <= SLICE_CHARS) {
+        // nothing waits and the output has room: hand it over without queueing
+        const more = this.#output.write(text);
+        if (!more && !this.#done) this.#startWaiting();
+        return;
+      }
+      this.lastProgress = Date.now();
+    }
+    this.#queue.push(text);
+    this.#queued += text.length;
+    this.#limits.budget._charge(this, text.length);
+    if (!this.#done && !this.#waiting) this.#pump();
+  }
+
+  /** Ends the output once everything queued is written. Idempotent. */
+  end(): void {
+    if (this.#done || this.#ending) return;
+    this.#ending = true;
+    if (!this.#waiting) this.#pump();
+  }
+
+  /** The output drained: write more. */
+  drained(): void {
+    if (this.#done || !this.#waiting) return;
+    this.#waiting = false;
+    this.lastProgress = Date.now();
+    this.#pump();
+  }
+
+  /** The output finished or went away on its own: let go of everything. Idempotent. */
+  closed(): void {
+    if (this.#done) return;
+    this.#finish();
+  }
+
+  /** @internal Cuts the reader for `reason` and reports it. */
+  _cut(reason: SlowReaderReason, message: string): void {
+    if (this.#done) return;
+    const error = new SlowReaderError(reason, message);
+    this.#finish();
+    this.#output.abort(error);
+    this.#onCut(error);
+  }
+
+  #pump(): void {
+    const output = this.#output;
+    const queue = this.#queue;
+    while (queue.length > 0) {
+      const head = queue[0]!;
+      const start = this.#offset;
+      const end = sliceEnd(head, start, SLICE_CHARS);
+      const chunk = start === 0 && end === head.length ? head : head.slice(start, end);
+      if (end === head.length) {
+        queue.shift();
+        this.#offset = 0;
+      } else this.#offset = end;
+      this.#queued -= chunk.length;
+      this.#limits.budget._release(this, chunk.length, this.#queued === 0);
+      const more = output.write(chunk);
+      if (this.#done) return; // the output gave up during the write
+      if (!more) {
+        this.#startWaiting();
+        return;
+      }
+    }
+    this.#clearTimer();
+    if (this.#ending) {
+      this.#done = true;
+      output.end();
+    }
+  }
+
+  /** The output is full: wait for `drained()`, and for no longer than `stallTimeoutMs`. */
+  #startWaiting(): void {
+    this.#waiting = true;
+    this.lastProgress = Date.now();
+    this.#armStallTimer();
+  }
+
+  /** (Re)starts the stall timer: it measures the time since this, the latest progress. */
+  #armStallTimer(): void {
+    this.#clearTimer();
+    this.#timer = setTimeout(this.#onStall, this.#limits.stallTimeoutMs);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  #clearTimer(): void {
+    if (this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  readonly #onStall = (): void => {
+    this.#timer = undefined;
+    if (this.#waiting) this._cut('stalled', `the reader made no progress for ${this.#limits.stallTimeoutMs} ms`);
+  };
+
+  #finish(): void {
+    this.#done = true;
+    this.#waiting = false;
+    this.#clearTimer();
+    if (this.#queued > 0) this.#limits.budget._release(this, this.#queued, true);
+    this.#queued = 0;
+    this.#queue.length = 0;
+    this.#offset = 0;
+  }
+}
