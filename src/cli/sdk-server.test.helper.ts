@@ -4,7 +4,8 @@
  * with `--http` it serves stateful Streamable HTTP on 127.0.0.1 (a free port) and prints
  * `LISTENING <url>` on stdout. When the environment names `CANCEL_LOG`, the `wait` tool
  * appends one line `cancelled` to that file when its request is cancelled
- * (`notifications/cancelled`), so a test can assert the server saw the cancellation.
+ * (`notifications/cancelled`), so a test can assert the server saw the cancellation; over
+ * stdio, `CALL_LOG` gets one line per `tools/call` message that arrived (the tool's name).
  * Not part of the package.
  */
 import { appendFileSync } from 'node:fs';
@@ -86,5 +87,13 @@ if (process.argv.includes('--http')) {
   });
   process.on('SIGTERM', () => process.exit(0));
 } else {
-  await build().connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  await build().connect(transport);
+  // CALL_LOG: one line per tools/call message that arrived (before any validation), naming the tool
+  const deliver = transport.onmessage;
+  transport.onmessage = (message) => {
+    const m = message as { method?: string; params?: { name?: string } };
+    if (process.env.CALL_LOG && m.method === 'tools/call') appendFileSync(process.env.CALL_LOG, `${String(m.params?.name)}\n`);
+    deliver?.(message);
+  };
 }

@@ -26,6 +26,10 @@ Options:
   --port N        the port for --http (default 3000; 0 picks a free one)
   --task-db FILE  keep tasks in a SQLite file, so they survive a restart
                   (needs the optional dependency better-sqlite3)
+
+Examples:
+  mcpkit list -- mcpkit demo
+  mcpkit demo --http --port 0
 `;
 
 /** Runs `mcpkit demo` with the arguments after `demo`; resolves with the exit code. */
