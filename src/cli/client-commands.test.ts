@@ -307,9 +307,3 @@ test('help: top level and per command, with examples and exit codes', async () =
     assert.match(r.stdout, /Example/, command);
   }
 });
-
-test('mcpkit demo says on stderr that it waits for JSON-RPC on stdin', async () => {
-  const r = await runCli(['demo'], { input: '' });
-  assert.match(r.stderr, /waiting for JSON-RPC messages on stdin/);
-  assert.equal(r.stdout, '', 'stdout stays protocol-only');
-});

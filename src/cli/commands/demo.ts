@@ -1,6 +1,6 @@
 /**
  * `mcpkit demo`: serves the demo server over stdio (saying on stderr that it waits for
- * JSON-RPC on stdin) or, with `--http`, over Streamable HTTP and legacy SSE on 127.0.0.1.
+ * JSON-RPC on stdin, when stdin is a terminal) or, with `--http`, over Streamable HTTP and legacy SSE on 127.0.0.1.
  * Over stdio only protocol messages go to stdout; over HTTP stdout carries one line,
  * `LISTENING <url>`, first. Everything else goes to stderr.
  */
@@ -73,7 +73,8 @@ async function demo(args: string[]): Promise<number> {
     const server = createDemoServer({ onError: (err) => process.stderr.write(`mcpkit demo: ${err.message}\n`), tasks });
     const transport = new StdioServerTransport();
     const session = await server.connect(transport);
-    process.stderr.write('mcpkit demo: serving the demo MCP server over stdio; waiting for JSON-RPC messages on stdin (run it under an MCP client, e.g. mcpkit list -- mcpkit demo; --help for options)\n');
+    // a person who started it by hand sees why nothing happens; a client on a pipe is not told
+    if (process.stdin.isTTY) process.stderr.write('mcpkit demo: serving the demo MCP server over stdio; waiting for JSON-RPC messages on stdin (run it under an MCP client, e.g. mcpkit list -- mcpkit demo; --help for options)\n');
     await new Promise<void>((resolve) => session.endpoint.onClose(() => resolve()));
     return 0;
   } finally {
