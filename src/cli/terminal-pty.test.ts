@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { BIN, SDK_SERVER, TmuxSession, hasTmux, shellQuote, startHttpChild, type HttpChild } from './cli-run.test.helper.js';
 
 const skip = hasTmux() ? false : 'tmux is not installed';
@@ -110,5 +110,41 @@ test('mcpkit demo at a terminal says it waits for JSON-RPC on stdin (on stderr)'
     assert.equal(await readFile(join(dir, 'demo.out'), 'utf8'), '', 'stdout stays protocol-only');
   } finally {
     s.kill();
+  }
+});
+
+test('Ctrl-C during a task sends tasks/cancel (2025-11-25 tasks) and exits 130', { skip, timeout: 60_000 }, async () => {
+  const log = join(dir, 'audit.log');
+  const server: HttpChild = await startHttpChild([join(dirname(SDK_SERVER), 'demo-audit.test.helper.js')], { AUDIT_LOG: log });
+  const s = session('mcpkit-task-cancel', `${CLI} call ${shellQuote(server.url)} long_running_job ms=60000 steps=100 --task --protocol 2025-11-25`);
+  try {
+    await s.waitFor((p) => /^task \S+: working$/m.test(p), 'the task to be working');
+    s.send('C-c');
+    const done = await s.waitFor((p) => /EXIT=\d+/.test(p), 'the CLI to exit');
+    assert.match(done, /asked the server to cancel task \S+ \(tasks\/cancel\)/);
+    assert.match(done, /EXIT=130/);
+    // spec 2025-11-25, Tasks › Cancelling Tasks: the requestor sends tasks/cancel
+    assert.match(await readFile(log, 'utf8'), /^tasks\/cancel ok$/m);
+  } finally {
+    s.kill();
+    await server.stop();
+  }
+});
+
+test('a URL elicitation shows the URL and asks before opening anything', { skip, timeout: 60_000 }, async () => {
+  for (const [answer, action] of [['n', 'decline'], ['y', 'accept']] as const) {
+    // MCPKIT_NO_BROWSER: "yes" prints the URL instead of starting a browser in the test
+    const s = session(`mcpkit-url-${answer}`, `MCPKIT_NO_BROWSER=1 ${CLI} call connect_account --protocol 2025-11-25 ${DEMO}`);
+    try {
+      const asked = await s.waitFor((p) => p.includes('Open this URL in your browser? [y/N] '), 'the question');
+      assert.match(asked, /the server asks you to open a page on example\.com:\n {2}Connect your account to continue\n {2}https:\/\/example\.com\/connect\?session=demo/);
+      s.send(answer, true);
+      s.send('Enter');
+      const done = await s.waitFor((p) => /EXIT=\d+/.test(p), 'the end of the call');
+      assert.match(done, new RegExp(`action=${action} `));
+      if (answer === 'y') assert.match(done, /MCPKIT_NO_BROWSER is set; open it yourself: https:\/\/example\.com\/connect\?session=demo/);
+    } finally {
+      s.kill();
+    }
   }
 });

@@ -92,5 +92,11 @@ async function callAsTask(c: Connection, client: TaskClient, tool: Tool, args: J
     },
   );
   if (pending.taskId === undefined && !isStatelessRevision(c.client.protocolVersion)) c.view.line('mcpkit call: the server ran the call directly (no task)');
-  return pending.result();
+  try {
+    return await pending.result();
+  } catch (err) {
+    // the handle sent tasks/cancel when the signal aborted; say which task it was
+    if (c.interrupt.interrupted && pending.taskId !== undefined) c.view.line(`mcpkit call: asked the server to cancel task ${pending.taskId} (tasks/cancel)`);
+    throw err;
+  }
 }
