@@ -294,6 +294,18 @@ test('call --task shows the task status while it is polled (2025-11-25 tasks)', 
   assert.match(r.stdout, /^finished 2 steps/);
 });
 
+test('tasks: list as JSON, an unknown task is a protocol error (2025-11-25 tasks)', async () => {
+  const list = await runCli(['tasks', demoHttp.url, '--protocol', '2025-11-25', '--json']);
+  assert.equal(list.code, 0, list.stderr);
+  assert.deepEqual(validateDefinition(REV, 'ListTasksResult', json(list.stdout)), []);
+  // spec 2025-11-25, Tasks › Error Handling: an unknown taskId is -32602
+  const unknown = await runCli(['tasks', demoHttp.url, 'get', 'no-such-task', '--protocol', '2025-11-25']);
+  assert.equal(unknown.code, 3, unknown.stderr);
+  assert.match(unknown.stderr, /error -32602/);
+  const usage = await runCli(['tasks', demoHttp.url, 'get']);
+  assert.equal(usage.code, 2);
+});
+
 test('help: top level and per command, with examples and exit codes', async () => {
   const top = await runCli(['--help']);
   assert.equal(top.code, 0);

@@ -13,7 +13,6 @@ import { Client, ALL_REVISIONS, type ClientOptions } from '../client/index.js';
 import { Notification } from '../protocol/methods.js';
 import { STATEFUL_REVISIONS } from '../protocol/versions.js';
 import { isStatelessRevision } from '../protocol/stateless.js';
-import type { JSONObject } from '../jsonrpc/types.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import type { LoggingLevel, Root } from '../types.js';
@@ -261,6 +260,3 @@ async function openUrl(url: string, notice: (line: string) => void): Promise<voi
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
-
-/** Re-exported for commands that take `JSONObject` values. */
-export type { JSONObject };
