@@ -101,6 +101,16 @@ test('login (authorization code + PKCE via the loopback redirect), an authorized
   assert.equal(after.code, 4, 'the tokens are gone');
 });
 
+test('logging in again (a new loopback port each time) works and replaces the tokens', { timeout: 90_000 }, async () => {
+  const config = join(dir, 'again');
+  const first = await login(config);
+  assert.equal(first.code, 0, first.stderr);
+  const second = await login(config);
+  assert.equal(second.code, 0, second.stderr);
+  const call = await runCli(['call', mcp.url, 'read_notes'], { env: env(config) });
+  assert.equal(call.code, 0, call.stderr);
+});
+
 test('login refuses plain http unless the dangerous test switch is set', async () => {
   const r = await runCli(['login', mcp.url], { env: { MCPKIT_CONFIG_DIR: join(dir, 'x') } });
   assert.equal(r.code, 2);

@@ -40,12 +40,11 @@ Examples:
   mcpkit call long_running_job ms=5000 --task --protocol 2025-11-25 -- npx mcpkit demo
   mcpkit call my-server search --args '{"query":"mcp","limit":5}' --json`;
 
-let tasks: TaskClient | undefined;
-
 /** Runs `mcpkit call` with the arguments after `call`; resolves with the exit code. */
 export async function run(argv: string[]): Promise<number> {
   const wantsTask = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--task');
   const tasksModule = wantsTask ? await import('../../tasks/index.js') : undefined;
+  let tasks: TaskClient | undefined;
   return runClientCommand(argv, {
     name: 'call',
     help: HELP,
@@ -60,11 +59,11 @@ export async function run(argv: string[]): Promise<number> {
     prepare: (client) => {
       if (tasksModule) tasks = new tasksModule.TaskClient(client);
     },
-    run: (c) => call(c),
+    run: (c) => call(c, tasks),
   });
 }
 
-async function call(c: Connection): Promise<number> {
+async function call(c: Connection, tasks: TaskClient | undefined): Promise<number> {
   const [name, ...pairs] = c.operands as [string, ...string[]];
   const tools = await c.client.listAllTools(c.requestOptions());
   const tool = tools.find((t) => t.name === name);
