@@ -38,14 +38,26 @@ export function insecureHttpAllowed(env: NodeJS.ProcessEnv = process.env): boole
 /** The client metadata the CLI registers with (dynamic registration). */
 export const CLI_CLIENT_METADATA = { clientName: 'mcpkit CLI', softwareId: 'mcpkit-cli', softwareVersion: '0.1.0', applicationType: 'native' as const };
 
+/**
+ * The https URL of a client ID metadata document (SEP-991) to use as this CLI's client id
+ * where the authorization server supports it: `$MCPKIT_CLIENT_METADATA_URL`, else none
+ * (dynamic registration). The document must list the loopback redirect URI login uses
+ * (`mcpkit login --port N` fixes its port).
+ */
+export function clientMetadataUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.MCPKIT_CLIENT_METADATA_URL || undefined;
+}
+
 /** An OAuth client for `url` over the CLI's token file, with `grant`. */
 export async function oauthClientFor(url: string, grant: AuthorizationCodeGrant): Promise<OAuthClient> {
   const { OAuthClient, FileOAuthStore } = await import('../auth/client/index.js');
+  const cimd = clientMetadataUrl();
   return new OAuthClient({
     serverUrl: url,
     grant,
     store: new FileOAuthStore(tokenFile()),
     clientMetadata: CLI_CLIENT_METADATA,
+    ...(cimd === undefined ? {} : { clientIdMetadataDocumentUrl: cimd }),
     dangerouslyAllowInsecureHttp: insecureHttpAllowed(),
   });
 }

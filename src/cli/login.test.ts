@@ -11,12 +11,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOidcServer, type OidcServer } from '../auth/testing/oidc-server.js';
 import { startProtectedServer, type ProtectedServer } from '../auth/server/protected.test.helper.js';
 import { createJwtVerifier } from '../auth/server/jwt-verifier.js';
+import { clientMetadataDocument } from '../auth/client/metadata-document.js';
 import { BIN, TmuxSession, hasTmux, runCli, shellQuote } from './cli-run.test.helper.js';
 
 let oidc: OidcServer;
@@ -46,9 +49,9 @@ function env(configDir: string): Record<string, string> {
 }
 
 /** Runs `mcpkit login URL` without a terminal, follows the printed URL like a browser would; resolves with the exit code and output. */
-function login(configDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function login(configDir: string, extraArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'login', mcp.url], { env: { ...process.env, ...env(configDir) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'login', mcp.url, ...extraArgs], { env: { ...process.env, ...env(configDir), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let followed = false;
@@ -110,6 +113,32 @@ test('logging in again (a new loopback port each time) works and replaces the to
   const call = await runCli(['call', mcp.url, 'read_notes'], { env: env(config) });
   assert.equal(call.code, 0, call.stderr);
 });
+
+test('with MCPKIT_CLIENT_METADATA_URL, a client ID metadata document is the client id (SEP-991): nothing is registered', { timeout: 90_000 }, async () => {
+  const port = await freePort();
+  const cimd = 'https://client.example.com/mcpkit-cli/metadata.json';
+  await oidc.setClientMetadataDocument(cimd, clientMetadataDocument({ clientId: cimd, clientName: 'mcpkit CLI', redirectUris: [`http://127.0.0.1:${port}/callback`], applicationType: 'native' }));
+  const config = join(dir, 'cimd');
+  const before = (await oidc.stats()).cimdFetches;
+  const r = await login(config, ['--port', String(port)], { MCPKIT_CLIENT_METADATA_URL: cimd });
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok((await oidc.stats()).cimdFetches > before, 'the authorization server fetched the document');
+  const stored = JSON.parse(await readFile(join(config, 'auth.json'), 'utf8')) as { clients: Record<string, unknown> };
+  assert.deepEqual(stored.clients, {}, 'no dynamic registration');
+  const call = await runCli(['call', mcp.url, 'read_notes'], { env: { ...env(config), MCPKIT_CLIENT_METADATA_URL: cimd } });
+  assert.equal(call.code, 0, call.stderr);
+});
+
+/** A port that was free a moment ago (bound to 0, then released). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 test('login refuses plain http unless the dangerous test switch is set', async () => {
   const r = await runCli(['login', mcp.url], { env: { MCPKIT_CONFIG_DIR: join(dir, 'x') } });

@@ -11,6 +11,7 @@ import { insecureHttpAllowed, oauthClientFor, tokenFile } from '../auth.js';
 import { describeError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { isHttpUrl } from '../target.js';
+import type { LoopbackRedirect } from '../../auth/client/index.js';
 import { clean } from '../terminal.js';
 
 const HELP = `Usage: mcpkit login URL [--scope SCOPES] [--no-browser]
@@ -25,6 +26,12 @@ Options:
   --scope SCOPES    the scopes to ask for (space-separated); default: the server's
   --no-browser      only print the URL (also: MCPKIT_NO_BROWSER=1)
   --timeout MS      how long to wait for the browser to come back (default 300000)
+  --port N          the loopback redirect's port (default 0: a free one), for a client ID
+                    metadata document that lists a fixed redirect URI
+
+The client registers itself dynamically (RFC 7591), or, with MCPKIT_CLIENT_METADATA_URL set
+to the https URL of a client ID metadata document (SEP-991), uses that URL as its client id
+where the authorization server supports it.
 
 Plain http:// servers and authorization servers are refused unless
 MCPKIT_DANGEROUSLY_ALLOW_INSECURE_HTTP=1 is set (for local test servers only).
@@ -38,10 +45,10 @@ export const DEFAULT_LOGIN_TIMEOUT_MS = 300_000;
 
 /** Runs `mcpkit login` with the arguments after `login`; resolves with the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  let values: { scope?: string; 'no-browser'?: boolean; timeout?: string; help?: boolean };
+  let values: { scope?: string; 'no-browser'?: boolean; timeout?: string; port?: string; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { scope: { type: 'string' }, 'no-browser': { type: 'boolean' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { scope: { type: 'string' }, 'no-browser': { type: 'boolean' }, timeout: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (err) {
     process.stderr.write(`mcpkit login: ${(err as Error).message}\n(see mcpkit login --help)\n`);
     return ExitCode.Usage;
@@ -51,8 +58,9 @@ export async function run(argv: string[]): Promise<number> {
     return ExitCode.Ok;
   }
   const url = positionals[0];
-  if (url === undefined || positionals.length > 1 || !isHttpUrl(url) || (values.timeout !== undefined && !/^\d{1,9}$/.test(values.timeout))) {
-    process.stderr.write(`mcpkit login: give one server URL (http or https)${values.timeout !== undefined ? ' and --timeout in ms' : ''}\n(see mcpkit login --help)\n`);
+  const badPort = values.port !== undefined && !(/^\d{1,5}$/.test(values.port) && Number(values.port) <= 65535);
+  if (url === undefined || positionals.length > 1 || !isHttpUrl(url) || (values.timeout !== undefined && !/^\d{1,9}$/.test(values.timeout)) || badPort) {
+    process.stderr.write('mcpkit login: give one server URL (http or https), --timeout in ms, --port from 0 to 65535\n(see mcpkit login --help)\n');
     return ExitCode.Usage;
   }
   if (new URL(url).protocol === 'http:' && !insecureHttpAllowed()) {
@@ -60,8 +68,31 @@ export async function run(argv: string[]): Promise<number> {
     return ExitCode.Usage;
   }
   const browser = canAsk() && !values['no-browser'] && !process.env.MCPKIT_NO_BROWSER;
-  const { LoopbackRedirect } = await import('../../auth/client/index.js');
-  const loopback = await LoopbackRedirect.start({
+  const auth = await import('../../auth/client/index.js');
+  let loopback: LoopbackRedirect;
+  try {
+    loopback = await startLoopback(auth.LoopbackRedirect, values, browser);
+  } catch (err) {
+    process.stderr.write(`mcpkit login: cannot listen for the redirect on 127.0.0.1${values.port ? `:${values.port}` : ''}: ${clean(describeError(err))}\n`);
+    return ExitCode.Connection;
+  }
+  try {
+    const oauth = await oauthClientFor(url, loopback.grant);
+    const tokens = await oauth.authorize(values.scope === undefined ? {} : { scope: values.scope });
+    process.stdout.write(`Signed in to ${url}${tokens.scope ? ` (scope: ${clean(tokens.scope, true)})` : ''}; tokens saved in ${tokenFile()}\n`);
+    return ExitCode.Ok;
+  } catch (err) {
+    process.stderr.write(`mcpkit login: ${clean(describeError(err))}\n`);
+    return ExitCode.Connection;
+  } finally {
+    await loopback.close();
+  }
+}
+
+/** Starts the loopback listener: prints the URL, and (with `browser`) asks before opening it. */
+function startLoopback(Loopback: typeof LoopbackRedirect, values: { timeout?: string; port?: string }, browser: boolean): Promise<LoopbackRedirect> {
+  return Loopback.start({
+    port: values.port === undefined ? 0 : Number(values.port),
     timeoutMs: values.timeout === undefined ? DEFAULT_LOGIN_TIMEOUT_MS : Number(values.timeout),
     presentUrl: (u) => {
       process.stderr.write(`Open this URL in your browser to sign in:\n  ${clean(u.href, true)}\n`);
@@ -85,15 +116,4 @@ export async function run(argv: string[]): Promise<number> {
         }
       : {}),
   });
-  try {
-    const oauth = await oauthClientFor(url, loopback.grant);
-    const tokens = await oauth.authorize(values.scope === undefined ? {} : { scope: values.scope });
-    process.stdout.write(`Signed in to ${url}${tokens.scope ? ` (scope: ${clean(tokens.scope, true)})` : ''}; tokens saved in ${tokenFile()}\n`);
-    return ExitCode.Ok;
-  } catch (err) {
-    process.stderr.write(`mcpkit login: ${clean(describeError(err))}\n`);
-    return ExitCode.Connection;
-  } finally {
-    await loopback.close();
-  }
 }
