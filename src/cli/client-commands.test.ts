@@ -295,7 +295,8 @@ test('call --task shows the task status while it is polled (2025-11-25 tasks)', 
 });
 
 test('tasks: list as JSON, an unknown task is a protocol error (2025-11-25 tasks)', async () => {
-  const list = await runCli(['tasks', demoHttp.url, '--protocol', '2025-11-25', '--json']);
+  // without --protocol, tasks speaks the 2025 era, whose tasks/list it needs
+  const list = await runCli(['tasks', demoHttp.url, '--json']);
   assert.equal(list.code, 0, list.stderr);
   assert.deepEqual(validateDefinition(REV, 'ListTasksResult', json(list.stdout)), []);
   // spec 2025-11-25, Tasks › Error Handling: an unknown taskId is -32602

@@ -65,8 +65,8 @@ export interface CommandSpec {
   options?: OptionSpec;
   /** Checks the operands before connecting (throw {@link UsageError}). */
   check?: (operands: string[], line: CommandLine) => void;
-  /** Adjusts the client's options before the client is built. */
-  configure?: (options: ClientOptions) => void;
+  /** Adjusts the client's options (built from `line`) before the client is built. */
+  configure?: (options: ClientOptions, line: CommandLine) => void;
   /** Called with the client before it connects (to add extensions such as tasks). */
   prepare?: (client: Client) => void;
   /** The work; resolves with the exit code. */
@@ -145,7 +145,7 @@ export async function runClientCommand(argv: readonly string[], spec: CommandSpe
       }
     },
   };
-  spec.configure?.(clientOptions);
+  spec.configure?.(clientOptions, line);
   const client = new Client({ name: 'mcpkit-cli', version: '0.1.0' }, clientOptions);
   const shown = LOG_LEVELS.indexOf(logLevel ?? DEFAULT_SHOWN_LOG_LEVEL);
   client.on(Notification.Message, (p) => {

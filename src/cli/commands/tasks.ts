@@ -11,10 +11,12 @@ import { ExitCode } from '../exit-codes.js';
 import { renderToolResult } from '../render.js';
 import { table, terminalWidth } from '../terminal.js';
 import { UsageError } from '../usage-error.js';
+import { stringOption } from '../options.js';
+import { STATEFUL_REVISIONS } from '../../protocol/versions.js';
 
 const HELP = `Usage: mcpkit tasks TARGET [list | get ID | result ID | cancel ID] [options]
 
-Shows a server's tasks: list (the default) prints id, status and status message; get prints
+Shows a server's tasks (in the 2025-11-25 era unless --protocol says otherwise): list (the default) prints id, status and status message; get prints
 one task; result waits for a task's result and prints it like a tool result; cancel asks the
 server to cancel it. Run a tool as a task with mcpkit call --task.
 
@@ -38,6 +40,13 @@ export async function run(argv: string[]): Promise<number> {
       const [action = 'list', id, extra] = operands;
       if (!ACTIONS.includes(action)) throw new UsageError(`the action must be one of ${ACTIONS.join(', ')}, not ${JSON.stringify(action)}`);
       if (action === 'list' ? id !== undefined : id === undefined || extra !== undefined) throw new UsageError(action === 'list' ? 'list takes no task id' : `${action} takes one task id`);
+    },
+    // tasks/list belongs to the 2025-11-25 tasks; without --protocol, speak the 2025 era
+    configure: (options, line) => {
+      if (stringOption(line, 'protocol') === undefined) {
+        delete options.protocolVersion;
+        options.protocolVersions = [...STATEFUL_REVISIONS];
+      }
     },
     prepare: (client) => {
       tasks = new TaskClient(client);
