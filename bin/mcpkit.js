@@ -10,4 +10,9 @@ if (!existsSync(fileURLToPath(entry))) {
   process.exit(1);
 }
 const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+process.exitCode = code;
+// A finished command ends now: an idle keep-alive socket (HTTP targets) must not hold the
+// process for seconds. Flush what stdout and stderr still hold first (pipes are async).
+await Promise.all([process.stdout, process.stderr].map((s) => new Promise((resolve) => s.write('', () => resolve()))));
+process.exit(code);

@@ -7,16 +7,16 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http' | 'instructions';
+export type BenchSection = 'stdio' | 'http' | 'cli' | 'instructions';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'instructions'];
+export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'instructions'];
 
 /**
  * The sections a run without `--section` runs. `instructions` (valgrind, several minutes)
  * runs only when named.
  */
-export const DEFAULT_SECTIONS: readonly BenchSection[] = ['stdio', 'http'];
+export const DEFAULT_SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli'];
 
 /**
  * The client the HTTP section times `tools/call` with: `raw` (HTTP/1.1 on `node:net`,
@@ -62,24 +62,25 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|instructions]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|cli|instructions]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
 over stdio and over Streamable HTTP (JSON and SSE response modes); the instructions
-section counts the CPU instructions per HTTP call under valgrind (a noise-free measure).
-Writes bench-results/stdio.json, http.json and instructions.json.
+section counts the CPU instructions per HTTP call under valgrind (a noise-free measure);
+the cli section times the mcpkit command's start (time to first output, against node -e 0).
+Writes bench-results/stdio.json, http.json, cli.json and instructions.json.
 
 Options:
   --quick            small counts for a smoke run
   --only=a,b         bench only these servers
-  --section=s,…      run these sections: stdio, http, instructions (default: stdio,http)
+  --section=s,…      run these sections: stdio, http, cli, instructions (default: stdio,http,cli)
   --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http
   --help             this text
 
 Environment (overrides the defaults and --quick):
   BENCH_CALLS         calls per timed run           (default 20000, quick 2000)
   BENCH_REPS          interleaved repetitions       (default 5, quick 2)
-  BENCH_COLD_STARTS   cold-start trials per server  (default 10, quick 3)
+  BENCH_COLD_STARTS   cold-start trials per server  (default 10, quick 3; also the cli section's trials)
   BENCH_MEMORY_CALLS  calls in the memory check     (default 100000, quick 10000)
   BENCH_SESSIONS      idle HTTP sessions opened     (default 1000, quick 1000)
   BENCH_WARMUP        warm-up calls                 (default 2000, quick 500)

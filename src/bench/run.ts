@@ -4,7 +4,7 @@
  * JSON-RPC drivers. This file holds the stdio section (driver: `driver.ts`) and runs
  * the sections `--section` selects; the Streamable HTTP section lives in
  * `http-bench.ts`, the (opt-in) instruction counts of the HTTP servers in
- * `http-instructions.ts`.
+ * `http-instructions.ts`, the CLI's start time in `cli-start.ts`.
  *
  * Design note: the servers are plain data ({@link SERVERS}); each phase walks them in
  * an order that alternates between repetitions (A B C, then C B A, ...) so slow drift of
@@ -35,6 +35,7 @@ import { PROTOCOL_VERSION, StdioDriver, withGcHook } from './driver.js';
 import type { RunResult, ServerSpec } from './driver.js';
 import { runHttpBench } from './http-bench.js';
 import { runInstructionsBench } from './http-instructions.js';
+import { runCliStartBench } from './cli-start.js';
 import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
@@ -264,6 +265,10 @@ async function main(): Promise<number> {
   if (config.sections.includes('stdio')) code = Math.max(code, await runStdio(config));
   if (config.sections.includes('stdio') && config.sections.includes('http')) console.log('');
   if (config.sections.includes('http')) code = Math.max(code, await runHttpBench(config));
+  if (config.sections.includes('cli')) {
+    if (config.sections.some((s) => s === 'stdio' || s === 'http')) console.log('');
+    code = Math.max(code, await runCliStartBench(config));
+  }
   if (config.sections.includes('instructions')) {
     if (config.sections.length > 1) console.log('');
     code = Math.max(code, await runInstructionsBench(config));

@@ -1,0 +1,101 @@
+/**
+ * `mcpkit call TARGET TOOL [key=value...] [--args JSON] [--task]`: calls a tool. The
+ * arguments are converted and checked against the tool's input schema before anything is
+ * sent (exit 2 when they do not fit). Progress is drawn on stderr while the tool runs; Ctrl-C
+ * cancels the call (`notifications/cancelled`) or, with `--task`, the task (`tasks/cancel`).
+ * Exit 1 when the tool returns `isError: true`.
+ */
+import type { JSONObject } from '../../jsonrpc/types.js';
+import { isStatelessRevision } from '../../protocol/stateless.js';
+import type { TaskClient } from '../../tasks/index.js';
+import type { CallToolResult, Tool } from '../../types.js';
+import type { Connection } from '../connection.js';
+import { printJson, runClientCommand } from '../connection.js';
+import { ExitCode } from '../exit-codes.js';
+import { renderToolResult } from '../render.js';
+import { stringOption } from '../options.js';
+import { buildToolArguments } from '../tool-args.js';
+import { clean } from '../terminal.js';
+import { UsageError } from '../usage-error.js';
+import { listNames } from '../terminal.js';
+
+const HELP = `Usage: mcpkit call TARGET TOOL [key=value...] [--args JSON] [--task] [options]
+       mcpkit call TOOL [key=value...] [options] -- COMMAND [ARGS...]
+
+Calls a tool and prints its result: text as is, images and audio summarized (or saved with
+--save DIR), resource links and embedded resources labelled, structured content as JSON.
+key=value arguments are converted by the tool's input schema (numbers, booleans, arrays as
+JSON or comma-separated, objects as JSON); --args takes the whole object as JSON and
+key=value pairs override it. Arguments that do not match the schema are reported before
+anything is sent. Progress is drawn on stderr; Ctrl-C cancels the call.
+
+Options of call:
+  --args JSON     the arguments as one JSON object
+  --task          run the call as a task (when the tool supports tasks), showing its status
+                  while it is polled; Ctrl-C cancels the task
+
+Examples:
+  mcpkit call http://127.0.0.1:3000/mcp add a=1 b=2
+  mcpkit call echo message='hello world' -- npx mcpkit demo
+  mcpkit call long_running_job ms=5000 --task --protocol 2025-11-25 -- npx mcpkit demo
+  mcpkit call my-server search --args '{"query":"mcp","limit":5}' --json`;
+
+/** Runs `mcpkit call` with the arguments after `call`; resolves with the exit code. */
+export async function run(argv: string[]): Promise<number> {
+  const wantsTask = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--task');
+  const tasksModule = wantsTask ? await import('../../tasks/index.js') : undefined;
+  let tasks: TaskClient | undefined;
+  return runClientCommand(argv, {
+    name: 'call',
+    help: HELP,
+    options: { args: { type: 'string' }, task: { type: 'boolean' } },
+    check: (operands) => {
+      if (operands.length === 0) throw new UsageError('name the tool to call');
+    },
+    // the stateless era (2026-07-28) waits for tasks inside the client
+    configure: (options) => {
+      if (wantsTask) options.stateless = { ...options.stateless, tasks: true };
+    },
+    prepare: (client) => {
+      if (tasksModule) tasks = new tasksModule.TaskClient(client);
+    },
+    run: (c) => call(c, tasks),
+  });
+}
+
+async function call(c: Connection, tasks: TaskClient | undefined): Promise<number> {
+  const [name, ...pairs] = c.operands as [string, ...string[]];
+  const tools = await c.client.listAllTools(c.requestOptions());
+  const tool = tools.find((t) => t.name === name);
+  if (tool === undefined) {
+    const names = listNames(tools.map((t) => t.name));
+    throw new UsageError(`the server has no tool named ${JSON.stringify(name)}${names}`);
+  }
+  const args = await buildToolArguments(tool.inputSchema as JSONObject | undefined, pairs, stringOption(c.line, 'args'));
+  const result = tasks !== undefined ? await callAsTask(c, tasks, tool, args) : await c.client.callTool({ name, arguments: args }, c.requestOptions(true));
+  c.view.clear();
+  if (c.json) printJson(result);
+  else c.print(renderToolResult(result as unknown as JSONObject, c.render));
+  return result.isError ? ExitCode.ToolError : ExitCode.Ok;
+}
+
+async function callAsTask(c: Connection, client: TaskClient, tool: Tool, args: JSONObject): Promise<CallToolResult> {
+  const options = c.requestOptions(true);
+  const pending = await client.callToolAsTask(
+    { name: tool.name, arguments: args },
+    {
+      signal: c.interrupt.signal,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      onStatus: (task) => c.view.status(`task ${task.taskId}: ${task.status}${task.statusMessage ? ` - ${clean(task.statusMessage, true)}` : ''}`),
+    },
+  );
+  if (pending.taskId === undefined && !isStatelessRevision(c.client.protocolVersion)) c.view.line('mcpkit call: the server ran the call directly (no task)');
+  try {
+    return await pending.result();
+  } catch (err) {
+    // the handle sent tasks/cancel when the signal aborted; say which task it was
+    if (c.interrupt.interrupted && pending.taskId !== undefined) c.view.line(`mcpkit call: asked the server to cancel task ${pending.taskId} (tasks/cancel)`);
+    throw err;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * `mcpkit list [tools|resources|templates|prompts] TARGET`: what a server offers, as tables
+ * (or one JSON object with `--json`). Without a kind, every kind the server's capabilities
+ * announce.
+ */
+import type { Connection } from '../connection.js';
+import { printJson, runClientCommand } from '../connection.js';
+import { ExitCode } from '../exit-codes.js';
+import { table, terminalWidth } from '../terminal.js';
+import { UsageError } from '../usage-error.js';
+
+const KINDS = ['tools', 'resources', 'templates', 'prompts'] as const;
+type Kind = (typeof KINDS)[number];
+
+const HELP = `Usage: mcpkit list [tools|resources|templates|prompts] TARGET [options]
+
+Lists what a server offers: tools, resources, resource templates and prompts (every kind the
+server announces, or only the one named). Follows every page.
+
+Examples:
+  mcpkit list -- npx mcpkit demo
+  mcpkit list tools http://127.0.0.1:3000/mcp --json
+  mcpkit list prompts my-server --config ~/.cursor/mcp.json`;
+
+/** Runs `mcpkit list` with the arguments after `list`; resolves with the exit code. */
+export function run(argv: string[]): Promise<number> {
+  // the kind may come first, before the target: `mcpkit list tools URL`
+  let kind: Kind | undefined;
+  const args = [...argv];
+  const first = args.findIndex((a) => !a.startsWith('-'));
+  const dash = args.indexOf('--');
+  if (first >= 0 && (dash < 0 || first < dash) && (KINDS as readonly string[]).includes(args[first]!)) {
+    kind = args[first] as Kind;
+    args.splice(first, 1);
+  }
+  return runClientCommand(args, {
+    name: 'list',
+    help: HELP,
+    check: (operands) => {
+      if (operands.length > 1 || (operands.length === 1 && kind !== undefined)) throw new UsageError(`unexpected argument ${JSON.stringify(operands[operands.length - 1])}`);
+      if (operands.length === 1) {
+        if (!(KINDS as readonly string[]).includes(operands[0]!)) throw new UsageError(`what to list must be one of ${KINDS.join(', ')}, not ${JSON.stringify(operands[0])}`);
+        kind = operands[0] as Kind;
+      }
+    },
+    run: (c) => list(c, kind),
+  });
+}
+
+async function list(c: Connection, only: Kind | undefined): Promise<number> {
+  const caps = c.client.serverCapabilities ?? {};
+  const want = (k: Kind) => (only === undefined ? (k === 'templates' ? caps.resources !== undefined : caps[k] !== undefined) : only === k);
+  const o = c.requestOptions();
+  const out: Record<string, unknown[]> = {};
+  if (want('tools')) out.tools = await c.client.listAllTools(o);
+  if (want('resources')) out.resources = await c.client.listAllResources(o);
+  if (want('templates')) out.resourceTemplates = await c.client.listAllResourceTemplates(o);
+  if (want('prompts')) out.prompts = await c.client.listAllPrompts(o);
+  if (c.json) {
+    printJson(out);
+    return ExitCode.Ok;
+  }
+  const width = terminalWidth();
+  const sections: string[] = [];
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  if (out.tools) {
+    const rows = (out.tools as Array<Record<string, unknown>>).map((t) => [text(t.name), text(t.description) || text(t.title)]);
+    sections.push(`Tools (${rows.length})\n${rows.length > 0 ? table(['NAME', 'DESCRIPTION'], rows, width) : '  none\n'}`);
+  }
+  if (out.resources) {
+    const rows = (out.resources as Array<Record<string, unknown>>).map((r) => [text(r.uri), text(r.name), text(r.mimeType), text(r.description)]);
+    sections.push(`Resources (${rows.length})\n${rows.length > 0 ? table(['URI', 'NAME', 'TYPE', 'DESCRIPTION'], rows, width) : '  none\n'}`);
+  }
+  if (out.resourceTemplates) {
+    const rows = (out.resourceTemplates as Array<Record<string, unknown>>).map((r) => [text(r.uriTemplate), text(r.name), text(r.description)]);
+    sections.push(`Resource templates (${rows.length})\n${rows.length > 0 ? table(['URI TEMPLATE', 'NAME', 'DESCRIPTION'], rows, width) : '  none\n'}`);
+  }
+  if (out.prompts) {
+    const rows = (out.prompts as Array<Record<string, unknown>>).map((p) => {
+      const args = Array.isArray(p.arguments) ? (p.arguments as Array<Record<string, unknown>>).map((a) => `${text(a.name)}${a.required ? '' : '?'}`).join(' ') : '';
+      return [text(p.name), args, text(p.description)];
+    });
+    sections.push(`Prompts (${rows.length})\n${rows.length > 0 ? table(['NAME', 'ARGUMENTS', 'DESCRIPTION'], rows, width) : '  none\n'}`);
+  }
+  c.print(sections.length > 0 ? sections.join('\n') : 'The server offers no tools, resources or prompts.\n');
+  return ExitCode.Ok;
+}
