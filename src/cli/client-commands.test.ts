@@ -12,7 +12,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { validateDefinition } from '../test/wire-schema.js';
+import { validateDefinition } from '../testing/wire-schema.js';
 import { BIN, SDK_SERVER, runCli, startHttpChild, type HttpChild } from './cli-run.test.helper.js';
 
 const REV = '2025-11-25';
