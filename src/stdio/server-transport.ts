@@ -8,13 +8,19 @@
  * bounded). Nothing but encoded messages is ever written to stdout. Failures of the output
  * stream (EPIPE when the client has gone) and of the input stream end the connection through
  * `receiver.closed(error)`; they never throw out of the transport or crash the process.
+ *
+ * Backpressure: writes wait for stdout's 'drain'. While more than `maxQueuedOutputChars` of
+ * output waits for a client that does not read it, stdin is paused (the client's further
+ * requests stay in the pipe, so its writes block instead of our memory growing), and reading
+ * resumes once the queue has drained to half the bound. Everything the server writes counts:
+ * all of it is a consequence of what the client sent.
  */
 import type { Readable, Writable } from 'node:stream';
 import { NdjsonDecoder, encodeLine, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-import { LineWriter } from './line-writer.js';
+import { LineWriter, outputHighWater, pauseInputUnderPressure } from './line-writer.js';
 
 /** Options of {@link StdioServerTransport}. */
 export interface StdioServerTransportOptions {
@@ -24,6 +30,13 @@ export interface StdioServerTransportOptions {
   stdout?: Writable;
   /** Largest accepted incoming line in bytes (default 4 MiB); longer lines are skipped and reported. */
   maxLineBytes?: number;
+  /**
+   * Most output, in characters of encoded JSON (about bytes), allowed to wait for a client
+   * that is not reading stdout before the transport stops reading stdin. Default 1 Mi
+   * (1,048,576; `DEFAULT_MAX_QUEUED_OUTPUT_CHARS`). Crossing it pauses stdin (nothing is dropped);
+   * reading resumes when the queue has drained to half of it. `Infinity` never pauses.
+   */
+  maxQueuedOutputChars?: number;
 }
 
 type State = 'new' | 'open' | 'closed';
@@ -54,12 +67,13 @@ export class StdioServerTransport implements Transport {
   readonly #onOutputError = (error: Error): void => this.#finish(error);
   readonly #onOutputClose = (): void => this.#finish(new LocalError('connection_closed', 'stdout was closed'));
 
-  /** Throws `RangeError` for an invalid `maxLineBytes`. Reads nothing until {@link start}. */
+  /** Throws `RangeError` for an invalid `maxLineBytes` or `maxQueuedOutputChars`. Reads nothing until {@link start}. */
   constructor(options: StdioServerTransportOptions = {}) {
     this.#in = options.stdin ?? process.stdin;
     this.#out = options.stdout ?? process.stdout;
     this.#decoder = new NdjsonDecoder(this.#sink(), options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
-    this.#writer = new LineWriter(this.#out, (error) => this.#finish(error));
+    const pressure = pauseInputUnderPressure(this.#in, outputHighWater(options.maxQueuedOutputChars), () => this.#state === 'open');
+    this.#writer = new LineWriter(this.#out, (error) => this.#finish(error), pressure);
   }
 
   /**
