@@ -201,3 +201,33 @@ test('the module is runtime-neutral (no node: imports)', () => {
   const source = readFileSync(fileURLToPath(new URL('./ndjson.js', import.meta.url)), 'utf8');
   assert.doesNotMatch(source, /from\s+['"]node:|require\(/);
 });
+
+test('oversizedEnd gets the envelope of every oversized line, however it was cut, once the line ends', () => {
+  const seen: Array<{ kind: string; id: unknown }> = [];
+  const lines: string[] = [];
+  const decoder = new NdjsonDecoder(
+    { line: (text) => lines.push(text), oversized: () => seen.push({ kind: 'oversized', id: null }), oversizedEnd: (e) => seen.push(e) },
+    { maxLineBytes: 64 },
+  );
+  const pad = 'p'.repeat(100);
+  // Whole line in one chunk; a held tail that overflows (the id comes after the skipped part); a tail completed over the limit.
+  decoder.push(`{"id":1,"method":"m","params":{"p":"${pad}"}}\n`);
+  decoder.push(enc.encode(`{"method":"m","params":{"p":"${pad}`));
+  assert.deepEqual(seen.at(-1), { kind: 'oversized', id: null }, 'reported when crossed; the envelope waits for the end of the line');
+  decoder.push(enc.encode(`"},"id":"two"}\r\n{"ok":1}\n`));
+  decoder.push(`{"jsonrpc":"2.0","id":3,"result":{"p":"${'q'.repeat(40)}`);
+  decoder.push(`${'q'.repeat(20)}"}}\n`);
+  decoder.push(`not json ${pad}`);
+  decoder.end();
+  assert.deepEqual(seen, [
+    { kind: 'oversized', id: null },
+    { kind: 'request', id: 1 },
+    { kind: 'oversized', id: null },
+    { kind: 'request', id: 'two' },
+    { kind: 'oversized', id: null },
+    { kind: 'response', id: 3 },
+    { kind: 'oversized', id: null },
+    { kind: 'not-json', id: null },
+  ]);
+  assert.deepEqual(lines, ['{"ok":1}']);
+});

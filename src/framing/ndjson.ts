@@ -13,9 +13,15 @@
  * dropped, reported, and the decoder skips raw bytes (without decoding them) until the next
  * LF. Memory is therefore bounded by `maxLineBytes` plus one chunk, whatever the peer sends.
  *
+ * A sink that wants to answer an oversized line (say, with an error naming the request's id)
+ * provides `oversizedEnd`: the decoder then runs an {@link EnvelopeScanner} over the whole
+ * discarded line, the held part and the skipped part alike, in constant memory, and hands
+ * over what it found when the line ends.
+ *
  * Runtime-neutral: no `node:*` imports, only `TextDecoder` and `Uint8Array`.
  */
 import { LocalError } from '../jsonrpc/errors.js';
+import { EnvelopeScanner, type EnvelopeSummary } from './envelope-scan.js';
 
 /** The default `maxLineBytes`: 4 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -46,6 +52,12 @@ export interface NdjsonSink {
   line(text: string): void;
   /** A line was too long and has been (or is being) skipped; the lines after it still arrive. */
   oversized(error: OversizedLineError): void;
+  /**
+   * Optional. Called once per oversized line, after `oversized`, when the line has ended
+   * (its LF arrived, or the stream ended), with what a scan of its top-level JSON-RPC members
+   * found. Before the next line is delivered.
+   */
+  oversizedEnd?(envelope: EnvelopeSummary): void;
 }
 
 /** Options of {@link NdjsonDecoder}. */
@@ -79,6 +91,8 @@ export class NdjsonDecoder {
   #pendingBytes = 0;
   /** True while skipping the rest of an oversized line. */
   #discarding = false;
+  /** Present when the sink has `oversizedEnd`. */
+  readonly #scanner: EnvelopeScanner | null;
 
   /**
    * @param sink receives lines and oversize reports.
@@ -89,6 +103,7 @@ export class NdjsonDecoder {
     if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxLineBytes must be a positive integer, got ${max}`);
     this.#sink = sink;
     this.#max = max;
+    this.#scanner = typeof sink.oversizedEnd === 'function' ? new EnvelopeScanner() : null;
   }
 
   /** The byte limit in force. */
@@ -112,8 +127,9 @@ export class NdjsonDecoder {
       }
       if (this.#discarding) {
         const nl = chunk.indexOf('\n');
+        this.#scanner?.pushText(chunk, 0, nl === -1 ? chunk.length : nl);
         if (nl === -1) return;
-        this.#discarding = false;
+        this.#endDiscard();
         chunk = chunk.slice(nl + 1);
       }
       if (chunk.length !== 0) this.#scan(chunk, null);
@@ -121,8 +137,9 @@ export class NdjsonDecoder {
     }
     if (this.#discarding) {
       const nl = chunk.indexOf(LF);
+      this.#scanner?.pushBytes(chunk, 0, nl === -1 ? chunk.length : nl);
       if (nl === -1) return;
-      this.#discarding = false;
+      this.#endDiscard();
       chunk = chunk.subarray(nl + 1);
     }
     if (chunk.byteLength === 0) return;
@@ -146,8 +163,25 @@ export class NdjsonDecoder {
     const discarding = this.#discarding;
     this.#pending = '';
     this.#pendingBytes = 0;
+    if (discarding) this.#endDiscard();
+    else if (bytes !== 0) this.#emit(line, bytes);
+  }
+
+  /** The oversized line being skipped has ended. */
+  #endDiscard(): void {
     this.#discarding = false;
-    if (!discarding && bytes !== 0) this.#emit(line, bytes);
+    const scanner = this.#scanner;
+    if (scanner !== null) this.#sink.oversizedEnd!(scanner.summary());
+  }
+
+  /** Reports a complete line that is over the limit. */
+  #oversizedLine(text: string, start: number, end: number, bytes: number): void {
+    this.#sink.oversized(new OversizedLineError(bytes, this.#max));
+    const scanner = this.#scanner;
+    if (scanner === null) return;
+    scanner.reset();
+    scanner.pushText(text, start, end);
+    this.#sink.oversizedEnd!(scanner.summary());
   }
 
   /** Splits decoded `text`; `bytes` is the raw chunk it came from, or null for string input. */
@@ -190,6 +224,12 @@ export class NdjsonDecoder {
       this.#pendingBytes = total;
       return;
     }
+    const scanner = this.#scanner;
+    if (scanner !== null) {
+      scanner.reset();
+      scanner.pushText(this.#pending);
+      scanner.pushText(text);
+    }
     this.#pending = '';
     this.#pendingBytes = 0;
     this.#discarding = true;
@@ -208,7 +248,7 @@ export class NdjsonDecoder {
       bytes--;
     }
     if (bytes > this.#max) {
-      this.#sink.oversized(new OversizedLineError(bytes, this.#max));
+      this.#oversizedLine(line, 0, len, bytes);
       return;
     }
     if (len === 0 || (line.charCodeAt(0) <= 0x20 && isBlank(line, 0, len))) return;
@@ -224,7 +264,7 @@ export class NdjsonDecoder {
     if (len * 3 > this.#max) {
       const bytes = utf8Length(text, start, end);
       if (bytes > this.#max) {
-        this.#sink.oversized(new OversizedLineError(bytes, this.#max));
+        this.#oversizedLine(text, start, end, bytes);
         return;
       }
     }

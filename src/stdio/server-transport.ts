@@ -5,7 +5,9 @@
  * Design note: the transport only frames. Every complete line goes to the receiver as raw
  * text — including lines that are not JSON, so the session can answer them with -32700 —
  * and only oversized lines are dropped here (reported as `message_too_large`, memory kept
- * bounded). Nothing but encoded messages is ever written to stdout. Failures of the output
+ * bounded) and answered here: with -32600 naming the request's id when a constant-memory scan
+ * of the line recovers it (wherever in the line it sits), with a null id otherwise, or -32700
+ * when the line is visibly not JSON (see oversized-reply.ts); the connection stays usable. Nothing but encoded messages is ever written to stdout. Failures of the output
  * stream (EPIPE when the client has gone) and of the input stream end the connection through
  * `receiver.closed(error)`; they never throw out of the transport or crash the process.
  *
@@ -17,10 +19,12 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { NdjsonDecoder, encodeLine, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
+import type { EnvelopeSummary } from '../framing/envelope-scan.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { LineWriter, outputHighWater, pauseInputUnderPressure } from './line-writer.js';
+import { oversizedLineReply } from './oversized-reply.js';
 
 /** Options of {@link StdioServerTransport}. */
 export interface StdioServerTransportOptions {
@@ -28,7 +32,11 @@ export interface StdioServerTransportOptions {
   stdin?: Readable;
   /** Where messages are written. Default `process.stdout`. Nothing else is written to it. */
   stdout?: Writable;
-  /** Largest accepted incoming line in bytes (default 4 MiB); longer lines are skipped and reported. */
+  /**
+   * Largest accepted incoming line in bytes (default 4 MiB). A longer line is skipped in
+   * bounded memory, reported to `receiver.error` (`message_too_large`) and answered with a
+   * JSON-RPC error (-32600 with the request's id when it can be read, see the design note).
+   */
   maxLineBytes?: number;
   /**
    * Most output, in characters of encoded JSON (about bytes), allowed to wait for a client
@@ -134,6 +142,11 @@ export class StdioServerTransport implements Transport {
       },
       oversized: (error: OversizedLineError): void => {
         if (this.#state === 'open') this.#reportError(error);
+      },
+      oversizedEnd: (envelope: EnvelopeSummary): void => {
+        if (this.#state !== 'open') return;
+        const reply = oversizedLineReply(envelope, this.#decoder.maxLineBytes);
+        if (reply !== null) this.#writer.write(encodeLine(reply)).catch(() => {}); // a failed write closes the transport
       },
     };
   }

@@ -8,14 +8,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '../../stdio/index.js';
+import { initializeLine, sleep, spawnDemo, stopChild } from './stdio-demo-child.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/mcpkit.js', import.meta.url));
 const REQUESTS = 60_000;
 /** Far below what the unfixed server grows by for this flood (hundreds of MB), far above the bound's cost. */
 const RSS_GROWTH_BOUND_MB = 64;
@@ -27,22 +25,17 @@ function rssMb(pid: number): number {
   return Number(match[1]) / 1024;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 test('a client that never reads stdout: the server stops reading, memory stays bounded, every request is answered once reading starts', { timeout: 240_000 }, async (t) => {
-  const child = spawn(process.execPath, [BIN, 'demo'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawnDemo();
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-4096);
   });
-  child.stdin.on('error', () => {});
   try {
     const pid = child.pid!;
     // Handshake first (read its answer), so the baseline includes a warmed-up server.
-    child.stdin.write(
-      JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } }) + '\n',
-    );
+    child.stdin.write(initializeLine('flood'));
     const [first] = (await new Promise<Buffer[]>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve([chunk])))) as Buffer[];
     assert.match(first!.toString(), /"id":0,"result"/);
     child.stdout.pause(); // from here on, nobody reads the server's stdout
@@ -100,13 +93,7 @@ test('a client that never reads stdout: the server stops reading, memory stays b
     assert.equal(errors, 0, 'no request was refused');
     assert.equal(answered.size, REQUESTS, `every request answered (stderr: ${stderr})`);
   } finally {
-    child.stdin.end();
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopChild(child);
   }
 });
 
