@@ -6,7 +6,8 @@
  * line ends, a CRLF split across chunks, multi-byte UTF-8 split across chunks). It keeps
  * `lastEventId` and the last `retry` value the way a browser's EventSource does. An event
  * bigger than `maxEventChars` is dropped and reported, and the buffered data never grows past
- * that bound. Runtime-neutral: no `node:*` imports.
+ * that bound. Work is linear in the input however it is chunked (see {@link SseParser}).
+ * Runtime-neutral: no `node:*` imports.
  */
 import { LocalError } from '../jsonrpc/errors.js';
 
@@ -33,12 +34,26 @@ export const DEFAULT_MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
 const STREAM: TextDecodeOptions = { stream: true };
 
-/** Incremental SSE parser. */
+/**
+ * Incremental SSE parser. Feed it chunks with {@link push} in arrival order; it calls the
+ * sink synchronously for each complete event. Never throws on any input (a sink that throws
+ * propagates out of `push`).
+ *
+ * Linear time: each chunk is searched for line breaks once (from where the last search
+ * stopped), and an incomplete line is kept as a list of the chunks' pieces, joined once when
+ * its line break arrives. Memory: the pieces never hold more than `maxEventChars`
+ * characters; a line that grows past it is dropped (with its event) and the rest of it is
+ * skipped up to the next line break without being kept.
+ */
 export class SseParser {
   readonly #sink: SseSink;
   readonly #max: number;
   readonly #decoder = new TextDecoder('utf-8');
-  #buffer = '';
+  /** Pieces of the incomplete line, in order. */
+  #parts: string[] = [];
+  #partsChars = 0;
+  /** True while skipping the rest of a line that outgrew the bound. */
+  #skippingLine = false;
   #data = '';
   #hasData = false;
   #eventType = '';
@@ -47,9 +62,16 @@ export class SseParser {
   #bomChecked = false;
   #skipLf = false;
 
+  /**
+   * `maxEventChars` bounds one event's data and any one line, in UTF-16 code units (default
+   * {@link DEFAULT_MAX_EVENT_CHARS}); an event that crosses it is dropped and reported to
+   * `sink.oversized`. Throws `RangeError` unless it is a positive integer.
+   */
   constructor(sink: SseSink, options: { maxEventChars?: number } = {}) {
+    const max = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
+    if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxEventChars must be a positive integer, got ${max}`);
     this.#sink = sink;
-    this.#max = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
+    this.#max = max;
   }
 
   /** The id of the last event seen (`Last-Event-ID` for a reconnection). */
@@ -57,7 +79,12 @@ export class SseParser {
     return this.#lastEventId;
   }
 
-  /** Feeds a chunk of the stream. */
+  /** Characters of the incomplete line currently held (never more than `maxEventChars`). */
+  get bufferedChars(): number {
+    return this.#partsChars;
+  }
+
+  /** Feeds a chunk of the stream: bytes (UTF-8, split anywhere) or already-decoded text. */
   push(chunk: Uint8Array | string): void {
     let text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, STREAM);
     if (!this.#bomChecked && text.length > 0) {
@@ -68,37 +95,76 @@ export class SseParser {
       this.#skipLf = false;
       if (text.charCodeAt(0) === 10) text = text.slice(1);
     }
-    let buf = this.#buffer.length > 0 ? this.#buffer + text : text;
+    const n = text.length;
+    // The next LF and CR at or after `start`; each is searched for again only once passed,
+    // so the chunk is scanned once whatever mix of line ends it holds.
+    let lf = text.indexOf('\n');
+    let cr = text.indexOf('\r');
     let start = 0;
-    for (let i = 0; i < buf.length; i++) {
-      const c = buf.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      this.#line(buf.slice(start, i));
-      if (c === 13) {
-        if (i + 1 < buf.length) {
-          if (buf.charCodeAt(i + 1) === 10) i++;
+    while (lf !== -1 || cr !== -1) {
+      let end: number;
+      let next: number;
+      if (cr === -1 || (lf !== -1 && lf < cr)) {
+        end = lf;
+        next = lf + 1;
+      } else {
+        end = cr;
+        next = cr + 1;
+        if (next < n) {
+          if (text.charCodeAt(next) === 10) next++;
         } else this.#skipLf = true;
       }
-      start = i + 1;
+      this.#endLine(text, start, end);
+      start = next;
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
     }
-    buf = buf.slice(start);
-    if (buf.length > this.#max) {
-      // an unterminated line longer than any allowed event: drop it and the event
-      this.#overflow();
-      buf = '';
-    }
-    this.#buffer = buf;
+    if (start < n) this.#hold(text, start, n);
   }
 
   /** Ends the stream: an incomplete event is discarded (as the standard requires). */
   end(): void {
     const tail = this.#decoder.decode();
     if (tail.length > 0) this.push(tail);
-    this.#buffer = '';
+    this.#parts = [];
+    this.#partsChars = 0;
+    this.#skippingLine = false;
     this.#data = '';
     this.#hasData = false;
     this.#eventType = '';
     this.#tooBig = false;
+  }
+
+  /** Keeps `text[start, end)` as part of the incomplete line, within the bound. */
+  #hold(text: string, start: number, end: number): void {
+    if (this.#skippingLine) return;
+    const chars = this.#partsChars + (end - start);
+    if (chars > this.#max) {
+      // An unterminated line longer than any allowed event: drop it and its event.
+      this.#parts = [];
+      this.#partsChars = 0;
+      this.#skippingLine = true;
+      this.#overflow();
+      return;
+    }
+    this.#parts.push(start === 0 && end === text.length ? text : text.slice(start, end));
+    this.#partsChars = chars;
+  }
+
+  /** A line break at `text[end]` completes the line held so far plus `text[start, end)`. */
+  #endLine(text: string, start: number, end: number): void {
+    if (this.#skippingLine) {
+      this.#skippingLine = false;
+      return;
+    }
+    let line = text.slice(start, end);
+    if (this.#partsChars !== 0) {
+      this.#parts.push(line);
+      line = this.#parts.join('');
+      this.#parts = [];
+      this.#partsChars = 0;
+    }
+    this.#line(line);
   }
 
   #overflow(): void {
