@@ -231,3 +231,15 @@ test('oversizedEnd gets the envelope of every oversized line, however it was cut
   ]);
   assert.deepEqual(lines, ['{"ok":1}']);
 });
+
+test('a line with invalid UTF-8 is measured in raw bytes whether or not it arrives in one chunk', () => {
+  // Found by the property test: U+FFFD (3 bytes) stands for each invalid byte, so measuring
+  // the decoded text made a 3-byte line "oversized" only when it came in one chunk.
+  const bytes = Uint8Array.from([0x61, 0x80, 0x62, 0x0a]);
+  for (const chunks of [[bytes], [bytes.subarray(0, 1), bytes.subarray(1)]]) {
+    const { decoder, lines, errors } = collect(3);
+    for (const chunk of chunks) decoder.push(chunk);
+    assert.deepEqual(lines, ['a\ufffdb']);
+    assert.equal(errors.length, 0);
+  }
+});

@@ -91,6 +91,9 @@ export class NdjsonDecoder {
   #pendingBytes = 0;
   /** True while skipping the rest of an oversized line. */
   #discarding = false;
+  /** Cursor of {@link #rawLineLength} in the current chunk: byte offset and line index. */
+  #rawPos = 0;
+  #rawLine = 0;
   /** Present when the sink has `oversizedEnd`. */
   readonly #scanner: EnvelopeScanner | null;
 
@@ -191,6 +194,8 @@ export class NdjsonDecoder {
       this.#append(text, bytes === null ? utf8Length(text, 0, text.length) : bytes.byteLength);
       return;
     }
+    this.#rawPos = 0;
+    this.#rawLine = 0;
     if (this.#pendingBytes !== 0) {
       // The first line completes the held tail; count its bytes exactly from the raw chunk.
       const line = this.#pending + text.slice(0, nl);
@@ -199,11 +204,12 @@ export class NdjsonDecoder {
       this.#pendingBytes = 0;
       this.#emit(line, lineBytes);
     } else {
-      this.#emitRange(text, 0, nl);
+      this.#emitRange(text, 0, nl, bytes, 0);
     }
     let start = nl + 1;
+    let lineNo = 1;
     while ((nl = text.indexOf('\n', start)) !== -1) {
-      this.#emitRange(text, start, nl);
+      this.#emitRange(text, start, nl, bytes, lineNo++);
       start = nl + 1;
     }
     if (bytes !== null) {
@@ -213,6 +219,26 @@ export class NdjsonDecoder {
     } else if (start < text.length) {
       this.#append(text.slice(start), utf8Length(text, start, text.length));
     }
+  }
+
+  /**
+   * Raw byte length (without a CR before its LF) of line `lineNo` of the chunk `bytes`.
+   * Lines are asked for in increasing order, so the cursor only moves forward: O(chunk)
+   * in all per chunk. Raw and decoded lines correspond one to one, since an LF byte is
+   * never part of a multi-byte sequence and invalid bytes never decode to one.
+   */
+  #rawLineLength(bytes: Uint8Array, lineNo: number): number {
+    let pos = this.#rawPos;
+    while (this.#rawLine < lineNo) {
+      pos = bytes.indexOf(LF, pos) + 1;
+      this.#rawLine++;
+    }
+    const end = bytes.indexOf(LF, pos);
+    let length = end - pos;
+    if (length !== 0 && bytes[end - 1] === CR) length--;
+    this.#rawPos = end + 1;
+    this.#rawLine++;
+    return length;
   }
 
   /** Adds to the incomplete line, switching to discard mode once it cannot fit any more. */
@@ -255,14 +281,18 @@ export class NdjsonDecoder {
     this.#sink.line(line);
   }
 
-  /** Delivers `text[start, end)`, a line that lies wholly within one decoded chunk. */
-  #emitRange(text: string, start: number, end: number): void {
+  /**
+   * Delivers `text[start, end)`, a line that lies wholly within one decoded chunk; `raw` is
+   * that chunk's bytes (null for string input) and `lineNo` the line's index in it.
+   */
+  #emitRange(text: string, start: number, end: number, raw: Uint8Array | null, lineNo: number): void {
     if (end > start && text.charCodeAt(end - 1) === CR) end--;
     const len = end - start;
     if (len === 0) return;
-    // A UTF-16 unit encodes to at most 3 bytes, so short lines need no exact count.
+    // A UTF-16 unit stands for at most 3 bytes (a U+FFFD for one invalid byte, too), so
+    // short lines need no exact count. A long one is measured in raw bytes when there are some.
     if (len * 3 > this.#max) {
-      const bytes = utf8Length(text, start, end);
+      const bytes = raw === null ? utf8Length(text, start, end) : this.#rawLineLength(raw, lineNo);
       if (bytes > this.#max) {
         this.#oversizedLine(text, start, end, bytes);
         return;
