@@ -34,6 +34,9 @@ export const DEFAULT_MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
 const STREAM: TextDecodeOptions = { stream: true };
 
+/** A line may be this much longer than `maxEventChars`: room for a field name, colon and space. */
+const LINE_SLACK = 8;
+
 /**
  * Incremental SSE parser. Feed it chunks with {@link push} in arrival order; it calls the
  * sink synchronously for each complete event. Never throws on any input (a sink that throws
@@ -41,13 +44,15 @@ const STREAM: TextDecodeOptions = { stream: true };
  *
  * Linear time: each chunk is searched for line breaks once (from where the last search
  * stopped), and an incomplete line is kept as a list of the chunks' pieces, joined once when
- * its line break arrives. Memory: the pieces never hold more than `maxEventChars`
- * characters; a line that grows past it is dropped (with its event) and the rest of it is
- * skipped up to the next line break without being kept.
+ * its line break arrives. Memory: the pieces never hold more than `maxEventChars` + 8
+ * characters (room for the field name); a line that grows past that, whether it arrives
+ * whole or in pieces, is dropped (with its event) and the rest of it is skipped up to the
+ * next line break without being kept.
  */
 export class SseParser {
   readonly #sink: SseSink;
   readonly #max: number;
+  readonly #maxLine: number;
   readonly #decoder = new TextDecoder('utf-8');
   /** Pieces of the incomplete line, in order. */
   #parts: string[] = [];
@@ -63,15 +68,17 @@ export class SseParser {
   #skipLf = false;
 
   /**
-   * `maxEventChars` bounds one event's data and any one line, in UTF-16 code units (default
-   * {@link DEFAULT_MAX_EVENT_CHARS}); an event that crosses it is dropped and reported to
-   * `sink.oversized`. Throws `RangeError` unless it is a positive integer.
+   * `maxEventChars` bounds one event's data (its data lines joined), in UTF-16 code units
+   * (default {@link DEFAULT_MAX_EVENT_CHARS}), and any one line to 8 more than that; an
+   * event that crosses either is dropped and reported to `sink.oversized`. Throws
+   * `RangeError` unless it is a positive integer.
    */
   constructor(sink: SseSink, options: { maxEventChars?: number } = {}) {
     const max = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
     if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxEventChars must be a positive integer, got ${max}`);
     this.#sink = sink;
     this.#max = max;
+    this.#maxLine = max + LINE_SLACK;
   }
 
   /** The id of the last event seen (`Last-Event-ID` for a reconnection). */
@@ -79,7 +86,7 @@ export class SseParser {
     return this.#lastEventId;
   }
 
-  /** Characters of the incomplete line currently held (never more than `maxEventChars`). */
+  /** Characters of the incomplete line currently held (never more than `maxEventChars` + 8). */
   get bufferedChars(): number {
     return this.#partsChars;
   }
@@ -126,8 +133,7 @@ export class SseParser {
   end(): void {
     const tail = this.#decoder.decode();
     if (tail.length > 0) this.push(tail);
-    this.#parts = [];
-    this.#partsChars = 0;
+    this.#dropHeld();
     this.#skippingLine = false;
     this.#data = '';
     this.#hasData = false;
@@ -135,14 +141,18 @@ export class SseParser {
     this.#tooBig = false;
   }
 
+  #dropHeld(): void {
+    this.#parts = [];
+    this.#partsChars = 0;
+  }
+
   /** Keeps `text[start, end)` as part of the incomplete line, within the bound. */
   #hold(text: string, start: number, end: number): void {
     if (this.#skippingLine) return;
     const chars = this.#partsChars + (end - start);
-    if (chars > this.#max) {
+    if (chars > this.#maxLine) {
       // An unterminated line longer than any allowed event: drop it and its event.
-      this.#parts = [];
-      this.#partsChars = 0;
+      this.#dropHeld();
       this.#skippingLine = true;
       this.#overflow();
       return;
@@ -157,12 +167,17 @@ export class SseParser {
       this.#skippingLine = false;
       return;
     }
+    if (this.#partsChars + (end - start) > this.#maxLine) {
+      // The same rule as for a line still arriving, so chunking cannot change the outcome.
+      this.#dropHeld();
+      this.#overflow();
+      return;
+    }
     let line = text.slice(start, end);
     if (this.#partsChars !== 0) {
       this.#parts.push(line);
       line = this.#parts.join('');
-      this.#parts = [];
-      this.#partsChars = 0;
+      this.#dropHeld();
     }
     this.#line(line);
   }
@@ -193,7 +208,7 @@ export class SseParser {
     switch (field) {
       case 'data':
         if (this.#tooBig) return;
-        if (this.#data.length + value.length + 1 > this.#max) {
+        if (this.#data.length + value.length + (this.#hasData ? 1 : 0) > this.#max) {
           this.#overflow();
           return;
         }
