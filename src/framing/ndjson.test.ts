@@ -201,3 +201,45 @@ test('the module is runtime-neutral (no node: imports)', () => {
   const source = readFileSync(fileURLToPath(new URL('./ndjson.js', import.meta.url)), 'utf8');
   assert.doesNotMatch(source, /from\s+['"]node:|require\(/);
 });
+
+test('oversizedEnd gets the envelope of every oversized line, however it was cut, once the line ends', () => {
+  const seen: Array<{ kind: string; id: unknown }> = [];
+  const lines: string[] = [];
+  const decoder = new NdjsonDecoder(
+    { line: (text) => lines.push(text), oversized: () => seen.push({ kind: 'oversized', id: null }), oversizedEnd: (e) => seen.push(e) },
+    { maxLineBytes: 64 },
+  );
+  const pad = 'p'.repeat(100);
+  // Whole line in one chunk; a held tail that overflows (the id comes after the skipped part); a tail completed over the limit.
+  decoder.push(`{"id":1,"method":"m","params":{"p":"${pad}"}}\n`);
+  decoder.push(enc.encode(`{"method":"m","params":{"p":"${pad}`));
+  assert.deepEqual(seen.at(-1), { kind: 'oversized', id: null }, 'reported when crossed; the envelope waits for the end of the line');
+  decoder.push(enc.encode(`"},"id":"two"}\r\n{"ok":1}\n`));
+  decoder.push(`{"jsonrpc":"2.0","id":3,"result":{"p":"${'q'.repeat(40)}`);
+  decoder.push(`${'q'.repeat(20)}"}}\n`);
+  decoder.push(`not json ${pad}`);
+  decoder.end();
+  assert.deepEqual(seen, [
+    { kind: 'oversized', id: null },
+    { kind: 'request', id: 1 },
+    { kind: 'oversized', id: null },
+    { kind: 'request', id: 'two' },
+    { kind: 'oversized', id: null },
+    { kind: 'response', id: 3 },
+    { kind: 'oversized', id: null },
+    { kind: 'not-json', id: null },
+  ]);
+  assert.deepEqual(lines, ['{"ok":1}']);
+});
+
+test('a line with invalid UTF-8 is measured in raw bytes whether or not it arrives in one chunk', () => {
+  // Found by the property test: U+FFFD (3 bytes) stands for each invalid byte, so measuring
+  // the decoded text made a 3-byte line "oversized" only when it came in one chunk.
+  const bytes = Uint8Array.from([0x61, 0x80, 0x62, 0x0a]);
+  for (const chunks of [[bytes], [bytes.subarray(0, 1), bytes.subarray(1)]]) {
+    const { decoder, lines, errors } = collect(3);
+    for (const chunk of chunks) decoder.push(chunk);
+    assert.deepEqual(lines, ['a\ufffdb']);
+    assert.equal(errors.length, 0);
+  }
+});

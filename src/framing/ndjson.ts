@@ -13,9 +13,15 @@
  * dropped, reported, and the decoder skips raw bytes (without decoding them) until the next
  * LF. Memory is therefore bounded by `maxLineBytes` plus one chunk, whatever the peer sends.
  *
+ * A sink that wants to answer an oversized line (say, with an error naming the request's id)
+ * provides `oversizedEnd`: the decoder then runs an {@link EnvelopeScanner} over the whole
+ * discarded line, the held part and the skipped part alike, in constant memory, and hands
+ * over what it found when the line ends.
+ *
  * Runtime-neutral: no `node:*` imports, only `TextDecoder` and `Uint8Array`.
  */
 import { LocalError } from '../jsonrpc/errors.js';
+import { EnvelopeScanner, type EnvelopeSummary } from './envelope-scan.js';
 
 /** The default `maxLineBytes`: 4 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -46,6 +52,12 @@ export interface NdjsonSink {
   line(text: string): void;
   /** A line was too long and has been (or is being) skipped; the lines after it still arrive. */
   oversized(error: OversizedLineError): void;
+  /**
+   * Optional. Called once per oversized line, after `oversized`, when the line has ended
+   * (its LF arrived, or the stream ended), with what a scan of its top-level JSON-RPC members
+   * found. Before the next line is delivered.
+   */
+  oversizedEnd?(envelope: EnvelopeSummary): void;
 }
 
 /** Options of {@link NdjsonDecoder}. */
@@ -79,6 +91,11 @@ export class NdjsonDecoder {
   #pendingBytes = 0;
   /** True while skipping the rest of an oversized line. */
   #discarding = false;
+  /** Cursor of {@link #rawLineLength} in the current chunk: byte offset and line index. */
+  #rawPos = 0;
+  #rawLine = 0;
+  /** Present when the sink has `oversizedEnd`. */
+  readonly #scanner: EnvelopeScanner | null;
 
   /**
    * @param sink receives lines and oversize reports.
@@ -89,6 +106,7 @@ export class NdjsonDecoder {
     if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxLineBytes must be a positive integer, got ${max}`);
     this.#sink = sink;
     this.#max = max;
+    this.#scanner = typeof sink.oversizedEnd === 'function' ? new EnvelopeScanner() : null;
   }
 
   /** The byte limit in force. */
@@ -112,8 +130,9 @@ export class NdjsonDecoder {
       }
       if (this.#discarding) {
         const nl = chunk.indexOf('\n');
+        this.#scanner?.pushText(chunk, 0, nl === -1 ? chunk.length : nl);
         if (nl === -1) return;
-        this.#discarding = false;
+        this.#endDiscard();
         chunk = chunk.slice(nl + 1);
       }
       if (chunk.length !== 0) this.#scan(chunk, null);
@@ -121,8 +140,9 @@ export class NdjsonDecoder {
     }
     if (this.#discarding) {
       const nl = chunk.indexOf(LF);
+      this.#scanner?.pushBytes(chunk, 0, nl === -1 ? chunk.length : nl);
       if (nl === -1) return;
-      this.#discarding = false;
+      this.#endDiscard();
       chunk = chunk.subarray(nl + 1);
     }
     if (chunk.byteLength === 0) return;
@@ -146,8 +166,25 @@ export class NdjsonDecoder {
     const discarding = this.#discarding;
     this.#pending = '';
     this.#pendingBytes = 0;
+    if (discarding) this.#endDiscard();
+    else if (bytes !== 0) this.#emit(line, bytes);
+  }
+
+  /** The oversized line being skipped has ended. */
+  #endDiscard(): void {
     this.#discarding = false;
-    if (!discarding && bytes !== 0) this.#emit(line, bytes);
+    const scanner = this.#scanner;
+    if (scanner !== null) this.#sink.oversizedEnd!(scanner.summary());
+  }
+
+  /** Reports a complete line that is over the limit. */
+  #oversizedLine(text: string, start: number, end: number, bytes: number): void {
+    this.#sink.oversized(new OversizedLineError(bytes, this.#max));
+    const scanner = this.#scanner;
+    if (scanner === null) return;
+    scanner.reset();
+    scanner.pushText(text, start, end);
+    this.#sink.oversizedEnd!(scanner.summary());
   }
 
   /** Splits decoded `text`; `bytes` is the raw chunk it came from, or null for string input. */
@@ -157,6 +194,8 @@ export class NdjsonDecoder {
       this.#append(text, bytes === null ? utf8Length(text, 0, text.length) : bytes.byteLength);
       return;
     }
+    this.#rawPos = 0;
+    this.#rawLine = 0;
     if (this.#pendingBytes !== 0) {
       // The first line completes the held tail; count its bytes exactly from the raw chunk.
       const line = this.#pending + text.slice(0, nl);
@@ -165,11 +204,12 @@ export class NdjsonDecoder {
       this.#pendingBytes = 0;
       this.#emit(line, lineBytes);
     } else {
-      this.#emitRange(text, 0, nl);
+      this.#emitRange(text, 0, nl, bytes, 0);
     }
     let start = nl + 1;
+    let lineNo = 1;
     while ((nl = text.indexOf('\n', start)) !== -1) {
-      this.#emitRange(text, start, nl);
+      this.#emitRange(text, start, nl, bytes, lineNo++);
       start = nl + 1;
     }
     if (bytes !== null) {
@@ -181,6 +221,26 @@ export class NdjsonDecoder {
     }
   }
 
+  /**
+   * Raw byte length (without a CR before its LF) of line `lineNo` of the chunk `bytes`.
+   * Lines are asked for in increasing order, so the cursor only moves forward: O(chunk)
+   * in all per chunk. Raw and decoded lines correspond one to one, since an LF byte is
+   * never part of a multi-byte sequence and invalid bytes never decode to one.
+   */
+  #rawLineLength(bytes: Uint8Array, lineNo: number): number {
+    let pos = this.#rawPos;
+    while (this.#rawLine < lineNo) {
+      pos = bytes.indexOf(LF, pos) + 1;
+      this.#rawLine++;
+    }
+    const end = bytes.indexOf(LF, pos);
+    let length = end - pos;
+    if (length !== 0 && bytes[end - 1] === CR) length--;
+    this.#rawPos = end + 1;
+    this.#rawLine++;
+    return length;
+  }
+
   /** Adds to the incomplete line, switching to discard mode once it cannot fit any more. */
   #append(text: string, rawBytes: number): void {
     const total = this.#pendingBytes + rawBytes;
@@ -189,6 +249,12 @@ export class NdjsonDecoder {
       this.#pending += text;
       this.#pendingBytes = total;
       return;
+    }
+    const scanner = this.#scanner;
+    if (scanner !== null) {
+      scanner.reset();
+      scanner.pushText(this.#pending);
+      scanner.pushText(text);
     }
     this.#pending = '';
     this.#pendingBytes = 0;
@@ -208,23 +274,27 @@ export class NdjsonDecoder {
       bytes--;
     }
     if (bytes > this.#max) {
-      this.#sink.oversized(new OversizedLineError(bytes, this.#max));
+      this.#oversizedLine(line, 0, len, bytes);
       return;
     }
     if (len === 0 || (line.charCodeAt(0) <= 0x20 && isBlank(line, 0, len))) return;
     this.#sink.line(line);
   }
 
-  /** Delivers `text[start, end)`, a line that lies wholly within one decoded chunk. */
-  #emitRange(text: string, start: number, end: number): void {
+  /**
+   * Delivers `text[start, end)`, a line that lies wholly within one decoded chunk; `raw` is
+   * that chunk's bytes (null for string input) and `lineNo` the line's index in it.
+   */
+  #emitRange(text: string, start: number, end: number, raw: Uint8Array | null, lineNo: number): void {
     if (end > start && text.charCodeAt(end - 1) === CR) end--;
     const len = end - start;
     if (len === 0) return;
-    // A UTF-16 unit encodes to at most 3 bytes, so short lines need no exact count.
+    // A UTF-16 unit stands for at most 3 bytes (a U+FFFD for one invalid byte, too), so
+    // short lines need no exact count. A long one is measured in raw bytes when there are some.
     if (len * 3 > this.#max) {
-      const bytes = utf8Length(text, start, end);
+      const bytes = raw === null ? utf8Length(text, start, end) : this.#rawLineLength(raw, lineNo);
       if (bytes > this.#max) {
-        this.#sink.oversized(new OversizedLineError(bytes, this.#max));
+        this.#oversizedLine(text, start, end, bytes);
         return;
       }
     }

@@ -66,3 +66,18 @@ test('encode round-trips and refuses field smuggling', () => {
   assert.throws(() => encodeSseEvent({ id: 'a\nevent: x' }), TypeError);
   assert.throws(() => encodeSseEvent({ event: 'x\r\ndata: y' }), TypeError);
 });
+
+test('the bound does not depend on chunking, and data of exactly maxEventChars is delivered', () => {
+  // Found by the property tests: a long line was dropped only when it arrived in pieces,
+  // and the first data line was charged one character for a join it does not have.
+  const longComment = ':' + 'c'.repeat(30) + '\n';
+  for (const chunks of [[longComment + 'data: ok\n\n'], [longComment.slice(0, 15), longComment.slice(15) + 'data: ok\n\n']]) {
+    const { events, oversized } = collect(chunks, 20);
+    assert.equal(oversized, 1, 'a 31-character line is over 20 + 8 however it arrives');
+    assert.deepEqual(events.map((e) => e.data), []);
+  }
+  assert.deepEqual(collect(['data: ' + 'd'.repeat(20) + '\n\n'], 20).events.map((e) => e.data.length), [20]);
+  assert.deepEqual(collect(['data: ' + 'd'.repeat(10) + '\ndata: ' + 'd'.repeat(9) + '\n\n'], 20).events.map((e) => e.data.length), [20]);
+  assert.equal(collect(['data: ' + 'd'.repeat(21) + '\n\n'], 20).oversized, 1);
+  assert.throws(() => new SseParser({ event: () => {} }, { maxEventChars: 0 }), RangeError);
+});

@@ -6,7 +6,8 @@
  * line ends, a CRLF split across chunks, multi-byte UTF-8 split across chunks). It keeps
  * `lastEventId` and the last `retry` value the way a browser's EventSource does. An event
  * bigger than `maxEventChars` is dropped and reported, and the buffered data never grows past
- * that bound. Runtime-neutral: no `node:*` imports.
+ * that bound. Work is linear in the input however it is chunked (see {@link SseParser}).
+ * Runtime-neutral: no `node:*` imports.
  */
 import { LocalError } from '../jsonrpc/errors.js';
 
@@ -33,12 +34,31 @@ export const DEFAULT_MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
 const STREAM: TextDecodeOptions = { stream: true };
 
-/** Incremental SSE parser. */
+/** A line may be this much longer than `maxEventChars`: room for a field name, colon and space. */
+const LINE_SLACK = 8;
+
+/**
+ * Incremental SSE parser. Feed it chunks with {@link push} in arrival order; it calls the
+ * sink synchronously for each complete event. Never throws on any input (a sink that throws
+ * propagates out of `push`).
+ *
+ * Linear time: each chunk is searched for line breaks once (from where the last search
+ * stopped), and an incomplete line is kept as a list of the chunks' pieces, joined once when
+ * its line break arrives. Memory: the pieces never hold more than `maxEventChars` + 8
+ * characters (room for the field name); a line that grows past that, whether it arrives
+ * whole or in pieces, is dropped (with its event) and the rest of it is skipped up to the
+ * next line break without being kept.
+ */
 export class SseParser {
   readonly #sink: SseSink;
   readonly #max: number;
+  readonly #maxLine: number;
   readonly #decoder = new TextDecoder('utf-8');
-  #buffer = '';
+  /** Pieces of the incomplete line, in order. */
+  #parts: string[] = [];
+  #partsChars = 0;
+  /** True while skipping the rest of a line that outgrew the bound. */
+  #skippingLine = false;
   #data = '';
   #hasData = false;
   #eventType = '';
@@ -47,9 +67,18 @@ export class SseParser {
   #bomChecked = false;
   #skipLf = false;
 
+  /**
+   * `maxEventChars` bounds one event's data (its data lines joined), in UTF-16 code units
+   * (default {@link DEFAULT_MAX_EVENT_CHARS}), and any one line to 8 more than that; an
+   * event that crosses either is dropped and reported to `sink.oversized`. Throws
+   * `RangeError` unless it is a positive integer.
+   */
   constructor(sink: SseSink, options: { maxEventChars?: number } = {}) {
+    const max = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
+    if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxEventChars must be a positive integer, got ${max}`);
     this.#sink = sink;
-    this.#max = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
+    this.#max = max;
+    this.#maxLine = max + LINE_SLACK;
   }
 
   /** The id of the last event seen (`Last-Event-ID` for a reconnection). */
@@ -57,7 +86,12 @@ export class SseParser {
     return this.#lastEventId;
   }
 
-  /** Feeds a chunk of the stream. */
+  /** Characters of the incomplete line currently held (never more than `maxEventChars` + 8). */
+  get bufferedChars(): number {
+    return this.#partsChars;
+  }
+
+  /** Feeds a chunk of the stream: bytes (UTF-8, split anywhere) or already-decoded text. */
   push(chunk: Uint8Array | string): void {
     let text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, STREAM);
     if (!this.#bomChecked && text.length > 0) {
@@ -68,37 +102,84 @@ export class SseParser {
       this.#skipLf = false;
       if (text.charCodeAt(0) === 10) text = text.slice(1);
     }
-    let buf = this.#buffer.length > 0 ? this.#buffer + text : text;
+    const n = text.length;
+    // The next LF and CR at or after `start`; each is searched for again only once passed,
+    // so the chunk is scanned once whatever mix of line ends it holds.
+    let lf = text.indexOf('\n');
+    let cr = text.indexOf('\r');
     let start = 0;
-    for (let i = 0; i < buf.length; i++) {
-      const c = buf.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      this.#line(buf.slice(start, i));
-      if (c === 13) {
-        if (i + 1 < buf.length) {
-          if (buf.charCodeAt(i + 1) === 10) i++;
+    while (lf !== -1 || cr !== -1) {
+      let end: number;
+      let next: number;
+      if (cr === -1 || (lf !== -1 && lf < cr)) {
+        end = lf;
+        next = lf + 1;
+      } else {
+        end = cr;
+        next = cr + 1;
+        if (next < n) {
+          if (text.charCodeAt(next) === 10) next++;
         } else this.#skipLf = true;
       }
-      start = i + 1;
+      this.#endLine(text, start, end);
+      start = next;
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
     }
-    buf = buf.slice(start);
-    if (buf.length > this.#max) {
-      // an unterminated line longer than any allowed event: drop it and the event
-      this.#overflow();
-      buf = '';
-    }
-    this.#buffer = buf;
+    if (start < n) this.#hold(text, start, n);
   }
 
   /** Ends the stream: an incomplete event is discarded (as the standard requires). */
   end(): void {
     const tail = this.#decoder.decode();
     if (tail.length > 0) this.push(tail);
-    this.#buffer = '';
+    this.#dropHeld();
+    this.#skippingLine = false;
     this.#data = '';
     this.#hasData = false;
     this.#eventType = '';
     this.#tooBig = false;
+  }
+
+  #dropHeld(): void {
+    this.#parts = [];
+    this.#partsChars = 0;
+  }
+
+  /** Keeps `text[start, end)` as part of the incomplete line, within the bound. */
+  #hold(text: string, start: number, end: number): void {
+    if (this.#skippingLine) return;
+    const chars = this.#partsChars + (end - start);
+    if (chars > this.#maxLine) {
+      // An unterminated line longer than any allowed event: drop it and its event.
+      this.#dropHeld();
+      this.#skippingLine = true;
+      this.#overflow();
+      return;
+    }
+    this.#parts.push(start === 0 && end === text.length ? text : text.slice(start, end));
+    this.#partsChars = chars;
+  }
+
+  /** A line break at `text[end]` completes the line held so far plus `text[start, end)`. */
+  #endLine(text: string, start: number, end: number): void {
+    if (this.#skippingLine) {
+      this.#skippingLine = false;
+      return;
+    }
+    if (this.#partsChars + (end - start) > this.#maxLine) {
+      // The same rule as for a line still arriving, so chunking cannot change the outcome.
+      this.#dropHeld();
+      this.#overflow();
+      return;
+    }
+    let line = text.slice(start, end);
+    if (this.#partsChars !== 0) {
+      this.#parts.push(line);
+      line = this.#parts.join('');
+      this.#dropHeld();
+    }
+    this.#line(line);
   }
 
   #overflow(): void {
@@ -127,7 +208,7 @@ export class SseParser {
     switch (field) {
       case 'data':
         if (this.#tooBig) return;
-        if (this.#data.length + value.length + 1 > this.#max) {
+        if (this.#data.length + value.length + (this.#hasData ? 1 : 0) > this.#max) {
           this.#overflow();
           return;
         }

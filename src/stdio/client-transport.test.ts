@@ -59,6 +59,17 @@ const scripts: Record<string, string> = {
     setInterval(() => {}, 1000);
     process.stdout.write('{"ready":true}\\n');
   `,
+  // Reads nothing; after the first SIGUSR2, writes 2000 notifications and then a marker.
+  'deaf-talker.mjs': `
+    process.stdin.pause();
+    process.on('SIGUSR2', () => {
+      let out = '';
+      for (let i = 0; i < 2000; i++) out += JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { i } }) + '\\n';
+      process.stdout.write(out + '{"jsonrpc":"2.0","method":"done"}\\n');
+    });
+    setInterval(() => {}, 1000);
+    process.stdout.write('{"ready":true}\\n');
+  `,
   'ignore-term.mjs': `
     process.on('SIGTERM', () => {});
     setInterval(() => {}, 1000);
@@ -347,4 +358,21 @@ test('close() before start() and option validation', async () => {
   assert.throws(() => new StdioClientTransport({ command: '' }), TypeError);
   assert.throws(() => new StdioClientTransport({ command: 'x', closeTimeouts: { termMs: -1 } }), RangeError);
   assert.throws(() => new StdioClientTransport({ command: 'x', maxLineBytes: 0 }), RangeError);
+});
+
+test('our own requests piling up for a server that does not read never pause reading its output (no deadlock)', async () => {
+  const transport = node('deaf-talker.mjs', { maxQueuedOutputChars: 10_000 });
+  const rec = recorder();
+  await transport.start(rec.receiver);
+  try {
+    await within(10_000, rec.waitFor((t) => t.includes('ready')), 'ready');
+    // Requests and notifications (not replies) far over the bound: they wait, unsent.
+    const pad = 'q'.repeat(1000);
+    for (let i = 0; i < 500; i++) transport.send({ jsonrpc: '2.0', id: i, method: 'm', params: { pad } }).catch(() => {});
+    process.kill(transport.pid!, 'SIGUSR2');
+    await within(20_000, rec.waitFor((t) => t.includes('"done"')), 'the server output after our backlog');
+    assert.equal(rec.messages.filter((t) => t.includes('"method":"n"')).length, 2000);
+  } finally {
+    await transport.close();
+  }
 });

@@ -18,6 +18,13 @@
  *   64 KiB are kept in a fixed ring buffer, and a copy goes to the {@link stderr} stream
  *   for whoever wants the log, dropped rather than buffered without bound if nobody reads.
  * - `close()` follows the spec's order: end stdin, wait, SIGTERM, wait, SIGKILL.
+ * - Backpressure: writes to the child's stdin wait for 'drain'. While more than
+ *   `maxQueuedOutputChars` of *replies* (responses to the server's requests) wait for a
+ *   server that does not read its stdin, the child's stdout is paused, so a server that
+ *   floods us with requests cannot grow our queue without bound. Our own requests and
+ *   notifications do not count: they are the application's to pace, and pausing on them
+ *   could deadlock against a server that applies the same rule (each waiting for the other
+ *   to read).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
@@ -25,7 +32,7 @@ import { NdjsonDecoder, encodeLine, type NdjsonSink, type OversizedLineError } f
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-import { LineWriter } from './line-writer.js';
+import { LineWriter, outputHighWater, pauseInputUnderPressure } from './line-writer.js';
 
 /** Options of {@link StdioClientTransport}. */
 export interface StdioClientTransportOptions {
@@ -44,6 +51,15 @@ export interface StdioClientTransportOptions {
   stderr?: 'pipe' | 'inherit' | 'ignore';
   /** Largest accepted line from the server in bytes (default 4 MiB); longer lines are skipped and reported. */
   maxLineBytes?: number;
+  /**
+   * Most reply output (responses to the server's requests), in characters of encoded JSON
+   * (about bytes), allowed to wait for a server that is not reading its stdin before the
+   * transport stops reading the server's stdout. Default 1 Mi (1,048,576;
+   * `DEFAULT_MAX_QUEUED_OUTPUT_CHARS`). Crossing it pauses the child's stdout (nothing is
+   * dropped); reading resumes when the replies have drained to half of it. `Infinity` never
+   * pauses.
+   */
+  maxQueuedOutputChars?: number;
   /** Shutdown waits of `close()`, in milliseconds. */
   closeTimeouts?: {
     /** How long to wait for the child to exit after its stdin is closed, before SIGTERM. Default 2000. */
@@ -142,6 +158,7 @@ export class StdioClientTransport implements Transport {
   readonly #stdinMs: number;
   readonly #termMs: number;
   readonly #decoder: NdjsonDecoder;
+  readonly #maxQueuedOutput: number;
   readonly #stderrCopy: PassThrough | null;
   readonly #tail = new StderrRing(STDERR_TAIL_BYTES);
 
@@ -191,6 +208,7 @@ export class StdioClientTransport implements Transport {
     this.#stdinMs = checkDelay('closeTimeouts.stdinMs', options.closeTimeouts?.stdinMs ?? DEFAULT_STDIN_MS);
     this.#termMs = checkDelay('closeTimeouts.termMs', options.closeTimeouts?.termMs ?? DEFAULT_TERM_MS);
     this.#decoder = new NdjsonDecoder(this.#sink(), options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
+    this.#maxQueuedOutput = outputHighWater(options.maxQueuedOutputChars);
     this.#stderrCopy = this.#stderrMode === 'pipe' ? new PassThrough() : null;
   }
 
@@ -254,9 +272,14 @@ export class StdioClientTransport implements Transport {
     const stdin = child.stdin!;
     const stdout = child.stdout!;
     // A stdin that breaks without an event: the exit that follows reports why.
-    this.#writer = new LineWriter(stdin, () => {});
+    const pressure = pauseInputUnderPressure(stdout, this.#maxQueuedOutput, () => this.#state === 'open' || this.#state === 'starting');
+    this.#writer = new LineWriter(stdin, () => {}, pressure);
     // EPIPE and the like after the child died: the exit handler reports the real cause.
-    stdin.on('error', (error) => this.#writer!.fail(new LocalError('connection_closed', 'Server stdin is closed', { cause: error })));
+    stdin.on('error', (error) => {
+      this.#writer!.fail(new LocalError('connection_closed', 'Server stdin is closed', { cause: error }));
+      // Nothing waits to be written any more: read the server's last words if we had paused.
+      stdout.resume();
+    });
     stdout.on('data', this.#onStdout);
     stdout.on('end', this.#onStdoutDone);
     stdout.on('close', this.#onStdoutDone);
@@ -308,7 +331,7 @@ export class StdioClientTransport implements Transport {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#writer!.write(line);
+    return this.#writer!.write(line, isReply(message));
   }
 
   /**
@@ -383,6 +406,8 @@ export class StdioClientTransport implements Transport {
 
   #onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.#exit = { code, signal };
+    // The child reads no more: if its stdout was paused under pressure, drain it now.
+    this.#child?.stdout?.resume();
     this.#exitExpected = this.#closeRequested;
     this.#wakeExitWaiters();
     if (this.#stdoutDone && this.#stderrDone) {
@@ -478,6 +503,17 @@ export class StdioClientTransport implements Transport {
       // See #finish.
     }
   }
+}
+
+/**
+ * Whether an outgoing message answers the peer (a response, an error response, or a batch
+ * holding one): only those count towards the pressure bound. Pre-serialized text is counted
+ * too, since it cannot be told apart cheaply.
+ */
+function isReply(message: JSONRPCMessage | JSONRPCMessage[] | string): boolean {
+  if (typeof message === 'string') return true;
+  if (Array.isArray(message)) return message.some((item) => !('method' in item));
+  return !('method' in message);
 }
 
 function checkDelay(name: string, value: number): number {

@@ -12,3 +12,4 @@ export {
   type ProcessExitStatus,
 } from './client-transport.js';
 export { DEFAULT_MAX_LINE_BYTES, OversizedLineError } from '../framing/ndjson.js';
+export { DEFAULT_MAX_QUEUED_OUTPUT_CHARS } from './line-writer.js';

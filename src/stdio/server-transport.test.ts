@@ -135,6 +135,35 @@ test('backpressure: waits for drain, queues later sends, preserves order', async
   await transport.close();
 });
 
+test('stdin is paused while more than maxQueuedOutputChars wait for stdout, and resumed at half of it', async () => {
+  const stdout = new SlowSink(16);
+  const stdin = new PassThrough();
+  const transport = new StdioServerTransport({ stdin, stdout, maxQueuedOutputChars: 250 });
+  transport.start(recorder().receiver);
+  const line = { jsonrpc: '2.0' as const, id: 1, result: { pad: 'p'.repeat(60) } }; // 86 characters encoded
+  const sends = [0, 1, 2, 3, 4].map(() => transport.send(line));
+  await tick();
+  // One line is in the stream, four wait: 344 characters > 250.
+  assert.equal(stdin.isPaused(), true);
+  stdout.releaseAll(); // the stream drains: lines move from the queue into the stream one at a time
+  await tick();
+  for (let round = 0; round < 10 && stdin.isPaused(); round++) {
+    stdout.releaseAll();
+    await tick();
+  }
+  assert.equal(stdin.isPaused(), false, 'reading resumes once the queue is down to half the bound');
+  for (let round = 0; round < 10; round++) {
+    stdout.releaseAll();
+    await tick();
+  }
+  await Promise.all(sends);
+  assert.equal(stdout.chunks.length, 5);
+  await transport.close();
+  assert.throws(() => new StdioServerTransport({ stdin, stdout, maxQueuedOutputChars: 0 }), RangeError);
+  assert.throws(() => new StdioServerTransport({ stdin, stdout, maxQueuedOutputChars: 1.5 }), RangeError);
+  new StdioServerTransport({ stdin, stdout, maxQueuedOutputChars: Infinity });
+});
+
 test('close() hands messages still waiting for drain to stdout', async () => {
   const stdout = new SlowSink(16);
   const transport = new StdioServerTransport({ stdin: new PassThrough(), stdout });

@@ -5,16 +5,26 @@
  * Design note: the transport only frames. Every complete line goes to the receiver as raw
  * text — including lines that are not JSON, so the session can answer them with -32700 —
  * and only oversized lines are dropped here (reported as `message_too_large`, memory kept
- * bounded). Nothing but encoded messages is ever written to stdout. Failures of the output
+ * bounded) and answered here: with -32600 naming the request's id when a constant-memory scan
+ * of the line recovers it (wherever in the line it sits), with a null id otherwise, or -32700
+ * when the line is visibly not JSON (see oversized-reply.ts); the connection stays usable. Nothing but encoded messages is ever written to stdout. Failures of the output
  * stream (EPIPE when the client has gone) and of the input stream end the connection through
  * `receiver.closed(error)`; they never throw out of the transport or crash the process.
+ *
+ * Backpressure: writes wait for stdout's 'drain'. While more than `maxQueuedOutputChars` of
+ * output waits for a client that does not read it, stdin is paused (the client's further
+ * requests stay in the pipe, so its writes block instead of our memory growing), and reading
+ * resumes once the queue has drained to half the bound. Everything the server writes counts:
+ * all of it is a consequence of what the client sent.
  */
 import type { Readable, Writable } from 'node:stream';
 import { NdjsonDecoder, encodeLine, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
+import type { EnvelopeSummary } from '../framing/envelope-scan.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-import { LineWriter } from './line-writer.js';
+import { LineWriter, outputHighWater, pauseInputUnderPressure } from './line-writer.js';
+import { oversizedLineReply } from './oversized-reply.js';
 
 /** Options of {@link StdioServerTransport}. */
 export interface StdioServerTransportOptions {
@@ -22,8 +32,19 @@ export interface StdioServerTransportOptions {
   stdin?: Readable;
   /** Where messages are written. Default `process.stdout`. Nothing else is written to it. */
   stdout?: Writable;
-  /** Largest accepted incoming line in bytes (default 4 MiB); longer lines are skipped and reported. */
+  /**
+   * Largest accepted incoming line in bytes (default 4 MiB). A longer line is skipped in
+   * bounded memory, reported to `receiver.error` (`message_too_large`) and answered with a
+   * JSON-RPC error (-32600 with the request's id when it can be read, see the design note).
+   */
   maxLineBytes?: number;
+  /**
+   * Most output, in characters of encoded JSON (about bytes), allowed to wait for a client
+   * that is not reading stdout before the transport stops reading stdin. Default 1 Mi
+   * (1,048,576; `DEFAULT_MAX_QUEUED_OUTPUT_CHARS`). Crossing it pauses stdin (nothing is dropped);
+   * reading resumes when the queue has drained to half of it. `Infinity` never pauses.
+   */
+  maxQueuedOutputChars?: number;
 }
 
 type State = 'new' | 'open' | 'closed';
@@ -54,12 +75,13 @@ export class StdioServerTransport implements Transport {
   readonly #onOutputError = (error: Error): void => this.#finish(error);
   readonly #onOutputClose = (): void => this.#finish(new LocalError('connection_closed', 'stdout was closed'));
 
-  /** Throws `RangeError` for an invalid `maxLineBytes`. Reads nothing until {@link start}. */
+  /** Throws `RangeError` for an invalid `maxLineBytes` or `maxQueuedOutputChars`. Reads nothing until {@link start}. */
   constructor(options: StdioServerTransportOptions = {}) {
     this.#in = options.stdin ?? process.stdin;
     this.#out = options.stdout ?? process.stdout;
     this.#decoder = new NdjsonDecoder(this.#sink(), options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
-    this.#writer = new LineWriter(this.#out, (error) => this.#finish(error));
+    const pressure = pauseInputUnderPressure(this.#in, outputHighWater(options.maxQueuedOutputChars), () => this.#state === 'open');
+    this.#writer = new LineWriter(this.#out, (error) => this.#finish(error), pressure);
   }
 
   /**
@@ -120,6 +142,11 @@ export class StdioServerTransport implements Transport {
       },
       oversized: (error: OversizedLineError): void => {
         if (this.#state === 'open') this.#reportError(error);
+      },
+      oversizedEnd: (envelope: EnvelopeSummary): void => {
+        if (this.#state !== 'open') return;
+        const reply = oversizedLineReply(envelope, this.#decoder.maxLineBytes);
+        if (reply !== null) this.#writer.write(encodeLine(reply)).catch(() => {}); // a failed write closes the transport
       },
     };
   }
