@@ -332,7 +332,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     // description handed on keeps the origin-form path, as routes and authorizers expect.
     const verdict = this.#guard.check(request.headers.get('host'), request.url);
     if (verdict !== HOST_OK) return toWebResponse(hostRefusal(verdict));
-    return toWebResponse(await this.handle(describeWebRequest(request), info));
+    return toWebResponse(await this.handle(describeWebRequest(request), info), this.#webOutbound);
   }
 
   /**
@@ -360,6 +360,9 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   // ───────────── hosts of the transports ─────────────
 
   /** @internal */
+  /** The web path's outbound options: a reader cut for not reading is reported through `onError`. */
+  readonly #webOutbound = { onError: (error: Error) => this.reportError(error) };
+
   reportError(error: Error): void {
     try {
       this.#onError?.(error);

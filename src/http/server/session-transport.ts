@@ -31,6 +31,7 @@ import { encodeSseEvent } from '../../framing/sse.js';
 import { LocalError } from '../../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
 import type { Middleware } from '../../protocol/middleware.js';
+import { Notification } from '../../protocol/methods.js';
 import type { ServerSession } from '../../server/server-session.js';
 import { IdTable } from '../../session/id-table.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
@@ -122,6 +123,9 @@ const MAX_REPLAY_ROUNDS = 16;
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
+/** Message info of the cancellations this transport issues for a cut reader (no client sent them). */
+const CUT_INFO: MessageInfo = {};
+
 /** @internal one logical stream of a session */
 class OutStream implements SseConnectionOwner {
   readonly transport: StreamableSessionTransport;
@@ -157,8 +161,8 @@ class OutStream implements SseConnectionOwner {
     this.mode = mode;
   }
 
-  connectionLost(conn: SseConnection): void {
-    this.transport._lost(this, conn);
+  connectionLost(conn: SseConnection, reason?: Error): void {
+    this.transport._lost(this, conn, reason);
   }
 }
 
@@ -397,11 +401,14 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   }
 
   /** @internal the client of `conn` went away */
-  _lost(stream: OutStream, conn: SseConnection): void {
+  _lost(stream: OutStream, conn: SseConnection, reason?: Error): void {
     if (stream.conn !== conn) return;
     stream.conn = undefined;
     this.connections--;
     this.lastActivity = Date.now();
+    // A reader the adapter cut for not reading (the reason went to onError there) gets its
+    // requests cancelled: work for a client that does not take the results is not kept going.
+    if ((reason as { code?: unknown } | undefined)?.code === 'slow_reader') this.#cancelStream(stream, reason!.message);
     // A stateless request cannot be resumed: nobody is left to receive its result.
     if (this.sessionId === undefined) void this.close();
   }
@@ -436,6 +443,15 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       stream.conn.write(this.#resumable ? encodeSseEvent({ id: `${stream.id}:${++stream.seq}`, data: text }) : encodeSseEvent({ data: text }));
     } else this.#emit(stream, text);
     this.#complete(stream);
+  }
+
+  /** Cancels the open requests of `stream` as if the client had sent `notifications/cancelled` for each. */
+  #cancelStream(stream: OutStream, why: string): void {
+    const ids = stream.ids === undefined ? [] : Array.isArray(stream.ids) ? stream.ids : [stream.ids];
+    for (const requestId of ids) {
+      if (this.#byRequest?.get(requestId) !== stream) continue;
+      this.deliver({ jsonrpc: '2.0', method: Notification.Cancelled, params: { requestId, reason: `The client stopped reading its responses (${why})` } }, CUT_INFO, undefined);
+    }
   }
 
   #noteCancel(message: unknown): void {
