@@ -36,6 +36,12 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'demo':
       return demo(rest);
+    case 'install':
+      return (await import('./install/install-command.js')).run(rest);
+    case 'uninstall':
+      return (await import('./install/uninstall-command.js')).run(rest);
+    case 'installed':
+      return (await import('./install/installed-command.js')).run(rest);
     case undefined:
     case 'help':
     case '--help':
