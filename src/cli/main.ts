@@ -36,6 +36,10 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'demo':
       return demo(rest);
+    case 'run':
+      return (await import('./serve/run-command.js')).run(rest);
+    case 'dev':
+      return (await import('./serve/dev-command.js')).run(rest);
     case 'install':
       return (await import('./install/install-command.js')).run(rest);
     case 'uninstall':

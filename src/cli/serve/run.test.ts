@@ -1,0 +1,94 @@
+// `mcpkit run FILE`: a module exporting an McpServer (default, `server`, `createServer`, a
+// factory), served over stdio and over Streamable HTTP, driven by the real mcpkit client.
+// Expected results per the MCP spec's tools/call (2025-06-18 "Tools": a CallToolResult with
+// content blocks) and lifecycle (initialize first).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '../../client/index.js';
+import { StreamableHttpClientTransport } from '../../http/index.js';
+import { StdioClientTransport } from '../../stdio/index.js';
+import { MCPKIT_BIN, runCli, tempDir } from '../install/cli.test.helper.js';
+import { firstText, SERVER_IMPORT, serverProject, startCli } from './serve.test.helper.js';
+
+const info = { name: 'run-test', version: '1.0.0' };
+
+test('run FILE.ts over stdio: TypeScript with a ./x.js import of a .ts file, no build step', async () => {
+  const { dir, server } = serverProject('hello from ts');
+  const client = new Client(info);
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [MCPKIT_BIN, 'run', server], cwd: dir }));
+  try {
+    assert.equal(firstText(await client.callTool({ name: 'hello' })), 'hello from ts');
+  } finally {
+    await client.close();
+  }
+});
+
+test('run FILE --http --port 0: prints LISTENING <url> first on stdout; a client calls the tool', async () => {
+  const { dir, server } = serverProject('hello over http');
+  const cli = startCli(['run', server, '--http', '--port', '0'], dir);
+  try {
+    const [, url] = await cli.waitForStdout(/^LISTENING (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/);
+    const client = new Client(info);
+    await client.connect(new StreamableHttpClientTransport({ url: url! }));
+    assert.equal(firstText(await client.callTool({ name: 'hello' })), 'hello over http');
+    await client.close();
+  } finally {
+    assert.equal(await cli.stop(), 0);
+  }
+});
+
+/** A .mjs module (no TypeScript) whose body is `body`. */
+function jsModule(body: string): { dir: string; file: string } {
+  const dir = tempDir('mcpkit-run-');
+  const file = join(dir, 'mod.mjs');
+  writeFileSync(file, `import { McpServer } from ${JSON.stringify(SERVER_IMPORT)};\nconst make = (text) => { const s = new McpServer({ name: 'm', version: '1' }); s.registerTool('hello', { inputSchema: { type: 'object' } }, async () => ({ content: [{ type: 'text', text }] })); return s; };\n${body}\n`);
+  return { dir, file };
+}
+
+for (const [label, body, extra, expected] of [
+  ['export const server', `export const server = make('named server');`, [], 'named server'],
+  ['export function createServer (async factory)', `export async function createServer() { return make('from factory'); }`, [], 'from factory'],
+  ['default factory', `export default () => make('default factory');`, [], 'default factory'],
+  ['default wins over server', `export default make('default'); export const server = make('server');`, [], 'default'],
+  ['--export NAME', `export default make('default'); export const weather = make('weather');`, ['--export', 'weather'], 'weather'],
+] as const) {
+  test(`export lookup: ${label}`, async () => {
+    const { dir, file } = jsModule(body);
+    const client = new Client(info);
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [MCPKIT_BIN, 'run', file, ...extra], cwd: dir }));
+    try {
+      assert.equal(firstText(await client.callTool({ name: 'hello' })), expected);
+    } finally {
+      await client.close();
+    }
+  });
+}
+
+test('a module that cannot be served: a clear error, exit 1; wrong arguments exit 2', async () => {
+  const cases: [string, RegExp][] = [
+    ['export const nothing = 1;', /exports no server: export an McpServer .* as the default export, or as "server" or "createServer"/],
+    ['export default { connect() {} };', /the export "default" of .* is not an McpServer/],
+    ['export default () => 42;', /the function returned something else/],
+    ['export default () => { throw new Error("factory boom"); };', /the factory "default" of .* failed: Error: factory boom/],
+    ['throw new Error("top-level boom");', /cannot load .*: Error: top-level boom/],
+    ['export default (', /cannot load .*SyntaxError/],
+  ];
+  for (const [body, pattern] of cases) {
+    const { dir, file } = jsModule(body);
+    const result = await runCli(['run', file], { cwd: dir });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, pattern);
+    assert.equal(result.stdout, '', 'nothing on the protocol stream');
+  }
+  const { dir, file } = jsModule('export const server = make("x");');
+  assert.match((await runCli(['run', file, '--export', 'nope'], { cwd: dir })).stderr, /has no export named "nope"/);
+  for (const args of [[], [file, file], [file, '--port', '80'], [file, '--http', '--port', '70000'], [file, '--bogus']]) {
+    const result = await runCli(['run', ...args], { cwd: dir });
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+  }
+  const help = await runCli(['run', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /Examples:\n {2}mcpkit run/);
+});
