@@ -35,7 +35,16 @@ export interface DevHttpProxyOptions {
    * A larger one is answered 413 without reaching the server.
    */
   maxInitializeBodyBytes?: number;
+  /**
+   * How long a request waits for a server generation when none is serving (while the first
+   * one loads, or after the last one exited), in ms (default {@link DEFAULT_WAIT_FOR_SERVER_MS}).
+   * Past it the request is answered 503 with `Retry-After: 1`.
+   */
+  waitForServerMs?: number;
 }
+
+/** Default for {@link DevHttpProxyOptions.waitForServerMs}. */
+export const DEFAULT_WAIT_FOR_SERVER_MS = 30_000;
 
 interface SessionRecord {
   /** The client's `initialize` request. */
@@ -60,6 +69,7 @@ export class DevHttpProxy {
   /** Client-visible session id → where it lives. */
   readonly #sessions = new Map<string, SessionRecord>();
   readonly #inflight = new Map<ProxyTarget, number>();
+  readonly #waiting = new Set<() => void>();
 
   constructor(options: DevHttpProxyOptions) {
     this.#options = options;
@@ -68,6 +78,22 @@ export class DevHttpProxy {
   /** Requests from now on go to `target` (undefined: answered 503 until one is set). */
   setCurrent(target: ProxyTarget | undefined): void {
     this.#current = target;
+    if (target === undefined) return;
+    for (const wake of this.#waiting) wake();
+    this.#waiting.clear();
+  }
+
+  /** The current generation, waiting up to the configured time for one. */
+  async #target(): Promise<ProxyTarget | undefined> {
+    if (this.#current !== undefined) return this.#current;
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    this.#waiting.add(wake);
+    const timer = setTimeout(wake, this.#options.waitForServerMs ?? DEFAULT_WAIT_FOR_SERVER_MS);
+    await woken;
+    clearTimeout(timer);
+    this.#waiting.delete(wake);
+    return this.#current;
   }
 
   /** Requests and streams still open at `target`. */
@@ -90,7 +116,7 @@ export class DevHttpProxy {
   };
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const target = this.#current;
+    const target = await this.#target();
     if (target === undefined) {
       res.setHeader('retry-after', '1');
       reply(res, 503, 'Service Unavailable: no server code is loaded yet (mcpkit dev); fix the module and save it');
