@@ -5,7 +5,7 @@
 // must come first in a session, so a new server without the replay would refuse calls).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Client } from '../../client/index.js';
 import { StreamableHttpClientTransport } from '../../http/index.js';
 import { StdioClientTransport } from '../../stdio/index.js';
@@ -41,12 +41,14 @@ async function reloadScenario(call: () => Promise<string | undefined>, stderr: (
   assert.match(stderr(), /greet\.ts/, 'the error names the broken file');
   assert.equal(await call(), 'v2', 'the old code still answers');
 
-  writeGreeting(greet, 'v3');
+  // Saved the way many editors do: a new file renamed over the old one.
+  writeGreeting(`${greet}.tmp`, 'v3');
+  renameSync(`${greet}.tmp`, greet);
   await waitForCount(stderr, /reloaded \(generation \d+\)/, 2);
   assert.equal(await call(), 'v3');
 
   // The entry module itself changes too.
-  writeFileSync(server, (await import('node:fs')).readFileSync(server, 'utf8').replace("text: greeting()", "text: greeting() + '!'"));
+  writeFileSync(server, readFileSync(server, 'utf8').replace("text: greeting()", "text: greeting() + '!'"));
   await waitForCount(stderr, /reloaded \(generation \d+\)/, 3);
   assert.equal(await call(), 'v3!');
 }

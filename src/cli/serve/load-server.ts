@@ -56,6 +56,12 @@ function isServer(value: unknown): value is McpServer {
   return typeof value === 'object' && value !== null && typeof (value as McpServer).connect === 'function' && typeof (value as McpServer).registerTool === 'function';
 }
 
+/** True for the official SDK's `McpServer` (it wraps a low-level `server` with `setRequestHandler`). */
+function isOfficialSdkServer(value: unknown): boolean {
+  const inner = (value as { server?: { setRequestHandler?: unknown } } | null)?.server;
+  return typeof inner?.setRequestHandler === 'function';
+}
+
 /**
  * Imports `file` and returns its server by the lookup in the module note. Throws
  * {@link ServerLoadError} when the file cannot be loaded (the module's own error is in the
@@ -82,6 +88,9 @@ export async function loadServer(file: string, exportName?: string): Promise<Mcp
     } catch (err) {
       throw new ServerLoadError(`the factory ${JSON.stringify(name)} of ${file} failed: ${describeError(err)}`);
     }
+  }
+  if (isOfficialSdkServer(value)) {
+    throw new ServerLoadError(`the export ${JSON.stringify(name)} of ${file} is a server of the official SDK (@modelcontextprotocol/sdk); mcpkit run and dev serve mcpkit's McpServer (import it from 'mcpkit/server')`);
   }
   if (!isServer(value)) throw new ServerLoadError(`the export ${JSON.stringify(name)} of ${file} is not an McpServer${typeof module[name] === 'function' ? ' (the function returned something else)' : ''}`);
   return value;

@@ -82,6 +82,10 @@ test('a module that cannot be served: a clear error, exit 1; wrong arguments exi
     assert.match(result.stderr, pattern);
     assert.equal(result.stdout, '', 'nothing on the protocol stream');
   }
+  const sdk = jsModule(`import { McpServer as Sdk } from ${JSON.stringify(import.meta.resolve('@modelcontextprotocol/sdk/server/mcp.js'))};\nexport default new Sdk({ name: 'sdk', version: '1' });`);
+  const sdkRun = await runCli(['run', sdk.file], { cwd: sdk.dir });
+  assert.equal(sdkRun.code, 1);
+  assert.match(sdkRun.stderr, /is a server of the official SDK/);
   const { dir, file } = jsModule('export const server = make("x");');
   assert.match((await runCli(['run', file, '--export', 'nope'], { cwd: dir })).stderr, /has no export named "nope"/);
   for (const args of [[], [file, file], [file, '--port', '80'], [file, '--http', '--port', '70000'], [file, '--bogus']]) {
