@@ -41,7 +41,16 @@ export interface DevHttpProxyOptions {
    * Past it the request is answered 503 with `Retry-After: 1`.
    */
   waitForServerMs?: number;
+  /**
+   * Most sessions whose handshake is kept for carrying over (default
+   * {@link DEFAULT_MAX_SESSIONS}). Past it the oldest is forgotten: after the next reload its
+   * client gets 404 and starts a new session.
+   */
+  maxSessions?: number;
 }
+
+/** Default for {@link DevHttpProxyOptions.maxSessions}. */
+export const DEFAULT_MAX_SESSIONS = 1000;
 
 /** Default for {@link DevHttpProxyOptions.waitForServerMs}. */
 export const DEFAULT_WAIT_FOR_SERVER_MS = 30_000;
@@ -156,6 +165,7 @@ export class DevHttpProxy {
       if (record !== undefined && typeof upstreamSid === 'string') outHeaders[SESSION_HEADER] = clientSid!;
       if (init !== undefined && typeof upstreamSid === 'string' && up.statusCode === 200) {
         this.#sessions.set(upstreamSid, { init, path: req.url ?? '/mcp', target: via, upstream: upstreamSid });
+        if (this.#sessions.size > (this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS)) this.#sessions.delete(this.#sessions.keys().next().value!);
       }
       if (req.method === 'DELETE' && clientSid !== undefined && (up.statusCode ?? 500) < 300) this.#sessions.delete(clientSid);
       res.writeHead(up.statusCode ?? 502, outHeaders);
