@@ -96,3 +96,22 @@ test('a module that cannot be served: a clear error, exit 1; wrong arguments exi
   assert.equal(help.code, 0);
   assert.match(help.stdout, /Examples:\n {2}mcpkit run/);
 });
+
+test('without tsx (and without Node\'s own type stripping) a .ts file gets "install tsx to run .ts files"', { skip: (process.features as unknown as Record<string, unknown>).typescript ? 'this Node strips types itself' : false }, async () => {
+  const { dir, server } = serverProject('x');
+  // A resolve hook that makes the tsx package unfindable, as when it is not installed.
+  const hook = 'export async function resolve(s, c, next) { if (s === "tsx" || s.startsWith("tsx/")) { const e = new Error("Cannot find package tsx"); e.code = "ERR_MODULE_NOT_FOUND"; throw e; } return next(s, c); }';
+  const preload = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+  const { spawnSync } = await import('node:child_process');
+  const result = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, MCPKIT_BIN, 'run', server], { cwd: dir, encoding: 'utf8', input: '' });
+  assert.equal(result.status, 1, result.stderr);
+  assert.match(result.stderr, /install tsx to run \.ts files \(npm install --save-dev tsx\)/);
+  assert.equal(result.stdout, '');
+});
+
+test('dev --help has examples', async () => {
+  const help = await runCli(['dev', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /Examples:\n {2}mcpkit dev/);
+  assert.equal((await runCli(['dev', '/nonexistent/file.ts'])).code, 1);
+});
