@@ -39,6 +39,9 @@ export function describeInstall(entry: ServerEntry, client: string, path: string
       for (const name of names) lines.push(`    ${describeVariable(name, entry.headers[name]!)}`);
     }
   }
+  for (const input of entry.inputs) {
+    lines.push(`  ${client} will ask you for ${quote(input.id)}${input.description !== undefined ? ` (${quote(input.description)})` : ''}${input.password ? ', typed hidden' : ''} when it starts the server`);
+  }
   if (entry.ignored.length > 0) lines.push(`  ignored fields of the input (not written): ${entry.ignored.map(quote).join(', ')}`);
   const texts = [entry.name, entry.command ?? '', ...entry.args, ...Object.entries(entry.env).flat(), entry.url ?? ''];
   if (texts.some(hasHiddenCharacters)) lines.push('  NOTE: some text above holds invisible or control characters, shown as $\'\\...\' escapes.');

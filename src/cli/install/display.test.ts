@@ -52,3 +52,9 @@ test('variables: secret-looking names masked with their length, code-loading nam
   assert.equal(describeVariable('NODE_OPTIONS', '--require /tmp/x.js'), "NODE_OPTIONS='--require /tmp/x.js'   <- changes which code runs");
   assert.equal(describeVariable('LD_PRELOAD', '/tmp/evil.so'), 'LD_PRELOAD=/tmp/evil.so   <- changes which code runs');
 });
+
+test('placeholders are not secrets; a secret next to a placeholder still is', () => {
+  assert.equal(describeVariable('Authorization', 'Bearer ${input:token}'), "Authorization='Bearer ${input:token}'");
+  assert.match(describeVariable('Authorization', 'Bearer sk-1 ${input:x}'), /\*{8} \(secret/);
+  assert.match(describeVariable('API_KEY', '${input:a}sk-live'), /\*{8} \(secret/);
+});

@@ -63,8 +63,14 @@ export function quoteCommandLine(command: string, args: readonly string[]): stri
 /** Names of environment variables and headers whose values are treated as secrets. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASS|PWD|AUTH|CRED|PRIVATE|COOKIE|SESSION|SIGNATURE|CERT/i;
 
-/** A value that only points at another place (`${input:id}`, `${env:NAME}`) holds no secret. */
-const PLACEHOLDER = /^\$\{[^}]*\}$/;
+/**
+ * A value that only points at another place (`${input:id}`, `${env:NAME}`), possibly after an
+ * authorization scheme (`Bearer ${input:token}`), holds no secret itself.
+ */
+function isPlaceholder(value: string): boolean {
+  const rest = value.replace(/\$\{[^}]*\}/g, '').trim();
+  return value.includes('${') && (rest === '' || /^(Bearer|Basic|Token)$/i.test(rest));
+}
 
 /**
  * Environment variables that change which code a process runs or loads: shown with their
@@ -85,6 +91,6 @@ export function isCodeLoadingEnv(name: string): boolean {
  */
 export function describeVariable(name: string, value: string): string {
   if (isCodeLoadingEnv(name)) return `${quote(name)}=${quote(value)}   <- changes which code runs`;
-  if (SECRET_NAME.test(name) && !PLACEHOLDER.test(value)) return `${quote(name)}=******** (secret, ${[...value].length} characters, not shown)`;
+  if (SECRET_NAME.test(name) && !isPlaceholder(value)) return `${quote(name)}=******** (secret, ${[...value].length} characters, not shown)`;
   return `${quote(name)}=${quote(value)}`;
 }

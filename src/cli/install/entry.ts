@@ -23,9 +23,27 @@ export interface ServerEntry {
   transport?: 'http' | 'sse';
   /** HTTP headers sent to a remote server. */
   headers: Record<string, string>;
+  /**
+   * VS Code input variables (`${input:ID}` placeholders the editor asks the user for),
+   * from a VS Code link or snippet; written to a VS Code file's top-level `inputs`.
+   */
+  inputs: InputVariable[];
   /** Fields of the input that no supported format carries; shown, never written. */
   ignored: string[];
 }
+
+/** One VS Code input variable: `promptString` (optionally `password`) or `pickString`. */
+export interface InputVariable {
+  type: string;
+  id: string;
+  description?: string;
+  password?: boolean;
+  default?: string;
+  options?: string[];
+}
+
+/** Input variable ids: letters, digits, `_ . -`, at most 128. */
+const INPUT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** A mistake in what the user (or a link) gave; the message is shown as it is. */
 export class InstallInputError extends Error {
@@ -51,7 +69,7 @@ export function checkServerName(name: string): string {
 }
 
 /** The fields the input forms may carry, mapped to the entry. */
-const KNOWN_FIELDS = new Set(['name', 'type', 'command', 'args', 'env', 'cwd', 'url', 'serverUrl', 'httpUrl', 'headers']);
+const KNOWN_FIELDS = new Set(['name', 'type', 'command', 'args', 'env', 'cwd', 'url', 'serverUrl', 'httpUrl', 'headers', 'inputs']);
 
 /**
  * Builds a {@link ServerEntry} from a JSON object in the common `mcpServers` shape
@@ -63,7 +81,7 @@ const KNOWN_FIELDS = new Set(['name', 'type', 'command', 'args', 'env', 'cwd', '
 export function entryFromJson(name: string, value: unknown, where: string, checkName = true): ServerEntry {
   if (!isObject(value)) throw new InstallInputError(`${where}: the server configuration must be a JSON object`);
   if (checkName) checkServerName(name);
-  const entry: ServerEntry = { name, args: [], env: {}, headers: {}, ignored: Object.keys(value).filter((k) => !KNOWN_FIELDS.has(k)).sort() };
+  const entry: ServerEntry = { name, args: [], env: {}, headers: {}, inputs: inputVariables(value.inputs, where), ignored: Object.keys(value).filter((k) => !KNOWN_FIELDS.has(k)).sort() };
   const type = optionalString(value, 'type', where);
   if (type !== undefined && !['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse', 'local', 'remote'].includes(type)) {
     throw new InstallInputError(`${where}: unknown server type ${JSON.stringify(type)}`);
@@ -86,6 +104,35 @@ export function entryFromJson(name: string, value: unknown, where: string, check
     throw new InstallInputError(`${where}: the server configuration has neither a "command" nor a "url"`);
   }
   return entry;
+}
+
+/** A fresh entry with no environment, headers, inputs or ignored fields. */
+export function emptyEntry(name: string): ServerEntry {
+  return { name: checkServerName(name), args: [], env: {}, headers: {}, inputs: [], ignored: [] };
+}
+
+/** Checks a VS Code `inputs` array, keeping only the documented fields of each; throws {@link InstallInputError}. */
+export function inputVariables(value: unknown, where: string): InputVariable[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InstallInputError(`${where}: "inputs" must be an array`);
+  return value.map((item, i) => {
+    const at = `${where}: inputs[${i}]`;
+    if (!isObject(item)) throw new InstallInputError(`${at} must be an object`);
+    const type = optionalString(item, 'type', at);
+    const id = optionalString(item, 'id', at);
+    if (type === undefined || id === undefined || !INPUT_ID.test(id)) throw new InstallInputError(`${at} needs a "type" and an "id" of letters, digits, _ . -`);
+    const out: InputVariable = { type, id };
+    const description = optionalString(item, 'description', at);
+    if (description !== undefined) out.description = description;
+    if (item.password !== undefined) {
+      if (typeof item.password !== 'boolean') throw new InstallInputError(`${at}: "password" must be true or false`);
+      out.password = item.password;
+    }
+    const fallback = optionalString(item, 'default', at);
+    if (fallback !== undefined) out.default = fallback;
+    if (item.options !== undefined) out.options = stringArray(item, 'options', at);
+    return out;
+  });
 }
 
 /** Throws {@link InstallInputError} unless `url` is an absolute http(s) URL; returns it unchanged. */

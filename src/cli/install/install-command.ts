@@ -7,7 +7,7 @@ import { CLIENT_NAMES, chooseTarget } from './clients.js';
 import { Exit, parseOptions, parseOrHelp, runCommand, TARGET_OPTIONS } from './common.js';
 import { readConfigFile, serversOf, setKey, writeConfigFile } from './config-file.js';
 import { askYes, canAsk, describeInstall } from './consent.js';
-import { addPair, checkServerName, checkUrl, InstallInputError, type ServerEntry } from './entry.js';
+import { addPair, checkUrl, emptyEntry, InstallInputError, isObject, type InputVariable, type ServerEntry } from './entry.js';
 import { entryFromLink, entryFromSnippet, isInstallLink } from './sources.js';
 
 /** `mcpkit install --help`. */
@@ -85,6 +85,11 @@ export function run(argv: string[]): Promise<number> {
       throw new InstallInputError(`${target.path} already has a server named ${JSON.stringify(entry.name)}; use --force to replace it, or pick another --name`);
     }
     const json = target.format.toJson(entry);
+    const newInputs = target.format.id === 'vscode' ? inputsToAdd(file.data, entry.inputs, target.path) : [];
+    if (target.format.id !== 'vscode' && entry.inputs.length > 0) {
+      entry.ignored.push('inputs');
+      entry.inputs = [];
+    }
     process.stderr.write(describeInstall(entry, target.format.label, target.path, replaces));
     if (!values.yes) {
       if (!canAsk()) {
@@ -97,10 +102,22 @@ export function run(argv: string[]): Promise<number> {
       }
     }
     setKey(servers, entry.name, json);
+    if (newInputs.length > 0) file.data.inputs = [...((file.data.inputs as unknown[] | undefined) ?? []), ...newInputs];
     const backup = await writeConfigFile(file);
     process.stderr.write(`mcpkit install: ${replaces ? 'replaced' : 'added'} ${JSON.stringify(entry.name)} in ${target.path}${backup ? ` (previous file kept as ${backup})` : ''}. Restart ${target.format.label} to load it.\n`);
     return Exit.ok;
   });
+}
+
+/**
+ * The inputs of `wanted` that a VS Code file does not define yet (by id; an id already there
+ * keeps its definition). Throws {@link InstallInputError} when the file's `inputs` is not an array.
+ */
+function inputsToAdd(data: Record<string, unknown>, wanted: InputVariable[], path: string): InputVariable[] {
+  const existing = data.inputs;
+  if (existing !== undefined && !Array.isArray(existing)) throw new InstallInputError(`${path}: "inputs" is not an array; not touching the file`);
+  const ids = new Set((existing ?? []).filter(isObject).map((i) => i.id));
+  return wanted.filter((input) => !ids.has(input.id));
 }
 
 type InstallValues = ReturnType<typeof parseOptions<typeof OPTIONS>>['values'];
@@ -114,14 +131,14 @@ function entryFromInput(values: InstallValues, positionals: string[], command: s
   if (command !== undefined) {
     if (command.length === 0 || command[0] === '') throw new InstallInputError('nothing after --: give the command to run');
     if (values.name === undefined) throw new InstallInputError('--name NAME is needed with a command');
-    entry = { name: checkServerName(values.name), command: command[0]!, args: command.slice(1), env: {}, headers: {}, ignored: [] };
+    entry = { ...emptyEntry(values.name), command: command[0]!, args: command.slice(1) };
   } else if (values.json !== undefined) {
     entry = entryFromSnippet(values.json, values.name);
   } else if (isInstallLink(positionals[0]!)) {
     entry = entryFromLink(positionals[0]!, values.name);
   } else if (/^https?:\/\//i.test(positionals[0]!)) {
     if (values.name === undefined) throw new InstallInputError('--name NAME is needed with a URL');
-    entry = { name: checkServerName(values.name), url: checkUrl(positionals[0]!, 'the URL'), transport: 'http', args: [], env: {}, headers: {}, ignored: [] };
+    entry = { ...emptyEntry(values.name), url: checkUrl(positionals[0]!, 'the URL'), transport: 'http' };
   } else {
     throw new InstallInputError(`${JSON.stringify(positionals[0])} is neither a URL nor an install link; to install a command, put it after --`);
   }

@@ -297,3 +297,31 @@ test('each command has --help with examples (exit 0)', async () => {
     assert.match(result.stdout, /Exit codes:/);
   }
 });
+
+test('VS Code inputs from a link go to the file\'s top-level "inputs" (ids already there kept); other formats ignore them', async () => {
+  const dir = tempDir();
+  const link = `vscode:mcp/install?${encodeURIComponent(JSON.stringify({
+    name: 'github',
+    type: 'http',
+    url: 'https://api.example.com/mcp/',
+    headers: { Authorization: 'Bearer ${input:github_token}' },
+    inputs: [{ type: 'promptString', id: 'github_token', description: 'GitHub Personal Access Token', password: true }, { type: 'promptString', id: 'existing', description: 'new text' }],
+  }))}`;
+  const path = join(dir, 'mcp.json');
+  writeFileSync(path, JSON.stringify({ inputs: [{ type: 'promptString', id: 'existing', description: 'old text' }], servers: {} }, null, 2));
+  const result = await runCli(['install', '--client', 'vscode', '--config', path, '--yes', link]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /VS Code will ask you for github_token \('GitHub Personal Access Token'\), typed hidden/);
+  assert.match(result.stderr, /Authorization='Bearer \$\{input:github_token\}'/, 'a placeholder is not a secret: shown');
+  const written = JSON.parse(readFileSync(path, 'utf8'));
+  assert.deepEqual(written.inputs, [{ type: 'promptString', id: 'existing', description: 'old text' }, { type: 'promptString', id: 'github_token', description: 'GitHub Personal Access Token', password: true }]);
+  assert.deepEqual(written.servers.github, { type: 'http', url: 'https://api.example.com/mcp/', headers: { Authorization: 'Bearer ${input:github_token}' } });
+  const cursor = join(dir, 'cursor.json');
+  const other = await runCli(['install', '--client', 'cursor', '--config', cursor, '--yes', link]);
+  assert.equal(other.code, 0, other.stderr);
+  assert.match(other.stderr, /ignored fields of the input \(not written\): inputs/);
+  assert.equal(JSON.parse(readFileSync(cursor, 'utf8')).inputs, undefined);
+  const bad = await runCli(['install', '--client', 'vscode', '--config', path, '--yes', '--force', `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name: 'x', command: 'x', inputs: [{ id: 'no type' }] }))}`]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /inputs\[0\] needs a "type" and an "id"/);
+});

@@ -22,7 +22,7 @@ test('a base64 "+" that became a space, and url-safe base64, still decode', () =
 test('--name overrides the link\'s name; unknown fields are listed, not written', () => {
   const entry = entryFromLink(`vscode-insiders:mcp/install?${encodeURIComponent(JSON.stringify({ name: 'a', command: 'x', trust: true, inputs: [] }))}`, 'b');
   assert.equal(entry.name, 'b');
-  assert.deepEqual(entry.ignored, ['inputs', 'trust']);
+  assert.deepEqual(entry.ignored, ['trust']);
 });
 
 test('remote entries from links and snippets, with type', () => {

@@ -11,7 +11,7 @@
  *
  * Nothing here runs anything: the result is only data for the consent screen and the file.
  */
-import { entryFromJson, InstallInputError, isObject, type ServerEntry } from './entry.js';
+import { entryFromJson, inputVariables, InstallInputError, isObject, type ServerEntry } from './entry.js';
 
 /** Default for {@link SourceLimits.maxInputBytes}. */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;
@@ -81,7 +81,11 @@ export function entryFromSnippet(text: string, nameOverride: string | undefined,
   if (!isObject(json)) throw new InstallInputError('the JSON snippet must be a JSON object');
   for (const key of ['mcpServers', 'servers']) {
     const servers = json[key];
-    if (isObject(servers)) return pickServer(servers, nameOverride, `the JSON snippet's "${key}"`);
+    if (!isObject(servers)) continue;
+    const entry = pickServer(servers, nameOverride, `the JSON snippet's "${key}"`);
+    // A whole .vscode/mcp.json: its top-level inputs go with the server.
+    if (entry.inputs.length === 0) entry.inputs = inputVariables(json.inputs, 'the JSON snippet');
+    return entry;
   }
   if (typeof json.name === 'string' && !isObject(json[json.name])) {
     const { name, ...config } = json;
