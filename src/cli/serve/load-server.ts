@@ -96,8 +96,22 @@ export async function loadServer(file: string, exportName?: string): Promise<Mcp
   return value;
 }
 
-/** An error for the terminal: its stack when it has one (the user's own code), else its message. */
+/** Most stack frames shown for a module's error. */
+const MAX_FRAMES = 10;
+
+/**
+ * An error for the terminal: its message (with esbuild's file:line:column), followed by the
+ * stack frames in the user's own files — frames inside `node_modules` and Node's internals
+ * (mcpkit's, tsx's, esbuild's) are left out, at most {@link MAX_FRAMES}.
+ */
 export function describeError(err: unknown): string {
-  if (err instanceof Error) return err.stack ?? err.message;
-  return String(err);
+  if (!(err instanceof Error)) return String(err);
+  const lines = (err.stack ?? `${err.name}: ${err.message}`).split('\n');
+  const isFrame = (line: string): boolean => /^\s+at /.test(line);
+  const head = lines.filter((line) => !isFrame(line));
+  const own = lines.filter((line) => isFrame(line) && !line.includes('/node_modules/') && !line.includes('node:') && !MCPKIT_DIRS.some((dir) => line.includes(dir)));
+  return [...head, ...own.slice(0, MAX_FRAMES)].join('\n');
 }
+
+/** mcpkit's compiled code and its bin script: frames there are not the user's code. */
+const MCPKIT_DIRS = [new URL('../../', import.meta.url).pathname, new URL('../../../bin/', import.meta.url).pathname];

@@ -81,6 +81,7 @@ test('a module that cannot be served: a clear error, exit 1; wrong arguments exi
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, pattern);
     assert.equal(result.stdout, '', 'nothing on the protocol stream');
+    assert.doesNotMatch(result.stderr, /node_modules|node:internal|bin\/mcpkit\.js/, 'only frames of the user\'s own files');
   }
   const sdk = jsModule(`import { McpServer as Sdk } from ${JSON.stringify(import.meta.resolve('@modelcontextprotocol/sdk/server/mcp.js'))};\nexport default new Sdk({ name: 'sdk', version: '1' });`);
   const sdkRun = await runCli(['run', sdk.file], { cwd: sdk.dir });
