@@ -16,6 +16,11 @@ import { chmod, copyFile, mkdir, open, readFile, realpath, rename, rm, stat } fr
 import { basename, dirname, join } from 'node:path';
 import { InstallInputError, isObject } from './entry.js';
 
+/** The config file changed between reading and writing it (another program wrote it); nothing was written. */
+export class ConfigChangedError extends Error {
+  override name = 'ConfigChangedError';
+}
+
 /** Default for {@link ConfigLimits.maxConfigBytes}. */
 export const DEFAULT_MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
@@ -103,7 +108,7 @@ export function setKey(map: Record<string, unknown>, key: string, value: unknown
  * Writes `file.data` back: checks the file still holds `file.original`, copies it to
  * `<path>.bak`, writes a temporary file with the same mode in the same folder, and renames it
  * over the target. Returns the backup path (undefined for a new file). Throws
- * {@link InstallInputError} if the file changed meanwhile; on any failure the original is
+ * {@link ConfigChangedError} if the file changed meanwhile; on any failure the original is
  * left as it was and the temporary file is removed.
  */
 export async function writeConfigFile(file: ConfigFile): Promise<string | undefined> {
@@ -113,7 +118,7 @@ export async function writeConfigFile(file: ConfigFile): Promise<string | undefi
     throw err;
   });
   const unchanged = current === null ? file.original === null : file.original !== null && current.equals(file.original);
-  if (!unchanged) throw new InstallInputError(`${file.path} changed while mcpkit was waiting; nothing was written, run the command again`);
+  if (!unchanged) throw new ConfigChangedError(`${file.path} changed while mcpkit was waiting; nothing was written, run the command again`);
   let text = JSON.stringify(file.data, null, file.indent) + '\n';
   if (file.eol === '\r\n') text = text.replaceAll('\n', '\r\n');
   await mkdir(dirname(target), { recursive: true, mode: 0o700 });

@@ -61,3 +61,25 @@ for (const [label, keys] of CANCELS) {
     assert.equal(existsSync(join(dir, 'mcp.json.bak')), false);
   });
 }
+
+test('consent prompt on a terminal: a file changed by another program while waiting is not overwritten', async () => {
+  const dir = tempDir();
+  const path = join(dir, 'mcp.json');
+  writeFileSync(path, ORIGINAL);
+  const line = [process.execPath, MCPKIT_BIN, 'install', '--config', path, '--name', 'files', '--', 'npx', 'server'].map(shellWord).join(' ');
+  const tmux = new TmuxSession('changed-meanwhile', line, dir);
+  try {
+    await tmux.waitFor(/Type "yes" to install it, anything else cancels: /);
+    const theirs = '{"mcpServers": {"theirs": {"command": "x"}}}\n';
+    writeFileSync(path, theirs);
+    tmux.keys(['yes'], true);
+    tmux.keys(['Enter']);
+    const [, code] = await tmux.waitFor(/EXIT=(\d+)/);
+    assert.equal(Number(code), 1, tmux.screen());
+    assert.match(tmux.screen(), /changed while mcpkit was waiting; nothing was written/);
+    assert.equal(readFileSync(path, 'utf8'), theirs);
+    assert.equal(existsSync(join(dir, 'mcp.json.bak')), false);
+  } finally {
+    tmux.close();
+  }
+});

@@ -42,9 +42,9 @@ Options:
   --force           replace a server of the same name
   -y, --yes         do not ask (needed when there is no terminal to ask on)
 
-Exit codes: 0 installed, 1 the file could not be read or written, 2 wrong arguments or
-input, 3 cancelled (no consent, or no terminal and no --yes). Nothing is written unless
-the exit code is 0. The previous file is kept as FILE.bak.
+Exit codes: 0 installed, 1 the file could not be read or written (or changed meanwhile),
+2 wrong arguments or input, 3 cancelled (no consent, or no terminal and no --yes).
+Nothing is written unless the exit code is 0. The previous file is kept as FILE.bak.
 
 Examples:
   mcpkit install --client cursor --name files -- npx -y @modelcontextprotocol/server-filesystem ~/notes

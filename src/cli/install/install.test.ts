@@ -325,3 +325,16 @@ test('VS Code inputs from a link go to the file\'s top-level "inputs" (ids alrea
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /inputs\[0\] needs a "type" and an "id"/);
 });
+
+test('a config that is a symlink: the target is updated, the link stays a link', async () => {
+  const { symlinkSync, lstatSync } = await import('node:fs');
+  const dir = tempDir();
+  const { path: real, before } = seed(dir, 'mcpServers');
+  const link = join(dir, 'link.json');
+  symlinkSync(real, link);
+  const result = await runCli(['install', '--config', link, '--yes', ...FORMS.args!]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(lstatSync(link).isSymbolicLink());
+  assert.deepEqual(JSON.parse(readFileSync(real, 'utf8')).mcpServers.demo, ENTRY);
+  assert.deepEqual(readFileSync(`${real}.bak`), before);
+});
