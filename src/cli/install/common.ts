@@ -11,7 +11,7 @@ import { InstallInputError } from './entry.js';
 export const Exit = {
   /** The config was changed, or listed. */
   ok: 0,
-  /** The config file could not be read or written, or the server to remove is not there. */
+  /** The config file could not be read or written, changed while waiting, or has no server to remove. */
   failed: 1,
   /** Wrong arguments or input (nothing was written). */
   usage: 2,
