@@ -1,10 +1,10 @@
 /**
  * Test helpers for driving the `mcpkit` command: run it as a child process with piped stdio
  * (no terminal), or inside a real pseudo-terminal through tmux, on a tmux server of its own
- * (`-L`), so tests never touch another tmux server on the machine.
+ * (`-S` socket in a temporary folder), so tests never touch another tmux server on the machine.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,9 +33,16 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   });
 }
 
-/** A fresh temporary folder. */
-export function tempDir(prefix = 'mcpkit-cli-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+const created = new Set<string>();
+process.once('exit', () => {
+  for (const dir of created) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary folder, removed when the test process exits. */
+export function tempDir(prefix = 'mcpkit-install-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  created.add(dir);
+  return dir;
 }
 
 /** Quotes one word for the POSIX shell tmux runs the command with. */
@@ -43,26 +50,31 @@ export function shellWord(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-/** A tmux server of the test's own with one 120x40 session running a shell command line. */
+/**
+ * A tmux server of the test's own (its socket in a temporary folder, removed on close) with
+ * one 120x40 session running a shell command line.
+ */
 export class TmuxSession {
+  readonly #dir: string;
   readonly #socket: string;
   readonly #name: string;
 
   /** Starts `commandLine` (run by `sh -c`); after it ends, the pane shows `EXIT=<code>` and stays open. */
   constructor(name: string, commandLine: string, cwd: string) {
-    this.#socket = `mcpkit-test-${process.pid}-${name}`;
+    this.#dir = tempDir('mcpkit-tmux-');
+    this.#socket = join(this.#dir, 'socket');
     this.#name = name;
-    execFileSync('tmux', ['-L', this.#socket, '-f', '/dev/null', 'new-session', '-d', '-s', name, '-x', '120', '-y', '40', '-c', cwd, `${commandLine}; echo EXIT=$?; sleep 120`]);
+    execFileSync('tmux', ['-S', this.#socket, '-f', '/dev/null', 'new-session', '-d', '-s', name, '-x', '120', '-y', '40', '-c', cwd, `${commandLine}; echo EXIT=$?; sleep 120`]);
   }
 
   /** The visible pane, wrapped lines joined. */
   screen(): string {
-    return execFileSync('tmux', ['-L', this.#socket, 'capture-pane', '-p', '-J', '-t', this.#name], { encoding: 'utf8' });
+    return execFileSync('tmux', ['-S', this.#socket, 'capture-pane', '-p', '-J', '-t', this.#name], { encoding: 'utf8' });
   }
 
   /** Types keys (tmux key names such as `Enter`, `C-d`, `C-c`, or literal text with `literal`). */
   keys(keys: string[], literal = false): void {
-    execFileSync('tmux', ['-L', this.#socket, 'send-keys', '-t', this.#name, ...(literal ? ['-l'] : []), ...keys]);
+    execFileSync('tmux', ['-S', this.#socket, 'send-keys', '-t', this.#name, ...(literal ? ['-l'] : []), ...keys]);
   }
 
   /** Polls the screen until `pattern` matches (at most `timeoutMs`, generous); returns the match. */
@@ -79,9 +91,10 @@ export class TmuxSession {
   /** Ends this test's tmux server (and so the session and what runs in it). */
   close(): void {
     try {
-      execFileSync('tmux', ['-L', this.#socket, 'kill-server'], { stdio: 'ignore' });
+      execFileSync('tmux', ['-S', this.#socket, 'kill-server'], { stdio: 'ignore' });
     } catch {
       // already gone
     }
+    rmSync(this.#dir, { recursive: true, force: true });
   }
 }
