@@ -29,6 +29,16 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./commands/logout.js')).run(rest);
     case 'demo':
       return (await import('./commands/demo.js')).run(rest);
+    case 'run':
+      return (await import('./serve/run-command.js')).run(rest);
+    case 'dev':
+      return (await import('./serve/dev-command.js')).run(rest);
+    case 'install':
+      return (await import('./install/install-command.js')).run(rest);
+    case 'uninstall':
+      return (await import('./install/uninstall-command.js')).run(rest);
+    case 'installed':
+      return (await import('./install/installed-command.js')).run(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -1,0 +1,85 @@
+// The install consent prompt in a real pseudo-terminal (tmux). SEP-1024 ("Pre-Configuration
+// Consent"): explicit approval through an affirmative action; installation MUST NOT proceed
+// when consent is denied or not provided — so only "yes"/"y" installs, and every other
+// answer, an empty line, Ctrl-D or Ctrl-C leaves the file byte-identical.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MCPKIT_BIN, shellWord, TmuxSession, tempDir } from './cli.test.helper.js';
+
+const ORIGINAL = '{\n  "mcpServers": {\n    "other": { "command": "keep" }\n  },\n  "theme": "dark"\n}\n';
+
+async function answer(name: string, keys: { literal?: string; keys: readonly string[] }): Promise<{ screen: string; code: number; file: string; dir: string }> {
+  const dir = tempDir();
+  const path = join(dir, 'mcp.json');
+  writeFileSync(path, ORIGINAL);
+  const line = [process.execPath, MCPKIT_BIN, 'install', '--client', 'cursor', '--config', path, '--name', 'files', '-e', 'API_KEY=sk-live-123', '--', 'npx', '-y', '@scope/server', '/home/me/my notes'].map(shellWord).join(' ');
+  const tmux = new TmuxSession(name, line, dir);
+  try {
+    await tmux.waitFor(/Type "yes" to install it, anything else cancels: /);
+    if (keys.literal !== undefined) tmux.keys([keys.literal], true);
+    tmux.keys([...keys.keys]);
+    const [, code] = await tmux.waitFor(/EXIT=(\d+)/);
+    return { screen: tmux.screen(), code: Number(code), file: readFileSync(path, 'utf8'), dir };
+  } finally {
+    tmux.close();
+  }
+}
+
+for (const [label, keys] of [['yes', { literal: 'yes', keys: ['Enter'] }], ['Y', { literal: 'Y', keys: ['Enter'] }]] as const) {
+  test(`consent prompt on a terminal: "${label}" installs`, async () => {
+    const { screen, code, file, dir } = await answer(`yes-${label}`, keys);
+    assert.equal(code, 0, screen);
+    assert.match(screen, /npx -y @scope\/server '\/home\/me\/my notes'/);
+    assert.match(screen, /API_KEY=\*+ \(secret/);
+    assert.ok(!screen.includes('sk-live-123'));
+    assert.match(screen, /WARNING: this will run code on this machine/);
+    assert.match(screen, /added "files"/);
+    const written = JSON.parse(file);
+    assert.deepEqual(written.mcpServers.files, { command: 'npx', args: ['-y', '@scope/server', '/home/me/my notes'], env: { API_KEY: 'sk-live-123' } });
+    assert.deepEqual(written.mcpServers.other, { command: 'keep' });
+    assert.equal(readFileSync(join(dir, 'mcp.json.bak'), 'utf8'), ORIGINAL);
+  });
+}
+
+const CANCELS: [string, { literal?: string; keys: string[] }][] = [
+  ['no', { literal: 'no', keys: ['Enter'] }],
+  ['empty line', { keys: ['Enter'] }],
+  ['y es', { literal: 'y es', keys: ['Enter'] }],
+  ['yess', { literal: 'yess', keys: ['Enter'] }],
+  ['Ctrl-D', { keys: ['C-d'] }],
+  ['Ctrl-C', { keys: ['C-c'] }],
+];
+
+for (const [label, keys] of CANCELS) {
+  test(`consent prompt on a terminal: ${label} cancels and leaves the file byte-identical`, async () => {
+    const { screen, code, file, dir } = await answer(`cancel-${label.replace(/\W/g, '')}`, keys);
+    assert.equal(code, 3, screen);
+    assert.match(screen, /cancelled\. Nothing was written\./);
+    assert.equal(file, ORIGINAL);
+    assert.equal(existsSync(join(dir, 'mcp.json.bak')), false);
+  });
+}
+
+test('consent prompt on a terminal: a file changed by another program while waiting is not overwritten', async () => {
+  const dir = tempDir();
+  const path = join(dir, 'mcp.json');
+  writeFileSync(path, ORIGINAL);
+  const line = [process.execPath, MCPKIT_BIN, 'install', '--config', path, '--name', 'files', '--', 'npx', 'server'].map(shellWord).join(' ');
+  const tmux = new TmuxSession('changed-meanwhile', line, dir);
+  try {
+    await tmux.waitFor(/Type "yes" to install it, anything else cancels: /);
+    const theirs = '{"mcpServers": {"theirs": {"command": "x"}}}\n';
+    writeFileSync(path, theirs);
+    tmux.keys(['yes'], true);
+    tmux.keys(['Enter']);
+    const [, code] = await tmux.waitFor(/EXIT=(\d+)/);
+    assert.equal(Number(code), 1, tmux.screen());
+    assert.match(tmux.screen(), /changed while mcpkit was waiting; nothing was written/);
+    assert.equal(readFileSync(path, 'utf8'), theirs);
+    assert.equal(existsSync(join(dir, 'mcp.json.bak')), false);
+  } finally {
+    tmux.close();
+  }
+});

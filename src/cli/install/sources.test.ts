@@ -1,0 +1,47 @@
+// The install link and snippet forms: Cursor's documented deeplink
+// (cursor://anysphere.cursor-deeplink/mcp/install?name=$NAME&config=$BASE64_ENCODED_CONFIG) and
+// VS Code's (vscode:mcp/install?<JSON>, the object `code --add-mcp` takes).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { InstallInputError } from './entry.js';
+import { entryFromLink, entryFromSnippet } from './sources.js';
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
+
+test('a base64 "+" that became a space, and url-safe base64, still decode', () => {
+  // '>>>' base64-encodes to 'Pj4+': a '+' in the middle of the config.
+  const config = { command: 'echo', args: ['>>>?'] };
+  const plain = b64(config);
+  assert.ok(plain.includes('+') || plain.includes('/'));
+  for (const encoded of [plain, plain.replaceAll('+', ' '), plain.replaceAll('+', '-').replaceAll('/', '_'), encodeURIComponent(plain)]) {
+    const entry = entryFromLink(`cursor://anysphere.cursor-deeplink/mcp/install?name=e&config=${encoded}`, undefined);
+    assert.deepEqual([entry.command, entry.args], ['echo', ['>>>?']]);
+  }
+});
+
+test('--name overrides the link\'s name; unknown fields are listed, not written', () => {
+  const entry = entryFromLink(`vscode-insiders:mcp/install?${encodeURIComponent(JSON.stringify({ name: 'a', command: 'x', trust: true, inputs: [] }))}`, 'b');
+  assert.equal(entry.name, 'b');
+  assert.deepEqual(entry.ignored, ['trust']);
+});
+
+test('remote entries from links and snippets, with type', () => {
+  const link = entryFromLink(`cursor://anysphere.cursor-deeplink/mcp/install?name=r&config=${b64({ url: 'https://example.com/mcp' })}`, undefined);
+  assert.deepEqual([link.url, link.transport], ['https://example.com/mcp', 'http']);
+  const sse = entryFromSnippet(JSON.stringify({ servers: { s: { type: 'sse', url: 'http://127.0.0.1:1/sse' } } }), undefined);
+  assert.deepEqual([sse.name, sse.transport], ['s', 'sse']);
+  assert.throws(() => entryFromSnippet(JSON.stringify({ name: 'x', url: 'file:///etc/passwd' }), undefined), /must be http or https/);
+  assert.throws(() => entryFromSnippet(JSON.stringify({ name: 'x', command: 'a', url: 'https://e.com' }), undefined), /either a command or a URL/);
+});
+
+test('size limit: a longer input is refused before decoding', () => {
+  const long = `cursor://anysphere.cursor-deeplink/mcp/install?name=x&config=${'A'.repeat(100)}`;
+  assert.throws(() => entryFromLink(long, undefined, { maxInputBytes: 50 }), (err: unknown) => err instanceof InstallInputError && /longer than 50/.test(err.message));
+});
+
+test('names and env keys cannot reach Object.prototype', () => {
+  assert.throws(() => entryFromSnippet('{"__proto__": {"command": "x"}}', undefined), /not allowed/);
+  const entry = entryFromSnippet('{"name": "n", "command": "x", "env": {"__proto__": "v"}}', undefined);
+  assert.equal(Object.getOwnPropertyDescriptor(entry.env, '__proto__')?.value, 'v');
+  assert.equal(Object.getPrototypeOf(entry.env), Object.prototype);
+});

@@ -1,0 +1,117 @@
+/**
+ * Loading a user's server module for `mcpkit run` and `mcpkit dev`.
+ *
+ * Lookup, in order (the first that exists wins): the export named by `--export NAME`, else
+ * the `default` export, then `server`, then `createServer`. The value is either an
+ * `McpServer` (anything with `connect()` and `registerTool()`), or a function (sync or async,
+ * called once with no arguments) that returns one.
+ *
+ * TypeScript (`.ts`, `.mts`, `.cts`, `.tsx`) runs without a build step through the optional
+ * peer dependency `tsx` (esbuild: full TypeScript syntax, `./x.js` specifiers that name
+ * `x.ts` files, ESM and CommonJS). When it is not installed and Node strips types itself
+ * (`process.features.typescript`, Node 22.18+ / 23.6+), Node's own type stripping is used;
+ * otherwise loading fails with a message saying to install tsx.
+ */
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { McpServer } from '../../server/server.js';
+
+/** Loading failed; `message` says why and is meant for the terminal (it may hold the module's own stack). */
+export class ServerLoadError extends Error {
+  override name = 'ServerLoadError';
+}
+
+/** File extensions that need TypeScript support. */
+export const TYPESCRIPT_EXTENSIONS: ReadonlySet<string> = new Set(['.ts', '.mts', '.cts', '.tsx']);
+
+/** The export names tried when `--export` is not given, in order. */
+export const EXPORT_LOOKUP = ['default', 'server', 'createServer'] as const;
+
+let typescriptReady: Promise<'tsx' | 'node'> | undefined;
+
+/**
+ * Makes `.ts` files importable in this process (once): registers tsx's ESM and CommonJS
+ * hooks, or relies on Node's own type stripping. Throws {@link ServerLoadError} when neither
+ * is available.
+ */
+export function enableTypeScript(): Promise<'tsx' | 'node'> {
+  return (typescriptReady ??= (async () => {
+    try {
+      const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+      esm.register();
+      cjs.register();
+      return 'tsx';
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw err;
+    }
+    if ((process.features as unknown as Record<string, unknown>).typescript) return 'node';
+    typescriptReady = undefined;
+    throw new ServerLoadError('running .ts files needs the optional dependency tsx: install tsx to run .ts files (npm install --save-dev tsx), or build the file to JavaScript first');
+  })());
+}
+
+/** True for anything that looks like an mcpkit `McpServer`. */
+function isServer(value: unknown): value is McpServer {
+  return typeof value === 'object' && value !== null && typeof (value as McpServer).connect === 'function' && typeof (value as McpServer).registerTool === 'function';
+}
+
+/** True for the official SDK's `McpServer` (it wraps a low-level `server` with `setRequestHandler`). */
+function isOfficialSdkServer(value: unknown): boolean {
+  const inner = (value as { server?: { setRequestHandler?: unknown } } | null)?.server;
+  return typeof inner?.setRequestHandler === 'function';
+}
+
+/**
+ * Imports `file` and returns its server by the lookup in the module note. Throws
+ * {@link ServerLoadError} when the file cannot be loaded (the module's own error is in the
+ * message), exports nothing usable, or its factory fails.
+ */
+export async function loadServer(file: string, exportName?: string): Promise<McpServer> {
+  const path = resolve(file);
+  if (TYPESCRIPT_EXTENSIONS.has(extname(path))) await enableTypeScript();
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new ServerLoadError(`cannot load ${file}: ${describeError(err)}`);
+  }
+  const names = exportName !== undefined ? [exportName] : EXPORT_LOOKUP;
+  const name = names.find((n) => module[n] !== undefined);
+  if (name === undefined) {
+    throw new ServerLoadError(exportName !== undefined ? `${file} has no export named ${JSON.stringify(exportName)}` : `${file} exports no server: export an McpServer (or a function returning one) as the default export, or as "server" or "createServer"`);
+  }
+  let value = module[name];
+  if (typeof value === 'function') {
+    try {
+      value = await (value as () => unknown)();
+    } catch (err) {
+      throw new ServerLoadError(`the factory ${JSON.stringify(name)} of ${file} failed: ${describeError(err)}`);
+    }
+  }
+  if (isOfficialSdkServer(value)) {
+    throw new ServerLoadError(`the export ${JSON.stringify(name)} of ${file} is a server of the official SDK (@modelcontextprotocol/sdk); mcpkit run and dev serve mcpkit's McpServer (import it from 'mcpkit/server')`);
+  }
+  if (!isServer(value)) throw new ServerLoadError(`the export ${JSON.stringify(name)} of ${file} is not an McpServer${typeof module[name] === 'function' ? ' (the function returned something else)' : ''}`);
+  return value;
+}
+
+/** Most stack frames shown for a module's error. */
+const MAX_FRAMES = 10;
+
+/**
+ * An error for the terminal: its message (with esbuild's file:line:column), followed by the
+ * stack frames in the user's own files — frames inside `node_modules` and Node's internals
+ * (mcpkit's, tsx's, esbuild's) are left out, at most {@link MAX_FRAMES}.
+ */
+export function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const lines = (err.stack ?? `${err.name}: ${err.message}`).split('\n');
+  const isFrame = (line: string): boolean => /^\s+at /.test(line);
+  const head = lines.filter((line) => !isFrame(line));
+  const own = lines.filter((line) => isFrame(line) && !line.includes('/node_modules/') && !line.includes('node:') && !MCPKIT_DIRS.some((dir) => line.includes(dir)));
+  return [...head, ...own.slice(0, MAX_FRAMES)].join('\n');
+}
+
+/** mcpkit's compiled code and its bin script: frames there are not the user's code. */
+const MCPKIT_DIRS = [new URL('../../', import.meta.url).pathname, new URL('../../../bin/', import.meta.url).pathname];
