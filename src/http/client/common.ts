@@ -44,9 +44,18 @@ export interface HttpClientCommonOptions {
   headers?: HeadersInput;
   /**
    * Base `RequestInit` for every request (credentials, mode, a custom dispatcher, ...).
-   * `method`, `body` and `signal` are always set by the transport.
+   * `method`, `body`, `signal` and `redirect` (always `'manual'`: the transport follows
+   * redirects itself, see `maxRedirects`) are set by the transport.
    */
   requestInit?: RequestInit;
+  /**
+   * Same-origin redirects followed per request (307 and 308 for any method, 301 and 302 for
+   * methods other than POST, 303 for GET). One more fails the request with a
+   * `RedirectRefusedError` (`too_many_redirects`) and sends nothing to the target; 0 refuses
+   * every redirect. Whatever this says, a redirect to another origin, or one that would turn
+   * a POST into a GET, is never followed (also a `RedirectRefusedError`). Default 5.
+   */
+  maxRedirects?: number;
   /**
    * Largest accepted message, in characters: one SSE event's data, or one JSON response
    * body. Larger ones are dropped and reported. Default 4 Mi.

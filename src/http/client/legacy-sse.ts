@@ -6,7 +6,8 @@
  * - `start()` GETs the SSE URL and resolves when the server's first `endpoint` event names
  *   the URL to POST messages to (bounded by `endpointTimeoutMs`). The endpoint is resolved
  *   against the SSE URL and must have the same origin: messages and custom headers (which
- *   may hold credentials) are never sent to another origin.
+ *   may hold credentials) are never sent to another origin; the same holds for redirects of
+ *   the GET and of every POST (see redirects.ts).
  * - Server messages arrive as `message` events on that one stream; each `send()` is a POST
  *   to the endpoint whose answer (202 or 200) carries no message. Sends are dispatched in
  *   call order and settle with the POST's status.
@@ -26,9 +27,9 @@ import {
   mediaType,
   pump,
   readText,
-  resolveFetch,
   type HttpClientCommonOptions,
 } from './common.js';
+import { transportFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError } from './errors.js';
 
 /** Options of {@link SseClientTransport}. */
@@ -44,7 +45,7 @@ const ERROR_BODY_CHARS = 16 * 1024;
 /** A client transport for 2024-11-05 HTTP+SSE servers. One instance serves one connection. */
 export class SseClientTransport implements Transport {
   readonly #url: URL;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: TransportFetch;
   readonly #options: SseClientTransportOptions;
   readonly #maxChars: number;
   #receiver: TransportReceiver | undefined;
@@ -57,10 +58,10 @@ export class SseClientTransport implements Transport {
   /** Settles the wait of `start()` for the endpoint event. */
   #endpointWaiter: { resolve: (url: URL) => void; reject: (err: Error) => void } | undefined;
 
-  /** Throws TypeError for an unparsable URL. */
+  /** Throws TypeError for an unparsable URL, RangeError for a bad `maxRedirects`. */
   constructor(options: SseClientTransportOptions) {
     this.#url = new URL(options.url);
-    this.#fetch = resolveFetch(options.fetch, options.auth);
+    this.#fetch = transportFetch(options);
     this.#options = options;
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
   }

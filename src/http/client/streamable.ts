@@ -40,6 +40,8 @@
  *   (learned from `tools/list` results, which lose their tools with invalid annotations;
  *   see stateless-headers.ts). Cancelling such a request aborts its POST instead of
  *   POSTing `notifications/cancelled`.
+ * - Redirects: see redirects.ts (never across origins, never turning a POST into a GET,
+ *   at most `maxRedirects` hops). A refused redirect of the GET stream is final.
  * - HTTP 404 to a request that carried `Mcp-Session-Id` means the session is gone: the
  *   transport forgets the id, calls `onSessionExpired`, reports a {@link SessionExpiredError}
  *   through `receiver.error` and closes (`receiver.closed` with that error). The owner then
@@ -68,12 +70,12 @@ import {
   pump,
   readText,
   reconnectPolicy,
-  resolveFetch,
   type HttpClientCommonOptions,
   type ReconnectOptions,
   type ReconnectPolicy,
 } from './common.js';
-import { HttpStatusError, SessionExpiredError } from './errors.js';
+import { transportFetch, type TransportFetch } from './redirects.js';
+import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
 import { StatelessRequestHeaders } from './stateless-headers.js';
 
 /** Options of {@link StreamableHttpClientTransport}. */
@@ -135,7 +137,7 @@ interface Outgoing {
  */
 export class StreamableHttpClientTransport implements Transport {
   readonly #url: URL;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: TransportFetch;
   readonly #options: StreamableHttpClientTransportOptions;
   readonly #policy: ReconnectPolicy;
   readonly #maxChars: number;
@@ -156,10 +158,10 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #statelessPosts = new Map<RequestId, AbortController>();
   #getStream: 'idle' | 'open' | 'unsupported' | 'failed' = 'idle';
 
-  /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values. */
+  /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values or `maxRedirects`. */
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#url = new URL(options.url);
-    this.#fetch = resolveFetch(options.fetch, options.auth);
+    this.#fetch = transportFetch(options);
     this.#options = options;
     this.#policy = reconnectPolicy(options.reconnect);
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
@@ -589,6 +591,12 @@ export class StreamableHttpClientTransport implements Transport {
         }
       } catch (err) {
         if (this.#closed) return;
+        if (err instanceof RedirectRefusedError) {
+          // retrying cannot help: the server sends this stream elsewhere
+          this.#getStream = 'failed';
+          this.#receiver?.error(err);
+          return;
+        }
         problem = err instanceof Error ? err.message : String(err);
       } finally {
         this.#controllers.delete(controller);
