@@ -40,6 +40,14 @@
  *   (learned from `tools/list` results, which lose their tools with invalid annotations;
  *   see stateless-headers.ts). Cancelling such a request aborts its POST instead of
  *   POSTing `notifications/cancelled`.
+ * - A response is read only while someone waits for it. When a request times out or its
+ *   signal aborts, the session POSTs `notifications/cancelled`; the transport then stops
+ *   reading the response (JSON body or SSE stream, the POST or a resuming GET) that would
+ *   carry it, by aborting that HTTP request — unless another request of the same POST is
+ *   still pending, in which case the stream is kept until that one is answered. A stream
+ *   whose requests have all been answered is likewise no longer read (the server should
+ *   have closed it; one that does not gets no more attention). A request cancelled before
+ *   its POST went out is not sent at all.
  * - Redirects: see redirects.ts (never across origins, never turning a POST into a GET,
  *   at most `maxRedirects` hops). A refused redirect of the GET stream is final.
  * - HTTP 404 to a request that carried `Mcp-Session-Id` means the session is gone: the
@@ -48,7 +56,8 @@
  *   connects a new client with a new transport, which sends a fresh `initialize`.
  * - Resources: one AbortController per HTTP request in progress, dropped when it ends; the
  *   only listener ever added to a signal is on that request's own controller and is removed
- *   when its body is done. `close()` aborts everything, cancels every wait, sends `DELETE`
+ *   when its body is done. The exchange of a POST points at the controller of the HTTP
+ *   request reading its responses, so a cancellation can abort it. `close()` aborts everything, cancels every wait, sends `DELETE`
  *   with the session id (405 and failures ignored, bounded by `closeTimeoutMs`) and then
  *   calls `receiver.closed()`.
  */
@@ -117,6 +126,8 @@ class Exchange implements StreamCursor {
   readonly ids: Set<RequestId>;
   lastEventId = '';
   retryMs: number | undefined = undefined;
+  /** The HTTP request reading this exchange's responses right now (the POST, then each resuming GET). */
+  controller: AbortController | undefined = undefined;
   constructor(ids: RequestId[]) {
     this.ids = new Set(ids);
   }
@@ -257,7 +268,7 @@ export class StreamableHttpClientTransport implements Transport {
       out.initialized = true;
     } else if (m.method === Notification.Cancelled) {
       const id = m.params?.requestId;
-      if (isRequestId(id)) this.#answered(id);
+      if (isRequestId(id)) this.#cancelled(id);
     }
   }
 
@@ -282,13 +293,17 @@ export class StreamableHttpClientTransport implements Transport {
           if (sentSession !== undefined) headers.set('mcp-session-id', sentSession);
           if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
         }
+        // every request of this POST was cancelled before it went out: nothing to send or read
+        if (exchange !== undefined && exchange.ids.size === 0) return;
         controller = new AbortController();
         this.#controllers.add(controller);
+        if (exchange !== undefined) exchange.controller = controller;
         if (out.stateless !== undefined && out.ids !== undefined) for (const id of out.ids) this.#statelessPosts.set(id, controller);
         const pending = this.#fetch(this.#url, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller.signal });
         dispatched();
         response = await pending;
       } catch (err) {
+        if (this.#settledByCancel(exchange)) return;
         throw this.#failure(err, 'POST');
       } finally {
         dispatched();
@@ -344,6 +359,22 @@ export class StreamableHttpClientTransport implements Transport {
     exchange.ids.delete(id);
   }
 
+  /**
+   * A request was cancelled (it timed out, or its signal aborted): no response will be read
+   * for it. When no other request of its POST is pending, the response carrying them is no
+   * longer read: its HTTP request (POST or resuming GET) is aborted.
+   */
+  #cancelled(id: RequestId): void {
+    const exchange = this.#outstanding.get(id);
+    this.#answered(id);
+    if (exchange !== undefined && exchange.ids.size === 0) exchange.controller?.abort(new LocalError('cancelled', 'Every request this response carries was cancelled; it is no longer read'));
+  }
+
+  /** True when `exchange` ended because every request in it was cancelled (not because of close). */
+  #settledByCancel(exchange: Exchange | undefined): boolean {
+    return exchange !== undefined && exchange.ids.size === 0 && !this.#closed;
+  }
+
   /** Maps an exception of fetch (or of the header function) to what a send rejects with. */
   #failure(err: unknown, method: string): Error {
     if (this.#closed) return closedError();
@@ -368,7 +399,8 @@ export class StreamableHttpClientTransport implements Transport {
    * {@link HttpStatusError} naming the status and the server's explanation.
    */
   async #httpFailure(response: Response, method: string, signal: AbortSignal, exchange: Exchange | undefined): Promise<void> {
-    const { text } = await readText(response.body, ERROR_BODY_CHARS, signal);
+    const { text, end } = await readText(response.body, ERROR_BODY_CHARS, signal);
+    if (end === 'aborted' && this.#settledByCancel(exchange)) return;
     if (this.#closed) throw closedError();
     let detail = '';
     let parsed: unknown;
@@ -394,6 +426,7 @@ export class StreamableHttpClientTransport implements Transport {
   /** Reads the JSON answer of a POST that carried requests; fails the ones it does not answer. */
   async #readJson(response: Response, signal: AbortSignal, exchange: Exchange): Promise<void> {
     const { text, truncated, end } = await readText(response.body, this.#maxChars, signal);
+    if (end === 'aborted' && this.#settledByCancel(exchange)) return;
     if (this.#closed || end === 'aborted') throw closedError();
     if (truncated) {
       const err = new LocalError('message_too_large', `A JSON response exceeded ${this.#maxChars} characters and was dropped`);
@@ -441,6 +474,7 @@ export class StreamableHttpClientTransport implements Transport {
   async #resumeOnce(exchange: Exchange): Promise<'progress' | 'none' | 'unsupported'> {
     const controller = new AbortController();
     this.#controllers.add(controller);
+    exchange.controller = controller;
     try {
       const sentSession = this.#sessionId;
       let response: Response;
@@ -450,6 +484,7 @@ export class StreamableHttpClientTransport implements Transport {
         response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'GET', headers, signal: controller.signal });
       } catch (err) {
         if (this.#closed) throw closedError();
+        if (this.#settledByCancel(exchange)) return 'none';
         if (err instanceof LocalError) throw err;
         return 'none';
       }
@@ -468,6 +503,7 @@ export class StreamableHttpClientTransport implements Transport {
       return (await this.#readSse(response.body, controller.signal, exchange)) ? 'progress' : 'none';
     } finally {
       this.#controllers.delete(controller);
+      if (exchange.controller === controller) exchange.controller = undefined;
     }
   }
 
@@ -484,6 +520,8 @@ export class StreamableHttpClientTransport implements Transport {
   /**
    * Reads one SSE body, delivering `message` events and tracking the event id and `retry`
    * in `cursor`. True when the stream brought something new (a message or a new event id).
+   * The stream of an exchange is read only while one of its requests awaits a response: the
+   * reading stops after the chunk that settled the last one.
    */
   async #readSse(body: ReadableStream<Uint8Array> | null, signal: AbortSignal, cursor: StreamCursor): Promise<boolean> {
     if (!body) return false;
@@ -509,9 +547,10 @@ export class StreamableHttpClientTransport implements Transport {
       },
       { maxEventChars: this.#maxChars },
     );
+    const exchange = cursor instanceof Exchange ? cursor : undefined;
     const end = await pump(body, signal, (chunk) => {
       parser.push(chunk);
-      return !this.#closed;
+      return !this.#closed && (exchange === undefined || exchange.ids.size > 0);
     });
     if (end !== 'aborted') parser.end();
     const id = parser.lastEventId;
