@@ -67,7 +67,10 @@ export interface HttpClientCommonOptions {
 export interface ReconnectOptions {
   /** Wait before the first reconnection, when the server sent no `retry`. Default 1000 ms. */
   initialDelayMs?: number;
-  /** Largest wait between attempts. Default 30000 ms. */
+  /**
+   * Largest wait between attempts, also the cap on a server's SSE `retry` (a larger `retry`
+   * waits this long instead). Default 30000 ms.
+   */
   maxDelayMs?: number;
   /** Factor the wait grows by after each failed attempt. Default 1.5. */
   growFactor?: number;
@@ -210,9 +213,13 @@ export async function readText(body: ReadableStream<Uint8Array> | null, maxChars
 
 const STREAM: TextDecodeOptions = { stream: true };
 
+/** The longest delay a timer holds (2^31 - 1 ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 0x7fffffff;
+
 /**
- * Cancellable waits. `sleep` resolves true after the delay, or false at once when
- * `cancelAll` runs (on close). Holds nothing once a wait is over.
+ * Cancellable waits. `sleep` resolves true after the delay (at most about 24.8 days, the
+ * longest a timer holds), or false at once when `cancelAll` runs (on close). Holds nothing
+ * once a wait is over.
  */
 export class Waits {
   readonly #pending = new Set<{ timer: ReturnType<typeof setTimeout> | undefined; resolve: (elapsed: boolean) => void }>();
@@ -226,7 +233,7 @@ export class Waits {
       entry.timer = setTimeout(() => {
         this.#pending.delete(entry);
         resolve(true);
-      }, ms);
+      }, Math.min(ms, MAX_TIMER_MS));
       this.#pending.add(entry);
     });
   }

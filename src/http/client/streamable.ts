@@ -539,7 +539,8 @@ export class StreamableHttpClientTransport implements Transport {
           this.#deliverText(event.data);
         },
         retry: (ms) => {
-          cursor.retryMs = ms;
+          // the server's choice, within the client's bound
+          cursor.retryMs = Math.min(ms, this.#policy.maxDelayMs);
         },
         oversized: (err) => {
           if (!this.#closed) this.#receiver?.error(err);
