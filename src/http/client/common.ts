@@ -61,6 +61,56 @@ export interface HttpClientCommonOptions {
    * body. Larger ones are dropped and reported. Default 4 Mi.
    */
   maxEventChars?: number;
+  /**
+   * How long a POST that carries no request (only notifications or responses) may take, from
+   * handing it to `fetch` to the end of the server's answer (202 Accepted; the time `auth`
+   * takes to authorize that POST counts too). Past it the POST is aborted
+   * and its send rejects with LocalError `timeout`. Requests are bounded by their own
+   * timeout (the session's) instead; in the legacy transport, whose request POSTs are only
+   * acknowledgements too, this bound starts once the request's answer arrived. 0 or
+   * `Infinity` turns the bound off. Default 30000 ms.
+   */
+  acceptTimeoutMs?: number;
+}
+
+/** The longest delay a timer holds (2^31 - 1 ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 0x7fffffff;
+
+/** Default of {@link HttpClientCommonOptions.acceptTimeoutMs}. */
+export const DEFAULT_ACCEPT_TIMEOUT_MS = 30_000;
+
+/** The `acceptTimeoutMs` in force; throws RangeError for a negative value or NaN. */
+export function acceptTimeout(options: HttpClientCommonOptions): number {
+  const ms = options.acceptTimeoutMs ?? DEFAULT_ACCEPT_TIMEOUT_MS;
+  if (!(ms >= 0)) throw new RangeError('acceptTimeoutMs must be a non-negative number');
+  return ms;
+}
+
+/**
+ * The deadline of one POST's acceptance (see {@link HttpClientCommonOptions.acceptTimeoutMs}):
+ * when `ms` passes before {@link AcceptDeadline.stop}, `error` is set and `controller` is
+ * aborted with it. `ms` of 0 or `Infinity`: never. Holds one timer until stopped or expired.
+ */
+export class AcceptDeadline {
+  /** Set when the deadline passed (the abort reason). */
+  error: LocalError | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(controller: AbortController, ms: number, what: string) {
+    if (ms > 0 && Number.isFinite(ms)) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.error = new LocalError('timeout', `${what} was not answered within ${ms} ms (acceptTimeoutMs)`);
+        controller.abort(this.error);
+      }, Math.min(ms, MAX_TIMER_MS));
+    }
+  }
+
+  /** Cancels the deadline (idempotent). */
+  stop(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
 }
 
 /** Reconnection policy of a dropped SSE stream. */
@@ -212,9 +262,6 @@ export async function readText(body: ReadableStream<Uint8Array> | null, maxChars
 }
 
 const STREAM: TextDecodeOptions = { stream: true };
-
-/** The longest delay a timer holds (2^31 - 1 ms); a longer one would fire at once. */
-const MAX_TIMER_MS = 0x7fffffff;
 
 /**
  * Cancellable waits. `sleep` resolves true after the delay (at most about 24.8 days, the

@@ -47,7 +47,8 @@
  *   still pending, in which case the stream is kept until that one is answered. A stream
  *   whose requests have all been answered is likewise no longer read (the server should
  *   have closed it; one that does not gets no more attention). A request cancelled before
- *   its POST went out is not sent at all.
+ *   its POST went out is not sent at all. A POST without requests is bounded by
+ *   `acceptTimeoutMs` (nothing else would bound it).
  * - Redirects: see redirects.ts (never across origins, never turning a POST into a GET,
  *   at most `maxRedirects` hops). A refused redirect of the GET stream is final.
  * - HTTP 404 to a request that carried `Mcp-Session-Id` means the session is gone: the
@@ -67,7 +68,9 @@ import { SseParser } from '../../framing/sse.js';
 import { Method, Notification } from '../../protocol/methods.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import {
+  AcceptDeadline,
   DEFAULT_MAX_MESSAGE_CHARS,
+  acceptTimeout,
   Waits,
   backoffDelay,
   baseHeaders,
@@ -152,6 +155,7 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #options: StreamableHttpClientTransportOptions;
   readonly #policy: ReconnectPolicy;
   readonly #maxChars: number;
+  readonly #acceptTimeoutMs: number;
   #receiver: TransportReceiver | undefined;
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
@@ -169,13 +173,14 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #statelessPosts = new Map<RequestId, AbortController>();
   #getStream: 'idle' | 'open' | 'unsupported' | 'failed' = 'idle';
 
-  /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values or `maxRedirects`. */
+  /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values, `maxRedirects` or `acceptTimeoutMs`. */
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#url = new URL(options.url);
     this.#fetch = transportFetch(options);
     this.#options = options;
     this.#policy = reconnectPolicy(options.reconnect);
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
+    this.#acceptTimeoutMs = acceptTimeout(options);
     if (options.sessionId !== undefined) {
       if (!isValidSessionId(options.sessionId)) throw new TypeError('sessionId must be visible ASCII characters only');
       this.#sessionId = options.sessionId;
@@ -274,6 +279,8 @@ export class StreamableHttpClientTransport implements Transport {
 
   async #post(previous: Promise<void>, dispatched: () => void, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
     let controller: AbortController | undefined;
+    /** Bounds a POST without requests (nothing else would). */
+    let deadline: AcceptDeadline | undefined;
     try {
       let response: Response;
       let sentSession: string | undefined;
@@ -298,6 +305,7 @@ export class StreamableHttpClientTransport implements Transport {
         controller = new AbortController();
         this.#controllers.add(controller);
         if (exchange !== undefined) exchange.controller = controller;
+        else deadline = new AcceptDeadline(controller, this.#acceptTimeoutMs, `POST ${this.#url.href}`);
         if (out.stateless !== undefined && out.ids !== undefined) for (const id of out.ids) this.#statelessPosts.set(id, controller);
         const pending = this.#fetch(this.#url, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller.signal });
         dispatched();
@@ -332,8 +340,12 @@ export class StreamableHttpClientTransport implements Transport {
           }
         }
       }
+      if (deadline?.error) throw deadline.error;
       if (out.initialized) this.#openGetStream();
+    } catch (err) {
+      throw deadline?.error ?? err;
     } finally {
+      deadline?.stop();
       if (controller !== undefined) this.#controllers.delete(controller);
       if (out.stateless !== undefined && out.ids !== undefined) {
         for (const id of out.ids) {

@@ -66,7 +66,7 @@ function newClient(): Client {
   return new Client({ name: 'abuse-client', version: '1' });
 }
 
-test('a cross-origin 307, 308, 301, 302 or 303 is never followed: nothing reaches the other origin', async () => {
+test('a cross-origin 307, 308, 301, 302 or 303 is never followed: nothing reaches the other origin', { timeout: 60_000 }, async () => {
   for (const status of [307, 308, 301, 302, 303]) {
     const before = other.requests.length;
     const first = await HttpPeer.listen((r, res) => {
@@ -95,7 +95,7 @@ test('a cross-origin 307, 308, 301, 302 or 303 is never followed: nothing reache
   }
 });
 
-test('a same-origin 307 or 308 is followed with the method, body and headers intact', async () => {
+test('a same-origin 307 or 308 is followed with the method, body and headers intact', { timeout: 60_000 }, async () => {
   for (const status of [307, 308]) {
     const server = await HttpPeer.listen((r, res) => {
       if (answerHandshake(r, res)) return;
@@ -123,7 +123,7 @@ test('a same-origin 307 or 308 is followed with the method, body and headers int
   }
 });
 
-test('a same-origin 301, 302 or 303 to a POST is refused, never turned into a GET', async () => {
+test('a same-origin 301, 302 or 303 to a POST is refused, never turned into a GET', { timeout: 60_000 }, async () => {
   for (const status of [301, 302, 303]) {
     const server = await HttpPeer.listen((r, res) => {
       if (r.path === '/moved') {
@@ -150,7 +150,7 @@ test('a same-origin 301, 302 or 303 to a POST is refused, never turned into a GE
   }
 });
 
-test('same-origin redirects are bounded by maxRedirects', async () => {
+test('same-origin redirects are bounded by maxRedirects', { timeout: 60_000 }, async () => {
   let hop = 0;
   const server = await HttpPeer.listen((r, res) => {
     if (answerHandshake(r, res)) return;
@@ -169,7 +169,7 @@ test('same-origin redirects are bounded by maxRedirects', async () => {
   }
 });
 
-test('an injected fetch gets redirect: manual, and a redirect it follows anyway is refused', async () => {
+test('an injected fetch gets redirect: manual, and a redirect it follows anyway is refused', { timeout: 60_000 }, async () => {
   const first = await HttpPeer.listen((r, res) => {
     if (r.message?.method === 'initialize' || (r.method === 'POST' && r.message?.id === undefined)) {
       answerHandshake(r, res);
@@ -203,7 +203,7 @@ test('an injected fetch gets redirect: manual, and a redirect it follows anyway 
   }
 });
 
-test('legacy HTTP+SSE: a redirected SSE GET or message POST never reaches the other origin', async () => {
+test('legacy HTTP+SSE: a redirected SSE GET or message POST never reaches the other origin', { timeout: 60_000 }, async () => {
   const before = other.requests.length;
   const first = await HttpPeer.listen((r, res) => {
     if (r.path === '/sse-moved-away') {
@@ -231,7 +231,7 @@ test('legacy HTTP+SSE: a redirected SSE GET or message POST never reaches the ot
   assert.deepEqual(other.requests.slice(before), []);
 });
 
-test('fallback transport: a redirected first POST fails with the refusal and does not fall back', async () => {
+test('fallback transport: a redirected first POST fails with the refusal and does not fall back', { timeout: 60_000 }, async () => {
   const before = other.requests.length;
   const first = await HttpPeer.listen((r, res) => redirect(res, 307, other.url('/mcp')));
   const transport = new FallbackTransport(first.url('/mcp'), { headers: SECRET_HEADERS });

@@ -18,7 +18,7 @@ import { HttpPeer, answerHandshake, writeSse } from './client-peer.test.helper.j
 
 const ONE_HOUR_MS = 3_600_000;
 
-test("a server's huge retry is capped by reconnect.maxDelayMs (GET stream and resumed response stream)", async () => {
+test("a server's huge retry is capped by reconnect.maxDelayMs (GET stream and resumed response stream)", { timeout: 60_000 }, async () => {
   let gets = 0;
   let callId: unknown;
   const server = await HttpPeer.listen((r, res) => {

@@ -56,7 +56,7 @@ after(async () => {
   await server.close();
 });
 
-test('a request that times out or is cancelled stops reading its response before close()', async () => {
+test('a request that times out or is cancelled stops reading its response before close()', { timeout: 60_000 }, async () => {
   for (const mode of ['sse-trickle', 'no-headers', 'json-trickle'] as const) {
     for (const how of ['timeout', 'abort'] as const) {
       const what = `${mode}, ${how}`;
@@ -82,7 +82,7 @@ test('a request that times out or is cancelled stops reading its response before
   }
 });
 
-test('a stream that still carries a pending request is kept until that one is answered, then dropped', async () => {
+test('a stream that still carries a pending request is kept until that one is answered, then dropped', { timeout: 60_000 }, async () => {
   let stream: ServerResponse | undefined;
   const peer = await HttpPeer.listen((r, res) => {
     if (answerHandshake(r, res)) return;
