@@ -62,6 +62,13 @@ export interface HttpClientCommonOptions {
    */
   maxEventChars?: number;
   /**
+   * Largest body of an HTTP error answer (a non-success status) that is read, in characters:
+   * the transport reads that much for a JSON-RPC error or an explanation to quote, then stops
+   * reading and fails the request with `HttpStatusError`; a longer body is not parsed.
+   * Default 64 Ki.
+   */
+  maxErrorBodyChars?: number;
+  /**
    * How long a POST that carries no request (only notifications or responses) may take, from
    * handing it to `fetch` to the end of the server's answer (202 Accepted; the time `auth`
    * takes to authorize that POST counts too). Past it the POST is aborted
@@ -149,6 +156,9 @@ export function reconnectPolicy(options: ReconnectOptions | undefined): Reconnec
 export function backoffDelay(policy: ReconnectPolicy, failures: number): number {
   return Math.min(policy.initialDelayMs * Math.pow(policy.growFactor, failures), policy.maxDelayMs);
 }
+
+/** Default of {@link HttpClientCommonOptions.maxErrorBodyChars}. */
+export const DEFAULT_MAX_ERROR_BODY_CHARS = 64 * 1024;
 
 /** Default of {@link HttpClientCommonOptions.maxEventChars}. */
 export const DEFAULT_MAX_MESSAGE_CHARS = 4 * 1024 * 1024;

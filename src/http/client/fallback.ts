@@ -156,6 +156,7 @@ export class FallbackTransport implements Transport {
       requestInit: o.requestInit,
       maxEventChars: o.maxEventChars,
       maxRedirects: o.maxRedirects,
+      maxErrorBodyChars: o.maxErrorBodyChars,
       acceptTimeoutMs: o.acceptTimeoutMs,
       endpointTimeoutMs: o.endpointTimeoutMs,
       auth: o.auth,

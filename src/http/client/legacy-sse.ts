@@ -27,6 +27,7 @@ import { Notification } from '../../protocol/methods.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import {
   AcceptDeadline,
+  DEFAULT_MAX_ERROR_BODY_CHARS,
   DEFAULT_MAX_MESSAGE_CHARS,
   acceptTimeout,
   baseHeaders,
@@ -49,7 +50,6 @@ export interface SseClientTransportOptions extends HttpClientCommonOptions {
   endpointTimeoutMs?: number;
 }
 
-const ERROR_BODY_CHARS = 16 * 1024;
 
 /** A POST carrying requests, while some of them await their answers. */
 interface RequestPost {
@@ -68,6 +68,7 @@ export class SseClientTransport implements Transport {
   readonly #options: SseClientTransportOptions;
   readonly #maxChars: number;
   readonly #acceptTimeoutMs: number;
+  readonly #maxErrorChars: number;
   /** The POST of each pending request, by request id. */
   readonly #requestPosts = new Map<RequestId, RequestPost>();
   #receiver: TransportReceiver | undefined;
@@ -87,6 +88,7 @@ export class SseClientTransport implements Transport {
     this.#options = options;
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
     this.#acceptTimeoutMs = acceptTimeout(options);
+    this.#maxErrorChars = options.maxErrorBodyChars ?? DEFAULT_MAX_ERROR_BODY_CHARS;
   }
 
   /** The URL messages are POSTed to, once the server named it. */
@@ -131,7 +133,7 @@ export class SseClientTransport implements Transport {
         throw new LocalError('connection_closed', `GET ${this.#url.href} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
       if (!response.ok) {
-        const { text } = await readText(response.body, ERROR_BODY_CHARS, controller.signal);
+        const { text } = await readText(response.body, this.#maxErrorChars, controller.signal);
         throw new HttpStatusError(response.status, 'GET', `GET ${this.#url.href} failed with HTTP ${response.status}${text ? `: ${excerpt(text)}` : ''}`);
       }
       if (mediaType(response) !== 'text/event-stream' || !response.body) {
@@ -317,7 +319,7 @@ export class SseClientTransport implements Transport {
         dispatched();
       }
       if (!response.ok) {
-        const { text } = await readText(response.body, ERROR_BODY_CHARS, controller.signal);
+        const { text } = await readText(response.body, this.#maxErrorChars, controller.signal);
         throw new HttpStatusError(response.status, 'POST', `POST ${endpoint.href} failed with HTTP ${response.status}${text ? `: ${excerpt(text)}` : ''}`);
       }
       discardBody(response);

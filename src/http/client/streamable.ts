@@ -69,6 +69,7 @@ import { Method, Notification } from '../../protocol/methods.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import {
   AcceptDeadline,
+  DEFAULT_MAX_ERROR_BODY_CHARS,
   DEFAULT_MAX_MESSAGE_CHARS,
   acceptTimeout,
   Waits,
@@ -116,7 +117,6 @@ export interface StreamableHttpClientTransportOptions extends HttpClientCommonOp
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 const ACCEPT_SSE = 'text/event-stream';
-const ERROR_BODY_CHARS = 64 * 1024;
 
 /** Where a stream (or a chain of resumed streams) stands. */
 interface StreamCursor {
@@ -156,6 +156,7 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #policy: ReconnectPolicy;
   readonly #maxChars: number;
   readonly #acceptTimeoutMs: number;
+  readonly #maxErrorChars: number;
   #receiver: TransportReceiver | undefined;
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
@@ -181,6 +182,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#policy = reconnectPolicy(options.reconnect);
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
     this.#acceptTimeoutMs = acceptTimeout(options);
+    this.#maxErrorChars = options.maxErrorBodyChars ?? DEFAULT_MAX_ERROR_BODY_CHARS;
     if (options.sessionId !== undefined) {
       if (!isValidSessionId(options.sessionId)) throw new TypeError('sessionId must be visible ASCII characters only');
       this.#sessionId = options.sessionId;
@@ -411,7 +413,7 @@ export class StreamableHttpClientTransport implements Transport {
    * {@link HttpStatusError} naming the status and the server's explanation.
    */
   async #httpFailure(response: Response, method: string, signal: AbortSignal, exchange: Exchange | undefined): Promise<void> {
-    const { text, end } = await readText(response.body, ERROR_BODY_CHARS, signal);
+    const { text, end } = await readText(response.body, this.#maxErrorChars, signal);
     if (end === 'aborted' && this.#settledByCancel(exchange)) return;
     if (this.#closed) throw closedError();
     let detail = '';
