@@ -31,7 +31,7 @@ test('Streamable HTTP: a notification POST the server never answers fails after 
     if (r.message?.method === 'notifications/initialized') return;
     answerHandshake(r, res);
   });
-  await expectInitializedTimesOut(server, new StreamableHttpClientTransport({ url: server.url('/mcp'), acceptTimeoutMs: 200 }), new Client({ name: 'abuse-client', version: '1' }));
+  await expectInitializedTimesOut(server, new StreamableHttpClientTransport({ url: server.url('/mcp'), acceptTimeoutMs: 1000 }), new Client({ name: 'abuse-client', version: '1' }));
 });
 
 /** `connect()` rejects with `timeout` because its `notifications/initialized` POST is never answered, and that POST is dropped. */
@@ -81,13 +81,13 @@ test('legacy HTTP+SSE: an unacknowledged request POST is dropped once its answer
   const server = await legacyPeer({ ackInitialized: true });
   const client = new Client({ name: 'abuse-client', version: '1' }, { protocolVersion: '2024-11-05' });
   try {
-    await client.connect(new SseClientTransport({ url: server.url('/sse'), acceptTimeoutMs: 200 }));
+    await client.connect(new SseClientTransport({ url: server.url('/sse'), acceptTimeoutMs: 1000 }));
 
     assert.deepEqual(await client.callTool({ name: 'x', arguments: { mode: 'answer' } }), { content: [] });
     const [answered] = server.withMethod('tools/call');
     await waitFor(() => answered!.closed, 'the server sees the answered request POST closed', 10_000);
 
-    await assert.rejects(client.callTool({ name: 'x', arguments: { mode: 'stall' } }, { timeoutMs: 150 }), isTimeout);
+    await assert.rejects(client.callTool({ name: 'x', arguments: { mode: 'stall' } }, { timeoutMs: 1000 }), isTimeout);
     const stalled = server.withMethod('tools/call')[1];
     assert.ok(stalled, 'the second call was POSTed');
     await waitFor(() => stalled.closed, 'the server sees the timed-out request POST closed', 10_000);
@@ -100,5 +100,5 @@ test('legacy HTTP+SSE: an unacknowledged request POST is dropped once its answer
 
 test('legacy HTTP+SSE: a notification POST the server never answers fails after acceptTimeoutMs', { timeout: 60_000 }, async () => {
   const server = await legacyPeer({ ackInitialized: false });
-  await expectInitializedTimesOut(server, new SseClientTransport({ url: server.url('/sse'), acceptTimeoutMs: 200 }), new Client({ name: 'abuse-client', version: '1' }, { protocolVersion: '2024-11-05' }));
+  await expectInitializedTimesOut(server, new SseClientTransport({ url: server.url('/sse'), acceptTimeoutMs: 1000 }), new Client({ name: 'abuse-client', version: '1' }, { protocolVersion: '2024-11-05' }));
 });
