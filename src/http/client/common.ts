@@ -69,13 +69,18 @@ export interface HttpClientCommonOptions {
    */
   maxErrorBodyChars?: number;
   /**
-   * How long a POST that carries no request (only notifications or responses) may take, from
-   * handing it to `fetch` to the end of the server's answer (202 Accepted; the time `auth`
-   * takes to authorize that POST counts too). Past it the POST is aborted
-   * and its send rejects with LocalError `timeout`. Requests are bounded by their own
-   * timeout (the session's) instead; in the legacy transport, whose request POSTs are only
-   * acknowledgements too, this bound starts once the request's answer arrived. 0 or
-   * `Infinity` turns the bound off. Default 30000 ms.
+   * How long the server may take to finish an HTTP answer that carries nothing the client
+   * still waits for. Requests are bounded by their own timeout (the session's); this bounds
+   * the rest:
+   * - a POST that carries no request (only notifications or responses), from handing it to
+   *   `fetch` (the time `auth` takes to authorize it counts too) to the end of the server's
+   *   answer (202 Accepted): past it the POST is aborted and its send rejects with
+   *   LocalError `timeout`;
+   * - a response stream whose requests are all answered, which the server should end: past
+   *   it the client stops reading it (quietly: every answer has arrived);
+   * - in the legacy transport, whose request POSTs are only acknowledgements, a request's
+   *   POST once the request's answer arrived on the SSE stream (quietly too).
+   * 0 or `Infinity` turns the bound off. Default 30000 ms.
    */
   acceptTimeoutMs?: number;
 }

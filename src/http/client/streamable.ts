@@ -45,10 +45,10 @@
  *   reading the response (JSON body or SSE stream, the POST or a resuming GET) that would
  *   carry it, by aborting that HTTP request — unless another request of the same POST is
  *   still pending, in which case the stream is kept until that one is answered. A stream
- *   whose requests have all been answered is likewise no longer read (the server should
- *   have closed it; one that does not gets no more attention). A request cancelled before
- *   its POST went out is not sent at all. A POST without requests is bounded by
- *   `acceptTimeoutMs` (nothing else would bound it).
+ *   whose requests have all been answered should end; it gets `acceptTimeoutMs` to do so
+ *   (so a connection the server ends properly goes back to the pool), then it is no longer
+ *   read either. A request cancelled before its POST went out is not sent at all. A POST
+ *   without requests is bounded by `acceptTimeoutMs` (nothing else would bound it).
  * - Redirects: see redirects.ts (never across origins, never turning a POST into a GET,
  *   at most `maxRedirects` hops). A refused redirect of the GET stream is final.
  * - HTTP 404 to a request that carried `Mcp-Session-Id` means the session is gone: the
@@ -58,9 +58,10 @@
  * - Resources: one AbortController per HTTP request in progress, dropped when it ends; the
  *   only listener ever added to a signal is on that request's own controller and is removed
  *   when its body is done. The exchange of a POST points at the controller of the HTTP
- *   request reading its responses, so a cancellation can abort it. `close()` aborts everything, cancels every wait, sends `DELETE`
- *   with the session id (405 and failures ignored, bounded by `closeTimeoutMs`) and then
- *   calls `receiver.closed()`.
+ *   request reading its responses, so a cancellation (or the drain deadline) can abort it.
+ *   `close()` aborts everything, cancels every wait, sends `DELETE` with the session id
+ *   (405 and failures ignored, bounded by `closeTimeoutMs`) and then calls
+ *   `receiver.closed()`.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
 import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
@@ -131,6 +132,8 @@ class Exchange implements StreamCursor {
   retryMs: number | undefined = undefined;
   /** The HTTP request reading this exchange's responses right now (the POST, then each resuming GET). */
   controller: AbortController | undefined = undefined;
+  /** Once every request is answered: how long the stream still has to end before it is dropped. */
+  drain: AcceptDeadline | undefined = undefined;
   constructor(ids: RequestId[]) {
     this.ids = new Set(ids);
   }
@@ -363,6 +366,7 @@ export class StreamableHttpClientTransport implements Transport {
   #release(exchange: Exchange): void {
     for (const id of exchange.ids) if (this.#outstanding.get(id) === exchange) this.#outstanding.delete(id);
     exchange.ids.clear();
+    exchange.drain?.stop();
   }
 
   /** A request was answered (or cancelled): its exchange stops waiting for it. */
@@ -371,6 +375,19 @@ export class StreamableHttpClientTransport implements Transport {
     if (exchange === undefined) return;
     this.#outstanding.delete(id);
     exchange.ids.delete(id);
+  }
+
+  /**
+   * A response arrived. When it was the last one its exchange awaited, the stream carrying
+   * the exchange has `acceptTimeoutMs` to end (as the server should end it) before the
+   * client stops reading it.
+   */
+  #responded(id: RequestId): void {
+    const exchange = this.#outstanding.get(id);
+    this.#answered(id);
+    if (exchange !== undefined && exchange.ids.size === 0 && exchange.controller !== undefined) {
+      exchange.drain = new AcceptDeadline(exchange.controller, this.#acceptTimeoutMs, 'The end of an answered response stream');
+    }
   }
 
   /**
@@ -518,6 +535,7 @@ export class StreamableHttpClientTransport implements Transport {
     } finally {
       this.#controllers.delete(controller);
       if (exchange.controller === controller) exchange.controller = undefined;
+      exchange.drain?.stop();
     }
   }
 
@@ -534,8 +552,6 @@ export class StreamableHttpClientTransport implements Transport {
   /**
    * Reads one SSE body, delivering `message` events and tracking the event id and `retry`
    * in `cursor`. True when the stream brought something new (a message or a new event id).
-   * The stream of an exchange is read only while one of its requests awaits a response: the
-   * reading stops after the chunk that settled the last one.
    */
   async #readSse(body: ReadableStream<Uint8Array> | null, signal: AbortSignal, cursor: StreamCursor): Promise<boolean> {
     if (!body) return false;
@@ -562,10 +578,9 @@ export class StreamableHttpClientTransport implements Transport {
       },
       { maxEventChars: this.#maxChars },
     );
-    const exchange = cursor instanceof Exchange ? cursor : undefined;
     const end = await pump(body, signal, (chunk) => {
       parser.push(chunk);
-      return !this.#closed && (exchange === undefined || exchange.ids.size > 0);
+      return !this.#closed;
     });
     if (end !== 'aborted') parser.end();
     const id = parser.lastEventId;
@@ -601,7 +616,7 @@ export class StreamableHttpClientTransport implements Transport {
   #noteAnswer(item: unknown): void {
     if (typeof item !== 'object' || item === null) return;
     const m = item as { id?: unknown; method?: unknown };
-    if (m.method === undefined && isRequestId(m.id)) this.#answered(m.id);
+    if (m.method === undefined && isRequestId(m.id)) this.#responded(m.id);
   }
 
   #openGetStream(): void {

@@ -28,12 +28,15 @@ export const PEER_SESSION_ID = 'abuse-peer-session-0001';
 /** A recording HTTP server on 127.0.0.1. */
 export class HttpPeer {
   readonly requests: PeerRequest[] = [];
+  /** TCP connections accepted so far. */
+  connections = 0;
   readonly #server: Server;
   #handler: PeerHandler;
 
   private constructor(handler: PeerHandler) {
     this.#handler = handler;
     this.#server = createServer((req, res) => this.#receive(req, res));
+    this.#server.on('connection', () => this.connections++);
   }
 
   /** Starts a peer listening on an ephemeral port of 127.0.0.1. */

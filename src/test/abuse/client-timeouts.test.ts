@@ -11,7 +11,7 @@
  * one is answered (2025-11-25 › Transports › Streamable HTTP › Sending Messages: the stream
  * carries the responses to every request of the POST), and once every request of the POST
  * has its response the stream has nothing more to give (the server SHOULD close it then), so
- * the client stops reading it even when the server does not close it.
+ * after `acceptTimeoutMs` the client stops reading it even when the server does not close it.
  * Everything is asserted by states and counts, polled with generous bounds.
  */
 import { after, before, test } from 'node:test';
@@ -91,7 +91,8 @@ test('a stream that still carries a pending request is kept until that one is an
     openSse(res);
     stream = res;
   });
-  const transport = new StreamableHttpClientTransport({ url: peer.url('/mcp'), openGetStream: false });
+  // acceptTimeoutMs: how long an answered stream may stay open before the client drops it
+  const transport = new StreamableHttpClientTransport({ url: peer.url('/mcp'), openGetStream: false, acceptTimeoutMs: 1000 });
   const receiver = new Collector();
   try {
     transport.start(receiver);
@@ -120,6 +121,28 @@ test('a stream that still carries a pending request is kept until that one is an
     await waitFor(() => batch.closed, 'the server sees the finished stream closed', 10_000);
     assert.equal(await settled, 'resolved', 'the send settles once its requests are answered');
     assert.equal(receiver.closedCount, 0, 'the transport itself stays open');
+  } finally {
+    await transport.close();
+    await peer.close();
+  }
+});
+
+test('an answered stream the server ends is read to its end, so its connection is reused', { timeout: 60_000 }, async () => {
+  const peer = await HttpPeer.listen((r, res) => {
+    // the answer, then the end of the stream in a later write (as a server's event loop may well do)
+    openSse(res);
+    writeSse(res, { jsonrpc: '2.0', id: r.message?.id, result: {} });
+    setTimeout(() => res.end(), 20);
+  });
+  const transport = new StreamableHttpClientTransport({ url: peer.url('/mcp'), openGetStream: false });
+  const receiver = new Collector();
+  try {
+    transport.start(receiver);
+    // each send settles once its exchange is over, so the next one finds the connection idle
+    for (let id = 1; id <= 20; id++) await transport.send({ jsonrpc: '2.0', id, method: 'ping' });
+    assert.equal(receiver.messages.length, 20);
+    // a stream dropped at its last answer would cost a connection per request
+    assert.ok(peer.connections <= 5, `20 sequential requests used ${peer.connections} connections`);
   } finally {
     await transport.close();
     await peer.close();
