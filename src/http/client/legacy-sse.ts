@@ -40,7 +40,7 @@ import {
   type HttpClientCommonOptions,
 } from './common.js';
 import { transportFetch, type TransportFetch } from './redirects.js';
-import { HttpStatusError } from './errors.js';
+import { HttpStatusError, type RedirectRefusedError } from './errors.js';
 
 /** Options of {@link SseClientTransport}. */
 export interface SseClientTransportOptions extends HttpClientCommonOptions {
@@ -273,9 +273,12 @@ export class SseClientTransport implements Transport {
   }
 
   /**
-   * POSTs one message to the endpoint; resolves on a success status. Rejects with
-   * LocalError `not_connected` before the endpoint is known, `connection_closed` once
-   * closed or when the server is unreachable, {@link HttpStatusError} for an error status.
+   * POSTs one message to the endpoint; resolves on a success status, or once every request
+   * in it was answered or cancelled (see the design note). Rejects with LocalError
+   * `not_connected` before the endpoint is known, `connection_closed` once closed or when
+   * the server is unreachable, `timeout` when a POST without requests is not answered
+   * within `acceptTimeoutMs`, {@link HttpStatusError} for an error status,
+   * {@link RedirectRefusedError} for a redirect the transport does not follow.
    */
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());

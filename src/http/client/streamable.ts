@@ -223,8 +223,11 @@ export class StreamableHttpClientTransport implements Transport {
   /**
    * POSTs one message (or batch, or JSON text). Settles when the exchange is over (see the
    * design note); rejects with LocalError `connection_closed` once closed, `not_connected`
-   * before `start()`, `invalid_message` for text that is not JSON, {@link HttpStatusError}
-   * for an HTTP failure, {@link SessionExpiredError} for a 404 on the session.
+   * before `start()`, `invalid_message` for text that is not JSON, `timeout` when a POST
+   * without requests is not answered within `acceptTimeoutMs`, {@link HttpStatusError} for
+   * an HTTP failure, {@link RedirectRefusedError} for a redirect the transport does not
+   * follow, {@link SessionExpiredError} for a 404 on the session. Resolves without error
+   * when every request it carried was cancelled.
    */
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
