@@ -18,7 +18,7 @@ export type { BodyReader, HttpRequest, HttpRequestInfo, HttpHeaders, HttpReply, 
 export { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './client/streamable.js';
 export { SseClientTransport, type SseClientTransportOptions } from './client/legacy-sse.js';
 export { FallbackTransport, createClientTransport, connectClient, shouldFallBack, type FallbackTransportOptions, type ConnectClientOptions, type HttpTransportKind } from './client/fallback.js';
-export { HttpStatusError, SessionExpiredError } from './client/errors.js';
+export { HttpStatusError, RedirectRefusedError, SessionExpiredError, type RedirectRefusal } from './client/errors.js';
 export type { HeadersInput, HttpAuthorization, HttpClientCommonOptions, ReconnectOptions } from './client/common.js';
 export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless-post.js';
 export { StatelessHttpTransport, StatelessMessageInfo } from './server/stateless-transport.js';

@@ -44,21 +44,95 @@ export interface HttpClientCommonOptions {
   headers?: HeadersInput;
   /**
    * Base `RequestInit` for every request (credentials, mode, a custom dispatcher, ...).
-   * `method`, `body` and `signal` are always set by the transport.
+   * `method`, `body`, `signal` and `redirect` (always `'manual'`: the transport follows
+   * redirects itself, see `maxRedirects`) are set by the transport.
    */
   requestInit?: RequestInit;
+  /**
+   * Same-origin redirects followed per request (307 and 308 for any method, 301 and 302 for
+   * methods other than POST, 303 for GET). One more fails the request with a
+   * `RedirectRefusedError` (`too_many_redirects`) and sends nothing to the target; 0 refuses
+   * every redirect. Whatever this says, a redirect to another origin, or one that would turn
+   * a POST into a GET, is never followed (also a `RedirectRefusedError`). Default 5.
+   */
+  maxRedirects?: number;
   /**
    * Largest accepted message, in characters: one SSE event's data, or one JSON response
    * body. Larger ones are dropped and reported. Default 4 Mi.
    */
   maxEventChars?: number;
+  /**
+   * Largest body of an HTTP error answer (a non-success status) that is read, in characters:
+   * the transport reads that much for a JSON-RPC error or an explanation to quote, then stops
+   * reading and fails the request with `HttpStatusError`; a longer body is not parsed.
+   * Default 64 Ki.
+   */
+  maxErrorBodyChars?: number;
+  /**
+   * How long the server may take to finish an HTTP answer that carries nothing the client
+   * still waits for. Requests are bounded by their own timeout (the session's); this bounds
+   * the rest:
+   * - a POST that carries no request (only notifications or responses), from handing it to
+   *   `fetch` (the time `auth` takes to authorize it counts too) to the end of the server's
+   *   answer (202 Accepted): past it the POST is aborted and its send rejects with
+   *   LocalError `timeout`;
+   * - a response stream whose requests are all answered, which the server should end: past
+   *   it the client stops reading it (quietly: every answer has arrived);
+   * - in the legacy transport, whose request POSTs are only acknowledgements, a request's
+   *   POST once the request's answer arrived on the SSE stream (quietly too).
+   * 0 or `Infinity` turns the bound off. Default 30000 ms.
+   */
+  acceptTimeoutMs?: number;
+}
+
+/** The longest delay a timer holds (2^31 - 1 ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 0x7fffffff;
+
+/** Default of {@link HttpClientCommonOptions.acceptTimeoutMs}. */
+export const DEFAULT_ACCEPT_TIMEOUT_MS = 30_000;
+
+/** The `acceptTimeoutMs` in force; throws RangeError for a negative value or NaN. */
+export function acceptTimeout(options: HttpClientCommonOptions): number {
+  const ms = options.acceptTimeoutMs ?? DEFAULT_ACCEPT_TIMEOUT_MS;
+  if (!(ms >= 0)) throw new RangeError('acceptTimeoutMs must be a non-negative number');
+  return ms;
+}
+
+/**
+ * The deadline of one POST's acceptance (see {@link HttpClientCommonOptions.acceptTimeoutMs}):
+ * when `ms` passes before {@link AcceptDeadline.stop}, `error` is set and `controller` is
+ * aborted with it. `ms` of 0 or `Infinity`: never. Holds one timer until stopped or expired.
+ */
+export class AcceptDeadline {
+  /** Set when the deadline passed (the abort reason). */
+  error: LocalError | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(controller: AbortController, ms: number, what: string) {
+    if (ms > 0 && Number.isFinite(ms)) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.error = new LocalError('timeout', `${what} was not answered within ${ms} ms (acceptTimeoutMs)`);
+        controller.abort(this.error);
+      }, Math.min(ms, MAX_TIMER_MS));
+    }
+  }
+
+  /** Cancels the deadline (idempotent). */
+  stop(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
 }
 
 /** Reconnection policy of a dropped SSE stream. */
 export interface ReconnectOptions {
   /** Wait before the first reconnection, when the server sent no `retry`. Default 1000 ms. */
   initialDelayMs?: number;
-  /** Largest wait between attempts. Default 30000 ms. */
+  /**
+   * Largest wait between attempts, also the cap on a server's SSE `retry` (a larger `retry`
+   * waits this long instead). Default 30000 ms.
+   */
   maxDelayMs?: number;
   /** Factor the wait grows by after each failed attempt. Default 1.5. */
   growFactor?: number;
@@ -87,6 +161,9 @@ export function reconnectPolicy(options: ReconnectOptions | undefined): Reconnec
 export function backoffDelay(policy: ReconnectPolicy, failures: number): number {
   return Math.min(policy.initialDelayMs * Math.pow(policy.growFactor, failures), policy.maxDelayMs);
 }
+
+/** Default of {@link HttpClientCommonOptions.maxErrorBodyChars}. */
+export const DEFAULT_MAX_ERROR_BODY_CHARS = 64 * 1024;
 
 /** Default of {@link HttpClientCommonOptions.maxEventChars}. */
 export const DEFAULT_MAX_MESSAGE_CHARS = 4 * 1024 * 1024;
@@ -202,8 +279,9 @@ export async function readText(body: ReadableStream<Uint8Array> | null, maxChars
 const STREAM: TextDecodeOptions = { stream: true };
 
 /**
- * Cancellable waits. `sleep` resolves true after the delay, or false at once when
- * `cancelAll` runs (on close). Holds nothing once a wait is over.
+ * Cancellable waits. `sleep` resolves true after the delay (at most about 24.8 days, the
+ * longest a timer holds), or false at once when `cancelAll` runs (on close). Holds nothing
+ * once a wait is over.
  */
 export class Waits {
   readonly #pending = new Set<{ timer: ReturnType<typeof setTimeout> | undefined; resolve: (elapsed: boolean) => void }>();
@@ -217,7 +295,7 @@ export class Waits {
       entry.timer = setTimeout(() => {
         this.#pending.delete(entry);
         resolve(true);
-      }, ms);
+      }, Math.min(ms, MAX_TIMER_MS));
       this.#pending.add(entry);
     });
   }

@@ -43,3 +43,43 @@ export class SessionExpiredError extends LocalError {
     this.sessionId = sessionId;
   }
 }
+
+/**
+ * Why a transport refused a redirect (see {@link RedirectRefusedError}):
+ * - `cross_origin`: the target has another origin (scheme, host or port);
+ * - `method_change`: a 301/302 to a POST, or a 303 to anything but GET, would change the
+ *   method (and drop the message);
+ * - `too_many_redirects`: more same-origin hops than `maxRedirects`;
+ * - `invalid_location`: a redirect without a usable `Location`;
+ * - `unreadable`: the `fetch` in use hides redirects (an `opaqueredirect` response, as
+ *   browsers give for `redirect: 'manual'`), so the target cannot be checked;
+ * - `followed_by_fetch`: the `fetch` in use followed a redirect itself although the
+ *   transport asked for `redirect: 'manual'`; its answer is not used.
+ */
+export type RedirectRefusal = 'cross_origin' | 'method_change' | 'too_many_redirects' | 'invalid_location' | 'unreadable' | 'followed_by_fetch';
+
+/**
+ * The server answered an HTTP request of the transport with a redirect the transport does
+ * not follow (RFC 9110 § 15.4). Nothing was sent to the target: never to another origin (the
+ * JSON-RPC body, custom headers, `Authorization` and `Mcp-Session-Id` would go with it), and
+ * never with a changed method. The fix is on the caller's side: point the client at the
+ * final URL. Code `connection_closed`; compare `refusal` for the reason.
+ */
+export class RedirectRefusedError extends LocalError {
+  /** The redirect's HTTP status (the final status for `followed_by_fetch`; 0 for `unreadable`). */
+  readonly status: number;
+  /** The HTTP method of the redirected request. */
+  readonly method: string;
+  /** Why the redirect was refused. */
+  readonly refusal: RedirectRefusal;
+  /** The origin the redirect pointed to, when known (never the full target URL). */
+  readonly targetOrigin: string | undefined;
+  constructor(refusal: RedirectRefusal, status: number, method: string, targetOrigin: string | undefined, message: string) {
+    super('connection_closed', message);
+    this.name = 'RedirectRefusedError';
+    this.refusal = refusal;
+    this.status = status;
+    this.method = method;
+    this.targetOrigin = targetOrigin;
+  }
+}

@@ -75,7 +75,7 @@ export class FallbackTransport implements Transport {
   #closedNotified = false;
   #protocolVersion: string | undefined;
 
-  /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values. */
+  /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values or `maxRedirects`. */
   constructor(url: string | URL, options: FallbackTransportOptions = {}) {
     this.#url = new URL(url);
     this.#options = options;
@@ -155,6 +155,9 @@ export class FallbackTransport implements Transport {
       headers: o.headers,
       requestInit: o.requestInit,
       maxEventChars: o.maxEventChars,
+      maxRedirects: o.maxRedirects,
+      maxErrorBodyChars: o.maxErrorBodyChars,
+      acceptTimeoutMs: o.acceptTimeoutMs,
       endpointTimeoutMs: o.endpointTimeoutMs,
       auth: o.auth,
     });

@@ -6,19 +6,30 @@
  * - `start()` GETs the SSE URL and resolves when the server's first `endpoint` event names
  *   the URL to POST messages to (bounded by `endpointTimeoutMs`). The endpoint is resolved
  *   against the SSE URL and must have the same origin: messages and custom headers (which
- *   may hold credentials) are never sent to another origin.
+ *   may hold credentials) are never sent to another origin; the same holds for redirects of
+ *   the GET and of every POST (see redirects.ts).
  * - Server messages arrive as `message` events on that one stream; each `send()` is a POST
  *   to the endpoint whose answer (202 or 200) carries no message. Sends are dispatched in
  *   call order and settle with the POST's status.
+ * - A POST's answer is only an acknowledgement. A POST carrying notifications or responses
+ *   is bounded by `acceptTimeoutMs`. A POST carrying requests is awaited while one of them
+ *   is pending; once each is answered (on the stream) or cancelled (the session POSTs
+ *   `notifications/cancelled` when a request times out or its signal aborts), the POST is
+ *   no longer needed: when they were all cancelled it is aborted at once, otherwise it gets
+ *   `acceptTimeoutMs` more, so a server that never acknowledges holds no connection for long.
  * - The stream cannot be resumed (a new GET would be a new session), so when it ends the
  *   transport closes: `receiver.closed` gets a LocalError `connection_closed`.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
-import type { JSONRPCMessage } from '../../jsonrpc/types.js';
+import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
 import { SseParser } from '../../framing/sse.js';
+import { Notification } from '../../protocol/methods.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import {
+  AcceptDeadline,
+  DEFAULT_MAX_ERROR_BODY_CHARS,
   DEFAULT_MAX_MESSAGE_CHARS,
+  acceptTimeout,
   baseHeaders,
   closedError,
   discardBody,
@@ -26,10 +37,10 @@ import {
   mediaType,
   pump,
   readText,
-  resolveFetch,
   type HttpClientCommonOptions,
 } from './common.js';
-import { HttpStatusError } from './errors.js';
+import { transportFetch, type TransportFetch } from './redirects.js';
+import { HttpStatusError, type RedirectRefusedError } from './errors.js';
 
 /** Options of {@link SseClientTransport}. */
 export interface SseClientTransportOptions extends HttpClientCommonOptions {
@@ -39,14 +50,27 @@ export interface SseClientTransportOptions extends HttpClientCommonOptions {
   endpointTimeoutMs?: number;
 }
 
-const ERROR_BODY_CHARS = 16 * 1024;
+
+/** A POST carrying requests, while some of them await their answers. */
+interface RequestPost {
+  readonly controller: AbortController;
+  /** Requests of the POST still pending (neither answered nor cancelled). */
+  readonly ids: Set<RequestId>;
+  /** Whether one of them was answered (then the POST gets `acceptTimeoutMs` more once all are settled). */
+  answered: boolean;
+  deadline: AcceptDeadline | undefined;
+}
 
 /** A client transport for 2024-11-05 HTTP+SSE servers. One instance serves one connection. */
 export class SseClientTransport implements Transport {
   readonly #url: URL;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: TransportFetch;
   readonly #options: SseClientTransportOptions;
   readonly #maxChars: number;
+  readonly #acceptTimeoutMs: number;
+  readonly #maxErrorChars: number;
+  /** The POST of each pending request, by request id. */
+  readonly #requestPosts = new Map<RequestId, RequestPost>();
   #receiver: TransportReceiver | undefined;
   #endpoint: URL | undefined;
   #protocolVersion: string | undefined;
@@ -57,12 +81,14 @@ export class SseClientTransport implements Transport {
   /** Settles the wait of `start()` for the endpoint event. */
   #endpointWaiter: { resolve: (url: URL) => void; reject: (err: Error) => void } | undefined;
 
-  /** Throws TypeError for an unparsable URL. */
+  /** Throws TypeError for an unparsable URL, RangeError for a bad `maxRedirects` or `acceptTimeoutMs`. */
   constructor(options: SseClientTransportOptions) {
     this.#url = new URL(options.url);
-    this.#fetch = resolveFetch(options.fetch, options.auth);
+    this.#fetch = transportFetch(options);
     this.#options = options;
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
+    this.#acceptTimeoutMs = acceptTimeout(options);
+    this.#maxErrorChars = options.maxErrorBodyChars ?? DEFAULT_MAX_ERROR_BODY_CHARS;
   }
 
   /** The URL messages are POSTed to, once the server named it. */
@@ -107,7 +133,7 @@ export class SseClientTransport implements Transport {
         throw new LocalError('connection_closed', `GET ${this.#url.href} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
       if (!response.ok) {
-        const { text } = await readText(response.body, ERROR_BODY_CHARS, controller.signal);
+        const { text } = await readText(response.body, this.#maxErrorChars, controller.signal);
         throw new HttpStatusError(response.status, 'GET', `GET ${this.#url.href} failed with HTTP ${response.status}${text ? `: ${excerpt(text)}` : ''}`);
       }
       if (mediaType(response) !== 'text/event-stream' || !response.body) {
@@ -199,28 +225,82 @@ export class SseClientTransport implements Transport {
       this.#receiver?.error(new LocalError('invalid_message', 'The server sent a message that is not valid JSON; it was skipped', { cause: err }));
       return;
     }
+    if (this.#requestPosts.size > 0) for (const item of Array.isArray(value) ? value : [value]) this.#noteAnswer(item);
     this.#receiver!.message(value);
   }
 
+  #noteAnswer(item: unknown): void {
+    if (typeof item !== 'object' || item === null) return;
+    const m = item as { id?: unknown; method?: unknown };
+    if (m.method === undefined && isRequestId(m.id)) this.#settled(m.id, true);
+  }
+
   /**
-   * POSTs one message to the endpoint; resolves on a success status. Rejects with
-   * LocalError `not_connected` before the endpoint is known, `connection_closed` once
-   * closed or when the server is unreachable, {@link HttpStatusError} for an error status.
+   * A request was answered, or cancelled: its POST no longer waits for it. Once none of the
+   * POST's requests is pending, the POST is aborted (all cancelled) or bounded by
+   * `acceptTimeoutMs` (some answered).
+   */
+  #settled(id: RequestId, answered: boolean): void {
+    const post = this.#requestPosts.get(id);
+    if (post === undefined) return;
+    this.#requestPosts.delete(id);
+    post.ids.delete(id);
+    if (answered) post.answered = true;
+    if (post.ids.size > 0) return;
+    if (post.answered) post.deadline = new AcceptDeadline(post.controller, this.#acceptTimeoutMs, 'The acknowledgement of an answered request');
+    else post.controller.abort(new LocalError('cancelled', 'Every request of this POST was cancelled; its answer is no longer awaited'));
+  }
+
+  /** The ids of the requests in an outgoing message; notes the cancellations it carries. */
+  #inspect(message: JSONRPCMessage | JSONRPCMessage[] | string): RequestId[] {
+    let value: unknown = message;
+    if (typeof message === 'string') {
+      try {
+        value = JSON.parse(message);
+      } catch {
+        return [];
+      }
+    }
+    const ids: RequestId[] = [];
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item !== 'object' || item === null) continue;
+      const m = item as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+      if (typeof m.method !== 'string') continue;
+      if (isRequestId(m.id)) ids.push(m.id);
+      else if (m.method === Notification.Cancelled && isRequestId(m.params?.requestId)) this.#settled(m.params.requestId, false);
+    }
+    return ids;
+  }
+
+  /**
+   * POSTs one message to the endpoint; resolves on a success status, or once every request
+   * in it was answered or cancelled (see the design note). Rejects with LocalError
+   * `not_connected` before the endpoint is known, `connection_closed` once closed or when
+   * the server is unreachable, `timeout` when a POST without requests is not answered
+   * within `acceptTimeoutMs`, {@link HttpStatusError} for an error status,
+   * {@link RedirectRefusedError} for a redirect the transport does not follow.
    */
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
     const endpoint = this.#endpoint;
     if (endpoint === undefined) return Promise.reject(new LocalError('not_connected', 'The transport has no endpoint yet; await start() first'));
     const body = typeof message === 'string' ? message : JSON.stringify(message);
+    const controller = new AbortController();
+    const ids = this.#inspect(message);
+    let post: RequestPost | undefined;
+    if (ids.length > 0) {
+      post = { controller, ids: new Set(ids), answered: false, deadline: undefined };
+      for (const id of ids) this.#requestPosts.set(id, post);
+    }
     const previous = this.#tail;
     let dispatched!: () => void;
     this.#tail = new Promise<void>((resolve) => (dispatched = resolve));
-    return this.#post(previous, dispatched, endpoint, body);
+    return this.#post(previous, dispatched, endpoint, body, controller, post);
   }
 
-  async #post(previous: Promise<void>, dispatched: () => void, endpoint: URL, body: string): Promise<void> {
-    const controller = new AbortController();
+  async #post(previous: Promise<void>, dispatched: () => void, endpoint: URL, body: string, controller: AbortController, post: RequestPost | undefined): Promise<void> {
     this.#controllers.add(controller);
+    let deadline: AcceptDeadline | undefined;
     try {
       let response: Response;
       try {
@@ -230,6 +310,7 @@ export class SseClientTransport implements Transport {
         if (this.#closed) throw closedError();
         headers.set('content-type', 'application/json');
         if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
+        if (post === undefined) deadline = new AcceptDeadline(controller, this.#acceptTimeoutMs, `POST ${endpoint.href}`);
         const pending = this.#fetch(endpoint, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller.signal });
         dispatched();
         response = await pending;
@@ -241,11 +322,18 @@ export class SseClientTransport implements Transport {
         dispatched();
       }
       if (!response.ok) {
-        const { text } = await readText(response.body, ERROR_BODY_CHARS, controller.signal);
+        const { text } = await readText(response.body, this.#maxErrorChars, controller.signal);
         throw new HttpStatusError(response.status, 'POST', `POST ${endpoint.href} failed with HTTP ${response.status}${text ? `: ${excerpt(text)}` : ''}`);
       }
       discardBody(response);
+    } catch (err) {
+      // a POST whose requests are all settled is not awaited any more: its failure is moot
+      if (post !== undefined && post.ids.size === 0 && !this.#closed) return;
+      throw deadline?.error ?? err;
     } finally {
+      deadline?.stop();
+      post?.deadline?.stop();
+      if (post !== undefined) for (const id of post.ids) if (this.#requestPosts.get(id) === post) this.#requestPosts.delete(id);
       this.#controllers.delete(controller);
     }
   }
@@ -255,6 +343,7 @@ export class SseClientTransport implements Transport {
     const reason = closedError();
     for (const controller of this.#controllers) controller.abort(reason);
     this.#controllers.clear();
+    this.#requestPosts.clear();
   }
 
   #notifyClosed(reason: Error | undefined): void {

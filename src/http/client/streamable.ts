@@ -40,15 +40,28 @@
  *   (learned from `tools/list` results, which lose their tools with invalid annotations;
  *   see stateless-headers.ts). Cancelling such a request aborts its POST instead of
  *   POSTing `notifications/cancelled`.
+ * - A response is read only while someone waits for it. When a request times out or its
+ *   signal aborts, the session POSTs `notifications/cancelled`; the transport then stops
+ *   reading the response (JSON body or SSE stream, the POST or a resuming GET) that would
+ *   carry it, by aborting that HTTP request — unless another request of the same POST is
+ *   still pending, in which case the stream is kept until that one is answered. A stream
+ *   whose requests have all been answered should end; it gets `acceptTimeoutMs` to do so
+ *   (so a connection the server ends properly goes back to the pool), then it is no longer
+ *   read either. A request cancelled before its POST went out is not sent at all. A POST
+ *   without requests is bounded by `acceptTimeoutMs` (nothing else would bound it).
+ * - Redirects: see redirects.ts (never across origins, never turning a POST into a GET,
+ *   at most `maxRedirects` hops). A refused redirect of the GET stream is final.
  * - HTTP 404 to a request that carried `Mcp-Session-Id` means the session is gone: the
  *   transport forgets the id, calls `onSessionExpired`, reports a {@link SessionExpiredError}
  *   through `receiver.error` and closes (`receiver.closed` with that error). The owner then
  *   connects a new client with a new transport, which sends a fresh `initialize`.
  * - Resources: one AbortController per HTTP request in progress, dropped when it ends; the
  *   only listener ever added to a signal is on that request's own controller and is removed
- *   when its body is done. `close()` aborts everything, cancels every wait, sends `DELETE`
- *   with the session id (405 and failures ignored, bounded by `closeTimeoutMs`) and then
- *   calls `receiver.closed()`.
+ *   when its body is done. The exchange of a POST points at the controller of the HTTP
+ *   request reading its responses, so a cancellation (or the drain deadline) can abort it.
+ *   `close()` aborts everything, cancels every wait, sends `DELETE` with the session id
+ *   (405 and failures ignored, bounded by `closeTimeoutMs`) and then calls
+ *   `receiver.closed()`.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
 import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
@@ -56,7 +69,10 @@ import { SseParser } from '../../framing/sse.js';
 import { Method, Notification } from '../../protocol/methods.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import {
+  AcceptDeadline,
+  DEFAULT_MAX_ERROR_BODY_CHARS,
   DEFAULT_MAX_MESSAGE_CHARS,
+  acceptTimeout,
   Waits,
   backoffDelay,
   baseHeaders,
@@ -68,12 +84,12 @@ import {
   pump,
   readText,
   reconnectPolicy,
-  resolveFetch,
   type HttpClientCommonOptions,
   type ReconnectOptions,
   type ReconnectPolicy,
 } from './common.js';
-import { HttpStatusError, SessionExpiredError } from './errors.js';
+import { transportFetch, type TransportFetch } from './redirects.js';
+import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
 import { StatelessRequestHeaders } from './stateless-headers.js';
 
 /** Options of {@link StreamableHttpClientTransport}. */
@@ -102,7 +118,6 @@ export interface StreamableHttpClientTransportOptions extends HttpClientCommonOp
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 const ACCEPT_SSE = 'text/event-stream';
-const ERROR_BODY_CHARS = 64 * 1024;
 
 /** Where a stream (or a chain of resumed streams) stands. */
 interface StreamCursor {
@@ -115,6 +130,10 @@ class Exchange implements StreamCursor {
   readonly ids: Set<RequestId>;
   lastEventId = '';
   retryMs: number | undefined = undefined;
+  /** The HTTP request reading this exchange's responses right now (the POST, then each resuming GET). */
+  controller: AbortController | undefined = undefined;
+  /** Once every request is answered: how long the stream still has to end before it is dropped. */
+  drain: AcceptDeadline | undefined = undefined;
   constructor(ids: RequestId[]) {
     this.ids = new Set(ids);
   }
@@ -135,10 +154,12 @@ interface Outgoing {
  */
 export class StreamableHttpClientTransport implements Transport {
   readonly #url: URL;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: TransportFetch;
   readonly #options: StreamableHttpClientTransportOptions;
   readonly #policy: ReconnectPolicy;
   readonly #maxChars: number;
+  readonly #acceptTimeoutMs: number;
+  readonly #maxErrorChars: number;
   #receiver: TransportReceiver | undefined;
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
@@ -156,13 +177,15 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #statelessPosts = new Map<RequestId, AbortController>();
   #getStream: 'idle' | 'open' | 'unsupported' | 'failed' = 'idle';
 
-  /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values. */
+  /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values, `maxRedirects` or `acceptTimeoutMs`. */
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#url = new URL(options.url);
-    this.#fetch = resolveFetch(options.fetch, options.auth);
+    this.#fetch = transportFetch(options);
     this.#options = options;
     this.#policy = reconnectPolicy(options.reconnect);
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
+    this.#acceptTimeoutMs = acceptTimeout(options);
+    this.#maxErrorChars = options.maxErrorBodyChars ?? DEFAULT_MAX_ERROR_BODY_CHARS;
     if (options.sessionId !== undefined) {
       if (!isValidSessionId(options.sessionId)) throw new TypeError('sessionId must be visible ASCII characters only');
       this.#sessionId = options.sessionId;
@@ -200,8 +223,11 @@ export class StreamableHttpClientTransport implements Transport {
   /**
    * POSTs one message (or batch, or JSON text). Settles when the exchange is over (see the
    * design note); rejects with LocalError `connection_closed` once closed, `not_connected`
-   * before `start()`, `invalid_message` for text that is not JSON, {@link HttpStatusError}
-   * for an HTTP failure, {@link SessionExpiredError} for a 404 on the session.
+   * before `start()`, `invalid_message` for text that is not JSON, `timeout` when a POST
+   * without requests is not answered within `acceptTimeoutMs`, {@link HttpStatusError} for
+   * an HTTP failure, {@link RedirectRefusedError} for a redirect the transport does not
+   * follow, {@link SessionExpiredError} for a 404 on the session. Resolves without error
+   * when every request it carried was cancelled.
    */
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
@@ -255,12 +281,14 @@ export class StreamableHttpClientTransport implements Transport {
       out.initialized = true;
     } else if (m.method === Notification.Cancelled) {
       const id = m.params?.requestId;
-      if (isRequestId(id)) this.#answered(id);
+      if (isRequestId(id)) this.#cancelled(id);
     }
   }
 
   async #post(previous: Promise<void>, dispatched: () => void, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
     let controller: AbortController | undefined;
+    /** Bounds a POST without requests (nothing else would). */
+    let deadline: AcceptDeadline | undefined;
     try {
       let response: Response;
       let sentSession: string | undefined;
@@ -280,13 +308,18 @@ export class StreamableHttpClientTransport implements Transport {
           if (sentSession !== undefined) headers.set('mcp-session-id', sentSession);
           if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
         }
+        // every request of this POST was cancelled before it went out: nothing to send or read
+        if (exchange !== undefined && exchange.ids.size === 0) return;
         controller = new AbortController();
         this.#controllers.add(controller);
+        if (exchange !== undefined) exchange.controller = controller;
+        else deadline = new AcceptDeadline(controller, this.#acceptTimeoutMs, `POST ${this.#url.href}`);
         if (out.stateless !== undefined && out.ids !== undefined) for (const id of out.ids) this.#statelessPosts.set(id, controller);
         const pending = this.#fetch(this.#url, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller.signal });
         dispatched();
         response = await pending;
       } catch (err) {
+        if (this.#settledByCancel(exchange)) return;
         throw this.#failure(err, 'POST');
       } finally {
         dispatched();
@@ -315,8 +348,12 @@ export class StreamableHttpClientTransport implements Transport {
           }
         }
       }
+      if (deadline?.error) throw deadline.error;
       if (out.initialized) this.#openGetStream();
+    } catch (err) {
+      throw deadline?.error ?? err;
     } finally {
+      deadline?.stop();
       if (controller !== undefined) this.#controllers.delete(controller);
       if (out.stateless !== undefined && out.ids !== undefined) {
         for (const id of out.ids) {
@@ -332,6 +369,7 @@ export class StreamableHttpClientTransport implements Transport {
   #release(exchange: Exchange): void {
     for (const id of exchange.ids) if (this.#outstanding.get(id) === exchange) this.#outstanding.delete(id);
     exchange.ids.clear();
+    exchange.drain?.stop();
   }
 
   /** A request was answered (or cancelled): its exchange stops waiting for it. */
@@ -340,6 +378,35 @@ export class StreamableHttpClientTransport implements Transport {
     if (exchange === undefined) return;
     this.#outstanding.delete(id);
     exchange.ids.delete(id);
+  }
+
+  /**
+   * A response arrived. When it was the last one its exchange awaited, the stream carrying
+   * the exchange has `acceptTimeoutMs` to end (as the server should end it) before the
+   * client stops reading it.
+   */
+  #responded(id: RequestId): void {
+    const exchange = this.#outstanding.get(id);
+    this.#answered(id);
+    if (exchange !== undefined && exchange.ids.size === 0 && exchange.controller !== undefined) {
+      exchange.drain = new AcceptDeadline(exchange.controller, this.#acceptTimeoutMs, 'The end of an answered response stream');
+    }
+  }
+
+  /**
+   * A request was cancelled (it timed out, or its signal aborted): no response will be read
+   * for it. When no other request of its POST is pending, the response carrying them is no
+   * longer read: its HTTP request (POST or resuming GET) is aborted.
+   */
+  #cancelled(id: RequestId): void {
+    const exchange = this.#outstanding.get(id);
+    this.#answered(id);
+    if (exchange !== undefined && exchange.ids.size === 0) exchange.controller?.abort(new LocalError('cancelled', 'Every request this response carries was cancelled; it is no longer read'));
+  }
+
+  /** True when `exchange` ended because every request in it was cancelled (not because of close). */
+  #settledByCancel(exchange: Exchange | undefined): boolean {
+    return exchange !== undefined && exchange.ids.size === 0 && !this.#closed;
   }
 
   /** Maps an exception of fetch (or of the header function) to what a send rejects with. */
@@ -366,7 +433,8 @@ export class StreamableHttpClientTransport implements Transport {
    * {@link HttpStatusError} naming the status and the server's explanation.
    */
   async #httpFailure(response: Response, method: string, signal: AbortSignal, exchange: Exchange | undefined): Promise<void> {
-    const { text } = await readText(response.body, ERROR_BODY_CHARS, signal);
+    const { text, end } = await readText(response.body, this.#maxErrorChars, signal);
+    if (end === 'aborted' && this.#settledByCancel(exchange)) return;
     if (this.#closed) throw closedError();
     let detail = '';
     let parsed: unknown;
@@ -392,6 +460,7 @@ export class StreamableHttpClientTransport implements Transport {
   /** Reads the JSON answer of a POST that carried requests; fails the ones it does not answer. */
   async #readJson(response: Response, signal: AbortSignal, exchange: Exchange): Promise<void> {
     const { text, truncated, end } = await readText(response.body, this.#maxChars, signal);
+    if (end === 'aborted' && this.#settledByCancel(exchange)) return;
     if (this.#closed || end === 'aborted') throw closedError();
     if (truncated) {
       const err = new LocalError('message_too_large', `A JSON response exceeded ${this.#maxChars} characters and was dropped`);
@@ -439,6 +508,7 @@ export class StreamableHttpClientTransport implements Transport {
   async #resumeOnce(exchange: Exchange): Promise<'progress' | 'none' | 'unsupported'> {
     const controller = new AbortController();
     this.#controllers.add(controller);
+    exchange.controller = controller;
     try {
       const sentSession = this.#sessionId;
       let response: Response;
@@ -448,6 +518,7 @@ export class StreamableHttpClientTransport implements Transport {
         response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'GET', headers, signal: controller.signal });
       } catch (err) {
         if (this.#closed) throw closedError();
+        if (this.#settledByCancel(exchange)) return 'none';
         if (err instanceof LocalError) throw err;
         return 'none';
       }
@@ -466,6 +537,8 @@ export class StreamableHttpClientTransport implements Transport {
       return (await this.#readSse(response.body, controller.signal, exchange)) ? 'progress' : 'none';
     } finally {
       this.#controllers.delete(controller);
+      if (exchange.controller === controller) exchange.controller = undefined;
+      exchange.drain?.stop();
     }
   }
 
@@ -499,7 +572,8 @@ export class StreamableHttpClientTransport implements Transport {
           this.#deliverText(event.data);
         },
         retry: (ms) => {
-          cursor.retryMs = ms;
+          // the server's choice, within the client's bound
+          cursor.retryMs = Math.min(ms, this.#policy.maxDelayMs);
         },
         oversized: (err) => {
           if (!this.#closed) this.#receiver?.error(err);
@@ -545,7 +619,7 @@ export class StreamableHttpClientTransport implements Transport {
   #noteAnswer(item: unknown): void {
     if (typeof item !== 'object' || item === null) return;
     const m = item as { id?: unknown; method?: unknown };
-    if (m.method === undefined && isRequestId(m.id)) this.#answered(m.id);
+    if (m.method === undefined && isRequestId(m.id)) this.#responded(m.id);
   }
 
   #openGetStream(): void {
@@ -589,6 +663,12 @@ export class StreamableHttpClientTransport implements Transport {
         }
       } catch (err) {
         if (this.#closed) return;
+        if (err instanceof RedirectRefusedError) {
+          // retrying cannot help: the server sends this stream elsewhere
+          this.#getStream = 'failed';
+          this.#receiver?.error(err);
+          return;
+        }
         problem = err instanceof Error ? err.message : String(err);
       } finally {
         this.#controllers.delete(controller);
