@@ -79,17 +79,19 @@ type ObjectOf<S, D extends number> = S extends { readonly properties: infer P }
 type IsAny<T> = 0 extends 1 & T ? true : false;
 
 /**
- * What a typed tool handler receives for the input schema `S`: the Standard Schema's output
- * type, the JSON Schema literal's type, `Record<string, unknown>` for a schema of unknown
- * shape, and `Record<string, never>` without a schema (the tool takes no arguments).
+ * The type a schema `S` describes: a Standard Schema's `side` type (`output`: what validation
+ * produces; `input`: what it accepts), a JSON Schema literal's type, `Record<string, unknown>`
+ * for a schema of unknown shape, `None` without a schema.
  */
-export type ToolArgs<S> =
+type Described<S, Side extends 'input' | 'output', None> =
   IsAny<S> extends true
     ? Record<string, unknown>
     : [S] extends [undefined]
-      ? Record<string, never>
+      ? None
       : S extends StandardSchemaV1
-        ? StandardSchemaV1.InferOutput<S>
+        ? Side extends 'output'
+          ? StandardSchemaV1.InferOutput<S>
+          : StandardSchemaV1.InferInput<S>
         : string extends keyof S
           ? Record<string, unknown>
           : FromJsonSchema<S> extends infer T
@@ -99,24 +101,18 @@ export type ToolArgs<S> =
             : never;
 
 /**
+ * What a typed tool handler receives for the input schema `S`: the Standard Schema's output
+ * type, the JSON Schema literal's type, `Record<string, unknown>` for a schema of unknown
+ * shape, and `Record<string, never>` without a schema (the tool takes no arguments).
+ */
+export type ToolArgs<S> = Described<S, 'output', Record<string, never>>;
+
+/**
  * The `structuredContent` a typed tool handler returns for the output schema `S`: the
  * Standard Schema's input type (the library checks and may transform it), the JSON Schema
  * literal's type, else any JSON object.
  */
-export type ToolStructured<S> =
-  IsAny<S> extends true
-    ? Record<string, unknown>
-    : [S] extends [undefined]
-      ? Record<string, unknown>
-      : S extends StandardSchemaV1
-        ? StandardSchemaV1.InferInput<S>
-        : string extends keyof S
-          ? Record<string, unknown>
-          : FromJsonSchema<S> extends infer T
-            ? unknown extends T
-              ? Record<string, unknown>
-              : T
-            : never;
+export type ToolStructured<S> = Described<S, 'input', Record<string, unknown>>;
 
 /** One declared prompt argument, as far as typing needs it. */
 export interface PromptArgumentShape {
