@@ -97,6 +97,48 @@ export interface ClientOptions extends EndpointOptions {
    * on multi round-trip rounds.
    */
   stateless?: StatelessClientOptions & { discoverTimeoutMs?: number };
+  /**
+   * When the server no longer knows the session (HTTP 404, LocalError `session_expired`) and
+   * the transport can open a fresh one (`Transport.fresh()`: the HTTP client transports), start
+   * a new session at once, as the spec requires (2025-11-25 › Transports › Session Management:
+   * the client MUST start a new session with a fresh initialize): `initialize` with the same
+   * parameters, then `resources/subscribe` again for every resource subscribed through
+   * {@link Client.subscribeResource}. Requests made meanwhile wait for it. A request the
+   * server refused with the 404 never ran and is sent again in the new session; a request that
+   * was running when the session ended is sent again only when it reads (lists, reads, gets,
+   * completions, ping, subscriptions, log level) and otherwise fails with LocalError
+   * `session_expired` saying it was not repeated. Default true; false leaves the client closed
+   * with the expiry as the reason.
+   */
+  reinitialize?: boolean;
+}
+
+/** Requests that only read state: safe to send again in a new session when the old one ended under them. */
+const REPEATABLE: ReadonlySet<string> = new Set([
+  Method.Ping,
+  Method.ToolsList,
+  Method.ResourcesList,
+  Method.ResourcesTemplatesList,
+  Method.ResourcesRead,
+  Method.ResourcesSubscribe,
+  Method.ResourcesUnsubscribe,
+  Method.PromptsList,
+  Method.PromptsGet,
+  Method.CompletionComplete,
+  Method.LoggingSetLevel,
+]);
+
+/**
+ * The error says the session expired (LocalError `session_expired`, or a close it caused);
+ * `refused` when the expiry names request `id` among those whose own POST the 404 answered
+ * (the transport's `refused` set): the server never ran it.
+ */
+function expiryOf(error: unknown, id?: RequestId): { refused: boolean } | undefined {
+  if (!(error instanceof LocalError)) return undefined;
+  const expiry = error.code === 'session_expired' ? error : (error as { cause?: unknown }).cause;
+  if (!(expiry instanceof LocalError) || expiry.code !== 'session_expired') return undefined;
+  const refused = (expiry as { refused?: unknown }).refused;
+  return { refused: id !== undefined && refused instanceof Set && refused.has(id) };
 }
 
 /**
@@ -132,6 +174,13 @@ export class Client {
   readonly #connectListeners: Array<(endpoint: Endpoint) => void> = [];
   /** Listeners added before connecting; `off` detaches one from the endpoint once connected. */
   readonly #listeners: Array<{ method: string; listener: (params: JSONObject | undefined) => void; off?: () => void }> = [];
+  /** The transport passed to {@link connect} (or its latest fresh copy after a new session). */
+  #transport: Transport | undefined;
+  /** Settles when the new session after an expiry is ready (rejects when it could not be made). */
+  #renewal: Promise<void> | undefined;
+  /** Resources subscribed through {@link subscribeResource}, subscribed again in a new session. */
+  readonly #subscribed = new Set<string>();
+  #closing = false;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = info;
@@ -185,7 +234,14 @@ export class Client {
    * this client does not accept, `already_connected` on a second call.
    */
   async connect(transport: Transport, options?: RequestOptions): Promise<InitializeResult> {
-    if (this.#endpoint) throw new LocalError('already_connected', 'This client is already connected; create another client for another connection');
+    if (this.#endpoint || this.#transport) throw new LocalError('already_connected', 'This client is already connected; create another client for another connection');
+    this.#transport = transport;
+    const result = await this.#open(transport, options);
+    return result;
+  }
+
+  /** Connects one endpoint over `transport` and performs the handshake (see {@link connect}). */
+  async #open(transport: Transport, options?: RequestOptions): Promise<InitializeResult> {
     const ep = new Endpoint('client', transport, this.#options);
     this.#endpoint = ep;
     ep.setOwnCapabilities(this.capabilities as JSONObject);
@@ -232,7 +288,40 @@ export class Client {
     this.#init = result;
     transport.setProtocolVersion?.(result.protocolVersion);
     await ep.notify(Notification.Initialized);
+    ep.onClose((reason) => {
+      if (reason !== undefined && this.#endpoint === ep) this.#expired(reason);
+    });
     return result;
+  }
+
+  /** The session ended under the client: start a new one when that is what ended it (see `reinitialize`). */
+  #expired(reason: Error): Promise<void> | undefined {
+    if (this.#renewal !== undefined) return this.#renewal;
+    const fresh = this.#transport?.fresh;
+    if (this.#closing || this.#options.reinitialize === false || fresh === undefined || expiryOf(reason) === undefined) return undefined;
+    const renewal = this.#renew(fresh.call(this.#transport));
+    this.#renewal = renewal;
+    renewal.then(
+      () => (this.#renewal = undefined),
+      (error: unknown) => this.#options.onError?.(error instanceof Error ? error : new Error(String(error))),
+    );
+    return renewal;
+  }
+
+  async #renew(transport: Transport): Promise<void> {
+    const old = this.#endpoint;
+    this.#endpoint = undefined;
+    this.#init = undefined;
+    this.#outputSchemas = undefined;
+    for (const entry of this.#listeners) entry.off?.();
+    await old?.session.close().catch(() => {});
+    this.#transport = transport;
+    try {
+      await this.#open(transport);
+    } catch (error) {
+      throw new LocalError('session_expired', `The server ended the session and a new one could not be started: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    for (const uri of this.#subscribed) await this.#ep().request(Method.ResourcesSubscribe, { uri });
   }
 
   // ───────────── the stateless era ─────────────
@@ -455,9 +544,10 @@ export class Client {
 
   /** Listens for a server notification (e.g. `notifications/message`); returns an unsubscribe function. */
   on(method: string, listener: (params: JSONObject | undefined) => void): () => void {
-    if (this.#endpoint) return this.#endpoint.on(method, listener);
     const entry: { method: string; listener: (params: JSONObject | undefined) => void; off?: () => void } = { method, listener };
+    // kept for every endpoint: a new session after an expiry gets the same listeners
     this.#listeners.push(entry);
+    if (this.#endpoint) entry.off = this.#endpoint.on(method, listener);
     return () => {
       const i = this.#listeners.indexOf(entry);
       if (i >= 0) this.#listeners.splice(i, 1);
@@ -472,7 +562,27 @@ export class Client {
    * Rejects with McpError for an error answer, LocalError otherwise.
    */
   request<T = JSONObject>(method: string, params?: JSONObject, options?: RequestOptions): Promise<T> {
-    return this.#ep().request(method, params, options) as Promise<T>;
+    if (this.#renewal !== undefined) return this.#renewal.then(() => this.request<T>(method, params, options));
+    if (this.#transport?.fresh === undefined || this.#options.reinitialize === false) return this.#ep().request(method, params, options) as Promise<T>;
+    // the id tells whether the 404 refused this very request (then it never ran)
+    let id: RequestId | undefined;
+    const watched: RequestOptions = { ...options, onRequestId: (sent) => ((id = sent), options?.onRequestId?.(sent)) };
+    const sent = this.#ep().request(method, params, watched) as Promise<T>;
+    return sent.catch((error: unknown) => this.#afterExpiry<T>(error, id, method, params, options));
+  }
+
+  /** A request failed: when the session expired under it, wait for the new one and send it again if that is safe. */
+  async #afterExpiry<T>(error: unknown, id: RequestId | undefined, method: string, params: JSONObject | undefined, options: RequestOptions | undefined): Promise<T> {
+    const expiry = expiryOf(error, id);
+    const renewal = expiry === undefined ? undefined : (this.#renewal ?? this.#expired(error as Error));
+    if (expiry === undefined || renewal === undefined) throw error;
+    await renewal;
+    if (expiry.refused || REPEATABLE.has(method)) return this.#ep().request(method, params, options) as Promise<T>;
+    throw new LocalError(
+      'session_expired',
+      `The server ended the session while ${method} was running; a new session was started, but ${method} was not sent again because it may already have had effects. Send it again if that is safe.`,
+      { cause: error },
+    );
   }
 
   /** Sends a notification of the negotiated revision. */
@@ -556,10 +666,13 @@ export class Client {
     expectArray(r, 'contents', Method.ResourcesRead);
     return r;
   }
+  /** `resources/subscribe`; remembered, so a new session after an expiry subscribes again. */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
     await this.request(Method.ResourcesSubscribe, { uri }, options);
+    this.#subscribed.add(uri);
   }
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    this.#subscribed.delete(uri);
     await this.request(Method.ResourcesUnsubscribe, { uri }, options);
   }
 
@@ -629,6 +742,8 @@ export class Client {
 
   /** Closes the connection. */
   async close(): Promise<void> {
+    this.#closing = true;
+    await this.#renewal?.catch(() => {});
     await this.#endpoint?.session.close();
   }
 

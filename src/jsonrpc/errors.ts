@@ -80,6 +80,8 @@ export type LocalErrorCode =
   | 'timeout'
   | 'cancelled'
   | 'connection_closed'
+  /** The server no longer knows the session (HTTP 404 to a request carrying `Mcp-Session-Id`). */
+  | 'session_expired'
   | 'not_connected'
   | 'already_connected'
   | 'capability_missing'

@@ -53,4 +53,10 @@ export interface Transport {
    * it as `MCP-Protocol-Version` on every later request). Optional.
    */
   setProtocolVersion?(version: string): void;
+  /**
+   * A new, unstarted transport to the same peer with the same options and no session, for a
+   * client that starts a new session after this one expired (HTTP 404). Optional: transports
+   * without sessions, or that cannot reach the peer again (stdio), leave it out.
+   */
+  fresh?(): Transport;
 }

@@ -109,15 +109,15 @@ test('Client over Streamable HTTP: handshake, GET stream, resumed tool call, DEL
   await assert.rejects(client.listTools(), LocalError);
 });
 
-test('Client over Streamable HTTP: an expired session fails requests at once and closes the connection', async () => {
+test('Client over Streamable HTTP with reinitialize: false: an expired session fails requests at once and closes the connection', async () => {
   const fake = new FakeMcpServer();
   let expired = '';
   const transport = new StreamableHttpClientTransport({ url: URL_, fetch: fake.server.fetch, openGetStream: false, onSessionExpired: (id) => (expired = id) });
-  const client = new Client({ name: 'e2e', version: '1.0.0' }, { requestTimeoutMs: 30_000 });
+  const client = new Client({ name: 'e2e', version: '1.0.0' }, { requestTimeoutMs: 30_000, reinitialize: false });
   await client.connect(transport);
   fake.expired = true;
   const started = Date.now();
-  await assert.rejects(client.listTools(), (err: unknown) => err instanceof LocalError && err.code === 'connection_closed');
+  await assert.rejects(client.listTools(), (err: unknown) => err instanceof LocalError && ((err.cause as LocalError | undefined)?.code === 'session_expired' || err.code === 'session_expired'));
   assert.ok(Date.now() - started < 2000, 'no waiting for the request timeout');
   assert.equal(expired, fake.sessionId);
   assert.equal(transport.sessionId, undefined);

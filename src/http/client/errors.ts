@@ -4,6 +4,7 @@
  * server actually sent is delivered as a message instead (and surfaces as an `McpError`).
  */
 import { LocalError, type LocalErrorCode } from '../../jsonrpc/errors.js';
+import type { RequestId } from '../../jsonrpc/types.js';
 
 /**
  * An HTTP request of the transport got a non-success status that carried no JSON-RPC answer
@@ -37,10 +38,17 @@ function codeForStatus(status: number): LocalErrorCode {
 export class SessionExpiredError extends LocalError {
   /** The session id the server no longer knows. */
   readonly sessionId: string;
-  constructor(sessionId: string) {
-    super('connection_closed', 'The server no longer knows this session (HTTP 404); start a new session');
+  /**
+   * The ids of the requests whose own POST the 404 answered: the server never ran them, so
+   * they are safe to send again in a new session. Empty when the 404 came on another request
+   * (a resumption, the GET stream).
+   */
+  readonly refused: ReadonlySet<RequestId>;
+  constructor(sessionId: string, refused: Iterable<RequestId> = []) {
+    super('session_expired', 'The server no longer knows this session (HTTP 404); start a new session');
     this.name = 'SessionExpiredError';
     this.sessionId = sessionId;
+    this.refused = new Set(refused);
   }
 }
 

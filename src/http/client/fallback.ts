@@ -83,6 +83,14 @@ export class FallbackTransport implements Transport {
     this.#active = this.#streamable;
   }
 
+  /**
+   * A new, unstarted transport to the same URL with the same options and no session, which
+   * decides the protocol again on its first send (see `ClientOptions.reinitialize`).
+   */
+  fresh(): FallbackTransport {
+    return new FallbackTransport(this.#url, this.#options);
+  }
+
   /** The protocol in use, once the first send settled it. */
   get kind(): HttpTransportKind | undefined {
     return this.#kind;

@@ -323,7 +323,7 @@ test('HTTP 404 on a request carrying the session id: session expired, transport 
     return status(404);
   }, { openGetStream: false, onSessionExpired: (id) => (expired = id) });
   await transport.send(init(1));
-  await assert.rejects(transport.send(req(2)), (err: unknown) => err instanceof SessionExpiredError && err.code === 'connection_closed' && err.sessionId === 'gone');
+  await assert.rejects(transport.send(req(2)), (err: unknown) => err instanceof SessionExpiredError && err.code === 'session_expired' && err.sessionId === 'gone');
   assert.equal(expired, 'gone');
   assert.equal(transport.sessionId, undefined);
   assert.equal(rx.closedCount, 1);

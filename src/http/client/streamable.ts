@@ -197,6 +197,15 @@ export class StreamableHttpClientTransport implements Transport {
     return this.#sessionId;
   }
 
+  /**
+   * A new, unstarted transport to the same URL with the same options and no session (a
+   * client starting a new session after a 404 uses it; see `ClientOptions.reinitialize`).
+   */
+  fresh(): StreamableHttpClientTransport {
+    const { sessionId: _old, ...options } = this.#options;
+    return new StreamableHttpClientTransport(options);
+  }
+
   /** The revision sent as `MCP-Protocol-Version`, once set. */
   get protocolVersion(): string | undefined {
     return this.#protocolVersion;
@@ -326,7 +335,7 @@ export class StreamableHttpClientTransport implements Transport {
       }
       if (response.status === 404 && sentSession !== undefined) {
         discardBody(response);
-        throw this.#expire(sentSession);
+        throw this.#expire(sentSession, out.ids);
       }
       if (!response.ok) {
         await this.#httpFailure(response, 'POST', controller.signal, exchange);
@@ -686,8 +695,8 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** The session is gone: forget it, tell the owner, close. Returns the error to reject with. */
-  #expire(sessionId: string): SessionExpiredError {
-    const error = new SessionExpiredError(sessionId);
+  #expire(sessionId: string, refused?: readonly RequestId[]): SessionExpiredError {
+    const error = new SessionExpiredError(sessionId, refused);
     if (this.#sessionId === sessionId) this.#sessionId = undefined;
     if (this.#closed) return error;
     this.#shutdown();
