@@ -24,6 +24,8 @@ export interface InMemoryPairOptions {
    * then throws when one did not conform. Default true.
    */
   checkWire?: boolean;
+  /** Called with the client before it connects: attach helpers that must see the handshake (e.g. `new TaskClient(client)`). */
+  onClient?: (client: Client) => void;
 }
 
 /** What {@link connectInMemory} resolves with. */
@@ -54,6 +56,7 @@ export async function connectInMemory(server: McpServer, options: InMemoryPairOp
   let session: ServerSession | undefined;
   const serverWire = recordTransport(serverEnd, { side: 'server', revision: () => session?.protocolVersion });
   const clientWire = recordTransport(clientEnd, { side: 'client', revision: () => client.protocolVersion });
+  options.onClient?.(client);
   session = await server.connect(serverWire);
   await client.connect(clientWire);
   const checkWire = options.checkWire ?? true;
