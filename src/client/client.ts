@@ -47,6 +47,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** A URL-mode elicitation as shown to the user for consent. */
 export interface UrlElicitationRequest {
@@ -621,7 +622,7 @@ export class Client {
    */
   async callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult> {
     const args: unknown = params.arguments;
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    if (args !== undefined && !isObject(args)) {
       throw new LocalError('validation_failed', `callTool: "arguments" must be an object of argument values, not ${Array.isArray(args) ? 'an array' : String(args)}`);
     }
     const result = await this.request<CallToolResult>(Method.ToolsCall, params as unknown as JSONObject, options);

@@ -42,7 +42,8 @@ import {
   type TaskRecord,
   type TaskStatus,
 } from './types.js';
-import { errorObject, formOf, isObject, paramsWithRelatedMeta, relatedKey, toDraftTask, toMcpError, toTask, withRelatedMeta } from './wire.js';
+import { errorObject, formOf, paramsWithRelatedMeta, relatedKey, toDraftTask, toMcpError, toTask, withRelatedMeta } from './wire.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** Options of the receiver side (shared by `TaskServer` and `TaskClient`). */
 export interface TaskReceiverOptions {

@@ -23,7 +23,8 @@ import type { JSONObject } from '../jsonrpc/types.js';
 import type { Endpoint } from '../protocol/endpoint.js';
 import type { Progress } from '../session/session.js';
 import { DRAFT_RELATED_TASK_META, DRAFT_TASK_META, RELATED_TASK_META, TASK_CANCELLED_CODE, TaskMethod, TaskNotification, isTerminal, type TaskForm, type TaskInfo } from './types.js';
-import { formOf, isObject, relatedTaskId, toTaskInfo } from './wire.js';
+import { formOf, relatedTaskId, toTaskInfo } from './wire.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** Options of one task-augmented request. */
 export interface TaskRequestOptions {

@@ -56,7 +56,8 @@ import type { ClientCapabilities } from '../types.js';
 import { ownerBySessionAndAuth, requestorByAuthOrConnection, type OwnerPolicy, type RequestorPolicy } from './owner.js';
 import { TaskStoreError, type TaskStore } from './store.js';
 import { TaskMethod, isTerminal, type TaskOwner, type TaskRecord, type TaskStatus } from './types.js';
-import { errorObject, isObject } from './wire.js';
+import { errorObject } from './wire.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** The extension's identifier. */
 export const TASKS_EXTENSION_ID = TASKS_EXTENSION;

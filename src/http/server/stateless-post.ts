@@ -37,6 +37,7 @@ import { argumentAt, decodeHeaderValue, headerMatches, mcpNameSource, paramHeade
 import { emptyReply, errorReply } from './replies.js';
 import { StatelessHttpTransport, StatelessMessageInfo } from './stateless-transport.js';
 import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** What the stateless path needs from the handler. */
 export interface StatelessPostHost {
@@ -51,10 +52,6 @@ export interface StatelessPostOptions {
   maxInFlight?: number;
   /** Interval of keep-alive comments on subscription streams, in ms (0: none). Default 15 000. */
   keepAliveMs?: number;
-}
-
-function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** An HTTP 400 (or another status) carrying a JSON-RPC error with the request's id. */
