@@ -13,7 +13,7 @@
  * the 2025 era's server → client requests and the stateless era's input requests. The
  * default stays the 2025 era.
  */
-import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
 import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
 import { Method, Notification } from '../protocol/methods.js';
@@ -304,7 +304,7 @@ export class Client {
     this.#renewal = renewal;
     renewal.then(
       () => (this.#renewal = undefined),
-      (error: unknown) => this.#options.onError?.(error instanceof Error ? error : new Error(String(error))),
+      (error: unknown) => this.#options.onError?.(toError(error)),
     );
     return renewal;
   }

@@ -21,7 +21,7 @@
  * - `tasks/result` waits on in-process change events, with a periodic re-read as a backstop,
  *   and all timers are unref'd so they never keep a process alive.
  */
-import { McpError, invalidParams, methodNotFound } from '../jsonrpc/errors.js';
+import { McpError, invalidParams, methodNotFound, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type RequestId } from '../jsonrpc/types.js';
 import type { Endpoint, RequestHandler } from '../protocol/endpoint.js';
 import { hasCapability } from '../protocol/table.js';
@@ -692,7 +692,7 @@ export class TaskEngine {
   }
 
   #report(err: unknown): void {
-    this.#onError?.(err instanceof Error ? err : new Error(String(err)));
+    this.#onError?.(toError(err));
   }
 }
 

@@ -18,7 +18,7 @@
  * - Polling intervals are clamped to `[minPollIntervalMs, maxPollIntervalMs]` so a receiver
  *   can neither make the requestor spin nor stall it.
  */
-import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import type { Endpoint } from '../protocol/endpoint.js';
 import type { Progress } from '../session/session.js';
@@ -389,7 +389,7 @@ export class TaskRequestor {
     try {
       f();
     } catch (err) {
-      this.#onError?.(err instanceof Error ? err : new Error(String(err)));
+      this.#onError?.(toError(err));
     }
   }
 }

@@ -43,7 +43,7 @@
  *   client can be told apart (unauthenticated stateless HTTP) a full cap makes `optional`
  *   calls answer inline instead of refusing them, so nobody is locked out by another.
  */
-import { McpError, invalidParams, methodNotFound } from '../jsonrpc/errors.js';
+import { McpError, invalidParams, methodNotFound, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject } from '../jsonrpc/types.js';
 import { Method } from '../protocol/methods.js';
 import type { Endpoint, RequestHandler } from '../protocol/endpoint.js';
@@ -569,6 +569,6 @@ export class StatelessTasks {
   }
 
   #report(err: unknown): void {
-    this.#onError?.(err instanceof Error ? err : new Error(String(err)));
+    this.#onError?.(toError(err));
   }
 }

@@ -54,6 +54,7 @@ import {
 } from './third-party-store.js';
 import { InvalidTokenError, VerifierUnavailableError, type AuthInfo, type TokenVerifier } from './types.js';
 import { isObject } from '../../jsonrpc/values.js';
+import { toError } from '../../jsonrpc/errors.js';
 
 /** The upstream (third-party) authorization server and this server's client registration there. */
 export interface UpstreamOptions {
@@ -363,7 +364,7 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
   if (secret.byteLength < 32) throw new TypeError('createThirdPartyAuthServer: the secret must have at least 32 bytes');
   const report = (error: unknown): void => {
     try {
-      options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      options.onError?.(toError(error));
     } catch {
       // a throwing reporter must not break the flow
     }

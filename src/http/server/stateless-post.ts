@@ -27,7 +27,7 @@
  *   202 and not dispatched.
  */
 import { classify, KIND_NOTIFICATION, KIND_REQUEST } from '../../jsonrpc/decode.js';
-import { McpError } from '../../jsonrpc/errors.js';
+import { McpError, toError } from '../../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/methods.js';
 import { MetaKey, StatelessErrorCode, claimsStatelessEra, headerMismatch, readRequestMeta } from '../../protocol/stateless.js';
@@ -195,7 +195,7 @@ export class StatelessPostHandler {
     this.#connected ??= this.#server.connect(this.#transport, { maxInFlight: this.#maxInFlight + 16 }).then(
       () => (this.#ready = true),
       (error: unknown) => {
-        this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
+        this.#host.reportError(toError(error));
         this.#connected = undefined;
         return false;
       },
