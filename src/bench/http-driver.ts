@@ -43,6 +43,7 @@ import { buildRequests, latin1ToUtf8, RawHttpConnection, requestHeadPrefix } fro
 import type { RawConnectionEvents } from './raw-http.js';
 import { GC_REPORT_PREFIX, LISTENING_PREFIX, parseGcReport } from './servers/http-harness.js';
 import type { GcReport, ResponseMode } from './servers/http-harness.js';
+import { toError } from '../jsonrpc/errors.js';
 
 /** What one timed batch of `tools/call echo` requests over HTTP measured. */
 export interface HttpRunResult extends RunResult {
@@ -507,7 +508,7 @@ export class HttpDriver {
           (e) => done(e),
         );
       } catch (error) {
-        done(error instanceof Error ? error : new Error(String(error)));
+        done(toError(error));
       }
     });
   }

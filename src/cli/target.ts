@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { listOption, stringOption, type CommandLine } from './options.js';
 import { UsageError } from './usage-error.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** A stdio server to start. */
 export interface StdioTarget {
@@ -135,13 +136,13 @@ function fromConfig(name: string, file: string | undefined): Target {
 function objectAt(value: unknown, key: string): Record<string, unknown> | undefined {
   if (typeof value !== 'object' || value === null || !Object.prototype.hasOwnProperty.call(value, key)) return undefined;
   const inner = (value as Record<string, unknown>)[key];
-  return typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? (inner as Record<string, unknown>) : undefined;
+  return isObject(inner) ? inner : undefined;
 }
 
 /** One config entry: `{ command, args?, env?, cwd? }` or `{ url (or serverUrl, httpUrl), headers?, type? }`. */
 function entryTarget(entry: unknown, name: string, path: string): Target {
   const bad = (what: string) => new UsageError(`server ${JSON.stringify(name)} in ${path}: ${what}`);
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw bad('the entry is not an object');
+  if (!isObject(entry)) throw bad('the entry is not an object');
   const e = entry as Record<string, unknown>;
   const url = e.url ?? e.serverUrl ?? e.httpUrl;
   if (typeof url === 'string') {
@@ -160,7 +161,7 @@ function entryTarget(entry: unknown, name: string, path: string): Target {
 
 function stringRecord(value: unknown, key: string, bad: (what: string) => UsageError): Record<string, string> {
   if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.values(value).every((v) => typeof v === 'string')) {
+  if (!isObject(value) || !Object.values(value).every((v) => typeof v === 'string')) {
     throw bad(`"${key}" must be an object of strings`);
   }
   return { ...(value as Record<string, string>) };

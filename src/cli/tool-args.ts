@@ -11,6 +11,7 @@ import type { JSONObject } from '../jsonrpc/types.js';
 type JSONValue = unknown;
 import { formatIssues, toSchemaAdapter } from '../schema/index.js';
 import { UsageError } from './usage-error.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** Largest `--args` JSON accepted, in characters (1 Mi); a longer one is a usage error. */
 export const MAX_ARGS_JSON_CHARS = 1024 * 1024;
@@ -94,7 +95,7 @@ export async function buildToolArguments(inputSchema: JSONObject | undefined, pa
     } catch (err) {
       throw new UsageError(`--args is not valid JSON: ${(err as Error).message}`);
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--args must be a JSON object');
+    if (!isObject(parsed)) throw new UsageError('--args must be a JSON object');
     args = parsed as JSONObject;
   }
   const properties = (inputSchema?.properties ?? {}) as JSONObject;

@@ -13,7 +13,7 @@
  * the 2025 era's server → client requests and the stateless era's input requests. The
  * default stays the 2025 era.
  */
-import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
 import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
 import { Method, Notification } from '../protocol/methods.js';
@@ -47,6 +47,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** A URL-mode elicitation as shown to the user for consent. */
 export interface UrlElicitationRequest {
@@ -303,7 +304,7 @@ export class Client {
     this.#renewal = renewal;
     renewal.then(
       () => (this.#renewal = undefined),
-      (error: unknown) => this.#options.onError?.(error instanceof Error ? error : new Error(String(error))),
+      (error: unknown) => this.#options.onError?.(toError(error)),
     );
     return renewal;
   }
@@ -621,7 +622,7 @@ export class Client {
    */
   async callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult> {
     const args: unknown = params.arguments;
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    if (args !== undefined && !isObject(args)) {
       throw new LocalError('validation_failed', `callTool: "arguments" must be an object of argument values, not ${Array.isArray(args) ? 'an array' : String(args)}`);
     }
     const result = await this.request<CallToolResult>(Method.ToolsCall, params as unknown as JSONObject, options);

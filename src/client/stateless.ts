@@ -46,6 +46,7 @@ import {
 import type { Session } from '../session/session.js';
 import type { RequestOptions } from '../session/session.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** What the stateless machinery needs from its client. */
 export interface StatelessClientHost {
@@ -76,10 +77,6 @@ export interface StatelessClientOptions {
 
 /** The outcome of a `server/discover` probe. */
 export type ProbeOutcome = { era: 'stateless'; revision: string; discover: DiscoverResult } | { era: 'stateful'; cause: unknown };
-
-function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The per-request `_meta` fields for `revision`. */
 export function requestMeta(revision: string, capabilities: ClientCapabilities, info: Implementation, logLevel: LoggingLevel | undefined): JSONObject {

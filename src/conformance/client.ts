@@ -22,6 +22,7 @@
 import * as os from 'node:os';
 import type { Client as ClientType } from '../client/index.js';
 import type { CallToolResult, JSONObject, Tool } from '../index.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** Longest a run may take before the client gives up (below the suite's 30 s timeout). */
 const WATCHDOG_MS = 25_000;
@@ -222,7 +223,7 @@ function scenarioContext(): Record<string, unknown> | undefined {
   const raw = process.env.MCP_CONFORMANCE_CONTEXT;
   if (raw === undefined || raw === '') return undefined;
   const parsed: unknown = JSON.parse(raw);
-  expect(typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed), 'MCP_CONFORMANCE_CONTEXT is not a JSON object');
+  expect(isObject(parsed), 'MCP_CONFORMANCE_CONTEXT is not a JSON object');
   return parsed as Record<string, unknown>;
 }
 

@@ -10,6 +10,7 @@
  * travels as `=?base64?{base64 of its UTF-8}?=`; the sentinel is case-sensitive.
  */
 import type { JSONObject } from '../jsonrpc/types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** Methods whose `Mcp-Name` header mirrors `params.name`. */
 const NAME_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get']);
@@ -81,10 +82,6 @@ export interface ParamHeader {
 }
 
 const TCHAR = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * The `x-mcp-header` annotations of a tool's input schema. Throws TypeError naming the

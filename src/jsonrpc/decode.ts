@@ -7,6 +7,7 @@
  * computed on the slow path ({@link describeInvalid}).
  */
 import { isRequestId, type RequestId } from './types.js';
+import { isObject } from './values.js';
 
 /** Limits applied to every received message. */
 export interface DecodeLimits {
@@ -38,14 +39,14 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * (`Method` is not `method`). Never throws.
  */
 export function classify(value: unknown): MessageKind {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return KIND_INVALID;
+  if (!isObject(value)) return KIND_INVALID;
   const m = value as Record<string, unknown>;
   if (m.jsonrpc !== '2.0') return KIND_INVALID;
   const method = m.method;
   if (method !== undefined) {
     if (typeof method !== 'string' || method.length === 0) return KIND_INVALID;
     const params = m.params;
-    if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) return KIND_INVALID;
+    if (params !== undefined && !isObject(params)) return KIND_INVALID;
     if (!hasOwn.call(m, 'id')) return KIND_NOTIFICATION;
     return isRequestId(m.id) ? KIND_REQUEST : KIND_INVALID;
   }
@@ -57,7 +58,7 @@ export function classify(value: unknown): MessageKind {
   if (hasOwn.call(m, 'result')) {
     if (hasOwn.call(m, 'error')) return KIND_INVALID;
     const r = m.result;
-    return typeof r === 'object' && r !== null && !Array.isArray(r) ? KIND_RESULT : KIND_INVALID;
+    return isObject(r) ? KIND_RESULT : KIND_INVALID;
   }
   return isErrorObject(m.error) ? KIND_ERROR : KIND_INVALID;
 }
@@ -73,7 +74,7 @@ function isErrorObject(e: unknown): boolean {
  * a short reason naming the offending member.
  */
 export function describeInvalid(value: unknown): { id: RequestId | null; reason: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     return { id: null, reason: 'A JSON-RPC message must be an object' };
   }
   const m = value as Record<string, unknown>;

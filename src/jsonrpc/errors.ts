@@ -39,6 +39,15 @@ export class McpError extends Error {
   }
 }
 
+/**
+ * `value` itself when it is an `Error` (subclasses included, returned as they are), else a new
+ * `Error` whose message is `String(value)`. For passing a caught value to a callback typed
+ * `(error: Error) => void`. Pure.
+ */
+export function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
 /** -32602 with a message naming the offending field. */
 export function invalidParams(message: string, data?: unknown): McpError {
   return new McpError(ErrorCode.InvalidParams, message, data);

@@ -5,15 +5,12 @@
  * optional member, and never throw.
  */
 import type { JSONObject } from '../jsonrpc/types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** A params check: a message naming the bad field, or undefined when fine. */
 export type ParamsCheck = (params: JSONObject | undefined) => string | undefined;
 
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
-
-function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function str(p: JSONObject | undefined, key: string): string | undefined {
   if (p === undefined || typeof p[key] !== 'string') return `Invalid params: "${key}" must be a string`;

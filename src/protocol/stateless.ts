@@ -14,6 +14,7 @@
 import { McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
 import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** The stateless revision. */
 export const V2026_07_28 = '2026-07-28';
@@ -78,10 +79,6 @@ export interface RequestMeta {
   readonly clientInfo: Implementation | undefined;
   /** The log level the client opted in to; undefined: no `notifications/message` for this request. */
   readonly logLevel: LoggingLevel | undefined;
-}
-
-function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

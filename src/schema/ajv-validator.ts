@@ -27,6 +27,7 @@ import formatsModule from 'ajv-formats';
 import { issuesFromAjv } from './ajv-issues.js';
 import { DIALECT_URI, dialectOf } from './dialect.js';
 import { SchemaError, type CompiledValidator, type JsonSchema, type JsonSchemaValidator, type ValidationOutcome } from './types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 const AJV_OPTIONS: Options = {
   strict: false,
@@ -118,7 +119,7 @@ export class AjvJsonSchemaValidator implements JsonSchemaValidator {
   compile(schema: JsonSchema): CompiledValidator {
     if (schema === true) return ACCEPT_ALL;
     if (schema === false) return REJECT_ALL;
-    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    if (!isObject(schema)) {
       throw new SchemaError('invalid_schema', 'A JSON Schema must be an object or a boolean');
     }
     const known = this.#byObject.get(schema);

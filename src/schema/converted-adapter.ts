@@ -6,6 +6,7 @@ import { loadConverter, type LibraryConverter } from './library-converters.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import { validateStandard } from './standard-result.js';
 import { SchemaError, type SchemaAdapter, type ValidationResult } from './types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /**
  * Values are checked by the library at once; the wire form is there once {@link ready}
@@ -48,7 +49,7 @@ export class ConvertedSchemaAdapter implements SchemaAdapter<unknown> {
         const reason = error instanceof Error ? error.message : String(error);
         throw new SchemaError('no_json_schema', `This ${converter.library} schema cannot be expressed as JSON Schema (${reason}); pass a plain JSON Schema instead`, { cause: error });
       }
-      if (typeof produced !== 'object' || produced === null || Array.isArray(produced)) {
+      if (!isObject(produced)) {
         throw new SchemaError('no_json_schema', `${converter.module} produced no JSON Schema object; pass a plain JSON Schema instead`);
       }
       const { $schema: _dialect, ...rest } = produced as Record<string, unknown>;

@@ -24,6 +24,7 @@
 import { appendPointer, fieldLabel, showChoices } from './issues.js';
 import { dialectOf } from './dialect.js';
 import { SchemaError, type ValidationIssue } from './types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** A value in an elicitation answer (`ElicitResult.content`). */
 export type ElicitationValue = string | number | boolean | string[];
@@ -44,10 +45,6 @@ type Field =
 
 const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Defines `key` as an own data property (so `__proto__` stays an ordinary key). */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
@@ -57,7 +54,7 @@ function constValues(options: unknown): string[] | undefined {
   if (!Array.isArray(options)) return undefined;
   const out: string[] = [];
   for (const option of options) {
-    if (isRecord(option) && typeof option['const'] === 'string') out.push(option['const']);
+    if (isObject(option) && typeof option['const'] === 'string') out.push(option['const']);
   }
   return out;
 }
@@ -67,7 +64,7 @@ function stringList(list: unknown): string[] | undefined {
 }
 
 function classify(schema: unknown): Field {
-  if (!isRecord(schema)) return { kind: 'other' };
+  if (!isObject(schema)) return { kind: 'other' };
   switch (schema['type']) {
     case 'string': {
       const choices = stringList(schema['enum']) ?? constValues(schema['oneOf']) ?? constValues(schema['anyOf']);
@@ -80,7 +77,7 @@ function classify(schema: unknown): Field {
       return { kind: 'boolean' };
     case 'array': {
       const items = schema['items'];
-      const choices = isRecord(items) ? (stringList(items['enum']) ?? constValues(items['anyOf']) ?? constValues(items['oneOf'])) : undefined;
+      const choices = isObject(items) ? (stringList(items['enum']) ?? constValues(items['anyOf']) ?? constValues(items['oneOf'])) : undefined;
       return { kind: 'multiple', choices, schema };
     }
     default:
@@ -89,8 +86,8 @@ function classify(schema: unknown): Field {
 }
 
 function propertiesOf(requestedSchema: unknown): Record<string, unknown> {
-  const properties = isRecord(requestedSchema) ? requestedSchema['properties'] : undefined;
-  return isRecord(properties) ? properties : {};
+  const properties = isObject(requestedSchema) ? requestedSchema['properties'] : undefined;
+  return isObject(properties) ? properties : {};
 }
 
 /**
@@ -101,10 +98,10 @@ function propertiesOf(requestedSchema: unknown): Record<string, unknown> {
  * subset are not checked. Never throws.
  */
 export function validateElicitationContent(requestedSchema: unknown, content: unknown): ValidationIssue[] {
-  if (!isRecord(content)) return [{ path: '', message: 'content must be an object' }];
+  if (!isObject(content)) return [{ path: '', message: 'content must be an object' }];
   const issues: ValidationIssue[] = [];
   const properties = propertiesOf(requestedSchema);
-  const required = isRecord(requestedSchema) ? (stringList(requestedSchema['required']) ?? []) : [];
+  const required = isObject(requestedSchema) ? (stringList(requestedSchema['required']) ?? []) : [];
   for (const name of Object.keys(properties)) {
     const path = appendPointer('', name);
     if (!hasOwn(content, name)) {
@@ -120,7 +117,7 @@ export function validateElicitationContent(requestedSchema: unknown, content: un
       issues.push({ path, message: `${fieldLabel(path)} is required` });
     }
   }
-  if (isRecord(requestedSchema) && requestedSchema['additionalProperties'] === false) {
+  if (isObject(requestedSchema) && requestedSchema['additionalProperties'] === false) {
     for (const name of Object.keys(content)) {
       if (!hasOwn(properties, name)) {
         const path = appendPointer('', name);
@@ -279,11 +276,11 @@ function validDate(year: number, month: number, day: number): boolean {
  */
 export function applyElicitationDefaults(requestedSchema: unknown, content?: Readonly<Record<string, unknown>>): ElicitationContent {
   const out: Record<string, unknown> = {};
-  if (isRecord(content)) for (const key of Object.keys(content)) setOwn(out, key, content[key]);
+  if (isObject(content)) for (const key of Object.keys(content)) setOwn(out, key, content[key]);
   const properties = propertiesOf(requestedSchema);
   for (const name of Object.keys(properties)) {
     const field = properties[name];
-    if (hasOwn(out, name) || !isRecord(field) || !hasOwn(field, 'default')) continue;
+    if (hasOwn(out, name) || !isObject(field) || !hasOwn(field, 'default')) continue;
     const value = field['default'];
     if (value === undefined) continue;
     setOwn(out, name, Array.isArray(value) ? value.slice() : value);
@@ -300,7 +297,7 @@ export function applyElicitationDefaults(requestedSchema: unknown, content?: Rea
  * what they receive. Never throws.
  */
 export function isValidRequestedSchema(schema: unknown): string | undefined {
-  if (!isRecord(schema)) return 'requestedSchema must be an object';
+  if (!isObject(schema)) return 'requestedSchema must be an object';
   if (schema['type'] !== 'object') return 'requestedSchema.type must be "object"';
   if (schema['$schema'] !== undefined) {
     try {
@@ -310,7 +307,7 @@ export function isValidRequestedSchema(schema: unknown): string | undefined {
     }
   }
   const properties = schema['properties'];
-  if (!isRecord(properties)) return 'requestedSchema.properties must be an object';
+  if (!isObject(properties)) return 'requestedSchema.properties must be an object';
   const required = schema['required'];
   if (required !== undefined) {
     if (!Array.isArray(required) || !required.every((r) => typeof r === 'string')) {
@@ -333,7 +330,7 @@ const isFiniteNumber = (v: unknown): boolean => typeof v === 'number' && Number.
 function titledOptionsProblem(options: unknown, where: string): string | undefined {
   if (!Array.isArray(options) || options.length === 0) return `${where} must be a non-empty array of {const, title} options`;
   for (const option of options) {
-    if (!isRecord(option) || typeof option['const'] !== 'string' || typeof option['title'] !== 'string') {
+    if (!isObject(option) || typeof option['const'] !== 'string' || typeof option['title'] !== 'string') {
       return `every option in ${where} must have a string "const" and a string "title"`;
     }
   }
@@ -341,7 +338,7 @@ function titledOptionsProblem(options: unknown, where: string): string | undefin
 }
 
 function fieldProblem(field: unknown): string | undefined {
-  if (!isRecord(field)) return 'must be a schema object';
+  if (!isObject(field)) return 'must be a schema object';
   for (const key of ['title', 'description'] as const) {
     if (field[key] !== undefined && typeof field[key] !== 'string') return `${key} must be a string`;
   }
@@ -400,7 +397,7 @@ function fieldProblem(field: unknown): string | undefined {
       return fallback !== undefined && typeof fallback !== 'boolean' ? 'default must be true or false' : undefined;
     case 'array': {
       const items = field['items'];
-      if (!isRecord(items)) return 'items must be an object listing the options (enum or anyOf)';
+      if (!isObject(items)) return 'items must be an object listing the options (enum or anyOf)';
       let choices: string[];
       if (items['enum'] !== undefined) {
         if (items['type'] !== undefined && items['type'] !== 'string') return 'items.type must be "string"';

@@ -25,6 +25,7 @@ import {
   type ValidationIssue,
   type ValidationResult,
 } from './types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** The Standard Schema interface (v1), as published at https://standardschema.dev. */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
@@ -189,7 +190,7 @@ export function toSchemaAdapter(
     if (typeof props['validate'] === 'function') return new StandardSchemaAdapter(schema as StandardSchemaV1, jsonSchema);
     return new JsonSchemaAdapter(jsonSchema, validator);
   }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+  if (!isObject(schema)) {
     throw new SchemaError('invalid_schema', 'A schema must be a JSON Schema object or a Standard Schema');
   }
   refuseRawShape(schema);
@@ -317,7 +318,7 @@ function describe(schema: unknown, props: Record<string, unknown>, io: 'input' |
       { cause: error },
     );
   }
-  if (typeof produced !== 'object' || produced === null || Array.isArray(produced)) {
+  if (!isObject(produced)) {
     throw new SchemaError('no_json_schema', `The ${vendor} schema library produced no JSON Schema object; pass a plain JSON Schema instead`);
   }
   return normalizeProduced(produced as Record<string, unknown>);

@@ -20,6 +20,7 @@
 import type { JsonSchemaDialect } from './dialect.js';
 import { pointerFromSegments } from './issues.js';
 import { SchemaError } from './types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** Options of {@link checkJsonSchema}. */
 export interface StrictCheckOptions {
@@ -167,7 +168,7 @@ class Walk {
 
   schema(value: unknown, at: string[]): void {
     if (typeof value === 'boolean') return;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    if (!isObject(value)) {
       this.#fail(at, `must be a schema (an object or true/false), not ${describe(value)}`);
     }
     if (this.#seen.has(value)) this.#fail(at, 'is a schema that contains itself; a JSON Schema is a tree (use $defs and $ref for recursion)');
@@ -196,7 +197,7 @@ class Walk {
       case 'schema':
         return this.schema(value, at);
       case 'schemaMap':
-        if (!isPlainObject(value)) this.#fail(at, `must be an object of subschemas, not ${describe(value)}`);
+        if (!isObject(value)) this.#fail(at, `must be an object of subschemas, not ${describe(value)}`);
         for (const [name, sub] of Object.entries(value)) this.schema(sub, [...at, name]);
         return;
       case 'schemaArray':
@@ -239,18 +240,18 @@ class Walk {
         }
         return;
       case 'dependentRequired':
-        if (!isPlainObject(value)) this.#fail(at, `must be an object of property-name arrays, not ${describe(value)}`);
+        if (!isObject(value)) this.#fail(at, `must be an object of property-name arrays, not ${describe(value)}`);
         for (const [name, names] of Object.entries(value)) this.#stringSet(names, [...at, name]);
         return;
       case 'dependencies':
-        if (!isPlainObject(value)) this.#fail(at, `must be an object, not ${describe(value)}`);
+        if (!isObject(value)) this.#fail(at, `must be an object, not ${describe(value)}`);
         for (const [name, dep] of Object.entries(value)) {
           if (Array.isArray(dep)) this.#stringSet(dep, [...at, name]);
           else this.schema(dep, [...at, name]);
         }
         return;
       case 'vocabulary':
-        if (!isPlainObject(value) || !Object.values(value).every((v) => typeof v === 'boolean')) this.#fail(at, 'must be an object of vocabulary URIs to true/false');
+        if (!isObject(value) || !Object.values(value).every((v) => typeof v === 'boolean')) this.#fail(at, 'must be an object of vocabulary URIs to true/false');
         return;
       case 'any':
         return;
@@ -297,10 +298,6 @@ class Walk {
     const where = at.length === 0 ? 'the schema' : `"${pointerFromSegments(at)}"`;
     throw new SchemaError('invalid_schema', `Invalid JSON Schema: ${where} ${problem}`);
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A short description of a value for messages (never the whole value). */

@@ -28,6 +28,7 @@ import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { formatIssues, validateElicitationContent } from '../schema/index.js';
 import type { InputRequest } from '../protocol/stateless.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** How the server protects and bounds `requestState`. */
 export interface RequestStateOptions {
@@ -65,10 +66,6 @@ const DEFAULT_TTL_MS = 10 * 60_000;
 const STATE_VERSION = 1;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** base64url of `bytes`, without padding. */
 export function base64url(bytes: Uint8Array): string {

@@ -42,6 +42,7 @@ import type { ServerRequestContext } from './context.js';
 import { InputRound, RequestStateCodec, checkInputResponses, type RequestStateOptions } from './mrtr.js';
 import { StatelessRequest } from './stateless-request.js';
 import { checkListenSubscriptions, type SubscriptionLimits } from './subscription-limits.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** Options of the stateless era, `ServerOptions.stateless`. */
 export interface StatelessServerOptions {
@@ -88,10 +89,6 @@ class Subscription {
   send(method: string, params?: JSONObject): void {
     this.session.notify(method, { ...params, _meta: this.meta }, { relatedRequestId: this.requestId }).catch(() => {});
   }
-}
-
-function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The stateless era of one server. Created by `McpServer`; see the module note. */

@@ -15,7 +15,7 @@
  * passed through as a protocol error (for example -32042 URL elicitation required); one the
  * client answered a nested request with becomes a tool error.
  */
-import { McpError, invalidParams } from '../jsonrpc/errors.js';
+import { McpError, invalidParams, toError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { formatIssues, toSchemaAdapter, type JsonSchemaValidator, type SchemaAdapter } from '../schema/index.js';
 import type { StandardSchemaV1 } from '../schema/standard-schema.js';
@@ -205,7 +205,7 @@ export class ToolRegistry {
       },
       (error: unknown) => {
         if (this.#tools.get(name) === entry) this.#remove(name);
-        const failure = error instanceof Error ? error : new Error(String(error));
+        const failure = toError(error);
         this.#failed(failure);
         throw failure;
       },

@@ -13,7 +13,7 @@
  *   `refresh()` to reset on progress where the runtime has it.
  */
 import { describeInvalid, classify, exceedsDepth, DEFAULT_DECODE_LIMITS, KIND_ERROR, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, type DecodeLimits } from '../jsonrpc/decode.js';
-import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
 import { BatchCollector, RequestContext } from './context.js';
@@ -422,7 +422,7 @@ export class Session {
 
   #toWireError(err: unknown): JSONRPCErrorObject {
     if (err instanceof McpError) return err.toJSON();
-    this.#hooks.error?.(err instanceof Error ? err : new Error(String(err)));
+    this.#hooks.error?.(toError(err));
     return { code: ErrorCode.InternalError, message: 'Internal error' };
   }
 

@@ -29,7 +29,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import { NdjsonDecoder, encodeLine, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
-import { LocalError } from '../jsonrpc/errors.js';
+import { LocalError, toError } from '../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { LineWriter, outputHighWater, pauseInputUnderPressure } from './line-writer.js';
@@ -498,7 +498,7 @@ export class StdioClientTransport implements Transport {
 
   #reportError(error: unknown): void {
     try {
-      this.#receiver?.error(error instanceof Error ? error : new Error(String(error)));
+      this.#receiver?.error(toError(error));
     } catch {
       // See #finish.
     }

@@ -17,7 +17,7 @@
  * without bound: it stops being read instead.
  */
 import type { Writable } from 'node:stream';
-import { LocalError } from '../jsonrpc/errors.js';
+import { LocalError, toError } from '../jsonrpc/errors.js';
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
@@ -192,7 +192,7 @@ export class LineWriter {
       if (!out.destroyed && !out.writableEnded) return false;
       broken = new LocalError('connection_closed', 'Output stream is closed');
     } catch (error) {
-      broken = error instanceof Error ? error : new Error(String(error));
+      broken = toError(error);
     }
     this.fail(broken);
     this.#onBroken(broken);

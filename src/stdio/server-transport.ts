@@ -20,7 +20,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { NdjsonDecoder, encodeLine, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
 import type { EnvelopeSummary } from '../framing/envelope-scan.js';
-import { LocalError } from '../jsonrpc/errors.js';
+import { LocalError, toError } from '../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { LineWriter, outputHighWater, pauseInputUnderPressure } from './line-writer.js';
@@ -153,7 +153,7 @@ export class StdioServerTransport implements Transport {
 
   #reportError(error: unknown): void {
     try {
-      this.#receiver!.error(error instanceof Error ? error : new Error(String(error)));
+      this.#receiver!.error(toError(error));
     } catch {
       // A receiver must not throw; if it does, there is nobody left to tell.
     }

@@ -21,7 +21,7 @@
  * - `tasks/result` waits on in-process change events, with a periodic re-read as a backstop,
  *   and all timers are unref'd so they never keep a process alive.
  */
-import { McpError, invalidParams, methodNotFound } from '../jsonrpc/errors.js';
+import { McpError, invalidParams, methodNotFound, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type RequestId } from '../jsonrpc/types.js';
 import type { Endpoint, RequestHandler } from '../protocol/endpoint.js';
 import { hasCapability } from '../protocol/table.js';
@@ -42,7 +42,8 @@ import {
   type TaskRecord,
   type TaskStatus,
 } from './types.js';
-import { errorObject, formOf, isObject, paramsWithRelatedMeta, relatedKey, toDraftTask, toMcpError, toTask, withRelatedMeta } from './wire.js';
+import { errorObject, formOf, paramsWithRelatedMeta, relatedKey, toDraftTask, toMcpError, toTask, withRelatedMeta } from './wire.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** Options of the receiver side (shared by `TaskServer` and `TaskClient`). */
 export interface TaskReceiverOptions {
@@ -691,7 +692,7 @@ export class TaskEngine {
   }
 
   #report(err: unknown): void {
-    this.#onError?.(err instanceof Error ? err : new Error(String(err)));
+    this.#onError?.(toError(err));
   }
 }
 

@@ -18,12 +18,13 @@
  * - Polling intervals are clamped to `[minPollIntervalMs, maxPollIntervalMs]` so a receiver
  *   can neither make the requestor spin nor stall it.
  */
-import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import type { Endpoint } from '../protocol/endpoint.js';
 import type { Progress } from '../session/session.js';
 import { DRAFT_RELATED_TASK_META, DRAFT_TASK_META, RELATED_TASK_META, TASK_CANCELLED_CODE, TaskMethod, TaskNotification, isTerminal, type TaskForm, type TaskInfo } from './types.js';
-import { formOf, isObject, relatedTaskId, toTaskInfo } from './wire.js';
+import { formOf, relatedTaskId, toTaskInfo } from './wire.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** Options of one task-augmented request. */
 export interface TaskRequestOptions {
@@ -388,7 +389,7 @@ export class TaskRequestor {
     try {
       f();
     } catch (err) {
-      this.#onError?.(err instanceof Error ? err : new Error(String(err)));
+      this.#onError?.(toError(err));
     }
   }
 }

@@ -43,7 +43,7 @@
  *   client can be told apart (unauthenticated stateless HTTP) a full cap makes `optional`
  *   calls answer inline instead of refusing them, so nobody is locked out by another.
  */
-import { McpError, invalidParams, methodNotFound } from '../jsonrpc/errors.js';
+import { McpError, invalidParams, methodNotFound, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject } from '../jsonrpc/types.js';
 import { Method } from '../protocol/methods.js';
 import type { Endpoint, RequestHandler } from '../protocol/endpoint.js';
@@ -56,7 +56,8 @@ import type { ClientCapabilities } from '../types.js';
 import { ownerBySessionAndAuth, requestorByAuthOrConnection, type OwnerPolicy, type RequestorPolicy } from './owner.js';
 import { TaskStoreError, type TaskStore } from './store.js';
 import { TaskMethod, isTerminal, type TaskOwner, type TaskRecord, type TaskStatus } from './types.js';
-import { errorObject, isObject } from './wire.js';
+import { errorObject } from './wire.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** The extension's identifier. */
 export const TASKS_EXTENSION_ID = TASKS_EXTENSION;
@@ -568,6 +569,6 @@ export class StatelessTasks {
   }
 
   #report(err: unknown): void {
-    this.#onError?.(err instanceof Error ? err : new Error(String(err)));
+    this.#onError?.(toError(err));
   }
 }

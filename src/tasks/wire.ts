@@ -25,11 +25,7 @@ import {
   type TaskStatus,
   type WireTaskStatus,
 } from './types.js';
-
-/** True for a plain JSON object. Pure. */
-export function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isObject } from '../jsonrpc/values.js';
 
 /** The 2025-11-25 `Task` of `record` (`submitted` reads as `working`, `unknown` as `failed`). Pure. */
 export function toTask(record: TaskRecord): Task {

@@ -16,6 +16,7 @@ import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { Transport, TransportReceiver } from '../transport/types.js';
 import { formatWireLine } from '../testing/recording-transport.js';
 import type { WireSide } from '../testing/wire-schema.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** A partial pattern for a received message, or a function that throws (or returns `false`) to reject it. */
 export type Expectation = unknown;
@@ -202,7 +203,7 @@ export function match(expected: Expectation, actual: unknown, path = '$'): strin
     return undefined;
   }
   if (typeof expected === 'object' && expected !== null) {
-    if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return `${path}: expected an object, got ${show(actual)}`;
+    if (!isObject(actual)) return `${path}: expected an object, got ${show(actual)}`;
     const a = actual as Record<string, unknown>;
     for (const key of Object.keys(expected)) {
       const want = (expected as Record<string, unknown>)[key];

@@ -28,6 +28,7 @@ import {
   type AnsweredRequest,
   type WireSide,
 } from './wire-schema.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** One recorded message. */
 export interface TranscriptEntry {
@@ -217,7 +218,7 @@ export class RecordingTransport implements Transport {
 
   /** Notes ids and methods of one message; returns the revision it is checked under. */
   #track(dir: 'send' | 'recv', item: unknown, requests: Map<RequestId, AnsweredRequest>, problems: string[]): string | undefined {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
+    if (!isObject(item)) return undefined;
     const m = item as Record<string, unknown>;
     const id = m['id'];
     if (typeof m['method'] === 'string') {
@@ -274,5 +275,5 @@ function namedRevision(value: unknown): string | undefined {
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return isObject(value) ? value : undefined;
 }

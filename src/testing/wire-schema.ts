@@ -30,6 +30,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { isRequestId, type RequestId } from '../jsonrpc/types.js';
+import { isObject } from '../jsonrpc/values.js';
 
 /** The revision to assume before a stateful session has negotiated one. */
 export const DEFAULT_STATEFUL_REVISION = '2025-11-25';
@@ -528,6 +529,3 @@ function describe(e: ErrorObject, pathPrefix: string): string {
   return `${path} ${e.message ?? e.keyword}${detail}`;
 }
 
-function isObject(value: unknown): value is SchemaNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { OAuthClientError } from './errors.js';
 import { PENDING_AUTHORIZATION_TTL_MS, prunePending, type OAuthStore, type PendingAuthorization, type StoredClient, type StoredTokens } from './store.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** Options of {@link FileOAuthStore}. */
 export interface FileOAuthStoreOptions {
@@ -35,10 +36,6 @@ interface FileShape {
 
 function emptyShape(): FileShape {
   return { version: 1, clients: {}, tokens: {}, pending: {} };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -92,7 +89,7 @@ export class FileOAuthStore implements OAuthStore {
     } catch (err) {
       throw new OAuthClientError('invalid_configuration', `${this.#path} is not valid JSON; refusing to overwrite it`, { cause: err });
     }
-    if (!isRecord(parsed) || parsed.version !== 1 || !isRecord(parsed.clients) || !isRecord(parsed.tokens) || !isRecord(parsed.pending)) {
+    if (!isObject(parsed) || parsed.version !== 1 || !isObject(parsed.clients) || !isObject(parsed.tokens) || !isObject(parsed.pending)) {
       throw new OAuthClientError('invalid_configuration', `${this.#path} is not an OAuth store file; refusing to overwrite it`);
     }
     return parsed as unknown as FileShape;

@@ -4,6 +4,7 @@
  * not leave https (unless the insecure opt-in is set).
  */
 import { OAuthClientError } from './errors.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** Largest metadata document read, in bytes. */
 export const MAX_METADATA_BYTES = 256 * 1024;
@@ -58,7 +59,7 @@ export async function getJson(ctx: HttpContext, url: URL): Promise<JsonResult> {
   } catch {
     return { status: response.status, body: undefined };
   }
-  const body = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  const body = isObject(parsed) ? parsed : undefined;
   return { status: response.status, body };
 }
 

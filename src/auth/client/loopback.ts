@@ -22,6 +22,7 @@ import { OAuthClientError } from './errors.js';
 import type { AuthorizationCodeGrant, AuthorizationRequest } from './oauth-client.js';
 import { openInBrowser } from './open-url.js';
 import { requireBrowserUrl } from './urls.js';
+import { toError } from '../../jsonrpc/errors.js';
 
 /** Options of {@link LoopbackRedirect.start}. */
 export interface LoopbackRedirectOptions {
@@ -136,7 +137,7 @@ export class LoopbackRedirect {
     try {
       await this.#present(url);
     } catch (err) {
-      this.#settle()?.reject(err instanceof Error ? err : new Error(String(err)));
+      this.#settle()?.reject(toError(err));
     }
     return back;
   };

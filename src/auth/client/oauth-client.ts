@@ -46,6 +46,7 @@ import { InMemoryOAuthStore, type OAuthStore, type PendingAuthorization, type St
 import { clientAuthentication, oauthClient, requestOptions, storedTokens, tokenError, tokenExchange, type ClientCredentials, type ClientPrivateKey, type TokenContext } from './token-endpoint.js';
 import { canonicalServerUri, requireBrowserUrl, requireFetchableUrl, requireRedirectUri, sameRedirectUri } from './urls.js';
 import { isDpopNonceChallenge, resourceChallenge, splitScopes, type ResourceChallenge } from './www-authenticate.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -222,7 +223,7 @@ async function registrationResponse(response: Response, what: string): Promise<R
   } catch {
     body = undefined;
   }
-  const record = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const record = isObject(body) ? body : {};
   if (response.status !== 201 && response.status !== 200) {
     const error = typeof record.error === 'string' ? record.error : undefined;
     const description = typeof record.error_description === 'string' ? `: ${record.error_description}` : '';

@@ -26,6 +26,7 @@ import type { HttpAuthorizer, HttpAuthResult, HttpPlainReply, HttpReply, HttpReq
 import { bearerChallenge, PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceMetadataPath, protectedResourceMetadataUrl, type ProtectedResourceMetadata } from './metadata.js';
 import { requiredScopesFor, type ScopeRequirements } from './scopes.js';
 import { AuthError, InvalidTokenError, isAuthInfo, missingScopes, unionScopes, type AuthInfo, type TokenVerifier } from './types.js';
+import { toError } from '../../jsonrpc/errors.js';
 
 /** Options of {@link requireBearerAuth}. */
 export interface BearerAuthOptions {
@@ -178,7 +179,7 @@ export function requireBearerAuth(options: BearerAuthOptions): BearerAuth {
     } catch (error) {
       if (error instanceof InvalidTokenError || (error instanceof AuthError && error.code === 'invalid_token')) return { reply: unauthorized(error.message) };
       try {
-        onError?.(error instanceof Error ? error : new Error(String(error)));
+        onError?.(toError(error));
       } catch {
         // a throwing reporter must not break the request
       }

@@ -17,6 +17,7 @@
  *   platform `fetch` (or the one given), with a time limit. Runtime-neutral (Web Crypto).
  */
 import { InvalidTokenError, parseAudience, parseScopes, VerifierUnavailableError, type AuthInfo, type TokenVerifier } from './types.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** Options of {@link createIntrospectionVerifier}. */
 export interface IntrospectionVerifierOptions {
@@ -111,7 +112,7 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
       const response = await doFetch(endpoint, { method: 'POST', headers, body: body.toString(), signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
       if (!response.ok) throw new Error(`the introspection endpoint answered ${response.status}`);
       const json: unknown = await response.json();
-      if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('the introspection answer is not a JSON object');
+      if (!isObject(json)) throw new Error('the introspection answer is not a JSON object');
       answer = json as Record<string, unknown>;
     } catch (error) {
       throw new VerifierUnavailableError(`Token introspection failed: ${(error as Error).message}`, { cause: error });

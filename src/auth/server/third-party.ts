@@ -53,6 +53,8 @@ import {
   type UsedCodeRecord,
 } from './third-party-store.js';
 import { InvalidTokenError, VerifierUnavailableError, type AuthInfo, type TokenVerifier } from './types.js';
+import { isObject } from '../../jsonrpc/values.js';
+import { toError } from '../../jsonrpc/errors.js';
 
 /** The upstream (third-party) authorization server and this server's client registration there. */
 export interface UpstreamOptions {
@@ -362,7 +364,7 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
   if (secret.byteLength < 32) throw new TypeError('createThirdPartyAuthServer: the secret must have at least 32 bytes');
   const report = (error: unknown): void => {
     try {
-      options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      options.onError?.(toError(error));
     } catch {
       // a throwing reporter must not break the flow
     }
@@ -532,7 +534,7 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
       report(new Error(`Client ID metadata document ${clientId} could not be fetched: ${(error as Error).message}`, { cause: error }));
       return undefined;
     }
-    if (typeof document !== 'object' || document === null || Array.isArray(document)) return undefined;
+    if (!isObject(document)) return undefined;
     const doc = document as Record<string, unknown>;
     if (doc.client_id !== clientId) return undefined;
     if ('client_secret' in doc) return undefined;
@@ -927,7 +929,7 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     } catch {
       throw new OAuthFailure(400, 'invalid_client_metadata', 'The body is not JSON');
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthFailure(400, 'invalid_client_metadata', 'The body must be a JSON object');
+    if (!isObject(body)) throw new OAuthFailure(400, 'invalid_client_metadata', 'The body must be a JSON object');
     return json(201, await register(body as Record<string, unknown>));
   }
 

@@ -14,7 +14,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, copyFile, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { InstallInputError, isObject } from './entry.js';
+import { InstallInputError } from './entry.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** The config file changed between reading and writing it (another program wrote it); nothing was written. */
 export class ConfigChangedError extends Error {

@@ -5,6 +5,8 @@
  * checked here, and every client format is written from it.
  */
 
+import { isObject } from '../../jsonrpc/values.js';
+
 /** A server entry: a local command or a remote URL, never both. */
 export interface ServerEntry {
   /** The key the server gets in the client's config. */
@@ -145,11 +147,6 @@ export function checkUrl(url: string, where: string): string {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InstallInputError(`${where}: the server URL must be http or https`);
   return url;
-}
-
-/** True for a plain JSON object (not an array, not null). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function optionalString(obj: Record<string, unknown>, key: string, where: string): string | undefined {

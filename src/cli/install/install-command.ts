@@ -7,8 +7,9 @@ import { CLIENT_NAMES, chooseTarget } from './clients.js';
 import { Exit, parseOptions, parseOrHelp, runCommand, TARGET_OPTIONS } from './common.js';
 import { readConfigFile, serversOf, setKey, writeConfigFile } from './config-file.js';
 import { askYes, canAsk, describeInstall } from './consent.js';
-import { addPair, checkUrl, emptyEntry, InstallInputError, isObject, type InputVariable, type ServerEntry } from './entry.js';
+import { addPair, checkUrl, emptyEntry, InstallInputError, type InputVariable, type ServerEntry } from './entry.js';
 import { entryFromLink, entryFromSnippet, isInstallLink } from './sources.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** `mcpkit install --help`. */
 export const INSTALL_USAGE = `Usage:

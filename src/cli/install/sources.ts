@@ -11,7 +11,8 @@
  *
  * Nothing here runs anything: the result is only data for the consent screen and the file.
  */
-import { entryFromJson, inputVariables, InstallInputError, isObject, type ServerEntry } from './entry.js';
+import { entryFromJson, inputVariables, InstallInputError, type ServerEntry } from './entry.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** Default for {@link SourceLimits.maxInputBytes}. */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;

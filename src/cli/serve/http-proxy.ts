@@ -15,6 +15,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Method, Notification } from '../../protocol/methods.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** One generation the proxy can forward to. */
 export interface ProxyTarget {
@@ -243,7 +244,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined
 function initializeRequest(body: Buffer): Record<string, unknown> | undefined {
   try {
     const msg: unknown = JSON.parse(body.toString('utf8'));
-    if (typeof msg === 'object' && msg !== null && !Array.isArray(msg) && (msg as { method?: unknown }).method === Method.Initialize && 'id' in msg) return msg as Record<string, unknown>;
+    if (isObject(msg) && msg.method === Method.Initialize && 'id' in msg) return msg;
   } catch {
     // not JSON: the server answers it
   }

@@ -17,6 +17,7 @@
  */
 import { ErrorCode } from '../../jsonrpc/types.js';
 import { Method, Notification } from '../../protocol/methods.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** One server generation as the relay sees it. */
 export interface RelayGeneration {
@@ -61,7 +62,7 @@ const idKey = (id: unknown): string => JSON.stringify(id);
 function parse(line: string): Message | undefined {
   try {
     const value: unknown = JSON.parse(line);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Message) : undefined;
+    return isObject(value) ? (value as Message) : undefined;
   } catch {
     return undefined;
   }

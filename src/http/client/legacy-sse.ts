@@ -20,7 +20,7 @@
  * - The stream cannot be resumed (a new GET would be a new session), so when it ends the
  *   transport closes: `receiver.closed` gets a LocalError `connection_closed`.
  */
-import { LocalError } from '../../jsonrpc/errors.js';
+import { LocalError, toError } from '../../jsonrpc/errors.js';
 import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
 import { SseParser } from '../../framing/sse.js';
 import { Notification } from '../../protocol/methods.js';
@@ -146,7 +146,7 @@ export class SseClientTransport implements Transport {
       const timeoutMs = this.#options.endpointTimeoutMs ?? 30_000;
       const timer = setTimeout(() => this.#endpointFailed(new LocalError('timeout', `The server sent no endpoint event within ${timeoutMs} ms`)), timeoutMs);
       this.#read(response.body, controller).catch((err) => {
-        if (!this.#closed) this.#receiver?.error(err instanceof Error ? err : new Error(String(err)));
+        if (!this.#closed) this.#receiver?.error(toError(err));
       });
       try {
         this.#endpoint = await endpoint;

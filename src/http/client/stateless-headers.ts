@@ -12,13 +12,10 @@
  * the stateless era get these headers; 2025-era traffic is untouched.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
-import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
+import type { RequestId } from '../../jsonrpc/types.js';
 import { claimedRevision } from '../../protocol/stateless.js';
 import { argumentAt, argumentHeaderText, encodeHeaderValue, mcpNameSource, paramHeaders, type ParamHeader } from '../mcp-headers.js';
-
-function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isObject } from '../../jsonrpc/values.js';
 
 /** Most tool definitions remembered (a bound against a server listing without end). */
 const MAX_TOOLS = 10_000;

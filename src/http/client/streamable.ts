@@ -63,7 +63,7 @@
  *   (405 and failures ignored, bounded by `closeTimeoutMs`) and then calls
  *   `receiver.closed()`.
  */
-import { LocalError } from '../../jsonrpc/errors.js';
+import { LocalError, toError } from '../../jsonrpc/errors.js';
 import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
 import { SseParser } from '../../framing/sse.js';
 import { Method, Notification } from '../../protocol/methods.js';
@@ -635,7 +635,7 @@ export class StreamableHttpClientTransport implements Transport {
     if (this.#options.openGetStream === false || this.#getStream !== 'idle' || this.#closed) return;
     this.#getStream = 'open';
     this.#runGetStream().catch((err) => {
-      if (!this.#closed) this.#receiver?.error(err instanceof Error ? err : new Error(String(err)));
+      if (!this.#closed) this.#receiver?.error(toError(err));
     });
   }
 
@@ -703,7 +703,7 @@ export class StreamableHttpClientTransport implements Transport {
     try {
       this.#options.onSessionExpired?.(sessionId);
     } catch (err) {
-      this.#receiver?.error(err instanceof Error ? err : new Error(String(err)));
+      this.#receiver?.error(toError(err));
     }
     this.#receiver?.error(error);
     this.#notifyClosed(error);

@@ -41,7 +41,7 @@
  */
 import { defaultErrorReporter } from '../../protocol/error-report.js';
 import { classify, describeInvalid, KIND_INVALID, KIND_REQUEST } from '../../jsonrpc/decode.js';
-import { LocalError } from '../../jsonrpc/errors.js';
+import { LocalError, toError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
 import { StatelessPostHandler, type StatelessPostOptions } from './stateless-post.js';
 import { tableFor } from '../../protocol/table.js';
@@ -343,7 +343,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     try {
       return await this.#route(request, info);
     } catch (error) {
-      this.reportError(error instanceof Error ? error : new Error(String(error)));
+      this.reportError(toError(error));
       return errorReply(500, ErrorCode.InternalError, 'Internal error');
     }
   }
@@ -656,7 +656,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
       transport.server = session;
       return session;
     } catch (error) {
-      this.reportError(error instanceof Error ? error : new Error(String(error)));
+      this.reportError(toError(error));
       void transport.close();
       return undefined;
     }

@@ -9,7 +9,7 @@
  * disconnects, the session closes. No event ids, no resumption (the old transport has none).
  */
 import { encodeSseEvent } from '../../framing/sse.js';
-import { LocalError } from '../../jsonrpc/errors.js';
+import { LocalError, toError } from '../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../jsonrpc/types.js';
 import type { ServerSession } from '../../server/server-session.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
@@ -86,7 +86,7 @@ export class LegacySseTransport implements Transport, SseConnectionOwner, Reques
     try {
       this.#receiver.message(value, info);
     } catch (error) {
-      this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
+      this.#host.reportError(toError(error));
     }
   }
 

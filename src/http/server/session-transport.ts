@@ -28,7 +28,7 @@
  *   connections exist only while requests run.
  */
 import { encodeSseEvent } from '../../framing/sse.js';
-import { LocalError } from '../../jsonrpc/errors.js';
+import { LocalError, toError } from '../../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
 import type { Middleware } from '../../protocol/middleware.js';
 import { Notification } from '../../protocol/methods.js';
@@ -340,7 +340,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     try {
       this.#receiver.message(value, info);
     } catch (error) {
-      this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
+      this.#host.reportError(toError(error));
     } finally {
       this.#delivering = previous;
     }
@@ -478,9 +478,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       const key = (stream.key ??= `${this.sessionId}/${stream.id}`);
       try {
         const pending = store.append(key, seq, text);
-        if (isPromise(pending)) stream.lastAppend = pending.then(undefined, (error) => this.#host.reportError(asError(error)));
+        if (isPromise(pending)) stream.lastAppend = pending.then(undefined, (error) => this.#host.reportError(toError(error)));
       } catch (error) {
-        this.#host.reportError(asError(error));
+        this.#host.reportError(toError(error));
       }
       if (stream.conn !== undefined) {
         stream.conn.write(encodeSseEvent({ id: `${stream.id}:${seq}`, data: text }));
@@ -543,9 +543,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #forget(store: EventStore, key: string): void {
     try {
       const pending = store.delete(key);
-      if (isPromise(pending)) pending.then(undefined, (error) => this.#host.reportError(asError(error)));
+      if (isPromise(pending)) pending.then(undefined, (error) => this.#host.reportError(toError(error)));
     } catch (error) {
-      this.#host.reportError(asError(error));
+      this.#host.reportError(toError(error));
     }
   }
 
@@ -573,7 +573,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
           const replayed = store!.replay(stream.key, last);
           events = isPromise(replayed) ? await replayed : replayed;
         } catch (error) {
-          this.#host.reportError(asError(error));
+          this.#host.reportError(toError(error));
           break;
         }
         const before = last;
@@ -608,10 +608,6 @@ function closedConnection(): SseConnection {
 
 function isPromise<T>(value: T | Promise<T> | void): value is Promise<T> {
   return typeof (value as { then?: unknown } | undefined)?.then === 'function';
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** A session's logical SSE stream, as the handler holds it between `openPost` and its reply. Opaque outside this module. */

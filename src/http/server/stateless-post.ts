@@ -27,7 +27,7 @@
  *   202 and not dispatched.
  */
 import { classify, KIND_NOTIFICATION, KIND_REQUEST } from '../../jsonrpc/decode.js';
-import { McpError } from '../../jsonrpc/errors.js';
+import { McpError, toError } from '../../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/methods.js';
 import { MetaKey, StatelessErrorCode, claimsStatelessEra, headerMismatch, readRequestMeta } from '../../protocol/stateless.js';
@@ -37,6 +37,7 @@ import { argumentAt, decodeHeaderValue, headerMatches, mcpNameSource, paramHeade
 import { emptyReply, errorReply } from './replies.js';
 import { StatelessHttpTransport, StatelessMessageInfo } from './stateless-transport.js';
 import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** What the stateless path needs from the handler. */
 export interface StatelessPostHost {
@@ -51,10 +52,6 @@ export interface StatelessPostOptions {
   maxInFlight?: number;
   /** Interval of keep-alive comments on subscription streams, in ms (0: none). Default 15 000. */
   keepAliveMs?: number;
-}
-
-function isObject(v: unknown): v is JSONObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** An HTTP 400 (or another status) carrying a JSON-RPC error with the request's id. */
@@ -198,7 +195,7 @@ export class StatelessPostHandler {
     this.#connected ??= this.#server.connect(this.#transport, { maxInFlight: this.#maxInFlight + 16 }).then(
       () => (this.#ready = true),
       (error: unknown) => {
-        this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
+        this.#host.reportError(toError(error));
         this.#connected = undefined;
         return false;
       },

@@ -22,7 +22,7 @@
  *   while such streams exist.
  */
 import { encodeSseEvent } from '../../framing/sse.js';
-import { LocalError } from '../../jsonrpc/errors.js';
+import { LocalError, toError } from '../../jsonrpc/errors.js';
 import { stringifyResponse } from '../../jsonrpc/preset-json.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
@@ -204,7 +204,7 @@ export class StatelessHttpTransport implements Transport {
     try {
       this.#receiver.message(request, info);
     } catch (error) {
-      this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
+      this.#host.reportError(toError(error));
     }
     return reply;
   }
@@ -217,7 +217,7 @@ export class StatelessHttpTransport implements Transport {
     try {
       this.#receiver?.message({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: exchange.internalId, reason: 'The client closed the response stream' } });
     } catch (error) {
-      this.#host.reportError(error instanceof Error ? error : new Error(String(error)));
+      this.#host.reportError(toError(error));
     }
   }
 
