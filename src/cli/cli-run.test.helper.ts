@@ -4,6 +4,9 @@
  * tests that need a real pseudo-terminal. Not part of the package.
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The `mcpkit` bin script. */
@@ -81,21 +84,29 @@ export function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A tmux session running one command in a 120×40 pseudo-terminal. */
+/**
+ * A tmux session running one command in a 120×40 pseudo-terminal, on a tmux server of its own
+ * (`-S` socket in a temporary folder): parallel test files never share, or race to end, the
+ * machine's default tmux server.
+ */
 export class TmuxSession {
   readonly name: string;
+  readonly #dir: string;
+  readonly #socket: string;
   constructor(name: string, command: string) {
     this.name = `${name}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-    const r = spawnSync('tmux', ['new-session', '-d', '-s', this.name, '-x', '120', '-y', '40', command], { encoding: 'utf8' });
+    this.#dir = mkdtempSync(join(tmpdir(), 'mcpkit-tmux-'));
+    this.#socket = join(this.#dir, 'tmux.sock');
+    const r = spawnSync('tmux', ['-S', this.#socket, '-f', '/dev/null', 'new-session', '-d', '-s', this.name, '-x', '120', '-y', '40', command], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`tmux new-session failed: ${r.stderr}`);
   }
   /** The visible pane (and its scrollback) as text. */
   capture(): string {
-    return spawnSync('tmux', ['capture-pane', '-p', '-J', '-S', '-200', '-t', this.name], { encoding: 'utf8' }).stdout ?? '';
+    return spawnSync('tmux', ['-S', this.#socket, 'capture-pane', '-p', '-J', '-S', '-200', '-t', this.name], { encoding: 'utf8' }).stdout ?? '';
   }
   /** Sends keys (tmux key names, e.g. 'Enter', 'C-c', or literal text with `literal`). */
   send(keys: string, literal = false): void {
-    spawnSync('tmux', ['send-keys', '-t', this.name, ...(literal ? ['-l', keys] : [keys])]);
+    spawnSync('tmux', ['-S', this.#socket, 'send-keys', '-t', this.name, ...(literal ? ['-l', keys] : [keys])]);
   }
   /** Polls the pane until `predicate` holds (at most `timeoutMs`, default 20 s); resolves with the pane text, rejects on timeout. */
   async waitFor(predicate: (pane: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
@@ -107,7 +118,9 @@ export class TmuxSession {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+  /** Ends this session's tmux server (and what runs in it) and removes its socket folder. */
   kill(): void {
-    spawnSync('tmux', ['kill-session', '-t', this.name], { stdio: 'ignore' });
+    spawnSync('tmux', ['-S', this.#socket, 'kill-server'], { stdio: 'ignore' });
+    rmSync(this.#dir, { recursive: true, force: true });
   }
 }
