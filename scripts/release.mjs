@@ -8,18 +8,19 @@
 //      SECURITY.md, and nothing test-only
 //   6. with --peers: for each optional peer, the lowest and highest registry versions inside
 //      its declared range are installed into a temporary folder and the tests of the entry
-//      point that uses it run against them (needs the registry; minutes)
+//      point that uses it run against them (needs the registry; minutes); --peers=a,b picks
+//      some of them
 // then prints a summary. A dry run (the default) stops there. `--publish` additionally
 // requires a clean git tree and a dated changelog heading, then runs `npm publish`: only a
 // maintainer runs it, by hand; CI never passes --publish.
 //
-// Usage: node scripts/release.mjs [--dry-run | --publish] [--skip-tests] [--peers]
+// Usage: node scripts/release.mjs [--dry-run | --publish] [--skip-tests] [--peers[=name,...]]
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rangeEnds } from './semver-range.mjs';
+import { rangeEnds, satisfies } from './semver-range.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NPM_CLI = join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
@@ -38,9 +39,13 @@ const PEER_TESTS = {
 /** Bound on each child step; a step that takes longer fails. */
 const STEP_TIMEOUT_MS = 30 * 60_000;
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+/** `--peers` alone: every optional peer; `--peers=a,b`: only those. */
+const peersArg = argv.find((a) => a === '--peers' || a.startsWith('--peers='));
+const onlyPeers = peersArg?.startsWith('--peers=') ? new Set(peersArg.slice('--peers='.length).split(',')) : undefined;
+const args = new Set(argv.map((a) => (a.startsWith('--peers=') ? '--peers' : a)));
 const known = new Set(['--dry-run', '--publish', '--skip-tests', '--peers']);
-for (const a of args) if (!known.has(a)) fail(`unknown option ${a} (usage: node scripts/release.mjs [--dry-run | --publish] [--skip-tests] [--peers])`);
+for (const a of args) if (!known.has(a)) fail(`unknown option ${a} (usage: node scripts/release.mjs [--dry-run | --publish] [--skip-tests] [--peers[=name,...]])`);
 if (args.has('--publish') && args.has('--dry-run')) fail('--publish and --dry-run exclude each other');
 const publish = args.has('--publish');
 if (publish && process.env.CI) fail('refusing to publish from CI: publishing is a maintainer step run by hand');
@@ -112,6 +117,7 @@ step('tarball', () => {
 
 if (args.has('--peers')) {
   for (const [name, range] of Object.entries(manifest.peerDependencies ?? {})) {
+    if (onlyPeers && !onlyPeers.has(name)) continue;
     step(`peer ${name} ${range}: lowest and highest`, () => {
       const tests = PEER_TESTS[name];
       if (!tests) fail(`no tests listed for peer ${name} in PEER_TESTS`);
@@ -154,12 +160,27 @@ function peerRun(name, version, tests) {
     for (const dep of readdirSync(join(install, 'node_modules'))) if (!existsSync(join(modules, dep)) && !dep.startsWith('.')) symlinkSync(join(install, 'node_modules', dep), join(modules, dep));
     for (const linked of ['dist', 'scripts', 'spec', 'bin', 'conformance']) if (existsSync(join(ROOT, linked))) symlinkSync(join(ROOT, linked), join(project, linked));
     writeFileSync(join(project, 'package.json'), readFileSync(join(ROOT, 'package.json')));
-    const installed = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8')).version;
-    if (installed !== version) fail(`${name}: installed ${installed}, wanted ${version}`);
-    console.log(`${name}@${version}: ${tests.join(', ')}`);
+    const installed = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8'));
+    if (installed.version !== version) fail(`${name}: installed ${installed.version}, wanted ${version}`);
+    // a peer version inside the range that cannot run on a Node mcpkit supports makes the range too wide
+    const needs = installed.engines?.node;
+    if (needs && !satisfies(process.version, needs)) {
+      fail(`${name}@${version} (inside the peer range) needs Node ${needs}, but mcpkit supports Node ${manifest.engines.node} and this is ${process.version}: narrow the peer range or raise engines`);
+    }
+    // prove the tests will load the fresh copy: resolve the peer as the linked dist/ does
+    const probe = join(project, 'peer-probe.mjs');
+    writeFileSync(probe, `import { realpathSync } from 'node:fs'; import { fileURLToPath } from 'node:url'; console.log(realpathSync(fileURLToPath(import.meta.resolve(${JSON.stringify(name)}))));`);
+    let resolved;
+    try {
+      resolved = child(process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', probe], { cwd: project, capture: true }).trim();
+    } finally {
+      rmSync(probe, { force: true });
+    }
+    if (!resolved.startsWith(realpathSync(install) + '/')) fail(`${name} resolves to ${resolved}, not to the ${version} copy under test`);
+    console.log(`${name}@${version} (${resolved}): ${tests.join(', ')}`);
     // children the tests spawn keep the links' paths too
-    const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --preserve-symlinks`.trim() };
-    child(process.execPath, ['--preserve-symlinks', '--test', ...tests.map((t) => join(project, 'dist', t))], { cwd: project, env });
+    const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --preserve-symlinks --preserve-symlinks-main`.trim() };
+    child(process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', '--test', ...tests.map((t) => join(project, 'dist', t))], { cwd: project, env });
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

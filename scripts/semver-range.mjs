@@ -1,6 +1,7 @@
 // A small semver range check for the ranges this package declares (peer dependencies):
 // comparators `>=`, `>`, `<=`, `<`, `=` or a bare version, joined by spaces (all must hold),
-// alternatives joined by `||`, and `^`/`~` shorthands. Missing minor/patch parts are 0.
+// alternatives joined by `||`, `^`/`~` shorthands and x-ranges (`20.x`, or a bare `20`, as
+// npm reads them). In comparators, missing minor/patch parts are 0.
 // A prerelease version sorts before its release and satisfies a range only through a
 // comparator that names the same major.minor.patch with a prerelease (as npm does).
 
@@ -34,6 +35,14 @@ function comparators(token) {
   if (tilde) {
     const v = parseVersion(tilde[1]);
     return [['>=', v], ['<', parseVersion(`${v.major}.${v.minor + 1}.0`)]];
+  }
+  // a bare partial version or an x-range: `20`, `20.x`, `1.2.*` cover every version they leave open
+  const partial = /^=?v?(\d+)(?:\.(\d+|x|\*))?(?:\.(x|\*))?$/i.exec(token);
+  if (partial && !/^=?v?\d+\.\d+\.\d+$/.test(token)) {
+    const major = Number(partial[1]);
+    const minor = partial[2] === undefined || /^(x|\*)$/i.test(partial[2]) ? undefined : Number(partial[2]);
+    const upper = minor === undefined ? `${major + 1}.0.0` : `${major}.${minor + 1}.0`;
+    return [['>=', parseVersion(`${major}.${minor ?? 0}.0`)], ['<', parseVersion(upper)]];
   }
   const m = /^(>=|<=|>|<|=)?\s*(.+)$/.exec(token);
   return [[m[1] ?? '=', parseVersion(m[2])]];

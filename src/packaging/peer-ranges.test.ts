@@ -44,6 +44,11 @@ describe('the range check itself', () => {
     assert.equal(satisfies('2.0.0', '<1 || >=2'), true);
     assert.equal(satisfies('1.5.0', '<1 || >=2'), false);
     assert.equal(satisfies('1.0.0', '=1.0.0'), true);
+    assert.equal(satisfies('20.19.0', '20.x || 22.x'), true);
+    assert.equal(satisfies('21.0.0', '20.x || 22.x'), false);
+    assert.equal(satisfies('22.3.0', '22'), true);
+    assert.equal(satisfies('1.3.0', '1.2.x'), false);
+    assert.equal(satisfies('20.20.2', '>=22'), false);
     assert.equal(satisfies('5.0.0-rc.1', '>=4.7 <5'), false);
     assert.equal(satisfies('5.0.0-rc.2', '>=5.0.0-rc.1'), true);
     assert.ok(compareVersions('1.0.0-alpha', '1.0.0') < 0);
