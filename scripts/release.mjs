@@ -137,6 +137,9 @@ if (args.has('--peers')) {
  */
 function peerRun(name, version, tests) {
   const work = mkdtempSync(join(tmpdir(), 'mcpkit-peer-'));
+  // fail() exits the process, which skips `finally`: remove the folder on exit as well
+  const cleanUp = () => rmSync(work, { recursive: true, force: true });
+  process.once('exit', cleanUp);
   try {
     const install = join(work, 'install');
     mkdirSync(install);
@@ -182,7 +185,8 @@ function peerRun(name, version, tests) {
     const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --preserve-symlinks --preserve-symlinks-main`.trim() };
     child(process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', '--test', ...tests.map((t) => join(project, 'dist', t))], { cwd: project, env });
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    cleanUp();
+    process.removeListener('exit', cleanUp);
   }
 }
 
