@@ -87,7 +87,7 @@ describe('the packed package', { timeout: 600_000 }, () => {
   it('holds the library, the CLI, declarations, the schemas and the LICENSE, and nothing test-only', () => {
     const bad = files.filter((f) => TEST_ONLY.test(f));
     assert.deepEqual(bad, [], 'test-only files in the package');
-    for (const required of ['LICENSE', 'README.md', 'package.json', 'bin/mcpkit.js', 'dist/cli/main.js', 'spec/schema/2025-11-25/schema.json']) {
+    for (const required of ['LICENSE', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'package.json', 'bin/mcpkit.js', 'dist/cli/main.js', 'spec/schema/2025-11-25/schema.json']) {
       assert.ok(files.includes(required), `${required} is missing`);
     }
     for (const [entry, target] of Object.entries(manifest.exports)) {
