@@ -21,11 +21,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rangeEnds, satisfies } from './semver-range.mjs';
+import { TEST_ONLY } from './package-rules.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NPM_CLI = join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
 /** Paths that must never ship (the rule of src/packaging/tarball.test.ts). */
-const TEST_ONLY = /(^|\/)(test|fixtures|interop|conformance|transcripts|bench|examples)\/|\.test\.|\.test\.helper\.|harness|\.tsbuildinfo$|\.map$/;
 const REQUIRED = ['LICENSE', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'package.json', 'bin/mcpkit.js', 'dist/cli/main.js', 'spec/schema/2025-11-25/schema.json'];
 /** For --peers: the compiled test files (under dist/) that exercise each optional peer. */
 const PEER_TESTS = {

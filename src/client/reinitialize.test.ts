@@ -21,15 +21,8 @@ import { createStreamableHttpHandler, type StreamableHttpOptions } from '../http
 import { StreamableHttpClientTransport } from '../http/client/streamable.js';
 import { serveNode } from '../http/node.js';
 import { McpServer } from '../server/server.js';
+import { waitFor } from '../http/client/fake-server.test.helper.js';
 import { Client } from './client.js';
-
-async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function deleteSession(url: string, sessionId: string): Promise<Response> {
   return fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' } });
@@ -74,7 +67,7 @@ describe('a new session after the old one expired', () => {
       assert.equal(sessions.length, 1);
       assert.ok(sessions[0]!.subscriptions.has('demo://doc'), 'the subscription was made again');
       await s.server.notifyResourceUpdated('demo://doc');
-      await eventually(() => updates.length === 1, 'the update in the new session');
+      await waitFor(() => updates.length === 1, 'the update in the new session', 10_000);
     } finally {
       await client.close();
       await s.close();
@@ -87,7 +80,7 @@ describe('a new session after the old one expired', () => {
     try {
       await client.connect(new StreamableHttpClientTransport({ url: s.url, openGetStream: false }));
       assert.equal(s.handler.sessionCount, 1);
-      await eventually(() => s.handler.sessionCount === 0, 'the idle session to be reaped');
+      await waitFor(() => s.handler.sessionCount === 0, 'the idle session to be reaped', 10_000);
       const result = await client.callTool({ name: 'count', arguments: {} });
       assert.deepEqual(result.content, [{ type: 'text', text: '1' }]);
       assert.equal(s.calls.count, 1, 'the 404 meant it never ran: sent once more, ran once');
@@ -104,7 +97,7 @@ describe('a new session after the old one expired', () => {
     try {
       await client.connect(transport);
       const running = client.callTool({ name: 'slow', arguments: {} });
-      await eventually(() => s.calls.slow === 1, 'the slow call to start');
+      await waitFor(() => s.calls.slow === 1, 'the slow call to start', 10_000);
       await deleteSession(s.url, transport.sessionId!);
       await assert.rejects(running, (error: unknown) => error instanceof LocalError && error.code === 'session_expired' && /was not sent again/.test(error.message));
       assert.equal(s.calls.slow, 1, 'not repeated');
@@ -148,7 +141,7 @@ describe('a new session after the old one expired', () => {
       await client.connect(transport);
       const first = transport.sessionId!;
       assert.equal((await deleteSession(url, first)).status, 200);
-      await eventually(() => !transports.has(first), 'the official server to forget the session');
+      await waitFor(() => !transports.has(first), 'the official server to forget the session', 10_000);
       const result = await client.callTool({ name: 'hello', arguments: {} });
       assert.deepEqual(result.content, [{ type: 'text', text: 'hi' }]);
       assert.equal(initializes, 2, 'a fresh initialize');

@@ -18,6 +18,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_ONLY } from '../../scripts/package-rules.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -26,7 +27,6 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
   devDependencies: Record<string, string>;
 };
 const NPM_CLI = join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
-const TEST_ONLY = /(^|\/)(test|fixtures|interop|conformance|transcripts|bench|examples)\/|\.test\.|\.test\.helper\.|harness|\.tsbuildinfo$|\.map$/;
 
 /** Everyday API use that strict settings used to reject (exact optional properties, interface-typed arguments, literal results of async handlers). */
 const USAGE = `import { McpServer } from 'mcpkit/server';
