@@ -20,6 +20,7 @@
  *
  * Runtime-neutral: no `node:*` imports, only `TextDecoder` and `Uint8Array`.
  */
+import { serializeMessage } from '../jsonrpc/preset-json.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import { EnvelopeScanner, type EnvelopeSummary } from './envelope-scan.js';
 
@@ -334,7 +335,7 @@ const LINE_BREAK = /[\r\n]/;
  *
  * A string is taken as pre-serialized JSON and passed through unchecked except for line
  * breaks: one containing `\n` or `\r`, or an empty one, is refused. Anything else goes
- * through `JSON.stringify` (which never emits a raw line break).
+ * through `serializeMessage` (JSON text, which never holds a raw line break).
  *
  * Throws `LocalError('invalid_message')` for a refused string, for a value JSON cannot
  * represent (`undefined`, a function), or when `JSON.stringify` throws (cycles, BigInt);
@@ -348,7 +349,7 @@ export function encodeLine(message: unknown): string {
   }
   let text: string | undefined;
   try {
-    text = JSON.stringify(message);
+    text = serializeMessage(message);
   } catch (error) {
     throw new LocalError('invalid_message', `Message cannot be serialized as JSON: ${(error as Error).message}`, { cause: error });
   }

@@ -21,4 +21,4 @@ export { FallbackTransport, createClientTransport, connectClient, shouldFallBack
 export { HttpStatusError, RedirectRefusedError, SessionExpiredError, type RedirectRefusal } from './client/errors.js';
 export type { HeadersInput, HttpAuthorization, HttpClientCommonOptions, ReconnectOptions } from './client/common.js';
 export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless-post.js';
-export { StatelessHttpTransport, StatelessMessageInfo } from './server/stateless-transport.js';
+export { StatelessMessageInfo } from './server/stateless-exchange.js';

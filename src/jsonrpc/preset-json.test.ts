@@ -41,3 +41,18 @@ test('a preset object is deeply frozen, so its text cannot go stale', () => {
     (meta['io.modelcontextprotocol/serverInfo'] as { name: string }).name = 'other';
   }, TypeError);
 });
+
+test('serializeMessage is the one seam: responses splice the preset on every transport (stdio line, in-memory, HTTP)', async () => {
+  const { encodeLine } = await import('../framing/ndjson.js');
+  const { serializeMessage } = await import('./preset-json.js');
+  // The `_meta` member's position proves which serializer ran: JSON.stringify keeps it first,
+  // the splice writes it last.
+  const response = { jsonrpc: '2.0', id: 3, result: { _meta: identity(), content: [] } };
+  const spliced = '{"jsonrpc":"2.0","id":3,"result":{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"1.0.0"}}}}';
+  assert.equal(serializeMessage(response), spliced);
+  assert.equal(encodeLine(response), spliced + '\n', 'the stdio line writer goes through the seam');
+  // requests, notifications, errors and batches are plain JSON.stringify
+  for (const m of [{ jsonrpc: '2.0', id: 1, method: 'x', params: { result: 1 } }, { jsonrpc: '2.0', method: 'n' }, { jsonrpc: '2.0', id: 2, error: { code: 1, message: 'm' } }, [response]]) {
+    assert.equal(serializeMessage(m), JSON.stringify(m));
+  }
+});

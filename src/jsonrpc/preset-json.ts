@@ -9,8 +9,9 @@
  * a ~150k-instruction HTTP call); splicing the preset text costs a fraction of that.
  *
  * Contract: a preset object is an ordinary frozen JSON object, so a transport that passes
- * messages as objects, or serializes them with plain `JSON.stringify`, stays correct; only
- * {@link stringifyResponse} knows the shortcut. Its output parses to the same value as
+ * messages as objects, or serializes them with plain `JSON.stringify`, stays correct. Every
+ * mcpkit transport serializes through {@link serializeMessage} (the one seam), which takes
+ * the shortcut for responses ({@link stringifyResponse}). Its output parses to the same value as
  * `JSON.stringify` of the response (member order aside: `_meta` is written last).
  */
 import type { JSONObject, RequestId } from './types.js';
@@ -56,4 +57,18 @@ export function stringifyResponse(id: RequestId | null, result: unknown): string
     }
   }
   return JSON.stringify({ jsonrpc: '2.0', id, result });
+}
+
+/**
+ * The JSON text of an outgoing message, the one serialization every transport uses: a
+ * single response `{jsonrpc, id, result}` goes through {@link stringifyResponse} (a preset
+ * `_meta` is spliced in as text), anything else through `JSON.stringify`. Throws what
+ * `JSON.stringify` throws; returns undefined where it does (a value JSON cannot represent).
+ */
+export function serializeMessage(message: unknown): string {
+  if (typeof message === 'object' && message !== null && !Array.isArray(message)) {
+    const m = message as { id?: unknown; result?: unknown; method?: unknown };
+    if (m.result !== undefined && m.method === undefined) return stringifyResponse(m.id as RequestId | null, m.result);
+  }
+  return JSON.stringify(message);
 }

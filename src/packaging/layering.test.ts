@@ -154,7 +154,7 @@ const REGISTRIES: ReadonlySet<string> = new Set(
 );
 /** The server role's modules (connections, handshake, era layers, middleware, entry point). */
 const SERVER_ROLE: ReadonlySet<string> = new Set(
-  ['server', 'server-session', 'stateless', 'stateless-request', 'mrtr', 'middleware', 'index'].map((n) => `server/${n}.ts`),
+  ['server', 'server-session', 'era', 'stateless', 'stateless-request', 'stateless-dispatch', 'mrtr', 'middleware', 'index'].map((n) => `server/${n}.ts`),
 );
 
 /** A module of the 2026-07-28 (stateless) era: named `stateless*.ts` or `mrtr.ts`, plus those listed. */
@@ -177,14 +177,15 @@ const ERA_2025_ONLY: ReadonlySet<string> = new Set([
  * through these.
  */
 const ERA_SEAMS: Readonly<Record<string, { readonly targets: readonly string[]; readonly reason: string }>> = {
-  'protocol/endpoint.ts': { targets: ['protocol/stateless.ts'], reason: 'the era is decided where a request enters the endpoint: a claiming `_meta` picks that revision’s table' },
+  'protocol/incoming.ts': { targets: ['protocol/stateless.ts'], reason: 'the era of a request is read once, where it enters: a claiming `_meta` picks that revision’s table' },
   'protocol/table.ts': { targets: ['protocol/stateless.ts'], reason: 'the 2026-07-28 method table sits with the other revision tables' },
-  'server/server.ts': { targets: ['protocol/stateless.ts', 'server/stateless.ts'], reason: 'McpServer splits its revisions by era and installs the StatelessLayer on every connection' },
-  'server/context.ts': { targets: ['server/stateless-request.ts'], reason: 'the handler context carries the per-request 2026 state and branches on it (a known gap)' },
+  'server/server.ts': { targets: ['protocol/stateless.ts', 'server/stateless.ts', 'server/stateless-dispatch.ts'], reason: 'McpServer splits its revisions by era, holds the StatelessLayer and its handler table, and serves connectionless 2026 requests' },
+  'server/context.ts': { targets: ['server/stateless-request.ts'], reason: 'the handler context’s methods take the 2026 input options (`inputKey`) beside the request options (types only)' },
+  'server/era.ts': { targets: ['server/stateless-request.ts'], reason: 'the era strategy interface names the 2026 strategy’s type (types only)' },
   'server/index.ts': { targets: ['protocol/stateless.ts', 'server/stateless.ts', 'server/stateless-request.ts', 'server/mrtr.ts'], reason: 'entry point: re-exports the era’s public names' },
   'client/client.ts': { targets: ['protocol/stateless.ts', 'client/stateless.ts'], reason: 'the Client picks the era when it connects and hands 2026 calls to StatelessClient' },
   'client/index.ts': { targets: ['protocol/stateless.ts', 'client/stateless.ts'], reason: 'entry point: re-exports the era’s public names' },
-  'http/index.ts': { targets: ['http/server/stateless-post.ts', 'http/server/stateless-transport.ts'], reason: 'entry point: re-exports the era’s public names' },
+  'http/index.ts': { targets: ['http/server/stateless-post.ts', 'http/server/stateless-exchange.ts'], reason: 'entry point: re-exports the era’s public names' },
   'http/server/handler.ts': { targets: ['http/server/stateless-post.ts'], reason: 'one URL serves both eras: a POST that claims 2026 goes to StatelessPostHandler' },
   'http/client/streamable.ts': { targets: ['http/client/stateless-headers.ts'], reason: 'the one client transport adds the 2026 request headers to messages of that era' },
   'tasks/index.ts': { targets: ['tasks/stateless.ts'], reason: 'entry point: re-exports the era’s public names' },

@@ -6,11 +6,13 @@
  * send a request the peer did not declare a capability for. Before initialization only
  * the methods marked `beforeInit` may cross. The roles (server, client) compose an
  * endpoint with their handlers; they never branch on the revision themselves. A server
- * endpoint that accepts the stateless era (`acceptStatelessRequests`) picks the table per
- * request: one whose `_meta` names a revision is checked against that revision's table.
+ * endpoint that accepts the stateless era (`acceptStatelessRequests`) reads each request's
+ * era once, when its context is made (incoming.ts): a request whose `_meta` names a revision
+ * is checked against that revision's table and served by the role's handlers of that era;
+ * the reading travels on the context (the role keeps it, `claimOf` gives it back).
  */
-import { LocalError, McpError, invalidParams, methodNotFound } from '../jsonrpc/errors.js';
-import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
+import { LocalError, McpError, methodNotFound } from '../jsonrpc/errors.js';
+import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
 import { RequestContext } from '../session/context.js';
 import { Session, type RequestOptions, type SessionOptions } from '../session/session.js';
@@ -18,7 +20,7 @@ import { compose, type CallContext, type MethodHandler, type Middleware, type Mi
 import { PRE_INIT_TABLE, extendedTableFor, tableFor, hasCapability, mayBeSentBy, type MethodSpec, type ProtocolExtension, type RevisionTable } from './table.js';
 import { LATEST_REVISION } from './versions.js';
 import { defaultErrorReporter } from './error-report.js';
-import { claimsStatelessEra, readRequestMeta } from './stateless.js';
+import { checkIncomingRequest, claimStatelessEra, type StatelessClaim } from './incoming.js';
 
 /** Handler of one incoming request method, registered by a role. */
 export type RequestHandler<C extends RequestContext = RequestContext> = (params: JSONObject | undefined, ctx: C) => Promise<unknown> | unknown;
@@ -68,6 +70,8 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   #handlers: Map<string, RequestHandler<C>> | undefined;
   /** Handlers shared by every endpoint of a role object (consulted after the own ones). */
   readonly #sharedHandlers: ReadonlyMap<string, RequestHandler<C>> | undefined;
+  readonly #statelessHandlers: ReadonlyMap<string, RequestHandler<C>> | undefined;
+  readonly #claimOf: ((ctx: C) => StatelessClaim | undefined) | undefined;
   #listeners: Map<string, Set<NotificationListener>> | undefined;
   readonly #incomingMiddleware: Middleware[] = [];
   readonly #outgoingMiddleware: Middleware[] = [];
@@ -80,22 +84,40 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     role: 'client' | 'server',
     transport: Transport,
     options: EndpointOptions & {
-      createContext?: (session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined) => C;
+      /**
+       * Makes the context of an incoming request; `claim` is its 2026-07-28 era reading
+       * (undefined: a 2025-era request). The role keeps the claim on the context and gives it
+       * back through `claimOf`.
+       */
+      createContext?: (session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, claim: StatelessClaim | undefined) => C;
+      /** The era reading a context was made with (see `createContext`). */
+      claimOf?: (ctx: C) => StatelessClaim | undefined;
       /** Handlers shared by many endpoints (a server's sessions); never modified through this endpoint. */
       sharedHandlers?: ReadonlyMap<string, RequestHandler<C>>;
+      /** Handlers of 2026-07-28 requests, consulted before the endpoint's and the shared ones for those requests. */
+      statelessHandlers?: ReadonlyMap<string, RequestHandler<C>>;
     } = {},
   ) {
     this.role = role;
     this.#onError = options.onError ?? defaultErrorReporter(role);
     this.#sharedHandlers = options.sharedHandlers;
+    this.#statelessHandlers = options.statelessHandlers;
+    this.#claimOf = options.claimOf;
     this.#incoming = this.#terminalIncoming;
+    const create = options.createContext;
     this.session = new Session(
       transport,
       {
         request: (ctx) => this.#onRequest(ctx as C),
         notification: (method, params, info) => this.#onNotification(method, params, info),
         batchesAllowed: () => this.#table.batches,
-        createContext: options.createContext,
+        createContext:
+          create === undefined
+            ? undefined
+            : (session, id, method, params, info) => {
+                const claim = claimStatelessEra(params, this.#statelessRevisions, this.#statelessTable);
+                return claim instanceof McpError ? claim : create(session, id, method, params, info, claim);
+              },
         error: (err) => this.#onError?.(err),
         closed: (reason) => {
           if (this.#closeListeners) for (const listener of this.#closeListeners) listener(reason);
@@ -270,29 +292,11 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   /** The (extended) table of each stateless revision served, looked up once. */
   readonly #statelessTables = new Map<string, RevisionTable>();
 
-  /** Applies the revision table to an incoming request: existence, direction, capability, params. */
-  #checkIncoming(method: string, params: JSONObject | undefined): void {
-    let table = this.#table;
-    if (this.#statelessRevisions.length > 0 && claimsStatelessEra(params)) {
-      const revision = readRequestMeta(params, this.#statelessRevisions).revision;
-      let found = this.#statelessTables.get(revision);
-      if (found === undefined) this.#statelessTables.set(revision, (found = extendedTableFor(revision, this.#extensions) ?? table));
-      table = found;
-    }
-    const spec = table.methods.get(method);
-    if (spec === undefined || spec.kind !== 'request' || (mayBeSentBy(spec, this.role) && spec.direction !== 'both')) {
-      if (table === PRE_INIT_TABLE && LATEST_TABLE.methods.has(method)) {
-        throw new McpError(ErrorCode.InvalidRequest, `Invalid request: ${method} was received before initialization`);
-      }
-      throw methodNotFound(method);
-    }
-    const gate = spec.gate;
-    if (gate !== undefined && gate.holder === 'receiver' && !hasCapability(this.#ownCapabilities, gate.path)) throw methodNotFound(method);
-    if (spec.params !== undefined) {
-      const problem = spec.params(params);
-      if (problem !== undefined) throw invalidParams(problem);
-    }
-  }
+  readonly #statelessTable = (revision: string): RevisionTable => {
+    let found = this.#statelessTables.get(revision);
+    if (found === undefined) this.#statelessTables.set(revision, (found = extendedTableFor(revision, this.#extensions) ?? this.#table));
+    return found;
+  };
 
   readonly #terminalIncoming: MethodHandler = async (method, params, ctx) => {
     if (ctx.kind === 'notification') {
@@ -300,7 +304,14 @@ export class Endpoint<C extends RequestContext = RequestContext> {
       if (set) for (const listener of set) listener(params, ctx.info);
       return undefined;
     }
-    this.#checkIncoming(method, params);
+    const claim = this.#claimOf?.(ctx as unknown as C);
+    if (claim !== undefined) {
+      checkIncomingRequest(claim.table, this.role, this.#ownCapabilities, method, params);
+      const handler = this.#statelessHandlers?.get(method) ?? this.#handlers?.get(method) ?? this.#sharedHandlers?.get(method);
+      if (handler === undefined) throw methodNotFound(method);
+      return handler(params, ctx as unknown as C);
+    }
+    checkIncomingRequest(this.#table, this.role, this.#ownCapabilities, method, params);
     const handler = this.#handlers?.get(method) ?? this.#sharedHandlers?.get(method);
     if (handler === undefined) throw methodNotFound(method);
     return handler(params, ctx as unknown as C);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { McpError } from '../jsonrpc/errors.js';
-import { claimedRevision, claimsStatelessEra, readRequestMeta, subscriptionIdOf, wireRequestId } from './stateless.js';
+import { claimedRevision, claimsStatelessEra, readRequestMeta, subscriptionIdOf } from './stateless.js';
 import { tableFor } from './table.js';
 
 const V = '2026-07-28';
@@ -38,11 +38,9 @@ describe('stateless era: per-request metadata', () => {
     assert.equal(code({ _meta: { [KEY]: '2025-11-25', [CAPS]: {} } }), -32022);
   });
 
-  it('reads subscription ids and wire ids', () => {
+  it('reads subscription ids', () => {
     assert.equal(subscriptionIdOf({ _meta: { 'io.modelcontextprotocol/subscriptionId': 3 } }), 3);
     assert.equal(subscriptionIdOf({}), undefined);
-    assert.equal(wireRequestId({ id: 9, info: { wireId: 'w' } }), 'w');
-    assert.equal(wireRequestId({ id: 9, info: undefined }), 9);
   });
 });
 

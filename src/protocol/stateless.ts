@@ -6,9 +6,10 @@
  * Design note: an incoming request belongs to the stateless era when its
  * `params._meta` carries `io.modelcontextprotocol/protocolVersion` (the spec's "envelope
  * claim"); everything else is 2025-era traffic, served exactly as before. The claim is
- * checked once per request by {@link readRequestMeta}, which both the protocol layer (the
- * method table of the named revision) and the HTTP server (to pick the status code) call:
- * it reads a handful of properties and allocates one small object.
+ * checked once per request by {@link readRequestMeta}, where the request enters: the
+ * protocol endpoint of a connection (incoming.ts), or the HTTP server before it dispatches
+ * a connectionless request (it picks the status code from the outcome). The reading then
+ * travels with the request; nothing reads it again.
  * Spec: 2026-07-28 › Basic › `_meta` (per-request protocol fields), › Error codes.
  */
 import { McpError } from '../jsonrpc/errors.js';
@@ -108,26 +109,10 @@ export function claimedRevision(params: unknown): string | undefined {
  * McpError -32602 when a required field is missing or malformed (no `_meta`, no
  * protocol version, no client capabilities, a malformed client info or log level) and
  * -32022 ({@link unsupportedProtocolVersion}) when the named revision is not in `supported`.
- * Called by the protocol layer for every stateless-era request and by the HTTP server
- * before it delivers one.
+ * Called once per request, where it enters (see the module note).
  */
 export function readRequestMeta(params: JSONObject | undefined, supported: readonly string[]): RequestMeta {
   const meta = params?._meta;
-  // The HTTP server, the server's stateless layer and the method table all read the same
-  // request's metadata, one after the other in one dispatch: the last reading is
-  // remembered, and serves again while its `_meta` object still holds the same values.
-  const last = lastRead;
-  if (
-    meta === lastMeta &&
-    last !== undefined &&
-    (supported === lastSupported || supported.includes(last.revision)) &&
-    (meta as JSONObject)[MetaKey.ProtocolVersion] === last.revision &&
-    (meta as JSONObject)[MetaKey.ClientCapabilities] === last.clientCapabilities &&
-    (meta as JSONObject)[MetaKey.ClientInfo] === last.clientInfo &&
-    (meta as JSONObject)[MetaKey.LogLevel] === last.logLevel
-  ) {
-    return last;
-  }
   if (!isObject(meta)) throw new McpError(ErrorCode.InvalidParams, `Invalid params: "_meta" with "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}" is required`);
   const version = meta[MetaKey.ProtocolVersion];
   const caps = meta[MetaKey.ClientCapabilities];
@@ -146,17 +131,8 @@ export function readRequestMeta(params: JSONObject | undefined, supported: reado
     throw new McpError(ErrorCode.InvalidParams, `Invalid params: "_meta.${MetaKey.LogLevel}" must be one of debug, info, notice, warning, error, critical, alert, emergency`);
   }
   if (!supported.includes(version)) throw unsupportedProtocolVersion(version, supported);
-  const read: RequestMeta = { revision: version, clientCapabilities: caps as ClientCapabilities, clientInfo: info as Implementation | undefined, logLevel: level as LoggingLevel | undefined };
-  lastMeta = meta;
-  lastSupported = supported;
-  lastRead = read;
-  return read;
+  return { revision: version, clientCapabilities: caps as ClientCapabilities, clientInfo: info as Implementation | undefined, logLevel: level as LoggingLevel | undefined };
 }
-
-/** The last reading of {@link readRequestMeta}: its `_meta` object, its list of revisions, its result. */
-let lastMeta: unknown = undefined;
-let lastSupported: readonly string[] | undefined = undefined;
-let lastRead: RequestMeta | undefined = undefined;
 
 /** -32022 naming the requested and the supported versions (the data the schema gives it). */
 export function unsupportedProtocolVersion(requested: string, supported: readonly string[]): McpError {
@@ -232,13 +208,3 @@ export function subscriptionIdOf(params: JSONObject | undefined): RequestId | un
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
-/**
- * The JSON-RPC id a request carried on the wire. Transports that multiplex many clients
- * onto one session (the Streamable HTTP server's stateless path) give requests internal
- * ids and put the wire id into the message info as `wireId`; everywhere else the two are
- * the same. Used where the spec echoes the id back (`subscriptionId`).
- */
-export function wireRequestId(ctx: { readonly id?: RequestId; readonly info?: unknown }): RequestId | undefined {
-  const wire = (ctx.info as { wireId?: unknown } | undefined)?.wireId;
-  return typeof wire === 'string' || typeof wire === 'number' ? wire : ctx.id;
-}

@@ -6,7 +6,7 @@ export { toolError, type ToolConfig, type ToolHandler, type ToolReturn, type Raw
 export type { ResourceMetadata, ResourceReader, ResourceTemplateConfig, TemplateReader, ReadReturn, RegisteredResource } from './resources.js';
 export type { PromptConfig, PromptHandler, RegisteredPrompt } from './prompts.js';
 export type { Completer, CompletionContext } from './completions.js';
-export { rateLimit, audit, RATE_LIMITED_CODE, type RateLimitOptions, type AuditEvent } from './middleware.js';
+export { rateLimit, audit, principalKey, RATE_LIMITED_CODE, type RateLimitOptions, type AuditEvent } from './middleware.js';
 export { UriTemplate } from './uri-template.js';
 export { SUBSCRIPTION_LIMIT_CODE, type SubscriptionLimitOptions } from './subscription-limits.js';
 export type { ConnectOptions } from './server.js';

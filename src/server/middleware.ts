@@ -1,15 +1,27 @@
 /**
- * Ready-made middleware the specification asks servers for: a per-connection rate limit
- * on tool calls (2025-03-26 › Tools › Security Considerations: "Rate limit tool
- * invocations") and an audit hook that sees every call with its duration and outcome.
+ * Ready-made middleware the specification asks servers for: a rate limit on tool calls per
+ * principal (2025-03-26 › Tools › Security Considerations: "Rate limit tool invocations")
+ * and an audit hook that sees every call with its duration and outcome.
  */
 import { McpError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
+import { isObject } from '../jsonrpc/values.js';
 import { Method } from '../protocol/methods.js';
-import type { Middleware } from '../protocol/middleware.js';
+import type { CallContext, Middleware } from '../protocol/middleware.js';
 
 /** JSON-RPC code used for "rate limit exceeded" (implementation-defined server error range). */
 export const RATE_LIMITED_CODE = -32029;
+
+/**
+ * The principal of verified auth information: issuer, subject and client of a token
+ * (`mcpkit/auth`'s `AuthInfo`, or any auth info with a string `clientId`), as one string;
+ * undefined when there is none. Never contains the credential.
+ */
+export function principalKey(authInfo: unknown): string | undefined {
+  if (!isObject(authInfo) || typeof authInfo.clientId !== 'string') return undefined;
+  const { issuer, subject } = authInfo;
+  return JSON.stringify([typeof issuer === 'string' ? issuer : null, typeof subject === 'string' ? subject : null, authInfo.clientId]);
+}
 
 /** Options of {@link rateLimit}. */
 export interface RateLimitOptions {
@@ -19,37 +31,73 @@ export interface RateLimitOptions {
   windowMs?: number;
   /** Methods counted. Default: `tools/call` only. */
   methods?: readonly string[];
+  /**
+   * The bucket a call counts against. Default: the principal of the request's auth info
+   * ({@link principalKey}); without one, the transport session (`ctx.sessionId`); without
+   * that, the connection — and for 2026-07-28 requests served without a connection
+   * (Streamable HTTP), one bucket shared by every unauthenticated client.
+   */
+  keyOf?: (ctx: CallContext) => string | undefined;
+  /**
+   * Most buckets kept at once (one table per `rateLimit()` middleware, shared by all the
+   * server's connections); beyond it the least recently used is dropped (its next call
+   * starts full). Default 10 000.
+   */
+  maxKeys?: number;
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number;
 }
 
+/** One principal's token bucket. */
+interface Bucket {
+  tokens: number;
+  last: number;
+}
+
+const defaultKey = (ctx: CallContext): string | undefined => principalKey(ctx.info?.authInfo) ?? ctx.sessionId;
+
 /**
- * A token bucket per connection: `limit` calls, refilled continuously at `limit` per
- * `windowMs`. A call beyond it is answered with error {@link RATE_LIMITED_CODE}, message
- * "Rate limit exceeded", and `data: { limit, windowMs, retryAfterMs }`. Register it as
- * incoming middleware (`server.use(rateLimit())`).
+ * A token bucket per principal (see {@link RateLimitOptions.keyOf}): `limit` calls,
+ * refilled continuously at `limit` per `windowMs`. A call beyond it is answered with error
+ * {@link RATE_LIMITED_CODE}, message "Rate limit exceeded", and `data: { limit, windowMs,
+ * retryAfterMs }`. The same in both eras: the key, not the connection, decides. Register it
+ * as incoming middleware (`server.use(rateLimit())`). Throws RangeError for bad options.
  */
 export function rateLimit(options: RateLimitOptions = {}): Middleware {
   const limit = options.limit ?? 600;
   const windowMs = options.windowMs ?? 60_000;
+  const maxKeys = options.maxKeys ?? 10_000;
   if (!(limit >= 1) || !(windowMs > 0)) throw new RangeError('rateLimit needs limit >= 1 and windowMs > 0');
+  if (!(Number.isInteger(maxKeys) && maxKeys >= 1)) throw new RangeError('rateLimit needs maxKeys to be a positive integer');
   const methods = new Set(options.methods ?? [Method.ToolsCall]);
   const now = options.now ?? Date.now;
+  const keyOf = options.keyOf ?? defaultKey;
   const perMs = limit / windowMs;
+  // One table for every connection of the server (and its connectionless dispatch): a
+  // principal's calls count together wherever they arrive.
+  const buckets = new Map<string, Bucket>();
+  let connections = 0;
   return (next) => {
-    // Called once per connection: this state belongs to one connection.
-    let tokens = limit;
-    let last = now();
+    // Called once per connection (and once for the connectionless dispatch): an unkeyed
+    // call counts against this connection (there: against every anonymous client together).
+    const connectionKey = `\u0000connection:${++connections}`;
     return (method, params, ctx) => {
       if (ctx.direction !== 'incoming' || ctx.kind !== 'request' || !methods.has(method)) return next(method, params, ctx);
+      const key = keyOf(ctx) ?? connectionKey;
       const t = now();
-      tokens = Math.min(limit, tokens + (t - last) * perMs);
-      last = t;
-      if (tokens < 1) {
-        const retryAfterMs = Math.ceil((1 - tokens) / perMs);
+      let bucket = buckets.get(key);
+      if (bucket === undefined) {
+        if (buckets.size >= maxKeys) buckets.delete(buckets.keys().next().value!);
+        bucket = { tokens: limit, last: t };
+      } else buckets.delete(key); // re-inserted below: most recently used last
+      buckets.set(key, bucket);
+      bucket.tokens = Math.min(limit, bucket.tokens + (t - bucket.last) * perMs);
+      bucket.last = t;
+      if (bucket.tokens < 1) {
+        const retryAfterMs = Math.ceil((1 - bucket.tokens) / perMs);
         return Promise.reject(new McpError(RATE_LIMITED_CODE, `Rate limit exceeded: at most ${limit} ${[...methods].join(', ')} per ${windowMs} ms`, { limit, windowMs, retryAfterMs }));
       }
-      tokens -= 1;
+      bucket.tokens -= 1;
       return next(method, params, ctx);
     };
   };

@@ -15,6 +15,7 @@ import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root, SamplingMessage } from '../types.js';
 import { ServerRequestContext } from './context.js';
+import { SessionEra } from './era.js';
 import { levelPasses } from './logging.js';
 import { addSubscription, checkSubscriptionUri } from './subscription-limits.js';
 import type { ServerCore } from './server.js';
@@ -30,13 +31,26 @@ export class ServerSession {
   readonly subscriptions = new Set<string>();
   readonly #elicitations = new Set<string>();
 
-  /** @internal created by McpServer.connect; `handlers` are the server's shared handler table */
-  constructor(core: ServerCore, transport: Transport, options: EndpointOptions, handlers?: ReadonlyMap<string, RequestHandler<ServerRequestContext>>) {
+  /**
+   * @internal created by McpServer.connect; `handlers` are the server's shared handler table,
+   * `statelessHandlers` those of its 2026-07-28 requests
+   */
+  constructor(
+    core: ServerCore,
+    transport: Transport,
+    options: EndpointOptions,
+    handlers?: ReadonlyMap<string, RequestHandler<ServerRequestContext>>,
+    statelessHandlers?: ReadonlyMap<string, RequestHandler<ServerRequestContext>>,
+  ) {
     this.#core = core;
+    const era = new SessionEra(this);
     this.endpoint = new Endpoint<ServerRequestContext>('server', transport, {
       ...options,
       sharedHandlers: handlers ?? SESSION_HANDLERS,
-      createContext: (session, id, method, params, info) => new ServerRequestContext(this, session, id, method, params, info),
+      statelessHandlers,
+      // the era is read once, by the endpoint, and fixed on the context here
+      createContext: (session, id, method, params, info, claim) => new ServerRequestContext(this, session, id, method, params, info, claim === undefined ? era : core.statelessEra(claim)),
+      claimOf: (ctx) => ctx.era.claim,
     });
     this.endpoint.on(Notification.Initialized, () => {
       this.#ready = true;
@@ -242,31 +256,38 @@ export class ServerSession {
   }
 }
 
+/** The connection of a 2025-era request (these methods exist only in 2025-era tables, which only connections serve). */
+function sessionOf(ctx: ServerRequestContext): ServerSession {
+  const session = ctx.server;
+  if (session === undefined) throw new LocalError('method_unsupported', `${ctx.method} needs a connection`);
+  return session;
+}
+
 /**
  * The handlers every server session answers the same way, as one table shared by all
  * sessions (no per-session closures): each reaches its session through `ctx.server`.
  */
 export const SESSION_HANDLERS: ReadonlyMap<string, RequestHandler<ServerRequestContext>> = new Map<string, RequestHandler<ServerRequestContext>>([
-  [Method.Initialize, (params, ctx) => ctx.server._initialize(params!)],
+  [Method.Initialize, (params, ctx) => sessionOf(ctx)._initialize(params!)],
   [Method.Ping, () => ({})],
   [
     Method.LoggingSetLevel,
     (params, ctx) => {
-      ctx.server._setLogLevel(params!.level as LoggingLevel);
+      sessionOf(ctx)._setLogLevel(params!.level as LoggingLevel);
       return {};
     },
   ],
   [
     Method.ResourcesSubscribe,
     (params, ctx) => {
-      ctx.server._subscribe(params!.uri as string);
+      sessionOf(ctx)._subscribe(params!.uri as string);
       return {};
     },
   ],
   [
     Method.ResourcesUnsubscribe,
     (params, ctx) => {
-      ctx.server._unsubscribe(params!.uri as string);
+      sessionOf(ctx)._unsubscribe(params!.uri as string);
       return {};
     },
   ],

@@ -27,8 +27,14 @@ import { ToolRegistry, type RawToolHandler, type RegisteredTool, type ToolConfig
 import type { PromptArgs, ToolArgs, ToolStructured } from './infer.js';
 import { invalidParams } from '../jsonrpc/errors.js';
 import type { Tool } from '../types.js';
-import { STATELESS_REVISIONS, isStatelessRevision } from '../protocol/stateless.js';
+import { STATELESS_REVISIONS, isStatelessRevision, type RequestMeta } from '../protocol/stateless.js';
+import type { StatelessClaim } from '../protocol/incoming.js';
+import { extendedTableFor, type RevisionTable } from '../protocol/table.js';
+import type { MessageInfo } from '../transport/types.js';
+import type { JSONObject as Json, RequestId } from '../jsonrpc/types.js';
+import type { ServerEra } from './era.js';
 import { StatelessLayer, type StatelessServerOptions } from './stateless.js';
+import { StatelessDispatcher, type StatelessDispatch, type StatelessReplyChannel } from './stateless-dispatch.js';
 
 /** Per-connection overrides of {@link McpServer.connect}. */
 export interface ConnectOptions {
@@ -75,7 +81,17 @@ export interface ServerCore {
   /** Bounds on resource subscriptions, defaults applied. */
   readonly subscriptionLimits: SubscriptionLimits;
   capabilities(): ServerCapabilities;
+  /** The era strategy of a 2026-07-28 request, from its era reading. */
+  statelessEra(claim: StatelessClaim): ServerEra;
 }
+
+/**
+ * The outermost incoming middleware of every connection of a server that serves the
+ * 2026-07-28 era: the request's era strategy runs it (2025 era: unchanged; 2026-07-28: its
+ * result shaped). Notifications pass.
+ */
+const ERA_MIDDLEWARE: Middleware = (next) => (method, params, ctx) =>
+  ctx.direction === 'incoming' && ctx.kind === 'request' ? (ctx as ServerRequestContext).era.serve(next, method, params, ctx as ServerRequestContext) : next(method, params, ctx);
 
 /** An MCP server. */
 export class McpServer implements ServerCore {
@@ -162,6 +178,7 @@ export class McpServer implements ServerCore {
   use(middleware: Middleware, direction: MiddlewareDirection = 'incoming'): this {
     this.#middleware.push([middleware, direction]);
     for (const s of this.#sessions) s.endpoint.use(middleware, direction);
+    this.#dispatcher?.invalidate();
     return this;
   }
 
@@ -237,14 +254,20 @@ export class McpServer implements ServerCore {
     // schemas whose wire form comes from a converter loaded on first use: a failure shows here
     if (this.tools.pending) await this.tools.ready();
     this.capabilities();
-    const session = new ServerSession(this, transport, options?.maxInFlight === undefined ? this.#options : { ...this.#options, maxInFlight: options.maxInFlight }, this.#sharedHandlers());
+    const session = new ServerSession(
+      this,
+      transport,
+      options?.maxInFlight === undefined ? this.#options : { ...this.#options, maxInFlight: options.maxInFlight },
+      this.#sharedHandlers(),
+      this.#stateless.enabled ? this.#statelessHandlerTable() : undefined,
+    );
     const ep = session.endpoint;
     ep.setOwnCapabilities(this.capabilities() as JSONObject);
     for (const ext of this.#extensions) ep.extend(ext);
     if (this.#stateless.enabled) {
       // outermost: it shapes every stateless-era result, whatever the middleware below does
       ep.acceptStatelessRequests(this.#stateless.revisions);
-      ep.use(this.#stateless.middleware);
+      ep.use(ERA_MIDDLEWARE);
     }
     for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
     for (const listener of this.#connectListeners) listener(session);
@@ -291,11 +314,99 @@ export class McpServer implements ServerCore {
     });
     table.set(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
     table.set(Method.CompletionComplete, (p) => this.#complete(p!));
-    if (this.#stateless.enabled) {
-      table.set(Method.ServerDiscover, () => this.#stateless.discover());
-      table.set(Method.SubscriptionsListen, (p, ctx) => this.#stateless.listen(p, ctx));
-    }
     return (this.#handlers = table);
+  }
+
+  #statelessHandlers: Map<string, RequestHandler<ServerRequestContext>> | undefined;
+  readonly #statelessOverrides = new Map<string, RequestHandler<ServerRequestContext>>();
+
+  /**
+   * The handler table of 2026-07-28 requests (built once, at the first use): the shared
+   * table, `server/discover`, `subscriptions/listen`, and what extensions set with
+   * {@link setStatelessHandler}. The 2025-only methods are in it too, but the era's method
+   * table refuses them (-32601) before a handler is looked up.
+   */
+  #statelessHandlerTable(): ReadonlyMap<string, RequestHandler<ServerRequestContext>> {
+    if (this.#statelessHandlers) return this.#statelessHandlers;
+    const table = new Map(this.#sharedHandlers());
+    table.set(Method.ServerDiscover, () => this.#stateless.discover());
+    table.set(Method.SubscriptionsListen, (p, ctx) => this.#stateless.listen(p, ctx));
+    for (const [method, handler] of this.#statelessOverrides) table.set(method, handler);
+    return (this.#statelessHandlers = table);
+  }
+
+  /**
+   * Sets the handler of `method` for 2026-07-28 requests, on every connection and on the
+   * connectionless dispatch (an extension's entry point, for example the tasks extension's
+   * `tools/call`). The method must be in the era's method table (or an extension's) to be
+   * reached. Read the current one with {@link statelessHandler} to wrap it.
+   */
+  setStatelessHandler(method: string, handler: RequestHandler<ServerRequestContext>): this {
+    this.#statelessOverrides.set(method, handler);
+    this.#statelessHandlers?.set(method, handler);
+    return this;
+  }
+
+  /** The handler of `method` for 2026-07-28 requests (see {@link setStatelessHandler}). */
+  statelessHandler(method: string): RequestHandler<ServerRequestContext> | undefined {
+    return this.#statelessHandlerTable().get(method);
+  }
+
+  /**
+   * The input schema of tool `name` as `tools/list` shows it, or undefined for an unknown
+   * tool: the one lookup a transport binding needs (the 2026-07-28 HTTP binding mirrors
+   * arguments annotated with `x-mcp-header` into headers). Same object until the tool's
+   * definition is replaced.
+   */
+  toolInputSchema(name: string): unknown {
+    return this.tools.get(name)?.inputSchema;
+  }
+
+  /** @internal see ServerCore */
+  statelessEra(claim: StatelessClaim): ServerEra {
+    return this.#stateless.requestEra(claim);
+  }
+
+  // ───────────── connectionless 2026-07-28 requests ─────────────
+
+  #dispatcher: StatelessDispatcher | undefined;
+  readonly #tables = new Map<string, RevisionTable>();
+
+  /**
+   * Serves one 2026-07-28 request that arrived without a connection (each Streamable HTTP
+   * POST of the era): `meta` is its `_meta` as `readRequestMeta` checked it against
+   * {@link statelessRevisions}; its notifications and its outcome go to `reply`. Returns the
+   * handle that cancels it. Only what the request needs is allocated (stateless-dispatch.ts).
+   * Call after {@link ready} resolved.
+   */
+  dispatchStateless(id: RequestId, method: string, params: Json | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch {
+    const dispatcher = (this.#dispatcher ??= this.#makeDispatcher());
+    return dispatcher.dispatch(id, method, params, meta, info, reply);
+  }
+
+  /**
+   * Resolves once the server can serve requests without a connection: schemas converted on
+   * first use are ready and the capabilities are fixed. Rejects as `connect()` would.
+   */
+  async ready(): Promise<void> {
+    if (this.tools.pending) await this.tools.ready();
+    this.capabilities();
+  }
+
+  #makeDispatcher(): StatelessDispatcher {
+    const report = this.#options.onError ?? defaultErrorReporter('server');
+    return new StatelessDispatcher({
+      layer: this.#stateless,
+      ownCapabilities: () => this.capabilities(),
+      tableOf: (revision) => {
+        let table = this.#tables.get(revision);
+        if (table === undefined) this.#tables.set(revision, (table = extendedTableFor(revision, this.#extensions)!));
+        return table;
+      },
+      handlers: () => this.#statelessHandlerTable(),
+      middleware: () => [ERA_MIDDLEWARE, ...this.#middleware.filter(([, d]) => d !== 'outgoing').map(([m]) => m)],
+      reportError: report,
+    });
   }
 
   async #complete(params: JSONObject): Promise<JSONObject> {
@@ -317,7 +428,7 @@ export class McpServer implements ServerCore {
   // ───────────── notifications to every client ─────────────
 
   #changed(method: string): void {
-    if (this.#sessions.size === 0) return;
+    if (this.#sessions.size === 0 && this.#stateless.subscriptionCount === 0) return;
     if (this.#pendingChanges.size === 0) queueMicrotask(() => this.#flushChanges());
     this.#pendingChanges.add(method);
   }

@@ -1,20 +1,21 @@
 /**
- * What a server handler's context does differently for a stateless-era (2026-07-28)
- * request: the client's capabilities, identity and log level come from the request's own
- * `_meta`; logs go out only when the request opted in, on the request's stream; and
- * sampling, elicitation and roots become multi round-trip inputs (see mrtr.ts) instead of
- * requests to the client. A missing client capability is the -32021 error, whose data names
- * it. One object per stateless-era request, attached to its context by the server's
- * stateless layer.
+ * The 2026-07-28 era strategy of one request (see era.ts): the client's capabilities,
+ * identity and log level come from the request's own `_meta`; logs go out only when the
+ * request opted in, on the request's stream; and sampling, elicitation and roots become
+ * multi round-trip inputs (see mrtr.ts) instead of requests to the client. A missing client
+ * capability is the -32021 error, whose data names it. One object per request, made by the
+ * server's stateless layer from the request's era reading when its context is made.
  */
 import { LocalError } from '../jsonrpc/errors.js';
-import type { JSONObject, RequestId } from '../jsonrpc/types.js';
+import type { JSONObject } from '../jsonrpc/types.js';
+import type { StatelessClaim } from '../protocol/incoming.js';
 import { Notification } from '../protocol/methods.js';
+import type { MethodHandler } from '../protocol/middleware.js';
 import { missingClientCapability, type InputRequest, type RequestMeta } from '../protocol/stateless.js';
 import { hasCapability } from '../protocol/table.js';
 import { isValidRequestedSchema } from '../schema/index.js';
-import type { Session } from '../session/session.js';
-import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, LoggingLevel, Root } from '../types.js';
+import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../types.js';
+import type { EraRequest, ServerEra } from './era.js';
 import { levelPasses } from './logging.js';
 import { InputRound, noInputRound, validateElicitAnswer, validateRootsAnswer, validateSamplingAnswer } from './mrtr.js';
 
@@ -41,9 +42,16 @@ export interface InputSink {
   ask(key: string, request: InputRequest, validate: (answer: unknown, key: string) => unknown): Promise<unknown>;
 }
 
-/** The per-request state of a stateless-era request. Created by the server's stateless layer. */
-export class StatelessRequest {
+/** How a 2026-07-28 request is run and its outcome shaped: the server's stateless layer. */
+export interface StatelessShaper {
+  serve(state: StatelessRequest, next: MethodHandler, method: string, params: JSONObject | undefined, request: EraRequest): Promise<unknown>;
+}
+
+/** The per-request state and era strategy of a 2026-07-28 request. Created by the server's stateless layer. */
+export class StatelessRequest implements ServerEra {
+  readonly claim: StatelessClaim;
   readonly meta: RequestMeta;
+  readonly #shaper: StatelessShaper;
   /** The inputs of this run, once there are any (answers arrived, or the handler asked). */
   round: InputRound | undefined = undefined;
   /** True for the methods that may answer `InputRequiredResult` (tools/call, prompts/get, resources/read). */
@@ -54,8 +62,32 @@ export class StatelessRequest {
    */
   inputSink: InputSink | undefined = undefined;
 
-  constructor(meta: RequestMeta) {
-    this.meta = meta;
+  constructor(claim: StatelessClaim, shaper: StatelessShaper) {
+    this.claim = claim;
+    this.meta = claim.meta;
+    this.#shaper = shaper;
+  }
+
+  /** This object: a 2026-07-28 request's era is its own state. */
+  get stateless(): StatelessRequest {
+    return this;
+  }
+
+  get protocolVersion(): string {
+    return this.meta.revision;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.meta.clientCapabilities;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.meta.clientInfo;
+  }
+
+  /** Runs the request through the stateless layer, which shapes its result (or answers `InputRequiredResult`). */
+  serve(next: MethodHandler, method: string, params: JSONObject | undefined, request: EraRequest): Promise<unknown> {
+    return this.#shaper.serve(this, next, method, params, request);
   }
 
   #require(path: string[], required: JSONObject, what: string): void {
@@ -84,16 +116,16 @@ export class StatelessRequest {
    * `notifications/message` for request `id`, when the request set a log level and `level`
    * passes it (the spec forbids logs for a request without one).
    */
-  async log(session: Session, id: RequestId, level: LoggingLevel, data: unknown, logger: string | undefined): Promise<void> {
+  async log(request: EraRequest, level: LoggingLevel, data: unknown, logger: string | undefined): Promise<void> {
     const minimum = this.meta.logLevel;
     if (this.inputSink !== undefined || minimum === undefined || !levelPasses(level, minimum)) return;
     const params: JSONObject = { level, data };
     if (logger !== undefined) params.logger = logger;
-    await session.notify(Notification.Message, params, { relatedRequestId: id });
+    await request.session.notify(Notification.Message, params, { relatedRequestId: request.id });
   }
 
   /** Sampling as an input request. Throws -32021 without `sampling` (`sampling.tools` for tools). */
-  createMessage(params: CreateMessageRequestParams, options: InputOptions | undefined): Promise<CreateMessageResult> {
+  createMessage(_request: EraRequest, params: CreateMessageRequestParams, options: InputOptions | undefined): Promise<CreateMessageResult> {
     try {
       if (params.tools !== undefined || params.toolChoice !== undefined) this.#require(['sampling', 'tools'], { sampling: { tools: {} } }, 'sampling with tools');
       else this.#require(['sampling'], { sampling: {} }, 'sampling');
@@ -104,7 +136,7 @@ export class StatelessRequest {
   }
 
   /** Form elicitation as an input request. Throws -32021 without form elicitation support. */
-  elicitForm(params: Omit<ElicitFormParams, 'mode'>, options: InputOptions | undefined): Promise<ElicitResult> {
+  elicitForm(_request: EraRequest, params: Omit<ElicitFormParams, 'mode'>, options: InputOptions | undefined): Promise<ElicitResult> {
     try {
       const problem = isValidRequestedSchema(params.requestedSchema);
       if (problem !== undefined) throw new LocalError('validation_failed', `Invalid requestedSchema: ${problem}`);
@@ -125,7 +157,7 @@ export class StatelessRequest {
    * with the retry). The returned `elicitationId` is the input's key. Throws -32021 without
    * `elicitation.url`.
    */
-  elicitUrl(params: { message: string; url: string; _meta?: JSONObject }, options: InputOptions | undefined): Promise<ElicitResult & { elicitationId: string }> {
+  elicitUrl(_request: EraRequest, params: { message: string; url: string; _meta?: JSONObject }, options: InputOptions | undefined): Promise<ElicitResult & { elicitationId: string }> {
     try {
       this.#require(['elicitation', 'url'], { elicitation: { url: {} } }, 'URL elicitation');
       let url: URL;
@@ -145,7 +177,7 @@ export class StatelessRequest {
   }
 
   /** `roots/list` as an input request. Throws -32021 without `roots`. */
-  listRoots(options: InputOptions | undefined): Promise<Root[]> {
+  listRoots(_request: EraRequest, options: InputOptions | undefined): Promise<Root[]> {
     try {
       this.#require(['roots'], { roots: {} }, 'roots');
       return this.#ask('roots/list', options?.inputKey, { method: 'roots/list', params: {} }, validateRootsAnswer).answer.then((a) => (a as { roots: Root[] }).roots);

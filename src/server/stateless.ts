@@ -1,16 +1,15 @@
 /**
- * The server's stateless era (2026-07-28), beside the 2025 era on the same connections.
+ * The server's stateless era (2026-07-28), beside the 2025 era on the same server.
  *
  * Design note: one {@link StatelessLayer} per {@link McpServer}. It contributes
- * - a middleware installed outermost on every connection. For a request that claims the
- *   stateless era it checks the per-request `_meta` (-32602 / -32022), attaches the
- *   per-request state to the handler context (capabilities, client info, log level, and for
- *   `tools/call`, `prompts/get`, `resources/read` the multi round-trip inputs: the answers of
- *   a verified `requestState` and the `inputResponses` of a retry), lets the request run,
- *   then shapes the result: `resultType`, `_meta.io.modelcontextprotocol/serverInfo`,
- *   `ttlMs`/`cacheScope` on cacheable results, -32602 (with `data.uri`) instead of -32002 for
- *   an unknown resource, and an `InputRequiredResult` when the handler asked for input it
- *   did not get. 2025-era requests pass through untouched;
+ * - the era strategy of each 2026-07-28 request ({@link StatelessLayer.requestEra}: a
+ *   `StatelessRequest` made from the request's era reading, when its context is made), and
+ *   what that strategy's `serve` does: opens the multi round-trip inputs of `tools/call`,
+ *   `prompts/get` and `resources/read` (the answers of a verified `requestState` and the
+ *   `inputResponses` of a retry), lets the request run, then shapes the result:
+ *   `resultType`, `_meta.io.modelcontextprotocol/serverInfo`, `ttlMs`/`cacheScope` on
+ *   cacheable results, -32602 (with `data.uri`) instead of -32002 for an unknown resource,
+ *   and an `InputRequiredResult` when the handler asked for input it did not get;
  * - the `server/discover` and `subscriptions/listen` handlers, and the live subscriptions
  *   the server's change notifications are fanned out to. A subscription lives as long as its
  *   request: the client ends it by cancelling (closing the HTTP stream), the server by
@@ -21,26 +20,25 @@
 import { McpError } from '../jsonrpc/errors.js';
 import { presetJson } from '../jsonrpc/preset-json.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
+import type { StatelessClaim } from '../protocol/incoming.js';
 import { Method, Notification } from '../protocol/methods.js';
-import type { MethodHandler, Middleware } from '../protocol/middleware.js';
+import type { MethodHandler } from '../protocol/middleware.js';
 import {
   CACHEABLE_METHODS,
   INPUT_REQUIRED_METHODS,
   MetaKey,
   ResultType,
-  claimsStatelessEra,
-  readRequestMeta,
-  wireRequestId,
   type CacheHints,
   type DiscoverResult,
   type InputRequiredResult,
   type SubscriptionFilter,
 } from '../protocol/stateless.js';
-import type { Session } from '../session/session.js';
+import type { RequestChannel } from '../session/context.js';
 import type { Implementation, ServerCapabilities } from '../types.js';
 import type { ServerRequestContext } from './context.js';
+import type { EraRequest } from './era.js';
 import { InputRound, RequestStateCodec, checkInputResponses, type RequestStateOptions } from './mrtr.js';
-import { StatelessRequest } from './stateless-request.js';
+import { StatelessRequest, type StatelessShaper } from './stateless-request.js';
 import { checkListenSubscriptions, type SubscriptionLimits } from './subscription-limits.js';
 import { isObject } from '../jsonrpc/values.js';
 
@@ -78,7 +76,7 @@ const DEFAULT_HINTS: CacheHints = Object.freeze({ ttlMs: 0, cacheScope: 'private
 /** One live `subscriptions/listen` request. */
 class Subscription {
   constructor(
-    readonly session: Session,
+    readonly session: RequestChannel,
     /** The request's id in its session (routing of notifications to its stream). */
     readonly requestId: RequestId,
     readonly filter: SubscriptionFilter,
@@ -92,7 +90,7 @@ class Subscription {
 }
 
 /** The stateless era of one server. Created by `McpServer`; see the module note. */
-export class StatelessLayer {
+export class StatelessLayer implements StatelessShaper {
   /** The revisions served; empty when the era is off. */
   readonly revisions: readonly string[];
   readonly #host: StatelessHost;
@@ -124,28 +122,29 @@ export class StatelessLayer {
     return this.#subscriptions.size;
   }
 
-  // ───────────── the middleware ─────────────
+  // ───────────── one request ─────────────
 
-  /** The middleware described in the module note; installed first on every connection. */
-  readonly middleware: Middleware = (next) => (method, params, ctx) => {
-    if (ctx.direction !== 'incoming' || ctx.kind !== 'request' || !claimsStatelessEra(params)) return next(method, params, ctx);
-    const state = new StatelessRequest(readRequestMeta(params, this.revisions));
-    const rctx = ctx as ServerRequestContext;
-    rctx._stateless = state;
+  /** The era strategy of one 2026-07-28 request, from its era reading. */
+  requestEra(claim: StatelessClaim): StatelessRequest {
+    return new StatelessRequest(claim, this);
+  }
+
+  /** What a request's strategy runs (see the module note): inputs, the request, the shaping. */
+  serve(state: StatelessRequest, next: MethodHandler, method: string, params: JSONObject | undefined, request: EraRequest): Promise<unknown> {
     if (INPUT_REQUIRED_METHODS.has(method)) {
       state.inputAllowed = true;
       // a retry opens its round first (the answers); a first request gets one only if it asks
-      if (params !== undefined && ('inputResponses' in params || params.requestState !== undefined)) return this.#retry(next, method, params, rctx, state);
+      if (params !== undefined && ('inputResponses' in params || params.requestState !== undefined)) return this.#retry(next, method, params, request, state);
     }
-    return this.#run(next, method, params, rctx, state);
-  };
+    return this.#run(next, method, params, request, state);
+  }
 
   /** Runs the request and shapes its outcome (the common path: no await of its own). */
-  #run(next: MethodHandler, method: string, params: JSONObject | undefined, ctx: ServerRequestContext, state: StatelessRequest): Promise<unknown> {
-    return next(method, params, ctx).then<unknown, unknown>(
-      (result) => (state.round?.hasPending ? this.#inputRequired(method, params, ctx, state.round) : this.#complete(method, params, result)),
+  #run(next: MethodHandler, method: string, params: JSONObject | undefined, request: EraRequest, state: StatelessRequest): Promise<unknown> {
+    return next(method, params, request as ServerRequestContext).then<unknown, unknown>(
+      (result) => (state.round?.hasPending ? this.#inputRequired(method, params, request, state.round) : this.#complete(method, params, result)),
       (err: unknown) => {
-        if (state.round?.hasPending) return this.#inputRequired(method, params, ctx, state.round);
+        if (state.round?.hasPending) return this.#inputRequired(method, params, request, state.round);
         if (err instanceof McpError && err.code === ErrorCode.ResourceNotFound && method === Method.ResourcesRead) {
           // 2026-07-28 › Resources › Error Handling: -32602, the URI in `data`.
           throw new McpError(ErrorCode.InvalidParams, err.message, isObject(err.data) ? err.data : { uri: params?.uri });
@@ -156,16 +155,16 @@ export class StatelessLayer {
   }
 
   /** A retry of a multi round-trip request: checks its answers and state, then runs it. */
-  async #retry(next: MethodHandler, method: string, params: JSONObject, ctx: ServerRequestContext, state: StatelessRequest): Promise<unknown> {
+  async #retry(next: MethodHandler, method: string, params: JSONObject, request: EraRequest, state: StatelessRequest): Promise<unknown> {
     const responses = 'inputResponses' in params ? checkInputResponses(params.inputResponses ?? null) : undefined;
     const requestState = params.requestState;
     if (requestState !== undefined && typeof requestState !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "requestState" must be a string');
-    const prior = requestState === undefined ? {} : await this.#stateCodec.open(requestState, method, params, ctx.authInfo);
+    const prior = requestState === undefined ? {} : await this.#stateCodec.open(requestState, method, params, request.authInfo);
     state.round = new InputRound(prior, responses);
-    return this.#run(next, method, params, ctx, state);
+    return this.#run(next, method, params, request, state);
   }
 
-  async #inputRequired(method: string, params: JSONObject | undefined, ctx: ServerRequestContext, round: InputRound): Promise<InputRequiredResult> {
+  async #inputRequired(method: string, params: JSONObject | undefined, ctx: EraRequest, round: InputRound): Promise<InputRequiredResult> {
     const result: InputRequiredResult = {
       resultType: ResultType.InputRequired,
       inputRequests: round.pendingRequests(),
@@ -238,7 +237,7 @@ export class StatelessLayer {
       checkListenSubscriptions(requested.resourceSubscriptions, this.#host.subscriptionLimits);
       if (caps.resources?.subscribe) agreed.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
     }
-    const meta: JSONObject = { [MetaKey.SubscriptionId]: wireRequestId(ctx) ?? ctx.id };
+    const meta: JSONObject = { [MetaKey.SubscriptionId]: ctx.id };
     const signal = ctx.signal;
     if (signal.aborted) return { _meta: meta };
     await ctx.session.notify(Notification.SubscriptionsAcknowledged, { _meta: meta, notifications: agreed as JSONObject }, { relatedRequestId: ctx.id });

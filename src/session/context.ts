@@ -5,8 +5,21 @@
  * a handler reads `signal` or a cancellation arrives.
  */
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
-import type { MessageInfo } from '../transport/types.js';
-import type { Session } from './session.js';
+import type { MessageInfo, SendOptions } from '../transport/types.js';
+
+/**
+ * Where a request's related messages go: its session, or — for a request served without a
+ * session (the 2026-07-28 era over HTTP) — the request's own reply stream. {@link Session}
+ * is one.
+ */
+export interface RequestChannel {
+  /** Sends a notification (with `relatedRequestId`, it travels with that request's reply). */
+  notify(method: string, params?: JSONObject, options?: SendOptions): Promise<void>;
+  /** True once the channel is gone (the connection closed, or the reply was sent). */
+  readonly closed: boolean;
+  /** The transport's session id, when there is one. */
+  readonly transportSessionId: string | undefined;
+}
 
 /** Context passed to handlers of incoming requests. */
 export class RequestContext {
@@ -16,8 +29,8 @@ export class RequestContext {
   readonly params: JSONObject | undefined;
   /** What the transport knew about the message (auth info, HTTP headers). */
   readonly info: MessageInfo | undefined;
-  /** The session the request arrived on. */
-  readonly session: Session;
+  /** The session the request arrived on (or, without a session, the request's own reply channel). */
+  readonly session: RequestChannel;
   /** @internal batch this request belongs to, if any */
   batch: BatchCollector | undefined;
   #controller: AbortController | undefined;
@@ -25,7 +38,7 @@ export class RequestContext {
   #done = false;
   #lastProgress = -Infinity;
 
-  constructor(session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined) {
+  constructor(session: RequestChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined) {
     this.session = session;
     this.id = id;
     this.method = method;

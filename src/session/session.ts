@@ -32,7 +32,12 @@ export interface SessionHooks {
   /** Whether a batch received now is acceptable (the negotiated revision allows batches). */
   batchesAllowed(): boolean;
   /** Builds the context of an incoming request; lets a role use a subclass of {@link RequestContext}. */
-  createContext?(session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined): RequestContext;
+  /**
+   * Makes the context of an incoming request. May instead return an {@link McpError}: the
+   * request is then answered with that error at once and no handler runs (a request whose
+   * protocol metadata cannot be served, say).
+   */
+  createContext?(session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined): RequestContext | McpError;
   /** Something went wrong that the peer is not told about in detail (handler crash, garbage). */
   error?(error: Error): void;
   /** The connection closed; pending requests have already been failed. */
@@ -390,6 +395,10 @@ export class Session {
       return;
     }
     const ctx = this.#hooks.createContext ? this.#hooks.createContext(this, id, method, params, info) : new RequestContext(this, id, method, params, info);
+    if (ctx instanceof McpError) {
+      this.#respond(batch, { jsonrpc: '2.0', id, error: ctx.toJSON() });
+      return;
+    }
     if (batch !== undefined) {
       ctx.batch = batch;
       batch.pending++;
@@ -421,9 +430,7 @@ export class Session {
   }
 
   #toWireError(err: unknown): JSONRPCErrorObject {
-    if (err instanceof McpError) return err.toJSON();
-    this.#hooks.error?.(toError(err));
-    return { code: ErrorCode.InternalError, message: 'Internal error' };
+    return toWireError(err, this.#hooks.error);
   }
 
   #respond(batch: BatchCollector | undefined, response: object): void {
@@ -459,4 +466,15 @@ export class Session {
     for (const ctx of this.#incoming.values()) ctx.cancel(error);
     this.#hooks.closed?.(reason);
   }
+}
+
+/**
+ * The wire error of a request handler's failure: an {@link McpError} as it is; anything else
+ * is reported through `report` and answered as -32603 "Internal error" (no message, stack or
+ * path of the failure reaches the peer). Shared by every dispatch path.
+ */
+export function toWireError(err: unknown, report: ((error: Error) => void) | undefined): JSONRPCErrorObject {
+  if (err instanceof McpError) return err.toJSON();
+  report?.(toError(err));
+  return { code: ErrorCode.InternalError, message: 'Internal error' };
 }

@@ -13,6 +13,7 @@ import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { Method, Notification } from '../protocol/methods.js';
 import { ServerRequestContext } from '../server/context.js';
+import type { ServerSession } from '../server/server-session.js';
 import { levelPasses } from '../server/logging.js';
 import { RequestContext } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
@@ -28,10 +29,14 @@ export class TaskServerRequestContext extends ServerRequestContext {
   /** The task this work belongs to. */
   readonly task: TaskWork;
   readonly #defaultLogLevel: LoggingLevel | undefined;
+  /** The connection the task's work talks to (tasks of this form exist only on connections). */
+  readonly #connection: ServerSession;
 
-  /** @internal */
+  /** @internal Throws LocalError `method_unsupported` for a request that came without a connection. */
   constructor(base: ServerRequestContext, params: JSONObject | undefined, work: TaskWork, defaultLogLevel: LoggingLevel | undefined) {
-    super(base.server, base.session, base.id, base.method, params, base.info);
+    super(base.server, base.session, base.id, base.method, params, base.info, base.era);
+    if (base.server === undefined) throw new LocalError('method_unsupported', 'Task-augmented requests of this form need a connection');
+    this.#connection = base.server;
     this.task = work;
     this.#defaultLogLevel = defaultLogLevel;
   }
@@ -63,7 +68,7 @@ export class TaskServerRequestContext extends ServerRequestContext {
 
   /** `notifications/message` with the related-task metadata, subject to the client's log level. */
   override async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    const session = this.server;
+    const session = this.#connection;
     // The work outlives its connection: once the requestor is gone, logs have no reader.
     if (session.endpoint.session.closed || !session.endpoint.initialized || !levelPasses(level, session.logLevel ?? this.#defaultLogLevel)) return;
     const params: JSONObject = { level, data: data as JSONObject, _meta: this.task.relatedMeta() };
@@ -74,22 +79,22 @@ export class TaskServerRequestContext extends ServerRequestContext {
 
   /** Sampling for the task: `input_required` until the client answers. */
   override createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
-    return this.task.input(Method.SamplingCreateMessage, params, (p, o) => this.server.createMessage(p, o), options);
+    return this.task.input(Method.SamplingCreateMessage, params, (p, o) => this.#connection.createMessage(p, o), options);
   }
 
   /** Form elicitation for the task: `input_required` until the client answers. */
   override elicitForm(params: Omit<ElicitFormParams, 'mode'>, options?: RequestOptions): Promise<ElicitResult> {
-    return this.task.input(Method.ElicitationCreate, params, (p, o) => this.server.elicitForm(p, o), options);
+    return this.task.input(Method.ElicitationCreate, params, (p, o) => this.#connection.elicitForm(p, o), options);
   }
 
   /** URL elicitation for the task: `input_required` until the client answers. */
   override elicitUrl(params: { message: string; url: string; elicitationId?: string; _meta?: JSONObject }, options?: RequestOptions): Promise<ElicitResult & { elicitationId: string }> {
-    return this.task.input(Method.ElicitationCreate, params, (p, o) => this.server.elicitUrl(p, o), options);
+    return this.task.input(Method.ElicitationCreate, params, (p, o) => this.#connection.elicitUrl(p, o), options);
   }
 
   /** `roots/list` with the related-task metadata (not an input the task waits on a user for). */
   override async listRoots(options?: RequestOptions): Promise<Root[]> {
-    const result = (await this.server.endpoint.request(Method.RootsList, { _meta: this.task.relatedMeta() }, this.task.requestOptions(options))) as { roots?: unknown };
+    const result = (await this.#connection.endpoint.request(Method.RootsList, { _meta: this.task.relatedMeta() }, this.task.requestOptions(options))) as { roots?: unknown };
     if (!Array.isArray(result?.roots)) throw new LocalError('invalid_result', 'The client answered roots/list with a malformed result');
     return result.roots as Root[];
   }

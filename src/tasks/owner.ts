@@ -19,6 +19,7 @@
  * stateless path without authentication), where nothing identifies the client.
  */
 import type { RequestContext } from '../session/context.js';
+import { Session } from '../session/session.js';
 import type { TaskOwner } from './types.js';
 
 /** Computes the owner of a request's tasks. May be async. */
@@ -94,20 +95,20 @@ function connectionId(session: object): string {
  */
 export type RequestorPolicy = (ctx: RequestContext) => string | undefined | Promise<string | undefined>;
 
-/** True when the request came through a transport that multiplexes many clients onto one session. */
-function multiplexed(ctx: RequestContext): boolean {
-  return (ctx.info as { wireId?: unknown } | undefined)?.wireId !== undefined;
+/** True when the request came without a connection (a 2026-07-28 HTTP POST): nothing but its principal identifies its client. */
+function connectionless(ctx: RequestContext): boolean {
+  return !(ctx.session instanceof Session);
 }
 
 /**
  * The default requestor policy: the principal ({@link authKey}) when the request is
  * authenticated; else the transport session id, or the connection, when it carries one
- * client; else undefined (anonymous: unauthenticated requests of a multiplexing transport).
+ * client; else undefined (anonymous: unauthenticated requests that came without a connection).
  */
 export const requestorByAuthOrConnection: RequestorPolicy = async (ctx) => {
   const auth = await authKey(ctx.info?.authInfo);
   if (auth !== undefined) return auth;
-  if (multiplexed(ctx)) return undefined;
+  if (connectionless(ctx)) return undefined;
   return ctx.sessionId !== undefined ? `session:${ctx.sessionId}` : connectionId(ctx.session);
 };
 

@@ -98,11 +98,8 @@ export class TaskServer {
         },
       ],
     ]);
-    server.onConnect((session) => {
-      const original = session.endpoint.getRequestHandler(Method.ToolsCall);
-      this.engine.install(session.endpoint, methods);
-      if (original !== undefined) this.stateless.install(session.endpoint, original);
-    });
+    this.stateless.install(server);
+    server.onConnect((session) => this.engine.install(session.endpoint, methods));
   }
 
   /** The stateless era's tasks (the `io.modelcontextprotocol/tasks` extension, on the same store). */

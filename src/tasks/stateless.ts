@@ -47,7 +47,7 @@ import { McpError, invalidParams, methodNotFound, toError } from '../jsonrpc/err
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject } from '../jsonrpc/types.js';
 import { Method } from '../protocol/methods.js';
 import type { Endpoint, RequestHandler } from '../protocol/endpoint.js';
-import { ResultType, TASKS_EXTENSION, missingClientCapability, wireRequestId, type InputRequest } from '../protocol/stateless.js';
+import { ResultType, TASKS_EXTENSION, missingClientCapability, type InputRequest } from '../protocol/stateless.js';
 import { ServerRequestContext } from '../server/context.js';
 import { checkInputResponses } from '../server/mrtr.js';
 import type { McpServer } from '../server/server.js';
@@ -235,8 +235,7 @@ export class StatelessTaskContext extends ServerRequestContext {
 
   /** @internal */
   constructor(base: ServerRequestContext, run: TaskRun) {
-    super(base.server, base.session, base.id, base.method, base.params, base.info);
-    this._stateless = base._stateless;
+    super(base.server, base.session, base.id, base.method, base.params, base.info, base.era);
     this.#base = base;
     this.#run = run;
   }
@@ -312,24 +311,19 @@ export class StatelessTasks {
   }
 
   /**
-   * Installs on one connection: `tools/call` (stateless-era requests; `original` is the
-   * server's own handler, the 2025-era requests keep whatever is registered now) and
-   * `tasks/get|update|cancel` (stateless-era requests here, others to the handlers
-   * registered now).
+   * Installs on the server, once: the 2026-07-28 handlers of `tools/call` (wrapping the
+   * server's own, read now) and `tasks/get|update|cancel`. Requests of the 2025 era never
+   * reach them: the server keeps a handler table per era.
    */
-  install(endpoint: Endpoint<ServerRequestContext>, original: RequestHandler<ServerRequestContext>): void {
-    const stateful = endpoint.getRequestHandler(Method.ToolsCall) ?? original;
-    endpoint.setRequestHandler(Method.ToolsCall, (p, ctx) => (ctx._stateless !== undefined ? this.#call(original, p, ctx, ctx._stateless) : stateful(p, ctx)));
+  install(server: McpServer): void {
+    const original = server.statelessHandler(Method.ToolsCall);
+    if (original === undefined) return;
+    server.setStatelessHandler(Method.ToolsCall, (p, ctx) => this.#call(original, p, ctx, ctx.era.stateless!));
     const route = (method: string, handler: (p: JSONObject, ctx: ServerRequestContext, st: StatelessRequest) => Promise<JSONObject>) => {
-      const other = endpoint.getRequestHandler(method);
-      endpoint.setRequestHandler(method, (p, ctx) => {
-        const st = ctx._stateless;
-        if (st !== undefined) {
-          if (!declaresTasksExtension(st.meta.clientCapabilities)) throw tasksExtensionRequired();
-          return handler(p!, ctx, st);
-        }
-        if (other === undefined) throw methodNotFound(method);
-        return other(p, ctx);
+      server.setStatelessHandler(method, (p, ctx) => {
+        const st = ctx.era.stateless!;
+        if (!declaresTasksExtension(st.meta.clientCapabilities)) throw tasksExtensionRequired();
+        return handler(p!, ctx, st);
       });
     };
     route(TaskMethod.Get, (p, ctx) => this.#get(p.taskId as string, ctx));
@@ -442,7 +436,6 @@ export class StatelessTasks {
     try {
       if (this.#closed) throw new McpError(ErrorCode.InternalError, 'The task receiver is shut down');
       const owner = await this.#ownerOf(ctx);
-      const wireId = wireRequestId(ctx) ?? ctx.id;
       record = await this.#store.create({
         taskId: crypto.randomUUID(),
         status: 'working',
@@ -452,7 +445,7 @@ export class StatelessTasks {
         owner,
         method: Method.ToolsCall,
         form: STATELESS_TASK_FORM,
-        requestId: wireId,
+        requestId: ctx.id,
       });
     } catch (err) {
       this.#release(slot);

@@ -3,6 +3,7 @@
  * JSON text on send and delivered to the other end asynchronously and in order, so both
  * ends see exactly what a wire would carry (no shared objects).
  */
+import { serializeMessage } from '../jsonrpc/preset-json.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from './types.js';
@@ -35,7 +36,7 @@ export class InMemoryTransport implements Transport {
 
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
     if (this.#closed || !this.#peer || this.#peer.#closed) return Promise.reject(new LocalError('connection_closed', 'In-memory transport is closed'));
-    const text = typeof message === 'string' ? message : JSON.stringify(message);
+    const text = typeof message === 'string' ? message : serializeMessage(message);
     const peer = this.#peer;
     queueMicrotask(() => peer.#deliver(text, this.info));
     return Promise.resolve();

@@ -27,6 +27,7 @@ import { bearerChallenge, PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceMetada
 import { requiredScopesFor, type ScopeRequirements } from './scopes.js';
 import { AuthError, InvalidTokenError, isAuthInfo, missingScopes, unionScopes, type AuthInfo, type TokenVerifier } from './types.js';
 import { toError } from '../../jsonrpc/errors.js';
+import { principalKey } from '../../server/middleware.js';
 
 /** Options of {@link requireBearerAuth}. */
 export interface BearerAuthOptions {
@@ -87,8 +88,7 @@ const NONE: readonly string[] = Object.freeze([]);
 
 /** A principal key for sessions: `[issuer, subject, clientId]` as JSON. `undefined` when `authInfo` is not an {@link AuthInfo}. */
 export function principalOf(authInfo: unknown): string | undefined {
-  if (!isAuthInfo(authInfo)) return undefined;
-  return JSON.stringify([authInfo.issuer ?? null, authInfo.subject ?? null, authInfo.clientId]);
+  return isAuthInfo(authInfo) ? principalKey(authInfo) : undefined;
 }
 
 function jsonError(status: number, error: string, description: string, headers: Record<string, string>): HttpPlainReply {

@@ -8,6 +8,7 @@
  * `event: message`. The session lives exactly as long as that stream: when the client
  * disconnects, the session closes. No event ids, no resumption (the old transport has none).
  */
+import { serializeMessage } from '../../jsonrpc/preset-json.js';
 import { encodeSseEvent } from '../../framing/sse.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../jsonrpc/types.js';
@@ -62,7 +63,7 @@ export class LegacySseTransport implements Transport, SseConnectionOwner, Reques
     if (this.#closed) return Promise.reject(new LocalError('connection_closed', 'The SSE session is closed'));
     let text: string;
     try {
-      text = typeof message === 'string' ? message : JSON.stringify(message);
+      text = typeof message === 'string' ? message : serializeMessage(message);
     } catch (error) {
       return Promise.reject(new LocalError('invalid_message', 'The message cannot be encoded as JSON', { cause: error }));
     }

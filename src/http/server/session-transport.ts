@@ -27,6 +27,7 @@
  * - Cost: an idle session is this object plus, once used, two small maps; streams and
  *   connections exist only while requests run.
  */
+import { serializeMessage } from '../../jsonrpc/preset-json.js';
 import { encodeSseEvent } from '../../framing/sse.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
@@ -240,7 +241,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       if (typeof message === 'string') {
         text = message;
         value = JSON.parse(message);
-      } else text = JSON.stringify(message);
+      } else text = serializeMessage(message);
     } catch (error) {
       return Promise.reject(new LocalError('invalid_message', 'The message cannot be encoded as JSON', { cause: error }));
     }

@@ -1,7 +1,7 @@
 /**
  * Stateless-era (2026-07-28) POSTs of the Streamable HTTP server: which POSTs they are, the
- * checks the transport binding adds, and their dispatch through the shared
- * {@link StatelessHttpTransport}.
+ * checks the transport binding adds, and their dispatch: each request by itself, through the
+ * server's connectionless dispatch, with its own reply channel (stateless-exchange.ts).
  *
  * Design notes:
  * - A POST is stateless-era when its body is one request (or notification) whose `_meta`
@@ -17,7 +17,10 @@
  *   `tools/call` of a tool whose input schema annotates arguments with `x-mcp-header`,
  *   every `Mcp-Param-{Name}` header present exactly when its argument is, and equal to it
  *   (-32020). The annotations of a tool definition are read once (cached by definition).
- * - Other errors come from the session; their status follows {@link statusOfError}
+ * - The per-request `_meta` is read once, here; the reading goes with the request to the
+ *   server, which does not read it again.
+ * - A body nesting deeper than the decoder's bound gets 400 with -32600.
+ * - Other errors come from the server; their status follows {@link statusOfError}
  *   (-32601 → 404, -32021/-32022 → 400).
  * - The reply is SSE when the request can produce notifications — `subscriptions/listen`,
  *   or a request that asked for progress (`progressToken`) or logs (`logLevel`) — and the
@@ -26,18 +29,32 @@
  * - Notifications POSTed in this era (the core defines none over HTTP) are accepted with
  *   202 and not dispatched.
  */
-import { classify, KIND_NOTIFICATION, KIND_REQUEST } from '../../jsonrpc/decode.js';
+import { classify, DEFAULT_DECODE_LIMITS, exceedsDepth, KIND_NOTIFICATION, KIND_REQUEST } from '../../jsonrpc/decode.js';
 import { McpError, toError } from '../../jsonrpc/errors.js';
-import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
+import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/methods.js';
-import { MetaKey, StatelessErrorCode, claimsStatelessEra, headerMismatch, readRequestMeta } from '../../protocol/stateless.js';
-import type { McpServer } from '../../server/server.js';
-import type { Tool } from '../../types.js';
+import { MetaKey, StatelessErrorCode, claimsStatelessEra, headerMismatch, readRequestMeta, type RequestMeta } from '../../protocol/stateless.js';
+import type { StatelessDispatch, StatelessReplyChannel } from '../../server/stateless-dispatch.js';
+import type { MessageInfo } from '../../transport/types.js';
 import { argumentAt, decodeHeaderValue, headerMatches, mcpNameSource, paramHeaders, requiresMcpName, type ParamHeader } from '../mcp-headers.js';
 import { emptyReply, errorReply } from './replies.js';
-import { StatelessHttpTransport, StatelessMessageInfo } from './stateless-transport.js';
+import { StatelessExchanges, StatelessMessageInfo, shuttingDown, statusOfError } from './stateless-exchange.js';
 import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 import { isObject } from '../../jsonrpc/values.js';
+
+/**
+ * What the 2026-07-28 path needs of the server (`McpServer` is one): its revisions, the
+ * connectionless dispatch, and one narrow lookup — a tool's input schema, for the
+ * `Mcp-Param-*` headers it annotates. Nothing else of the server is reached.
+ */
+export interface StatelessServer {
+  readonly statelessRevisions: readonly string[];
+  /** Resolves once requests can be served (schemas converted on first use are ready). */
+  ready(): Promise<void>;
+  /** The input schema of the tool `name` as listed, or undefined for an unknown tool. */
+  toolInputSchema(name: string): unknown;
+  dispatchStateless(id: RequestId, method: string, params: JSONObject | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch;
+}
 
 /** What the stateless path needs from the handler. */
 export interface StatelessPostHost {
@@ -48,7 +65,7 @@ export interface StatelessPostHost {
 export interface StatelessPostOptions {
   /** `json`: every reply is JSON except `subscriptions/listen`. Default `sse` (see the module note). */
   responseMode?: 'sse' | 'json';
-  /** Most stateless-era requests in progress at once; more get 503. Default 100 000. */
+  /** Most stateless-era requests in progress at once (this handler); more get 503 with `Retry-After: 1`. Default 100 000. */
   maxInFlight?: number;
   /** Interval of keep-alive comments on subscription streams, in ms (0: none). Default 15 000. */
   keepAliveMs?: number;
@@ -64,30 +81,35 @@ const NO_PARAM_HEADERS: readonly ParamHeader[] = Object.freeze([]);
 
 /** The stateless-era side of one Streamable HTTP handler. Created by the handler; see the module note. */
 export class StatelessPostHandler {
-  readonly #server: McpServer;
+  readonly #server: StatelessServer;
   readonly #host: StatelessPostHost;
   readonly #mode: 'sse' | 'json';
   readonly #maxInFlight: number;
-  readonly #transport: StatelessHttpTransport;
-  #connected: Promise<boolean> | undefined;
-  /** True once the shared transport is connected to the server (the fast path skips the promise). */
+  readonly #exchanges: StatelessExchanges;
+  #readying: Promise<boolean> | undefined;
+  /** True once the server is ready (the fast path skips the promise). */
   #ready = false;
-  /** `x-mcp-header` annotations per tool definition (definitions are replaced, never mutated). */
-  readonly #paramHeaders = new WeakMap<Tool, readonly ParamHeader[]>();
+  /** `x-mcp-header` annotations per input schema object (definitions are replaced, never mutated). */
+  readonly #paramHeaders = new WeakMap<object, readonly ParamHeader[]>();
 
   /** Throws RangeError for a `maxInFlight` below 1. */
-  constructor(server: McpServer, host: StatelessPostHost, options: StatelessPostOptions = {}) {
+  constructor(server: StatelessServer, host: StatelessPostHost, options: StatelessPostOptions = {}) {
     this.#server = server;
     this.#host = host;
     this.#mode = options.responseMode ?? 'sse';
     this.#maxInFlight = options.maxInFlight ?? 100_000;
     if (!(this.#maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
-    this.#transport = new StatelessHttpTransport(host, options.keepAliveMs);
+    this.#exchanges = new StatelessExchanges(options.keepAliveMs);
   }
 
   /** Revisions served (the server's stateless revisions). */
   get revisions(): readonly string[] {
     return this.#server.statelessRevisions;
+  }
+
+  /** Requests in progress. */
+  get openRequests(): number {
+    return this.#exchanges.size;
   }
 
   /** True when the `MCP-Protocol-Version` header alone makes a POST stateless-era (it names a served revision). */
@@ -101,9 +123,9 @@ export class StatelessPostHandler {
     return claimsStatelessEra(value.params) || this.claimedByHeader(headerVersion);
   }
 
-  /** Closes the shared transport (its streams end). Idempotent. */
+  /** Ends every request in progress (their streams end, pending JSON replies get 503). Idempotent. */
   close(): Promise<void> {
-    return this.#transport.close();
+    return this.#exchanges.close();
   }
 
   /**
@@ -115,31 +137,47 @@ export class StatelessPostHandler {
     if (kind === KIND_NOTIFICATION) return emptyReply(202);
     if (kind !== KIND_REQUEST) return errorReply(400, -32600, 'Invalid request: expected one JSON-RPC request');
     const id = value.id as RequestId;
+    if (exceedsDepth(value, DEFAULT_DECODE_LIMITS.maxDepth)) return rejection(new McpError(ErrorCode.InvalidRequest, `Message nests deeper than ${DEFAULT_DECODE_LIMITS.maxDepth} levels`), id);
     const method = value.method as string;
     const params = isObject(value.params) ? value.params : undefined;
-    const problem = this.#check(req, headerVersion, method, params, value.params);
-    if (problem !== undefined) return rejection(problem, id);
-    if (this.#transport.openRequests >= this.#maxInFlight) return errorReply(503, -32000, 'Service Unavailable: too many requests in progress', { 'retry-after': '1' }, id);
-    if (this.#ready) return this.#deliver(req, info, value);
-    return this.#connect().then((ok) => (ok ? this.#deliver(req, info, value) : errorReply(500, -32603, 'Internal error', undefined, id)));
+    const checked = this.#check(req, headerVersion, method, params, value.params);
+    if (checked instanceof McpError) return rejection(checked, id);
+    if (this.#exchanges.closed) return shuttingDown(id);
+    if (this.#exchanges.size >= this.#maxInFlight) return errorReply(503, -32000, 'Service Unavailable: too many requests in progress', { 'retry-after': '1' }, id);
+    if (this.#ready) return this.#dispatch(req, info, id, method, params!, checked);
+    return this.#whenReady().then((ok) => (!ok ? errorReply(500, -32603, 'Internal error', undefined, id) : this.#exchanges.closed ? shuttingDown(id) : this.#dispatch(req, info, id, method, params!, checked)));
   }
 
-  /** Hands the checked request `value` (given up to the transport) to the shared transport. */
-  #deliver(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject): HttpReply | Promise<HttpReply> {
-    const request = value as unknown as { id: RequestId; method: string; params: JSONObject };
-    const meta = request.params._meta as JSONObject;
-    const listen = request.method === Method.SubscriptionsListen;
-    const streams = listen || (this.#mode === 'sse' && (meta.progressToken !== undefined || meta[MetaKey.LogLevel] !== undefined));
-    return this.#transport.deliver(request, new StatelessMessageInfo(info?.authInfo, req.rawHeaders, request.id), streams ? 'sse' : 'json', listen);
+  /** Opens the request's exchange and hands the request to the server. */
+  #dispatch(req: HttpRequest, info: HttpRequestInfo | undefined, id: RequestId, method: string, params: JSONObject, meta: RequestMeta): HttpReply | Promise<HttpReply> {
+    const listen = method === Method.SubscriptionsListen;
+    const streams = listen || (this.#mode === 'sse' && ((params._meta as JSONObject).progressToken !== undefined || meta.logLevel !== undefined));
+    const exchange = this.#exchanges.open(id, streams ? 'sse' : 'json', listen);
+    const reply = exchange.reply();
+    exchange.dispatch = this.#server.dispatchStateless(id, method, params, meta, new StatelessMessageInfo(info?.authInfo, req.rawHeaders), exchange);
+    return reply;
+  }
+
+  #whenReady(): Promise<boolean> {
+    this.#readying ??= this.#server.ready().then(
+      () => (this.#ready = true),
+      (error: unknown) => {
+        this.#host.reportError(toError(error));
+        this.#readying = undefined;
+        return false;
+      },
+    );
+    return this.#readying;
   }
 
   /** The checks of the module note; the first failure, or undefined. */
-  #check(req: HttpRequest, headerVersion: string | null, method: string, params: JSONObject | undefined, rawParams: unknown): McpError | undefined {
+  #check(req: HttpRequest, headerVersion: string | null, method: string, params: JSONObject | undefined, rawParams: unknown): McpError | RequestMeta {
     if (headerVersion === null) return headerMismatch('the MCP-Protocol-Version header is required');
     const version = headerVersion.trim();
     let metaError: McpError | undefined;
+    let meta: RequestMeta | undefined;
     try {
-      readRequestMeta(isObject(rawParams) ? rawParams : undefined, this.#server.statelessRevisions);
+      meta = readRequestMeta(isObject(rawParams) ? rawParams : undefined, this.#server.statelessRevisions);
     } catch (error) {
       metaError = error as McpError;
     }
@@ -163,21 +201,21 @@ export class StatelessPostHandler {
         if (name !== source) return headerMismatch(`Mcp-Name header value '${name}' does not match body value '${source}'`);
       }
     }
-    if (method === Method.ToolsCall && typeof params?.name === 'string') return this.#checkParamHeaders(req, params.name, params.arguments);
-    return undefined;
+    if (method === Method.ToolsCall && typeof params?.name === 'string') return this.#checkParamHeaders(req, params.name, params.arguments) ?? meta!;
+    return meta!;
   }
 
   #checkParamHeaders(req: HttpRequest, toolName: string, args: unknown): McpError | undefined {
-    const tool = this.#server.tools.get(toolName);
-    if (tool === undefined) return undefined;
-    let specs = this.#paramHeaders.get(tool);
+    const schema = this.#server.toolInputSchema(toolName);
+    if (typeof schema !== 'object' || schema === null) return undefined;
+    let specs = this.#paramHeaders.get(schema);
     if (specs === undefined) {
       try {
-        specs = paramHeaders(tool.inputSchema);
+        specs = paramHeaders(schema);
       } catch {
         specs = NO_PARAM_HEADERS; // a malformed annotation of our own: mirror nothing
       }
-      this.#paramHeaders.set(tool, specs);
+      this.#paramHeaders.set(schema, specs);
     }
     for (const spec of specs) {
       const value = argumentAt(args, spec.path);
@@ -189,17 +227,5 @@ export class StatelessPostHandler {
       if (!headerMatches(text, value)) return headerMismatch(`Mcp-Param-${spec.name} header value '${text}' does not match body value ${JSON.stringify(value)}`);
     }
     return undefined;
-  }
-
-  #connect(): Promise<boolean> {
-    this.#connected ??= this.#server.connect(this.#transport, { maxInFlight: this.#maxInFlight + 16 }).then(
-      () => (this.#ready = true),
-      (error: unknown) => {
-        this.#host.reportError(toError(error));
-        this.#connected = undefined;
-        return false;
-      },
-    );
-    return this.#connected;
   }
 }

@@ -1,0 +1,116 @@
+/**
+ * Serving one 2026-07-28 request without a connection: the dispatch a transport uses when
+ * each request stands alone (Streamable HTTP: one POST, one request, its own reply).
+ *
+ * Design notes:
+ * - Per request it allocates what the request needs and nothing else: its context (the
+ *   handler's `ServerRequestContext`, whose `server` is undefined: there is no connection)
+ *   and its era strategy (`StatelessRequest`). No session, id table, endpoint or id
+ *   remapping: the request keeps the id it came with, and its reply channel (the
+ *   transport's own object for the request) carries its notifications and its response.
+ * - The chain is the server's: the era's `serve` outermost (it shapes the result), then the
+ *   server's incoming middleware, then the method table of the request's revision and the
+ *   server's 2026-07-28 handlers. It is composed once and again only when middleware is
+ *   added, so state a middleware keeps around `next` is shared by every request served
+ *   here — per-client state belongs under a key of the principal (see `rateLimit`).
+ * - Cancellation is the transport's: when the request's stream goes away it calls
+ *   {@link StatelessDispatch.cancel}; the handler's signal fires and no response is written.
+ */
+import type { JSONObject, JSONRPCErrorObject, RequestId } from '../jsonrpc/types.js';
+import { methodNotFound } from '../jsonrpc/errors.js';
+import { checkIncomingRequest, type StatelessClaim } from '../protocol/incoming.js';
+import { compose, type MethodHandler, type Middleware } from '../protocol/middleware.js';
+import type { RequestMeta } from '../protocol/stateless.js';
+import type { RequestHandler } from '../protocol/endpoint.js';
+import type { RevisionTable } from '../protocol/table.js';
+import type { RequestChannel } from '../session/context.js';
+import { toWireError } from '../session/session.js';
+import type { MessageInfo } from '../transport/types.js';
+import { ServerRequestContext } from './context.js';
+import type { StatelessLayer } from './stateless.js';
+
+/** Where one request's messages go: its notifications, then exactly one outcome (unless cancelled first). */
+export interface StatelessReplyChannel extends RequestChannel {
+  /** The request's result, shaped for the wire (`stringifyResponse` writes it). */
+  result(id: RequestId, result: unknown): void;
+  /** The request's error. */
+  error(id: RequestId, error: JSONRPCErrorObject): void;
+}
+
+/** What the dispatch reads from its server. */
+export interface StatelessDispatchHost {
+  readonly layer: StatelessLayer;
+  /** The capabilities this server declares (gates the table's methods). */
+  ownCapabilities(): object;
+  /** The table of a served revision, with the server's extensions. */
+  tableOf(revision: string): RevisionTable;
+  /** The 2026-07-28 handler table. */
+  handlers(): ReadonlyMap<string, RequestHandler<ServerRequestContext>>;
+  /** The server's incoming middleware, in registration order (the era's comes first). */
+  middleware(): readonly Middleware[];
+  /** Reports handler failures the client is not told about in detail. */
+  reportError(error: Error): void;
+}
+
+/** A request in progress, as its transport holds it. */
+export interface StatelessDispatch {
+  /** Cancels the request: its signal fires with `reason` and no outcome is written. */
+  cancel(reason: unknown): void;
+}
+
+/** The connectionless dispatch of one server; see the module note. Created by `McpServer`. */
+export class StatelessDispatcher {
+  readonly #host: StatelessDispatchHost;
+  #chain: MethodHandler | undefined;
+
+  constructor(host: StatelessDispatchHost) {
+    this.#host = host;
+  }
+
+  /** Drops the composed chain (middleware was added); the next request composes it again. */
+  invalidate(): void {
+    this.#chain = undefined;
+  }
+
+  readonly #terminal: MethodHandler = (method, params, ctx) => {
+    const context = ctx as ServerRequestContext;
+    checkIncomingRequest(context.era.claim!.table, 'server', this.#host.ownCapabilities(), method, params);
+    const handler = this.#host.handlers().get(method);
+    if (handler === undefined) return Promise.reject(methodNotFound(method));
+    try {
+      return Promise.resolve(handler(params, context));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
+  /**
+   * Serves request `id` (`method`, `params`) whose `_meta` the transport already checked
+   * (`meta`, from `readRequestMeta`). The outcome goes to `reply`; the returned handle cancels.
+   * Never throws.
+   */
+  dispatch(id: RequestId, method: string, params: JSONObject | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch {
+    const claim: StatelessClaim = { meta, table: this.#host.tableOf(meta.revision) };
+    const ctx = new ServerRequestContext(undefined, reply, id, method, params, info, this.#host.layer.requestEra(claim));
+    const chain = (this.#chain ??= compose(this.#host.middleware(), this.#terminal));
+    let outcome: Promise<unknown>;
+    try {
+      outcome = chain(method, params, ctx);
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    outcome.then(
+      (result) => {
+        const cancelled = ctx.cancelled;
+        ctx.finish();
+        if (!cancelled) reply.result(id, result ?? {});
+      },
+      (error: unknown) => {
+        const cancelled = ctx.cancelled;
+        ctx.finish();
+        if (!cancelled) reply.error(id, toWireError(error, this.#host.reportError));
+      },
+    );
+    return ctx; // its cancel() is the handle
+  }
+}
