@@ -24,6 +24,7 @@
  *   requests that take part in MRTR.
  * Handlers must therefore be safe to run again up to the point where they ask for input.
  */
+import { elicitAnswerProblem, rootsAnswerProblem, samplingAnswerProblem } from './client-answers.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { formatIssues, validateElicitationContent } from '../schema/index.js';
@@ -258,35 +259,23 @@ export class InputRound {
 
 /** Validates an `ElicitResult` answer against the form's schema. Throws McpError -32602. */
 export function validateElicitAnswer(requestedSchema: unknown): (answer: unknown, key: string) => JSONObject {
-  return (answer, key) => {
-    const a = answer as JSONObject;
-    if (!isObject(a) || (a.action !== 'accept' && a.action !== 'decline' && a.action !== 'cancel')) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: "inputResponses.${key}" is not an ElicitResult`);
-    }
-    if (a.action === 'accept' && requestedSchema !== undefined) {
-      const issues = validateElicitationContent(requestedSchema, a.content ?? {});
-      if (issues.length > 0) throw new McpError(ErrorCode.InvalidParams, `Invalid params: "inputResponses.${key}" does not match the requested schema: ${formatIssues(issues)}`);
-    }
-    return a;
-  };
+  return (answer, key) => refuseProblem(answer, key, elicitAnswerProblem(answer, requestedSchema));
 }
 
 /** Validates a `CreateMessageResult` answer. Throws McpError -32602. */
 export function validateSamplingAnswer(answer: unknown, key: string): JSONObject {
-  const a = answer as JSONObject;
-  if (!isObject(a) || typeof a.model !== 'string' || (a.role !== 'assistant' && a.role !== 'user') || (typeof a.content !== 'object' || a.content === null)) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: "inputResponses.${key}" is not a CreateMessageResult`);
-  }
-  return a;
+  return refuseProblem(answer, key, samplingAnswerProblem(answer));
 }
 
 /** Validates a `ListRootsResult` answer. Throws McpError -32602. */
 export function validateRootsAnswer(answer: unknown, key: string): JSONObject {
-  const a = answer as JSONObject;
-  if (!isObject(a) || !Array.isArray(a.roots) || a.roots.some((r) => !isObject(r) || typeof r.uri !== 'string')) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: "inputResponses.${key}" is not a ListRootsResult`);
-  }
-  return a;
+  return refuseProblem(answer, key, rootsAnswerProblem(answer));
+}
+
+/** The answer, or McpError -32602 naming `inputResponses.<key>` and the problem. */
+function refuseProblem(answer: unknown, key: string, problem: string | undefined): JSONObject {
+  if (problem !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: "inputResponses.${key}" ${problem}`);
+  return answer as JSONObject;
 }
 
 /** The error of an input asked for where no round exists (a method without MRTR). */

@@ -10,7 +10,7 @@ import { Endpoint, type EndpointOptions, type RequestHandler } from '../protocol
 import { Method, Notification } from '../protocol/methods.js';
 import { hasCapability } from '../protocol/table.js';
 import { V2025_11_25, atLeast, negotiateRevision } from '../protocol/versions.js';
-import { formatIssues, isValidRequestedSchema, validateElicitationContent } from '../schema/index.js';
+import { checkElicitationUrl, checkRequestedSchema, elicitAnswerProblem, rootsAnswerProblem, samplingAnswerProblem } from './client-answers.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root, SamplingMessage } from '../types.js';
@@ -155,9 +155,7 @@ export class ServerSession {
       throw new LocalError('validation_failed', `Array content in sampling messages needs protocol revision ${V2025_11_25} (negotiated: ${revision})`);
     }
     const result = (await this.endpoint.request(Method.SamplingCreateMessage, params as unknown as JSONObject, options)) as CreateMessageResult;
-    if (typeof result?.model !== 'string' || (result.role !== 'assistant' && result.role !== 'user') || typeof result.content !== 'object' || result.content === null) {
-      throw new LocalError('invalid_result', 'The client answered sampling/createMessage with a malformed result');
-    }
+    if (samplingAnswerProblem(result) !== undefined) throw new LocalError('invalid_result', 'The client answered sampling/createMessage with a malformed result');
     return result;
   }
 
@@ -167,21 +165,16 @@ export class ServerSession {
    * against the schema; a non-conforming one throws LocalError `invalid_result`.
    */
   async elicitForm(params: Omit<ElicitFormParams, 'mode'>, options?: RequestOptions): Promise<ElicitResult> {
-    const schemaProblem = isValidRequestedSchema(params.requestedSchema);
-    if (schemaProblem !== undefined) throw new LocalError('validation_failed', `Invalid requestedSchema: ${schemaProblem}`);
+    checkRequestedSchema(params.requestedSchema);
     const caps = this.clientCapabilities?.elicitation as JSONObject | undefined;
     if (caps !== undefined && atLeast(this.endpoint.revision, V2025_11_25) && caps.url !== undefined && caps.form === undefined) {
       throw new LocalError('capability_missing', 'The client declared only URL-mode elicitation');
     }
     const wire: JSONObject = atLeast(this.endpoint.revision, V2025_11_25) ? { mode: 'form', ...params } : { ...params };
     const result = (await this.endpoint.request(Method.ElicitationCreate, wire, options)) as ElicitResult;
-    if (result?.action !== 'accept' && result?.action !== 'decline' && result?.action !== 'cancel') {
-      throw new LocalError('invalid_result', 'The client answered elicitation/create with a malformed result');
-    }
-    if (result.action === 'accept') {
-      const issues = validateElicitationContent(params.requestedSchema, result.content ?? {});
-      if (issues.length > 0) throw new LocalError('invalid_result', `The elicitation answer does not match the requested schema: ${formatIssues(issues)}`);
-    }
+    if (elicitAnswerProblem(result, undefined) !== undefined) throw new LocalError('invalid_result', 'The client answered elicitation/create with a malformed result');
+    const problem = elicitAnswerProblem(result, params.requestedSchema);
+    if (problem !== undefined) throw new LocalError('invalid_result', `The elicitation answer ${problem}`);
     return result;
   }
 
@@ -193,13 +186,7 @@ export class ServerSession {
   async elicitUrl(params: { message: string; url: string; elicitationId?: string; _meta?: JSONObject }, options?: RequestOptions): Promise<ElicitResult & { elicitationId: string }> {
     if (!atLeast(this.endpoint.revision, V2025_11_25)) throw new LocalError('method_unsupported', `URL-mode elicitation needs protocol revision ${V2025_11_25}`);
     if (!hasCapability(this.clientCapabilities, ['elicitation', 'url'])) throw new LocalError('capability_missing', 'URL-mode elicitation needs the client capability "elicitation.url"');
-    let url: URL;
-    try {
-      url = new URL(params.url);
-    } catch {
-      throw new LocalError('validation_failed', 'The elicitation URL is not a valid URL');
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new LocalError('validation_failed', 'The elicitation URL must use https (or http for local development)');
+    checkElicitationUrl(params.url);
     const elicitationId = params.elicitationId ?? crypto.randomUUID();
     this.#elicitations.add(elicitationId);
     const wire: JSONObject = { mode: 'url', message: params.message, url: params.url, elicitationId };
@@ -230,9 +217,9 @@ export class ServerSession {
 
   /** `roots/list`. Throws LocalError `capability_missing` unless the client declared `roots`. */
   async listRoots(options?: RequestOptions): Promise<Root[]> {
-    const result = (await this.endpoint.request(Method.RootsList, undefined, options)) as { roots?: unknown };
-    if (!Array.isArray(result?.roots)) throw new LocalError('invalid_result', 'The client answered roots/list with a malformed result');
-    return result.roots as Root[];
+    const result = (await this.endpoint.request(Method.RootsList, undefined, options)) as { roots: Root[] };
+    if (rootsAnswerProblem(result) !== undefined) throw new LocalError('invalid_result', 'The client answered roots/list with a malformed result');
+    return result.roots;
   }
 
   /** Sends `ping` and resolves when answered. */

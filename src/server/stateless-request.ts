@@ -6,16 +6,15 @@
  * capability is the -32021 error, whose data names it. One object per request, made by the
  * server's stateless layer from the request's era reading when its context is made.
  */
-import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import type { StatelessClaim } from '../protocol/incoming.js';
 import { Notification } from '../protocol/methods.js';
 import type { MethodHandler } from '../protocol/middleware.js';
 import { missingClientCapability, type InputRequest, type RequestMeta } from '../protocol/stateless.js';
 import { hasCapability } from '../protocol/table.js';
-import { isValidRequestedSchema } from '../schema/index.js';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../types.js';
 import type { EraRequest, ServerEra } from './era.js';
+import { checkElicitationUrl, checkRequestedSchema } from './client-answers.js';
 import { levelPasses } from './logging.js';
 import { InputRound, noInputRound, validateElicitAnswer, validateRootsAnswer, validateSamplingAnswer } from './mrtr.js';
 
@@ -138,8 +137,7 @@ export class StatelessRequest implements ServerEra {
   /** Form elicitation as an input request. Throws -32021 without form elicitation support. */
   elicitForm(_request: EraRequest, params: Omit<ElicitFormParams, 'mode'>, options: InputOptions | undefined): Promise<ElicitResult> {
     try {
-      const problem = isValidRequestedSchema(params.requestedSchema);
-      if (problem !== undefined) throw new LocalError('validation_failed', `Invalid requestedSchema: ${problem}`);
+      checkRequestedSchema(params.requestedSchema);
       const e = this.meta.clientCapabilities.elicitation as JSONObject | undefined;
       // `elicitation: {}` declares form mode; an object naming only `url` does not.
       if (e === undefined || e === null || typeof e !== 'object' || (e.form === undefined && e.url !== undefined)) {
@@ -160,13 +158,7 @@ export class StatelessRequest implements ServerEra {
   elicitUrl(_request: EraRequest, params: { message: string; url: string; _meta?: JSONObject }, options: InputOptions | undefined): Promise<ElicitResult & { elicitationId: string }> {
     try {
       this.#require(['elicitation', 'url'], { elicitation: { url: {} } }, 'URL elicitation');
-      let url: URL;
-      try {
-        url = new URL(params.url);
-      } catch {
-        throw new LocalError('validation_failed', 'The elicitation URL is not a valid URL');
-      }
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new LocalError('validation_failed', 'The elicitation URL must use https (or http for local development)');
+      checkElicitationUrl(params.url);
       const wire: JSONObject = { mode: 'url', message: params.message, url: params.url };
       if (params._meta !== undefined) wire._meta = params._meta;
       const { key, answer } = this.#ask('elicitation/create', options?.inputKey, { method: 'elicitation/create', params: wire }, validateElicitAnswer(undefined));
