@@ -182,27 +182,30 @@ function accepts(accept: string | null, type: string): boolean {
   if (accept === null) return false;
   const major = type.slice(0, type.indexOf('/'));
   for (const part of accept.split(',')) {
-    const semi = part.indexOf(';');
-    const range = (semi < 0 ? part : part.slice(0, semi)).trim().toLowerCase();
+    const range = mediaRange(part);
     if (range === type || range === '*/*' || range === `${major}/*`) return true;
   }
   return false;
 }
 
-/** The last `Accept` value {@link acceptsJsonAndSse} judged, and its verdict: a client sends the same value on every POST. */
-let lastAccept: string | null = null;
-let lastAcceptVerdict = false;
+/** The media range of one element of an Accept value, lower case, parameters dropped. */
+function mediaRange(part: string): string {
+  const semi = part.indexOf(';');
+  return (semi < 0 ? part : part.slice(0, semi)).trim().toLowerCase();
+}
 
-/** True when `accept` admits both `application/json` and `text/event-stream` (a Streamable HTTP POST). */
+/** True when `accept` admits both `application/json` and `text/event-stream` (a Streamable HTTP POST), in one pass. */
 function acceptsJsonAndSse(accept: string | null): boolean {
   if (accept === null) return false;
-  if (accept === lastAccept) return lastAcceptVerdict;
-  const verdict = accepts(accept, 'application/json') && accepts(accept, 'text/event-stream');
-  if (accept.length <= 256) {
-    lastAccept = accept;
-    lastAcceptVerdict = verdict;
+  let json = false;
+  let sse = false;
+  for (const part of accept.split(',')) {
+    const range = mediaRange(part);
+    if (range === '*/*') return true;
+    if (range === 'application/json' || range === 'application/*') json = true;
+    else if (range === 'text/event-stream' || range === 'text/*') sse = true;
   }
-  return verdict;
+  return json && sse;
 }
 
 function isJsonContent(contentType: string | null): boolean {
