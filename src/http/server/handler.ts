@@ -63,7 +63,22 @@ export interface StreamableHttpOptions {
    * request go to the session's GET stream instead (stored for it while none is open).
    */
   responseMode?: 'sse' | 'json';
-  /** No sessions: each POST is served by a fresh server session (see the module note). Default false. */
+  /**
+   * The sessionless mode of the 2025 era (sessionless-post.ts): no `Mcp-Session-Id` is
+   * issued, and each POST is served by a throwaway server session put straight into the
+   * initialized state at the revision of its `MCP-Protocol-Version` header (2025-03-26 when
+   * absent). GET and DELETE get 405, nothing can be resumed, server → client requests cannot
+   * work, and the legacy HTTP+SSE endpoints are off. Default false: `Mcp-Session-Id` sessions.
+   *
+   * Not the stateless era: that is the 2026-07-28 protocol revision (see `statelessEra`),
+   * served beside either 2025 mode whenever the server serves it.
+   */
+  sessionless?: boolean;
+  /**
+   * @deprecated Renamed {@link StreamableHttpOptions.sessionless} (same meaning), so that
+   * "stateless" names only the 2026-07-28 era. Setting both to different values throws
+   * `TypeError`.
+   */
   stateless?: boolean;
   /**
    * A session with no open stream and no request in flight (in either response mode) is
@@ -140,8 +155,10 @@ export interface StreamableHttpOptions {
   /**
    * The stateless era (2026-07-28) on this endpoint, beside the 2025 era: POSTs whose body
    * claims it (or whose `MCP-Protocol-Version` names it) are served per request, without
-   * sessions (see stateless-post.ts). On by default when the server serves that era;
-   * `false` leaves such POSTs to the 2025-era path.
+   * sessions (see stateless-post.ts), whether the 2025 era has sessions or is `sessionless`.
+   * On by default when the server serves that era (`ServerOptions.stateless`); `false` leaves
+   * such POSTs to the 2025-era path. Its limits: `maxInFlight` (default 100 000 requests in
+   * progress; more get 503) and `keepAliveMs` (default 15 000).
    */
   statelessEra?: StatelessPostOptions | false;
   /**
@@ -150,6 +167,15 @@ export interface StreamableHttpOptions {
    * `() => {}` to drop them.
    */
   onError?: (error: Error) => void;
+}
+
+/** The `sessionless` option, or its deprecated alias `stateless`; `TypeError` when they contradict each other. */
+function sessionlessOf(options: StreamableHttpOptions): boolean {
+  const { sessionless, stateless } = options;
+  if (sessionless !== undefined && stateless !== undefined && sessionless !== stateless) {
+    throw new TypeError('sessionless and its deprecated alias stateless contradict each other');
+  }
+  return sessionless ?? stateless ?? false;
 }
 
 /** The authorizer's principal key function, bound to it; undefined without one. */
@@ -196,7 +222,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const server = options.server;
     this.endpoint = options.endpoint ?? '/mcp';
     const mode = options.responseMode ?? 'sse';
-    const sessionless = options.stateless ?? false;
+    const sessionless = sessionlessOf(options);
     const idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
     const maxSessions = options.maxSessions ?? 10_000;
     const maxPerPrincipal = options.maxSessionsPerPrincipal ?? 100;
