@@ -47,7 +47,7 @@ import { HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-gua
 import { SessionPath } from './session-path.js';
 import { SessionRegistry } from './session-registry.js';
 import { SessionlessPost } from './sessionless-post.js';
-import type { StreamableSessionTransport, TransportHost } from './session-transport.js';
+import { StreamableSessionTransport, type TransportHost } from './session-transport.js';
 import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 import { describeWebRequest, toWebResponse } from './web.js';
 
@@ -363,7 +363,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const versionHeader = req.headers('mcp-protocol-version');
     // a POST whose MCP-Protocol-Version names a stateless revision has no session (any id is ignored)
     const session = this.#era2026?.claimedByHeader(versionHeader) === true ? undefined : this.#mode2025.sessionOf(req, info);
-    if (session !== undefined && !isTransport(session)) return session;
+    if (session !== undefined && !(session instanceof StreamableSessionTransport)) return session;
     const json = await readJson(req, this.maxBodyBytes);
     if (json.status !== undefined) return json;
     const body = classifyPost(json.value);
@@ -373,11 +373,6 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     if (!body.batch && this.#era2026?.claims(body.value, versionHeader)) return this.#era2026.post(req, info, body.value as JSONObject, versionHeader);
     return this.#mode2025.post(req, info, body, versionHeader, session);
   }
-}
-
-/** True when `found` is a session transport rather than a reply (replies carry a status). */
-function isTransport(found: StreamableSessionTransport | HttpReply): found is StreamableSessionTransport {
-  return (found as { status?: unknown }).status === undefined;
 }
 
 /**
