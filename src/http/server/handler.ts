@@ -117,7 +117,7 @@ export interface StreamableHttpOptions {
   maxBodyBytes?: number;
   /** Serve the GET stream (default true); false answers GET with 405. */
   enableGetStream?: boolean;
-  /** Also serve the 2024-11-05 HTTP+SSE transport (`GET /sse`, `POST /messages`). Default false. */
+  /** Also serve the 2024-11-05 HTTP+SSE transport (`GET /sse`, `POST /messages`). Default false; ignored when `sessionless`. */
   legacySse?: boolean;
   /** Path of the legacy SSE endpoint. Default `/sse`. */
   legacySsePath?: string;
