@@ -33,7 +33,7 @@ export function createHonoApp(): { app: Hono<HonoEnv>; handler: StreamableHttpHa
   }, (args: { a: number; b: number }) => String(args.a + args.b));
 
   // Sessions live in this process's memory. Where requests may reach different instances
-  // (worker isolates, several replicas), pass `stateless: true` instead.
+  // (worker isolates, several replicas), pass `sessionless: true` instead.
   const handler = createStreamableHttpHandler({ server });
 
   const app = new Hono<HonoEnv>();

@@ -80,15 +80,15 @@ test('route serves other paths before the Origin check; the MCP endpoint never r
   await handler.close();
 });
 
-test('authorizeMessage sees every element of a batch and the messages of stateless and legacy POSTs', async () => {
+test('authorizeMessage sees every element of a batch and the messages of sessionless and legacy POSTs', async () => {
   const log: string[] = [];
-  const stateless = makeHandler({ authorize: scripted(log), stateless: true, responseMode: 'json' });
+  const sessionless = makeHandler({ authorize: scripted(log), sessionless: true, responseMode: 'json' });
   const headers = { authorization: 'Bearer good-cy' };
-  assert.equal((await post(stateless, rpc(1, 'tools/call', { name: 'echo', arguments: {} }), { headers, protocolVersion: '2025-06-18' })).status, 403);
-  assert.equal((await post(stateless, rpc(2, 'tools/list'), { headers, protocolVersion: '2025-06-18' })).status, 200);
+  assert.equal((await post(sessionless, rpc(1, 'tools/call', { name: 'echo', arguments: {} }), { headers, protocolVersion: '2025-06-18' })).status, 403);
+  assert.equal((await post(sessionless, rpc(2, 'tools/list'), { headers, protocolVersion: '2025-06-18' })).status, 200);
   const batch = [rpc(3, 'tools/list'), rpc(4, 'tools/call', { name: 'echo', arguments: {} })];
-  assert.equal((await post(stateless, batch, { headers, protocolVersion: '2025-03-26' })).status, 403);
-  await stateless.close();
+  assert.equal((await post(sessionless, batch, { headers, protocolVersion: '2025-03-26' })).status, 403);
+  await sessionless.close();
   const legacy = makeHandler({ authorize: scripted(log), legacySse: true });
   const sse = await legacy.fetch(new Request('http://localhost/sse', { headers: { accept: 'text/event-stream', ...headers } }));
   assert.equal(sse.status, 200);

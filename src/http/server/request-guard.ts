@@ -4,12 +4,14 @@
  * content-coding check of request bodies.
  *
  * Design notes:
- * - The policy is compiled once into sets; a request costs a few string operations, plus
- *   one URL parse when it carries an `Origin` header. The last allowed `Host`, target
- *   authority and `Origin` values are remembered (a client repeats them on every request),
- *   so the common request costs one string comparison each. The default allows only the
- *   loopback names (`localhost`, `127.0.0.1`, `[::1]`) on any port, which is right for a
- *   local server; a server reachable under another name must list it.
+ * - The policy is compiled once into sets, and each check reads only the request at hand
+ *   (nothing of an earlier request is remembered). An allowed value in the form clients
+ *   send (`name` or `name:port` as listed, lower case; an origin `scheme://name[:port]`)
+ *   costs one or two set lookups and a scan of the port digits; anything else takes the
+ *   strict parse below, which alone decides between malformed and foreign, so both paths
+ *   give the same verdict. The default allows only the loopback names (`localhost`,
+ *   `127.0.0.1`, `[::1]`) on any port, which is right for a local server; a server
+ *   reachable under another name must list it.
  * - Host values are parsed strictly (RFC 9110 § 7.2: `uri-host [ ":" port ]`, the port all
  *   digits; IPv6 literals in brackets; RFC 3986 § 3.2.2 reg-name characters): a malformed
  *   value is 400 (RFC 9112 § 3.2), never read leniently into an allowed name.
@@ -34,6 +36,21 @@ const REG_NAME = /^(?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})+$/;
 /** A bracketed IPv6 literal (hex digits, colons, dots of an embedded IPv4 address). */
 const IPV6_LITERAL = /^\[[0-9a-f:.]+\]$/;
 const DIGITS = /^\d+$/;
+
+/**
+ * True when `value` from index `from` to its end is a port text `parseHost` accepts: empty,
+ * or decimal digits whose value is at most 65535 (leading zeros allowed).
+ */
+function isPortText(value: string, from: number): boolean {
+  let port = 0;
+  for (let i = from; i < value.length; i++) {
+    const digit = value.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return false;
+    port = port * 10 + digit;
+    if (port > 65535) return false;
+  }
+  return true;
+}
 
 /**
  * Parses `host[:port]` strictly into the lower-case host name and the port as a decimal
@@ -127,12 +144,13 @@ export class RequestGuard {
   readonly #anyHost: boolean;
   readonly #hostNames: ReadonlySet<string>;
   readonly #hostPorts: ReadonlySet<string>;
+  /** Every listed host entry in its normalized text (`name`, `name:port`): an exact match is allowed. */
+  readonly #exactHosts: ReadonlySet<string>;
   readonly #anyOrigin: boolean;
   readonly #origins: ReadonlySet<string>;
   readonly #originHosts: ReadonlySet<string>;
-  #lastHost: string | null = null;
-  #lastAuthority: string | null = null;
-  #lastOrigin: string | null = null;
+  /** The entries of `#originHosts` a URL parser keeps as they are (`new URL('http://' + name).hostname === name`). */
+  readonly #plainOriginHosts: ReadonlySet<string>;
 
   constructor(allowedHosts: readonly string[] | '*' = LOOPBACK_HOSTS, allowedOrigins: readonly string[] | '*' = LOOPBACK_HOSTS) {
     this.#anyHost = allowedHosts === '*';
@@ -149,6 +167,7 @@ export class RequestGuard {
     }
     this.#hostNames = names;
     this.#hostPorts = ports;
+    this.#exactHosts = new Set([...names, ...ports]);
     this.#anyOrigin = allowedOrigins === '*';
     const origins = new Set<string>();
     const originHosts = new Set<string>();
@@ -161,6 +180,7 @@ export class RequestGuard {
     }
     this.#origins = origins;
     this.#originHosts = originHosts;
+    this.#plainOriginHosts = new Set([...originHosts].filter(keptByUrlParser));
   }
 
   /** True when the `Host` header value is well-formed and allowed. A missing Host is refused unless any host is. */
@@ -187,10 +207,7 @@ export class RequestGuard {
 
   #hostVerdict(host: string | null): number {
     if (host === null || host.length === 0) return HOST_MALFORMED;
-    if (host === this.#lastHost) return HOST_OK;
-    const verdict = this.#judge(host);
-    if (verdict === HOST_OK && host.length <= 256) this.#lastHost = host;
-    return verdict;
+    return this.#judge(host);
   }
 
   #targetVerdict(target: string): number {
@@ -198,15 +215,24 @@ export class RequestGuard {
     const scheme = target.slice(0, schemeEnd).toLowerCase();
     if (scheme !== 'http' && scheme !== 'https') return HOST_MALFORMED;
     const authority = target.slice(schemeEnd + 3, authorityEnd(target, schemeEnd + 3));
-    if (authority === this.#lastAuthority) return HOST_OK;
     if (authority.length === 0 || authority.includes('@')) return HOST_MALFORMED;
-    const verdict = this.#judge(authority);
-    if (verdict === HOST_OK && authority.length <= 256) this.#lastAuthority = authority;
-    return verdict;
+    return this.#judge(authority);
+  }
+
+  /**
+   * True when `value` is allowed in the form clients send: exactly a listed entry, or a
+   * listed any-port name, `:` and a port text. Only ever true where {@link #judge}'s strict
+   * parse allows the value too (a listed name is a valid name); false sends it there.
+   */
+  #plainlyAllowed(value: string): boolean {
+    if (this.#exactHosts.has(value)) return true;
+    const colon = value.lastIndexOf(':');
+    return colon > 0 && this.#hostNames.has(value.slice(0, colon)) && isPortText(value, colon + 1);
   }
 
   /** The verdict on one `host[:port]` value against the allowed names. */
   #judge(value: string): number {
+    if (this.#plainlyAllowed(value)) return HOST_OK;
     const parsed = parseHost(value);
     if (parsed === undefined) return HOST_MALFORMED;
     const [name, port] = parsed;
@@ -217,15 +243,37 @@ export class RequestGuard {
   originAllowed(origin: string | null): boolean {
     if (origin === null || this.#anyOrigin) return true;
     if (origin === 'null') return this.#origins.has('null');
-    if (origin === this.#lastOrigin) return true;
+    if (this.#origins.has(origin) || this.#plainOriginAllowed(origin)) return true;
     let url: URL;
     try {
       url = new URL(origin);
     } catch {
       return false;
     }
-    const allowed = this.#origins.has(url.origin) || ((url.protocol === 'http:' || url.protocol === 'https:') && this.#originHosts.has(url.hostname.toLowerCase()));
-    if (allowed && origin.length <= 256) this.#lastOrigin = origin;
-    return allowed;
+    return this.#origins.has(url.origin) || ((url.protocol === 'http:' || url.protocol === 'https:') && this.#originHosts.has(url.hostname.toLowerCase()));
+  }
+
+  /**
+   * True when `origin` is `http://` or `https://`, a listed any-port name the URL parser
+   * keeps as it is, and an optional `:` and port text: exactly the values the URL-based
+   * check allows for that name, without the parse. False sends the value to that check.
+   */
+  #plainOriginAllowed(origin: string): boolean {
+    const start = origin.startsWith('http://') ? 7 : origin.startsWith('https://') ? 8 : 0;
+    if (start === 0) return false;
+    const close = origin.charCodeAt(start) === 91 /* [ */ ? origin.indexOf(']', start) : start;
+    if (close < 0) return false;
+    const colon = origin.indexOf(':', close);
+    if (colon < 0) return this.#plainOriginHosts.has(origin.slice(start));
+    return this.#plainOriginHosts.has(origin.slice(start, colon)) && isPortText(origin, colon + 1);
+  }
+}
+
+/** True when a URL parser reads `name` as a host name unchanged (so a raw match means a parsed one). */
+function keptByUrlParser(name: string): boolean {
+  try {
+    return new URL(`http://${name}`).hostname === name;
+  } catch {
+    return false;
   }
 }

@@ -93,7 +93,7 @@ export class HttpMessageInfo implements MessageInfo {
  *
  * Returns false, doing nothing, when the request did not arrive over Streamable HTTP, is
  * answered as JSON, the server keeps no event store (nothing could be resumed), the handler
- * is stateless, or the stream is not attached to a connection.
+ * is sessionless, or the stream is not attached to a connection.
  */
 export function closeSseStream(ctx: { readonly id?: RequestId; readonly info?: MessageInfo }): boolean {
   const info = ctx.info;
@@ -181,7 +181,7 @@ export interface JsonOutcome {
  * {@link Transport} ones are for the handler.
  */
 export class StreamableSessionTransport implements Transport, RequestStreamCloser {
-  /** The `Mcp-Session-Id`; undefined for a stateless (per-request) transport. */
+  /** The `Mcp-Session-Id`; undefined for a sessionless (per-request) transport. */
   readonly sessionId: string | undefined;
   /** The server session connected to this transport (set by the handler after connect). */
   server: ServerSession | undefined = undefined;
@@ -204,7 +204,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #delivering: OutStream | undefined = undefined;
 
   /**
-   * `sessionId` undefined makes a stateless transport: no event ids, no resumption, and the
+   * `sessionId` undefined makes a sessionless transport: no event ids, no resumption, and the
    * transport closes itself once its one POST is answered or its client disconnects.
    */
   constructor(host: TransportHost, sessionId: string | undefined) {
@@ -410,7 +410,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     // A reader the adapter cut for not reading (the reason went to onError there) gets its
     // requests cancelled: work for a client that does not take the results is not kept going.
     if ((reason as { code?: unknown } | undefined)?.code === 'slow_reader') this.#cancelStream(stream, reason!.message);
-    // A stateless request cannot be resumed: nobody is left to receive its result.
+    // A sessionless request cannot be resumed: nobody is left to receive its result.
     if (this.sessionId === undefined) void this.close();
   }
 
@@ -467,7 +467,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   }
 
   #toStandalone(text: string): void {
-    if (this.sessionId === undefined) return; // stateless: no GET stream exists
+    if (this.sessionId === undefined) return; // sessionless: no GET stream exists
     const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
     this.#emit(stream, text);
   }

@@ -75,7 +75,7 @@ test('RequestGuard: origins', () => {
   assert.ok(!listed.originAllowed('http://localhost'), 'a list replaces the defaults');
 });
 
-test('RequestGuard: remembering the last allowed Host and Origin never admits a refused one', () => {
+test('RequestGuard: in a sequence of checks, no verdict depends on an earlier one', () => {
   const guard = new RequestGuard();
   for (let round = 0; round < 3; round++) {
     for (const host of ['localhost:3000', 'evil.com', 'localhost:3000', '127.0.0.1', 'localhost.evil.com']) {

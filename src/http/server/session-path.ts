@@ -1,0 +1,117 @@
+/**
+ * The `Mcp-Session-Id` mode of the MCP endpoint (2025-03-26 › Transports › Streamable HTTP ›
+ * Session Management): `initialize` creates a session and its id, later POSTs name it, GET
+ * opens (or with `Last-Event-ID` resumes) its stream, DELETE ends it.
+ *
+ * Contract: one {@link StreamableSessionTransport} per session, connected to the one server
+ * and kept in the handler's {@link SessionRegistry}. An `initialize` is answered as JSON
+ * whatever the response mode, so that a failed initialization creates no session (and an
+ * error answer closes the transport again). The session a POST names is looked up before its
+ * body is read (404 for an unknown one, or one owned by another principal).
+ * Runtime-neutral.
+ */
+import { ErrorCode } from '../../jsonrpc/types.js';
+import type { McpServer } from '../../server/server.js';
+import type { EndpointMode } from './endpoint-mode.js';
+import { accepts, batchRefusal, sseNotAcceptable, versionRefusal, type PostBody } from './post-checks.js';
+import { emptyReply, errorReply, jsonReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
+import { answerAsJson, connectTransport, deliverPost } from './session-dispatch.js';
+import { newSessionId, type SessionRegistry } from './session-registry.js';
+import { StreamableSessionTransport, type TransportHost } from './session-transport.js';
+import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
+
+/** The settings of a {@link SessionPath}, from the handler's options. */
+export interface SessionPathSettings {
+  /** How POSTs carrying requests are answered (the handler's `responseMode`). */
+  readonly mode: 'sse' | 'json';
+  /** False answers GET with 405 (the handler's `enableGetStream`). */
+  readonly enableGet: boolean;
+}
+
+function sessionNotFound(id: PostBody['replyId'] = null): HttpReply {
+  return errorReply(404, SESSION_NOT_FOUND, 'Session not found', undefined, id);
+}
+
+function sessionIdRequired(id: PostBody['replyId'] = null): HttpReply {
+  return errorReply(400, TRANSPORT_ERROR, 'Bad Request: Mcp-Session-Id header is required', undefined, id);
+}
+
+/** The `Mcp-Session-Id` mode; see the module note. */
+export class SessionPath implements EndpointMode {
+  readonly allow = 'GET, POST, DELETE';
+  readonly #server: McpServer;
+  readonly #host: TransportHost;
+  readonly #registry: SessionRegistry;
+  readonly #settings: SessionPathSettings;
+
+  constructor(server: McpServer, host: TransportHost, registry: SessionRegistry, settings: SessionPathSettings) {
+    this.#server = server;
+    this.#host = host;
+    this.#registry = registry;
+    this.#settings = settings;
+  }
+
+  sessionOf(req: HttpRequest, info: HttpRequestInfo | undefined): StreamableSessionTransport | undefined | HttpReply {
+    const sessionId = req.headers('mcp-session-id');
+    if (sessionId === null) return undefined;
+    return this.#registry.lookup(sessionId, info) ?? sessionNotFound();
+  }
+
+  post(req: HttpRequest, info: HttpRequestInfo | undefined, body: PostBody, versionHeader: string | null, session: StreamableSessionTransport | undefined): HttpReply | Promise<HttpReply> {
+    const replyId = body.replyId;
+    if (session === undefined) return body.initialize ? this.#initialize(req, info, body) : sessionIdRequired(replyId);
+    if (!body.initialize) {
+      const bad = versionRefusal(this.#server.revisions, versionHeader, replyId);
+      if (bad !== undefined) return bad;
+    }
+    if (session.closed) return sessionNotFound(replyId);
+    if (body.batch) {
+      const refused = batchRefusal(session.server?.protocolVersion);
+      if (refused !== undefined) return refused;
+    }
+    return deliverPost(session, req, info, body, this.#settings.mode);
+  }
+
+  get(req: HttpRequest, info: HttpRequestInfo | undefined): HttpReply | Promise<HttpReply> {
+    if (!this.#settings.enableGet) {
+      return errorReply(405, TRANSPORT_ERROR, 'Method Not Allowed: this server offers no SSE stream at this endpoint', { allow: 'POST, DELETE' });
+    }
+    if (!accepts(req.headers('accept'), 'text/event-stream')) return sseNotAcceptable();
+    const found = this.#sessionFor(req, info);
+    if (!(found instanceof StreamableSessionTransport)) return found;
+    const lastEventId = req.headers('last-event-id');
+    return lastEventId !== null && lastEventId !== '' ? found.resume(lastEventId) : found.openStandalone();
+  }
+
+  async delete(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
+    const found = this.#sessionFor(req, info);
+    if (!(found instanceof StreamableSessionTransport)) return found;
+    await found.close();
+    return emptyReply(200);
+  }
+
+  /** The session of a GET or DELETE, or the error reply (400 missing, 404 unknown, 400 bad version). */
+  #sessionFor(req: HttpRequest, info: HttpRequestInfo | undefined): StreamableSessionTransport | HttpReply {
+    const sessionId = req.headers('mcp-session-id');
+    if (sessionId === null) return sessionIdRequired();
+    const transport = this.#registry.lookup(sessionId, info);
+    if (transport === undefined) return sessionNotFound();
+    return versionRefusal(this.#server.revisions, req.headers('mcp-protocol-version')) ?? transport;
+  }
+
+  async #initialize(req: HttpRequest, info: HttpRequestInfo | undefined, body: PostBody): Promise<HttpReply> {
+    const owner = this.#registry.admit(info);
+    if (typeof owner === 'object') return owner;
+    const sessionId = newSessionId();
+    const transport = new StreamableSessionTransport(this.#host, sessionId);
+    this.#registry.add(transport, owner);
+    if ((await connectTransport(this.#server, transport, (error) => this.#host.reportError(error))) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    const outcome = await answerAsJson(transport, req, info, body.value, body.ids[0]!);
+    if (outcome.body === undefined) return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the session closed during initialization');
+    if (outcome.isError) {
+      void transport.close();
+      return jsonReply(200, outcome.body);
+    }
+    return jsonReply(200, outcome.body, sessionId);
+  }
+}
