@@ -116,17 +116,22 @@ export class ServerSession {
   }
 
   /**
-   * Puts a session that will never see `initialize` (stateless Streamable HTTP: one POST,
+   * Puts a session that will never see `initialize` (sessionless Streamable HTTP: one POST,
    * one throwaway session) straight into the initialized state at `revision`, with the
    * client capabilities unknown (empty). Throws LocalError `unsupported_protocol_version`
    * for a revision this server does not speak.
    */
-  initializeStateless(revision: string, clientCapabilities: JSONObject = {}): void {
+  initializeSessionless(revision: string, clientCapabilities: JSONObject = {}): void {
     if (!this.#core.revisions.includes(revision)) throw new LocalError('unsupported_protocol_version', `Protocol version ${revision} is not supported`);
     this.endpoint.negotiated(revision, clientCapabilities);
     this.endpoint.markInitialized();
     this.#ready = true;
   }
+  /** @deprecated the 2025-era sessionless mode's name for {@link initializeSessionless} ("stateless" now names the 2026-07-28 era only). */
+  initializeStateless(revision: string, clientCapabilities: JSONObject = {}): void {
+    this.initializeSessionless(revision, clientCapabilities);
+  }
+
 
   /**
    * Sends `notifications/message` when `level` passes the client's minimum. Resolves

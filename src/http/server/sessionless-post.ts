@@ -55,7 +55,7 @@ export class SessionlessPost implements EndpointMode {
       return outcome.body === undefined ? errorReply(500, ErrorCode.InternalError, 'Internal error') : jsonReply(200, outcome.body);
     }
     try {
-      session.initializeStateless(revision);
+      session.initializeSessionless(revision);
     } catch (error) {
       void transport.close();
       return errorReply(400, TRANSPORT_ERROR, `Bad Request: ${(error as Error).message}`, undefined, replyId);
