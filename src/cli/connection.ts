@@ -12,7 +12,7 @@ import { statSync } from 'node:fs';
 import { Client, ALL_REVISIONS, type ClientOptions } from '../client/index.js';
 import { Notification } from '../protocol/methods.js';
 import { STATEFUL_REVISIONS } from '../protocol/versions.js';
-import { isStatelessRevision } from '../protocol/stateless.js';
+import { isStatelessRevision } from '../protocol/stateless/wire.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import type { LoggingLevel, Root } from '../types.js';

@@ -9,7 +9,7 @@
  *
  * Both eras: a client whose `protocolVersions` include the stateless revision (2026-07-28,
  * see `ALL_REVISIONS`) probes with `server/discover` and speaks that era to modern servers,
- * falling back to `initialize` for 2025-era ones (stateless.ts); the same handlers answer
+ * falling back to `initialize` for 2025-era ones (stateless/client.ts); the same handlers answer
  * the 2025 era's server → client requests and the stateless era's input requests. The
  * default stays the 2025 era.
  */
@@ -19,12 +19,12 @@ import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
 import { Method, Notification } from '../protocol/methods.js';
 import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
 import * as P from '../protocol/params.js';
-import { STATELESS_REVISIONS, isStatelessRevision, subscriptionIdOf, type DiscoverResult, type SubscriptionFilter } from '../protocol/stateless.js';
+import { STATELESS_REVISIONS, isStatelessRevision, subscriptionIdOf, type DiscoverResult, type SubscriptionFilter } from '../protocol/stateless/wire.js';
 import type { ProtocolExtension } from '../protocol/table.js';
 import { LATEST_REVISION, STATEFUL_REVISIONS, V2025_11_25, atLeast } from '../protocol/versions.js';
 import { applyElicitationDefaults, formatIssues, toSchemaAdapter, validateElicitationContent, type SchemaAdapter } from '../schema/index.js';
 import { RequestContext } from '../session/context.js';
-import { StatelessClient, probeServer, serverInfoOf, type ProbeOutcome, type StatelessClientHost, type StatelessClientOptions } from './stateless.js';
+import { StatelessClient, probeServer, serverInfoOf, type ProbeOutcome, type StatelessClientHost, type StatelessClientOptions } from './stateless/client.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import type {
@@ -349,7 +349,7 @@ export class Client {
   }
 
   /**
-   * Probes for the stateless era (see stateless.ts). Resolves with the connection's
+   * Probes for the stateless era (see stateless/client.ts). Resolves with the connection's
    * "initialize result" (built from `server/discover`) when the server is modern, undefined
    * when the client should fall back to `initialize`. Rejects (after closing) when the
    * server is modern but refuses, or no era can be agreed.

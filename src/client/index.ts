@@ -2,7 +2,7 @@
 export { Client, type ClientOptions, type UrlElicitationRequest } from './client.js';
 export { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
 export { ALL_REVISIONS, type Subscription } from './client.js';
-export type { StatelessClientOptions } from './stateless.js';
+export type { StatelessClientOptions } from './stateless/client.js';
 export {
   V2026_07_28,
   STATELESS_REVISIONS,
@@ -16,4 +16,4 @@ export {
   type InputRequiredResult,
   type CacheHints,
   type CacheScope,
-} from '../protocol/stateless.js';
+} from '../protocol/stateless/wire.js';

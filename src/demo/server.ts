@@ -9,8 +9,8 @@ import type { JSONObject } from '../jsonrpc/types.js';
 import { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
 import { TaskServer, type TaskServerOptions } from '../tasks/index.js';
 import { PNG_1X1, wavTone } from './media.js';
-import { registerStatelessDemo } from './stateless-tools.js';
-import { registerStatelessTaskDemo } from './stateless-tasks.js';
+import { registerStatelessDemo } from './stateless/tools.js';
+import { registerStatelessTaskDemo } from './stateless/tasks.js';
 import { noArgs, sleep } from './util.js';
 
 /** Options of {@link createDemoServer}. */

@@ -20,5 +20,5 @@ export { SseClientTransport, type SseClientTransportOptions } from './client/leg
 export { FallbackTransport, createClientTransport, connectClient, shouldFallBack, type FallbackTransportOptions, type ConnectClientOptions, type HttpTransportKind } from './client/fallback.js';
 export { HttpStatusError, RedirectRefusedError, SessionExpiredError, type RedirectRefusal } from './client/errors.js';
 export type { HeadersInput, HttpAuthorization, HttpClientCommonOptions, ReconnectOptions } from './client/common.js';
-export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless-post.js';
-export { StatelessMessageInfo } from './server/stateless-exchange.js';
+export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless/post.js';
+export { StatelessMessageInfo } from './server/stateless/exchange.js';

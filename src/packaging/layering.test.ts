@@ -154,15 +154,17 @@ const REGISTRIES: ReadonlySet<string> = new Set(
 );
 /** The server role's modules (connections, handshake, era layers, middleware, entry point). */
 const SERVER_ROLE: ReadonlySet<string> = new Set(
-  ['server', 'server-session', 'era', 'stateless', 'stateless-request', 'stateless-dispatch', 'mrtr', 'middleware', 'index'].map((n) => `server/${n}.ts`),
+  ['server', 'server-session', 'era', 'client-answers', 'stateless/layer', 'stateless/request', 'stateless/dispatch', 'stateless/mrtr', 'middleware', 'index'].map((n) => `server/${n}.ts`),
 );
 
-/** A module of the 2026-07-28 (stateless) era: named `stateless*.ts` or `mrtr.ts`, plus those listed. */
+/**
+ * The 2026-07-28 (stateless) era's folder in each layer: a module is of that era exactly
+ * when it lives under a `stateless/` folder (`protocol/stateless/`, `server/stateless/`,
+ * `http/server/stateless/`, …), so the era's code is found by where it is, not by its name.
+ */
+const ERA_2026_FOLDER = /(?:^|\/)stateless\//;
+/** A name that says "2026-07-28 era" (a `stateless*` or `mrtr` module): it must be in the era's folder. */
 const ERA_2026_NAME = /(?:^|\/)(?:stateless(?:-[a-z0-9-]+)?|mrtr)\.ts$/;
-/** 2026-era modules whose name does not say so. */
-const ERA_2026_OTHERS: ReadonlySet<string> = new Set([
-  'http/mcp-headers.ts', // the Mcp-Method / Mcp-Name / Mcp-Param-* request headers (SEP-2243)
-]);
 /** Modules that serve the 2025 era only; no 2026-era module may import them. */
 const ERA_2025_ONLY: ReadonlySet<string> = new Set([
   'server/server-session.ts', // the handshake and the connection's talk-back (server → client requests)
@@ -177,24 +179,24 @@ const ERA_2025_ONLY: ReadonlySet<string> = new Set([
  * through these.
  */
 const ERA_SEAMS: Readonly<Record<string, { readonly targets: readonly string[]; readonly reason: string }>> = {
-  'protocol/incoming.ts': { targets: ['protocol/stateless.ts'], reason: 'the era of a request is read once, where it enters: a claiming `_meta` picks that revision’s table' },
-  'protocol/table.ts': { targets: ['protocol/stateless.ts'], reason: 'the 2026-07-28 method table sits with the other revision tables' },
-  'server/server.ts': { targets: ['protocol/stateless.ts', 'server/stateless.ts', 'server/stateless-dispatch.ts'], reason: 'McpServer splits its revisions by era, holds the StatelessLayer and its handler table, and serves connectionless 2026 requests' },
-  'server/context.ts': { targets: ['server/stateless-request.ts'], reason: 'the handler context’s methods take the 2026 input options (`inputKey`) beside the request options (types only)' },
-  'server/era.ts': { targets: ['server/stateless-request.ts'], reason: 'the era strategy interface names the 2026 strategy’s type (types only)' },
-  'server/index.ts': { targets: ['protocol/stateless.ts', 'server/stateless.ts', 'server/stateless-request.ts', 'server/mrtr.ts'], reason: 'entry point: re-exports the era’s public names' },
-  'client/client.ts': { targets: ['protocol/stateless.ts', 'client/stateless.ts'], reason: 'the Client picks the era when it connects and hands 2026 calls to StatelessClient' },
-  'client/index.ts': { targets: ['protocol/stateless.ts', 'client/stateless.ts'], reason: 'entry point: re-exports the era’s public names' },
-  'http/index.ts': { targets: ['http/server/stateless-post.ts', 'http/server/stateless-exchange.ts'], reason: 'entry point: re-exports the era’s public names' },
-  'http/server/handler.ts': { targets: ['http/server/stateless-post.ts'], reason: 'one URL serves both eras: a POST that claims 2026 goes to StatelessPostHandler' },
-  'http/client/streamable.ts': { targets: ['http/client/stateless-headers.ts'], reason: 'the one client transport adds the 2026 request headers to messages of that era' },
-  'tasks/index.ts': { targets: ['tasks/stateless.ts'], reason: 'entry point: re-exports the era’s public names' },
-  'tasks/server.ts': { targets: ['tasks/stateless.ts'], reason: 'TaskServer installs the 2026 extension form beside the 2025-11-25 one' },
-  'tasks/wire.ts': { targets: ['protocol/stateless.ts'], reason: 'chooses the wire form of a task result by revision' },
-  'demo/server.ts': { targets: ['demo/stateless-tools.ts', 'demo/stateless-tasks.ts'], reason: 'the demo registers its 2026-only tools' },
-  'cli/connection.ts': { targets: ['protocol/stateless.ts'], reason: '--protocol-version picks the era' },
-  'cli/commands/call.ts': { targets: ['protocol/stateless.ts'], reason: 'explains a direct answer only for the 2025 era' },
-  'cli/commands/ping.ts': { targets: ['protocol/stateless.ts'], reason: 'pings a 2026 server with server/discover' },
+  'protocol/incoming.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'the era of a request is read once, where it enters: a claiming `_meta` picks that revision’s table' },
+  'protocol/table.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'the 2026-07-28 method table sits with the other revision tables' },
+  'server/server.ts': { targets: ['protocol/stateless/wire.ts', 'server/stateless/layer.ts', 'server/stateless/dispatch.ts'], reason: 'McpServer splits its revisions by era, holds the StatelessLayer and its handler table, and serves connectionless 2026 requests' },
+  'server/context.ts': { targets: ['server/stateless/request.ts'], reason: 'the handler context’s methods take the 2026 input options (`inputKey`) beside the request options (types only)' },
+  'server/era.ts': { targets: ['server/stateless/request.ts'], reason: 'the era strategy interface names the 2026 strategy’s type (types only)' },
+  'server/index.ts': { targets: ['protocol/stateless/wire.ts', 'server/stateless/layer.ts', 'server/stateless/request.ts', 'server/stateless/mrtr.ts'], reason: 'entry point: re-exports the era’s public names' },
+  'client/client.ts': { targets: ['protocol/stateless/wire.ts', 'client/stateless/client.ts'], reason: 'the Client picks the era when it connects and hands 2026 calls to StatelessClient' },
+  'client/index.ts': { targets: ['protocol/stateless/wire.ts', 'client/stateless/client.ts'], reason: 'entry point: re-exports the era’s public names' },
+  'http/index.ts': { targets: ['http/server/stateless/post.ts', 'http/server/stateless/exchange.ts'], reason: 'entry point: re-exports the era’s public names' },
+  'http/server/handler.ts': { targets: ['http/server/stateless/post.ts'], reason: 'one URL serves both eras: a POST that claims 2026 goes to StatelessPostHandler' },
+  'http/client/streamable.ts': { targets: ['http/client/stateless/headers.ts'], reason: 'the one client transport adds the 2026 request headers to messages of that era' },
+  'tasks/index.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'entry point: re-exports the era’s public names' },
+  'tasks/server.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'TaskServer installs the 2026 extension form beside the 2025-11-25 one' },
+  'tasks/wire.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'chooses the wire form of a task result by revision' },
+  'demo/server.ts': { targets: ['demo/stateless/tools.ts', 'demo/stateless/tasks.ts'], reason: 'the demo registers its 2026-only tools' },
+  'cli/connection.ts': { targets: ['protocol/stateless/wire.ts'], reason: '--protocol-version picks the era' },
+  'cli/commands/call.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'explains a direct answer only for the 2025 era' },
+  'cli/commands/ping.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'pings a 2026 server with server/discover' },
 };
 
 // ───────────── the scan ─────────────
@@ -250,7 +252,7 @@ function sideOf(path: string): 'server' | 'client' | undefined {
 }
 
 function isEra2026(path: string): boolean {
-  return ERA_2026_NAME.test(path) || ERA_2026_OTHERS.has(path);
+  return ERA_2026_FOLDER.test(path);
 }
 
 const FILES = sourceFiles();
@@ -359,8 +361,14 @@ test('2025-era modules reach 2026-07-28 code only through the listed seams', () 
   report(problems, listed.filter((k) => !used.has(k)), 'ERA_SEAMS entry');
 });
 
+test('2026-07-28 code lives in its era’s folders only', () => {
+  const misplaced = FILES.filter((f) => ERA_2026_NAME.test(f) && !ERA_2026_FOLDER.test(f)).map((f) => `src/${f} is named for the 2026-07-28 era: move it into its layer's stateless/ folder`);
+  report(misplaced, [], '');
+  assert.ok(FILES.filter((f) => ERA_2026_FOLDER.test(f)).length >= 10, 'the era folders hold the era');
+});
+
 test('2026-07-28 modules do not import 2025-only modules', () => {
-  for (const file of [...ERA_2025_ONLY, ...ERA_2026_OTHERS]) assert.ok(FILES.includes(file), `src/${file} is listed in layering.test.ts but does not exist`);
+  for (const file of ERA_2025_ONLY) assert.ok(FILES.includes(file), `src/${file} is listed in layering.test.ts but does not exist`);
   const problems = libraryEdges()
     .filter((e) => isEra2026(e.from) && ERA_2025_ONLY.has(e.to))
     .map((e) => `src/${e.from} imports src/${e.to}: 2026-07-28 code may not depend on a 2025-only module`);

@@ -279,7 +279,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
 
   /**
    * Serves incoming requests that claim the stateless era (their `_meta` names a protocol
-   * version, see stateless.ts) at the revision they name, checked against that revision's
+   * version, see stateless/wire.ts) at the revision they name, checked against that revision's
    * table whatever this connection negotiated: a request naming a revision outside
    * `revisions` gets -32022, one with malformed per-request metadata -32602. Called by the
    * server role before its transport starts; an empty list turns it off (the default).

@@ -12,7 +12,7 @@
  */
 import { McpError, invalidParams, methodNotFound } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
-import { claimsStatelessEra, readRequestMeta, type RequestMeta } from './stateless.js';
+import { claimsStatelessEra, readRequestMeta, type RequestMeta } from './stateless/wire.js';
 import { PRE_INIT_TABLE, hasCapability, mayBeSentBy, tableFor, type RevisionTable } from './table.js';
 import { LATEST_REVISION } from './versions.js';
 

@@ -9,7 +9,7 @@
 import { Method, Notification } from './methods.js';
 import * as P from './params.js';
 import { V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25 } from './versions.js';
-import { V2026_07_28 } from './stateless.js';
+import { V2026_07_28 } from './stateless/wire.js';
 
 /** Which side sends a method. */
 export type Direction = 'client-to-server' | 'server-to-client' | 'both';

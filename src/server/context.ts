@@ -12,7 +12,7 @@ import type { MessageInfo } from '../transport/types.js';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../types.js';
 import type { ElicitUrlParams, ServerEra } from './era.js';
 import type { ServerSession } from './server-session.js';
-import type { InputOptions } from './stateless-request.js';
+import type { InputOptions } from './stateless/request.js';
 
 /** Context of an incoming request on the server. */
 export class ServerRequestContext extends RequestContext {

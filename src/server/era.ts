@@ -7,7 +7,7 @@
  *   its negotiated revision, capabilities, identity and log level — and sampling,
  *   elicitation and roots are requests to it over the session, sent with the request's id
  *   so transports route them to the request's stream. Results pass through unchanged.
- * - 2026-07-28 era (`StatelessRequest`, one per request, stateless-request.ts): everything
+ * - 2026-07-28 era (`StatelessRequest`, one per request, stateless/request.ts): everything
  *   comes from the request's own `_meta`; inputs are multi round-trip requests; results are
  *   shaped (`resultType`, server identity, caching hints).
  *
@@ -20,7 +20,7 @@ import type { RequestChannel } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../types.js';
 import type { ServerSession } from './server-session.js';
-import type { InputOptions, StatelessRequest } from './stateless-request.js';
+import type { InputOptions, StatelessRequest } from './stateless/request.js';
 
 /** What an era strategy needs of the request it serves. */
 export interface EraRequest {

@@ -10,9 +10,9 @@ export { rateLimit, audit, principalKey, RATE_LIMITED_CODE, type RateLimitOption
 export { UriTemplate } from './uri-template.js';
 export { SUBSCRIPTION_LIMIT_CODE, type SubscriptionLimitOptions } from './subscription-limits.js';
 export type { ConnectOptions } from './server.js';
-export type { StatelessServerOptions } from './stateless.js';
-export type { InputOptions } from './stateless-request.js';
-export { InputRequiredSignal, type RequestStateOptions } from './mrtr.js';
+export type { StatelessServerOptions } from './stateless/layer.js';
+export type { InputOptions } from './stateless/request.js';
+export { InputRequiredSignal, type RequestStateOptions } from './stateless/mrtr.js';
 export {
   V2026_07_28,
   STATELESS_REVISIONS,
@@ -27,4 +27,4 @@ export {
   type InputRequiredResult,
   type CacheHints,
   type CacheScope,
-} from '../protocol/stateless.js';
+} from '../protocol/stateless/wire.js';

@@ -3,7 +3,7 @@
  * {@link ServerSession} per transport. One server object serves any number of clients;
  * each connection has its own state, so nothing leaks between clients. Every connection
  * serves both eras: 2025-era requests after `initialize`, and stateless-era (2026-07-28)
- * requests whenever they come, each by itself (stateless.ts).
+ * requests whenever they come, each by itself (stateless/layer.ts).
  */
 import { defaultErrorReporter } from '../protocol/error-report.js';
 import type { JSONObject } from '../jsonrpc/types.js';
@@ -27,14 +27,14 @@ import { ToolRegistry, type RawToolHandler, type RegisteredTool, type ToolConfig
 import type { PromptArgs, ToolArgs, ToolStructured } from './infer.js';
 import { invalidParams } from '../jsonrpc/errors.js';
 import type { Tool } from '../types.js';
-import { STATELESS_REVISIONS, isStatelessRevision, type RequestMeta } from '../protocol/stateless.js';
+import { STATELESS_REVISIONS, isStatelessRevision, type RequestMeta } from '../protocol/stateless/wire.js';
 import type { StatelessClaim } from '../protocol/incoming.js';
 import { extendedTableFor, type RevisionTable } from '../protocol/table.js';
 import type { MessageInfo } from '../transport/types.js';
 import type { JSONObject as Json, RequestId } from '../jsonrpc/types.js';
 import type { ServerEra } from './era.js';
-import { StatelessLayer, type StatelessServerOptions } from './stateless.js';
-import { StatelessDispatcher, type StatelessDispatch, type StatelessReplyChannel } from './stateless-dispatch.js';
+import { StatelessLayer, type StatelessServerOptions } from './stateless/layer.js';
+import { StatelessDispatcher, type StatelessDispatch, type StatelessReplyChannel } from './stateless/dispatch.js';
 
 /** Per-connection overrides of {@link McpServer.connect}. */
 export interface ConnectOptions {
@@ -376,7 +376,7 @@ export class McpServer implements ServerCore {
    * Serves one 2026-07-28 request that arrived without a connection (each Streamable HTTP
    * POST of the era): `meta` is its `_meta` as `readRequestMeta` checked it against
    * {@link statelessRevisions}; its notifications and its outcome go to `reply`. Returns the
-   * handle that cancels it. Only what the request needs is allocated (stateless-dispatch.ts).
+   * handle that cancels it. Only what the request needs is allocated (stateless/dispatch.ts).
    * Call after {@link ready} resolved.
    */
   dispatchStateless(id: RequestId, method: string, params: Json | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch {

@@ -15,7 +15,7 @@ export {
   toStatelessTask,
   toDetailedTask,
   type StatelessTaskOptions,
-} from './stateless.js';
+} from './stateless/tasks.js';
 export { TaskClient, type TaskClientOptions, type TaskList } from './client.js';
 export { TaskEngine, TaskWork, type TaskReceiverOptions, type TaskableMethod } from './engine.js';
 export { TaskServerRequestContext, TaskRequestContext } from './contexts.js';

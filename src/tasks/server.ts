@@ -24,7 +24,7 @@ import { PendingTaskRequest, TaskRequestor, type TaskRequestOptions } from './re
 import type { RequestorPolicy } from './owner.js';
 import type { TaskStore } from './store.js';
 import type { TaskForm } from './types.js';
-import { StatelessTasks, TASKS_EXTENSION_ID } from './stateless.js';
+import { StatelessTasks, TASKS_EXTENSION_ID } from './stateless/tasks.js';
 import { formOf, tasksExtension } from './wire.js';
 
 /** Options of {@link TaskServer}. */
@@ -35,17 +35,17 @@ export interface TaskServerOptions extends TaskReceiverOptions {
   cancel?: boolean;
   /**
    * Stateless era: how long a `tools/call` of an `optional` tool may run before it becomes a
-   * task, in ms (see `stateless.ts`). Default 100.
+   * task, in ms (see `stateless/tasks.ts`). Default 100.
    */
   immediateResultMs?: number;
   /**
-   * Stateless era: who counts against `maxActiveTasksPerOwner` (see `stateless.ts`). Default
+   * Stateless era: who counts against `maxActiveTasksPerOwner` (see `stateless/tasks.ts`). Default
    * `requestorByAuthOrConnection`: the principal, else the connection when it carries one
    * client, else anonymous (one shared pool of `maxActiveAnonymousTasks`; a full pool makes
    * `optional` tools answer inline).
    */
   requestorOf?: RequestorPolicy;
-  /** Stateless era: most unfinished tasks of anonymous requests together (see `stateless.ts`). Default 64. */
+  /** Stateless era: most unfinished tasks of anonymous requests together (see `stateless/tasks.ts`). Default 64. */
   maxActiveAnonymousTasks?: number;
 }
 
@@ -84,7 +84,7 @@ export class TaskServer {
     if (options.cancel !== false) tasks.cancel = {};
     tasks.requests = { tools: { call: {} } };
     const extension = tasksExtension((role) => (role === 'server' ? { tasks } : undefined));
-    // Stateless era: the io.modelcontextprotocol/tasks extension instead of `tasks` (see stateless.ts).
+    // Stateless era: the io.modelcontextprotocol/tasks extension instead of `tasks` (see stateless/tasks.ts).
     extension.statelessExtensions = (role) => (role === 'server' ? { [TASKS_EXTENSION_ID]: {} } : undefined);
     server.extend(extension);
     this.stateless = new StatelessTasks(server, this.engine.store, options);

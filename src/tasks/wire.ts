@@ -10,7 +10,7 @@ import { McpError } from '../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCErrorObject } from '../jsonrpc/types.js';
 import { checkCursor, type ParamsCheck } from '../protocol/params.js';
 import type { MethodSpec, ProtocolExtension } from '../protocol/table.js';
-import { STATELESS_REVISIONS } from '../protocol/stateless.js';
+import { STATELESS_REVISIONS } from '../protocol/stateless/wire.js';
 import { STATEFUL_REVISIONS, V2025_11_25 } from '../protocol/versions.js';
 import {
   DRAFT_RELATED_TASK_META,

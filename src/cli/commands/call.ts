@@ -6,7 +6,7 @@
  * Exit 1 when the tool returns `isError: true`.
  */
 import type { JSONObject } from '../../jsonrpc/types.js';
-import { isStatelessRevision } from '../../protocol/stateless.js';
+import { isStatelessRevision } from '../../protocol/stateless/wire.js';
 import type { TaskClient } from '../../tasks/index.js';
 import type { CallToolResult, Tool } from '../../types.js';
 import type { Connection } from '../connection.js';

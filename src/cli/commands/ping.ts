@@ -2,7 +2,7 @@
  * `mcpkit ping TARGET`: connects, sends `ping`, and prints the round-trip time (with
  * `--json`: `{"ok":true,"protocolVersion":...,"server":{...},"roundTripMs":N}`).
  */
-import { isStatelessRevision } from '../../protocol/stateless.js';
+import { isStatelessRevision } from '../../protocol/stateless/wire.js';
 import { Method } from '../../protocol/methods.js';
 import { printJson, runClientCommand } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';

@@ -38,7 +38,7 @@
  *   without a session id, with `MCP-Protocol-Version` (that version), `Mcp-Method`,
  *   `Mcp-Name` and the `Mcp-Param-*` headers of its tool's `x-mcp-header` arguments
  *   (learned from `tools/list` results, which lose their tools with invalid annotations;
- *   see stateless-headers.ts). Cancelling such a request aborts its POST instead of
+ *   see stateless/headers.ts). Cancelling such a request aborts its POST instead of
  *   POSTing `notifications/cancelled`.
  * - A response is read only while someone waits for it. When a request times out or its
  *   signal aborts, the session POSTs `notifications/cancelled`; the transport then stops
@@ -90,7 +90,7 @@ import {
 } from './common.js';
 import { transportFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
-import { StatelessRequestHeaders } from './stateless-headers.js';
+import { StatelessRequestHeaders } from './stateless/headers.js';
 
 /** Options of {@link StreamableHttpClientTransport}. */
 export interface StreamableHttpClientTransportOptions extends HttpClientCommonOptions {
@@ -144,7 +144,7 @@ interface Outgoing {
   ids: RequestId[] | undefined;
   initialize: boolean;
   initialized: boolean;
-  /** A stateless-era (2026-07-28) message: its request headers (see stateless-headers.ts). */
+  /** A stateless-era (2026-07-28) message: its request headers (see stateless/headers.ts). */
   stateless?: Record<string, string>;
 }
 

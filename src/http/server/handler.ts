@@ -20,7 +20,7 @@
  * - Then one path serves it, each in its own file:
  *   - the stateless era (2026-07-28), chosen per POST: a body whose `_meta` names a
  *     protocol version, or an `MCP-Protocol-Version` header naming a stateless revision,
- *     goes to {@link StatelessPostHandler} (stateless-post.ts: one shared transport, no
+ *     goes to {@link StatelessPostHandler} (stateless/post.ts: each request by itself, no
  *     sessions), whichever 2025 mode the handler has;
  *   - otherwise the handler's 2025-era mode ({@link EndpointMode}), fixed by the
  *     `sessionless` option: `Mcp-Session-Id` sessions (session-path.ts; GET and DELETE
@@ -35,7 +35,7 @@
 import { defaultErrorReporter } from '../../protocol/error-report.js';
 import { toError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../../jsonrpc/types.js';
-import { StatelessPostHandler, type StatelessPostOptions } from './stateless-post.js';
+import { StatelessPostHandler, type StatelessPostOptions } from './stateless/post.js';
 import type { McpServer } from '../../server/server.js';
 import type { EndpointMode } from './endpoint-mode.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
@@ -155,7 +155,7 @@ export interface StreamableHttpOptions {
   /**
    * The stateless era (2026-07-28) on this endpoint, beside the 2025 era: POSTs whose body
    * claims it (or whose `MCP-Protocol-Version` names it) are served per request, without
-   * sessions (see stateless-post.ts), whether the 2025 era has sessions or is `sessionless`.
+   * sessions (see stateless/post.ts), whether the 2025 era has sessions or is `sessionless`.
    * On by default when the server serves that era (`ServerOptions.stateless`); `false` leaves
    * such POSTs to the 2025-era path. Its limits: `maxInFlight` (default 100 000 requests in
    * progress; more get 503) and `keepAliveMs` (default 15 000).

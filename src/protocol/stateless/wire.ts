@@ -12,10 +12,10 @@
  * travels with the request; nothing reads it again.
  * Spec: 2026-07-28 › Basic › `_meta` (per-request protocol fields), › Error codes.
  */
-import { McpError } from '../jsonrpc/errors.js';
-import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
-import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
-import { isObject } from '../jsonrpc/values.js';
+import { McpError } from '../../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
+import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../../types.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** The stateless revision. */
 export const V2026_07_28 = '2026-07-28';

@@ -43,21 +43,21 @@
  *   client can be told apart (unauthenticated stateless HTTP) a full cap makes `optional`
  *   calls answer inline instead of refusing them, so nobody is locked out by another.
  */
-import { McpError, invalidParams, methodNotFound, toError } from '../jsonrpc/errors.js';
-import { ErrorCode, type JSONObject, type JSONRPCErrorObject } from '../jsonrpc/types.js';
-import { Method } from '../protocol/methods.js';
-import type { Endpoint, RequestHandler } from '../protocol/endpoint.js';
-import { ResultType, TASKS_EXTENSION, missingClientCapability, type InputRequest } from '../protocol/stateless.js';
-import { ServerRequestContext } from '../server/context.js';
-import { checkInputResponses } from '../server/mrtr.js';
-import type { McpServer } from '../server/server.js';
-import type { InputSink, StatelessRequest } from '../server/stateless-request.js';
-import type { ClientCapabilities } from '../types.js';
-import { ownerBySessionAndAuth, requestorByAuthOrConnection, type OwnerPolicy, type RequestorPolicy } from './owner.js';
-import { TaskStoreError, type TaskStore } from './store.js';
-import { TaskMethod, isTerminal, type TaskOwner, type TaskRecord, type TaskStatus } from './types.js';
-import { errorObject } from './wire.js';
-import { isObject } from '../jsonrpc/values.js';
+import { McpError, invalidParams, methodNotFound, toError } from '../../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject, type JSONRPCErrorObject } from '../../jsonrpc/types.js';
+import { Method } from '../../protocol/methods.js';
+import type { Endpoint, RequestHandler } from '../../protocol/endpoint.js';
+import { ResultType, TASKS_EXTENSION, missingClientCapability, type InputRequest } from '../../protocol/stateless/wire.js';
+import { ServerRequestContext } from '../../server/context.js';
+import { checkInputResponses } from '../../server/stateless/mrtr.js';
+import type { McpServer } from '../../server/server.js';
+import type { InputSink, StatelessRequest } from '../../server/stateless/request.js';
+import type { ClientCapabilities } from '../../types.js';
+import { ownerBySessionAndAuth, requestorByAuthOrConnection, type OwnerPolicy, type RequestorPolicy } from '../owner.js';
+import { TaskStoreError, type TaskStore } from '../store.js';
+import { TaskMethod, isTerminal, type TaskOwner, type TaskRecord, type TaskStatus } from '../types.js';
+import { errorObject } from '../wire.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** The extension's identifier. */
 export const TASKS_EXTENSION_ID = TASKS_EXTENSION;

@@ -5,8 +5,8 @@
  * mirrored into `Mcp-Param-*` headers (`x-mcp-header`). They work in the 2025 era too: the
  * context methods ask the client with real requests there. Public API only; runtime-neutral.
  */
-import type { McpServer } from '../server/index.js';
-import type { ElicitRequestedSchema } from '../types.js';
+import type { McpServer } from '../../server/index.js';
+import type { ElicitRequestedSchema } from '../../types.js';
 
 const noArgs = { type: 'object', properties: {} };
 const nameSchema: ElicitRequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };

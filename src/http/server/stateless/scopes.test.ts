@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
-import { McpServer } from '../../server/server.js';
-import { RATE_LIMITED_CODE, rateLimit } from '../../server/middleware.js';
-import type { ServerRequestContext } from '../../server/context.js';
-import { makeHandler, post, rpc } from './harness.test.helper.js';
-import type { StreamableHttpHandler } from './handler.js';
-import type { HttpAuthorizer, HttpRequest } from './types.js';
+import type { JSONObject, RequestId } from '../../../jsonrpc/types.js';
+import { McpServer } from '../../../server/server.js';
+import { RATE_LIMITED_CODE, rateLimit } from '../../../server/middleware.js';
+import type { ServerRequestContext } from '../../../server/context.js';
+import { makeHandler, post, rpc } from '../harness.test.helper.js';
+import type { StreamableHttpHandler } from '../handler.js';
+import type { HttpAuthorizer, HttpRequest } from '../types.js';
 
 const V = '2026-07-28';
 const META: JSONObject = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} };

@@ -6,10 +6,10 @@
  * In the 2025 era they are ordinary tools (the `required` ones need `params.task` on
  * 2025-11-25). Public API only; runtime-neutral.
  */
-import { McpError } from '../jsonrpc/errors.js';
-import { ErrorCode } from '../jsonrpc/types.js';
-import type { McpServer } from '../server/index.js';
-import { noArgs, sleep } from './util.js';
+import { McpError } from '../../jsonrpc/errors.js';
+import { ErrorCode } from '../../jsonrpc/types.js';
+import type { McpServer } from '../../server/index.js';
+import { noArgs, sleep } from '../util.js';
 
 /** Longer than the default `immediateResultMs` (100 ms): tools that wait this long first always become tasks. */
 const WARM_UP_MS = 300;

@@ -6,16 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LocalError, McpError } from '../jsonrpc/errors.js';
-import type { JSONObject, RequestId } from '../jsonrpc/types.js';
-import { McpServer } from '../server/index.js';
-import { createStreamableHttpHandler } from '../http/server/handler.js';
-import { FallbackTransport, StreamableHttpClientTransport } from '../http/index.js';
-import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
-import { InMemoryTransport } from '../transport/memory.js';
-import type { Transport } from '../transport/types.js';
-import type { ElicitResult } from '../types.js';
-import { ALL_REVISIONS, Client, type ClientOptions } from './index.js';
+import { LocalError, McpError } from '../../jsonrpc/errors.js';
+import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
+import { McpServer } from '../../server/index.js';
+import { createStreamableHttpHandler } from '../../http/server/handler.js';
+import { FallbackTransport, StreamableHttpClientTransport } from '../../http/index.js';
+import { recordTransport, type RecordingTransport } from '../../testing/recording-transport.js';
+import { InMemoryTransport } from '../../transport/memory.js';
+import type { Transport } from '../../transport/types.js';
+import type { ElicitResult } from '../../types.js';
+import { ALL_REVISIONS, Client, type ClientOptions } from '../index.js';
 
 const V = '2026-07-28';
 

@@ -24,12 +24,12 @@
  *   requests that take part in MRTR.
  * Handlers must therefore be safe to run again up to the point where they ask for input.
  */
-import { elicitAnswerProblem, rootsAnswerProblem, samplingAnswerProblem } from './client-answers.js';
-import { LocalError, McpError } from '../jsonrpc/errors.js';
-import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
-import { formatIssues, validateElicitationContent } from '../schema/index.js';
-import type { InputRequest } from '../protocol/stateless.js';
-import { isObject } from '../jsonrpc/values.js';
+import { elicitAnswerProblem, rootsAnswerProblem, samplingAnswerProblem } from '../client-answers.js';
+import { LocalError, McpError } from '../../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject } from '../../jsonrpc/types.js';
+import { formatIssues, validateElicitationContent } from '../../schema/index.js';
+import type { InputRequest } from '../../protocol/stateless/wire.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** How the server protects and bounds `requestState`. */
 export interface RequestStateOptions {

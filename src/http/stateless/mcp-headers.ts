@@ -9,8 +9,8 @@
  * characters, leading or trailing whitespace, or text that looks like the sentinel itself)
  * travels as `=?base64?{base64 of its UTF-8}?=`; the sentinel is case-sensitive.
  */
-import type { JSONObject } from '../jsonrpc/types.js';
-import { isObject } from '../jsonrpc/values.js';
+import type { JSONObject } from '../../jsonrpc/types.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** Methods whose `Mcp-Name` header mirrors `params.name`. */
 const NAME_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get']);

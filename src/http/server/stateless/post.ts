@@ -1,7 +1,7 @@
 /**
  * Stateless-era (2026-07-28) POSTs of the Streamable HTTP server: which POSTs they are, the
  * checks the transport binding adds, and their dispatch: each request by itself, through the
- * server's connectionless dispatch, with its own reply channel (stateless-exchange.ts).
+ * server's connectionless dispatch, with its own reply channel (exchange.ts).
  *
  * Design notes:
  * - A POST is stateless-era when its body is one request (or notification) whose `_meta`
@@ -29,18 +29,18 @@
  * - Notifications POSTed in this era (the core defines none over HTTP) are accepted with
  *   202 and not dispatched.
  */
-import { classify, DEFAULT_DECODE_LIMITS, exceedsDepth, KIND_NOTIFICATION, KIND_REQUEST } from '../../jsonrpc/decode.js';
-import { McpError, toError } from '../../jsonrpc/errors.js';
-import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
-import { Method } from '../../protocol/methods.js';
-import { MetaKey, StatelessErrorCode, claimsStatelessEra, headerMismatch, readRequestMeta, type RequestMeta } from '../../protocol/stateless.js';
-import type { StatelessDispatch, StatelessReplyChannel } from '../../server/stateless-dispatch.js';
-import type { MessageInfo } from '../../transport/types.js';
-import { argumentAt, decodeHeaderValue, headerMatches, mcpNameSource, paramHeaders, requiresMcpName, type ParamHeader } from '../mcp-headers.js';
-import { emptyReply, errorReply } from './replies.js';
-import { StatelessExchanges, StatelessMessageInfo, shuttingDown, statusOfError } from './stateless-exchange.js';
-import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
-import { isObject } from '../../jsonrpc/values.js';
+import { classify, DEFAULT_DECODE_LIMITS, exceedsDepth, KIND_NOTIFICATION, KIND_REQUEST } from '../../../jsonrpc/decode.js';
+import { McpError, toError } from '../../../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject, type RequestId } from '../../../jsonrpc/types.js';
+import { Method } from '../../../protocol/methods.js';
+import { MetaKey, StatelessErrorCode, claimsStatelessEra, headerMismatch, readRequestMeta, type RequestMeta } from '../../../protocol/stateless/wire.js';
+import type { StatelessDispatch, StatelessReplyChannel } from '../../../server/stateless/dispatch.js';
+import type { MessageInfo } from '../../../transport/types.js';
+import { argumentAt, decodeHeaderValue, headerMatches, mcpNameSource, paramHeaders, requiresMcpName, type ParamHeader } from '../../stateless/mcp-headers.js';
+import { emptyReply, errorReply } from '../replies.js';
+import { StatelessExchanges, StatelessMessageInfo, shuttingDown, statusOfError } from './exchange.js';
+import type { HttpReply, HttpRequest, HttpRequestInfo } from '../types.js';
+import { isObject } from '../../../jsonrpc/values.js';
 
 /**
  * What the 2026-07-28 path needs of the server (`McpServer` is one): its revisions, the

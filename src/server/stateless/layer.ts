@@ -17,12 +17,12 @@
  * The protocol layer picks the 2026-07-28 method table for these requests (removed methods
  * answer -32601), so nothing here branches on methods the revision lacks.
  */
-import { McpError } from '../jsonrpc/errors.js';
-import { presetJson } from '../jsonrpc/preset-json.js';
-import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
-import type { StatelessClaim } from '../protocol/incoming.js';
-import { Method, Notification } from '../protocol/methods.js';
-import type { MethodHandler } from '../protocol/middleware.js';
+import { McpError } from '../../jsonrpc/errors.js';
+import { presetJson } from '../../jsonrpc/preset-json.js';
+import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
+import type { StatelessClaim } from '../../protocol/incoming.js';
+import { Method, Notification } from '../../protocol/methods.js';
+import type { MethodHandler } from '../../protocol/middleware.js';
 import {
   CACHEABLE_METHODS,
   INPUT_REQUIRED_METHODS,
@@ -32,15 +32,15 @@ import {
   type DiscoverResult,
   type InputRequiredResult,
   type SubscriptionFilter,
-} from '../protocol/stateless.js';
-import type { RequestChannel } from '../session/context.js';
-import type { Implementation, ServerCapabilities } from '../types.js';
-import type { ServerRequestContext } from './context.js';
-import type { EraRequest } from './era.js';
+} from '../../protocol/stateless/wire.js';
+import type { RequestChannel } from '../../session/context.js';
+import type { Implementation, ServerCapabilities } from '../../types.js';
+import type { ServerRequestContext } from '../context.js';
+import type { EraRequest } from '../era.js';
 import { InputRound, RequestStateCodec, checkInputResponses, type RequestStateOptions } from './mrtr.js';
-import { StatelessRequest, type StatelessShaper } from './stateless-request.js';
-import { checkListenSubscriptions, type SubscriptionLimits } from './subscription-limits.js';
-import { isObject } from '../jsonrpc/values.js';
+import { StatelessRequest, type StatelessShaper } from './request.js';
+import { checkListenSubscriptions, type SubscriptionLimits } from '../subscription-limits.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** Options of the stateless era, `ServerOptions.stateless`. */
 export interface StatelessServerOptions {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { McpError } from '../jsonrpc/errors.js';
+import { McpError } from '../../jsonrpc/errors.js';
 import { InputRequiredSignal, InputRound, RequestStateCodec, canonicalJson, checkInputResponses, fromBase64url, base64url, validateElicitAnswer, validateRootsAnswer, validateSamplingAnswer } from './mrtr.js';
 
 const params = { name: 'tool', arguments: { b: 1, a: [1, { y: 2, x: 1 }] } };

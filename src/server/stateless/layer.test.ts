@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JSONObject, RequestId } from '../jsonrpc/types.js';
-import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
-import { InMemoryTransport } from '../transport/memory.js';
-import { McpServer, type ServerOptions } from './index.js';
+import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
+import { recordTransport, type RecordingTransport } from '../../testing/recording-transport.js';
+import { InMemoryTransport } from '../../transport/memory.js';
+import { McpServer, type ServerOptions } from '../index.js';
 
 const V = '2026-07-28';
 const CAPS_ALL = { elicitation: {}, sampling: {}, roots: {} };

@@ -6,16 +6,16 @@
  * capability is the -32021 error, whose data names it. One object per request, made by the
  * server's stateless layer from the request's era reading when its context is made.
  */
-import type { JSONObject } from '../jsonrpc/types.js';
-import type { StatelessClaim } from '../protocol/incoming.js';
-import { Notification } from '../protocol/methods.js';
-import type { MethodHandler } from '../protocol/middleware.js';
-import { missingClientCapability, type InputRequest, type RequestMeta } from '../protocol/stateless.js';
-import { hasCapability } from '../protocol/table.js';
-import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../types.js';
-import type { EraRequest, ServerEra } from './era.js';
-import { checkElicitationUrl, checkRequestedSchema } from './client-answers.js';
-import { levelPasses } from './logging.js';
+import type { JSONObject } from '../../jsonrpc/types.js';
+import type { StatelessClaim } from '../../protocol/incoming.js';
+import { Notification } from '../../protocol/methods.js';
+import type { MethodHandler } from '../../protocol/middleware.js';
+import { missingClientCapability, type InputRequest, type RequestMeta } from '../../protocol/stateless/wire.js';
+import { hasCapability } from '../../protocol/table.js';
+import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../../types.js';
+import type { EraRequest, ServerEra } from '../era.js';
+import { checkElicitationUrl, checkRequestedSchema } from '../client-answers.js';
+import { levelPasses } from '../logging.js';
 import { InputRound, noInputRound, validateElicitAnswer, validateRootsAnswer, validateSamplingAnswer } from './mrtr.js';
 
 /** Options of a context method that asks the client for input. */

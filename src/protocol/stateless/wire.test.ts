@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { McpError } from '../jsonrpc/errors.js';
-import { claimedRevision, claimsStatelessEra, readRequestMeta, subscriptionIdOf } from './stateless.js';
-import { tableFor } from './table.js';
+import { McpError } from '../../jsonrpc/errors.js';
+import { claimedRevision, claimsStatelessEra, readRequestMeta, subscriptionIdOf } from './wire.js';
+import { tableFor } from '../table.js';
 
 const V = '2026-07-28';
 const KEY = 'io.modelcontextprotocol/protocolVersion';

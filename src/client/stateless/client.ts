@@ -29,10 +29,10 @@
  * - A result without `resultType` is complete; an unknown `resultType` (or `task` where
  *   the client did not declare the extension) is invalid.
  */
-import { LocalError, McpError } from '../jsonrpc/errors.js';
-import type { JSONObject } from '../jsonrpc/types.js';
-import { Method } from '../protocol/methods.js';
-import type { CallContext, MethodHandler, Middleware } from '../protocol/middleware.js';
+import { LocalError, McpError } from '../../jsonrpc/errors.js';
+import type { JSONObject } from '../../jsonrpc/types.js';
+import { Method } from '../../protocol/methods.js';
+import type { CallContext, MethodHandler, Middleware } from '../../protocol/middleware.js';
 import {
   INPUT_REQUIRED_METHODS,
   MetaKey,
@@ -42,11 +42,11 @@ import {
   isStatelessError,
   type DiscoverResult,
   type InputRequest,
-} from '../protocol/stateless.js';
-import type { Session } from '../session/session.js';
-import type { RequestOptions } from '../session/session.js';
-import type { ClientCapabilities, Implementation, LoggingLevel } from '../types.js';
-import { isObject } from '../jsonrpc/values.js';
+} from '../../protocol/stateless/wire.js';
+import type { Session } from '../../session/session.js';
+import type { RequestOptions } from '../../session/session.js';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../../types.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** What the stateless machinery needs from its client. */
 export interface StatelessClientHost {

@@ -11,11 +11,11 @@
  * the others are remembered by tool name for later `tools/call`s. Only messages that claim
  * the stateless era get these headers; 2025-era traffic is untouched.
  */
-import { LocalError } from '../../jsonrpc/errors.js';
-import type { RequestId } from '../../jsonrpc/types.js';
-import { claimedRevision } from '../../protocol/stateless.js';
-import { argumentAt, argumentHeaderText, encodeHeaderValue, mcpNameSource, paramHeaders, type ParamHeader } from '../mcp-headers.js';
-import { isObject } from '../../jsonrpc/values.js';
+import { LocalError } from '../../../jsonrpc/errors.js';
+import type { RequestId } from '../../../jsonrpc/types.js';
+import { claimedRevision } from '../../../protocol/stateless/wire.js';
+import { argumentAt, argumentHeaderText, encodeHeaderValue, mcpNameSource, paramHeaders, type ParamHeader } from '../../stateless/mcp-headers.js';
+import { isObject } from '../../../jsonrpc/values.js';
 
 /** Most tool definitions remembered (a bound against a server listing without end). */
 const MAX_TOOLS = 10_000;

@@ -16,18 +16,18 @@
  * - Cancellation is the transport's: when the request's stream goes away it calls
  *   {@link StatelessDispatch.cancel}; the handler's signal fires and no response is written.
  */
-import type { JSONObject, JSONRPCErrorObject, RequestId } from '../jsonrpc/types.js';
-import { methodNotFound } from '../jsonrpc/errors.js';
-import { checkIncomingRequest, type StatelessClaim } from '../protocol/incoming.js';
-import { compose, type MethodHandler, type Middleware } from '../protocol/middleware.js';
-import type { RequestMeta } from '../protocol/stateless.js';
-import type { RequestHandler } from '../protocol/endpoint.js';
-import type { RevisionTable } from '../protocol/table.js';
-import type { RequestChannel } from '../session/context.js';
-import { toWireError } from '../session/session.js';
-import type { MessageInfo } from '../transport/types.js';
-import { ServerRequestContext } from './context.js';
-import type { StatelessLayer } from './stateless.js';
+import type { JSONObject, JSONRPCErrorObject, RequestId } from '../../jsonrpc/types.js';
+import { methodNotFound } from '../../jsonrpc/errors.js';
+import { checkIncomingRequest, type StatelessClaim } from '../../protocol/incoming.js';
+import { compose, type MethodHandler, type Middleware } from '../../protocol/middleware.js';
+import type { RequestMeta } from '../../protocol/stateless/wire.js';
+import type { RequestHandler } from '../../protocol/endpoint.js';
+import type { RevisionTable } from '../../protocol/table.js';
+import type { RequestChannel } from '../../session/context.js';
+import { toWireError } from '../../session/session.js';
+import type { MessageInfo } from '../../transport/types.js';
+import { ServerRequestContext } from '../context.js';
+import type { StatelessLayer } from './layer.js';
 
 /** Where one request's messages go: its notifications, then exactly one outcome (unless cancelled first). */
 export interface StatelessReplyChannel extends RequestChannel {

@@ -7,16 +7,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ALL_REVISIONS, Client, type ClientOptions } from '../client/index.js';
-import { McpError } from '../jsonrpc/errors.js';
-import type { JSONObject, RequestId } from '../jsonrpc/types.js';
-import type { ServerRequestContext } from '../server/context.js';
-import type { ElicitResult } from '../types.js';
-import { McpServer } from '../server/server.js';
-import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
-import { InMemoryTransport } from '../transport/memory.js';
-import { makeHandler, post, rpc } from '../http/server/harness.test.helper.js';
-import { TASKS_EXTENSION_ID, TaskServer, type TaskServerOptions } from './index.js';
+import { ALL_REVISIONS, Client, type ClientOptions } from '../../client/index.js';
+import { McpError } from '../../jsonrpc/errors.js';
+import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
+import type { ServerRequestContext } from '../../server/context.js';
+import type { ElicitResult } from '../../types.js';
+import { McpServer } from '../../server/server.js';
+import { recordTransport, type RecordingTransport } from '../../testing/recording-transport.js';
+import { InMemoryTransport } from '../../transport/memory.js';
+import { makeHandler, post, rpc } from '../../http/server/harness.test.helper.js';
+import { TASKS_EXTENSION_ID, TaskServer, type TaskServerOptions } from '../index.js';
 
 const V = '2026-07-28';
 const EXT = { extensions: { [TASKS_EXTENSION_ID]: {} } };

@@ -20,14 +20,14 @@
  *   intermediaries keep quiet connections open; one shared, unref'd timer, running only
  *   while such streams exist.
  */
-import { encodeSseEvent } from '../../framing/sse.js';
-import { stringifyResponse } from '../../jsonrpc/preset-json.js';
-import type { JSONObject, JSONRPCErrorObject, RequestId } from '../../jsonrpc/types.js';
-import type { StatelessDispatch, StatelessReplyChannel } from '../../server/stateless-dispatch.js';
-import type { MessageInfo, SendOptions } from '../../transport/types.js';
-import { errorReply, jsonReply, TRANSPORT_ERROR } from './replies.js';
-import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
-import type { HttpReply } from './types.js';
+import { encodeSseEvent } from '../../../framing/sse.js';
+import { stringifyResponse } from '../../../jsonrpc/preset-json.js';
+import type { JSONObject, JSONRPCErrorObject, RequestId } from '../../../jsonrpc/types.js';
+import type { StatelessDispatch, StatelessReplyChannel } from '../../../server/stateless/dispatch.js';
+import type { MessageInfo, SendOptions } from '../../../transport/types.js';
+import { errorReply, jsonReply, TRANSPORT_ERROR } from '../replies.js';
+import { SseConnection, type SseConnectionOwner } from '../sse-connection.js';
+import type { HttpReply } from '../types.js';
 
 /** The {@link MessageInfo} of a 2026-07-28 HTTP request: auth info and the HTTP headers (`info.request.headers`). */
 export class StatelessMessageInfo implements MessageInfo {
