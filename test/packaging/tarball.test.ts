@@ -4,6 +4,10 @@
  * type packages), then:
  * - the file list holds the library, the CLI, declarations, the official schemas and the
  *   LICENSE, and nothing test-only (tests, fixtures, harnesses, benchmarks, build info, maps);
+ * - what ships under dist/ is the whole library build, file for file (so the build emits
+ *   nothing test-only and package.json needs no exclusions), with no source map and no
+ *   reference to one;
+ * - installing it runs no build (no install-time or `prepare` script);
  * - every entry point imports, and `mcpkit demo` answers `initialize` from the installed copy;
  * - a strict consumer project (`strict`, `exactOptionalPropertyTypes`,
  *   `noUncheckedIndexedAccess`, no `skipLibCheck`) compiles against every entry point on
@@ -14,11 +18,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT } from '../helpers/repo.js';
+import { DIST, REPO_ROOT } from '../helpers/repo.js';
 
 const ROOT = REPO_ROOT;
 // scripts/ is not compiled: load the rule from the checkout (typed from its .d.mts)
@@ -68,6 +72,20 @@ function dev(name: string): string {
   return `${name}@${version}`;
 }
 
+/** Every file under `dir`, as `/`-separated paths relative to `base`. */
+function listFiles(dir: string, base: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...listFiles(path, base));
+    else out.push(relative(base, path).split(sep).join('/'));
+  }
+  return out.sort();
+}
+
+/** npm lifecycle scripts that run when the package is installed (`prepare` for git and folder installs). */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
+
 function tsc(compiler: string, project: string): string {
   const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', compiler, 'bin', 'tsc'), '-p', project], { cwd: consumer, encoding: 'utf8', timeout: 180_000 });
   return run.status === 0 ? '' : `${run.stdout}${run.stderr}` || `exit ${run.status}`;
@@ -95,6 +113,20 @@ describe('the packed package', { timeout: 600_000 }, () => {
     for (const [entry, target] of Object.entries(manifest.exports)) {
       for (const file of [target.import, target.types]) assert.ok(files.includes(file.replace(/^\.\//, '')), `${entry}: ${file} is missing`);
     }
+  });
+
+  it('ships the whole library build under dist/ and nothing else from it, with no source maps', () => {
+    // the library build is the package: nothing in dist/ is left out, nothing added
+    assert.deepEqual(files.filter((f) => f.startsWith('dist/')).sort(), listFiles(DIST, REPO_ROOT));
+    const installed = join(consumer, 'node_modules', 'mcpkit');
+    const maps = listFiles(join(installed, 'dist'), installed).filter((f) => /\.(js|d\.ts)$/.test(f) && readFileSync(join(installed, f), 'utf8').includes('sourceMappingURL='));
+    assert.deepEqual(maps, [], 'shipped files that point at a source map the package does not hold');
+  });
+
+  it('runs no build when installed', () => {
+    const installed = JSON.parse(readFileSync(join(consumer, 'node_modules', 'mcpkit', 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    const scripts = INSTALL_SCRIPTS.filter((name) => installed.scripts?.[name] !== undefined);
+    assert.deepEqual(scripts, [], 'lifecycle scripts that run on a consumer install (a consumer has no compiler)');
   });
 
   it('imports every entry point from the installed copy', () => {
