@@ -1,7 +1,7 @@
 // Reference example (not compiled with the project): an MCP server that is the authorization
 // server of its MCP clients while users sign in at a third-party identity provider
 // (2025-03-26 › Authorization › Third-Party Authorization Flow). The runnable, tested version
-// of this wiring is src/auth/testing/third-party-example.ts.
+// of this wiring is test/helpers/auth/third-party-example.ts.
 //
 // Needs the optional peer dependencies `oauth4webapi` (the upstream client) and, for the
 // upstream API call below, `jose`. Runs behind a TLS-terminating proxy: the public origin is

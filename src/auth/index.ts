@@ -6,7 +6,7 @@
  * Node-specific: the fetch guard uses `node:dns` / `node:net`. The OAuth libraries are
  * optional peer dependencies loaded on first use: `jose` (JWT validation) and `oauth4webapi`
  * (the upstream client of the third-party flow); importing this entry point needs neither.
- * Test fixtures (`src/auth/testing/`) are not exported here.
+ * Test fixtures (`test/helpers/auth/`) are not part of the package.
  */
 
 // ───────────── fetch guard (server-side fetches of metadata documents) ─────────────

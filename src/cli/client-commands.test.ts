@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { validateDefinition } from '../testing/wire-schema.js';
-import { BIN, SDK_SERVER, runCli, startHttpChild, type HttpChild } from './cli-run.test.helper.js';
+import { BIN, SDK_SERVER, runCli, startHttpChild, type HttpChild } from '../../test/helpers/cli/cli-run.js';
 
 const REV = '2025-11-25';
 const DEMO = ['--', process.execPath, BIN, 'demo'];

@@ -1,6 +1,6 @@
 /**
  * `mcpkit login` / `logout` against a real authorization server (oidc-provider, see
- * src/auth/testing/oidc-server.ts) and an MCP server protected by bearer tokens: the
+ * test/helpers/auth/oidc-server.ts) and an MCP server protected by bearer tokens: the
  * authorization code flow with PKCE through the CLI's loopback redirect (the test plays the
  * browser: it follows the printed URL with the fixture's headless login and delivers the
  * redirect with fetch), tokens kept in a 0600 file under the config directory, later
@@ -16,11 +16,11 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startOidcServer, type OidcServer } from '../auth/testing/oidc-server.js';
-import { startProtectedServer, type ProtectedServer } from '../auth/server/protected.test.helper.js';
+import { startOidcServer, type OidcServer } from '../../test/helpers/auth/oidc-server.js';
+import { startProtectedServer, type ProtectedServer } from '../../test/helpers/auth/protected.js';
 import { createJwtVerifier } from '../auth/server/jwt-verifier.js';
 import { clientMetadataDocument } from '../auth/client/metadata-document.js';
-import { BIN, TmuxSession, hasTmux, runCli, shellQuote } from './cli-run.test.helper.js';
+import { BIN, TmuxSession, hasTmux, runCli, shellQuote } from '../../test/helpers/cli/cli-run.js';
 
 let oidc: OidcServer;
 let mcp: ProtectedServer;

@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { BIN, SDK_SERVER, TmuxSession, hasTmux, shellQuote, startHttpChild, type HttpChild } from './cli-run.test.helper.js';
+import { BIN, SDK_SERVER, TmuxSession, hasTmux, shellQuote, startHttpChild, type HttpChild } from '../../test/helpers/cli/cli-run.js';
 
 const skip = hasTmux() ? false : 'tmux is not installed';
 const NODE = shellQuote(process.execPath);
@@ -115,7 +115,7 @@ test('mcpkit demo at a terminal says it waits for JSON-RPC on stdin (on stderr)'
 
 test('Ctrl-C during a task sends tasks/cancel (2025-11-25 tasks) and exits 130', { skip, timeout: 60_000 }, async () => {
   const log = join(dir, 'audit.log');
-  const server: HttpChild = await startHttpChild([join(dirname(SDK_SERVER), 'demo-audit.test.helper.js')], { AUDIT_LOG: log });
+  const server: HttpChild = await startHttpChild([join(dirname(SDK_SERVER), 'demo-audit.js')], { AUDIT_LOG: log });
   const s = session('mcpkit-task-cancel', `${CLI} call ${shellQuote(server.url)} long_running_job ms=60000 steps=100 --task --protocol 2025-11-25`);
   try {
     await s.waitFor((p) => /^task \S+: working$/m.test(p), 'the task to be working');

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { recordTransport } from '../testing/recording-transport.js';
-import { runTranscript, type TranscriptStep } from '../test/transcript.js';
+import { runTranscript, type TranscriptStep } from '../../test/transcripts/transcript.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { Client, type ClientOptions } from './client.js';
 

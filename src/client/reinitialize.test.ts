@@ -21,7 +21,7 @@ import { createStreamableHttpHandler, type StreamableHttpOptions } from '../http
 import { StreamableHttpClientTransport } from '../http/client/streamable.js';
 import { serveNode } from '../http/node.js';
 import { McpServer } from '../server/server.js';
-import { waitFor } from '../http/client/fake-server.test.helper.js';
+import { waitFor } from '../../test/helpers/http/fake-server.js';
 import { Client } from './client.js';
 
 function deleteSession(url: string, sessionId: string): Promise<Response> {

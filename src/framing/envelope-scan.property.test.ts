@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { check, cut, offsets } from '../test/abuse/chunk-splits.js';
+import { check, cut, offsets } from '../../test/abuse/chunk-splits.js';
 import { EnvelopeScanner, type EnvelopeSummary } from './envelope-scan.js';
 
 function scan(chunks: Uint8Array[]): EnvelopeSummary {

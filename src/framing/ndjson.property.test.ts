@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { check, cut, offsets } from '../test/abuse/chunk-splits.js';
+import { check, cut, offsets } from '../../test/abuse/chunk-splits.js';
 import type { EnvelopeSummary } from './envelope-scan.js';
 import { NdjsonDecoder, encodeLine } from './ndjson.js';
 

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { createDemoServer } from '../demo/server.js';
-import { initRequest, makeHandler, note, rpc, SseReader, smallServer } from './server/harness.test.helper.js';
+import { initRequest, makeHandler, note, rpc, SseReader, smallServer } from '../../test/helpers/http/server-harness.js';
 import { serveNode } from './node.js';
+import { MCPKIT_BIN } from '../../test/helpers/repo.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 
@@ -212,7 +212,7 @@ test('serveNode: close() ends open streams and frees the port', async () => {
 });
 
 test('mcpkit demo --http: prints LISTENING first, serves the demo, and test_reconnection polls via GET', async () => {
-  const bin = fileURLToPath(new URL('../../bin/mcpkit.js', import.meta.url));
+  const bin = MCPKIT_BIN;
   const child = spawn(process.execPath, [bin, 'demo', '--http', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   try {
     let stdout = '';

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { check } from '../test/abuse/chunk-splits.js';
+import { check } from '../../test/abuse/chunk-splits.js';
 import { KIND_ERROR, KIND_INVALID, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, classify, describeInvalid, exceedsDepth, type MessageKind } from './decode.js';
 import { isRequestId } from './types.js';
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { check } from '../test/abuse/chunk-splits.js';
+import { check } from '../../test/abuse/chunk-splits.js';
 import { UriTemplate, type UriTemplateVariables } from './uri-template.js';
 
 test('construction and matching never throw on arbitrary input (construction only a TypeError)', () => {

@@ -5,13 +5,13 @@
  * send is checked against the schema of the revision it names.
  */
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { ALL_REVISIONS, Client } from '../client/index.js';
 import { recordTransport } from '../testing/recording-transport.js';
 import { StdioClientTransport } from './index.js';
+import { MCPKIT_BIN } from '../../test/helpers/repo.js';
 
-const BIN = fileURLToPath(new URL('../../bin/mcpkit.js', import.meta.url));
+const BIN = MCPKIT_BIN;
 
 function demo(): StdioClientTransport {
   return new StdioClientTransport({ command: process.execPath, args: [BIN, 'demo'], stderr: 'pipe', closeTimeouts: { stdinMs: 1000, termMs: 1000 } });

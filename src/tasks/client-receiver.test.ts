@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client, type ClientOptions } from '../client/client.js';
 import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
-import { runTranscript, type TranscriptStep } from '../test/transcript.js';
+import { runTranscript, type TranscriptStep } from '../../test/transcripts/transcript.js';
 import { InMemoryTransport } from '../transport/memory.js';
-import { error, isText, matches, notification, request, result } from '../transcripts/harness.js';
-import { Capture, Probe, isIso, related, sleep } from './fixtures/task-fixture.js';
+import { error, isText, matches, notification, request, result } from '../../test/transcripts/harness.js';
+import { Capture, Probe, isIso, related, sleep } from '../../test/helpers/task-fixture.js';
 import { TaskClient, type TaskClientOptions } from './index.js';
 
 const LATEST = '2025-11-25';

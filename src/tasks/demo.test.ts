@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { ClientOptions } from '../client/client.js';
-import { harnessTest, type Harness } from '../transcripts/harness.js';
-import { sleep } from './fixtures/task-fixture.js';
+import { harnessTest, type Harness } from '../../test/transcripts/harness.js';
+import { sleep } from '../../test/helpers/task-fixture.js';
 import { TaskClient } from './index.js';
 
 async function demo(h: Harness, options: ClientOptions = {}) {

@@ -25,7 +25,7 @@ export {
   TaskStoreError,
   orphanOutcome,
   ownerMatches,
-  // The shared rules, for implementers of other stores (run `store-contract.ts` against them).
+  // The shared rules, for implementers of other stores (run test/helpers/task-store-contract.ts against them).
   ownerKey,
   checkNewTask,
   checkPatch,

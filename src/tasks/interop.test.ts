@@ -17,11 +17,11 @@ import { InMemoryTaskStore as SdkTaskStore } from '@modelcontextprotocol/sdk/exp
 import { CallToolResultSchema, CreateMessageRequestSchema, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Client } from '../client/client.js';
-import { SdkTransportBridge } from '../interop/fixtures/sdk-transport-bridge.js';
+import { SdkTransportBridge } from '../../test/interop/fixtures/sdk-transport-bridge.js';
 import type { ServerSession } from '../server/server-session.js';
 import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
 import { InMemoryTransport } from '../transport/memory.js';
-import { sleep, taskFixture, type Fixture } from './fixtures/task-fixture.js';
+import { sleep, taskFixture, type Fixture } from '../../test/helpers/task-fixture.js';
 import { RELATED_TASK_META, TaskClient } from './index.js';
 
 const closers: Array<() => Promise<void>> = [];

@@ -8,9 +8,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { DIST } from '../../test/helpers/repo.js';
 
-const dist = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = DIST;
 const IMPORT = /(?:^|[;\s])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s*['"]([^'"]+)['"]/gm;
 
 function imports(file: string): string[] {

@@ -10,8 +10,8 @@ import { describe } from 'node:test';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { ClientOptions } from '../client/client.js';
 import type { Progress } from '../session/session.js';
-import { harnessTest, type Harness } from '../transcripts/harness.js';
-import { isUuid, sleep, taskFixture } from './fixtures/task-fixture.js';
+import { harnessTest, type Harness } from '../../test/transcripts/harness.js';
+import { isUuid, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
 import { RELATED_TASK_META, TaskClient, type TaskServerOptions } from './index.js';
 
 async function setup(h: Harness, options: { server?: TaskServerOptions | false; client?: ClientOptions; revision?: string } = {}) {

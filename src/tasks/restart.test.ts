@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Client } from '../client/client.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
-import { demoServerCommand } from '../interop/fixtures/raw-stdio-transport.js';
+import { demoServerCommand } from '../../test/interop/fixtures/raw-stdio-transport.js';
 import { StdioClientTransport } from '../stdio/index.js';
-import { sleep } from './fixtures/task-fixture.js';
+import { sleep } from '../../test/helpers/task-fixture.js';
 import { RELATED_TASK_META, TaskClient } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-task-restart-'));

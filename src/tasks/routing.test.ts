@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONRPCMessage, RequestId } from '../jsonrpc/types.js';
-import { runTranscript } from '../test/transcript.js';
+import { runTranscript } from '../../test/transcripts/transcript.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-import { notification, request, result } from '../transcripts/harness.js';
-import { Capture, sleep, taskFixture } from './fixtures/task-fixture.js';
+import { notification, request, result } from '../../test/transcripts/harness.js';
+import { Capture, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
 
 /** Wraps a transport and notes the routing hint of every message sent through it. */
 class RoutingSpy implements Transport {

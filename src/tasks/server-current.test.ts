@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { error, harnessTest, includes, isText, matches, notification, request, result, type Harness } from '../transcripts/harness.js';
-import { Capture, TransitionLog, isIso, isUuid, related, sleep, taskFixture } from './fixtures/task-fixture.js';
+import { error, harnessTest, includes, isText, matches, notification, request, result, type Harness } from '../../test/transcripts/harness.js';
+import { Capture, TransitionLog, isIso, isUuid, related, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
 import { TASK_CANCELLED_CODE, ownerByConnection, type TaskServerOptions } from './index.js';
 
 const LATEST = '2025-11-25';

@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { error, harnessTest, matches, notification, request, result, type Harness } from '../transcripts/harness.js';
-import { TransitionLog, sleep, taskFixture } from './fixtures/task-fixture.js';
+import { error, harnessTest, matches, notification, request, result, type Harness } from '../../test/transcripts/harness.js';
+import { TransitionLog, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
 import type { TaskServerOptions } from './index.js';
 
 const TASK = 'modelcontextprotocol.io/task';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { SqliteTaskStore } from './sqlite-store.js';
-import { FakeClock, describeTaskStoreContract } from './store-contract.js';
+import { FakeClock, describeTaskStoreContract } from '../../test/helpers/task-store-contract.js';
 import type { NewTask } from './store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-sqlite-store-'));

@@ -4,8 +4,8 @@
  * Design note: a store is the single source of truth for a task's state; the engine never
  * keeps status elsewhere. The rules that make a store trustworthy live here as plain
  * functions ({@link checkPatch}, {@link applyPatch}, {@link expiryOf}) so that the in-memory
- * and the SQLite store cannot drift apart, and one contract suite (`store-contract.ts`)
- * checks both:
+ * and the SQLite store cannot drift apart, and one contract suite
+ * (test/helpers/task-store-contract.ts) checks both:
  * - terminal statuses never change: any update of a terminal task is refused;
  * - nothing goes back to `submitted`; a result or an error only comes with a terminal status;
  * - expiry is enforced on every read (an expired task is invisible) and cleaned up by a

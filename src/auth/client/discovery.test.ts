@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { discoverAuthorizationServer, discoverLegacyAuthorizationServer, discoverProtectedResource } from './discovery.js';
 import { OAuthClientError } from './errors.js';
 import type { HttpContext } from './http.js';
-import { Router, json } from './fake-oauth.test.helper.js';
+import { Router, json } from '../../../test/helpers/auth/fake-oauth.js';
 
 function context(documents: Record<string, unknown>, extra: Partial<HttpContext> = {}): { ctx: HttpContext; router: Router } {
   const router = new Router();

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { DpopProver, dpopHtu } from './dpop.js';
 import { OAuthClient } from './oauth-client.js';
-import { FakeAuthServer, FakeResourceServer, Router, json, rpcPost, type Seen } from './fake-oauth.test.helper.js';
+import { FakeAuthServer, FakeResourceServer, Router, json, rpcPost, type Seen } from '../../../test/helpers/auth/fake-oauth.js';
 
 async function verifyProof(proof: string): Promise<{ payload: Record<string, unknown>; jwk: JWK }> {
   const header = decodeProtectedHeader(proof);

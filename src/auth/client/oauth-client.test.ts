@@ -1,6 +1,6 @@
 /**
  * The OAuth client against the fake authorization server and fake MCP server of
- * fake-oauth.test.helper.ts: discovery, registration, the grants, refresh, step-up, and
+ * test/helpers/auth/fake-oauth.ts: discovery, registration, the grants, refresh, step-up, and
  * every client-side authorization rule of ../shared/notes/security.md (PKCE S256 always,
  * `resource`, bearer only in the header, redirect URIs, credentials keyed by issuer, `iss`).
  */
@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { OAuthClient, type OAuthClientOptions } from './oauth-client.js';
 import { OAuthClientError } from './errors.js';
 import { InMemoryOAuthStore } from './store.js';
-import { FakeAuthServer, FakeResourceServer, Router, json, rpcPost, type FakeAuthServerOptions, type FakeResourceServerOptions, type Seen } from './fake-oauth.test.helper.js';
+import { FakeAuthServer, FakeResourceServer, Router, json, rpcPost, type FakeAuthServerOptions, type FakeResourceServerOptions, type Seen } from '../../../test/helpers/auth/fake-oauth.js';
 
 const REDIRECT = 'http://127.0.0.1:33418/callback';
 

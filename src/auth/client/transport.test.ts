@@ -13,7 +13,7 @@ import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../h
 import { StreamableHttpClientTransport } from '../../http/client/streamable.js';
 import { SseClientTransport } from '../../http/client/legacy-sse.js';
 import { OAuthClient } from './oauth-client.js';
-import { FakeAuthServer, FakeResourceServer, Router, type Seen, type TokenInfo } from './fake-oauth.test.helper.js';
+import { FakeAuthServer, FakeResourceServer, Router, type Seen, type TokenInfo } from '../../../test/helpers/auth/fake-oauth.js';
 
 const MCP_URL = 'http://localhost:3000/mcp';
 

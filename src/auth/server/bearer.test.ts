@@ -5,10 +5,10 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { authorizationCodeFlow, startOidcServer, tokenRequest, type OidcServer, type RegisteredClient } from '../testing/oidc-server.js';
+import { authorizationCodeFlow, startOidcServer, tokenRequest, type OidcServer, type RegisteredClient } from '../../../test/helpers/auth/oidc-server.js';
 import { createIntrospectionVerifier } from './introspection-verifier.js';
 import { createJwtVerifier } from './jwt-verifier.js';
-import { callTool, initialize, LATEST, mcpPost, notesServer, openSession, parseChallenge, rpc, startProtectedServer, type ProtectedServer, type ProtectedServerOptions } from './protected.test.helper.js';
+import { callTool, initialize, LATEST, mcpPost, notesServer, openSession, parseChallenge, rpc, startProtectedServer, type ProtectedServer, type ProtectedServerOptions } from '../../../test/helpers/auth/protected.js';
 import { requireScopes } from './scopes.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
 import type { JSONObject } from '../../jsonrpc/types.js';

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HttpAuthorizer, HttpReply, HttpRequest } from '../../http/server/types.js';
-import { initRequest, makeHandler, note, post, rpc, smallServer } from '../../http/server/harness.test.helper.js';
+import { initRequest, makeHandler, note, post, rpc, smallServer } from '../../../test/helpers/http/server-harness.js';
 
 /** An authorizer accepting `Bearer good-<user>`, refusing the `echo` tool, serving `/.well-known/x`. */
 function scripted(log: string[]): HttpAuthorizer {

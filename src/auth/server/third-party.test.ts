@@ -7,11 +7,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { browse, CookieJar, type BrowseResult } from '../testing/browser.js';
-import { pkcePair, startOidcServer, type OidcServer } from '../testing/oidc-server.js';
-import { startThirdPartyExample, type ThirdPartyExample } from '../testing/third-party-example.js';
+import { browse, CookieJar, type BrowseResult } from '../../../test/helpers/auth/browser.js';
+import { pkcePair, startOidcServer, type OidcServer } from '../../../test/helpers/auth/oidc-server.js';
+import { startThirdPartyExample, type ThirdPartyExample } from '../../../test/helpers/auth/third-party-example.js';
 import { createGuardedFetch } from '../fetch-guard.js';
-import { callTool, mcpPost, openSession, parseChallenge, initialize } from './protected.test.helper.js';
+import { callTool, mcpPost, openSession, parseChallenge, initialize } from '../../../test/helpers/auth/protected.js';
 import type { ClientRegistration } from './third-party.js';
 
 let oidc: OidcServer;

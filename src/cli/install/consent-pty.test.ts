@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MCPKIT_BIN, shellWord, TmuxSession, tempDir } from './cli.test.helper.js';
+import { MCPKIT_BIN, shellWord, TmuxSession, tempDir } from '../../../test/helpers/cli/install.js';
 
 const ORIGINAL = '{\n  "mcpServers": {\n    "other": { "command": "keep" }\n  },\n  "theme": "dark"\n}\n';
 

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { quote } from './display.js';
-import { runCli, tempDir } from './cli.test.helper.js';
+import { runCli, tempDir } from '../../../test/helpers/cli/install.js';
 
 const ENTRY = { command: 'npx', args: ['-y', 'some-pkg', 'a b'], env: { API_KEY: 'sk-secret-1', DEBUG: '1' } };
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../install/cli.test.helper.js';
+import { tempDir } from '../../../test/helpers/cli/install.js';
 import { localDependencies } from './dependencies.js';
 
 test('transitive local imports of every form; packages, node: modules and missing files left out', () => {

@@ -9,8 +9,8 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Client } from '../../client/index.js';
 import { StreamableHttpClientTransport } from '../../http/index.js';
 import { StdioClientTransport } from '../../stdio/index.js';
-import { MCPKIT_BIN } from '../install/cli.test.helper.js';
-import { firstText, serverProject, startCli, writeGreeting } from './serve.test.helper.js';
+import { MCPKIT_BIN } from '../../../test/helpers/cli/install.js';
+import { firstText, serverProject, startCli, writeGreeting } from '../../../test/helpers/cli/serve.js';
 
 const info = { name: 'dev-test', version: '1.0.0' };
 

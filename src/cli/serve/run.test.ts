@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { Client } from '../../client/index.js';
 import { StreamableHttpClientTransport } from '../../http/index.js';
 import { StdioClientTransport } from '../../stdio/index.js';
-import { MCPKIT_BIN, runCli, tempDir } from '../install/cli.test.helper.js';
-import { firstText, SERVER_IMPORT, serverProject, startCli } from './serve.test.helper.js';
+import { MCPKIT_BIN, runCli, tempDir } from '../../../test/helpers/cli/install.js';
+import { firstText, SERVER_IMPORT, serverProject, startCli } from '../../../test/helpers/cli/serve.js';
 
 const info = { name: 'run-test', version: '1.0.0' };
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { Client } from '../../client/client.js';
 import { LocalError } from '../../jsonrpc/errors.js';
 import { StreamableHttpClientTransport } from './streamable.js';
-import { FakeServer, SseWriter, bodyOf, json, status, waitFor, type Recorded } from './fake-server.test.helper.js';
+import { FakeServer, SseWriter, bodyOf, json, status, waitFor, type Recorded } from '../../../test/helpers/http/fake-server.js';
 
 const URL_ = 'http://127.0.0.1:9/mcp';
 

@@ -4,7 +4,7 @@ import { LocalError } from '../../jsonrpc/errors.js';
 import { Client } from '../../client/client.js';
 import { FallbackTransport, connectClient, createClientTransport, shouldFallBack } from './fallback.js';
 import { HttpStatusError } from './errors.js';
-import { Collector, FakeServer, SseWriter, bodyOf, json, status, waitFor, type Handler } from './fake-server.test.helper.js';
+import { Collector, FakeServer, SseWriter, bodyOf, json, status, waitFor, type Handler } from '../../../test/helpers/http/fake-server.js';
 
 const URL_ = 'http://127.0.0.1:9/mcp';
 const initReq = { jsonrpc: '2.0' as const, id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { LocalError } from '../../jsonrpc/errors.js';
 import { SseClientTransport } from './legacy-sse.js';
 import { HttpStatusError } from './errors.js';
-import { Collector, FakeServer, SseWriter, bodyOf, delay, status, waitFor, type Handler } from './fake-server.test.helper.js';
+import { Collector, FakeServer, SseWriter, bodyOf, delay, status, waitFor, type Handler } from '../../../test/helpers/http/fake-server.js';
 
 const SSE_URL = 'http://127.0.0.1:9/sse';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { LocalError } from '../../jsonrpc/errors.js';
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './streamable.js';
 import { HttpStatusError, SessionExpiredError } from './errors.js';
-import { Collector, FakeServer, SseWriter, bodyOf, delay, json, status, waitFor, type Handler } from './fake-server.test.helper.js';
+import { Collector, FakeServer, SseWriter, bodyOf, delay, json, status, waitFor, type Handler } from '../../../test/helpers/http/fake-server.js';
 
 const URL_ = 'http://127.0.0.1:9/mcp';
 const init = (id = 1) => ({ jsonrpc: '2.0' as const, id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });

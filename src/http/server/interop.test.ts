@@ -13,7 +13,7 @@ import { Client } from '../../client/client.js';
 import { createDemoServer } from '../../demo/server.js';
 import { StreamableHttpClientTransport } from '../client/streamable.js';
 import { serveNode } from '../node.js';
-import { makeHandler } from './harness.test.helper.js';
+import { makeHandler } from '../../../test/helpers/http/server-harness.js';
 import { disconnectAfterPriming } from './session-transport.js';
 
 function pollingDemo() {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorCode, initRequest, makeHandler, note, rpc, SseReader, smallServer } from './harness.test.helper.js';
+import { errorCode, initRequest, makeHandler, note, rpc, SseReader, smallServer } from '../../../test/helpers/http/server-harness.js';
 
 function postMessage(handler: ReturnType<typeof makeHandler>, endpoint: string, body: unknown, contentType = 'application/json'): Promise<Response> {
   return handler.fetch(new Request(new URL(endpoint, 'http://localhost:3000/sse'), { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify(body) }));

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { check } from '../../test/abuse/chunk-splits.js';
+import { check } from '../../../test/abuse/chunk-splits.js';
 import { accepts, classifyPost, endpointPostRefusal, PostBody } from './post-checks.js';
 import type { HttpRequest } from './types.js';
 

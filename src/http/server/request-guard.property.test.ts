@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { check } from '../../test/abuse/chunk-splits.js';
+import { check } from '../../../test/abuse/chunk-splits.js';
 import { HOST_FORBIDDEN, HOST_MALFORMED, HOST_OK, LOOPBACK_HOSTS, RequestGuard } from './request-guard.js';
 
 const HOST_GRAMMAR = /^(?:((?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})+)|(\[[0-9a-f:.]+\]))(?::(\d*))?$/;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDemoServer } from '../../demo/server.js';
 import { InMemoryEventStore } from './event-store.js';
-import { eventually, get, makeHandler, openSession, post, rpc, SseReader, smallServer } from './harness.test.helper.js';
+import { eventually, get, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../../../test/helpers/http/server-harness.js';
 import { closeSseStream, disconnectAfterPriming } from './session-transport.js';
 
 const streamOf = (eventId: string): string => eventId.split(':')[0]!;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDemoServer } from '../../demo/server.js';
-import { ACCEPT_BOTH, errorCode, initRequest, makeHandler, openSession, post, rpc, SseReader } from './harness.test.helper.js';
+import { ACCEPT_BOTH, errorCode, initRequest, makeHandler, openSession, post, rpc, SseReader } from '../../../test/helpers/http/server-harness.js';
 
 function initAt(host: string | undefined, origin?: string): Request {
   const headers: Record<string, string> = { accept: ACCEPT_BOTH, 'content-type': 'application/json' };

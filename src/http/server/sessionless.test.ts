@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDemoServer } from '../../demo/server.js';
-import { del, errorCode, get, initRequest, makeHandler, note, post, rpc, SseReader, smallServer } from './harness.test.helper.js';
+import { del, errorCode, get, initRequest, makeHandler, note, post, rpc, SseReader, smallServer } from '../../../test/helpers/http/server-harness.js';
 
 test('sessionless: initialize is answered without a session id; GET and DELETE are 405', async () => {
   const server = smallServer();

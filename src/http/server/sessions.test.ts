@@ -6,7 +6,7 @@ import { McpServer } from '../../server/server.js';
 import { InMemoryTransport } from '../../transport/memory.js';
 import type { StreamableHttpHandler } from './handler.js';
 import type { HttpAuthorizer } from './types.js';
-import { del, errorCode, eventually, get, initRequest, makeHandler, note, openSession, post, rpc, SseReader, smallServer } from './harness.test.helper.js';
+import { del, errorCode, eventually, get, initRequest, makeHandler, note, openSession, post, rpc, SseReader, smallServer } from '../../../test/helpers/http/server-harness.js';
 
 test('the session cap answers 503 with Retry-After and a JSON-RPC body; room frees up after DELETE', async () => {
   const handler = makeHandler({ maxSessions: 2, legacySse: true });

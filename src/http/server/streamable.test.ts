@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ACCEPT_BOTH, BASE, del, errorCode, get, initRequest, makeHandler, note, openSession, post, rpc, SseReader } from './harness.test.helper.js';
+import { ACCEPT_BOTH, BASE, del, errorCode, get, initRequest, makeHandler, note, openSession, post, rpc, SseReader } from '../../../test/helpers/http/server-harness.js';
 
 test('initialize: JSON answer with a fresh, random, visible-ASCII session id', async () => {
   const handler = makeHandler();
@@ -254,7 +254,7 @@ test('GET stream: 406 without text/event-stream, 405 when disabled, 409 for a se
 });
 
 test('messages unrelated to a request go to the GET stream; without one they wait for the next GET', async () => {
-  const server = (await import('./harness.test.helper.js')).smallServer();
+  const server = (await import('../../../test/helpers/http/server-harness.js')).smallServer();
   const handler = makeHandler({ server });
   const sessionId = await openSession(handler);
   await server.log('warning', 'while nobody listens');

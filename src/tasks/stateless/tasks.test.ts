@@ -15,7 +15,7 @@ import type { ElicitResult } from '../../types.js';
 import { McpServer } from '../../server/server.js';
 import { recordTransport, type RecordingTransport } from '../../testing/recording-transport.js';
 import { InMemoryTransport } from '../../transport/memory.js';
-import { makeHandler, post, rpc } from '../../http/server/harness.test.helper.js';
+import { makeHandler, post, rpc } from '../../../test/helpers/http/server-harness.js';
 import { TASKS_EXTENSION_ID, TaskServer, type TaskServerOptions } from '../index.js';
 
 const V = '2026-07-28';

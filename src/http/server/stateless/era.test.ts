@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import type { JSONObject, RequestId } from '../../../jsonrpc/types.js';
 import { McpServer } from '../../../server/server.js';
 import { validateWireMessage } from '../../../testing/wire-schema.js';
-import { eventually, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../harness.test.helper.js';
+import { eventually, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../../../../test/helpers/http/server-harness.js';
 import type { StreamableHttpHandler } from '../handler.js';
 
 const V = '2026-07-28';

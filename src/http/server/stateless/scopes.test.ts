@@ -11,7 +11,7 @@ import type { JSONObject, RequestId } from '../../../jsonrpc/types.js';
 import { McpServer } from '../../../server/server.js';
 import { RATE_LIMITED_CODE, rateLimit } from '../../../server/middleware.js';
 import type { ServerRequestContext } from '../../../server/context.js';
-import { makeHandler, post, rpc } from '../harness.test.helper.js';
+import { makeHandler, post, rpc } from '../../../../test/helpers/http/server-harness.js';
 import type { StreamableHttpHandler } from '../handler.js';
 import type { HttpAuthorizer, HttpRequest } from '../types.js';
 

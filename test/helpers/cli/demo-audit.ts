@@ -1,0 +1,16 @@
+/**
+ * Test fixture: the demo server over Streamable HTTP on 127.0.0.1 (a free port, printed as
+ * `LISTENING <url>`), appending one line `<method> <outcome>` per request it handled to the
+ * file named by `AUDIT_LOG` (its audit middleware), so a test can see which requests a CLI
+ * run sent (for example `tasks/cancel` after Ctrl-C). Not part of the package.
+ */
+import { appendFileSync } from 'node:fs';
+import { createDemoServer } from '../../../src/demo/server.js';
+import { createStreamableHttpHandler } from '../../../src/http/server/handler.js';
+import { serveNode } from '../../../src/http/node.js';
+
+const log = process.env.AUDIT_LOG;
+const server = createDemoServer({ onAudit: (e) => log && e.direction === 'incoming' && appendFileSync(log, `${e.method} ${e.outcome}\n`) });
+const running = await serveNode(createStreamableHttpHandler({ server }), { port: 0, host: '127.0.0.1' });
+process.stdout.write(`LISTENING ${running.url}\n`);
+process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));

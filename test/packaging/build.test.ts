@@ -1,0 +1,69 @@
+/**
+ * scripts/build.mjs removes what no source accounts for any more, so the library build is
+ * exactly the package (test/packaging/tarball.test.ts checks dist/ against the tarball) and
+ * a compiled test whose source moved does not linger in build/.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from '../helpers/repo.js';
+
+// scripts/ is not compiled: load the script from the checkout (typed from its .d.mts)
+const { PROJECTS, prune } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href)) as typeof import('../../scripts/build.mjs');
+
+/** A temporary root holding `files` (empty content). */
+function tree(files: readonly string[]): string {
+  const root = mkdtempSync(join(tmpdir(), 'mcpkit-build-'));
+  for (const file of files) {
+    mkdirSync(dirname(join(root, file)), { recursive: true });
+    writeFileSync(join(root, file), '');
+  }
+  return root;
+}
+
+test('library: test files, source maps, outputs of deleted sources and stray build info go; the rest stays', () => {
+  const kept = ['dist/a.js', 'dist/a.d.ts', 'dist/sub/b.js', 'dist/sub/b.d.ts'];
+  const stale = ['dist/.tsbuildinfo', 'dist/a.js.map', 'dist/a.test.js', 'dist/a.test.d.ts', 'dist/gone.js', 'dist/old/x.js', 'dist/notes.txt'];
+  const root = tree(['src/a.ts', 'src/a.test.ts', 'src/sub/b.ts', 'build/library.tsbuildinfo', ...kept, ...stale]);
+  try {
+    assert.deepEqual(prune(root, PROJECTS.library).sort(), [...stale].sort());
+    for (const file of kept) assert.ok(existsSync(join(root, file)), `${file} was removed`);
+    assert.ok(!existsSync(join(root, 'dist', 'old')), 'a folder left empty is removed');
+    assert.ok(existsSync(join(root, 'build', 'library.tsbuildinfo')));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('test project: compiled tests and their maps stay while their source exists; build info stays', () => {
+  const kept = ['build/library.tsbuildinfo', 'build/test.tsbuildinfo', 'build/src/a.js', 'build/src/a.js.map', 'build/src/a.test.js', 'build/test/t.test.js'];
+  const stale = ['build/bench/gone.js', 'build/src/moved.test.js', 'build/src/moved.test.js.map', 'build/examples/third-party-auth-server.js'];
+  const root = tree(['src/a.ts', 'src/a.test.ts', 'test/t.test.ts', 'examples/third-party-auth-server.ts', ...kept, ...stale]);
+  try {
+    assert.deepEqual(prune(root, PROJECTS.test).sort(), [...stale].sort());
+    for (const file of kept) assert.ok(existsSync(join(root, file)), `${file} was removed`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('the project table matches the tsconfig files', () => {
+  for (const project of Object.values(PROJECTS)) {
+    // the tsconfig files carry whole-line `//` comments only
+    const text = readFileSync(join(REPO_ROOT, project.config), 'utf8').replace(/^\s*\/\/.*$/gm, '');
+    let config = JSON.parse(text) as { extends?: string; compilerOptions: Record<string, unknown> };
+    const options = { ...config.compilerOptions };
+    while (config.extends !== undefined) {
+      config = JSON.parse(readFileSync(join(REPO_ROOT, config.extends), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as typeof config;
+      for (const [key, value] of Object.entries(config.compilerOptions)) if (!(key in options)) options[key] = value;
+    }
+    assert.equal(options.outDir, project.outDir, project.config);
+    assert.equal(options.rootDir, project.rootDir, project.config);
+    assert.equal(options.tsBuildInfoFile, project.buildInfo, project.config);
+    assert.equal(options.declaration === true, project.outputs.includes('.d.ts'), `${project.config}: declaration`);
+    assert.equal(options.sourceMap === true, project.outputs.includes('.js.map'), `${project.config}: sourceMap`);
+  }
+});
