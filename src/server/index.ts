@@ -2,6 +2,8 @@
 export { McpServer, type ServerOptions } from './server.js';
 export { ServerSession } from './server-session.js';
 export { ServerRequestContext } from './context.js';
+export { SessionEra, type ServerEra, type EraRequest, type ElicitUrlParams } from './era.js';
+export type { StatelessDispatch, StatelessReplyChannel } from './stateless/dispatch.js';
 export { toolError, type ToolConfig, type ToolHandler, type ToolReturn, type RawToolHandler, type RegisteredTool, type UserSchema } from './tools.js';
 export type { ResourceMetadata, ResourceReader, ResourceTemplateConfig, TemplateReader, ReadReturn, RegisteredResource } from './resources.js';
 export type { PromptConfig, PromptHandler, RegisteredPrompt } from './prompts.js';
@@ -11,7 +13,7 @@ export { UriTemplate } from './uri-template.js';
 export { SUBSCRIPTION_LIMIT_CODE, type SubscriptionLimitOptions } from './subscription-limits.js';
 export type { ConnectOptions } from './server.js';
 export type { StatelessServerOptions } from './stateless/layer.js';
-export type { InputOptions } from './stateless/request.js';
+export { StatelessRequest, type InputOptions, type InputSink, type StatelessShaper } from './stateless/request.js';
 export { InputRequiredSignal, type RequestStateOptions } from './stateless/mrtr.js';
 export {
   V2026_07_28,

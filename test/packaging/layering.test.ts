@@ -174,7 +174,7 @@ const ERA_SEAMS: Readonly<Record<string, { readonly targets: readonly string[]; 
   'server/server.ts': { targets: ['protocol/stateless/wire.ts', 'server/stateless/layer.ts', 'server/stateless/dispatch.ts'], reason: 'McpServer splits its revisions by era, holds the StatelessLayer and its handler table, and serves connectionless 2026 requests' },
   'server/context.ts': { targets: ['server/stateless/request.ts'], reason: 'the handler context’s methods take the 2026 input options (`inputKey`) beside the request options (types only)' },
   'server/era.ts': { targets: ['server/stateless/request.ts'], reason: 'the era strategy interface names the 2026 strategy’s type (types only)' },
-  'server/index.ts': { targets: ['protocol/stateless/wire.ts', 'server/stateless/layer.ts', 'server/stateless/request.ts', 'server/stateless/mrtr.ts'], reason: 'entry point: re-exports the era’s public names' },
+  'server/index.ts': { targets: ['protocol/stateless/wire.ts', 'server/stateless/layer.ts', 'server/stateless/request.ts', 'server/stateless/mrtr.ts', 'server/stateless/dispatch.ts'], reason: 'entry point: re-exports the era’s public names' },
   'client/client.ts': { targets: ['protocol/stateless/wire.ts', 'client/stateless/client.ts'], reason: 'the Client picks the era when it connects and hands 2026 calls to StatelessClient' },
   'client/index.ts': { targets: ['protocol/stateless/wire.ts', 'client/stateless/client.ts'], reason: 'entry point: re-exports the era’s public names' },
   'http/index.ts': { targets: ['http/server/stateless/post.ts', 'http/server/stateless/exchange.ts'], reason: 'entry point: re-exports the era’s public names' },
