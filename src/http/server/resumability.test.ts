@@ -92,9 +92,9 @@ test('demo test_reconnection with disconnectAfterPriming: result arrives on the 
   server.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'test_reconnection'));
   const handler = makeHandler({ server });
   const sessionId = await openSession(handler);
-  const started = Date.now();
   const events = await new SseReader(await post(handler, rpc(1, 'tools/call', { name: 'test_reconnection' }), { sessionId })).rest();
-  assert.ok(Date.now() - started < 90, 'the POST stream closes right after priming, before the tool finishes');
+  // the POST stream closed right after priming, before the tool finished: it holds the
+  // priming event only, and the result comes on the resumed GET below
   assert.deepEqual(events.map((e) => e.data), ['']);
   const resumed = await new SseReader(await get(handler, sessionId, { 'last-event-id': events[0]!.id })).restMessages();
   assert.equal(resumed[0].result.content[0].text, 'Reconnection test completed successfully');
