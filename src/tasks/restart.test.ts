@@ -36,7 +36,7 @@ async function start(): Promise<{ client: Client; tasks: TaskClient; transport: 
   return { client, tasks, transport };
 }
 
-async function until(what: string, condition: () => Promise<boolean>, ms = 5000): Promise<void> {
+async function until(what: string, condition: () => Promise<boolean>, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new assert.AssertionError({ message: `timed out waiting for ${what}` });

@@ -19,6 +19,7 @@ import { recordTransport, type RecordingTransport } from '../../src/testing/reco
 import { validateWireMessage } from '../../src/testing/wire-schema.js';
 import type { CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, TextContent, ToolResultContent } from '../../src/types.js';
 import type { UrlElicitationRequest } from '../../src/client/client.js';
+import { waitFor } from '../helpers/wait.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/official-server.js', import.meta.url));
 const ROOTS = [{ uri: 'file:///home/user/project', name: 'project' }];
@@ -28,14 +29,6 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `condition` every 10 ms; rejects after `ms` naming `what`. */
-async function waitFor(condition: () => boolean, what: string, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
 function textOf(result: CallToolResult): string {
   const first = result.content[0];
   assert.equal(first?.type, 'text');

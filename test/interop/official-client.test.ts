@@ -28,6 +28,7 @@ import { recordTransport, type RecordingTransport } from '../../src/testing/reco
 import { validateWireMessage } from '../../src/testing/wire-schema.js';
 import { RawStdioTransport, demoServerCommand } from './fixtures/raw-stdio-transport.js';
 import { SdkTransportBridge } from './fixtures/sdk-transport-bridge.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A content block or resource contents item, loosely typed for assertions. */
 type Loose = { type?: string; text?: string; data?: string; blob?: string; mimeType?: string; uri?: string; name?: string; resource?: Loose };
@@ -42,14 +43,6 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `condition` every 10 ms; rejects after `ms` naming `what`. */
-async function waitFor(condition: () => boolean, what: string, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
 function blocks(result: object): Loose[] {
   const content = (result as { content?: unknown }).content;
   assert.ok(Array.isArray(content), 'result has a content array');

@@ -35,7 +35,7 @@ describe('roots', () => {
     let changed = 0;
     session.on('notifications/roots/list_changed', () => changed++);
     await client.sendRootsListChanged();
-    await eventually(() => changed === 1, 2000, 'roots/list_changed');
+    await eventually(() => changed === 1, 20_000, 'roots/list_changed');
   });
 
   harnessTest('a client without roots.listChanged may not send it', async (h) => {
@@ -285,7 +285,7 @@ describe('URL elicitation (SEP-1036)', () => {
     assert.match(text(r), /^action=accept /);
     assert.equal(consents.length, 1);
     assert.deepEqual(consents[0], { url: 'https://example.com/connect?session=demo', domain: 'example.com', message: 'Connect your account to continue', elicitationId: id });
-    await eventually(() => completions.length === 1, 2000, 'the completion notification');
+    await eventually(() => completions.length === 1, 20_000, 'the completion notification');
     await delay(20);
     assert.deepEqual(completions, [{ who: 'one', id }]);
     // the other client's server session cannot complete someone else's elicitation

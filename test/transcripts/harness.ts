@@ -209,7 +209,7 @@ export function delay(ms: number): Promise<void> {
 }
 
 /** Polls `condition` every few ms until it holds; rejects after `timeoutMs`. */
-export async function eventually(condition: () => boolean, timeoutMs = 2000, what = 'condition'): Promise<void> {
+export async function eventually(condition: () => boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new assert.AssertionError({ message: `timed out waiting for ${what}` });

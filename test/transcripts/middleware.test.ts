@@ -108,7 +108,7 @@ describe('audit', () => {
       { send: request(9, 'prompts/get', { name: 42 }) },
       { expect: error(9, -32602) },
     ]);
-    await eventually(() => events.length === 10, 2000, 'all audit events');
+    await eventually(() => events.length === 10, 20_000, 'all audit events');
     const summary = events.map((e) => [e.direction, e.method, e.target, e.requestId, e.outcome, e.errorCode]);
     assert.deepEqual(summary, [
       ['incoming', 'initialize', undefined, 0, 'ok', undefined],

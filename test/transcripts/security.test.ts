@@ -334,7 +334,7 @@ describe('cancellation races', () => {
     serverEnd.start({ message: (d) => seen.push(JSON.parse(d as string)), error() {}, closed() {} });
     const client = new Client({ name: 'c', version: '1' });
     await assert.rejects(client.connect(clientEnd, { timeoutMs: 10 }), (e) => e instanceof LocalError && e.code === 'timeout');
-    await eventually(() => seen.length >= 1, 1000, 'initialize to arrive');
+    await eventually(() => seen.length >= 1, 20_000, 'initialize to arrive');
     await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(seen.map((m) => (m as { method: string }).method), ['initialize']);
     assert.equal((seen[0] as { params: { protocolVersion: string } }).params.protocolVersion, '2025-11-25');

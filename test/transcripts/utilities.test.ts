@@ -215,7 +215,7 @@ describe('cancellation', () => {
       { expectSilence: 10 },
       { send: notification('notifications/cancelled', { requestId: 1 }) },
     ]);
-    await eventually(() => aborted.length === 1, 2000, 'the handler to finish');
+    await eventually(() => aborted.length === 1, 20_000, 'the handler to finish');
     await c.run([{ expectSilence: 30 }]);
   });
 
@@ -256,10 +256,10 @@ describe('cancellation', () => {
     const { client, clientWire } = await h.client(server);
     const controller = new AbortController();
     const call = client.callTool({ name: 'wait_for_cancel' }, { signal: controller.signal });
-    await eventually(() => server.sessions.size === 1 && [...server.sessions][0]!.endpoint.session.inFlight === 1, 2000, 'the call to arrive');
+    await eventually(() => server.sessions.size === 1 && [...server.sessions][0]!.endpoint.session.inFlight === 1, 20_000, 'the call to arrive');
     controller.abort('stop');
     await assert.rejects(call, (e: Error & { code?: string }) => e.code === 'cancelled');
-    await eventually(() => aborted.length === 1, 2000, 'the handler to see the cancellation');
+    await eventually(() => aborted.length === 1, 20_000, 'the handler to see the cancellation');
     assert.deepEqual(aborted, ['stop']);
     const sent = clientWire.transcript.filter((e) => e.dir === 'send').map((e) => e.message as { id?: number; method?: string; params?: { requestId?: number; reason?: string } });
     const callId = sent.find((m) => m.method === 'tools/call')!.id;

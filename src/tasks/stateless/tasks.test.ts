@@ -142,7 +142,7 @@ function taskServer(options: TaskServerOptions = {}): { server: McpServer; tasks
   return { server, tasks, events };
 }
 
-async function until(w: Wire, taskId: string, done: (t: JSONObject) => boolean, ms = 3000): Promise<JSONObject> {
+async function until(w: Wire, taskId: string, done: (t: JSONObject) => boolean, ms = 20_000): Promise<JSONObject> {
   const start = Date.now();
   for (;;) {
     const t = await w.call('tasks/get', { taskId });

@@ -135,7 +135,7 @@ export class FakeServer {
   }
 
   /** Waits (bounded) for a request matching `predicate`. */
-  async waitForRequest(predicate: (r: Recorded) => boolean, what = 'request', timeoutMs = 3000): Promise<Recorded> {
+  async waitForRequest(predicate: (r: Recorded) => boolean, what = 'request', timeoutMs = 20_000): Promise<Recorded> {
     await waitFor(() => this.requests.some(predicate), what, timeoutMs);
     return this.requests.find(predicate)!;
   }

@@ -145,7 +145,7 @@ export class SseReader {
   }
 
   /** The next event; rejects on timeout or when the stream ends first. */
-  async next(timeoutMs = 2000): Promise<ReadEvent> {
+  async next(timeoutMs = 20_000): Promise<ReadEvent> {
     const deadline = Date.now() + timeoutMs;
     while (this.#queue.length === 0) {
       if (this.ended) throw new Error('SSE stream ended');
@@ -156,7 +156,7 @@ export class SseReader {
   }
 
   /** Every remaining event until the stream ends; rejects on timeout. */
-  async rest(timeoutMs = 2000): Promise<ReadEvent[]> {
+  async rest(timeoutMs = 20_000): Promise<ReadEvent[]> {
     const deadline = Date.now() + timeoutMs;
     while (!this.ended) {
       const chunk = await this.#read(deadline - Date.now());
@@ -166,7 +166,7 @@ export class SseReader {
   }
 
   /** The messages (parsed `data`) of every remaining event with data. */
-  async restMessages(timeoutMs = 2000): Promise<any[]> {
+  async restMessages(timeoutMs = 20_000): Promise<any[]> {
     return (await this.rest(timeoutMs)).filter((e) => e.data !== '').map((e) => JSON.parse(e.data));
   }
 
@@ -196,7 +196,7 @@ export class SseReader {
 }
 
 /** Waits until `predicate` holds, polling; fails after `timeoutMs`. */
-export async function eventually(predicate: () => boolean, timeoutMs = 2000, what = 'condition'): Promise<void> {
+export async function eventually(predicate: () => boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

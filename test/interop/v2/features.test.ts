@@ -23,6 +23,7 @@ import { serveNode, type NodeServerHandle } from '../../../src/http/node.js';
 import { McpError } from '../../../src/jsonrpc/errors.js';
 import type { JSONObject } from '../../../src/jsonrpc/types.js';
 import { createV2Server, serveFetch, type FetchServer } from './fixtures/v2-server.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const TIMEOUT = { timeout: 10_000 };
 const T = { timeoutMs: 10_000 };
@@ -34,14 +35,6 @@ function firstText(result: unknown): string {
 }
 
 /** Polls `condition` every 10 ms; rejects after `ms` naming `what`. */
-async function waitFor(condition: () => boolean, what: string, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 let demo: NodeServerHandle;
 let demo2025Only: NodeServerHandle;
 const v2Handler = createMcpHandler(() => createV2Server());

@@ -218,7 +218,7 @@ describe('Streamable HTTP: the stateless era', () => {
     await reader.cancel();
     // no connection serves it: the request itself ends with its stream
     assert.equal(s.sessions.size, 0);
-    await eventually(() => s.statelessSubscriptionCount === 0, 2000, 'the listen request ends with its stream');
+    await eventually(() => s.statelessSubscriptionCount === 0, 20_000, 'the listen request ends with its stream');
     await handler.close();
   });
 
