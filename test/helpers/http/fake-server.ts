@@ -150,7 +150,7 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /** Polls `condition` every few milliseconds; rejects after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
