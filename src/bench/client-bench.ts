@@ -2,7 +2,8 @@
  * The client section of `npm run bench` (`--section=client`, called by `run.ts`): how much
  * a client costs. The bare server (`servers/bare-stdio.js`, `servers/bare-http.js`) is
  * driven over stdio and over Streamable HTTP (JSON responses) by the benchmark's raw
- * driver (the ceiling), mcpkit's `Client` (`callTool`), the official SDK v1 client and the
+ * driver (the ceiling), a bare `fetch` loop (HTTP only: the floor of any fetch-based
+ * client, mcpkit's included), mcpkit's `Client` (`callTool`), the official SDK v1 client and the
  * official v2 client, each in its own process (`clients/bench-client.ts`) so that the CPU
  * it reports (`process.cpuUsage`) is the client's alone.
  *
@@ -21,7 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { BenchConfig } from './config.js';
 import { ClientProcess } from './clients/client-process.js';
-import { CLIENT_KINDS, heapRow, type ClientArgs, type ClientKind, type ClientTransport, type HeapRow } from './clients/protocol.js';
+import { CLIENT_KINDS, clientsFor, heapRow, type ClientArgs, type ClientKind, type ClientTransport, type HeapRow } from './clients/protocol.js';
 import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
@@ -43,6 +44,7 @@ const HEAP_FLAG_MB = 10;
 /** Ratio pairs reported per transport: [numerator, denominator]. */
 const RATIO_PAIRS: readonly (readonly [string, string])[] = [
   ['mcpkit', 'raw'],
+  ['mcpkit', 'fetch'],
   ['official', 'raw'],
   ['official-v2', 'raw'],
   ['mcpkit', 'official'],
@@ -153,14 +155,14 @@ export async function runClientBench(config: BenchConfig): Promise<number> {
     if (performance.now() - began > config.deadlineMs) truncated = true;
     return truncated;
   };
-  const names = CLIENT_KINDS.filter((c) => config.only === null || config.only.includes(c) || c === 'raw');
+  const names = CLIENT_KINDS.filter((c) => config.only === null || config.only.includes(c) || c === 'raw' || c === 'fetch');
   console.log(
     `mcpkit client benchmark: bare server driven by ${names.join(', ')}; ${config.reps} reps × ${config.calls.toLocaleString('en-US')} calls, ` +
       `interleaved; heap rows over ${config.memoryCalls.toLocaleString('en-US')} calls` + (config.quick ? ' (--quick)' : ''),
   );
   const states: ClientState[] = [];
   for (const transport of TRANSPORTS) {
-    for (const name of names) {
+    for (const name of clientsFor(transport, names)) {
       states.push({ name, transport, problems: [], runs: { 1: new Array(config.reps).fill(null), 32: new Array(config.reps).fill(null) } });
     }
   }
@@ -172,7 +174,7 @@ export async function runClientBench(config: BenchConfig): Promise<number> {
   const heapProblems: string[] = [];
   for (const mode of HEAP_MODES) {
     heap[mode.label] = {};
-    for (const name of names) {
+    for (const name of clientsFor(mode.transport, names)) {
       if (pastDeadline()) break;
       try {
         const row = await heapOf(name, mode, config);

@@ -4,7 +4,7 @@
  * (`servers/bare-stdio.js` as its stdio child, or `servers/bare-http.js` through the HTTP
  * driver's process handling), connects with the chosen client, and then obeys commands.
  *
- * Command line: `--client=raw|mcpkit|official|official-v2 --transport=stdio|http
+ * Command line: `--client=raw|fetch|mcpkit|official|official-v2 --transport=stdio|http
  * [--mode=json|sse]`. `raw` is the benchmark's own raw JSON-RPC driver (`driver.ts`,
  * `http-driver.ts`: pre-serialized requests, id scanning), the ceiling a client is
  * measured against; the others call `tools/call echo` through their `Client` API, keeping
@@ -75,6 +75,37 @@ async function rawHarness(args: ClientArgs): Promise<Harness> {
   return { run: async (calls, inFlight) => void (await session.run(calls, inFlight, TIMEOUT_MS, args.mode)), close: () => server.close() };
 }
 
+/**
+ * The `fetch` floor: `initialize` and `notifications/initialized` by hand, then each call one
+ * `fetch` POST carrying the session headers, its body read as text and parsed (JSON mode;
+ * an SSE body's one `data:` line otherwise).
+ */
+async function fetchHarness(args: ClientArgs): Promise<Harness> {
+  if (args.transport !== 'http') throw new Error('the fetch client runs over HTTP only');
+  const server = await startHttpServer(args);
+  const url = server.url;
+  const post = (body: string, headers: Record<string, string>): Promise<Response> =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+  const parse = (text: string): unknown => JSON.parse(text.startsWith('{') ? text : text.slice(text.indexOf('data: ') + 6, text.indexOf('\n', text.indexOf('data: '))));
+  try {
+    const init = await post(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fetch-bench-client', version: '1.0.0' } } }), {});
+    const session = init.headers.get('mcp-session-id');
+    const version = (parse(await init.text()) as { result?: { protocolVersion?: string } }).result?.protocolVersion;
+    if (session === null || version === undefined) throw new Error('initialize gave no session or version');
+    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': version };
+    await (await post('{"jsonrpc":"2.0","method":"notifications/initialized"}', headers)).text();
+    let id = 1;
+    const call = async (): Promise<void> => {
+      const response = await post(JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: ECHO }), headers);
+      checked((parse(await response.text()) as { result?: unknown }).result);
+    };
+    return { run: (calls, inFlight) => runLoops(call, calls, inFlight), close: () => server.close() };
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+}
+
 /** An SDK client behind the same three calls. */
 interface SdkClient {
   callTool(params: typeof ECHO): Promise<unknown>;
@@ -138,6 +169,7 @@ async function officialV2Harness(args: ClientArgs): Promise<Harness> {
 
 const HARNESSES: Record<ClientArgs['client'], (args: ClientArgs) => Promise<Harness>> = {
   raw: rawHarness,
+  fetch: fetchHarness,
   mcpkit: mcpkitHarness,
   official: officialHarness,
   'official-v2': officialV2Harness,

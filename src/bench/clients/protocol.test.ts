@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { heapRow, parseClientArgs, runLoops } from './protocol.js';
+import { CLIENT_KINDS, clientsFor, heapRow, parseClientArgs, runLoops } from './protocol.js';
 
 test('parseClientArgs reads the client, transport and mode, and refuses anything else', () => {
   assert.deepEqual(parseClientArgs(['--client=mcpkit', '--transport=stdio']), { client: 'mcpkit', transport: 'stdio', mode: 'json' });
@@ -50,4 +50,9 @@ test('heapRow: slope in KB per 10k calls between the first and last checkpoints'
   assert.equal(row.slopeKbPer10k, 100);
   assert.equal(heapRow([{ calls: 0, heapUsedKb: 5 }]).slopeKbPer10k, null);
   assert.equal(heapRow([]).slopeKbPer10k, null);
+});
+
+test('clientsFor: the fetch floor runs over HTTP only', () => {
+  assert.deepEqual(clientsFor('stdio', CLIENT_KINDS), ['raw', 'mcpkit', 'official', 'official-v2']);
+  assert.deepEqual(clientsFor('http', CLIENT_KINDS), CLIENT_KINDS);
 });

@@ -4,11 +4,20 @@
  * exchange, and the loop that keeps calls in flight. Pure code, unit-tested.
  */
 
-/** The clients the section compares; `raw` is the ceiling (the benchmark's own driver). */
-export type ClientKind = 'raw' | 'mcpkit' | 'official' | 'official-v2';
+/**
+ * The clients the section compares; `raw` is the ceiling (the benchmark's own driver);
+ * `fetch` (HTTP only) is the floor of every fetch-based client: a bare loop of `fetch`
+ * POSTs with the session headers, each JSON answer parsed and checked, no MCP library.
+ */
+export type ClientKind = 'raw' | 'fetch' | 'mcpkit' | 'official' | 'official-v2';
 
 /** Every {@link ClientKind}, in the section's base order (the baseline first). */
-export const CLIENT_KINDS: readonly ClientKind[] = ['raw', 'mcpkit', 'official', 'official-v2'];
+export const CLIENT_KINDS: readonly ClientKind[] = ['raw', 'fetch', 'mcpkit', 'official', 'official-v2'];
+
+/** The clients that run over `transport` (`fetch` is HTTP only). */
+export function clientsFor(transport: ClientTransport, kinds: readonly ClientKind[]): ClientKind[] {
+  return kinds.filter((k) => transport === 'http' || k !== 'fetch');
+}
 
 /** How a client reaches the bare server: its stdio child, or Streamable HTTP. */
 export type ClientTransport = 'stdio' | 'http';
