@@ -11,7 +11,8 @@
  * warmed up and then, per repetition, runs `calls` echo calls at 1 and at 32 in flight, the
  * clients walked in an order that alternates between repetitions; ratios are medians of
  * per-repetition ratios to the raw driver (and to the official clients). Then a heap row
- * per (client, transport mode: stdio, HTTP JSON, HTTP SSE): a fresh process with
+ * per (client, mode: stdio, HTTP JSON, HTTP SSE, and the stateless 2026-07-28 era over
+ * HTTP against the minimal mcpkit server, for the clients that speak it): a fresh process with
  * `--expose-gc`, warmed up, heap in use after forced GC at 0, half and all of `memoryCalls`
  * calls (at 32 in flight), and the slope in KB per 10k calls. Bench results are ratios to
  * read, never asserted. Results go to `bench-results/client.json`.
@@ -32,10 +33,12 @@ const IN_FLIGHT = [1, 32] as const;
 type InFlight = (typeof IN_FLIGHT)[number];
 const TRANSPORTS: readonly ClientTransport[] = ['stdio', 'http'];
 /** The heap rows' transport modes. */
-const HEAP_MODES: readonly { label: string; transport: ClientTransport; mode: 'json' | 'sse' }[] = [
-  { label: 'stdio', transport: 'stdio', mode: 'json' },
-  { label: 'http-json', transport: 'http', mode: 'json' },
-  { label: 'http-sse', transport: 'http', mode: 'sse' },
+const HEAP_MODES: readonly { label: string; transport: ClientTransport; mode: 'json' | 'sse'; era: '2025' | '2026' }[] = [
+  { label: 'stdio', transport: 'stdio', mode: 'json', era: '2025' },
+  { label: 'http-json', transport: 'http', mode: 'json', era: '2025' },
+  { label: 'http-sse', transport: 'http', mode: 'sse', era: '2025' },
+  // the stateless era, against the minimal mcpkit server (the bare one does not speak it)
+  { label: '2026-07-28', transport: 'http', mode: 'json', era: '2026' },
 ];
 const HEAP_IN_FLIGHT = 32;
 /** Heap growth (GC forced) over the memory calls above which a heap row is flagged. */
@@ -68,8 +71,14 @@ function progress(text: string): void {
   process.stderr.write(text + '\n');
 }
 
-function argsFor(client: ClientKind, transport: ClientTransport, mode: 'json' | 'sse' = 'json'): ClientArgs {
-  return { client, transport, mode };
+function argsFor(client: ClientKind, transport: ClientTransport, mode: 'json' | 'sse' = 'json', era: '2025' | '2026' = '2025'): ClientArgs {
+  return { client, transport, mode, era };
+}
+
+/** The clients of a heap row: the stateless era only for those that speak it. */
+function heapClients(mode: (typeof HEAP_MODES)[number], names: readonly ClientKind[]): ClientKind[] {
+  const clients = clientsFor(mode.transport, names);
+  return mode.era === '2026' ? clients.filter((c) => c === 'raw' || c === 'mcpkit') : clients;
 }
 
 /** Runs `calls` calls in `p` and converts the reply; rejects with the process's error. */
@@ -126,7 +135,7 @@ async function throughput(states: readonly ClientState[], config: BenchConfig, p
 
 /** One heap row: a fresh process, heap after forced GC at 0, half and all of `memoryCalls`. */
 async function heapOf(client: ClientKind, mode: (typeof HEAP_MODES)[number], config: BenchConfig): Promise<HeapRow> {
-  const { process: p } = await ClientProcess.start(`${client} (${mode.label}, heap)`, argsFor(client, mode.transport, mode.mode), true, config.timeoutMs);
+  const { process: p } = await ClientProcess.start(`${client} (${mode.label}, heap)`, argsFor(client, mode.transport, mode.mode, mode.era), true, config.timeoutMs);
   try {
     await p.send({ cmd: 'run', calls: config.warmupCalls, inFlight: HEAP_IN_FLIGHT }, config.timeoutMs);
     const half = Math.max(1, Math.floor(config.memoryCalls / 2));
@@ -174,7 +183,7 @@ export async function runClientBench(config: BenchConfig): Promise<number> {
   const heapProblems: string[] = [];
   for (const mode of HEAP_MODES) {
     heap[mode.label] = {};
-    for (const name of clientsFor(mode.transport, names)) {
+    for (const name of heapClients(mode, names)) {
       if (pastDeadline()) break;
       try {
         const row = await heapOf(name, mode, config);

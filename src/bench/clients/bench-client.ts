@@ -51,11 +51,12 @@ function checked(result: unknown): void {
 const ECHO = { name: 'echo', arguments: { message: ECHO_MESSAGE } };
 
 function serverScript(args: ClientArgs): string {
+  if (args.era === '2026') return join(SERVERS, 'mcpkit-minimal-http.js');
   return join(SERVERS, args.transport === 'stdio' ? 'bare-stdio.js' : 'bare-http.js');
 }
 
 async function startHttpServer(args: ClientArgs): Promise<HttpDriver> {
-  const spec = { name: `bare (${args.mode})`, command: process.execPath, args: [serverScript(args), `--mode=${args.mode}`], cwd: ROOT };
+  const spec = { name: `${args.era === '2026' ? 'mcpkit-minimal' : 'bare'} (${args.mode})`, command: process.execPath, args: [serverScript(args), `--mode=${args.mode}`], cwd: ROOT };
   return (await HttpDriver.start(spec, { timeoutMs: TIMEOUT_MS })).driver;
 }
 
@@ -67,12 +68,14 @@ async function rawHarness(args: ClientArgs): Promise<Harness> {
   const server = await startHttpServer(args);
   let session: HttpSession;
   try {
-    session = await server.openSession(TIMEOUT_MS);
+    session = args.era === '2026' ? await server.openStatelessSession(TIMEOUT_MS) : await server.openSession(TIMEOUT_MS);
   } catch (error) {
     await server.close();
     throw error;
   }
-  return { run: async (calls, inFlight) => void (await session.run(calls, inFlight, TIMEOUT_MS, args.mode)), close: () => server.close() };
+  // the stateless era answers in JSON whatever the mode (no progress or logs asked for)
+  const expect = args.era === '2026' ? 'json' : args.mode;
+  return { run: async (calls, inFlight) => void (await session.run(calls, inFlight, TIMEOUT_MS, expect)), close: () => server.close() };
 }
 
 /**
@@ -133,13 +136,14 @@ async function sdkHarness(connect: (server: { command: string; args: string[] } 
 }
 
 async function mcpkitHarness(args: ClientArgs): Promise<Harness> {
-  const { Client } = await import('../../client/index.js');
+  const { ALL_REVISIONS, Client } = await import('../../client/index.js');
   const { StdioClientTransport } = await import('../../stdio/index.js');
   const { StreamableHttpClientTransport } = await import('../../http/index.js');
   return sdkHarness(async (server) => {
-    const client = new Client({ name: 'mcpkit-bench-client', version: '1.0.0' });
+    const client = new Client({ name: 'mcpkit-bench-client', version: '1.0.0' }, args.era === '2026' ? { protocolVersions: ALL_REVISIONS } : {});
     const transport = server instanceof URL ? new StreamableHttpClientTransport({ url: server }) : new StdioClientTransport({ command: server.command, args: server.args, cwd: ROOT });
     await client.connect(transport);
+    if (args.era === '2026' && client.era !== 'stateless') throw new Error(`expected the stateless era, got ${String(client.era)}`);
     return client;
   }, args);
 }

@@ -51,7 +51,7 @@ export class ClientProcess {
    * to start or connect, or is not ready within `timeoutMs` (the process is closed then).
    */
   static async start(label: string, args: ClientArgs, gc: boolean, timeoutMs: number): Promise<{ process: ClientProcess; ready: ClientReply }> {
-    const argv = [...(gc ? ['--expose-gc'] : []), SCRIPT, `--client=${args.client}`, `--transport=${args.transport}`, `--mode=${args.mode}`];
+    const argv = [...(gc ? ['--expose-gc'] : []), SCRIPT, `--client=${args.client}`, `--transport=${args.transport}`, `--mode=${args.mode}`, `--era=${args.era}`];
     const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
     const p = new ClientProcess(label, child);
     try {

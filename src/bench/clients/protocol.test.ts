@@ -3,8 +3,11 @@ import assert from 'node:assert/strict';
 import { CLIENT_KINDS, clientsFor, heapRow, parseClientArgs, runLoops } from './protocol.js';
 
 test('parseClientArgs reads the client, transport and mode, and refuses anything else', () => {
-  assert.deepEqual(parseClientArgs(['--client=mcpkit', '--transport=stdio']), { client: 'mcpkit', transport: 'stdio', mode: 'json' });
-  assert.deepEqual(parseClientArgs(['--client=official-v2', '--transport=http', '--mode=sse']), { client: 'official-v2', transport: 'http', mode: 'sse' });
+  assert.deepEqual(parseClientArgs(['--client=mcpkit', '--transport=stdio']), { client: 'mcpkit', transport: 'stdio', mode: 'json', era: '2025' });
+  assert.deepEqual(parseClientArgs(['--client=official-v2', '--transport=http', '--mode=sse']), { client: 'official-v2', transport: 'http', mode: 'sse', era: '2025' });
+  assert.equal(parseClientArgs(['--client=mcpkit', '--transport=http', '--era=2026']).era, '2026');
+  assert.throws(() => parseClientArgs(['--client=official', '--transport=http', '--era=2026']), /raw and mcpkit/);
+  assert.throws(() => parseClientArgs(['--client=mcpkit', '--transport=stdio', '--era=2026']), /raw and mcpkit/);
   assert.throws(() => parseClientArgs(['--client=grpc', '--transport=http']), /bad argument/);
   assert.throws(() => parseClientArgs(['--client=raw']), /required/);
   assert.throws(() => parseClientArgs(['--client=raw', '--transport=http', '--extra']), /bad argument/);

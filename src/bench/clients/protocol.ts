@@ -28,6 +28,12 @@ export interface ClientArgs {
   readonly transport: ClientTransport;
   /** The bare HTTP server's response mode (ignored over stdio). */
   readonly mode: 'json' | 'sse';
+  /**
+   * `2025` (default): the 2025 era against the bare server. `2026`: the stateless era
+   * (2026-07-28) against the minimal mcpkit HTTP server (the bare one does not speak it);
+   * HTTP only, and only for the clients that speak it (`raw`, `mcpkit`).
+   */
+  readonly era: '2025' | '2026';
 }
 
 /** A command from the parent, one JSON line on the client's stdin. */
@@ -53,22 +59,26 @@ export interface ClientReply {
 }
 
 /**
- * Parses `--client=…`, `--transport=stdio|http` and `--mode=json|sse` (default `json`).
+ * Parses `--client=…`, `--transport=stdio|http`, `--mode=json|sse` (default `json`) and
+ * `--era=2025|2026` (default `2025`).
  * Throws `Error` on an unknown or missing argument.
  */
 export function parseClientArgs(argv: readonly string[]): ClientArgs {
   let client: ClientKind | undefined;
   let transport: ClientTransport | undefined;
   let mode: 'json' | 'sse' = 'json';
+  let era: '2025' | '2026' = '2025';
   for (const arg of argv) {
     const [key, value = ''] = arg.split('=', 2) as [string, string?];
     if (key === '--client' && (CLIENT_KINDS as readonly string[]).includes(value)) client = value as ClientKind;
     else if (key === '--transport' && (value === 'stdio' || value === 'http')) transport = value;
     else if (key === '--mode' && (value === 'json' || value === 'sse')) mode = value;
+    else if (key === '--era' && (value === '2025' || value === '2026')) era = value;
     else throw new Error(`bench client: bad argument ${JSON.stringify(arg)}`);
   }
   if (client === undefined || transport === undefined) throw new Error('bench client: --client and --transport are required');
-  return { client, transport, mode };
+  if (era === '2026' && (transport !== 'http' || (client !== 'raw' && client !== 'mcpkit'))) throw new Error('bench client: --era=2026 is for the raw and mcpkit clients over HTTP');
+  return { client, transport, mode, era };
 }
 
 /**
