@@ -63,11 +63,6 @@ function syncRequire(): ((id: string) => unknown) | undefined {
   return mod?.createRequire?.(import.meta.url);
 }
 
-/** True once the engine is loaded (by either path). */
-export function jsonSchemaEngineLoaded(): boolean {
-  return engine !== undefined;
-}
-
 /** True when {@link ajvEngine} can load the engine synchronously in this runtime. */
 export function canLoadEngineSync(): boolean {
   return engine !== undefined || syncRequire() !== undefined;
