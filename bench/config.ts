@@ -7,16 +7,16 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http' | 'cli' | 'instructions';
+export type BenchSection = 'stdio' | 'http' | 'cli' | 'client' | 'cold-start' | 'instructions';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'instructions'];
+export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'client', 'cold-start', 'instructions'];
 
 /**
  * The sections a run without `--section` runs. `instructions` (valgrind, several minutes)
  * runs only when named.
  */
-export const DEFAULT_SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli'];
+export const DEFAULT_SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'client', 'cold-start'];
 
 /**
  * The client the HTTP section times `tools/call` with: `raw` (HTTP/1.1 on `node:net`,
@@ -62,26 +62,31 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|cli|instructions]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|cli|client|cold-start|instructions]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
 over stdio and over Streamable HTTP (JSON and SSE response modes); the instructions
 section counts the CPU instructions per HTTP call under valgrind (a noise-free measure);
-the cli section times the mcpkit command's start (time to first output, against node -e 0).
-Writes bench-results/stdio.json, http.json, cli.json and instructions.json.
+the cli section times the mcpkit command's start (time to first output, against node -e 0);
+the client section drives the bare server with the raw driver, mcpkit's Client and the
+official v1 and v2 clients (calls/s, client CPU per call, heap rows); the cold-start section
+times spawn → first initialize answer of bare, mcpkit and official servers (stdio and HTTP).
+Writes bench-results/stdio.json, http.json, cli.json, client.json, cold-start.json and
+instructions.json.
 
 Options:
   --quick            small counts for a smoke run
   --only=a,b         bench only these servers
-  --section=s,…      run these sections: stdio, http, cli, instructions (default: stdio,http,cli)
+  --section=s,…      run these sections: stdio, http, cli, client, cold-start, instructions
+                     (default: stdio,http,cli,client,cold-start)
   --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http
   --help             this text
 
 Environment (overrides the defaults and --quick):
   BENCH_CALLS         calls per timed run           (default 20000, quick 2000)
   BENCH_REPS          interleaved repetitions       (default 5, quick 2)
-  BENCH_COLD_STARTS   cold-start trials per server  (default 10, quick 3; also the cli section's trials)
-  BENCH_MEMORY_CALLS  calls in the memory check     (default 100000, quick 10000)
+  BENCH_COLD_STARTS   cold-start trials per server  (default 10, quick 3; also the cli and cold-start sections' trials)
+  BENCH_MEMORY_CALLS  calls in the memory check     (default 100000, quick 10000; also the client heap rows)
   BENCH_SESSIONS      idle HTTP sessions opened     (default 1000, quick 1000)
   BENCH_WARMUP        warm-up calls                 (default 2000, quick 500)
   BENCH_INSTR_CALLS   counted calls, instructions   (default 30000, quick 2000)

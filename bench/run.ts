@@ -36,6 +36,8 @@ import type { RunResult, ServerSpec } from './driver.js';
 import { runHttpBench } from './http-bench.js';
 import { runInstructionsBench } from './http-instructions.js';
 import { runCliStartBench } from './cli-start.js';
+import { runClientBench } from './client-bench.js';
+import { runColdStartBench } from './cold-start.js';
 import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
@@ -268,6 +270,14 @@ async function main(): Promise<number> {
   if (config.sections.includes('cli')) {
     if (config.sections.some((s) => s === 'stdio' || s === 'http')) console.log('');
     code = Math.max(code, await runCliStartBench(config));
+  }
+  if (config.sections.includes('client')) {
+    if (config.sections.some((s) => s === 'stdio' || s === 'http' || s === 'cli')) console.log('');
+    code = Math.max(code, await runClientBench(config));
+  }
+  if (config.sections.includes('cold-start')) {
+    if (config.sections.some((s) => s === 'stdio' || s === 'http' || s === 'cli' || s === 'client')) console.log('');
+    code = Math.max(code, await runColdStartBench(config));
   }
   if (config.sections.includes('instructions')) {
     if (config.sections.length > 1) console.log('');

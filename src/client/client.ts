@@ -22,7 +22,8 @@ import * as P from '../protocol/params.js';
 import { STATELESS_REVISIONS, isStatelessRevision, subscriptionIdOf, type DiscoverResult, type SubscriptionFilter } from '../protocol/stateless/wire.js';
 import type { ProtocolExtension } from '../protocol/table.js';
 import { LATEST_REVISION, STATEFUL_REVISIONS, V2025_11_25, atLeast } from '../protocol/versions.js';
-import { applyElicitationDefaults, formatIssues, toSchemaAdapter, validateElicitationContent, type SchemaAdapter } from '../schema/index.js';
+import { formatIssues } from '../schema/issues.js';
+import type { ValidationResult } from '../schema/types.js';
 import { RequestContext } from '../session/context.js';
 import { StatelessClient, probeServer, serverInfoOf, type ProbeOutcome, type StatelessClientHost, type StatelessClientOptions } from './stateless/client.js';
 import type { RequestOptions } from '../session/session.js';
@@ -169,7 +170,7 @@ export class Client {
   #init: InitializeResult | undefined;
   /** The stateless era's state; undefined when this client does not accept a stateless revision. */
   #stateless: StatelessClient | undefined;
-  #outputSchemas: Map<string, SchemaAdapter | null> | undefined;
+  #outputSchemas: Map<string, OutputCheck | null> | undefined;
   readonly #middleware: Array<[Middleware, MiddlewareDirection]> = [];
   readonly #extensions: ProtocolExtension[] = [];
   readonly #connectListeners: Array<(endpoint: Endpoint) => void> = [];
@@ -514,6 +515,8 @@ export class Client {
     const form = params as unknown as ElicitFormParams;
     const answer = await e.form(form, ctx);
     if (answer.action !== 'accept') return { action: answer.action };
+    // the form checks are loaded on the first form answer (see lazy-imports.test.ts)
+    const { applyElicitationDefaults, validateElicitationContent } = await import('../schema/elicitation.js');
     const content = e.applyDefaults === false ? answer.content ?? {} : applyElicitationDefaults(form.requestedSchema, answer.content ?? {});
     const issues = validateElicitationContent(form.requestedSchema, content);
     // The server is told why (a wire error with the reason, never a stack); the answer is not sent.
@@ -640,7 +643,7 @@ export class Client {
     const adapter = schemas?.get(params.name);
     if (adapter) {
       if (result.structuredContent === undefined) throw new LocalError('invalid_result', `Tool ${params.name} declares an output schema but returned no structuredContent`);
-      const checked = await adapter.validate(result.structuredContent);
+      const checked = await adapter(result.structuredContent);
       if (!checked.valid) throw new LocalError('invalid_result', `Tool ${params.name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
     }
     return result;
@@ -776,19 +779,20 @@ export interface CallToolParams {
 /** A server's schema: unknown keywords are ignored rather than refused. */
 const PEER_SCHEMA = { strict: false } as const;
 
-function lazyAdapter(schema: JSONObject): SchemaAdapter {
-  let adapter: SchemaAdapter | undefined;
-  return {
-    get jsonSchema() {
-      return schema;
-    },
-    validate(value: unknown) {
-      return (adapter ??= toSchemaAdapter(schema, undefined, PEER_SCHEMA)).validate(value);
-    },
-    prepare() {
-      (adapter ??= toSchemaAdapter(schema, undefined, PEER_SCHEMA)).prepare();
-    },
-  } as SchemaAdapter;
+/** Checks a tool's `structuredContent` against its declared output schema. */
+type OutputCheck = (value: unknown) => Promise<ValidationResult>;
+
+/**
+ * The check of one output schema, compiled on the first call: the schema layer (and Ajv
+ * with it) is imported then, not when the client is loaded, so a client whose tools declare
+ * no output schema never loads it.
+ */
+function lazyAdapter(schema: JSONObject): OutputCheck {
+  let adapter: Promise<{ validate(value: unknown): ValidationResult | Promise<ValidationResult> }> | undefined;
+  return async (value) => {
+    adapter ??= import('../schema/standard-schema.js').then(({ toSchemaAdapter }) => toSchemaAdapter(schema, undefined, PEER_SCHEMA));
+    return (await adapter).validate(value);
+  };
 }
 
 export { V2025_11_25 };

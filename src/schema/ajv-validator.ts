@@ -15,15 +15,17 @@
  *   `required` and friends look at own keys only (`{}` has no `constructor` property).
  * - Nothing is ever fetched: there is no `loadSchema`, so a `$ref` that does not resolve
  *   inside the schema fails the compilation.
+ * - Ajv itself is loaded on the first compile (`ajv-engine.ts`), not when this module is
+ *   imported, so importing the schema layer costs nothing until a schema is used.
  * - Ajv generates code with `new Function`; runtimes that forbid that need another
  *   {@link JsonSchemaValidator}.
  * - Known Ajv limitation: a property literally named `__proto__` under `properties` is
  *   skipped by Ajv (so it counts as an additional property); `required`,
  *   `additionalProperties` and `patternProperties` do see an own `__proto__` key.
  */
-import { Ajv, MissingRefError, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formatsModule from 'ajv-formats';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { ajvEngine } from './ajv-engine.js';
 import { issuesFromAjv } from './ajv-issues.js';
 import { DIALECT_URI, dialectOf } from './dialect.js';
 import { SchemaError, type CompiledValidator, type JsonSchema, type JsonSchemaValidator, type ValidationOutcome } from './types.js';
@@ -43,10 +45,6 @@ type AjvInstance = Ajv | Ajv2020;
 let draft2020Instance: Ajv2020 | undefined;
 let draft07Instance: Ajv | undefined;
 
-function addFormats(ajv: AjvInstance): void {
-  formatsModule.default(ajv as Parameters<typeof formatsModule.default>[0]);
-}
-
 /** Registers `alias` as another name of the already known schema `target`. */
 function alias(ajv: AjvInstance, aliasUri: string, target: string): void {
   (ajv.refs as Record<string, unknown>)[aliasUri] = target;
@@ -54,8 +52,9 @@ function alias(ajv: AjvInstance, aliasUri: string, target: string): void {
 
 function draft2020(): Ajv2020 {
   if (draft2020Instance === undefined) {
-    const ajv = new Ajv2020(AJV_OPTIONS);
-    addFormats(ajv);
+    const engine = ajvEngine();
+    const ajv = new engine.Ajv2020(AJV_OPTIONS);
+    engine.addFormats(ajv);
     alias(ajv, 'http://json-schema.org/draft/2020-12/schema', DIALECT_URI['draft-2020-12']);
     draft2020Instance = ajv;
   }
@@ -64,8 +63,9 @@ function draft2020(): Ajv2020 {
 
 function draft07(): Ajv {
   if (draft07Instance === undefined) {
-    const ajv = new Ajv(AJV_OPTIONS);
-    addFormats(ajv);
+    const engine = ajvEngine();
+    const ajv = new engine.Ajv(AJV_OPTIONS);
+    engine.addFormats(ajv);
     alias(ajv, 'https://json-schema.org/draft-07/schema', 'http://json-schema.org/draft-07/schema');
     draft07Instance = ajv;
   }
@@ -111,7 +111,9 @@ export class AjvJsonSchemaValidator implements JsonSchemaValidator {
    * Compiles `schema` (or returns the cached validator for it or an equal schema).
    * Never modifies `schema`.
    *
-   * Throws {@link SchemaError}: `unsupported_dialect` for a `$schema` other than 2020-12 or
+   * Loads Ajv on the first call (see `ajv-engine.ts`). Throws {@link SchemaError}:
+   * `engine_not_loaded` in a runtime that cannot load it synchronously before
+   * `loadJsonSchemaEngine()` resolved, `unsupported_dialect` for a `$schema` other than 2020-12 or
    * draft-07, `unresolved_ref` for a `$ref` outside the schema, `invalid_schema` for a
    * schema that breaks its dialect's meta-schema, is not JSON data, or is asynchronous
    * (`$async`).
@@ -199,7 +201,7 @@ function metaSchemaError(errors: ReadonlyArray<ErrorObject> | null | undefined):
 
 function translateCompileError(error: unknown): SchemaError {
   if (error instanceof SchemaError) return error;
-  if (error instanceof MissingRefError) {
+  if (error instanceof ajvEngine().MissingRefError) {
     return new SchemaError(
       'unresolved_ref',
       `JSON Schema $ref "${error.missingRef}" cannot be resolved: references must point inside the schema (remote schemas are never fetched)`,

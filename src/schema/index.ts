@@ -16,6 +16,7 @@ export {
 } from './types.js';
 export { DIALECT_URI, dialectOf, dialectOfUri, type JsonSchemaDialect } from './dialect.js';
 export { AjvJsonSchemaValidator, defaultJsonSchemaValidator, type AjvJsonSchemaValidatorOptions } from './ajv-validator.js';
+export { loadJsonSchemaEngine } from './ajv-engine.js';
 export { fieldLabel, formatIssues, pointerFromSegments } from './issues.js';
 export { EXTRA_ANNOTATIONS, checkJsonSchema, type StrictCheckOptions } from './strict-check.js';
 export {

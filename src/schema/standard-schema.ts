@@ -11,6 +11,7 @@
  * (`~standard.jsonSchema`), which zod implements from 4.2. We never import a schema
  * library: the interfaces below are declared here, structurally.
  */
+import { canLoadEngineSync, loadJsonSchemaEngine } from './ajv-engine.js';
 import { defaultJsonSchemaValidator } from './ajv-validator.js';
 import { dialectOf, dialectOfUri } from './dialect.js';
 import { ConvertedSchemaAdapter } from './converted-adapter.js';
@@ -246,7 +247,11 @@ function hasOwnDescription(schema: unknown, props: Record<string, unknown>, vend
 }
 
 
-/** Checks values with a JSON Schema, compiled on first use. */
+/**
+ * Checks values with a JSON Schema, compiled on first use. With the default validator in a
+ * runtime that cannot load Ajv synchronously, the first `validate` answers with a promise
+ * (after `loadJsonSchemaEngine()`); every later one answers synchronously.
+ */
 class JsonSchemaAdapter implements SchemaAdapter<unknown> {
   readonly jsonSchema: Record<string, unknown>;
   #validator: JsonSchemaValidator | undefined;
@@ -265,7 +270,14 @@ class JsonSchemaAdapter implements SchemaAdapter<unknown> {
     return (this.#compiled ??= (this.#validator ?? defaultJsonSchemaValidator()).compile(this.jsonSchema));
   }
 
-  validate(value: unknown): ValidationResult<unknown> {
+  validate(value: unknown): ValidationResult<unknown> | Promise<ValidationResult<unknown>> {
+    if (this.#compiled === undefined && this.#validator === undefined && !canLoadEngineSync()) {
+      return loadJsonSchemaEngine().then(() => this.#check(value));
+    }
+    return this.#check(value);
+  }
+
+  #check(value: unknown): ValidationResult<unknown> {
     const outcome = (this.#compiled ?? this.#compile())(value);
     return outcome.valid ? { valid: true, value } : outcome;
   }

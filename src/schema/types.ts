@@ -59,7 +59,9 @@ export interface SchemaAdapter<T = unknown> {
   /** The JSON Schema sent to peers (`inputSchema`, `outputSchema`, `requestedSchema`). */
   readonly jsonSchema: Record<string, unknown>;
   /**
-   * Checks `value`. Plain JSON Schemas answer synchronously; Standard Schemas may answer
+   * Checks `value`. Plain JSON Schemas answer synchronously (except, in a runtime that cannot
+   * load Ajv synchronously, a first call made before `loadJsonSchemaEngine()` resolved);
+   * Standard Schemas may answer
    * with a promise (async refinements). Throws {@link SchemaError} when the schema cannot
    * be compiled (on the first call, unless {@link SchemaAdapter.prepare} ran first);
    * exceptions thrown by a Standard Schema library's own code propagate unchanged.
@@ -87,7 +89,12 @@ export type SchemaErrorCode =
   /** The schema breaks the rules of its dialect, or is not JSON data. */
   | 'invalid_schema'
   /** A Standard Schema that cannot describe itself as JSON Schema. */
-  | 'no_json_schema';
+  | 'no_json_schema'
+  /**
+   * The JSON Schema engine (Ajv) is not loaded: the packages are missing, or the runtime has
+   * no synchronous module loader and `loadJsonSchemaEngine()` has not resolved yet.
+   */
+  | 'engine_not_loaded';
 
 /**
  * A problem with a schema itself (never with a validated value). Thrown by

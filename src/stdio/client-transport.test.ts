@@ -376,3 +376,38 @@ test('our own requests piling up for a server that does not read never pause rea
     await transport.close();
   }
 });
+
+test('messages sent in one turn of the event loop go to the server in one write', async () => {
+  // Each write to the child's stdin is a system call; a client with many requests in flight
+  // sends a burst of them whenever responses arrive, so the burst is handed over at once.
+  const { Socket } = await import('node:net');
+  const proto = Socket.prototype as unknown as { _write: (...a: unknown[]) => unknown; _writev: (...a: unknown[]) => unknown };
+  const original = { write: proto._write, writev: proto._writev };
+  const transport = node('echo.mjs');
+  const rec = recorder();
+  await transport.start(rec.receiver);
+  // only the writes carrying our messages count (the test runner writes to its own pipes too)
+  let writes = 0;
+  const ours = (chunk: unknown): boolean => String((chunk as { chunk?: unknown })?.chunk ?? chunk).includes('"method":"echo"');
+  proto._write = function (this: unknown, ...a: unknown[]) {
+    if (ours(a[0])) writes++;
+    return original.write.apply(this, a);
+  };
+  proto._writev = function (this: unknown, ...a: unknown[]) {
+    if ((a[0] as unknown[]).some(ours)) writes++;
+    return original.writev.apply(this, a);
+  };
+  try {
+    const sends: Array<Promise<void>> = [];
+    for (let i = 0; i < 32; i++) sends.push(transport.send({ jsonrpc: '2.0', id: i, method: 'echo' }));
+    await within(10_000, Promise.all(sends), 'sends');
+    await within(10_000, rec.waitFor((t) => (JSON.parse(t) as { id: number }).id === 31), 'echoes');
+  } finally {
+    proto._write = original.write;
+    proto._writev = original.writev;
+  }
+  assert.equal(rec.messages.length, 32);
+  rec.messages.forEach((text, i) => assert.equal((JSON.parse(text) as { id: number }).id, i));
+  assert.ok(writes <= 2, `32 messages took ${writes} writes`);
+  await transport.close();
+});

@@ -25,6 +25,11 @@
  *   notifications do not count: they are the application's to pace, and pausing on them
  *   could deadlock against a server that applies the same rule (each waiting for the other
  *   to read).
+ * - Coalescing: the messages sent in one turn of the event loop (a client with many requests
+ *   in flight sends a burst each time a chunk of responses arrives) reach the child in one
+ *   write: the first send of a turn corks its stdin and the next tick uncorks it, so the
+ *   burst costs one system call instead of one per message. Order and backpressure are
+ *   unchanged (`write()` still reports a full buffer while corked).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
@@ -166,6 +171,14 @@ export class StdioClientTransport implements Transport {
   #receiver: TransportReceiver | undefined;
   #child: ChildProcess | undefined;
   #writer: LineWriter | undefined;
+  /** True while the child's stdin is corked until the next tick (see the design note). */
+  #corked = false;
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    const stdin = this.#child?.stdin;
+    if (stdin && stdin.writableCorked > 0) stdin.uncork();
+  };
+
   #exit: ProcessExitStatus | undefined;
   #closeRequested = false;
   /** Whether the exit was asked for (by `close()`), decided when it happens. */
@@ -331,7 +344,17 @@ export class StdioClientTransport implements Transport {
     } catch (error) {
       return Promise.reject(error);
     }
+    this.#corkForTurn();
     return this.#writer!.write(line, isReply(message));
+  }
+
+  #corkForTurn(): void {
+    if (this.#corked) return;
+    const stdin = this.#child?.stdin;
+    if (!stdin || stdin.destroyed || stdin.writableEnded) return;
+    this.#corked = true;
+    stdin.cork();
+    process.nextTick(this.#uncork);
   }
 
   /**
