@@ -37,6 +37,7 @@ type Layer =
   | 'http'
   | 'tasks'
   | 'auth'
+  | 'extensions'
   | 'testing'
   | 'demo'
   | 'cli'
@@ -70,6 +71,8 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   ['http/', 'http'],
   ['tasks/', 'tasks'],
   ['auth/', 'auth'],
+  // the official extensions (skills, apps), built on the roles' public APIs
+  ['extensions/', 'extensions'],
   // shipped test helpers (`mcpkit/testing`)
   ['testing/', 'testing'],
   // the top: the demo server and the CLI that serves it
@@ -117,8 +120,9 @@ const ALLOWED: Readonly<Record<Exclude<Layer, 'test-only'>, readonly Layer[]>> =
   http: [...BELOW_ROLES, ...ROLES],
   tasks: [...BELOW_ROLES, ...ROLES],
   auth: [...BELOW_ROLES, ...ROLES],
+  extensions: [...BELOW_ROLES, ...ROLES],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
-  demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
+  demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'extensions'],
   // `mcpkit demo` serves the demo server
   cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo'],
 };

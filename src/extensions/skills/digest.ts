@@ -1,0 +1,48 @@
+/**
+ * The integrity fields of a skill file: `size` (the length of its raw bytes) and `digest`
+ * (`sha256:` and the SHA-256 of those bytes in 64 lowercase hex digits). Text files are
+ * hashed as their UTF-8 bytes, the form `resources/read` text stands for.
+ *
+ * Uses the Web Crypto API (`globalThis.crypto.subtle`, present in Node 20+, browsers,
+ * Deno, Bun and workers), so this module imports nothing platform-specific.
+ */
+
+/** A digest in the skills extension's form: `sha256:` and 64 lowercase hex digits. */
+export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+const encoder = new TextEncoder();
+
+/** The raw bytes of a file's content: UTF-8 for text, the bytes themselves otherwise. Pure. */
+export function contentBytes(content: string | Uint8Array): Uint8Array {
+  return typeof content === 'string' ? encoder.encode(content) : content;
+}
+
+/** `sha256:<hex>` of `bytes`. Rejects only when the platform has no Web Crypto. */
+export async function sha256Digest(bytes: Uint8Array): Promise<string> {
+  const hash = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  let hex = '';
+  for (const b of hash) hex += b.toString(16).padStart(2, '0');
+  return `sha256:${hex}`;
+}
+
+/** The bytes of base64 `text` (a `blob` of `resources/read`); undefined when it is not base64. Pure. */
+export function decodeBase64(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 === 1) return undefined;
+  let binary: string;
+  try {
+    binary = atob(text);
+  } catch {
+    return undefined;
+  }
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+/** Base64 of `bytes` (for a `blob`). Pure. */
+export function encodeBase64(bytes: Uint8Array): string {
+  let binary = '';
+  const CHUNK = 0x8000;
+  for (let i = 0; i < bytes.length; i += CHUNK) binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  return btoa(binary);
+}
