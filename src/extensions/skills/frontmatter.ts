@@ -123,7 +123,9 @@ class Parser {
       const line = this.peek();
       if (line.indent < indent) return out;
       const content = line.text.slice(indent);
-      if (line.indent !== indent || !(content === '-' || content.startsWith('- '))) throw new FrontmatterError('bad indentation in a sequence', line.no);
+      const isItem = content === '-' || content.startsWith('- ');
+      if (line.indent === indent && !isItem) return out; // the enclosing mapping's next key
+      if (line.indent !== indent) throw new FrontmatterError('bad indentation in a sequence', line.no);
       const rest = content.slice(1).replace(/^ +/, '');
       if (rest === '' || rest.startsWith('#')) {
         this.#i++;
@@ -242,14 +244,16 @@ class Parser {
     let text: string;
     if (!folded) text = body.join('\n');
     else {
-      text = '';
-      for (let i = 0; i < body.length; i++) {
+      // folding: a break between two lines of text is a space, each empty line one newline;
+      // breaks around more-indented lines are kept
+      text = body[0] ?? '';
+      for (let i = 1; i < body.length; i++) {
         const line = body[i]!;
-        if (i === 0) text = line;
-        else if (line === '' || body[i - 1] === '' || line.startsWith(' ') || body[i - 1]!.startsWith(' ')) text += '\n' + line;
-        else text += ' ' + line;
+        const prev = body[i - 1]!;
+        if (line === '') text += '\n';
+        else if (line.startsWith(' ') || prev.startsWith(' ')) text += '\n' + line;
+        else text += (prev === '' ? '' : ' ') + line;
       }
-      text = text.replace(/\n(?=\n)/g, '\n');
     }
     if (body.length === 0) return chomp === '+' ? '\n'.repeat(trailing) : '';
     if (chomp === '-') return text;
