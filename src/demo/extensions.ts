@@ -34,7 +34,11 @@ export function registerDemoExtensions(server: McpServer): void {
     body: '# Trying the demo\n\nCall `echo` first, then see [the tool list](references/TOOLS.md).\n',
     files: { 'references/TOOLS.md': '# Tools\n\n- echo: returns its message\n- counter: counts, with a view\n' },
   });
-  skills.add({ frontmatter: { name: 'haiku-writing', description: 'Write a haiku with the sampling tool' }, body: 'Ask for five, seven, then five syllables.\n' });
+  skills.add({
+    frontmatter: { name: 'haiku-writing', description: 'Write a haiku with the sampling tool' },
+    body: 'Ask for five, seven, then five syllables; see [an example](examples/AUTUMN.md).\n',
+    files: { 'examples/AUTUMN.md': 'An old silent pond\nA frog jumps into the pond\nSplash! Silence again.\n' },
+  });
 
   registerAppResource(server, DEMO_APP_URI, { name: 'Counter view', description: 'Shows the counter tool\'s count', html: COUNTER_HTML, ui: { prefersBorder: true } });
   let count = 0;

@@ -12,6 +12,8 @@
  * `resources` is `"dynamic"` only the frontmatter can be checked (`verified: false`).
  * Nothing is read ahead: listing reads no file; {@link SkillsClient.loadSkill} reads the
  * `SKILL.md` alone; other files are read one by one with {@link SkillsClient.readFile}.
+ * A skill's folders can be browsed with {@link SkillsClient.readDirectory} when the server
+ * offers it (`directoryRead`).
  */
 import { LocalError } from '../../jsonrpc/errors.js';
 import type { JSONObject } from '../../jsonrpc/types.js';
@@ -23,12 +25,15 @@ import { FrontmatterError, frontmatterDifferences, parseFrontmatter } from './fr
 import {
   SKILL_LIMITS,
   SKILL_MD,
+  SKILLS_EXTENSION_ID,
   SkillsMethod,
   declaresSkills,
   skillNameOfUri,
   skillRootOf,
   skillsProtocolExtension,
+  type DirectoryChild,
   type GetSkillResult,
+  type ReadDirectoryResult,
   type ListSkillsResult,
   type SkillEntry,
   type SkillFrontmatter,
@@ -148,6 +153,34 @@ export class SkillsClient {
   /** The connected server declared the extension (false before connecting). */
   get supported(): boolean {
     return declaresSkills(this.#client.serverCapabilities);
+  }
+
+  /** The server offers `resources/directory/read` (declared `directoryRead: true`). */
+  get directoryRead(): boolean {
+    const settings = (this.#client.serverCapabilities as { extensions?: Record<string, { directoryRead?: unknown }> } | undefined)?.extensions?.[SKILLS_EXTENSION_ID];
+    return this.supported && settings?.directoryRead === true;
+  }
+
+  /**
+   * The direct children of a skill directory (`resources/directory/read`, every page
+   * walked, at most `maxPages`); subdirectories have `mimeType` {@link DIRECTORY_MIME_TYPE}.
+   * Rejects with LocalError `capability_missing` when the server did not declare
+   * `directoryRead`, McpError -32602 for a URI that is not a directory it serves.
+   */
+  async readDirectory(uri: string, options?: RequestOptions): Promise<DirectoryChild[]> {
+    const out: DirectoryChild[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < this.#maxPages; page++) {
+      const result = await this.#client.request<ReadDirectoryResult>(SkillsMethod.DirectoryRead, cursor === undefined ? { uri } : { uri, cursor }, options);
+      if (!isObject(result) || !Array.isArray(result.resources)) throw new LocalError('invalid_result', 'The resources/directory/read result has no resources array');
+      for (const child of result.resources) {
+        if (!isObject(child) || typeof child.uri !== 'string') throw new LocalError('invalid_result', 'A resources/directory/read child has no string uri');
+        out.push(child);
+      }
+      if (typeof result.nextCursor !== 'string' || result.nextCursor === '') return out;
+      cursor = result.nextCursor;
+    }
+    throw new LocalError('invalid_result', `resources/directory/read did not end within ${this.#maxPages} pages`);
   }
 
   /**

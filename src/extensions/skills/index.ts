@@ -13,6 +13,7 @@ export {
   SKILL_MD_MIME_TYPE,
   SKILL_LIMITS,
   SKILL_NAME_PATTERN,
+  DIRECTORY_MIME_TYPE,
   skillNameProblem,
   skillNameOfUri,
   declaresSkills,
@@ -23,6 +24,8 @@ export {
   type ListSkillsResult,
   type GetSkillResult,
   type SkillsCapability,
+  type DirectoryChild,
+  type ReadDirectoryResult,
 } from './wire.js';
 export { parseFrontmatter, renderFrontmatter, renderSkillMd, FrontmatterError, type FrontmatterValue } from './frontmatter.js';
 export { sha256Digest, DIGEST_PATTERN } from './digest.js';

@@ -29,10 +29,13 @@ import {
   SKILL_MD,
   SKILL_MD_MIME_TYPE,
   SKILL_SCHEME,
+  DIRECTORY_MIME_TYPE,
   SkillsMethod,
   skillNameProblem,
   skillsProtocolExtension,
+  type DirectoryChild,
   type GetSkillResult,
+  type ReadDirectoryResult,
   type ListSkillsResult,
   type SkillEntry,
   type SkillFrontmatter,
@@ -80,6 +83,11 @@ export interface SkillsServerOptions {
    * (2026-07-28), where they are required. Default `{ttlMs: 0, cacheScope: "private"}`.
    */
   cacheHints?: CacheHints;
+  /**
+   * Serve `resources/directory/read` on skill directories (and declare `directoryRead: true`).
+   * Default true. Pages hold `pageSize` children.
+   */
+  directoryRead?: boolean;
 }
 
 /** A published skill. */
@@ -94,6 +102,12 @@ export interface RegisteredSkill {
 
 interface Published {
   uri: string;
+  /** The skill's directory URI (its SKILL.md URI without `/SKILL.md`). */
+  root: string;
+  /** Every file's path below the root, URI-encoded segments, sorted. */
+  paths: string[];
+  /** By encoded path: its mimeType and size. */
+  files: Map<string, { mimeType: string; size: number }>;
   entry: Promise<SkillEntry>;
   resources: RegisteredResource[];
 }
@@ -152,7 +166,8 @@ export class SkillsServer {
     this.#maxBytes = options.limits?.bytes ?? SKILL_LIMITS.bytes;
     if (!(this.#maxFiles >= 1) || !(this.#maxBytes >= 1)) throw new RangeError('limits.files and limits.bytes must be at least 1');
     this.#cache = options.cacheHints ?? DEFAULT_CACHE;
-    const extension = skillsProtocolExtension('server');
+    const directoryRead = options.directoryRead !== false;
+    const extension = skillsProtocolExtension('server', directoryRead ? { directoryRead: true } : {});
     const declare = extension.capabilities!;
     // the files are read through resources/read: the extension requires the resources capability
     extension.capabilities = (role, declared) => (role === 'server' ? { resources: declared.resources ?? { listChanged: true }, ...declare(role, declared) } : undefined);
@@ -160,6 +175,7 @@ export class SkillsServer {
     server.onConnect((session) => {
       session.endpoint.setRequestHandler(SkillsMethod.List, (params, ctx) => this.#list(params, ctx));
       session.endpoint.setRequestHandler(SkillsMethod.Get, (params, ctx) => this.#get(params, ctx));
+      if (directoryRead) session.endpoint.setRequestHandler(SkillsMethod.DirectoryRead, (params, ctx) => this.#readDirectory(params, ctx));
     });
   }
 
@@ -192,15 +208,18 @@ export class SkillsServer {
 
     const resources: RegisteredResource[] = [];
     const fileEntries: Array<{ uri: string; bytes: Uint8Array }> = [];
+    const served = new Map<string, { mimeType: string; size: number }>();
     try {
       for (const [path, file] of files) {
-        const fileUri = `${root}/${path.split('/').map(encodeURIComponent).join('/')}`;
+        const encoded = path.split('/').map(encodeURIComponent).join('/');
+        const fileUri = `${root}/${encoded}`;
         const mimeType = path === SKILL_MD ? SKILL_MD_MIME_TYPE : (definition.mimeTypes?.[path] ?? mimeTypeOf(path));
         const metadata = path === SKILL_MD ? { name, description: frontmatter.description, mimeType, size: file.bytes.length } : { name: `${name}/${path}`, mimeType, size: file.bytes.length };
         const contents = typeof file.content === 'string' ? { uri: fileUri, mimeType, text: file.content } : { uri: fileUri, mimeType, blob: encodeBase64(file.content) };
         const result: ReadResourceResult = { contents: [contents] };
         resources.push(this.#server.registerResource(fileUri, metadata, () => result));
         fileEntries.push({ uri: fileUri, bytes: file.bytes });
+        served.set(encoded, { mimeType, size: file.bytes.length });
       }
     } catch (err) {
       for (const r of resources) r.remove();
@@ -209,7 +228,7 @@ export class SkillsServer {
     const entry = Promise.all(fileEntries.map(async (f): Promise<SkillResourceEntry> => ({ uri: f.uri, digest: await sha256Digest(f.bytes), size: f.bytes.length }))).then((list) =>
       deepFreeze<SkillEntry>({ uri, frontmatter, resources: list }),
     );
-    const published: Published = { uri, entry, resources };
+    const published: Published = { uri, root, paths: [...served.keys()].sort(), files: served, entry, resources };
     this.#skills.set(uri, published);
     this.#sorted = undefined;
     return {
@@ -279,6 +298,22 @@ export class SkillsServer {
     return result as unknown as JSONObject;
   }
 
+  #readDirectory(params: JSONObject | undefined, ctx: ServerRequestContext): JSONObject {
+    const uri = (params!.uri as string).replace(/\/+$/, '');
+    let children: DirectoryChild[] | undefined;
+    for (const published of this.#skills.values()) {
+      if (uri === published.root) children = childrenOf(published, '');
+      else if (uri.startsWith(`${published.root}/`)) children = childrenOf(published, uri.slice(published.root.length + 1));
+      if (children !== undefined) break;
+    }
+    // SEP-2640 › resources/directory/read: a URI that is not a served directory is -32602
+    if (children === undefined) throw invalidParams(`Not a skill directory: ${uri.length > 256 ? `${uri.slice(0, 256)}…` : uri}`, { uri: uri.slice(0, 256) });
+    const { page, nextCursor } = paginate(children, params?.cursor, this.#pageSize);
+    const result: ReadDirectoryResult = { resources: page, ...this.#cacheFields(ctx) };
+    if (nextCursor !== undefined) result.nextCursor = nextCursor;
+    return result as unknown as JSONObject;
+  }
+
   async #get(params: JSONObject | undefined, ctx: ServerRequestContext): Promise<JSONObject> {
     const uri = params!.uri as string;
     const published = this.#skills.get(uri);
@@ -287,6 +322,27 @@ export class SkillsServer {
     const result: GetSkillResult = { skill: await published.entry, ...this.#cacheFields(ctx) };
     return result as unknown as JSONObject;
   }
+}
+
+/** The direct children of the directory `dir` (encoded, '' = the root) among `paths`; undefined when it holds no file. */
+function childrenOf(published: Published, dir: string): DirectoryChild[] | undefined {
+  const prefix = dir === '' ? '' : `${dir}/`;
+  const out: DirectoryChild[] = [];
+  const subdirs = new Set<string>();
+  for (const path of published.paths) {
+    if (!path.startsWith(prefix)) continue;
+    const rest = path.slice(prefix.length);
+    const slash = rest.indexOf('/');
+    if (slash < 0) {
+      const file = published.files.get(path)!;
+      out.push({ uri: `${published.root}/${path}`, name: decodeURIComponent(rest), mimeType: file.mimeType, size: file.size });
+    } else if (!subdirs.has(rest.slice(0, slash))) {
+      const name = rest.slice(0, slash);
+      subdirs.add(name);
+      out.push({ uri: `${published.root}/${prefix}${name}`, name: decodeURIComponent(name), mimeType: DIRECTORY_MIME_TYPE });
+    }
+  }
+  return out.length === 0 ? undefined : out.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 }
 
 /** Throws TypeError unless `fm` is an object with a valid `name` and a non-empty `description`. */

@@ -30,7 +30,7 @@ async function closeChecked(pair: InMemoryPair): Promise<void> {
   await pair.close();
   for (const wire of [pair.clientWire, pair.serverWire]) {
     assert.deepEqual(
-      wire.violations().filter((v) => !/skills\/(list|get)/.test(v)),
+      wire.violations().filter((v) => !/skills\/(list|get)|resources\/directory\/read/.test(v)),
       [],
       wire.formatTranscript({ maxLineLength: 300 }),
     );
@@ -58,7 +58,7 @@ for (const { era, client: clientOptions } of ERAS) {
       try {
         // SEP-2640 › Capability: the server declares the extension (an object) and resources
         const caps = pair.client.serverCapabilities as Record<string, any>;
-        assert.deepEqual(caps.extensions[SKILLS_EXTENSION_ID], {});
+        assert.deepEqual(caps.extensions[SKILLS_EXTENSION_ID], { directoryRead: true });
         assert.ok(caps.resources);
         assert.equal(skills.supported, true);
         // the client declared it too: at initialize, or in each request's _meta
@@ -108,7 +108,33 @@ for (const { era, client: clientOptions } of ERAS) {
           assert.equal(raw.cacheScope, 'private');
           const got = await pair.client.request<Record<string, unknown>>(SkillsMethod.Get, { uri: pdf.uri });
           assert.equal(got.cacheScope, 'private');
-          assert.deepEqual((pair.client.discoverResult?.capabilities as Record<string, any>).extensions[SKILLS_EXTENSION_ID], {});
+          assert.deepEqual((pair.client.discoverResult?.capabilities as Record<string, any>).extensions[SKILLS_EXTENSION_ID], { directoryRead: true });
+        }
+      } finally {
+        await closeChecked(pair);
+      }
+    });
+
+    it('serves resources/directory/read on skill directories (directoryRead)', async () => {
+      const { server } = pdfServer({ pageSize: 2 });
+      let skills!: SkillsClient;
+      const pair = await connectInMemory(server, { client: clientOptions, onClient: (c) => (skills = new SkillsClient(c)), checkWire: false });
+      try {
+        assert.equal(skills.directoryRead, true);
+        const root = await skills.readDirectory('skill://pdf-processing');
+        assert.deepEqual(
+          root.map((c) => [c.name, c.mimeType]),
+          [
+            ['SKILL.md', 'text/markdown'],
+            ['assets', 'inode/directory'],
+            ['references', 'inode/directory'],
+            ['scripts', 'inode/directory'],
+          ],
+        );
+        assert.deepEqual((await skills.readDirectory('skill://pdf-processing/references/')).map((c) => c.uri), ['skill://pdf-processing/references/FORMS.md']);
+        // SEP-2640 › resources/directory/read: a URI that is not a directory is -32602
+        for (const uri of ['skill://pdf-processing/SKILL.md', 'skill://nope', 'skill://pdf-processing/refer']) {
+          await assert.rejects(skills.readDirectory(uri), (e: unknown) => e instanceof McpError && e.code === ErrorCode.InvalidParams, uri);
         }
       } finally {
         await closeChecked(pair);

@@ -22,7 +22,12 @@ export const SkillsMethod = {
   List: 'skills/list',
   /** One skill's entry by the URI of its `SKILL.md`. */
   Get: 'skills/get',
+  /** The direct children of a skill directory (paginated); offered when the server declares `directoryRead: true`. */
+  DirectoryRead: 'resources/directory/read',
 } as const;
+
+/** `mimeType` of a directory in `resources/directory/read` results. */
+export const DIRECTORY_MIME_TYPE = 'inode/directory';
 
 /** The file every skill has at its root. */
 export const SKILL_MD = 'SKILL.md';
@@ -96,8 +101,28 @@ export interface GetSkillResult {
   cacheScope?: 'public' | 'private';
 }
 
-/** The extension's settings (the value under its identifier). No optional features are defined yet. */
-export type SkillsCapability = Record<string, unknown>;
+/** One child of a directory in a `resources/directory/read` result. */
+export interface DirectoryChild {
+  uri: string;
+  name: string;
+  /** {@link DIRECTORY_MIME_TYPE} for a subdirectory. */
+  mimeType?: string;
+  size?: number;
+}
+
+/** `resources/directory/read` result. `ttlMs` / `cacheScope` are present from 2026-07-28. */
+export interface ReadDirectoryResult {
+  resources: DirectoryChild[];
+  nextCursor?: string;
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
+}
+
+/** The extension's settings (the value under its identifier): `directoryRead: true` offers `resources/directory/read`. */
+export interface SkillsCapability {
+  directoryRead?: boolean;
+  [key: string]: unknown;
+}
 
 /** The skill name a `SKILL.md` URI carries (its second-to-last path segment), or undefined. Pure. */
 export function skillNameOfUri(uri: string): string | undefined {
@@ -149,6 +174,14 @@ export function skillsProtocolExtension(role: 'client' | 'server', settings: Ski
       return [
         { method: SkillsMethod.List, kind: 'request', direction: 'client-to-server', gate, params: checkCursor, beforeInit },
         { method: SkillsMethod.Get, kind: 'request', direction: 'client-to-server', gate, params: checkUri, beforeInit },
+        {
+          method: SkillsMethod.DirectoryRead,
+          kind: 'request',
+          direction: 'client-to-server',
+          gate: { holder: 'receiver', path: ['extensions', SKILLS_EXTENSION_ID, 'directoryRead'] },
+          params: (p) => checkUri(p) ?? checkCursor(p),
+          beforeInit,
+        },
       ];
     },
     capabilities: (side, declared) => (side === role ? withExtension(declared, SKILLS_EXTENSION_ID, { ...settings }) : undefined),
