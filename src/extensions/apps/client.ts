@@ -12,8 +12,7 @@ import type { ProtocolExtension } from '../../protocol/table.js';
 import type { RequestOptions } from '../../session/session.js';
 import type { Client } from '../../client/index.js';
 import type { Tool } from '../../types.js';
-import { withExtension } from '../skills/wire.js';
-import { decodeBase64 } from '../skills/digest.js';
+import { decodeBase64, withExtension } from '../shared.js';
 import { APPS_EXTENSION_ID, APP_MIME_TYPE, LEGACY_RESOURCE_URI_KEY, appResourceMetaProblem, isUiUri, type AppResourceMeta, type AppToolVisibility } from './wire.js';
 
 /** Options of {@link AppsClient}. */

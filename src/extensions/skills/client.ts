@@ -20,7 +20,8 @@ import type { JSONObject } from '../../jsonrpc/types.js';
 import { isObject } from '../../jsonrpc/values.js';
 import type { RequestOptions } from '../../session/session.js';
 import type { Client } from '../../client/index.js';
-import { DIGEST_PATTERN, contentBytes, decodeBase64, sha256Digest } from './digest.js';
+import { decodeBase64 } from '../shared.js';
+import { DIGEST_PATTERN, contentBytes, sha256Digest } from './digest.js';
 import { FrontmatterError, frontmatterDifferences, parseFrontmatter } from './frontmatter.js';
 import {
   SKILL_LIMITS,

@@ -21,7 +21,8 @@ import type { JSONObject } from '../../jsonrpc/types.js';
 import { paginate } from '../../server/pagination.js';
 import { isStatelessRevision, type CacheHints, type McpServer, type RegisteredResource, type ServerRequestContext } from '../../server/index.js';
 import type { ReadResourceResult } from '../../types.js';
-import { contentBytes, encodeBase64, sha256Digest } from './digest.js';
+import { encodeBase64 } from '../shared.js';
+import { contentBytes, sha256Digest } from './digest.js';
 import { FrontmatterError, frontmatterDifferences, parseFrontmatter, renderSkillMd, type FrontmatterValue } from './frontmatter.js';
 import { mimeTypeOf } from './mime.js';
 import {
@@ -112,6 +113,9 @@ interface Published {
   resources: RegisteredResource[];
 }
 
+/** Servers that have a SkillsServer (one each: both would answer the same methods). */
+const SERVED = new WeakSet<McpServer>();
+
 const DEFAULT_CACHE: CacheHints = Object.freeze({ ttlMs: 0, cacheScope: 'private' });
 const PREFIX_PATTERN = /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?:\/[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)*$/;
 
@@ -153,9 +157,13 @@ export class SkillsServer {
   readonly #skills = new Map<string, Published>();
   #sorted: Published[] | undefined;
 
-  /** Throws RangeError for a bad option, LocalError `already_connected` when the server has connections. */
+  /**
+   * Throws RangeError for a bad option, LocalError `already_connected` when the server has
+   * connections, TypeError when it already has a SkillsServer.
+   */
   constructor(server: McpServer, options: SkillsServerOptions = {}) {
     if (server.sessions.size > 0) throw new LocalError('already_connected', 'Add the skills extension before the server accepts connections');
+    if (SERVED.has(server)) throw new TypeError('This server already has a SkillsServer: add every skill to that one');
     const prefix = options.prefix ?? '';
     if (prefix !== '' && !PREFIX_PATTERN.test(prefix)) throw new RangeError(`prefix "${prefix}" must be /-separated segments of lowercase letters, digits, dots and hyphens`);
     this.#server = server;
@@ -172,6 +180,7 @@ export class SkillsServer {
     // the files are read through resources/read: the extension requires the resources capability
     extension.capabilities = (role, declared) => (role === 'server' ? { resources: declared.resources ?? { listChanged: true }, ...declare(role, declared) } : undefined);
     server.extend(extension);
+    SERVED.add(server);
     server.onConnect((session) => {
       session.endpoint.setRequestHandler(SkillsMethod.List, (params, ctx) => this.#list(params, ctx));
       session.endpoint.setRequestHandler(SkillsMethod.Get, (params, ctx) => this.#get(params, ctx));

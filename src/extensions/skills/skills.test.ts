@@ -283,6 +283,9 @@ describe('skills registration', () => {
       ['skill://acme/docs/ok/SKILL.md', 'skill://acme/docs/ok/a%20b.md'],
     );
     assert.throws(() => new SkillsServer(server(), { prefix: 'Bad Prefix' }), RangeError);
+    const shared = server();
+    new SkillsServer(shared);
+    assert.throws(() => new SkillsServer(shared), /already has a SkillsServer/);
     r.remove();
     assert.deepEqual(s.uris, []);
   });

@@ -12,6 +12,7 @@
 import type { JSONObject } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/methods.js';
 import { tableFor, type MethodSpec, type ProtocolExtension } from '../../protocol/table.js';
+import { withExtension } from '../shared.js';
 
 /** The extension's identifier. */
 export const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
@@ -149,16 +150,6 @@ export function declaresSkills(caps: object | undefined): boolean {
 const checkCursor = (p: JSONObject | undefined): string | undefined =>
   p?.cursor !== undefined && typeof p.cursor !== 'string' ? 'Invalid params: "cursor" must be a string' : undefined;
 const checkUri = (p: JSONObject | undefined): string | undefined => (typeof p?.uri !== 'string' ? 'Invalid params: "uri" must be a string' : undefined);
-
-/**
- * The `extensions` member merged with the one this extension adds: extensions compose, so
- * each keeps what the others declared. Pure.
- */
-export function withExtension(declared: Readonly<Record<string, unknown>>, id: string, settings: Record<string, unknown>): Record<string, unknown> {
-  const extensions = declared.extensions;
-  const base = typeof extensions === 'object' && extensions !== null ? (extensions as Record<string, unknown>) : {};
-  return { extensions: { ...base, [id]: settings } };
-}
 
 /**
  * The skills extension's method-table entries and declaration, for `role`'s side. Both
