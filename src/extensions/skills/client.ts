@@ -22,7 +22,7 @@ import type { RequestOptions } from '../../session/session.js';
 import type { Client } from '../../client/index.js';
 import { decodeBase64 } from '../shared.js';
 import { DIGEST_PATTERN, contentBytes, sha256Digest } from './digest.js';
-import { FrontmatterError, frontmatterDifferences, parseFrontmatter } from './frontmatter.js';
+import { FrontmatterError, MAX_FRONTMATTER_LENGTH, frontmatterDifferences, parseFrontmatter } from './frontmatter.js';
 import {
   SKILL_LIMITS,
   SKILL_MD,
@@ -75,6 +75,11 @@ export interface SkillsClientOptions {
    * with a SkillVerificationError `size`.
    */
   maxFileBytes?: number;
+  /**
+   * Longest `SKILL.md` frontmatter read, in characters. Default 65 536; a longer one fails
+   * verification (SkillVerificationError `frontmatter`) without being parsed.
+   */
+  maxFrontmatterLength?: number;
 }
 
 /** A verified file of a skill. */
@@ -142,10 +147,12 @@ export class SkillsClient {
   readonly #client: Client;
   readonly #maxPages: number;
   readonly #maxFileBytes: number;
+  readonly #maxFrontmatterLength: number;
 
   constructor(client: Client, options: SkillsClientOptions = {}) {
     this.#maxPages = options.maxPages ?? 100;
     this.#maxFileBytes = options.maxFileBytes ?? SKILL_LIMITS.bytes;
+    this.#maxFrontmatterLength = options.maxFrontmatterLength ?? MAX_FRONTMATTER_LENGTH;
     if (!(this.#maxPages >= 1) || !(this.#maxFileBytes >= 0)) throw new RangeError('maxPages must be at least 1 and maxFileBytes at least 0');
     client.extend(skillsProtocolExtension('client'));
     this.#client = client;
@@ -226,7 +233,7 @@ export class SkillsClient {
     const file = await this.#read(entry, entry.uri, options);
     let parsed: { frontmatter: Record<string, unknown>; body: string };
     try {
-      parsed = parseFrontmatter(file.text ?? new TextDecoder().decode(file.bytes));
+      parsed = parseFrontmatter(file.text ?? new TextDecoder().decode(file.bytes), this.#maxFrontmatterLength);
     } catch (err) {
       if (!(err instanceof FrontmatterError)) throw err;
       throw new SkillVerificationError('frontmatter', entry.uri, `${entry.uri}: the frontmatter cannot be read (${err.message}); the skill is not loaded`);

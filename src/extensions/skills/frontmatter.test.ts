@@ -65,8 +65,22 @@ describe('frontmatter', () => {
       ['name: "open\n', /unterminated/],
       ['a: b\n  c: d\n', /bad indentation|expected/],
       ['value: .inf\n', /no JSON form/],
+      ['list:\n- - nested\n', /not supported.*line 2/],
+      [`deep: ${'['.repeat(100)}${']'.repeat(100)}\n`, /deeper than 64 levels/],
+      [Array.from({ length: 100 }, (_, i) => `${' '.repeat(2 * i)}k${i}:`).join('\n') + ' x\n', /deeper than 64 levels/],
+      [`big: ${'x'.repeat(70_000)}\n`, /longer than 65536 characters/],
     ];
     for (const [text, message] of refused) assert.throws(() => parseYamlSubset(text), (e: unknown) => e instanceof FrontmatterError && message.test(e.message), text);
+  });
+
+  it('stays linear on hostile input (bounded work, not bounded time)', () => {
+    // lines that once made a regex backtrack: many colons, long flow collections, a long quoted scalar over many lines
+    const colons = `k: ${'a:b'.repeat(20_000)}\n`;
+    assert.equal((parseYamlSubset(colons, 0, 100_000) as { k: string }).k, 'a:b'.repeat(20_000));
+    const flow = `k: [${Array.from({ length: 10_000 }, (_, i) => i).join(', ')}]\n`;
+    assert.equal((parseYamlSubset(flow) as { k: number[] }).k.length, 10_000);
+    const quoted = `k: "${'word\n  '.repeat(8_000)}end"\n`;
+    assert.match((parseYamlSubset(quoted) as { k: string }).k, /end$/);
   });
 
   it('splits SKILL.md (BOM, CRLF) and refuses a file without frontmatter', () => {

@@ -53,12 +53,13 @@ export function splitSkillMd(text: string): SplitSkillMd | undefined {
 
 /**
  * The frontmatter object of a `SKILL.md` and its body. Throws {@link FrontmatterError} when
- * there is no frontmatter block, it is not a mapping, or it leaves the supported subset. Pure.
+ * there is no frontmatter block, it is not a mapping, it leaves the supported subset, or it
+ * is longer than `maxLength` characters (default {@link MAX_FRONTMATTER_LENGTH}). Pure.
  */
-export function parseFrontmatter(text: string): { frontmatter: Record<string, FrontmatterValue>; body: string } {
+export function parseFrontmatter(text: string, maxLength = MAX_FRONTMATTER_LENGTH): { frontmatter: Record<string, FrontmatterValue>; body: string } {
   const split = splitSkillMd(text);
   if (split === undefined) throw new FrontmatterError('SKILL.md does not begin with a --- delimited YAML frontmatter block');
-  const value = parseYamlSubset(split.yaml, split.offset);
+  const value = parseYamlSubset(split.yaml, split.offset, maxLength);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FrontmatterError('the frontmatter is not a YAML mapping');
   return { frontmatter: value, body: split.body };
 }
@@ -70,8 +71,20 @@ interface Line {
   no: number;
 }
 
-/** Parses the YAML subset described above; `offset` lines precede `yaml` in the file. Pure. */
-export function parseYamlSubset(yaml: string, offset = 0): FrontmatterValue {
+/** Deepest nesting of collections read (a deeper frontmatter is refused). */
+const MAX_DEPTH = 64;
+
+/** Default of `maxLength`: the longest frontmatter read, in characters (64 KiB). */
+export const MAX_FRONTMATTER_LENGTH = 65_536;
+
+/**
+ * Parses the YAML subset described above; `offset` lines precede `yaml` in the file.
+ * Refuses (FrontmatterError) YAML longer than `maxLength` characters (default
+ * {@link MAX_FRONTMATTER_LENGTH}) and collections nested deeper than 64 levels, so reading
+ * a hostile file stays cheap. Pure.
+ */
+export function parseYamlSubset(yaml: string, offset = 0, maxLength = MAX_FRONTMATTER_LENGTH): FrontmatterValue {
+  if (yaml.length > maxLength) throw new FrontmatterError(`the frontmatter is longer than ${maxLength} characters`);
   const raw = yaml.split(/\r?\n/);
   const lines: Line[] = raw.map((text, i) => {
     const indent = /^ */.exec(text)![0].length;
@@ -92,6 +105,7 @@ const isBlank = (l: Line) => l.text.trim() === '' || l.text.trimStart().startsWi
 class Parser {
   readonly #lines: Line[];
   #i = 0;
+  #depth = 0;
   constructor(lines: Line[]) {
     this.#lines = lines;
   }
@@ -107,6 +121,15 @@ class Parser {
 
   /** A block node whose lines start at `indent`: a sequence, a mapping, or a lone scalar. */
   block(indent: number): FrontmatterValue {
+    if (++this.#depth > MAX_DEPTH) throw new FrontmatterError(`collections nest deeper than ${MAX_DEPTH} levels`, this.peek().no);
+    try {
+      return this.#node(indent);
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  #node(indent: number): FrontmatterValue {
     const first = this.peek();
     const content = first.text.slice(indent);
     if (content === '-' || content.startsWith('- ')) return this.#sequence(indent);
@@ -127,6 +150,7 @@ class Parser {
       if (line.indent === indent && !isItem) return out; // the enclosing mapping's next key
       if (line.indent !== indent) throw new FrontmatterError('bad indentation in a sequence', line.no);
       const rest = content.slice(1).replace(/^ +/, '');
+      if (rest === '-' || rest.startsWith('- ')) throw new FrontmatterError('a sequence starting on its parent item\'s line is not supported', line.no);
       if (rest === '' || rest.startsWith('#')) {
         this.#i++;
         out.push(this.#nested(indent));
@@ -202,14 +226,16 @@ class Parser {
   #quoted(first: string, no: number, parent: number): string {
     let text = first;
     // a quoted scalar may span lines: gather them until the closing quote
-    while (closingQuote(text) < 0) {
+    let scan = scanQuote(text, 1);
+    while (scan.end < 0) {
       if (this.done) throw new FrontmatterError('unterminated quoted string', no);
       const line = this.peek();
       if (line.text.trim() !== '' && line.indent <= parent) throw new FrontmatterError('unterminated quoted string', no);
       text += '\n' + line.text.trim();
       this.#i++;
+      scan = scanQuote(text, scan.next);
     }
-    const end = closingQuote(text);
+    const end = scan.end;
     const after = text.slice(end + 1).trim();
     if (after !== '' && !after.startsWith('#')) throw new FrontmatterError('unexpected text after a quoted string', no);
     const inner = text.slice(1, end).replace(/[ \t]*\n[ \t]*/g, (m) => (m.split('\n').length > 2 ? '\n'.repeat(m.split('\n').length - 2) : ' '));
@@ -271,23 +297,40 @@ function mappingKey(content: string): { key: string; rest: string } | undefined 
     return { key: content[0] === '"' ? unescapeDouble(inner, undefined) : inner.replace(/''/g, "'"), rest: content.slice(end + 2).trim() };
   }
   if (/^[-?:,[\]{}#&*!|>%@`]/.test(content) && !/^-[^ ]/.test(content)) return undefined;
-  const m = /^([^#]*?)[ \t]*:(?: +(.*))?$/.exec(content);
-  if (!m || m[1]!.includes(': ') || m[1] === '') return undefined;
-  return { key: m[1]!, rest: (m[2] ?? '').trim() };
+  // the key ends at the first ": " (or a final ":"); a " #" before it starts a comment
+  for (let i = 0; i < content.length; i++) {
+    const c = content[i];
+    if (c === '#' && i > 0 && (content[i - 1] === ' ' || content[i - 1] === '\t')) return undefined;
+    if (c === ':' && (i + 1 === content.length || content[i + 1] === ' ' || content[i + 1] === '\t')) {
+      const key = content.slice(0, i).trimEnd();
+      return key === '' ? undefined : { key, rest: content.slice(i + 1).trim() };
+    }
+  }
+  return undefined;
 }
 
 /** Index of the quote closing the quoted scalar `text` starts with; -1 when it is not closed. */
 function closingQuote(text: string): number {
+  return scanQuote(text, 1).end;
+}
+
+/**
+ * Scans the quoted scalar `text` starts with from index `from` for its closing quote:
+ * `end` is its index (-1 when not found) and `next` where to resume once more text is
+ * appended (past an escape that reached the end). Linear in what it scans.
+ */
+function scanQuote(text: string, from: number): { end: number; next: number } {
   const q = text[0];
-  for (let i = 1; i < text.length; i++) {
+  let i = from;
+  for (; i < text.length; i++) {
     const c = text[i];
     if (q === '"' && c === '\\') i++;
     else if (c === q) {
       if (q === "'" && text[i + 1] === "'") i++;
-      else return i;
+      else return { end: i, next: i };
     }
   }
-  return -1;
+  return { end: -1, next: i };
 }
 
 function stripComment(text: string): string {
@@ -319,9 +362,27 @@ function plainScalar(t: string): FrontmatterValue {
   return t;
 }
 
+const PLAIN_FLOW = /[^,[\]{}]*/y;
+const FLOW_KEY = /[^:,[\]{}]*/y;
+
+/** The index of the quote closing the quoted scalar starting at `start` of `text`; -1 when none. */
+function scanQuoteAt(text: string, start: number): number {
+  const q = text[start];
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text[i];
+    if (q === '"' && c === '\\') i++;
+    else if (c === q) {
+      if (q === "'" && text[i + 1] === "'") i++;
+      else return i;
+    }
+  }
+  return -1;
+}
+
 /** Reads one flow collection (`[...]` or `{...}`) from a single line. */
 class FlowReader {
   #pos = 0;
+  #depth = 0;
   constructor(
     readonly text: string,
     readonly no: number,
@@ -339,21 +400,26 @@ class FlowReader {
   value(): FrontmatterValue {
     this.#ws();
     const c = this.text[this.#pos];
-    if (c === '[') return this.#seq();
-    if (c === '{') return this.#map();
+    if (c === '[' || c === '{') {
+      if (++this.#depth > MAX_DEPTH) throw new FrontmatterError(`collections nest deeper than ${MAX_DEPTH} levels`, this.no);
+      const v = c === '[' ? this.#seq() : this.#map();
+      this.#depth--;
+      return v;
+    }
     if (c === '"' || c === "'") return this.#quoted();
-    const m = /^[^,[\]{}]*/.exec(this.text.slice(this.#pos))!;
+    PLAIN_FLOW.lastIndex = this.#pos;
+    const m = PLAIN_FLOW.exec(this.text)!;
     this.#pos += m[0].length;
     return plainScalar(m[0].trim());
   }
 
   #quoted(): string {
-    const rest = this.text.slice(this.#pos);
-    const end = closingQuote(rest);
+    const start = this.#pos;
+    const end = scanQuoteAt(this.text, start);
     if (end < 0) throw new FrontmatterError('unterminated quoted string', this.no);
-    this.#pos += end + 1;
-    const inner = rest.slice(1, end);
-    return rest[0] === '"' ? unescapeDouble(inner, this.no) : inner.replace(/''/g, "'");
+    this.#pos = end + 1;
+    const inner = this.text.slice(start + 1, end);
+    return this.text[start] === '"' ? unescapeDouble(inner, this.no) : inner.replace(/''/g, "'");
   }
 
   #seq(): FrontmatterValue[] {
@@ -385,7 +451,8 @@ class FlowReader {
       let key: string;
       if (this.text[this.#pos] === '"' || this.text[this.#pos] === "'") key = this.#quoted();
       else {
-        const m = /^[^:,[\]{}]*/.exec(this.text.slice(this.#pos))!;
+        FLOW_KEY.lastIndex = this.#pos;
+        const m = FLOW_KEY.exec(this.text)!;
         this.#pos += m[0].length;
         key = m[0].trim();
       }

@@ -27,5 +27,5 @@ export {
   type DirectoryChild,
   type ReadDirectoryResult,
 } from './wire.js';
-export { parseFrontmatter, renderFrontmatter, renderSkillMd, FrontmatterError, type FrontmatterValue } from './frontmatter.js';
+export { parseFrontmatter, renderFrontmatter, renderSkillMd, FrontmatterError, MAX_FRONTMATTER_LENGTH, type FrontmatterValue } from './frontmatter.js';
 export { sha256Digest, DIGEST_PATTERN } from './digest.js';
