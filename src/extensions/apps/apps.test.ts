@@ -152,15 +152,16 @@ describe('MCP Apps across implementations, over HTTP, both eras', () => {
     await ours?.close();
   });
 
-  for (const [era, options] of [
-    ['2025 era', {}],
-    ['2026-07-28', { protocolVersions: ALL_REVISIONS }],
+  for (const [era, options, v2Options] of [
+    ['2025 era', {}, {}],
+    ['2026-07-28', { protocolVersions: ALL_REVISIONS }, { versionNegotiation: { mode: { pin: '2026-07-28' } } }],
   ] as const) {
     it(`an mcpkit host finds and fetches the UI of an ext-apps tool (${era})`, async () => {
       const client = new Client({ name: 'host', version: '1' }, options);
       const apps = new AppsClient(client);
       await client.connect(new StreamableHttpClientTransport({ url: official.url }));
       try {
+        assert.equal(client.era, era === '2025 era' ? 'stateful' : 'stateless');
         const weather = (await client.listAllTools()).find((t) => t.name === 'weather')!;
         assert.equal(apps.resourceUriOf(weather), 'ui://weather/view.html');
         const resource = (await apps.appResourceFor(weather))!;
@@ -172,9 +173,10 @@ describe('MCP Apps across implementations, over HTTP, both eras', () => {
     });
 
     it(`the official client, declaring the extension, sees mcpkit's app and is recognised (${era})`, async () => {
-      const v2 = new V2Client({ name: 'v2-host', version: '1' }, { capabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [EXT_MIME_TYPE] } } } as never });
+      const v2 = new V2Client({ name: 'v2-host', version: '1' }, { ...v2Options, capabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [EXT_MIME_TYPE] } } } } as never);
       await v2.connect(new V2Transport(new URL(ours.url)));
       try {
+        assert.equal(v2.getNegotiatedProtocolVersion(), era === '2025 era' ? '2025-11-25' : '2026-07-28');
         const { tools } = await v2.listTools();
         const show = tools.find((t) => t.name === 'show')!;
         assert.equal((show._meta as { ui: { resourceUri: string } }).ui.resourceUri, 'ui://apps/view.html');
