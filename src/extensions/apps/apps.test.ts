@@ -111,6 +111,20 @@ describe('MCP Apps helpers, checked by ext-apps', () => {
     assert.throws(() => registerAppTool(server, 't', { ui: { resourceUri: 'file:///x' } }, () => 'x'), /must start with ui:\/\//);
   });
 
+  it('an unlisted UI resource is readable but left out of resources/list', async () => {
+    const server = new McpServer({ name: 'unlisted', version: '1' });
+    server.registerResource('test://other', { name: 'other' }, (u) => ({ contents: [{ uri: u, text: 'x' }] }));
+    registerAppResource(server, 'ui://hidden/view.html', { name: 'Hidden', html: (uri) => `<!DOCTYPE html><p>${uri}</p>`, listed: false });
+    let apps!: AppsClient;
+    const pair = await connectInMemory(server, { onClient: (c) => (apps = new AppsClient(c)) });
+    try {
+      assert.deepEqual((await pair.client.listAllResources()).map((r) => r.uri), ['test://other']);
+      assert.equal((await apps.fetchAppResource('ui://hidden/view.html')).html, '<!DOCTYPE html><p>ui://hidden/view.html</p>');
+    } finally {
+      await pair.close();
+    }
+  });
+
   it('the host refuses a resource that is not an app', async () => {
     const server = new McpServer({ name: 'wrong', version: '1' });
     server.registerResource('ui://wrong/plain', { name: 'plain', mimeType: 'text/html' }, (u) => ({ contents: [{ uri: u, mimeType: 'text/html', text: HTML }] }));
