@@ -264,7 +264,7 @@ export class SkillsClient {
       listed = entry.resources.find((r) => r.uri === uri);
       if (listed === undefined) throw new SkillVerificationError('unlisted', uri, `${uri} is not a file of the skill ${entry.uri}`);
       if (listed.size > this.#maxFileBytes) throw new SkillVerificationError('size', uri, `${uri} is ${listed.size} bytes, over this host's limit of ${this.#maxFileBytes}`);
-    } else if (!uri.startsWith(`${skillRootOf(entry.uri)!}/`)) {
+    } else if (!uri.startsWith(`${skillRootOf(entry.uri)!}/`) || uri.split('/').some((segment) => segment === '..' || segment === '.')) {
       throw new SkillVerificationError('unlisted', uri, `${uri} is not under the skill ${entry.uri}`);
     }
     const result = await this.#client.readResource(uri, options);

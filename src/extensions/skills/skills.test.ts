@@ -211,6 +211,32 @@ function tamperingServer(served: string, listedAs: string): { server: McpServer;
   return { server, reads };
 }
 
+describe('dynamic skills', () => {
+  it('reads files of a "dynamic" entry unverified, but never outside the skill', async () => {
+    const server = new McpServer({ name: 'dynamic', version: '1.0.0' });
+    const uri = 'skill://notes/SKILL.md';
+    const md = '---\nname: notes\ndescription: Take notes\n---\nBody\n';
+    server.extend(skillsProtocolExtension('server'));
+    server.registerResource(uri, { name: 'notes' }, (u) => ({ contents: [{ uri: u, mimeType: 'text/markdown', text: md }] }));
+    server.onConnect((session) =>
+      session.endpoint.setRequestHandler(SkillsMethod.List, () => ({ skills: [{ uri, frontmatter: { name: 'notes', description: 'Take notes' }, resources: 'dynamic' }] })),
+    );
+    let skills!: SkillsClient;
+    const pair = await connectInMemory(server, { onClient: (c) => (skills = new SkillsClient(c)), checkWire: false });
+    try {
+      const [entry] = await skills.listSkills();
+      const loaded = await skills.loadSkill(entry!);
+      assert.equal(loaded.file.verified, false);
+      assert.equal(loaded.body, 'Body\n');
+      for (const ref of ['../other/SKILL.md', 'skill://other/SKILL.md', './x']) {
+        await assert.rejects(skills.readFile(entry!, ref), (e: unknown) => e instanceof SkillVerificationError && e.reason === 'unlisted', ref);
+      }
+    } finally {
+      await pair.close();
+    }
+  });
+});
+
 describe('skills negotiation', () => {
   it('a client without the extension is refused locally; a server without it answers -32601', async () => {
     const server = new McpServer({ name: 'plain', version: '1.0.0' });
