@@ -12,7 +12,8 @@
  *
  * Design note: only mcpkit's public client API is used (`Client` from `mcpkit/client`, the
  * Streamable HTTP client transport, `OAuthClient` from `mcpkit/auth`). The `auth/*`
- * scenarios live in `auth-scenarios.ts` (loaded only for them; they read
+ * scenarios live in `auth-scenarios.ts` and the SEP-2640 skills ones in `skills-scenarios.ts`
+ * (each loaded only for its scenarios; the auth ones read
  * `MCP_CONFORMANCE_CONTEXT`) and run on either wire. On the 2026-07-28 stateless wire the
  * client pins that revision (`server/discover` probe, per-request `_meta`, multi round-trip
  * requests answered by its handlers). A wire mcpkit does not speak fails at once, before
@@ -211,13 +212,6 @@ const SCENARIOS: Record<string, Step> = {
     }),
 };
 
-/**
- * SEP-2640 skills (an extension mcpkit's client does not implement): the client connects
- * and never lists or reads skills — which is what a host without skills support does. The
- * suite reports these checks as SKIPPED.
- */
-const SKILLS_SCENARIOS = new Set(['sep-2640-client-no-prefetch', 'sep-2640-client-verify-digest', 'sep-2640-client-verify-size', 'sep-2640-client-verify-frontmatter']);
-
 /** The parsed `MCP_CONFORMANCE_CONTEXT` (credentials of some auth scenarios); undefined when unset. */
 function scenarioContext(): Record<string, unknown> | undefined {
   const raw = process.env.MCP_CONFORMANCE_CONTEXT;
@@ -235,11 +229,9 @@ async function run(scenario: string, url: string): Promise<void> {
   }
   const step = SCENARIOS[scenario];
   if (step) return step(url);
-  if (SKILLS_SCENARIOS.has(scenario)) {
-    return withConnection(url, async (client) => {
-      const declared = (client.serverCapabilities as JSONObject | undefined)?.extensions;
-      process.stderr.write(`conformance client: ${scenario}: mcpkit's client does not implement the skills extension (server declares: ${JSON.stringify(declared ?? {})}); no skill is listed or read\n`);
-    });
+  if (scenario.startsWith('sep-2640-')) {
+    const { runSkillsScenario } = await import('./skills-scenarios.js');
+    return runSkillsScenario(scenario, url, { protocolVersion: process.env.MCP_CONFORMANCE_PROTOCOL_VERSION, timeoutMs: REQUEST_TIMEOUT_MS });
   }
   throw new ScenarioFailure(`unknown scenario ${JSON.stringify(scenario)}`);
 }

@@ -11,6 +11,7 @@ import { TaskServer, type TaskServerOptions } from '../tasks/index.js';
 import { PNG_1X1, wavTone } from './media.js';
 import { registerStatelessDemo } from './stateless/tools.js';
 import { registerStatelessTaskDemo } from './stateless/tasks.js';
+import { registerDemoExtensions } from './extensions.js';
 import { noArgs, sleep } from './util.js';
 
 /** Options of {@link createDemoServer}. */
@@ -189,6 +190,8 @@ export function createDemoServer(options: DemoOptions = {}): McpServer {
   // ───────────── conformance contract of the stateless era (2026-07-28) ─────────────
   registerStatelessDemo(server);
   registerStatelessTaskDemo(server);
+  // the official extensions: skills (SEP-2640) and one MCP App
+  registerDemoExtensions(server);
 
   // ───────────── more of the SDK ─────────────
   server.registerTool('add', {

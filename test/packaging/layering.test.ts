@@ -39,6 +39,7 @@ type Layer =
   | 'http'
   | 'tasks'
   | 'auth'
+  | 'extensions'
   | 'testing'
   | 'demo'
   | 'cli';
@@ -71,6 +72,8 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   ['http/', 'http'],
   ['tasks/', 'tasks'],
   ['auth/', 'auth'],
+  // the official extensions (skills, apps), built on the roles' public APIs
+  ['extensions/', 'extensions'],
   // shipped test helpers (`mcpkit/testing`)
   ['testing/', 'testing'],
   // the top: the demo server and the CLI that serves it
@@ -107,8 +110,9 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   http: [...BELOW_ROLES, ...ROLES],
   tasks: [...BELOW_ROLES, ...ROLES],
   auth: [...BELOW_ROLES, ...ROLES],
+  extensions: [...BELOW_ROLES, ...ROLES],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
-  demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
+  demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'extensions'],
   // `mcpkit demo` serves the demo server
   cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo'],
 };

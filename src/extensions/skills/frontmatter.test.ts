@@ -1,0 +1,93 @@
+/**
+ * The frontmatter reader and writer: what `renderFrontmatter` writes reads back identically
+ * both here and with a full YAML 1.2 parser (the `yaml` package, the kind hosts use:
+ * SEP-2640 › the entry's frontmatter MUST be identical to the file's), hand-written
+ * frontmatter in the supported subset reads as the full parser reads it, and what leaves
+ * the subset is refused with the line, never misread.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { parse as yamlParse } from 'yaml';
+import { FrontmatterError, parseFrontmatter, parseYamlSubset, renderFrontmatter, renderSkillMd, splitSkillMd, type FrontmatterValue } from './frontmatter.js';
+
+const key = fc.oneof(fc.stringMatching(/^[a-z][a-z0-9_-]{0,12}$/), fc.string({ minLength: 1, maxLength: 8 }));
+const scalar: fc.Arbitrary<FrontmatterValue> = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.constantFrom('true', 'null', '1', '-', '#x', 'a: b', ' lead', 'trail ', '"q"', "it's", 'line\nbreak', '---', '- item', '[x]', '{y}', '~', '0x1F', '1e3'),
+  fc.integer({ min: -1e9, max: 1e9 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).filter((n) => !Object.is(n, -0)),
+  fc.boolean(),
+  fc.constant(null),
+);
+const value: fc.Arbitrary<FrontmatterValue> = fc.letrec<{ v: FrontmatterValue }>((tie) => ({
+  v: fc.oneof({ depthSize: 'small', maxDepth: 3 }, scalar, fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(key, tie('v'), { maxKeys: 4 })),
+})).v;
+const frontmatter = fc.dictionary(key, value, { minKeys: 1, maxKeys: 6 });
+
+describe('frontmatter', () => {
+  it('renders what it and a full YAML parser read back identically (property)', () => {
+    fc.assert(
+      fc.property(frontmatter, (fm) => {
+        const yaml = renderFrontmatter(fm);
+        // the generated objects have no prototype; compare as JSON values
+        const expected = JSON.parse(JSON.stringify(fm)) as Record<string, FrontmatterValue>;
+        assert.deepEqual(parseYamlSubset(yaml), expected, yaml);
+        assert.deepEqual(yamlParse(yaml), expected, yaml);
+        assert.deepEqual(parseFrontmatter(renderSkillMd(fm, '# Body\n')), { frontmatter: expected, body: '# Body\n' });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('reads hand-written frontmatter as a full YAML parser does', () => {
+    const samples = [
+      'name: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n',
+      'name: x\ndescription: >\n  Folded text\n  on two lines.\n\n  New paragraph.\nlicense: MIT # trailing comment\n',
+      'name: x\ndescription: |-\n  literal\n    indented\n  text\nkeep: |+\n  a\n\nafter: 1\n',
+      "# comment\nname: \"quoted \\\"name\\\" \\u00e9\"\ndescription: 'single ''quoted'''\n",
+      'allowed-tools:\n  - Bash(git:*)\n  - Read\nmetadata:\n  author: someone\n  tags: [a, "b c", 3]\n  nested: {k: v, n: 2}\n',
+      'list:\n- one\n- two: 2\n  three: 3\n-\n  - deep\nempty:\nnum: -0.5e2\nhex: 0x1f\nbools: [true, False, ~]\n',
+      'description: a plain scalar\n  that continues here\nname: x\n',
+      'name: x\ndescription: "multi\n  line quoted"\n',
+      'colon: http://example.com/path\nwith-hash: a#b\n',
+    ];
+    for (const sample of samples) assert.deepEqual(parseYamlSubset(sample), yamlParse(sample), sample);
+  });
+
+  it('refuses what leaves the subset, naming the line', () => {
+    const refused: Array<[string, RegExp]> = [
+      ['name: &a x\nother: *a\n', /anchors, aliases and tags.*line 1/],
+      ['name: !!str x\n', /tags/],
+      ['name: x\nname: y\n', /duplicate key "name".*line 2/],
+      ['name: x\n\tdescription: y\n', /tabs.*line 2/],
+      ['name: [a, b\n', /malformed flow sequence/],
+      ['name: "open\n', /unterminated/],
+      ['a: b\n  c: d\n', /bad indentation|expected/],
+      ['value: .inf\n', /no JSON form/],
+      ['list:\n- - nested\n', /not supported.*line 2/],
+      [`deep: ${'['.repeat(100)}${']'.repeat(100)}\n`, /deeper than 64 levels/],
+      [Array.from({ length: 100 }, (_, i) => `${' '.repeat(2 * i)}k${i}:`).join('\n') + ' x\n', /deeper than 64 levels/],
+      [`big: ${'x'.repeat(70_000)}\n`, /longer than 65536 characters/],
+    ];
+    for (const [text, message] of refused) assert.throws(() => parseYamlSubset(text), (e: unknown) => e instanceof FrontmatterError && message.test(e.message), text);
+  });
+
+  it('stays linear on hostile input (bounded work, not bounded time)', () => {
+    // lines that once made a regex backtrack: many colons, long flow collections, a long quoted scalar over many lines
+    const colons = `k: ${'a:b'.repeat(20_000)}\n`;
+    assert.equal((parseYamlSubset(colons, 0, 100_000) as { k: string }).k, 'a:b'.repeat(20_000));
+    const flow = `k: [${Array.from({ length: 10_000 }, (_, i) => i).join(', ')}]\n`;
+    assert.equal((parseYamlSubset(flow) as { k: number[] }).k.length, 10_000);
+    const quoted = `k: "${'word\n  '.repeat(8_000)}end"\n`;
+    assert.match((parseYamlSubset(quoted) as { k: string }).k, /end$/);
+  });
+
+  it('splits SKILL.md (BOM, CRLF) and refuses a file without frontmatter', () => {
+    assert.deepEqual(parseFrontmatter('\ufeff---\r\nname: x\r\ndescription: y\r\n---\r\nBody\r\n'), { frontmatter: { name: 'x', description: 'y' }, body: 'Body\r\n' });
+    assert.equal(splitSkillMd('# no frontmatter\n'), undefined);
+    assert.equal(splitSkillMd('---\nname: x\n'), undefined);
+    assert.throws(() => parseFrontmatter('---\n- a list\n---\n'), /not a YAML mapping/);
+    assert.throws(() => renderFrontmatter({ n: Number.NaN }), TypeError);
+  });
+});

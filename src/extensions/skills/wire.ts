@@ -1,0 +1,180 @@
+/**
+ * The wire of the skills extension (SEP-2640, `io.modelcontextprotocol/skills`): its
+ * identifier, methods, entry shapes, limits, and the method-table entries both sides add.
+ *
+ * Negotiation is the same in both eras: each side declares
+ * `capabilities.extensions["io.modelcontextprotocol/skills"]` (an object; `{}` = no optional
+ * features) — in `initialize` (2025 era), in `server/discover` and in every request's
+ * `_meta` client capabilities (2026-07-28). `skills/list` and `skills/get` are gated on the
+ * server's declaration: a client refuses to send them to a server that did not declare
+ * the extension, a server answers -32601 to them when it did not.
+ */
+import type { JSONObject } from '../../jsonrpc/types.js';
+import { Method } from '../../protocol/methods.js';
+import { tableFor, type MethodSpec, type ProtocolExtension } from '../../protocol/table.js';
+import { withExtension } from '../shared.js';
+
+/** The extension's identifier. */
+export const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
+
+/** The extension's methods. */
+export const SkillsMethod = {
+  /** Lists the skills a server serves (paginated). */
+  List: 'skills/list',
+  /** One skill's entry by the URI of its `SKILL.md`. */
+  Get: 'skills/get',
+  /** The direct children of a skill directory (paginated); offered when the server declares `directoryRead: true`. */
+  DirectoryRead: 'resources/directory/read',
+} as const;
+
+/** `mimeType` of a directory in `resources/directory/read` results. */
+export const DIRECTORY_MIME_TYPE = 'inode/directory';
+
+/** The file every skill has at its root. */
+export const SKILL_MD = 'SKILL.md';
+
+/** `mimeType` of a `SKILL.md` resource. */
+export const SKILL_MD_MIME_TYPE = 'text/markdown';
+
+/** The URI scheme skills are served under by default. */
+export const SKILL_SCHEME = 'skill://';
+
+/**
+ * The publication limits the SEP sets per skill: at most 512 resource entries (SKILL.md
+ * included) and 16 MiB (16 777 216 bytes) summed over them.
+ */
+export const SKILL_LIMITS = Object.freeze({ files: 512, bytes: 16 * 1024 * 1024 });
+
+/**
+ * A skill name as the Agent Skills specification defines it: 1-64 characters, lowercase
+ * ASCII letters, digits and hyphens, no leading, trailing or consecutive hyphens.
+ */
+export const SKILL_NAME_PATTERN = /^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
+/** Why `name` is not a valid skill name, or undefined when it is one. Pure. */
+export function skillNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string') return 'the name is not a string';
+  if (name.length < 1 || name.length > 64) return `the name "${name}" is not 1-64 characters long`;
+  if (!SKILL_NAME_PATTERN.test(name)) return `the name "${name}" is not lowercase letters, digits and single hyphens (no leading or trailing hyphen)`;
+  return undefined;
+}
+
+/** The frontmatter of a skill: `name` and `description` at least, every other member verbatim. */
+export interface SkillFrontmatter {
+  name: string;
+  description: string;
+  [key: string]: unknown;
+}
+
+/** One file of a skill as its entry lists it. */
+export interface SkillResourceEntry {
+  /** Resource URI of the file (the skill's `SKILL.md` or a file under its directory). */
+  uri: string;
+  /** `sha256:<64 lowercase hex>` of the file's raw bytes. */
+  digest: string;
+  /** Length of the file's raw bytes. */
+  size: number;
+}
+
+/** A skill's entry in `skills/list` and `skills/get`. */
+export interface SkillEntry {
+  /** Resource URI of the skill's `SKILL.md`; its last path segment before `SKILL.md` is the name. */
+  uri: string;
+  /** The `SKILL.md` frontmatter as a JSON object. */
+  frontmatter: SkillFrontmatter;
+  /** Every file of the skill, SKILL.md included, each once; or `"dynamic"` when the server cannot enumerate them. */
+  resources: SkillResourceEntry[] | 'dynamic';
+  _meta?: JSONObject;
+}
+
+/** `skills/list` result. `ttlMs` / `cacheScope` are present from 2026-07-28. */
+export interface ListSkillsResult {
+  skills: SkillEntry[];
+  nextCursor?: string;
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
+}
+
+/** `skills/get` result. `ttlMs` / `cacheScope` are present from 2026-07-28. */
+export interface GetSkillResult {
+  skill: SkillEntry;
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
+}
+
+/** One child of a directory in a `resources/directory/read` result. */
+export interface DirectoryChild {
+  uri: string;
+  name: string;
+  /** {@link DIRECTORY_MIME_TYPE} for a subdirectory. */
+  mimeType?: string;
+  size?: number;
+}
+
+/** `resources/directory/read` result. `ttlMs` / `cacheScope` are present from 2026-07-28. */
+export interface ReadDirectoryResult {
+  resources: DirectoryChild[];
+  nextCursor?: string;
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
+}
+
+/** The extension's settings (the value under its identifier): `directoryRead: true` offers `resources/directory/read`. */
+export interface SkillsCapability {
+  directoryRead?: boolean;
+  [key: string]: unknown;
+}
+
+/** The skill name a `SKILL.md` URI carries (its second-to-last path segment), or undefined. Pure. */
+export function skillNameOfUri(uri: string): string | undefined {
+  const at = uri.indexOf('://');
+  if (at < 0) return undefined;
+  const segments = uri.slice(at + 3).split('/').filter((s) => s.length > 0);
+  if (segments.length < 2 || segments[segments.length - 1] !== SKILL_MD) return undefined;
+  return segments[segments.length - 2];
+}
+
+/** The directory URI of a skill (its `SKILL.md` URI without `/SKILL.md`), or undefined. Pure. */
+export function skillRootOf(uri: string): string | undefined {
+  return uri.endsWith(`/${SKILL_MD}`) ? uri.slice(0, -SKILL_MD.length - 1) : undefined;
+}
+
+/** True when `caps` (either side's, either era's) declares the skills extension. Pure. */
+export function declaresSkills(caps: object | undefined): boolean {
+  const extensions = (caps as { extensions?: unknown } | undefined)?.extensions;
+  if (typeof extensions !== 'object' || extensions === null) return false;
+  const value = (extensions as Record<string, unknown>)[SKILLS_EXTENSION_ID];
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const checkCursor = (p: JSONObject | undefined): string | undefined =>
+  p?.cursor !== undefined && typeof p.cursor !== 'string' ? 'Invalid params: "cursor" must be a string' : undefined;
+const checkUri = (p: JSONObject | undefined): string | undefined => (typeof p?.uri !== 'string' ? 'Invalid params: "uri" must be a string' : undefined);
+
+/**
+ * The skills extension's method-table entries and declaration, for `role`'s side. Both
+ * methods go client → server, gated on the server's declaration; in a revision without a
+ * handshake (2026-07-28) they may be sent at once. Pure.
+ */
+export function skillsProtocolExtension(role: 'client' | 'server', settings: SkillsCapability = {}): ProtocolExtension {
+  const gate = { holder: 'receiver' as const, path: ['extensions', SKILLS_EXTENSION_ID] };
+  return {
+    name: SKILLS_EXTENSION_ID,
+    methods(revision: string): readonly MethodSpec[] {
+      const beforeInit = tableFor(revision)?.methods.has(Method.Initialize) === false;
+      return [
+        { method: SkillsMethod.List, kind: 'request', direction: 'client-to-server', gate, params: checkCursor, beforeInit },
+        { method: SkillsMethod.Get, kind: 'request', direction: 'client-to-server', gate, params: checkUri, beforeInit },
+        {
+          method: SkillsMethod.DirectoryRead,
+          kind: 'request',
+          direction: 'client-to-server',
+          gate: { holder: 'receiver', path: ['extensions', SKILLS_EXTENSION_ID, 'directoryRead'] },
+          params: (p) => checkUri(p) ?? checkCursor(p),
+          beforeInit,
+        },
+      ];
+    },
+    capabilities: (side, declared) => (side === role ? withExtension(declared, SKILLS_EXTENSION_ID, { ...settings }) : undefined),
+  };
+}
