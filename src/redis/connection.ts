@@ -95,6 +95,7 @@ export class RedisConnection {
   readonly #client: Redis;
   readonly #options: RedisOptions;
   readonly #onError: (error: Error) => void;
+  readonly #connectTimeout: number;
   #subscriber: Redis | undefined;
   readonly #handlers = new Map<string, Set<ChannelHandler>>();
   #subscribed = false;
@@ -106,7 +107,7 @@ export class RedisConnection {
   static async connect(options: RedisConnectionOptions = {}): Promise<RedisConnection> {
     const connection = new RedisConnection(options);
     try {
-      await connection.#waitReady(connection.#client, options.connectTimeoutMs ?? 5000);
+      await connection.#waitReady(connection.#client, connection.#connectTimeout);
     } catch (err) {
       await connection.close();
       throw err;
@@ -126,7 +127,7 @@ export class RedisConnection {
     this.#options = {
       ...options.redisOptions,
       commandTimeout: positive('commandTimeoutMs', options.commandTimeoutMs ?? 2000),
-      connectTimeout: positive('connectTimeoutMs', options.connectTimeoutMs ?? 5000),
+      connectTimeout: (this.#connectTimeout = positive('connectTimeoutMs', options.connectTimeoutMs ?? 5000)),
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       autoResubscribe: false,
@@ -142,6 +143,12 @@ export class RedisConnection {
   /** True while the command client is connected and ready. */
   get ready(): boolean {
     return this.#client.status === 'ready';
+  }
+
+  /** Resolves when the command client is ready; rejects with {@link RedisUnavailableError} after `timeoutMs`. */
+  whenReady(timeoutMs = 10_000): Promise<void> {
+    if (this.#closed) return Promise.reject(new RedisUnavailableError('closed', this.#where));
+    return this.#waitReady(this.#client, timeoutMs);
   }
 
   /**
@@ -184,8 +191,8 @@ export class RedisConnection {
 
   /**
    * Adds `handler` for messages of `channel` (prefixed on the wire). Resolves once Redis
-   * confirmed the subscription, or at once while disconnected (the subscription is then made
-   * on reconnect). Returns the function that removes the handler.
+   * confirmed the subscription, or after `connectTimeoutMs` while Redis is unreachable (the
+   * subscription is then made on reconnect). Returns the function that removes the handler.
    */
   async subscribe(channel: string, handler: ChannelHandler): Promise<() => Promise<void>> {
     if (this.#closed) throw new RedisUnavailableError('closed', this.#where);
@@ -195,6 +202,8 @@ export class RedisConnection {
     set.add(handler);
     const sub = this.#subscriberClient();
     if (fresh && sub.status === 'ready') await sub.subscribe(this.prefix + channel).catch((err) => this.#onError(this.#translate(err)));
+    // Still connecting: the subscription is made once the subscriber is ready; wait for that (bounded).
+    else if (!this.#subscribed) await this.whenSubscribed(this.#connectTimeout).catch(() => {});
     return async () => {
       const current = this.#handlers.get(channel);
       if (current === undefined || !current.delete(handler) || current.size > 0) return;

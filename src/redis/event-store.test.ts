@@ -11,6 +11,7 @@ import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
 import { kill, spawnInstance } from './fixtures/spawn-instance.js';
 import { startRedis, type RedisServer } from './redis-server.test.helper.js';
+import { until } from './task-peer.test.helper.js';
 
 let server: RedisServer;
 let redis: RedisConnection;
@@ -23,14 +24,6 @@ after(async () => {
   await redis.close();
   await server.close();
 });
-
-async function until(what: string, condition: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new assert.AssertionError({ message: `timed out waiting for ${what}` });
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('RedisEventStore', () => {
   it('replays after a sequence number, per stream, in order', async () => {

@@ -9,15 +9,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '../client/client.js';
 import { McpError } from '../jsonrpc/errors.js';
-import { TaskClient } from '../tasks/client.js';
-import { sleep, taskFixture, type Fixture } from '../tasks/fixtures/task-fixture.js';
 import { TASK_CANCELLED_CODE } from '../tasks/types.js';
-import { InMemoryTransport } from '../transport/memory.js';
 import { RedisConnection } from './connection.js';
 import { kill, spawnInstance } from './fixtures/spawn-instance.js';
 import { startRedis, type RedisServer } from './redis-server.test.helper.js';
+import { taskPeer, until, type TaskPeer } from './task-peer.test.helper.js';
 import { RedisTaskStore } from './task-store.js';
 
 const PREFIX = 'across:';
@@ -32,10 +29,7 @@ after(async () => {
   await server.close();
 });
 
-interface Instance {
-  fx: Fixture;
-  client: Client;
-  tasks: TaskClient;
+interface Instance extends TaskPeer {
   store: RedisTaskStore;
 }
 
@@ -43,28 +37,13 @@ interface Instance {
 async function instance(): Promise<Instance> {
   const redis = await RedisConnection.connect({ url: server.url, prefix: PREFIX });
   const store = await RedisTaskStore.open(redis, { heartbeatTtlMs: 1000, heartbeatIntervalMs: 200 });
-  // One authenticated user on both instances: task owners do not depend on the connection.
-  const fx = taskFixture({ store, ownerOf: () => ({ auth: 'user-1' }) });
-  const [clientEnd, serverEnd] = InMemoryTransport.createPair();
-  await fx.server.connect(serverEnd);
-  const client = new Client({ name: 'across-test', version: '1.0.0' });
-  const tasks = new TaskClient(client, { sweepIntervalMs: 0 });
-  await client.connect(clientEnd);
+  const peer = await taskPeer(store);
   cleanup.push(async () => {
-    await client.close();
-    await fx.tasks?.close();
+    await peer.close();
     await store.close();
     await redis.close();
   });
-  return { fx, client, tasks, store };
-}
-
-async function until(what: string, condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new assert.AssertionError({ message: `timed out waiting for ${what}` });
-    await sleep(10);
-  }
+  return { ...peer, store };
 }
 
 describe('tasks across instances (RedisTaskStore)', () => {
