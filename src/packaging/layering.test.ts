@@ -37,6 +37,7 @@ type Layer =
   | 'http'
   | 'tasks'
   | 'auth'
+  | 'redis'
   | 'testing'
   | 'demo'
   | 'cli'
@@ -70,6 +71,8 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   ['http/', 'http'],
   ['tasks/', 'tasks'],
   ['auth/', 'auth'],
+  // the stores and the bus shared between instances through Redis (`mcpkit/redis`)
+  ['redis/', 'redis'],
   // shipped test helpers (`mcpkit/testing`)
   ['testing/', 'testing'],
   // the top: the demo server and the CLI that serves it
@@ -78,6 +81,7 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   // not shipped (package.json `files` leaves them out) or test files only
   ['auth/testing/', 'test-only'],
   ['tasks/fixtures/', 'test-only'],
+  ['redis/fixtures/', 'test-only'],
   ['http/interop/', 'test-only'],
   ['bench/', 'test-only'],
   ['conformance/', 'test-only'],
@@ -117,6 +121,8 @@ const ALLOWED: Readonly<Record<Exclude<Layer, 'test-only'>, readonly Layer[]>> =
   http: [...BELOW_ROLES, ...ROLES],
   tasks: [...BELOW_ROLES, ...ROLES],
   auth: [...BELOW_ROLES, ...ROLES],
+  // implements the stores the HTTP transport and the tasks engine define
+  redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   // `mcpkit demo` serves the demo server

@@ -10,12 +10,11 @@ import { Notification } from '../protocol/methods.js';
 import type { BusData, RedisBus } from './bus.js';
 import { positiveInteger } from './options.js';
 
+/** The list_changed notifications an instance shares. */
+export type SharedListChangedMethod = typeof Notification.ResourcesListChanged | typeof Notification.ToolsListChanged | typeof Notification.PromptsListChanged;
+
 /** The notifications an instance shares. */
-export type SharedNotificationMethod =
-  | typeof Notification.ResourcesUpdated
-  | typeof Notification.ResourcesListChanged
-  | typeof Notification.ToolsListChanged
-  | typeof Notification.PromptsListChanged;
+export type SharedNotificationMethod = typeof Notification.ResourcesUpdated | SharedListChangedMethod;
 
 /** One shared notification: the method and, for `resources/updated`, the URI. */
 export interface SharedNotification {
@@ -76,7 +75,7 @@ export class RedisNotifier {
   }
 
   /** Tells every instance that a list changed (`notifications/tools/list_changed` and the like). */
-  async listChanged(method: Exclude<SharedNotificationMethod, typeof Notification.ResourcesUpdated>): Promise<void> {
+  async listChanged(method: SharedListChangedMethod): Promise<void> {
     if (!LISTS.has(method)) throw new RangeError(`Not a shared list_changed notification: ${String(method)}`);
     await this.#bus.publish(this.#channel, { m: method });
   }
