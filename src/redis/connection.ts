@@ -308,13 +308,15 @@ export class RedisConnection {
     });
   }
 
+  /** Connection-level failures become {@link RedisUnavailableError}; replies of Redis (ReplyError) and anything else pass through. */
   #translate(err: unknown): Error {
     if (err instanceof RedisUnavailableError) return err;
-    const message = err instanceof Error ? err.message : String(err);
-    if (/timed out/i.test(message)) return new RedisUnavailableError('timeout', this.#where, err);
-    if (/enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|max retries|Stream isn't writeable|connect/i.test(message)) {
-      return new RedisUnavailableError(this.#closed ? 'closed' : 'disconnected', this.#where, err);
+    const e = err instanceof Error ? err : new Error(String(err));
+    if (e.name === 'ReplyError') return e;
+    if (/Command timed out/i.test(e.message)) return new RedisUnavailableError('timeout', this.#where, e);
+    if (e.name === 'MaxRetriesPerRequestError' || /enableOfflineQueue|Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|connect ETIMEDOUT/.test(e.message)) {
+      return new RedisUnavailableError(this.#closed ? 'closed' : 'disconnected', this.#where, e);
     }
-    return err instanceof Error ? err : new Error(message);
+    return e;
   }
 }
