@@ -10,7 +10,11 @@
  * finished (whole store, per owner) by finishing sequence.
  */
 
-/** Deletes one task slot with its index entries. Expects the `ARGV` layout of {@link PREFIXES}. */
+/**
+ * Every script starts with this: ARGV[1..5] are the task key prefix, the owner index prefix,
+ * the per-owner finished index prefix, the expiry index and the finished index; `remove`
+ * deletes one task slot with its index entries. Script arguments follow from ARGV[6].
+ */
 const REMOVE = `
 local P_TASK, P_OWNER, P_FOWNER, K_EXPIRY, K_FINISHED = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local function remove(slot)
@@ -26,15 +30,12 @@ local function remove(slot)
 end
 `;
 
-/** Number of leading ARGV entries every script takes: the key prefixes and fixed keys. */
-export const PREFIXES = 5;
-
 /**
  * Create. KEYS: task, sequence counter. ARGV after the prefixes: slot, now, record JSON,
  * instance, owner hash, expiresAt ('' none), backstop ms ('' none).
  * Returns the creation sequence, or -1 when a live task holds the slot.
  */
-export const CREATE = `${REMOVE}
+const CREATE = `${REMOVE}
 local slot, now, record, instance, owner, e, px = ARGV[6], tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12]
 local old = redis.call('HGET', KEYS[1], 'e')
 if old then
@@ -50,11 +51,11 @@ return q
 `;
 
 /**
- * Read. KEYS: task. ARGV after the prefixes: this instance's id, the heartbeat key prefix.
+ * Read (without the REMOVE prelude, but with the same ARGV layout). KEYS: task. ARGV after the prefixes: this instance's id, the heartbeat key prefix.
  * Returns false for no task, else {record JSON, version, alive (1/0: the instance that runs
  * it still beats, or it is this one)}.
  */
-export const READ = `
+const READ = `
 local h = redis.call('HMGET', KEYS[1], 'r', 'v', 'i')
 if not h[1] then return false end
 local alive = 1
@@ -69,7 +70,7 @@ return {h[1], h[2], alive}
  * A task that just finished is indexed as finished and the oldest finished past the caps
  * are deleted.
  */
-export const WRITE = `${REMOVE}
+const WRITE = `${REMOVE}
 local slot, expected, record, e, px, finished, capOwner, capAll = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], tonumber(ARGV[12]), tonumber(ARGV[13])
 if redis.call('HGET', KEYS[1], 'v') ~= expected then return 0 end
 redis.call('HSET', KEYS[1], 'r', record, 'e', e)
@@ -88,15 +89,32 @@ return 1
 `;
 
 /** Delete. KEYS: task. ARGV after the prefixes: slot, expected version. Returns 1, or 0 when the version moved on. */
-export const DELETE = `${REMOVE}
+const DELETE = `${REMOVE}
 if redis.call('HGET', KEYS[1], 'v') ~= ARGV[7] then return 0 end
 remove(ARGV[6])
 return 1
 `;
 
 /** Sweep. ARGV after the prefixes: now, limit. Deletes up to limit tasks expired at now; returns how many. */
-export const SWEEP = `${REMOVE}
+const SWEEP = `${REMOVE}
 local due = redis.call('ZRANGEBYSCORE', K_EXPIRY, '-inf', ARGV[6], 'LIMIT', 0, ARGV[7])
 for _, slot in ipairs(due) do remove(slot) end
 return #due
 `;
+
+/** One script: its body and how many of its arguments are KEYS. */
+export interface TaskScript {
+  /** The ioredis command name it is defined under (EVALSHA, falling back to EVAL after a Redis restart). */
+  readonly name: string;
+  readonly keys: number;
+  readonly lua: string;
+}
+
+/** Every script of the task store. */
+export const TASK_SCRIPTS = {
+  create: { name: 'mcpkitTaskCreate1', keys: 2, lua: CREATE },
+  read: { name: 'mcpkitTaskRead1', keys: 1, lua: READ },
+  write: { name: 'mcpkitTaskWrite1', keys: 2, lua: WRITE },
+  delete: { name: 'mcpkitTaskDelete1', keys: 1, lua: DELETE },
+  sweep: { name: 'mcpkitTaskSweep1', keys: 0, lua: SWEEP },
+} as const satisfies Record<string, TaskScript>;

@@ -100,6 +100,25 @@ describe('RedisTaskStore between instances', () => {
     }
   });
 
+  it('lets Redis expire a task only as a backstop: ttl plus expiryBackstopMs, none without a ttl', async () => {
+    const redis = await connection();
+    const store = await RedisTaskStore.open(redis, { expiryBackstopMs: 5000 });
+    try {
+      await store.create(task('timed', { ttlMs: 1000 }));
+      await store.create(task('keep', { ttlMs: null }));
+      await store.create(task('after-end', { ttlMs: 1000, ttlAnchor: 'terminal', form: 'draft', status: 'submitted' }));
+      const pttl = (id: string) => redis.run((c) => c.pttl(redis.key('task', id)));
+      const timed = await pttl('timed');
+      assert.ok(timed > 5000 && timed <= 6000, `pttl ${timed}`);
+      assert.equal(await pttl('keep'), -1, 'no expiry');
+      assert.equal(await pttl('after-end'), -1, 'a keepAlive task expires only after it ends');
+      await store.update('after-end', { status: 'completed', result: {} });
+      assert.ok((await pttl('after-end')) > 5000);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('validates options', async () => {
     const c = await connection();
     await assert.rejects(RedisTaskStore.open(c, { instanceId: 'a b' }), RangeError);

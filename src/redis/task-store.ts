@@ -43,7 +43,7 @@ import {
 } from '../tasks/store.js';
 import { isTerminal, type TaskOwner, type TaskRecord, type TaskStatus } from '../tasks/types.js';
 import type { RedisConnection } from './connection.js';
-import { CREATE, DELETE, READ, SWEEP, WRITE } from './task-scripts.js';
+import { TASK_SCRIPTS, type TaskScript } from './task-scripts.js';
 import { positiveInteger as positive } from './options.js';
 
 /** Options of a {@link RedisTaskStore} (with the caps on finished tasks, {@link FinishedTaskLimits}). */
@@ -85,7 +85,10 @@ interface Loaded {
   version: string;
 }
 
-type Eval = (...args: Array<string | number>) => Promise<unknown>;
+type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
+
+/** ioredis clients the task scripts are defined on. */
+const defined = new WeakSet<object>();
 
 /**
  * A {@link TaskStore} on Redis, shared by every instance using the same Redis and prefix.
@@ -179,7 +182,7 @@ export class RedisTaskStore implements TaskStore {
     const now = this.#now();
     const record = recordOf(copyJson(task), now);
     const slot = this.#redis.id(task.taskId);
-    const seq = await this.#eval(CREATE, [this.#taskKey(slot), this.#seqKey], [slot, now, JSON.stringify(record), this.instanceId, this.#ownerHash(record.owner), ...this.#expiry(record, now)]);
+    const seq = await this.#eval(TASK_SCRIPTS.create, [this.#taskKey(slot), this.#seqKey], [slot, now, JSON.stringify(record), this.instanceId, this.#ownerHash(record.owner), ...this.#expiry(record, now)]);
     if (seq === -1) throw new TaskStoreError('duplicate', `Task ID already exists: ${task.taskId}`);
     this.#announce(record);
     return record;
@@ -261,7 +264,7 @@ export class RedisTaskStore implements TaskStore {
     for (let attempt = 0; attempt < this.#attempts; attempt++) {
       const loaded = await this.#loadSlot(slot);
       if (loaded === undefined || loaded.record.taskId !== taskId || (owner !== undefined && !ownerMatches(loaded.record.owner, owner))) return false;
-      if ((await this.#eval(DELETE, [this.#taskKey(slot)], [slot, loaded.version])) === 1) return true;
+      if ((await this.#eval(TASK_SCRIPTS.delete, [this.#taskKey(slot)], [slot, loaded.version])) === 1) return true;
     }
     throw this.#contention(taskId);
   }
@@ -270,7 +273,7 @@ export class RedisTaskStore implements TaskStore {
     this.#open();
     const n = Math.max(0, Math.floor(limit));
     if (n === 0) return 0;
-    return (await this.#eval(SWEEP, [], [this.#now(), n])) as number;
+    return (await this.#eval(TASK_SCRIPTS.sweep, [], [this.#now(), n])) as number;
   }
 
   /** Stops the heartbeat (deleting it, so other instances end this one's leftover tasks at once) and the channel subscription. Idempotent. */
@@ -304,8 +307,14 @@ export class RedisTaskStore implements TaskStore {
     return [String(record.expiresAt), String(Math.max(1, record.expiresAt - now) + this.#backstop)];
   }
 
-  async #eval(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    return this.#redis.run((c) => (c.eval as unknown as Eval)(script, keys.length, ...keys, ...this.#prefixes, ...args));
+  async #eval(script: TaskScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.#redis.run((c) => {
+      if (!defined.has(c)) {
+        for (const s of Object.values(TASK_SCRIPTS)) c.defineCommand(s.name, { numberOfKeys: s.keys, lua: s.lua });
+        defined.add(c);
+      }
+      return (c as unknown as Record<string, ScriptCall>)[script.name]!(...keys, ...this.#prefixes, ...args);
+    });
   }
 
   /** The live task of `taskId` with its version; ends it first when its instance stopped. */
@@ -316,7 +325,7 @@ export class RedisTaskStore implements TaskStore {
 
   async #loadSlot(slot: string): Promise<Loaded | undefined> {
     for (let attempt = 0; attempt < this.#attempts; attempt++) {
-      const raw = (await this.#eval(READ, [this.#taskKey(slot)], [this.instanceId, this.#redis.prefix + 'instance:'])) as [string, string, number] | null;
+      const raw = (await this.#eval(TASK_SCRIPTS.read, [this.#taskKey(slot)], [this.instanceId, this.#redis.prefix + 'instance:'])) as [string, string, number] | null;
       if (raw === null) return undefined;
       const now = this.#now();
       const record = JSON.parse(raw[0]) as TaskRecord;
@@ -348,7 +357,7 @@ export class RedisTaskStore implements TaskStore {
   /** One compare-and-set; true when it won. Announces the change. */
   async #write(slot: string, version: string, next: TaskRecord, now: number, finished = isTerminal(next.status)): Promise<boolean> {
     const won =
-      (await this.#eval(WRITE, [this.#taskKey(slot), this.#seqKey], [slot, version, JSON.stringify(next), ...this.#expiry(next, now), finished ? '1' : '0', this.#maxFinishedPerOwner, this.#maxFinished])) === 1;
+      (await this.#eval(TASK_SCRIPTS.write, [this.#taskKey(slot), this.#seqKey], [slot, version, JSON.stringify(next), ...this.#expiry(next, now), finished ? '1' : '0', this.#maxFinishedPerOwner, this.#maxFinished])) === 1;
     if (won) this.#announce(next);
     return won;
   }
