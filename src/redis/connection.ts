@@ -99,7 +99,7 @@ export class RedisConnection {
   #subscriber: Redis | undefined;
   readonly #handlers = new Map<string, Set<ChannelHandler>>();
   #subscribed = false;
-  #subscribedWaiters: Array<() => void> = [];
+  #subscribedWaiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   #readyListeners = new Set<() => void>();
   #closed = false;
 
@@ -222,20 +222,27 @@ export class RedisConnection {
     return this.#subscribed;
   }
 
-  /** Resolves when {@link subscribed} is true; rejects with {@link RedisUnavailableError} (`timeout`) after `timeoutMs`. */
+  /** Resolves when {@link subscribed} is true; rejects with {@link RedisUnavailableError} (`timeout`) after `timeoutMs`, (`closed`) on close. */
   whenSubscribed(timeoutMs = 10_000): Promise<void> {
+    if (this.#closed) return Promise.reject(new RedisUnavailableError('closed', this.#where));
     this.#subscriberClient();
     if (this.#subscribed) return Promise.resolve();
     return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (error: Error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
       const timer = setTimeout(() => {
-        this.#subscribedWaiters = this.#subscribedWaiters.filter((w) => w !== done);
+        this.#subscribedWaiters = this.#subscribedWaiters.filter((w) => w !== waiter);
         reject(new RedisUnavailableError('timeout', this.#where));
       }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      this.#subscribedWaiters.push(done);
+      this.#subscribedWaiters.push(waiter);
     });
   }
 
@@ -245,6 +252,9 @@ export class RedisConnection {
     this.#closed = true;
     this.#handlers.clear();
     this.#readyListeners.clear();
+    const waiters = this.#subscribedWaiters;
+    this.#subscribedWaiters = [];
+    for (const w of waiters) w.reject(new RedisUnavailableError('closed', this.#where));
     for (const c of [this.#client, this.#subscriber]) {
       if (c === undefined) continue;
       await c.quit().catch(() => c.disconnect());
@@ -290,7 +300,7 @@ export class RedisConnection {
     this.#subscribed = true;
     const waiters = this.#subscribedWaiters;
     this.#subscribedWaiters = [];
-    for (const w of waiters) w();
+    for (const w of waiters) w.resolve();
   }
 
   #waitReady(client: Redis, timeoutMs: number): Promise<void> {

@@ -119,6 +119,21 @@ describe('RedisTaskStore between instances', () => {
     }
   });
 
+  it('does not let a restarted process with the same instanceId vouch for the dead one\'s tasks', async () => {
+    const prefix = `same${++prefixes}:`;
+    const first = await RedisTaskStore.open(await connection(prefix), { instanceId: 'host-1' });
+    await first.create(task('left'));
+    await first.close();
+    const second = await RedisTaskStore.open(await connection(prefix), { instanceId: 'host-1' });
+    try {
+      assert.notEqual(second.instanceId, first.instanceId);
+      assert.match(second.instanceId, /^host-1\./);
+      assert.equal((await second.get('left'))?.status, 'failed');
+    } finally {
+      await second.close();
+    }
+  });
+
   it('validates options', async () => {
     const c = await connection();
     await assert.rejects(RedisTaskStore.open(c, { instanceId: 'a b' }), RangeError);

@@ -50,7 +50,11 @@ import { positiveInteger as positive } from './options.js';
 export interface RedisTaskStoreOptions extends FinishedTaskLimits {
   /** The clock (epoch ms). Default `Date.now`. */
   now?: () => number;
-  /** This instance's id (a plain word: `A-Z a-z 0-9 . _ -`, up to 64). Default a random UUID. */
+  /**
+   * A name for this instance (a plain word: `A-Z a-z 0-9 . _ -`, up to 64), e.g. the host
+   * name. Default a random UUID. Each open store adds a random run id to it, so a process
+   * restarted under the same name never vouches for the tasks of the one that died.
+   */
   instanceId?: string;
   /** How long this instance counts as alive after its last heartbeat, in ms. Default 15 000. */
   heartbeatTtlMs?: number;
@@ -99,7 +103,7 @@ const defined = new WeakSet<object>();
  * link dropped (then a re-read shows it).
  */
 export class RedisTaskStore implements TaskStore {
-  /** This instance's id, recorded on the tasks it creates. */
+  /** This store's run id (`<instanceId>.<random>`), recorded on the tasks it creates and named by its heartbeat. */
   readonly instanceId: string;
   readonly #redis: RedisConnection;
   readonly #now: () => number;
@@ -143,8 +147,9 @@ export class RedisTaskStore implements TaskStore {
     const limits = finishedTaskLimits(options);
     this.#maxFinished = limits.maxFinishedTasks;
     this.#maxFinishedPerOwner = limits.maxFinishedTasksPerOwner;
-    this.instanceId = options.instanceId ?? randomUUID();
-    if (!INSTANCE_ID.test(this.instanceId)) throw new RangeError('instanceId must be 1 to 64 characters of A-Z a-z 0-9 . _ -');
+    const name = options.instanceId ?? randomUUID();
+    if (!INSTANCE_ID.test(name)) throw new RangeError('instanceId must be 1 to 64 characters of A-Z a-z 0-9 . _ -');
+    this.instanceId = `${name}.${randomUUID().slice(0, 8)}`;
     this.#heartbeatTtl = positive('heartbeatTtlMs', options.heartbeatTtlMs ?? 15_000);
     this.#heartbeatInterval = positive('heartbeatIntervalMs', options.heartbeatIntervalMs ?? 5000);
     if (this.#heartbeatInterval >= this.#heartbeatTtl) throw new RangeError('heartbeatIntervalMs must be below heartbeatTtlMs');
