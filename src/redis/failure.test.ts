@@ -30,20 +30,25 @@ afterEach(() => assert.deepEqual(unhandled, [], 'no unhandled rejection'));
 
 const task = (taskId: string, more: Partial<NewTask> = {}): NewTask => ({ taskId, status: 'working', ttlMs: 600_000, ttlAnchor: 'created', owner: {}, method: 'tools/call', form: '2025-11-25', ...more });
 
-/** Asserts that `op` rejects with RedisUnavailableError of one of `reasons`, and does not hang. */
-async function unavailable(op: Promise<unknown>, reasons: RedisUnavailableReason[] = ['disconnected', 'timeout']): Promise<void> {
+/** `op`, or a rejection when it is still pending after {@link HANG_MS}. */
+async function bounded<T>(op: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const hung = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`still pending after ${HANG_MS} ms`)), HANG_MS)));
+  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`still pending after ${HANG_MS} ms`)), HANG_MS)));
   try {
-    await assert.rejects(Promise.race([op, hung]), (e: unknown) => {
-      assert.ok(e instanceof RedisUnavailableError, `expected RedisUnavailableError, got ${String(e)}`);
-      assert.ok(reasons.includes(e.reason), e.reason);
-      assert.match(e.message, /^Redis at 127\.0\.0\.1:\d+ /);
-      return true;
-    });
+    return await Promise.race([op, hung]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Asserts that `op` rejects with RedisUnavailableError of one of `reasons`, and does not hang. */
+async function unavailable(op: Promise<unknown>, reasons: RedisUnavailableReason[] = ['disconnected', 'timeout']): Promise<void> {
+  await assert.rejects(bounded(op), (e: unknown) => {
+    assert.ok(e instanceof RedisUnavailableError, `expected RedisUnavailableError, got ${String(e)}`);
+    assert.ok(reasons.includes(e.reason), e.reason);
+    assert.match(e.message, /^Redis at 127\.0\.0\.1:\d+ /);
+    return true;
+  });
 }
 
 async function connect(server: RedisServer, errors: Error[], prefix = 'fail:'): Promise<RedisConnection> {
@@ -73,6 +78,8 @@ describe('Redis failures', () => {
       assert.ok(errors.every((e) => !/password/i.test(e.message)));
       await server.restart();
       await redis.whenReady();
+      // The store beats again at once after the reconnect (the empty Redis lost the heartbeat).
+      await until('the heartbeat to be back', async () => (await redis.run((c) => c.exists(redis.key('instance', store.instanceId)))) === 1);
       // Persistence off: the restarted Redis is empty, and the stores work on it at once.
       assert.equal(await store.get('before'), undefined);
       assert.equal((await store.create(task('after'))).status, 'working');
@@ -81,6 +88,24 @@ describe('Redis failures', () => {
     } finally {
       await store.close();
       await redis.close();
+      await server.close();
+    }
+  });
+
+  it('closes stores and the connection while Redis is down, without hanging', async () => {
+    const server = await startRedis();
+    const redis = await connect(server, []);
+    const store = await RedisTaskStore.open(redis);
+    const bus = new RedisBus(redis);
+    await bus.subscribe('c', () => {});
+    await server.stop();
+    try {
+      await bounded(store.close());
+      await bounded(bus.close());
+      await bounded(redis.close());
+      await assert.rejects(store.get('x'), (e: unknown) => (e as { code?: string }).code === 'closed');
+      await unavailable(redis.publish('c', 'x'), ['closed']);
+    } finally {
       await server.close();
     }
   });
