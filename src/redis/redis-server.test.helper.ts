@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 
 /** How long a started server has to answer PING. */
 const START_TIMEOUT_MS = 10_000;
@@ -125,5 +126,33 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
       await stop();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** What {@link useRedis} gives a test file. */
+export interface RedisSuite {
+  /** The server (available once the file's `before` hooks ran). */
+  readonly server: RedisServer;
+  /** Runs `step` in the file's `after` hook, before the server stops (last deferred first; failures ignored). */
+  defer(step: () => Promise<void>): void;
+}
+
+/** Starts a redis-server for the whole test file (its `before` hook) and stops it afterwards. Call at the top level. */
+export function useRedis(options: RedisServerOptions = {}): RedisSuite {
+  let server: RedisServer | undefined;
+  const steps: Array<() => Promise<void>> = [];
+  before(async () => {
+    server = await startRedis(options);
+  });
+  after(async () => {
+    for (const step of steps.reverse()) await step().catch(() => {});
+    await server?.close();
+  });
+  return {
+    get server() {
+      if (server === undefined) throw new Error('the redis-server starts in the before hook');
+      return server;
+    },
+    defer: (step) => void steps.push(step),
   };
 }

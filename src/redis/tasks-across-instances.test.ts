@@ -8,26 +8,17 @@
  * forever — tasks/result then answers the stored -32603 error.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { McpError } from '../jsonrpc/errors.js';
 import { TASK_CANCELLED_CODE } from '../tasks/types.js';
 import { RedisConnection } from './connection.js';
 import { kill, spawnInstance } from './fixtures/spawn-instance.js';
-import { startRedis, type RedisServer } from './redis-server.test.helper.js';
+import { useRedis } from './redis-server.test.helper.js';
 import { taskPeer, until, type TaskPeer } from './task-peer.test.helper.js';
 import { RedisTaskStore } from './task-store.js';
 
 const PREFIX = 'across:';
-let server: RedisServer;
-const cleanup: Array<() => Promise<void>> = [];
-
-before(async () => {
-  server = await startRedis();
-});
-after(async () => {
-  for (const step of cleanup.reverse()) await step().catch(() => {});
-  await server.close();
-});
+const suite = useRedis();
 
 interface Instance extends TaskPeer {
   store: RedisTaskStore;
@@ -35,10 +26,10 @@ interface Instance extends TaskPeer {
 
 /** One server instance with its own Redis connection, store, and a connected client. */
 async function instance(): Promise<Instance> {
-  const redis = await RedisConnection.connect({ url: server.url, prefix: PREFIX });
+  const redis = await RedisConnection.connect({ url: suite.server.url, prefix: PREFIX });
   const store = await RedisTaskStore.open(redis, { heartbeatTtlMs: 1000, heartbeatIntervalMs: 200 });
   const peer = await taskPeer(store);
-  cleanup.push(async () => {
+  suite.defer(async () => {
     await peer.close();
     await store.close();
     await redis.close();
@@ -81,7 +72,7 @@ describe('tasks across instances (RedisTaskStore)', () => {
   });
 
   it('reports a task of a killed instance as failed, with a message, once its heartbeat expired', async () => {
-    const child = await spawnInstance([server.url, PREFIX, 'task', 'orphan-1', '500']);
+    const child = await spawnInstance([suite.server.url, PREFIX, 'task', 'orphan-1', '500']);
     assert.equal((await b.tasks.getTask('orphan-1')).status, 'working', 'alive: still working');
     await kill(child);
     // The heartbeat outlives the process by at most its TTL (500 ms).
