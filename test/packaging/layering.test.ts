@@ -40,6 +40,7 @@ type Layer =
   | 'tasks'
   | 'auth'
   | 'extensions'
+  | 'redis'
   | 'testing'
   | 'demo'
   | 'cli';
@@ -74,6 +75,8 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   ['auth/', 'auth'],
   // the official extensions (skills, apps), built on the roles' public APIs
   ['extensions/', 'extensions'],
+  // the stores and the bus shared between instances through Redis (`mcpkit/redis`)
+  ['redis/', 'redis'],
   // shipped test helpers (`mcpkit/testing`)
   ['testing/', 'testing'],
   // the top: the demo server and the CLI that serves it
@@ -111,6 +114,8 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   tasks: [...BELOW_ROLES, ...ROLES],
   auth: [...BELOW_ROLES, ...ROLES],
   extensions: [...BELOW_ROLES, ...ROLES],
+  // implements the stores the HTTP transport and the tasks engine define
+  redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'extensions'],
   // `mcpkit demo` serves the demo server

@@ -281,6 +281,7 @@ export class StatelessTasks {
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #running = new Map<string, TaskRun>();
   readonly #active = new Map<string, number>();
+  readonly #unwatch: (() => void) | undefined;
   #closed = false;
 
   /** Throws RangeError for invalid limits. */
@@ -303,6 +304,10 @@ export class StatelessTasks {
     for (const [name, v] of [['maxActiveTasksPerOwner', this.#maxActive], ['maxActiveAnonymousTasks', this.#maxAnonymous]] as const) {
       if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer`);
     }
+    // A shared store announces tasks ended elsewhere (cancelled through another instance): stop their work here.
+    this.#unwatch = store.watch?.((change) => {
+      if (isTerminal(change.status)) this.#running.get(change.taskId)?.abort(change.status === 'cancelled' ? 'The task was cancelled by request.' : `The task ended as ${change.status}`);
+    });
   }
 
   /** Number of stateless-era tasks whose work runs in this process now. */
@@ -548,6 +553,7 @@ export class StatelessTasks {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#unwatch?.();
     const message = 'The server shut down while this task was running';
     for (const [taskId, run] of [...this.#running]) {
       await this.#store.update(taskId, { status: 'failed', statusMessage: message, error: { code: ErrorCode.InternalError, message } }).catch(() => {});
