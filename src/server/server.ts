@@ -314,7 +314,25 @@ export class McpServer implements ServerCore {
     });
     table.set(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
     table.set(Method.CompletionComplete, (p) => this.#complete(p!));
+    for (const [method, handler] of this.#handlerOverrides) table.set(method, handler);
     return (this.#handlers = table);
+  }
+
+  readonly #handlerOverrides = new Map<string, RequestHandler<ServerRequestContext>>();
+
+  /**
+   * Sets the handler of a request method for the whole server, in both eras: every
+   * connection (present and future) and the connectionless 2026-07-28 dispatch — the way an
+   * extension serves its own methods (add them to the method tables with {@link extend}).
+   * A handler set on one connection's endpoint (`session.endpoint.setRequestHandler` in
+   * `onConnect`) serves that connection only, so 2026-07-28 requests over HTTP never see it.
+   * A 2026-07-28-only handler set with {@link setStatelessHandler} wins for that era.
+   */
+  setRequestHandler(method: string, handler: RequestHandler<ServerRequestContext>): this {
+    this.#handlerOverrides.set(method, handler);
+    (this.#handlers as Map<string, RequestHandler<ServerRequestContext>> | undefined)?.set(method, handler);
+    if (this.#statelessHandlers !== undefined && !this.#statelessOverrides.has(method)) this.#statelessHandlers.set(method, handler);
+    return this;
   }
 
   #statelessHandlers: Map<string, RequestHandler<ServerRequestContext>> | undefined;

@@ -181,11 +181,10 @@ export class SkillsServer {
     extension.capabilities = (role, declared) => (role === 'server' ? { resources: declared.resources ?? { listChanged: true }, ...declare(role, declared) } : undefined);
     server.extend(extension);
     SERVED.add(server);
-    server.onConnect((session) => {
-      session.endpoint.setRequestHandler(SkillsMethod.List, (params, ctx) => this.#list(params, ctx));
-      session.endpoint.setRequestHandler(SkillsMethod.Get, (params, ctx) => this.#get(params, ctx));
-      if (directoryRead) session.endpoint.setRequestHandler(SkillsMethod.DirectoryRead, (params, ctx) => this.#readDirectory(params, ctx));
-    });
+    // server-wide handlers: every connection and the connectionless 2026-07-28 dispatch
+    server.setRequestHandler(SkillsMethod.List, (params, ctx) => this.#list(params, ctx));
+    server.setRequestHandler(SkillsMethod.Get, (params, ctx) => this.#get(params, ctx));
+    if (directoryRead) server.setRequestHandler(SkillsMethod.DirectoryRead, (params, ctx) => this.#readDirectory(params, ctx));
   }
 
   /** URIs of the `SKILL.md` of every published skill, sorted. */
