@@ -17,7 +17,7 @@ export interface Project {
 }
 /** The library (tsconfig.json → dist/) and the tests (tsconfig.test.json → build/). */
 export declare const PROJECTS: { readonly library: Project; readonly test: Project };
-/** Builds the named projects in order; throws when the compiler reports errors. */
+/** Builds the named projects in the order given (the library before the tests); throws when the compiler reports errors. */
 export declare function build(names: readonly string[]): void;
 /** Removes the outputs under `project.outDir` that no compiled source accounts for; returns them. */
 export declare function prune(root: string, project: Project): string[];

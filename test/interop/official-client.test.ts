@@ -29,6 +29,7 @@ import { validateWireMessage } from '../../src/testing/wire-schema.js';
 import { RawStdioTransport, demoServerCommand } from './fixtures/raw-stdio-transport.js';
 import { SdkTransportBridge } from './fixtures/sdk-transport-bridge.js';
 import { waitFor } from '../helpers/wait.js';
+import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
 
 /** A content block or resource contents item, loosely typed for assertions. */
 type Loose = { type?: string; text?: string; data?: string; blob?: string; mimeType?: string; uri?: string; name?: string; resource?: Loose };
@@ -138,7 +139,7 @@ function assertMcpkitMessagesValid(c: Connection): void {
   assert.deepEqual(problems, [], `mcpkit sent messages that violate the official schema:\n${problems.join('\n')}\n--- transcript ---\n${c.recorder.formatTranscript({ maxLineLength: 600 })}`);
 }
 
-describe('official SDK client → mcpkit demo server over stdio', { timeout: 40_000 }, () => {
+describe('official SDK client → mcpkit demo server over stdio', { timeout: SUITE_TIMEOUT_MS }, () => {
   let c: Connection;
   let client: Client;
   /**
@@ -495,7 +496,7 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: 40_
   });
 });
 
-describe('protocol revisions', { timeout: 30_000 }, () => {
+describe('protocol revisions', { timeout: SUITE_TIMEOUT_MS }, () => {
   /** Sends raw JSON-RPC to a fresh demo process; resolves with the responses by id. */
   async function rawSession(protocolVersion: string): Promise<{ responses: Map<number, Record<string, unknown>>; recorder: RecordingTransport }> {
     const { command, args } = demoServerCommand();

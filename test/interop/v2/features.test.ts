@@ -24,6 +24,7 @@ import { McpError } from '../../../src/jsonrpc/errors.js';
 import type { JSONObject } from '../../../src/jsonrpc/types.js';
 import { createV2Server, serveFetch, type FetchServer } from './fixtures/v2-server.js';
 import { waitFor } from '../../helpers/wait.js';
+import { SUITE_TIMEOUT_MS } from '../../helpers/bounds.js';
 
 const TIMEOUT = { timeout: 10_000 };
 const T = { timeoutMs: 10_000 };
@@ -56,7 +57,7 @@ after(async () => {
   await v2StrictServer?.close();
 });
 
-describe('official v2 client → mcpkit demo: streams, subscriptions, headers', { timeout: 20_000 }, () => {
+describe('official v2 client → mcpkit demo: streams, subscriptions, headers', { timeout: SUITE_TIMEOUT_MS }, () => {
   it('2026-07-28: per-request log level, progress, Mcp-Param-* headers, unknown tool', async () => {
     const headers: Headers[] = [];
     const client = new V2Client({ name: 'v2-client', version: '2.4.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
@@ -145,7 +146,7 @@ describe('official v2 client → mcpkit demo: streams, subscriptions, headers', 
   });
 });
 
-describe('era negotiation between v2 and mcpkit when one side lacks an era', { timeout: 20_000 }, () => {
+describe('era negotiation between v2 and mcpkit when one side lacks an era', { timeout: SUITE_TIMEOUT_MS }, () => {
   it("v2 'auto' falls back to initialize against an mcpkit server without the 2026 era; a pinned v2 client fails loudly", async () => {
     const auto = new V2Client({ name: 'v2-client', version: '2.4.0' }, { versionNegotiation: { mode: 'auto' } });
     await auto.connect(new StreamableHTTPClientTransport(new URL(demo2025Only.url)), TIMEOUT);
@@ -182,7 +183,7 @@ describe('era negotiation between v2 and mcpkit when one side lacks an era', { t
   });
 });
 
-describe('mcpkit client → official v2 server: streams, subscriptions, errors', { timeout: 20_000 }, () => {
+describe('mcpkit client → official v2 server: streams, subscriptions, errors', { timeout: SUITE_TIMEOUT_MS }, () => {
   it("2026-07-28: subscriptions/listen delivers v2's handler.notify events", async () => {
     const client = new Client({ name: 'mcpkit-client', version: '0.1.0' }, { protocolVersions: ALL_REVISIONS });
     await client.connect(new StreamableHttpClientTransport({ url: v2.url }), T);

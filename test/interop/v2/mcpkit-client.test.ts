@@ -24,6 +24,7 @@ import { StdioClientTransport } from '../../../src/stdio/index.js';
 import { recordTransport, type RecordingTransport } from '../../../src/testing/recording-transport.js';
 import type { CallToolResult } from '../../../src/types.js';
 import { createV2Endpoint, createV2Server, serveFetch, type FetchServer, type V2Endpoint } from './fixtures/v2-server.js';
+import { SUITE_TIMEOUT_MS } from '../../helpers/bounds.js';
 
 const STDIO_FIXTURE = fileURLToPath(new URL('./fixtures/v2-stdio-server.js', import.meta.url));
 const T = { timeoutMs: 10_000 };
@@ -103,7 +104,7 @@ async function commonSurface(client: Client): Promise<void> {
   });
 }
 
-describe('mcpkit client → official v2 server, 2025 era (sessionful Streamable HTTP)', { timeout: 20_000 }, () => {
+describe('mcpkit client → official v2 server, 2025 era (sessionful Streamable HTTP)', { timeout: SUITE_TIMEOUT_MS }, () => {
   it('initializes and uses tools, resources and prompts', async () => {
     endpoint.posted.length = 0;
     const { client } = mcpkitClient();
@@ -151,7 +152,7 @@ for (const [label, options] of [
   ['a dual-era client (probe, then server/discover)', { protocolVersions: ALL_REVISIONS }],
   ['a client pinned to 2026-07-28', { protocolVersion: '2026-07-28' }],
 ] as const) {
-  describe(`mcpkit client → official v2 server, 2026-07-28 era: ${label}`, { timeout: 20_000 }, () => {
+  describe(`mcpkit client → official v2 server, 2026-07-28 era: ${label}`, { timeout: SUITE_TIMEOUT_MS }, () => {
     it('discovers and uses tools, resources and prompts', async () => {
       endpoint.posted.length = 0;
       const { client } = mcpkitClient({ ...options });
@@ -194,7 +195,7 @@ for (const [label, options] of [
   });
 }
 
-describe("mcpkit client → v2's default createMcpHandler (stateless 2025-era fallback)", { timeout: 20_000 }, () => {
+describe("mcpkit client → v2's default createMcpHandler (stateless 2025-era fallback)", { timeout: SUITE_TIMEOUT_MS }, () => {
   let plain: FetchServer;
   const handler = createMcpHandler(() => createV2Server());
   before(async () => {
@@ -234,7 +235,7 @@ describe("mcpkit client → v2's default createMcpHandler (stateless 2025-era fa
   });
 });
 
-describe("mcpkit client → official v2 server over stdio (v2's serveStdio)", { timeout: 20_000 }, () => {
+describe("mcpkit client → official v2 server over stdio (v2's serveStdio)", { timeout: SUITE_TIMEOUT_MS }, () => {
   /** The v2 child over stdio, recorded so both sides' messages are checked against the official schema. */
   function stdio(client: Client): RecordingTransport {
     const inner = new StdioClientTransport({ command: process.execPath, args: [STDIO_FIXTURE], stderr: 'pipe', closeTimeouts: { stdinMs: 1000, termMs: 1000 } });

@@ -22,6 +22,7 @@ import { createStreamableHttpHandler } from '../../../src/http/server/handler.js
 import { serveNode, type NodeServerHandle } from '../../../src/http/node.js';
 import { validateWireMessage } from '../../../src/testing/wire-schema.js';
 import { MCPKIT_BIN } from '../../helpers/repo.js';
+import { SUITE_TIMEOUT_MS } from '../../helpers/bounds.js';
 
 const TIMEOUT = { timeout: 10_000 };
 
@@ -78,7 +79,7 @@ function httpTransport(posted: Posted[]): StreamableHTTPClientTransport {
   });
 }
 
-describe('official v2 client → mcpkit demo server, 2025 era (Streamable HTTP)', { timeout: 20_000 }, () => {
+describe('official v2 client → mcpkit demo server, 2025 era (Streamable HTTP)', { timeout: SUITE_TIMEOUT_MS }, () => {
   it('initializes, lists and calls tools, reads a resource, gets a prompt', async () => {
     const posted: Posted[] = [];
     const { client } = v2Client('legacy');
@@ -151,7 +152,7 @@ describe('official v2 client → mcpkit demo server, 2025 era (Streamable HTTP)'
 });
 
 for (const mode of [{ pin: '2026-07-28' }, 'auto'] as const) {
-  describe(`official v2 client → mcpkit demo server, 2026-07-28 era (${JSON.stringify(mode)}, Streamable HTTP)`, { timeout: 20_000 }, () => {
+  describe(`official v2 client → mcpkit demo server, 2026-07-28 era (${JSON.stringify(mode)}, Streamable HTTP)`, { timeout: SUITE_TIMEOUT_MS }, () => {
     it('discovers instead of initializing and calls tools with the per-request envelope', async () => {
       const posted: Posted[] = [];
       const { client } = v2Client(mode);
@@ -241,7 +242,7 @@ for (const mode of [{ pin: '2026-07-28' }, 'auto'] as const) {
   });
 }
 
-describe('official v2 client → mcpkit demo server over stdio', { timeout: 20_000 }, () => {
+describe('official v2 client → mcpkit demo server over stdio', { timeout: SUITE_TIMEOUT_MS }, () => {
   it('2025 era: initialize, tools, a server → client elicitation', async () => {
     const { client, elicited } = v2Client('legacy');
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [MCPKIT_BIN, 'demo'], stderr: 'pipe' }), TIMEOUT);
