@@ -31,6 +31,7 @@ const REQUIRED = ['LICENSE', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'packag
 /** For --peers: the compiled test files (under build/src/) that exercise each optional peer. */
 const PEER_TESTS = {
   'better-sqlite3': ['tasks/sqlite-store.test.js', 'tasks/restart.test.js'],
+  ioredis: ['redis/connection.test.js', 'redis/task-store.test.js', 'redis/event-store.test.js', 'redis/bus.test.js', 'redis/failure.test.js', 'redis/tasks-across-instances.test.js', 'redis/http-resume.test.js', 'redis/redis.property.test.js'],
   jose: ['auth/server/jwt-verifier.test.js', 'auth/client/dpop.test.js'],
   oauth4webapi: ['auth/client/oauth-client.test.js', 'auth/client/token-endpoint.test.js', 'auth/server/third-party.test.js'],
   '@valibot/to-json-schema': ['schema/schema-libraries.test.js'],

@@ -29,7 +29,7 @@ import type { RequestContext } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
 import { InMemoryTaskStore } from './memory-store.js';
 import { ownerBySessionAndAuth, type OwnerPolicy } from './owner.js';
-import { TaskStoreError, ownerKey, type TaskStore } from './store.js';
+import { TaskStoreError, ownerKey, type TaskChange, type TaskStore } from './store.js';
 import {
   DRAFT_RELATED_TASK_META,
   DRAFT_TASK_META,
@@ -285,6 +285,7 @@ export class TaskEngine {
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #resultWaiters = new Map<string, ResultWaiter[]>();
   readonly #timer: ReturnType<typeof setInterval> | undefined;
+  readonly #unwatch: (() => void) | undefined;
   #closed = false;
 
   constructor(options: TaskReceiverOptions = {}) {
@@ -303,6 +304,7 @@ export class TaskEngine {
     for (const [name, v] of [['maxActiveTasksPerOwner', this.#maxActive], ['pageSize', this.#pageSize]] as const) {
       if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer`);
     }
+    this.#unwatch = this.store.watch?.((change) => this.#changedElsewhere(change));
     const interval = options.sweepIntervalMs ?? 60_000;
     if (interval > 0) {
       this.#timer = setInterval(() => void this.sweep().catch((err) => this.#report(err)), interval);
@@ -569,6 +571,12 @@ export class TaskEngine {
 
   // ───────────── cancellation, expiry, shutdown ─────────────
 
+  /** A shared store saw a change (maybe made by another process): stop work whose task ended, wake waiters. */
+  #changedElsewhere(change: TaskChange): void {
+    if (isTerminal(change.status)) this.#running.get(change.taskId)?.abort(change.status === 'cancelled' ? 'The task was cancelled' : `The task ended as ${change.status}`);
+    this.#wake(change.taskId);
+  }
+
   async #cancel(taskId: string, message: string): Promise<TaskRecord> {
     const record = await this.store.update(taskId, { status: 'cancelled', statusMessage: message, error: { code: TASK_CANCELLED_CODE, message: `Task cancelled: ${message}` } });
     const work = this.#running.get(taskId);
@@ -596,6 +604,7 @@ export class TaskEngine {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#unwatch?.();
     const message = 'The receiver shut down while this task was running';
     for (const work of [...this.#running.values()]) {
       await this.#set(work, { status: 'failed', statusMessage: message, error: { code: ErrorCode.InternalError, message } }).catch((err) => this.#report(err));

@@ -36,6 +36,7 @@ export {
   encodeCursor,
   decodeCursor,
   type NewTask,
+  type TaskChange,
   type TaskPage,
   type TaskPatch,
   type TaskStore,

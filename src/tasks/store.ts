@@ -81,6 +81,13 @@ export function finishedTaskLimits(limits: FinishedTaskLimits = {}): Required<Fi
   return resolved;
 }
 
+/** A change of a task, as a store shared between processes announces it ({@link TaskStore.watch}). */
+export interface TaskChange {
+  readonly taskId: string;
+  /** The status after the change. */
+  readonly status: TaskStatus;
+}
+
 /** One page of {@link TaskStore.list}. */
 export interface TaskPage {
   readonly tasks: TaskRecord[];
@@ -128,6 +135,14 @@ export interface TaskStore {
   sweep(limit: number): Promise<number>;
   /** Releases resources; later calls reject `closed`. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Optional, for stores shared between processes: calls `listener` after every change of a
+   * task made through any process sharing the store (this one included), so an engine aborts
+   * work that was cancelled (or ended) elsewhere and wakes its waiting `tasks/result` calls.
+   * Delivery is best effort; the store stays the source of truth. Returns the function that
+   * stops the listener.
+   */
+  watch?(listener: (change: TaskChange) => void): () => void;
 }
 
 /** True when `record` belongs to exactly `owner` (both unbound counts). Pure. */

@@ -39,6 +39,7 @@ type Layer =
   | 'http'
   | 'tasks'
   | 'auth'
+  | 'redis'
   | 'testing'
   | 'demo'
   | 'cli';
@@ -71,6 +72,8 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   ['http/', 'http'],
   ['tasks/', 'tasks'],
   ['auth/', 'auth'],
+  // the stores and the bus shared between instances through Redis (`mcpkit/redis`)
+  ['redis/', 'redis'],
   // shipped test helpers (`mcpkit/testing`)
   ['testing/', 'testing'],
   // the top: the demo server and the CLI that serves it
@@ -107,6 +110,8 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   http: [...BELOW_ROLES, ...ROLES],
   tasks: [...BELOW_ROLES, ...ROLES],
   auth: [...BELOW_ROLES, ...ROLES],
+  // implements the stores the HTTP transport and the tasks engine define
+  redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   // `mcpkit demo` serves the demo server

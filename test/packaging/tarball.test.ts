@@ -131,7 +131,7 @@ describe('the packed package', { timeout: 600_000 }, () => {
 
   it('imports every entry point from the installed copy', () => {
     const script = Object.keys(manifest.exports)
-      .filter((entry) => entry !== './tasks/sqlite')
+      .filter((entry) => entry !== './tasks/sqlite' && entry !== './redis')
       .map((entry) => `await import(${JSON.stringify(entry === '.' ? 'mcpkit' : `mcpkit/${entry.slice(2)}`)});`)
       .join('\n');
     writeFileSync(join(consumer, 'imports.mjs'), `${script}\nconsole.log('ok');\n`);
@@ -141,6 +141,10 @@ describe('the packed package', { timeout: 600_000 }, () => {
     const sqlite = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('mcpkit/tasks/sqlite')"], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
     assert.notEqual(sqlite.status, 0);
     assert.match(sqlite.stderr, /better-sqlite3/);
+    // the same for the Redis stores and ioredis
+    const redis = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('mcpkit/redis')"], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
+    assert.notEqual(redis.status, 0);
+    assert.match(redis.stderr, /ioredis/);
   });
 
   it('runs `mcpkit demo` from the installed copy', async () => {
@@ -166,6 +170,8 @@ describe('the packed package', { timeout: 600_000 }, () => {
 
   describe('a strict consumer project', () => {
     before(() => {
+      // mcpkit/redis ships no types of its own for ioredis: a consumer using it installs the peer
+      npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', dev('ioredis')], consumer);
       const entries = Object.keys(manifest.exports).map((entry) => (entry === '.' ? 'mcpkit' : `mcpkit/${entry.slice(2)}`));
       const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true };
       mkdirSync(join(consumer, 'all'));
