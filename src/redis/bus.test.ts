@@ -11,8 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { RedisBus, type BusData } from './bus.js';
 import { RedisConnection, RedisUnavailableError } from './connection.js';
 import { RedisNotifier, type SharedNotification } from './notifier.js';
-import { startRedis, type RedisServer } from './redis-server.test.helper.js';
-import { until } from './task-peer.test.helper.js';
+import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
 
 let server: RedisServer;
 const connections: RedisConnection[] = [];

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RedisConnection, RedisUnavailableError } from './connection.js';
-import { freePort, startRedis, type RedisServer } from './redis-server.test.helper.js';
+import { freePort, startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { RedisTaskStore } from './task-store.js';
 
 describe('RedisConnection without a server', () => {

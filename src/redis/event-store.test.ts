@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
-import { kill, spawnInstance } from './fixtures/spawn-instance.js';
-import { startRedis, type RedisServer } from './redis-server.test.helper.js';
-import { until } from './task-peer.test.helper.js';
+import { kill, spawnInstance } from '../../test/helpers/redis/spawn-instance.js';
+import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
 
 let server: RedisServer;
 let redis: RedisConnection;

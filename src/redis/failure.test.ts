@@ -14,8 +14,8 @@ import type { NewTask } from '../tasks/store.js';
 import { RedisBus } from './bus.js';
 import { RedisConnection, RedisUnavailableError, type RedisUnavailableReason } from './connection.js';
 import { RedisEventStore } from './event-store.js';
-import { startRedis, type RedisServer } from './redis-server.test.helper.js';
-import { taskPeer, until } from './task-peer.test.helper.js';
+import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { taskPeer, until } from '../../test/helpers/redis/task-peer.js';
 import { RedisTaskStore } from './task-store.js';
 
 const COMMAND_TIMEOUT_MS = 300;

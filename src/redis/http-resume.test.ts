@@ -8,11 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { get, makeHandler, openSession, post, rpc, SseReader } from '../http/server/harness.test.helper.js';
+import { get, makeHandler, openSession, post, rpc, SseReader } from '../../test/helpers/http/server-harness.js';
 import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
-import { startRedis, type RedisServer } from './redis-server.test.helper.js';
-import { until } from './task-peer.test.helper.js';
+import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
 
 let server: RedisServer;
 let redis: RedisConnection;

@@ -17,7 +17,7 @@ import type { TaskPatch } from '../tasks/store.js';
 import { isTerminal } from '../tasks/types.js';
 import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
-import { startRedis, type RedisServer } from './redis-server.test.helper.js';
+import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { RedisTaskStore } from './task-store.js';
 
 const RUNS = 25;

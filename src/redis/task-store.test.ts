@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { describeTaskStoreContract } from '../tasks/store-contract.js';
+import { describeTaskStoreContract } from '../../test/helpers/task-store-contract.js';
 import type { NewTask } from '../tasks/store.js';
 import { RedisConnection } from './connection.js';
-import { startRedis, type RedisServer } from './redis-server.test.helper.js';
+import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { RedisTaskStore } from './task-store.js';
 
 let server: RedisServer;

@@ -12,9 +12,9 @@ import { after, before, describe, it } from 'node:test';
 import { McpError } from '../jsonrpc/errors.js';
 import { TASK_CANCELLED_CODE } from '../tasks/types.js';
 import { RedisConnection } from './connection.js';
-import { kill, spawnInstance } from './fixtures/spawn-instance.js';
-import { startRedis, type RedisServer } from './redis-server.test.helper.js';
-import { taskPeer, until, type TaskPeer } from './task-peer.test.helper.js';
+import { kill, spawnInstance } from '../../test/helpers/redis/spawn-instance.js';
+import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { taskPeer, until, type TaskPeer } from '../../test/helpers/redis/task-peer.js';
 import { RedisTaskStore } from './task-store.js';
 
 const PREFIX = 'across:';
