@@ -15,12 +15,17 @@
  * - Deletes and updates are announced on the channel `<prefix>sessions` by the script that
  *   makes them (one round trip); announcements are at most once, as all pub/sub is, which
  *   the touch check above backs up for deletes.
+ * - Routing ({@link RedisSessionDirectory.forward}): one channel for the deployment,
+ *   `<prefix>sessions:route`, every instance listening; a routed message goes to every
+ *   instance and the one it concerns delivers it (the others drop it after one map lookup).
+ *   At most once, like all pub/sub: a message routed while Redis is unreachable is lost
+ *   (reported to `onError`), and the server → client request it answered times out.
  * - The session cap counts cluster-wide: live ids in the sorted set `<prefix>sessions:live`,
  *   scored by expiry time on Redis' clock, expired ones pruned on every create.
  */
 import { randomUUID } from 'node:crypto';
 import type { JSONObject } from '../jsonrpc/types.js';
-import type { SessionDirectory, SessionDirectoryListener, SessionPatch, SessionRecord } from '../http/server/session-directory.js';
+import type { RoutedKind, SessionDirectory, SessionDirectoryListener, SessionPatch, SessionRecord } from '../http/server/session-directory.js';
 import type { RedisConnection } from './connection.js';
 import { positiveInteger } from './options.js';
 import { SESSION_SCRIPTS, type SessionScript } from './session-scripts.js';
@@ -39,6 +44,12 @@ export interface RedisSessionDirectoryOptions {
    * client's request gets -32603). Default 65 536.
    */
   maxRecordChars?: number;
+  /**
+   * Longest routed message (a client's answer or notification, a GET-stream message), in
+   * characters; a longer one is not routed (reported to `onError`; a server → client request
+   * it answered then times out). Default 4 194 304 (4 Mi, the handler's default body limit).
+   */
+  maxRoutedChars?: number;
   /** This instance's id in announcements (its own are skipped). Default a random UUID. */
   instanceId?: string;
   /** Receives failed touches and malformed announcements or records. Default: ignored. */
@@ -80,10 +91,12 @@ export class RedisSessionDirectory implements SessionDirectory {
   readonly #onError: (error: Error) => void;
   readonly #live: string;
   readonly #channel: string;
+  readonly #routes: string;
+  readonly #maxRouted: number;
   readonly #listeners = new Set<SessionDirectoryListener>();
   /** When each held session was last touched (ms); only sessions the handler holds. */
   readonly #touched = new Map<string, number>();
-  #unsubscribe: (() => Promise<void>) | undefined = undefined;
+  #unsubscribe: Array<() => Promise<void>> = [];
   #closed = false;
 
   /**
@@ -93,7 +106,8 @@ export class RedisSessionDirectory implements SessionDirectory {
    */
   static async open(redis: RedisConnection, options: RedisSessionDirectoryOptions = {}): Promise<RedisSessionDirectory> {
     const directory = new RedisSessionDirectory(redis, options);
-    directory.#unsubscribe = await redis.subscribe('sessions', (message) => directory.#announced(message));
+    directory.#unsubscribe.push(await redis.subscribe('sessions', (message) => directory.#announced(message)));
+    directory.#unsubscribe.push(await redis.subscribe('sessions:route', (message) => directory.#routed(message)));
     return directory;
   }
 
@@ -105,6 +119,8 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#onError = options.onError ?? (() => {});
     this.#live = `${redis.prefix}sessions:live`;
     this.#channel = `${redis.prefix}sessions`;
+    this.#routes = 'sessions:route';
+    this.#maxRouted = positiveInteger('maxRoutedChars', options.maxRoutedChars ?? 4 * 1024 * 1024);
   }
 
   /** Resolves `'full'` at `maxSessions`; rejects with RangeError past `maxRecordChars`, `RedisUnavailableError` when Redis cannot be reached. */
@@ -191,6 +207,15 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#touched.delete(id);
   }
 
+  /** Publishes `text` of session `id` to the other instances (one PUBLISH, not awaited); failures and oversized messages go to `onError`. Never throws. */
+  forward(id: string, kind: RoutedKind, text: string): void {
+    if (text.length > this.#maxRouted) {
+      this.#onError(new RangeError(`Did not route a message of ${text.length} characters (maxRoutedChars ${this.#maxRouted})`));
+      return;
+    }
+    this.#redis.publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: kind, m: text })).then(undefined, (error: Error) => this.#onError(error));
+  }
+
   /** Adds a listener for sessions removed or updated by other instances; returns its remover. */
   watch(listener: SessionDirectoryListener): () => void {
     this.#listeners.add(listener);
@@ -203,7 +228,7 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#closed = true;
     this.#listeners.clear();
     this.#touched.clear();
-    await this.#unsubscribe?.().catch(() => {});
+    for (const off of this.#unsubscribe) await off().catch(() => {});
   }
 
   #key(id: string): string {
@@ -233,6 +258,19 @@ export class RedisSessionDirectory implements SessionDirectory {
     if (!isStringArray(note.s) || (note.l !== undefined && typeof note.l !== 'string')) return this.#onError(new Error('Dropped a malformed session announcement'));
     const patch: SessionPatch = { logLevel: note.l as string | undefined, subscriptions: note.s };
     for (const listener of this.#listeners) listener.updated(id, patch);
+  }
+
+  #routed(message: string): void {
+    if (message.length > this.#maxRouted + 512) return this.#onError(new Error('Dropped an oversized routed message'));
+    let note: { o?: unknown; id?: unknown; k?: unknown; m?: unknown };
+    try {
+      note = JSON.parse(message) as typeof note;
+    } catch {
+      return this.#onError(new Error('Dropped a malformed routed message'));
+    }
+    if (!isObject(note) || typeof note.id !== 'string' || (note.k !== 'client' && note.k !== 'stream') || typeof note.m !== 'string') return this.#onError(new Error('Dropped a malformed routed message'));
+    if (note.o === this.instanceId) return;
+    for (const listener of this.#listeners) listener.forwarded?.(note.id, note.k, note.m);
   }
 
   async #eval(script: SessionScript, keys: string[], args: Array<string | number>): Promise<unknown> {

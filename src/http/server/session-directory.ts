@@ -14,6 +14,10 @@
  *   it removed (deleted on another instance, expired) through {@link SessionDirectory.watch}.
  * - Log level and subscriptions are written through ({@link SessionDirectory.update}) before
  *   the answer to `logging/setLevel` / `resources/(un)subscribe` is sent.
+ * - Routing ({@link SessionDirectory.forward}, optional): a client message this instance
+ *   cannot place (the answer to a server → client request another instance sent, a
+ *   cancellation or progress of work running elsewhere) and a message for the GET stream
+ *   when no GET is attached here go to the other instances; the one it concerns delivers it.
  * Runtime-neutral: no `node:*` imports.
  */
 import type { JSONObject } from '../../jsonrpc/types.js';
@@ -44,12 +48,21 @@ export interface SessionPatch {
   readonly subscriptions?: readonly string[];
 }
 
+/**
+ * What a routed message is: `client`, a message the client POSTed (a response, a
+ * cancellation, progress) for the instance it concerns; `stream`, a message for the
+ * session's GET stream, for the instance holding that stream.
+ */
+export type RoutedKind = 'client' | 'stream';
+
 /** What {@link SessionDirectory.watch} listeners hear about sessions changed elsewhere. */
 export interface SessionDirectoryListener {
   /** Session `id` was deleted or expired: a handler holding it forgets it. Must not throw. */
   removed(id: string): void;
   /** Session `id` was updated on another instance: a handler holding it applies `patch`. Must not throw. */
   updated(id: string, patch: SessionPatch): void;
+  /** Another instance routed message `text` of session `id` (see {@link SessionDirectory.forward}). Optional. Must not throw. */
+  forwarded?(id: string, kind: RoutedKind, text: string): void;
 }
 
 /**
@@ -76,6 +89,11 @@ export interface SessionDirectory {
   delete(id: string): Promise<void>;
   /** This handler no longer holds session `id` (it may forget per-session bookkeeping). Must not throw. */
   release(id: string): void;
+  /**
+   * Hands message `text` of session `id` to the other instances' listeners (best effort, at
+   * most once). Optional: without it nothing is routed between instances. Never throws.
+   */
+  forward?(id: string, kind: RoutedKind, text: string): void;
   /** Adds a listener for sessions changed elsewhere; returns the function that removes it. */
   watch(listener: SessionDirectoryListener): () => void;
 }

@@ -94,6 +94,8 @@ export class SessionPath implements EndpointMode {
       const refused = batchRefusal(session.server?.protocolVersion);
       if (refused !== undefined) return refused;
     }
+    // a client message for work of another instance goes there (202: it was accepted)
+    if (this.#sharing !== undefined && body.ids.length === 0 && !body.hasInvalid && this.#sharing.route(session, body.value)) return emptyReply(202);
     return deliverPost(session, req, info, body, this.#settings.mode);
   }
 
@@ -131,7 +133,7 @@ export class SessionPath implements EndpointMode {
     const owner = this.#registry.admit(info);
     if (typeof owner === 'object') return owner;
     const sessionId = newSessionId();
-    const transport = new StreamableSessionTransport(this.#host, sessionId);
+    const transport = this.#sharing?.newTransport(sessionId) ?? new StreamableSessionTransport(this.#host, sessionId);
     this.#registry.add(transport, owner);
     if ((await connectTransport(this.#server, transport, (error) => this.#host.reportError(error))) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
     const outcome = await answerAsJson(transport, req, info, body.value, body.ids[0]!);

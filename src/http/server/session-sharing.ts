@@ -4,26 +4,59 @@
  * subscriptions through, ending a session everywhere, and applying what other instances
  * changed. Used by session-path.ts only when the handler has the `sessions` option.
  *
+ * Routing: the transports made here report GET-stream messages that found no GET attached
+ * (see `TransportHost.unattached`), which go to the directory's `forward`; client messages
+ * of a POST that concern no request of this instance go there too ({@link SessionSharing.route}),
+ * and what other instances forward is delivered when it concerns this one.
+ *
  * Contract: every method answers failure with a reply rather than throwing — 404 for a
  * session the directory does not know (or a revision this instance does not speak), 503
  * with `Retry-After` when the directory cannot be reached. Concurrent requests for one
  * session this handler does not hold share one restore (one directory read).
  * Runtime-neutral.
  */
-import { ErrorCode, type JSONObject } from '../../jsonrpc/types.js';
-import { Method } from '../../protocol/methods.js';
+import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
+import { Method, Notification } from '../../protocol/methods.js';
+import type { MessageInfo } from '../../transport/types.js';
 import type { McpServer } from '../../server/server.js';
 import type { ServerSession } from '../../server/server-session.js';
 import type { Implementation, LoggingLevel } from '../../types.js';
 import { errorReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
-import type { SessionDirectory, SessionPatch, SessionRecord } from './session-directory.js';
+import type { RoutedKind, SessionDirectory, SessionPatch, SessionRecord } from './session-directory.js';
 import { connectTransport } from './session-dispatch.js';
-import { RETRY_AFTER_SECONDS, type SessionRegistry } from './session-registry.js';
+import { newSessionId, RETRY_AFTER_SECONDS, type SessionRegistry } from './session-registry.js';
 import { StreamableSessionTransport, type TransportHost } from './session-transport.js';
 import type { HttpReply, HttpRequestInfo } from './types.js';
 
 /** The requests whose effect is part of a session's record. */
 const STATE_METHODS: ReadonlySet<string> = new Set([Method.LoggingSetLevel, Method.ResourcesSubscribe, Method.ResourcesUnsubscribe]);
+
+/** Message info of client messages another instance received (their HTTP request was checked there). */
+const ROUTED_INFO: MessageInfo = {};
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
+/**
+ * True when the client message `m` concerns this instance's copy of the session: a response
+ * to a request it sent, a cancellation of a request it runs, progress of a request it sent.
+ */
+function concerns(transport: StreamableSessionTransport, session: ServerSession, m: unknown): boolean {
+  if (typeof m !== 'object' || m === null) return false;
+  const { id, method, params } = m as { id?: unknown; method?: unknown; params?: { requestId?: unknown; progressToken?: unknown } };
+  if (method === undefined) return isId(id) && session.endpoint.session.awaits(id);
+  if (method === Notification.Cancelled) return isId(params?.requestId) && transport.isOpenRequest(params.requestId);
+  if (method === Notification.Progress) return isId(params?.progressToken) && session.endpoint.session.awaits(params.progressToken);
+  return false;
+}
+
+/** True for the client messages that may concern another instance: responses, cancellations, progress. */
+function routable(m: unknown): boolean {
+  if (typeof m !== 'object' || m === null) return false;
+  const method = (m as { method?: unknown }).method;
+  return method === undefined || method === Notification.Cancelled || method === Notification.Progress;
+}
 
 /** 404 for an unknown session (2025-03-26 › Streamable HTTP › Session Management: the client starts a new one). */
 export function sessionNotFound(id: string | number | null = null): HttpReply {
@@ -74,6 +107,10 @@ export class SessionSharing {
   readonly #idleMs: number;
   readonly #restoring = new Map<string, Promise<StreamableSessionTransport | HttpReply>>();
   readonly #unwatch: () => void;
+  /** This instance's part of its transports' event store keys. */
+  readonly #tag = newSessionId().slice(0, 12);
+  /** The host of the transports made here: the handler's, plus the routing of unattached GET-stream messages. */
+  readonly #routingHost: TransportHost;
 
   constructor(directory: SessionDirectory, server: McpServer, host: TransportHost, registry: SessionRegistry, idleMs: number) {
     this.#directory = directory;
@@ -81,13 +118,48 @@ export class SessionSharing {
     this.#host = host;
     this.#registry = registry;
     this.#idleMs = idleMs;
+    this.#routingHost = {
+      get store() {
+        return host.store;
+      },
+      get retryMs() {
+        return host.retryMs;
+      },
+      reportError: (error) => host.reportError(error),
+      released: (transport) => host.released(transport),
+      unattached: (transport, text) => directory.forward?.(transport.sessionId!, 'stream', text),
+    };
     this.#unwatch = directory.watch({
       removed: (id) => registry.forget(id),
       updated: (id, patch) => {
         const session = registry.held(id)?.server;
         if (session !== undefined) applyPatch(session, patch);
       },
+      forwarded: (id, kind, text) => this.#forwarded(id, kind, text),
     });
+  }
+
+  /** A transport for session `sessionId` made here (created or restored). */
+  newTransport(sessionId: string): StreamableSessionTransport {
+    return new StreamableSessionTransport(this.#routingHost, sessionId, this.#tag);
+  }
+
+  /**
+   * Routes the client messages of a POST without requests (`value`, parsed): those that may
+   * concern another instance and concern no request of this one are forwarded. True when
+   * the POST was one such message, which then is not delivered here.
+   */
+  route(transport: StreamableSessionTransport, value: unknown): boolean {
+    const session = transport.server;
+    if (session === undefined || this.#directory.forward === undefined) return false;
+    const messages = Array.isArray(value) ? value : [value];
+    let forwarded = 0;
+    for (const m of messages) {
+      if (!routable(m) || concerns(transport, session, m)) continue;
+      this.#directory.forward(transport.sessionId!, 'client', JSON.stringify(m));
+      forwarded++;
+    }
+    return !Array.isArray(value) && forwarded === 1;
   }
 
   /** Session `id` served a request here: its record's expiry moves on (throttled by the directory). */
@@ -158,7 +230,7 @@ export class SessionSharing {
     if (record === undefined) return sessionNotFound();
     const room = this.#registry.roomForOne();
     if (room !== undefined) return room;
-    const transport = new StreamableSessionTransport(this.#host, id);
+    const transport = this.newTransport(id);
     this.#registry.add(transport, record.owner);
     const session = await connectTransport(this.#server, transport, (error) => this.#host.reportError(error));
     if (session === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
@@ -173,6 +245,24 @@ export class SessionSharing {
     applyPatch(session, record);
     this.#writeThrough(session, id);
     return transport;
+  }
+
+  /** Delivers what another instance routed, when it concerns this instance's copy of session `id`. */
+  #forwarded(id: string, kind: RoutedKind, text: string): void {
+    const transport = this.#registry.held(id);
+    if (transport === undefined) return;
+    if (kind === 'stream') {
+      transport.relayToStandalone(text);
+      return;
+    }
+    const session = transport.server;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (session !== undefined && concerns(transport, session, message)) transport.deliver(message, ROUTED_INFO, undefined);
   }
 
   /** Writes log level and subscriptions into the record before the answer to a request that changed them goes out. */
