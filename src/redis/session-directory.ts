@@ -179,10 +179,8 @@ export class RedisSessionDirectory implements SessionDirectory {
       (alive) => {
         if (alive === 0) this.#removed(id);
       },
-      (error: Error) => {
-        this.#touched.delete(id); // the next request tries again
-        this.#onError(error);
-      },
+      // tried again after the same interval: an outage does not cost a failing command per request
+      (error: Error) => this.#onError(error),
     );
   }
 

@@ -82,6 +82,28 @@ describe('sessions shared through Redis', () => {
     assert.deepEqual([...a.errors, ...b.errors, ...c.errors], []);
   });
 
+  it('keeps a bound session bound on every instance: another principal gets 404 from a restoring instance too', async () => {
+    // 2025-11-25 › Security Best Practices › Session Hijacking: bind session ids to user-specific information
+    const bound = { handler: { sessionOwner: (auth: unknown) => (auth as { user?: string } | undefined)?.user } };
+    const a = await open('shared7:', bound);
+    const b = await open('shared7:', bound);
+    const send = (handler: StreamableHttpHandler, user: string, body: unknown, sessionId?: string) =>
+      handler.fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': LATEST, ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }) },
+          body: JSON.stringify(body),
+        }),
+        { authInfo: { user } },
+      );
+    const init = await send(a.handler, 'alice', initRequest());
+    const sessionId = init.headers.get('mcp-session-id')!;
+    assert.ok(sessionId);
+    assert.equal((await send(b.handler, 'mallory', rpc(1, 'ping'), sessionId)).status, 404);
+    assert.equal((await send(b.handler, 'alice', rpc(2, 'ping'), sessionId)).status, 200);
+    assert.equal((await send(b.handler, 'mallory', rpc(3, 'ping'), sessionId)).status, 404, 'held on B now: still bound');
+  });
+
   it('answers 404 on every instance for an id no instance created', async () => {
     const a = await open('shared2:');
     const res = await post(a.handler, rpc(1, 'tools/call', { name: 'echo', arguments: {} }), { sessionId: 'no-such-session', protocolVersion: LATEST });
