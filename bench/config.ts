@@ -7,14 +7,14 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http' | 'cli' | 'instructions';
+export type BenchSection = 'stdio' | 'http' | 'cli' | 'instructions' | 'scale';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'instructions'];
+export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'instructions', 'scale'];
 
 /**
  * The sections a run without `--section` runs. `instructions` (valgrind, several minutes)
- * runs only when named.
+ * and `scale` (needs redis-server) run only when named.
  */
 export const DEFAULT_SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli'];
 
@@ -62,18 +62,19 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|cli|instructions]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|cli|instructions|scale]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
 over stdio and over Streamable HTTP (JSON and SSE response modes); the instructions
 section counts the CPU instructions per HTTP call under valgrind (a noise-free measure);
-the cli section times the mcpkit command's start (time to first output, against node -e 0).
-Writes bench-results/stdio.json, http.json, cli.json and instructions.json.
+the cli section times the mcpkit command's start (time to first output, against node -e 0);
+the scale section counts Redis round trips per call of sessions shared by three instances.
+Writes bench-results/stdio.json, http.json, cli.json, instructions.json and scale.json.
 
 Options:
   --quick            small counts for a smoke run
   --only=a,b         bench only these servers
-  --section=s,…      run these sections: stdio, http, cli, instructions (default: stdio,http,cli)
+  --section=s,…      run these sections: stdio, http, cli, instructions, scale (default: stdio,http,cli)
   --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http
   --help             this text
 
