@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { del, errorCode, initRequest, LATEST, note, openSession, post, rpc } from '../../test/helpers/http/server-harness.js';
+import { del, errorCode, get, initRequest, LATEST, note, openSession, post, rpc, SseReader } from '../../test/helpers/http/server-harness.js';
 import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { commandsExecuted, sessionInstance, type SessionInstance } from '../../test/helpers/redis/session-instance.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
@@ -102,6 +102,30 @@ describe('sessions shared through Redis', () => {
     assert.equal((await send(b.handler, 'mallory', rpc(1, 'ping'), sessionId)).status, 404);
     assert.equal((await send(b.handler, 'alice', rpc(2, 'ping'), sessionId)).status, 200);
     assert.equal((await send(b.handler, 'mallory', rpc(3, 'ping'), sessionId)).status, 404, 'held on B now: still bound');
+  });
+
+  it('routes a sampling request made on B to the GET stream held on A, and the answer POSTed to C back to B', async () => {
+    // json response mode: messages related to a request go to the session's GET stream
+    // (2025-03-26 › Streamable HTTP › Listening for Messages from the Server)
+    const a = await open('shared8:');
+    const b = await open('shared8:');
+    const c = await open('shared8:');
+    const sessionId = await openSession(a.handler);
+    const stream = new SseReader(await get(a.handler, sessionId, { 'mcp-protocol-version': LATEST }));
+    const asked = call(b.handler, sessionId, 1, 'tools/call', { name: 'ask', arguments: {} });
+    let request: any;
+    while (request === undefined) {
+      const event = await stream.next(5000);
+      if (event.data !== '') request = JSON.parse(event.data);
+    }
+    assert.equal(request.method, 'sampling/createMessage');
+    const answer = await post(c.handler, { jsonrpc: '2.0', id: request.id, result: { role: 'assistant', model: 'routed', content: { type: 'text', text: 'ok' } } }, { sessionId, protocolVersion: LATEST });
+    assert.equal(answer.status, 202);
+    const result = await asked;
+    assert.equal(result.status, 200);
+    assert.equal(result.body.result.content[0].text, 'model routed');
+    await stream.cancel();
+    assert.deepEqual([...a.errors, ...b.errors, ...c.errors], []);
   });
 
   it('answers 404 on every instance for an id no instance created', async () => {

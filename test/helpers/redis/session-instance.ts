@@ -9,7 +9,10 @@ import { createStreamableHttpHandler, type StreamableHttpHandler, type Streamabl
 import { RedisConnection } from '../../../src/redis/connection.js';
 import { RedisSessionDirectory, type RedisSessionDirectoryOptions } from '../../../src/redis/session-directory.js';
 
-/** A server whose tools report the session state an instance restored: `state` answers revision, client name, capabilities, level, subscriptions. */
+/**
+ * A server whose tools report the session state an instance restored (`state`: revision,
+ * client name, capabilities, level, subscriptions), echo, and ask the client to sample (`ask`).
+ */
 export function stateServer(): McpServer {
   const server = new McpServer({ name: 'shared-sessions', version: '1.0.0' });
   server.registerTool('echo', { description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args: { text?: string }) => ({
@@ -19,6 +22,10 @@ export function stateServer(): McpServer {
     const s = ctx.server!;
     const state = { revision: s.protocolVersion, client: s.clientInfo?.name, capabilities: s.clientCapabilities, level: s.logLevel ?? null, subscriptions: [...s.subscriptions].sort() };
     return { content: [{ type: 'text', text: JSON.stringify(state) }] };
+  });
+  server.registerTool('ask', { description: 'asks the client to sample', inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
+    const r = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 });
+    return { content: [{ type: 'text', text: `model ${r.model}` }] };
   });
   server.registerResource('note://a', { name: 'a' }, () => ({ contents: [{ uri: 'note://a', text: 'a' }] }));
   return server;
