@@ -7,14 +7,14 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http' | 'cli' | 'client' | 'cold-start' | 'instructions';
+export type BenchSection = 'stdio' | 'http' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'client', 'cold-start', 'instructions'];
+export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'client', 'cold-start', 'instructions', 'scale'];
 
 /**
  * The sections a run without `--section` runs. `instructions` (valgrind, several minutes)
- * runs only when named.
+ * and `scale` (needs redis-server) run only when named.
  */
 export const DEFAULT_SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'client', 'cold-start'];
 
@@ -62,7 +62,7 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|cli|client|cold-start|instructions]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|cli|client|cold-start|instructions|scale]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
 over stdio and over Streamable HTTP (JSON and SSE response modes); the instructions
@@ -70,15 +70,16 @@ section counts the CPU instructions per HTTP call under valgrind (a noise-free m
 the cli section times the mcpkit command's start (time to first output, against node -e 0);
 the client section drives the bare server with the raw driver, mcpkit's Client and the
 official v1 and v2 clients (calls/s, client CPU per call, heap rows); the cold-start section
-times spawn → first initialize answer of bare, mcpkit and official servers (stdio and HTTP).
-Writes bench-results/stdio.json, http.json, cli.json, client.json, cold-start.json and
-instructions.json.
+times spawn → first initialize answer of bare, mcpkit and official servers (stdio and HTTP);
+the scale section counts Redis round trips per call of sessions shared by three instances.
+Writes bench-results/stdio.json, http.json, cli.json, client.json, cold-start.json,
+instructions.json and scale.json.
 
 Options:
   --quick            small counts for a smoke run
   --only=a,b         bench only these servers
-  --section=s,…      run these sections: stdio, http, cli, client, cold-start, instructions
-                     (default: stdio,http,cli,client,cold-start)
+  --section=s,…      run these sections: stdio, http, cli, client, cold-start, instructions,
+                     scale (default: stdio,http,cli,client,cold-start)
   --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http
   --help             this text
 

@@ -4,7 +4,8 @@
  * JSON-RPC drivers. This file holds the stdio section (driver: `driver.ts`) and runs
  * the sections `--section` selects; the Streamable HTTP section lives in
  * `http-bench.ts`, the (opt-in) instruction counts of the HTTP servers in
- * `http-instructions.ts`, the CLI's start time in `cli-start.ts`.
+ * `http-instructions.ts`, the CLI's start time in `cli-start.ts`, the cost of sessions
+ * shared through Redis in `scale.ts`.
  *
  * Design note: the servers are plain data ({@link SERVERS}); each phase walks them in
  * an order that alternates between repetitions (A B C, then C B A, ...) so slow drift of
@@ -38,6 +39,7 @@ import { runInstructionsBench } from './http-instructions.js';
 import { runCliStartBench } from './cli-start.js';
 import { runClientBench } from './client-bench.js';
 import { runColdStartBench } from './cold-start.js';
+import { runScaleBench } from './scale.js';
 import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
@@ -282,6 +284,10 @@ async function main(): Promise<number> {
   if (config.sections.includes('instructions')) {
     if (config.sections.length > 1) console.log('');
     code = Math.max(code, await runInstructionsBench(config));
+  }
+  if (config.sections.includes('scale')) {
+    if (config.sections.length > 1) console.log('');
+    code = Math.max(code, await runScaleBench(config));
   }
   return code;
 }

@@ -11,3 +11,4 @@ export { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
 export { RedisTaskStore, stoppedInstanceOutcome, type RedisTaskStoreOptions } from './task-store.js';
 export { RedisBus, type RedisBusOptions, type BusData, type BusHandler, type BusMessageInfo } from './bus.js';
 export { RedisNotifier, type RedisNotifierOptions, type SharedNotification, type SharedNotificationMethod, type SharedListChangedMethod } from './notifier.js';
+export { RedisSessionDirectory, type RedisSessionDirectoryOptions } from './session-directory.js';

@@ -117,12 +117,14 @@ export class ServerSession {
 
   /**
    * Puts a session that will never see `initialize` (sessionless Streamable HTTP: one POST,
-   * one throwaway session) straight into the initialized state at `revision`, with the
-   * client capabilities unknown (empty). Throws LocalError `unsupported_protocol_version`
-   * for a revision this server does not speak.
+   * one throwaway session; or a shared session restored from its record on another
+   * instance) straight into the initialized state at `revision`, with the client
+   * capabilities unknown (empty) unless given, and `clientInfo` when known. Throws LocalError
+   * `unsupported_protocol_version` for a revision this server does not speak.
    */
-  initializeSessionless(revision: string, clientCapabilities: JSONObject = {}): void {
+  initializeSessionless(revision: string, clientCapabilities: JSONObject = {}, clientInfo?: Implementation): void {
     if (!this.#core.revisions.includes(revision)) throw new LocalError('unsupported_protocol_version', `Protocol version ${revision} is not supported`);
+    if (clientInfo !== undefined) this.#clientInfo = clientInfo;
     this.endpoint.negotiated(revision, clientCapabilities);
     this.endpoint.markInitialized();
     this.#ready = true;

@@ -152,6 +152,11 @@ export class Session {
     return this.#pending.size;
   }
 
+  /** True while the outgoing request `id` awaits its response (so a response with that id is this session's). */
+  awaits(id: RequestId): boolean {
+    return this.#pending.has(id);
+  }
+
   /** Starts the transport; messages flow from now on. Call once. */
   async start(): Promise<void> {
     if (this.#started) throw new LocalError('already_connected', 'Session already started');

@@ -118,8 +118,8 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'extensions'],
-  // `mcpkit demo` serves the demo server
-  cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo'],
+  // `mcpkit demo` serves the demo server; `mcpkit demo --redis URL` loads mcpkit/redis on demand
+  cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo', 'redis'],
 };
 
 /**

@@ -2,7 +2,9 @@
  * `mcpkit demo`: serves the demo server over stdio (saying on stderr that it waits for
  * JSON-RPC on stdin, when stdin is a terminal) or, with `--http`, over Streamable HTTP and legacy SSE on 127.0.0.1.
  * Over stdio only protocol messages go to stdout; over HTTP stdout carries one line,
- * `LISTENING <url>`, first. Everything else goes to stderr.
+ * `LISTENING <url>`, first. Everything else goes to stderr. With `--redis URL` (HTTP only)
+ * several demo processes share sessions, SSE event logs and tasks through one Redis, so a
+ * client may reach any of them for any request (docs/deploying.md).
  */
 import { createDemoServer } from '../../demo/server.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
@@ -10,9 +12,11 @@ import { disconnectAfterPriming } from '../../http/server/session-transport.js';
 import { serveNode } from '../../http/node.js';
 import { StdioServerTransport } from '../../stdio/index.js';
 import type { TaskStore } from '../../tasks/index.js';
+import type { EventStore } from '../../http/server/event-store.js';
+import type { SessionDirectory } from '../../http/server/session-directory.js';
 
 /** The demo's `--help`. */
-export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N]] [--task-db FILE]
+export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N] [--redis URL]] [--task-db FILE]
 
 Serves the demo MCP server (every tool, resource and prompt of the conformance suite's
 server contract, plus echo, add, slow, long_running_job and more) over stdio: it reads
@@ -24,12 +28,17 @@ Options:
                   HTTP+SSE endpoints (/sse, /messages) too; prints
                   "LISTENING http://127.0.0.1:PORT/mcp" first on stdout
   --port N        the port for --http (default 3000; 0 picks a free one)
+  --redis URL     with --http: share sessions, SSE event logs and tasks with every other
+                  demo started with the same URL (redis://host:port[/db]), so several
+                  instances can serve one client behind a load balancer (needs the
+                  optional dependency ioredis; legacy SSE sessions stay on their instance)
   --task-db FILE  keep tasks in a SQLite file, so they survive a restart
                   (needs the optional dependency better-sqlite3)
 
 Examples:
   mcpkit list -- mcpkit demo
   mcpkit demo --http --port 0
+  mcpkit demo --http --port 3001 --redis redis://127.0.0.1:6379
 `;
 
 /** Runs `mcpkit demo` with the arguments after `demo`; resolves with the exit code. */
@@ -82,6 +91,52 @@ async function demo(args: string[]): Promise<number> {
   }
 }
 
+/** What `--redis URL` shares, and how to let go of it. */
+interface SharedState {
+  readonly sessions: SessionDirectory;
+  readonly eventStore: EventStore;
+  readonly tasks: TaskStore;
+  close(): Promise<void>;
+}
+
+/** Connects to the Redis of `--redis URL`; undefined without the flag, or an exit code. */
+async function sharedState(args: string[], onError: (err: Error) => void): Promise<SharedState | undefined | number> {
+  const at = args.indexOf('--redis');
+  if (at < 0) return undefined;
+  const url = args[at + 1];
+  if (url === undefined || !/^rediss?:\/\//.test(url)) {
+    process.stderr.write('mcpkit demo: --redis needs a URL (redis://host:port)\n');
+    return 2;
+  }
+  let redisModule: typeof import('../../redis/index.js');
+  try {
+    redisModule = await import('../../redis/index.js');
+  } catch (err) {
+    process.stderr.write(`mcpkit demo: --redis needs the optional dependency ioredis: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const { RedisConnection, RedisEventStore, RedisSessionDirectory, RedisTaskStore } = redisModule;
+  let redis;
+  try {
+    redis = await RedisConnection.connect({ url, prefix: 'mcpkit-demo:', onError });
+  } catch (err) {
+    process.stderr.write(`mcpkit demo: cannot reach Redis: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const sessions = await RedisSessionDirectory.open(redis, { onError });
+  const tasks = await RedisTaskStore.open(redis, { onError });
+  return {
+    sessions,
+    eventStore: new RedisEventStore(redis),
+    tasks,
+    async close() {
+      await tasks.close();
+      await sessions.close();
+      await redis.close();
+    },
+  };
+}
+
 async function demoHttp(args: string[], tasks: { store?: TaskStore }): Promise<number> {
   let port = 3000;
   const at = args.indexOf('--port');
@@ -94,11 +149,21 @@ async function demoHttp(args: string[], tasks: { store?: TaskStore }): Promise<n
     }
   }
   const onError = (err: Error) => process.stderr.write(`mcpkit demo: ${err.message}\n`);
+  const shared = await sharedState(args, onError);
+  if (typeof shared === 'number') return shared;
+  try {
+    return await serveDemoHttp(port, tasks.store === undefined && shared !== undefined ? { store: shared.tasks } : tasks, shared, onError);
+  } finally {
+    await shared?.close();
+  }
+}
+
+async function serveDemoHttp(port: number, tasks: { store?: TaskStore }, shared: SharedState | undefined, onError: (err: Error) => void): Promise<number> {
   const server = createDemoServer({ onError, tasks });
   // SEP-1699 polling for the conformance scenario: test_reconnection's stream is closed
   // right after its priming event; the client resumes with GET and Last-Event-ID.
   server.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'test_reconnection'));
-  const handler = createStreamableHttpHandler({ server, legacySse: true, onError });
+  const handler = createStreamableHttpHandler({ server, legacySse: true, onError, ...(shared === undefined ? {} : { sessions: shared.sessions, eventStore: shared.eventStore }) });
   let running;
   try {
     running = await serveNode(handler, { port, host: '127.0.0.1' });
@@ -107,7 +172,7 @@ async function demoHttp(args: string[], tasks: { store?: TaskStore }): Promise<n
     return 1;
   }
   process.stdout.write(`LISTENING ${running.url}\n`);
-  process.stderr.write(`mcpkit demo: Streamable HTTP at ${running.url}, legacy SSE at http://127.0.0.1:${running.port}/sse\n`);
+  process.stderr.write(`mcpkit demo: Streamable HTTP at ${running.url}, legacy SSE at http://127.0.0.1:${running.port}/sse${shared === undefined ? '' : ' (sessions, events and tasks shared through Redis)'}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -16,13 +16,16 @@ export interface EndpointMode {
   readonly allow: string;
   /**
    * Before the body is read: the session a POST names (undefined when it names none or the
-   * mode has none), or the refusal (404 for an unknown session).
+   * mode has none), or the refusal (404 for an unknown session); a promise when the session
+   * must first be restored from a session directory.
    */
-  sessionOf(req: HttpRequest, info: HttpRequestInfo | undefined): StreamableSessionTransport | undefined | HttpReply;
+  sessionOf(req: HttpRequest, info: HttpRequestInfo | undefined): StreamableSessionTransport | undefined | HttpReply | Promise<StreamableSessionTransport | HttpReply>;
   /** Serves a POST that passed every shared check; `session` is what {@link sessionOf} found. */
   post(req: HttpRequest, info: HttpRequestInfo | undefined, body: PostBody, versionHeader: string | null, session: StreamableSessionTransport | undefined): HttpReply | Promise<HttpReply>;
   /** Serves a GET of the endpoint (the session's stream, or 405). */
   get(req: HttpRequest, info: HttpRequestInfo | undefined): HttpReply | Promise<HttpReply>;
   /** Serves a DELETE of the endpoint (ends the session, or 405). */
   delete(req: HttpRequest, info: HttpRequestInfo | undefined): HttpReply | Promise<HttpReply>;
+  /** Lets go of what the mode holds beyond its sessions (the handler is closing). Optional. */
+  close?(): void;
 }

@@ -45,6 +45,7 @@ import { classifyPost, endpointPostRefusal, PostBody, readJson, refuseMessages }
 import { errorReply, TRANSPORT_ERROR } from './replies.js';
 import { HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
 import { SessionPath } from './session-path.js';
+import type { SessionDirectory } from './session-directory.js';
 import { SessionRegistry } from './session-registry.js';
 import { SessionlessPost } from './sessionless-post.js';
 import { StreamableSessionTransport, type TransportHost } from './session-transport.js';
@@ -86,8 +87,24 @@ export interface StreamableHttpOptions {
    * stream closed; later requests for it get 404. Default 30 min.
    */
   sessionIdleTimeoutMs?: number;
-  /** Most concurrent sessions (legacy ones included); beyond it initialize gets 503 with `Retry-After`. Default 10 000. */
+  /**
+   * Most concurrent sessions (legacy ones included) this handler holds; beyond it initialize
+   * gets 503 with `Retry-After`. Default 10 000. With `sessions` it bounds this instance's
+   * cache of shared sessions instead: at the cap the least recently active idle session is
+   * dropped from memory (it lives on in the directory), and 503 comes only when none is idle;
+   * the directory has its own cap across instances.
+   */
   maxSessions?: number;
+  /**
+   * Shares `Mcp-Session-Id` sessions between instances: each session is recorded there when
+   * it is created (its id is handed out only once recorded), an instance serves requests of
+   * sessions it does not hold by restoring them from their record (one directory read, then
+   * held), writes `logging/setLevel` and `resources/(un)subscribe` through, and DELETE ends a
+   * session everywhere (see session-directory.ts). The idle timeout is then the directory's
+   * expiry, across instances. `mcpkit/redis`'s `RedisSessionDirectory` is one. Default: none
+   * (sessions live only in this handler).
+   */
+  sessions?: SessionDirectory;
   /**
    * Most concurrent sessions (legacy ones included) one principal may hold when sessions are
    * bound to principals (under `authorize`, or with `sessionOwner`), so that one principal
@@ -247,8 +264,11 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
       sessionOwner: share ? undefined : (options.sessionOwner ?? ownerKeyOf(this.#authorizer)),
       ownerRequired: this.#authorizer !== undefined && !share,
       reportError: (error) => this.reportError(error),
+      directory: sessionless ? undefined : options.sessions,
     });
-    this.#mode2025 = sessionless ? new SessionlessPost(server, this, mode) : new SessionPath(server, this, this.#registry, { mode, enableGet: options.enableGetStream ?? true });
+    this.#mode2025 = sessionless
+      ? new SessionlessPost(server, this, mode)
+      : new SessionPath(server, this, this.#registry, { mode, enableGet: options.enableGetStream ?? true, directory: options.sessions, idleMs });
     if (options.statelessEra !== false && server.statelessRevisions.length > 0) {
       this.#era2026 = new StatelessPostHandler(server, this, { responseMode: mode, ...options.statelessEra });
     }
@@ -296,6 +316,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   /** Closes every session (their streams end) and refuses later requests with 503. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#mode2025.close?.();
     await Promise.all([this.#registry.close(), this.#era2026?.close()]);
   }
 
@@ -362,7 +383,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     if (refusedHeaders !== undefined) return refusedHeaders;
     const versionHeader = req.headers('mcp-protocol-version');
     // a POST whose MCP-Protocol-Version names a stateless revision has no session (any id is ignored)
-    const session = this.#era2026?.claimedByHeader(versionHeader) === true ? undefined : this.#mode2025.sessionOf(req, info);
+    const named = this.#era2026?.claimedByHeader(versionHeader) === true ? undefined : this.#mode2025.sessionOf(req, info);
+    const session = named instanceof Promise ? await named : named;
     if (session !== undefined && !(session instanceof StreamableSessionTransport)) return session;
     const json = await readJson(req, this.maxBodyBytes);
     if (json.status !== undefined) return json;

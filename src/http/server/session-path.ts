@@ -8,15 +8,20 @@
  * whatever the response mode, so that a failed initialization creates no session (and an
  * error answer closes the transport again). The session a POST names is looked up before its
  * body is read (404 for an unknown one, or one owned by another principal).
+ * With a session directory (the handler's `sessions` option) a session this handler does not
+ * hold is restored from its record before that (session-sharing.ts), a new one is recorded
+ * before its id is handed out, and DELETE ends it in the directory first.
  * Runtime-neutral.
  */
 import { ErrorCode } from '../../jsonrpc/types.js';
 import type { McpServer } from '../../server/server.js';
 import type { EndpointMode } from './endpoint-mode.js';
 import { accepts, batchRefusal, sseNotAcceptable, versionRefusal, type PostBody } from './post-checks.js';
-import { emptyReply, errorReply, jsonReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
+import { emptyReply, errorReply, jsonReply, TRANSPORT_ERROR } from './replies.js';
 import { answerAsJson, connectTransport, deliverPost } from './session-dispatch.js';
+import type { SessionDirectory } from './session-directory.js';
 import { newSessionId, type SessionRegistry } from './session-registry.js';
+import { sessionNotFound, SessionSharing } from './session-sharing.js';
 import { StreamableSessionTransport, type TransportHost } from './session-transport.js';
 import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
@@ -26,10 +31,10 @@ export interface SessionPathSettings {
   readonly mode: 'sse' | 'json';
   /** False answers GET with 405 (the handler's `enableGetStream`). */
   readonly enableGet: boolean;
-}
-
-function sessionNotFound(id: PostBody['replyId'] = null): HttpReply {
-  return errorReply(404, SESSION_NOT_FOUND, 'Session not found', undefined, id);
+  /** Where sessions are shared with other instances (the handler's `sessions`); undefined: only here. */
+  readonly directory?: SessionDirectory | undefined;
+  /** The idle timeout, in ms (the handler's `sessionIdleTimeoutMs`), recorded with shared sessions. */
+  readonly idleMs?: number;
 }
 
 function sessionIdRequired(id: PostBody['replyId'] = null): HttpReply {
@@ -43,18 +48,38 @@ export class SessionPath implements EndpointMode {
   readonly #host: TransportHost;
   readonly #registry: SessionRegistry;
   readonly #settings: SessionPathSettings;
+  readonly #sharing: SessionSharing | undefined;
 
   constructor(server: McpServer, host: TransportHost, registry: SessionRegistry, settings: SessionPathSettings) {
     this.#server = server;
     this.#host = host;
     this.#registry = registry;
     this.#settings = settings;
+    const directory = settings.directory;
+    this.#sharing = directory === undefined ? undefined : new SessionSharing(directory, server, host, registry, settings.idleMs ?? 30 * 60_000);
   }
 
-  sessionOf(req: HttpRequest, info: HttpRequestInfo | undefined): StreamableSessionTransport | undefined | HttpReply {
+  sessionOf(req: HttpRequest, info: HttpRequestInfo | undefined): StreamableSessionTransport | undefined | HttpReply | Promise<StreamableSessionTransport | HttpReply> {
     const sessionId = req.headers('mcp-session-id');
     if (sessionId === null) return undefined;
-    return this.#registry.lookup(sessionId, info) ?? sessionNotFound();
+    return this.#find(sessionId, info);
+  }
+
+  close(): void {
+    this.#sharing?.close();
+  }
+
+  /** The session `sessionId` for a request of `info`'s principal (restored from the directory when not held), or the 404/503. */
+  #find(sessionId: string, info: HttpRequestInfo | undefined): StreamableSessionTransport | HttpReply | Promise<StreamableSessionTransport | HttpReply> {
+    const held = this.#registry.lookup(sessionId, info);
+    const sharing = this.#sharing;
+    if (sharing === undefined) return held ?? sessionNotFound();
+    if (held !== undefined) {
+      sharing.touch(sessionId);
+      return held;
+    }
+    // held for another principal: the same 404 as an unknown session
+    return this.#registry.held(sessionId) !== undefined ? sessionNotFound() : sharing.restore(sessionId, info);
   }
 
   post(req: HttpRequest, info: HttpRequestInfo | undefined, body: PostBody, versionHeader: string | null, session: StreamableSessionTransport | undefined): HttpReply | Promise<HttpReply> {
@@ -69,33 +94,38 @@ export class SessionPath implements EndpointMode {
       const refused = batchRefusal(session.server?.protocolVersion);
       if (refused !== undefined) return refused;
     }
+    // a client message for work of another instance goes there (202: it was accepted)
+    if (this.#sharing !== undefined && body.ids.length === 0 && !body.hasInvalid && this.#sharing.route(session, body.value)) return emptyReply(202);
     return deliverPost(session, req, info, body, this.#settings.mode);
   }
 
-  get(req: HttpRequest, info: HttpRequestInfo | undefined): HttpReply | Promise<HttpReply> {
+  async get(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
     if (!this.#settings.enableGet) {
       return errorReply(405, TRANSPORT_ERROR, 'Method Not Allowed: this server offers no SSE stream at this endpoint', { allow: 'POST, DELETE' });
     }
     if (!accepts(req.headers('accept'), 'text/event-stream')) return sseNotAcceptable();
-    const found = this.#sessionFor(req, info);
+    const found = await this.#sessionFor(req, info);
     if (!(found instanceof StreamableSessionTransport)) return found;
     const lastEventId = req.headers('last-event-id');
     return lastEventId !== null && lastEventId !== '' ? found.resume(lastEventId) : found.openStandalone();
   }
 
   async delete(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
-    const found = this.#sessionFor(req, info);
+    const found = await this.#sessionFor(req, info);
     if (!(found instanceof StreamableSessionTransport)) return found;
+    const failed = await this.#sharing?.end(found.sessionId!);
+    if (failed !== undefined) return failed;
     await found.close();
     return emptyReply(200);
   }
 
-  /** The session of a GET or DELETE, or the error reply (400 missing, 404 unknown, 400 bad version). */
-  #sessionFor(req: HttpRequest, info: HttpRequestInfo | undefined): StreamableSessionTransport | HttpReply {
+  /** The session of a GET or DELETE, or the error reply (400 missing, 404 unknown, 400 bad version, 503 directory unreachable). */
+  async #sessionFor(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<StreamableSessionTransport | HttpReply> {
     const sessionId = req.headers('mcp-session-id');
     if (sessionId === null) return sessionIdRequired();
-    const transport = this.#registry.lookup(sessionId, info);
-    if (transport === undefined) return sessionNotFound();
+    const found = this.#find(sessionId, info);
+    const transport = found instanceof Promise ? await found : found;
+    if (!(transport instanceof StreamableSessionTransport)) return transport;
     return versionRefusal(this.#server.revisions, req.headers('mcp-protocol-version')) ?? transport;
   }
 
@@ -103,7 +133,7 @@ export class SessionPath implements EndpointMode {
     const owner = this.#registry.admit(info);
     if (typeof owner === 'object') return owner;
     const sessionId = newSessionId();
-    const transport = new StreamableSessionTransport(this.#host, sessionId);
+    const transport = this.#sharing?.newTransport(sessionId) ?? new StreamableSessionTransport(this.#host, sessionId);
     this.#registry.add(transport, owner);
     if ((await connectTransport(this.#server, transport, (error) => this.#host.reportError(error))) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
     const outcome = await answerAsJson(transport, req, info, body.value, body.ids[0]!);
@@ -112,6 +142,8 @@ export class SessionPath implements EndpointMode {
       void transport.close();
       return jsonReply(200, outcome.body);
     }
+    const refused = await this.#sharing?.record(transport);
+    if (refused !== undefined) return refused;
     return jsonReply(200, outcome.body, sessionId);
   }
 }

@@ -15,16 +15,24 @@
  *   `Mcp-Session-Id` sessions exist), not a timer per session. A session with a request in
  *   flight is never idle; its idle time counts from when the last request finished or
  *   stream closed. Legacy sessions live exactly as long as their stream.
+ * - With a {@link SessionDirectory} (sessions shared between instances) the sessions held
+ *   here are a cache of the directory's records: `maxSessions` bounds how many this handler
+ *   holds, and at the cap the least recently active idle one is dropped from memory (it
+ *   lives on in the directory) to make room; only when none is idle is the answer 503.
+ *   Closing a held session (idle, evicted) leaves the record alone; the directory's own
+ *   expiry is the idle timeout across instances, and the sweep renews it (throttled by the
+ *   directory) for held sessions that are busy.
  * Runtime-neutral.
  */
 import { ErrorCode } from '../../jsonrpc/types.js';
 import type { LegacySseTransport } from './legacy-sse.js';
 import { errorReply, TRANSPORT_ERROR } from './replies.js';
+import type { SessionDirectory } from './session-directory.js';
 import { StreamableSessionTransport } from './session-transport.js';
 import type { HttpReply, HttpRequestInfo } from './types.js';
 
 /** Seconds a client is told to wait (`Retry-After`) when a session limit is reached. */
-const RETRY_AFTER_SECONDS = '10';
+export const RETRY_AFTER_SECONDS = '10';
 
 /** The verdict on a session that must be bound to a principal but cannot be. */
 const UNBINDABLE: unique symbol = Symbol('unbindable');
@@ -51,6 +59,8 @@ export interface SessionRegistrySettings {
   readonly ownerRequired: boolean;
   /** Receives problems no client is told about. Must not throw. */
   readonly reportError: (error: Error) => void;
+  /** Where sessions are shared with other instances; undefined: sessions live only here. */
+  readonly directory?: SessionDirectory | undefined;
 }
 
 type AnySession = StreamableSessionTransport | LegacySseTransport;
@@ -84,10 +94,45 @@ export class SessionRegistry {
     if (owner === UNBINDABLE) return errorReply(500, ErrorCode.InternalError, 'Internal error');
     const crowded = this.#roomFor(owner);
     if (crowded !== undefined) return crowded;
-    if (this.count >= this.#settings.maxSessions) {
-      return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
+    return this.roomForOne() ?? owner;
+  }
+
+  /**
+   * Room for one more held session under `maxSessions`: undefined when there is room
+   * (with a directory, perhaps after dropping the least recently active idle session from
+   * memory), else the 503 to answer.
+   */
+  roomForOne(): HttpReply | undefined {
+    if (this.count < this.#settings.maxSessions) return undefined;
+    if (this.#settings.directory !== undefined) {
+      const now = Date.now();
+      let oldest: StreamableSessionTransport | undefined;
+      for (const transport of this.#sessions.values()) {
+        if (transport.isIdle(now, 0) && (oldest === undefined || transport.lastActivity < oldest.lastActivity)) oldest = transport;
+      }
+      if (oldest !== undefined) {
+        void oldest.close();
+        return undefined;
+      }
     }
-    return owner;
+    return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
+  }
+
+  /** The session `id` this handler holds, whoever owns it (for changes made elsewhere); undefined when it holds none. */
+  held(sessionId: string): StreamableSessionTransport | undefined {
+    return this.#sessions.get(sessionId);
+  }
+
+  /** True when a request with `info` may use a session bound to `owner` (always, when sessions are not bound). */
+  mayUse(owner: string | undefined, info: HttpRequestInfo | undefined): boolean {
+    const key = this.#settings.sessionOwner;
+    return key === undefined || owner === key(info?.authInfo);
+  }
+
+  /** Closes the held session `id`, if any, leaving its directory record alone (it was removed elsewhere). */
+  forget(sessionId: string): void {
+    const transport = this.#sessions.get(sessionId);
+    if (transport !== undefined) void transport.close();
   }
 
   /** Records an admitted `Mcp-Session-Id` session (its `sessionId` set) for `owner`, and starts the idle sweep. */
@@ -124,6 +169,7 @@ export class SessionRegistry {
     if (id !== undefined && this.#sessions.get(id) === transport) {
       this.#sessions.delete(id);
       this.#disown(transport);
+      this.#settings.directory?.release(id);
       if (this.#sessions.size === 0) this.#stopSweep();
     }
   }
@@ -145,8 +191,7 @@ export class SessionRegistry {
 
   /** True when the request's principal may use `transport` (always, when sessions are not bound). */
   #ownedBy(transport: AnySession, info: HttpRequestInfo | undefined): boolean {
-    const key = this.#settings.sessionOwner;
-    return key === undefined || transport.owner === key(info?.authInfo);
+    return this.mayUse(transport.owner, info);
   }
 
   /**
@@ -217,8 +262,11 @@ export class SessionRegistry {
 
   readonly #sweep = (): void => {
     const now = Date.now();
+    const { idleMs, directory } = this.#settings;
     for (const transport of this.#sessions.values()) {
-      if (transport.isIdle(now, this.#settings.idleMs)) void transport.close();
+      if (transport.isIdle(now, idleMs)) void transport.close();
+      // a busy session (stream open, request running) stays alive in the directory too
+      else if (directory !== undefined && !transport.isIdle(now, 0)) directory.touch(transport.sessionId!, idleMs);
     }
   };
 }

@@ -51,6 +51,12 @@ export interface TransportHost {
   reportError(error: Error): void;
   /** The transport closed (DELETE, reaping, server-side close, shutdown). Must not throw. */
   released(transport: StreamableSessionTransport): void;
+  /**
+   * A message for the session's GET stream found no GET attached here (it is queued for one
+   * all the same): a host sharing sessions between instances hands it to the instance
+   * holding the GET. Optional. Must not throw.
+   */
+  unattached?(transport: StreamableSessionTransport, text: string): void;
 }
 
 /** Something that can close the SSE stream carrying a request (see {@link closeSseStream}). */
@@ -202,14 +208,19 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #nextStream = 1;
   #retained = 0;
   #delivering: OutStream | undefined = undefined;
+  /** The start of every event store key: `<session id>/`, or `<session id>.<storeTag>/`. */
+  readonly #keyBase: string;
 
   /**
    * `sessionId` undefined makes a sessionless transport: no event ids, no resumption, and the
    * transport closes itself once its one POST is answered or its client disconnects.
+   * `storeTag` (a plain word: `A-Z a-z 0-9 - _`) goes into this transport's event store keys, so that several
+   * transports of one session (on instances sharing a store) never write the same stream.
    */
-  constructor(host: TransportHost, sessionId: string | undefined) {
+  constructor(host: TransportHost, sessionId: string | undefined, storeTag?: string) {
     this.#host = host;
     this.sessionId = sessionId;
+    this.#keyBase = storeTag === undefined ? `${sessionId}/` : `${sessionId}.${storeTag}/`;
     this.#resumable = sessionId !== undefined && host.store !== undefined;
     this.lastActivity = Date.now();
   }
@@ -470,13 +481,25 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.sessionId === undefined) return; // sessionless: no GET stream exists
     const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
     this.#emit(stream, text);
+    if (stream.conn === undefined) this.#host.unattached?.(this, text);
+  }
+
+  /**
+   * Writes `text` (a message another instance produced for this session's GET stream) to
+   * the GET stream when one is attached here; false, doing nothing, when none is.
+   */
+  relayToStandalone(text: string): boolean {
+    const stream = this.#standalone;
+    if (this.#closed || stream === undefined || stream.conn === undefined) return false;
+    this.#emit(stream, text);
+    return true;
   }
 
   #emit(stream: OutStream, text: string): void {
     if (this.#resumable) {
       const seq = ++stream.seq;
       const store = this.#host.store!;
-      const key = (stream.key ??= `${this.sessionId}/${stream.id}`);
+      const key = (stream.key ??= this.#keyBase + stream.id);
       try {
         const pending = store.append(key, seq, text);
         if (isPromise(pending)) stream.lastAppend = pending.then(undefined, (error) => this.#host.reportError(toError(error)));

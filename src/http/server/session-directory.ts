@@ -1,0 +1,99 @@
+/**
+ * Where the `Mcp-Session-Id` sessions of a deployment are recorded, so that any instance can
+ * serve any request of a 2025-era session (the handler's `sessions` option). Without one (the
+ * default) a session lives only in the handler that created it, as before.
+ *
+ * Design notes:
+ * - The handler's own session table stays the cache: a session it holds is served with no
+ *   call into the directory at all, except {@link SessionDirectory.touch}, which an
+ *   implementation throttles (a remote one sends nothing for most requests).
+ * - A request for a session the handler does not hold costs one {@link SessionDirectory.get};
+ *   the handler then puts a fresh server session into the initialized state from the record.
+ * - `DELETE` ends the session everywhere ({@link SessionDirectory.delete}); the idle timeout
+ *   is the record's expiry. The handler forgets a session it holds when the directory reports
+ *   it removed (deleted on another instance, expired) through {@link SessionDirectory.watch}.
+ * - Log level and subscriptions are written through ({@link SessionDirectory.update}) before
+ *   the answer to `logging/setLevel` / `resources/(un)subscribe` is sent.
+ * - Routing ({@link SessionDirectory.forward}, optional): a client message this instance
+ *   cannot place (the answer to a server → client request another instance sent, a
+ *   cancellation or progress of work running elsewhere) and a message for the GET stream
+ *   when no GET is attached here go to the other instances; the one it concerns delivers it.
+ * Runtime-neutral: no `node:*` imports.
+ */
+import type { JSONObject } from '../../jsonrpc/types.js';
+
+/** Everything an instance needs to serve a request of a session it did not create. */
+export interface SessionRecord {
+  /** The `Mcp-Session-Id`. */
+  readonly id: string;
+  /** The negotiated protocol revision. */
+  readonly revision: string;
+  /** The client's declared capabilities. */
+  readonly clientCapabilities: JSONObject;
+  /** The client's `clientInfo`, when it sent one. */
+  readonly clientInfo: JSONObject | undefined;
+  /** The minimum log level the client asked for, if any. */
+  readonly logLevel: string | undefined;
+  /** The resource URIs the client subscribed to. */
+  readonly subscriptions: readonly string[];
+  /** The principal key the session is bound to; undefined when sessions are not bound. */
+  readonly owner: string | undefined;
+  /** The idle timeout of the session, in ms (the handler's `sessionIdleTimeoutMs`). */
+  readonly idleMs: number;
+}
+
+/** The parts of a record a request may change. */
+export interface SessionPatch {
+  readonly logLevel?: string | undefined;
+  readonly subscriptions?: readonly string[];
+}
+
+/**
+ * What a routed message is: `client`, a message the client POSTed (a response, a
+ * cancellation, progress) for the instance it concerns; `stream`, a message for the
+ * session's GET stream, for the instance holding that stream.
+ */
+export type RoutedKind = 'client' | 'stream';
+
+/** What {@link SessionDirectory.watch} listeners hear about sessions changed elsewhere. */
+export interface SessionDirectoryListener {
+  /** Session `id` was deleted or expired: a handler holding it forgets it. Must not throw. */
+  removed(id: string): void;
+  /** Session `id` was updated on another instance: a handler holding it applies `patch`. Must not throw. */
+  updated(id: string, patch: SessionPatch): void;
+  /** Another instance routed message `text` of session `id` (see {@link SessionDirectory.forward}). Optional. Must not throw. */
+  forwarded?(id: string, kind: RoutedKind, text: string): void;
+}
+
+/**
+ * A shared record of sessions (see the module note). Every method may reject when the
+ * directory cannot be reached; the handler answers 503 with `Retry-After` then (a
+ * `RangeError` from `create`, a record the directory refuses to keep, gets 500).
+ */
+export interface SessionDirectory {
+  /**
+   * Records a new session; resolves `'full'` (no record made) when the directory's own cap
+   * on sessions is reached, which the handler answers with 503 and `Retry-After`.
+   */
+  create(record: SessionRecord): Promise<'created' | 'full'>;
+  /** The record of `id`, or undefined when there is none (never created, deleted, expired). */
+  get(id: string): Promise<SessionRecord | undefined>;
+  /**
+   * Session `id` was used now: pushes its expiry out to `idleMs` from now. May do nothing
+   * (throttled); never throws nor rejects (failures go to the directory's error reporting).
+   */
+  touch(id: string, idleMs: number): void;
+  /** Writes `patch` into the record of `id` and tells the other instances. */
+  update(id: string, patch: SessionPatch): Promise<void>;
+  /** Ends session `id` everywhere (its record is deleted, the other instances are told). */
+  delete(id: string): Promise<void>;
+  /** This handler no longer holds session `id` (it may forget per-session bookkeeping). Must not throw. */
+  release(id: string): void;
+  /**
+   * Hands message `text` of session `id` to the other instances' listeners (best effort, at
+   * most once). Optional: without it nothing is routed between instances. Never throws.
+   */
+  forward?(id: string, kind: RoutedKind, text: string): void;
+  /** Adds a listener for sessions changed elsewhere; returns the function that removes it. */
+  watch(listener: SessionDirectoryListener): () => void;
+}

@@ -1,0 +1,277 @@
+/**
+ * The `Mcp-Session-Id` mode's side of a {@link SessionDirectory}: recording a new session,
+ * restoring one this handler does not hold from its record, writing log level and
+ * subscriptions through, ending a session everywhere, and applying what other instances
+ * changed. Used by session-path.ts only when the handler has the `sessions` option.
+ *
+ * Routing: the transports made here report GET-stream messages that found no GET attached
+ * (see `TransportHost.unattached`), which go to the directory's `forward`; client messages
+ * of a POST that concern no request of this instance go there too ({@link SessionSharing.route}),
+ * and what other instances forward is delivered when it concerns this one.
+ *
+ * Contract: every method answers failure with a reply rather than throwing — 404 for a
+ * session the directory does not know (or a revision this instance does not speak), 503
+ * with `Retry-After` when the directory cannot be reached. Concurrent requests for one
+ * session this handler does not hold share one restore (one directory read).
+ * Runtime-neutral.
+ */
+import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
+import { Method, Notification } from '../../protocol/methods.js';
+import type { MessageInfo } from '../../transport/types.js';
+import type { McpServer } from '../../server/server.js';
+import type { ServerSession } from '../../server/server-session.js';
+import type { Implementation, LoggingLevel } from '../../types.js';
+import { errorReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
+import type { RoutedKind, SessionDirectory, SessionPatch, SessionRecord } from './session-directory.js';
+import { connectTransport } from './session-dispatch.js';
+import { newSessionId, RETRY_AFTER_SECONDS, type SessionRegistry } from './session-registry.js';
+import { StreamableSessionTransport, type TransportHost } from './session-transport.js';
+import type { HttpReply, HttpRequestInfo } from './types.js';
+
+/** The requests whose effect is part of a session's record. */
+const STATE_METHODS: ReadonlySet<string> = new Set([Method.LoggingSetLevel, Method.ResourcesSubscribe, Method.ResourcesUnsubscribe]);
+
+/** Message info of client messages another instance received (their HTTP request was checked there). */
+const ROUTED_INFO: MessageInfo = {};
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
+/**
+ * True when the client message `m` concerns this instance's copy of the session: a response
+ * to a request it sent, a cancellation of a request it runs, progress of a request it sent.
+ */
+function concerns(transport: StreamableSessionTransport, session: ServerSession, m: unknown): boolean {
+  if (typeof m !== 'object' || m === null) return false;
+  const { id, method, params } = m as { id?: unknown; method?: unknown; params?: { requestId?: unknown; progressToken?: unknown } };
+  if (method === undefined) return isId(id) && session.endpoint.session.awaits(id);
+  if (method === Notification.Cancelled) return isId(params?.requestId) && transport.isOpenRequest(params.requestId);
+  if (method === Notification.Progress) return isId(params?.progressToken) && session.endpoint.session.awaits(params.progressToken);
+  return false;
+}
+
+/** True for the client messages that may concern another instance: responses, cancellations, progress. */
+function routable(m: unknown): boolean {
+  if (typeof m !== 'object' || m === null) return false;
+  const method = (m as { method?: unknown }).method;
+  return method === undefined || method === Notification.Cancelled || method === Notification.Progress;
+}
+
+/** 404 for an unknown session (2025-03-26 › Streamable HTTP › Session Management: the client starts a new one). */
+export function sessionNotFound(id: string | number | null = null): HttpReply {
+  return errorReply(404, SESSION_NOT_FOUND, 'Session not found', undefined, id);
+}
+
+/** 503 with `Retry-After`: the directory could not be reached. */
+function unavailable(): HttpReply {
+  return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the session directory cannot be reached', { 'retry-after': RETRY_AFTER_SECONDS });
+}
+
+/** The directory record of `session` (initialized), bound to `owner`. */
+function recordOf(id: string, session: ServerSession, owner: string | undefined, idleMs: number): SessionRecord {
+  return {
+    id,
+    revision: session.protocolVersion!,
+    clientCapabilities: (session.clientCapabilities ?? {}) as JSONObject,
+    clientInfo: session.clientInfo as JSONObject | undefined,
+    logLevel: session.logLevel,
+    subscriptions: [...session.subscriptions],
+    owner,
+    idleMs,
+  };
+}
+
+/** Applies a record's mutable parts to a held session. */
+function applyPatch(session: ServerSession, patch: SessionPatch): void {
+  if ('logLevel' in patch && patch.logLevel !== undefined) session._setLogLevel(patch.logLevel as LoggingLevel);
+  if (patch.subscriptions !== undefined) {
+    session.subscriptions.clear();
+    for (const uri of patch.subscriptions) {
+      try {
+        session._subscribe(uri);
+      } catch {
+        // past this instance's subscription limits: the rest is not applied here
+        break;
+      }
+    }
+  }
+}
+
+/** See the module note. One per `Mcp-Session-Id` path. */
+export class SessionSharing {
+  readonly #directory: SessionDirectory;
+  readonly #server: McpServer;
+  readonly #host: TransportHost;
+  readonly #registry: SessionRegistry;
+  readonly #idleMs: number;
+  readonly #restoring = new Map<string, Promise<StreamableSessionTransport | HttpReply>>();
+  readonly #unwatch: () => void;
+  /** This instance's part of its transports' event store keys. */
+  readonly #tag = newSessionId().slice(0, 12);
+  /** The host of the transports made here: the handler's, plus the routing of unattached GET-stream messages. */
+  readonly #routingHost: TransportHost;
+
+  constructor(directory: SessionDirectory, server: McpServer, host: TransportHost, registry: SessionRegistry, idleMs: number) {
+    this.#directory = directory;
+    this.#server = server;
+    this.#host = host;
+    this.#registry = registry;
+    this.#idleMs = idleMs;
+    this.#routingHost = {
+      get store() {
+        return host.store;
+      },
+      get retryMs() {
+        return host.retryMs;
+      },
+      reportError: (error) => host.reportError(error),
+      released: (transport) => host.released(transport),
+      unattached: (transport, text) => directory.forward?.(transport.sessionId!, 'stream', text),
+    };
+    this.#unwatch = directory.watch({
+      removed: (id) => registry.forget(id),
+      updated: (id, patch) => {
+        const session = registry.held(id)?.server;
+        if (session !== undefined) applyPatch(session, patch);
+      },
+      forwarded: (id, kind, text) => this.#forwarded(id, kind, text),
+    });
+  }
+
+  /** A transport for session `sessionId` made here (created or restored). */
+  newTransport(sessionId: string): StreamableSessionTransport {
+    return new StreamableSessionTransport(this.#routingHost, sessionId, this.#tag);
+  }
+
+  /**
+   * Routes the client messages of a POST without requests (`value`, parsed): those that may
+   * concern another instance and concern no request of this one are forwarded. True when
+   * the POST was one such message, which then is not delivered here.
+   */
+  route(transport: StreamableSessionTransport, value: unknown): boolean {
+    const session = transport.server;
+    if (session === undefined || this.#directory.forward === undefined) return false;
+    const messages = Array.isArray(value) ? value : [value];
+    let forwarded = 0;
+    for (const m of messages) {
+      if (!routable(m) || concerns(transport, session, m)) continue;
+      this.#directory.forward(transport.sessionId!, 'client', JSON.stringify(m));
+      forwarded++;
+    }
+    return !Array.isArray(value) && forwarded === 1;
+  }
+
+  /** Session `id` served a request here: its record's expiry moves on (throttled by the directory). */
+  touch(id: string): void {
+    this.#directory.touch(id, this.#idleMs);
+  }
+
+  /**
+   * Records the session `transport` just initialized; undefined when recorded, else the
+   * reply (503 at the directory's cap or when it cannot be reached, 500 for a record it
+   * refuses), the transport then closed.
+   */
+  async record(transport: StreamableSessionTransport): Promise<HttpReply | undefined> {
+    const session = transport.server!;
+    let verdict: 'created' | 'full';
+    try {
+      verdict = await this.#directory.create(recordOf(transport.sessionId!, session, transport.owner, this.#idleMs));
+    } catch (error) {
+      void transport.close();
+      this.#host.reportError(error as Error);
+      return error instanceof RangeError ? errorReply(500, ErrorCode.InternalError, 'Internal error') : unavailable();
+    }
+    if (verdict === 'full') {
+      void transport.close();
+      return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
+    }
+    this.#writeThrough(session, transport.sessionId!);
+    return undefined;
+  }
+
+  /** The session `id` this handler does not hold, restored from its record (when `info`'s principal may use it), or the reply. */
+  async restore(id: string, info: HttpRequestInfo | undefined): Promise<StreamableSessionTransport | HttpReply> {
+    let pending = this.#restoring.get(id);
+    if (pending === undefined) {
+      pending = this.#load(id);
+      this.#restoring.set(id, pending);
+      void pending.then(() => this.#restoring.delete(id));
+    }
+    const found = await pending;
+    if (!(found instanceof StreamableSessionTransport)) return found;
+    return found.closed || !this.#registry.mayUse(found.owner, info) ? sessionNotFound() : found;
+  }
+
+  /** Ends session `id` in the directory (every instance forgets it); undefined when done, else the 503. */
+  async end(id: string): Promise<HttpReply | undefined> {
+    try {
+      await this.#directory.delete(id);
+      return undefined;
+    } catch (error) {
+      this.#host.reportError(error as Error);
+      return unavailable();
+    }
+  }
+
+  /** Stops listening to the directory. */
+  close(): void {
+    this.#unwatch();
+  }
+
+  async #load(id: string): Promise<StreamableSessionTransport | HttpReply> {
+    let record: SessionRecord | undefined;
+    try {
+      record = await this.#directory.get(id);
+    } catch (error) {
+      this.#host.reportError(error as Error);
+      return unavailable();
+    }
+    if (record === undefined) return sessionNotFound();
+    const room = this.#registry.roomForOne();
+    if (room !== undefined) return room;
+    const transport = this.newTransport(id);
+    this.#registry.add(transport, record.owner);
+    const session = await connectTransport(this.#server, transport, (error) => this.#host.reportError(error));
+    if (session === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    try {
+      session.initializeSessionless(record.revision, record.clientCapabilities, record.clientInfo as Implementation | undefined);
+    } catch (error) {
+      // a revision this instance does not speak (a deployment of mixed versions): the client starts over
+      this.#host.reportError(error as Error);
+      void transport.close();
+      return sessionNotFound();
+    }
+    applyPatch(session, record);
+    this.#writeThrough(session, id);
+    return transport;
+  }
+
+  /** Delivers what another instance routed, when it concerns this instance's copy of session `id`. */
+  #forwarded(id: string, kind: RoutedKind, text: string): void {
+    const transport = this.#registry.held(id);
+    if (transport === undefined) return;
+    if (kind === 'stream') {
+      transport.relayToStandalone(text);
+      return;
+    }
+    const session = transport.server;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (session !== undefined && concerns(transport, session, message)) transport.deliver(message, ROUTED_INFO, undefined);
+  }
+
+  /** Writes log level and subscriptions into the record before the answer to a request that changed them goes out. */
+  #writeThrough(session: ServerSession, id: string): void {
+    const directory = this.#directory;
+    session.endpoint.use((next) => async (method, params, ctx) => {
+      const result = await next(method, params, ctx);
+      if (ctx.kind === 'request' && STATE_METHODS.has(method)) await directory.update(id, { logLevel: session.logLevel, subscriptions: [...session.subscriptions] });
+      return result;
+    });
+  }
+}

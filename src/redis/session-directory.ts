@@ -1,0 +1,283 @@
+/**
+ * {@link RedisSessionDirectory}: the `Mcp-Session-Id` sessions of a deployment in Redis, so
+ * that every instance can serve every request of a 2025-era session (the Streamable HTTP
+ * handler's `sessions` option).
+ *
+ * Design notes:
+ * - The handler holds the sessions it serves (its cache); this class is asked only for a
+ *   session the handler does not hold (one script: read and touch), when one is created
+ *   (one script: the cluster-wide cap, the record, its expiry), changed, or deleted.
+ * - Idle expiry across instances is Redis' key expiry. Touches are throttled: a held session
+ *   sends one at most every `idleMs / 4` (so most requests cost no round trip), and the key
+ *   lives `idleMs * 5 / 4` from its last touch: never shorter than the idle timeout counted
+ *   from the last request, at most a quarter longer. A touch that finds the record gone
+ *   (deleted while an announcement was lost, expired) tells the handler to forget it.
+ * - Deletes and updates are announced on the channel `<prefix>sessions` by the script that
+ *   makes them (one round trip); announcements are at most once, as all pub/sub is, which
+ *   the touch check above backs up for deletes.
+ * - Routing ({@link RedisSessionDirectory.forward}): one channel for the deployment,
+ *   `<prefix>sessions:route`, every instance listening; a routed message goes to every
+ *   instance and the one it concerns delivers it (the others drop it after one map lookup).
+ *   At most once, like all pub/sub: a message routed while Redis is unreachable is lost
+ *   (reported to `onError`), and the server → client request it answered times out.
+ * - The session cap counts cluster-wide: live ids in the sorted set `<prefix>sessions:live`,
+ *   scored by expiry time on Redis' clock, expired ones pruned on every create.
+ */
+import { randomUUID } from 'node:crypto';
+import type { JSONObject } from '../jsonrpc/types.js';
+import type { RoutedKind, SessionDirectory, SessionDirectoryListener, SessionPatch, SessionRecord } from '../http/server/session-directory.js';
+import type { RedisConnection } from './connection.js';
+import { positiveInteger } from './options.js';
+import { SESSION_SCRIPTS, type SessionScript } from './session-scripts.js';
+
+/** Options of {@link RedisSessionDirectory.open}. */
+export interface RedisSessionDirectoryOptions {
+  /**
+   * Most live sessions across every instance on this Redis and prefix; past it a new
+   * session is refused (the handler answers 503 with `Retry-After`). Default 100 000.
+   */
+  maxSessions?: number;
+  /**
+   * Longest record (client capabilities, client info, owner, subscriptions as JSON), in
+   * characters; a new session with a longer one is refused (RangeError: the handler answers
+   * 500 and reports it), an update that would make it longer rejects the same way (the
+   * client's request gets -32603). Default 65 536.
+   */
+  maxRecordChars?: number;
+  /**
+   * Longest routed message (a client's answer or notification, a GET-stream message), in
+   * characters; a longer one is not routed (reported to `onError`; a server → client request
+   * it answered then times out). Default 4 194 304 (4 Mi, the handler's default body limit).
+   */
+  maxRoutedChars?: number;
+  /** This instance's id in announcements (its own are skipped). Default a random UUID. */
+  instanceId?: string;
+  /** Receives failed touches and malformed announcements or records. Default: ignored. */
+  onError?: (error: Error) => void;
+}
+
+type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
+const defined = new WeakSet<object>();
+
+/** The ttl of a record whose idle timeout is `idleMs` (see the module note). */
+function ttlOf(idleMs: number): number {
+  return idleMs + Math.ceil(idleMs / 4);
+}
+
+/** The fixed part of a record, as stored in field `r`. */
+interface FixedPart {
+  v: string;
+  c: JSONObject;
+  i?: JSONObject;
+  o?: string;
+  t: number;
+}
+
+function isObject(value: unknown): value is JSONObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+/** A Redis-backed {@link SessionDirectory}; see the module note. Open one per handler with {@link RedisSessionDirectory.open}. */
+export class RedisSessionDirectory implements SessionDirectory {
+  /** This instance's id in announcements. */
+  readonly instanceId: string;
+  readonly #redis: RedisConnection;
+  readonly #max: number;
+  readonly #maxChars: number;
+  readonly #onError: (error: Error) => void;
+  readonly #live: string;
+  readonly #channel: string;
+  readonly #routes: string;
+  readonly #maxRouted: number;
+  readonly #listeners = new Set<SessionDirectoryListener>();
+  /** When each held session was last touched (ms); only sessions the handler holds. */
+  readonly #touched = new Map<string, number>();
+  #unsubscribe: Array<() => Promise<void>> = [];
+  #closed = false;
+
+  /**
+   * Opens a directory on `redis` and subscribes to its announcements. Throws RangeError for
+   * a bad option; rejects with `RedisUnavailableError` only when the connection is closed
+   * (while Redis is unreachable the subscription is made on reconnect).
+   */
+  static async open(redis: RedisConnection, options: RedisSessionDirectoryOptions = {}): Promise<RedisSessionDirectory> {
+    const directory = new RedisSessionDirectory(redis, options);
+    directory.#unsubscribe.push(await redis.subscribe('sessions', (message) => directory.#announced(message)));
+    directory.#unsubscribe.push(await redis.subscribe('sessions:route', (message) => directory.#routed(message)));
+    return directory;
+  }
+
+  private constructor(redis: RedisConnection, options: RedisSessionDirectoryOptions) {
+    this.#redis = redis;
+    this.#max = positiveInteger('maxSessions', options.maxSessions ?? 100_000);
+    this.#maxChars = positiveInteger('maxRecordChars', options.maxRecordChars ?? 65_536);
+    this.instanceId = options.instanceId ?? randomUUID();
+    this.#onError = options.onError ?? (() => {});
+    this.#live = `${redis.prefix}sessions:live`;
+    this.#channel = `${redis.prefix}sessions`;
+    this.#routes = 'sessions:route';
+    this.#maxRouted = positiveInteger('maxRoutedChars', options.maxRoutedChars ?? 4 * 1024 * 1024);
+  }
+
+  /** Resolves `'full'` at `maxSessions`; rejects with RangeError past `maxRecordChars`, `RedisUnavailableError` when Redis cannot be reached. */
+  async create(record: SessionRecord): Promise<'created' | 'full'> {
+    const fixed: FixedPart = { v: record.revision, c: record.clientCapabilities, t: record.idleMs };
+    if (record.clientInfo !== undefined) fixed.i = record.clientInfo;
+    if (record.owner !== undefined) fixed.o = record.owner;
+    const r = JSON.stringify(fixed);
+    const s = JSON.stringify(record.subscriptions);
+    this.#checkSize(r.length + s.length + (record.logLevel?.length ?? 0));
+    const created = await this.#eval(SESSION_SCRIPTS.create, [this.#key(record.id), this.#live], [record.id, this.#max, ttlOf(record.idleMs), r, s]);
+    if (created !== 1) return 'full';
+    this.#touched.set(record.id, Date.now());
+    // a level set during initialization (none today) is stored with the first update
+    if (record.logLevel !== undefined) await this.update(record.id, { logLevel: record.logLevel });
+    return 'created';
+  }
+
+  /** The record of `id` with its expiry pushed out (one round trip), or undefined; rejects with `RedisUnavailableError`. */
+  async get(id: string): Promise<SessionRecord | undefined> {
+    const raw = (await this.#eval(SESSION_SCRIPTS.read, [this.#key(id), this.#live], [id])) as [string, string | null, string, string] | null;
+    if (raw === null) return undefined;
+    let fixed: FixedPart;
+    let subscriptions: unknown;
+    try {
+      fixed = JSON.parse(raw[0]) as FixedPart;
+      subscriptions = JSON.parse(raw[2]);
+    } catch {
+      this.#onError(new Error('Ignored a malformed session record'));
+      return undefined;
+    }
+    if (!isObject(fixed) || typeof fixed.v !== 'string' || !isObject(fixed.c) || typeof fixed.t !== 'number' || !isStringArray(subscriptions)) {
+      this.#onError(new Error('Ignored a malformed session record'));
+      return undefined;
+    }
+    this.#touched.set(id, Date.now());
+    return {
+      id,
+      revision: fixed.v,
+      clientCapabilities: fixed.c,
+      clientInfo: isObject(fixed.i) ? fixed.i : undefined,
+      logLevel: raw[1] ?? undefined,
+      subscriptions,
+      owner: typeof fixed.o === 'string' ? fixed.o : undefined,
+      idleMs: fixed.t,
+    };
+  }
+
+  /** Pushes the expiry of `id` out, at most once every `idleMs / 4`; failures go to `onError`. Never throws. */
+  touch(id: string, idleMs: number): void {
+    const now = Date.now();
+    const last = this.#touched.get(id);
+    if (last !== undefined && now - last < idleMs / 4) return;
+    this.#touched.set(id, now);
+    this.#eval(SESSION_SCRIPTS.touch, [this.#key(id), this.#live], [id, ttlOf(idleMs)]).then(
+      (alive) => {
+        if (alive === 0) this.#removed(id);
+      },
+      // tried again after the same interval: an outage does not cost a failing command per request
+      (error: Error) => this.#onError(error),
+    );
+  }
+
+  /** Writes `patch` and announces it (one round trip); a record that is gone is left gone. Rejects with RangeError or `RedisUnavailableError`. */
+  async update(id: string, patch: SessionPatch): Promise<void> {
+    const level = patch.logLevel;
+    const s = JSON.stringify(patch.subscriptions ?? []);
+    this.#checkSize(s.length + (level?.length ?? 0));
+    const note: Record<string, unknown> = { o: this.instanceId, e: 'u', id, s: patch.subscriptions ?? [] };
+    if (level !== undefined) note.l = level;
+    await this.#eval(SESSION_SCRIPTS.update, [this.#key(id)], [this.#channel, JSON.stringify(note), level === undefined ? '0' : '1', level ?? '', s]);
+  }
+
+  /** Deletes the record of `id` and announces it (one round trip). Rejects with `RedisUnavailableError`. */
+  async delete(id: string): Promise<void> {
+    this.#touched.delete(id);
+    await this.#eval(SESSION_SCRIPTS.delete, [this.#key(id), this.#live], [id, this.#channel, JSON.stringify({ o: this.instanceId, e: 'd', id })]);
+  }
+
+  /** Forgets the touch bookkeeping of `id`. */
+  release(id: string): void {
+    this.#touched.delete(id);
+  }
+
+  /** Publishes `text` of session `id` to the other instances (one PUBLISH, not awaited); failures and oversized messages go to `onError`. Never throws. */
+  forward(id: string, kind: RoutedKind, text: string): void {
+    if (text.length > this.#maxRouted) {
+      this.#onError(new RangeError(`Did not route a message of ${text.length} characters (maxRoutedChars ${this.#maxRouted})`));
+      return;
+    }
+    this.#redis.publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: kind, m: text })).then(undefined, (error: Error) => this.#onError(error));
+  }
+
+  /** Adds a listener for sessions removed or updated by other instances; returns its remover. */
+  watch(listener: SessionDirectoryListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Stops listening to announcements (the connection stays open: its owner closes it). Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#listeners.clear();
+    this.#touched.clear();
+    for (const off of this.#unsubscribe) await off().catch(() => {});
+  }
+
+  #key(id: string): string {
+    return this.#redis.key('session', id);
+  }
+
+  #checkSize(chars: number): void {
+    if (chars > this.#maxChars) throw new RangeError(`A session record of ${chars} characters exceeds maxRecordChars (${this.#maxChars})`);
+  }
+
+  #removed(id: string): void {
+    this.#touched.delete(id);
+    for (const listener of this.#listeners) listener.removed(id);
+  }
+
+  #announced(message: string): void {
+    let note: { o?: unknown; e?: unknown; id?: unknown; l?: unknown; s?: unknown };
+    try {
+      note = JSON.parse(message) as typeof note;
+    } catch {
+      return this.#onError(new Error('Dropped a malformed session announcement'));
+    }
+    if (!isObject(note) || typeof note.id !== 'string' || (note.e !== 'd' && note.e !== 'u')) return this.#onError(new Error('Dropped a malformed session announcement'));
+    if (note.o === this.instanceId) return;
+    const id = note.id;
+    if (note.e === 'd') return this.#removed(id);
+    if (!isStringArray(note.s) || (note.l !== undefined && typeof note.l !== 'string')) return this.#onError(new Error('Dropped a malformed session announcement'));
+    const patch: SessionPatch = { logLevel: note.l as string | undefined, subscriptions: note.s };
+    for (const listener of this.#listeners) listener.updated(id, patch);
+  }
+
+  #routed(message: string): void {
+    if (message.length > this.#maxRouted + 512) return this.#onError(new Error('Dropped an oversized routed message'));
+    let note: { o?: unknown; id?: unknown; k?: unknown; m?: unknown };
+    try {
+      note = JSON.parse(message) as typeof note;
+    } catch {
+      return this.#onError(new Error('Dropped a malformed routed message'));
+    }
+    if (!isObject(note) || typeof note.id !== 'string' || (note.k !== 'client' && note.k !== 'stream') || typeof note.m !== 'string') return this.#onError(new Error('Dropped a malformed routed message'));
+    if (note.o === this.instanceId) return;
+    for (const listener of this.#listeners) listener.forwarded?.(note.id, note.k, note.m);
+  }
+
+  async #eval(script: SessionScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.#redis.run((c) => {
+      if (!defined.has(c)) {
+        for (const s of Object.values(SESSION_SCRIPTS)) c.defineCommand(s.name, { numberOfKeys: s.keys, lua: s.lua });
+        defined.add(c);
+      }
+      return (c as unknown as Record<string, ScriptCall>)[script.name]!(...keys, ...args);
+    });
+  }
+}

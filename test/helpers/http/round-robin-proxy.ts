@@ -1,0 +1,61 @@
+/**
+ * A round-robin HTTP proxy for the multi-instance tests: every request (not connection) goes
+ * to the next upstream in turn, the response streamed back as it comes (SSE included), and
+ * each exchange recorded (method, upstream, status, whether the response has ended). Not
+ * part of the package.
+ */
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One proxied exchange. */
+export interface ProxiedExchange {
+  readonly method: string;
+  readonly upstream: number;
+  status: number | undefined;
+  ended: boolean;
+}
+
+/** A running proxy. */
+export interface RoundRobinProxy {
+  /** The proxy's MCP endpoint URL. */
+  readonly url: string;
+  readonly exchanges: ProxiedExchange[];
+  close(): Promise<void>;
+}
+
+/** Starts a proxy on 127.0.0.1 (a free port) in front of `upstreams` (ports on 127.0.0.1); `path` is the endpoint path. */
+export async function roundRobinProxy(upstreams: readonly number[], path = '/mcp'): Promise<RoundRobinProxy> {
+  let next = 0;
+  const exchanges: ProxiedExchange[] = [];
+  const server: Server = createServer((req, res) => {
+    const upstream = next++ % upstreams.length;
+    const exchange: ProxiedExchange = { method: req.method ?? '', upstream, status: undefined, ended: false };
+    exchanges.push(exchange);
+    const headers: IncomingHttpHeaders = { ...req.headers };
+    const out = request({ host: '127.0.0.1', port: upstreams[upstream], method: req.method, path: req.url, headers }, (up) => {
+      exchange.status = up.statusCode;
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+      up.on('end', () => (exchange.ended = true));
+      up.on('close', () => (exchange.ended = true));
+    });
+    out.on('error', () => {
+      exchange.ended = true;
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    res.on('close', () => out.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    exchanges,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
