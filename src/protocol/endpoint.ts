@@ -304,7 +304,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
       if (set) for (const listener of set) listener(params, ctx.info);
       return undefined;
     }
-    const claim = this.#claimOf?.(ctx as unknown as C);
+    const claim = this.#statelessRevisions.length > 0 ? this.#claimOf?.(ctx as unknown as C) : undefined;
     if (claim !== undefined) {
       checkIncomingRequest(claim.table, this.role, this.#ownCapabilities, method, params);
       const handler = this.#statelessHandlers?.get(method) ?? this.#handlers?.get(method) ?? this.#sharedHandlers?.get(method);

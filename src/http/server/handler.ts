@@ -41,7 +41,7 @@ import type { EndpointMode } from './endpoint-mode.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { LegacyEndpoints } from './legacy-endpoints.js';
 import type { LegacyHost, LegacySseTransport } from './legacy-sse.js';
-import { classifyPost, endpointPostRefusal, PostBody, readJson, refuseMessages } from './post-checks.js';
+import { classifyPost, endpointPostRefusal, parseJson, PostBody, readBody, refuseMessages } from './post-checks.js';
 import { errorReply, TRANSPORT_ERROR } from './replies.js';
 import { HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
 import { SessionPath } from './session-path.js';
@@ -386,7 +386,11 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const named = this.#era2026?.claimedByHeader(versionHeader) === true ? undefined : this.#mode2025.sessionOf(req, info);
     const session = named instanceof Promise ? await named : named;
     if (session !== undefined && !(session instanceof StreamableSessionTransport)) return session;
-    const json = await readJson(req, this.maxBodyBytes);
+    // one await for the body (none when the adapter holds it as text), then a synchronous parse
+    const read = readBody(req, this.maxBodyBytes);
+    const text = typeof read === 'string' || !(read instanceof Promise) ? read : await read;
+    if (typeof text !== 'string') return text;
+    const json = parseJson(text);
     if (json.status !== undefined) return json;
     const body = classifyPost(json.value);
     if (!(body instanceof PostBody)) return body;

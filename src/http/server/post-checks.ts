@@ -37,8 +37,12 @@ export function accepts(accept: string | null, type: string): boolean {
 }
 
 /** True when `accept` admits both `application/json` and `text/event-stream` (a Streamable HTTP POST), in one pass. */
+/** The `Accept` values clients send on every POST, admitting both types as they stand (constants, not a memo). */
+const BOTH_ACCEPTED: ReadonlySet<string> = new Set(['application/json, text/event-stream', 'text/event-stream, application/json', 'application/json,text/event-stream', 'text/event-stream,application/json', '*/*']);
+
 function acceptsJsonAndSse(accept: string | null): boolean {
   if (accept === null) return false;
+  if (BOTH_ACCEPTED.has(accept)) return true;
   let json = false;
   let sse = false;
   for (const part of accept.split(',')) {
@@ -94,7 +98,11 @@ export interface JsonBody {
  */
 export async function readJson(req: HttpRequest, maxBytes: number): Promise<JsonBody | HttpReply> {
   const text = await readBody(req, maxBytes);
-  if (typeof text !== 'string') return text;
+  return typeof text === 'string' ? parseJson(text) : text;
+}
+
+/** The parsed `text`, or the 400 with -32700 when it is not JSON. */
+export function parseJson(text: string): JsonBody | HttpReply {
   try {
     return { value: JSON.parse(text) as unknown };
   } catch {
@@ -102,10 +110,18 @@ export async function readJson(req: HttpRequest, maxBytes: number): Promise<Json
   }
 }
 
-async function readBody(req: HttpRequest, maxBytes: number): Promise<string | HttpReply> {
+/**
+ * The body's text (at most `maxBytes`: beyond it 413; unreadable: 400). Synchronous for a
+ * body the adapter already holds as text; otherwise a promise.
+ */
+export function readBody(req: HttpRequest, maxBytes: number): string | HttpReply | Promise<string | HttpReply> {
   const body = req.body;
   if (body === undefined) return '';
   if (typeof body === 'string') return body.length > maxBytes ? tooLarge(maxBytes) : body;
+  return readStreamedBody(body, maxBytes);
+}
+
+async function readStreamedBody(body: (maxBytes: number) => Promise<string>, maxBytes: number): Promise<string | HttpReply> {
   try {
     return await body(maxBytes);
   } catch (error) {
