@@ -40,8 +40,8 @@ export interface RateLimitOptions {
   keyOf?: (ctx: CallContext) => string | undefined;
   /**
    * Most buckets kept at once (one table per `rateLimit()` middleware, shared by all the
-   * server's connections); beyond it the least recently used is dropped (its next call
-   * starts full). Default 10 000.
+   * server's connections); beyond it the oldest bucket is dropped (its next call starts
+   * full). Default 10 000.
    */
   maxKeys?: number;
   /** Clock, for tests. Default `Date.now`. */
@@ -87,10 +87,11 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
       const t = now();
       let bucket = buckets.get(key);
       if (bucket === undefined) {
+        // the oldest bucket goes first (insertion order); a call never reorders the table,
+        // which would churn the Map on every call
         if (buckets.size >= maxKeys) buckets.delete(buckets.keys().next().value!);
-        bucket = { tokens: limit, last: t };
-      } else buckets.delete(key); // re-inserted below: most recently used last
-      buckets.set(key, bucket);
+        buckets.set(key, (bucket = { tokens: limit, last: t }));
+      }
       bucket.tokens = Math.min(limit, bucket.tokens + (t - bucket.last) * perMs);
       bucket.last = t;
       if (bucket.tokens < 1) {

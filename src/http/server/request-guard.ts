@@ -147,6 +147,8 @@ export class RequestGuard {
   /** Every listed host entry in its normalized text (`name`, `name:port`): an exact match is allowed. */
   readonly #exactHosts: ReadonlySet<string>;
   readonly #anyOrigin: boolean;
+  /** `#hostNames` as a list when it is short (compared in place, see `#plainlyAllowed`). */
+  readonly #hostNameList: readonly string[] | undefined;
   readonly #origins: ReadonlySet<string>;
   readonly #originHosts: ReadonlySet<string>;
   /** The entries of `#originHosts` a URL parser keeps as they are (`new URL('http://' + name).hostname === name`). */
@@ -166,6 +168,7 @@ export class RequestGuard {
       }
     }
     this.#hostNames = names;
+    this.#hostNameList = names.size <= 8 ? [...names] : undefined;
     this.#hostPorts = ports;
     this.#exactHosts = new Set([...names, ...ports]);
     this.#anyOrigin = allowedOrigins === '*';
@@ -227,7 +230,14 @@ export class RequestGuard {
   #plainlyAllowed(value: string): boolean {
     if (this.#exactHosts.has(value)) return true;
     const colon = value.lastIndexOf(':');
-    return colon > 0 && this.#hostNames.has(value.slice(0, colon)) && isPortText(value, colon + 1);
+    if (colon <= 0 || !isPortText(value, colon + 1)) return false;
+    // a short list (the default is three names) is compared in place: no substring per request
+    const names = this.#hostNameList;
+    if (names !== undefined) {
+      for (const name of names) if (name.length === colon && value.startsWith(name)) return true;
+      return false;
+    }
+    return this.#hostNames.has(value.slice(0, colon));
   }
 
   /** The verdict on one `host[:port]` value against the allowed names. */
