@@ -31,7 +31,7 @@ import { STATELESS_REVISIONS, isStatelessRevision, type RequestMeta } from '../p
 import type { StatelessClaim } from '../protocol/incoming.js';
 import { extendedTableFor, type RevisionTable } from '../protocol/table.js';
 import type { MessageInfo } from '../transport/types.js';
-import type { JSONObject as Json, RequestId } from '../jsonrpc/types.js';
+import type { RequestId } from '../jsonrpc/types.js';
 import type { ServerEra } from './era.js';
 import { StatelessLayer, type StatelessServerOptions } from './stateless/layer.js';
 import { StatelessDispatcher, type StatelessDispatch, type StatelessReplyChannel } from './stateless/dispatch.js';
@@ -397,7 +397,7 @@ export class McpServer implements ServerCore {
    * handle that cancels it. Only what the request needs is allocated (stateless/dispatch.ts).
    * Call after {@link ready} resolved.
    */
-  dispatchStateless(id: RequestId, method: string, params: Json | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch {
+  dispatchStateless(id: RequestId, method: string, params: JSONObject | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch {
     const dispatcher = (this.#dispatcher ??= this.#makeDispatcher());
     return dispatcher.dispatch(id, method, params, meta, info, reply);
   }

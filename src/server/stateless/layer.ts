@@ -29,7 +29,6 @@ import {
   MetaKey,
   ResultType,
   type CacheHints,
-  type DiscoverResult,
   type InputRequiredResult,
   type SubscriptionFilter,
 } from '../../protocol/stateless/wire.js';

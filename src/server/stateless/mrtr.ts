@@ -27,7 +27,6 @@
 import { elicitAnswerProblem, rootsAnswerProblem, samplingAnswerProblem } from '../client-answers.js';
 import { LocalError, McpError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../../jsonrpc/types.js';
-import { formatIssues, validateElicitationContent } from '../../schema/index.js';
 import type { InputRequest } from '../../protocol/stateless/wire.js';
 import { isObject } from '../../jsonrpc/values.js';
 

@@ -43,10 +43,10 @@
  *   client can be told apart (unauthenticated stateless HTTP) a full cap makes `optional`
  *   calls answer inline instead of refusing them, so nobody is locked out by another.
  */
-import { McpError, invalidParams, methodNotFound, toError } from '../../jsonrpc/errors.js';
+import { McpError, invalidParams, toError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/methods.js';
-import type { Endpoint, RequestHandler } from '../../protocol/endpoint.js';
+import type { RequestHandler } from '../../protocol/endpoint.js';
 import { ResultType, TASKS_EXTENSION, missingClientCapability, type InputRequest } from '../../protocol/stateless/wire.js';
 import { ServerRequestContext } from '../../server/context.js';
 import { checkInputResponses } from '../../server/stateless/mrtr.js';
