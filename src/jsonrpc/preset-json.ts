@@ -61,14 +61,19 @@ export function stringifyResponse(id: RequestId | null, result: unknown): string
 
 /**
  * The JSON text of an outgoing message, the one serialization every transport uses: a
- * single response `{jsonrpc, id, result}` goes through {@link stringifyResponse} (a preset
- * `_meta` is spliced in as text), anything else through `JSON.stringify`. Throws what
+ * single response `{jsonrpc, id, result}` whose result carries a {@link presetJson} `_meta`
+ * goes through {@link stringifyResponse} (the preset is spliced in as text), anything else
+ * straight through `JSON.stringify` (no wrapper object, no second look). Throws what
  * `JSON.stringify` throws; returns undefined where it does (a value JSON cannot represent).
  */
 export function serializeMessage(message: unknown): string {
-  if (typeof message === 'object' && message !== null && !Array.isArray(message)) {
+  if (typeof message === 'object' && message !== null) {
     const m = message as { id?: unknown; result?: unknown; method?: unknown };
-    if (m.result !== undefined && m.method === undefined) return stringifyResponse(m.id as RequestId | null, m.result);
+    const result = m.result;
+    if (typeof result === 'object' && result !== null) {
+      const meta = (result as JSONObject)._meta;
+      if (typeof meta === 'object' && meta !== null && TEXTS.has(meta) && m.method === undefined) return stringifyResponse(m.id as RequestId | null, result);
+    }
   }
   return JSON.stringify(message);
 }
