@@ -20,7 +20,8 @@
  * RFC 9110 § 15.6.4) — and arrives within the bound (no hang); once Redis is back every
  * operation succeeds; every task result acknowledged before the restart is still readable,
  * unchanged, from both processes; every task whose creation was acknowledged still answers
- * `tasks/get`.
+ * `tasks/get`, `completed` — or `working` when its work ended while Redis was down and its
+ * outcome could not be stored (the known gap docs/redis.md describes; the count is printed).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -283,6 +284,11 @@ it('survives a Redis restart under 200 operations on two demo processes: clear e
     const status = got.message!.result.status as string;
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
   }
+  // A task whose work ended while Redis was down could not store its outcome (reported to the
+  // demo's onError): it stays `working` while its process lives (see docs/redis.md). Nothing
+  // else is allowed: no task vanished, none failed.
+  assert.deepEqual([...statuses.keys()].filter((s) => s !== 'completed' && s !== 'working'), [], JSON.stringify(Object.fromEntries(statuses)));
+  assert.ok((statuses.get('completed') ?? 0) >= acknowledgedResults.size);
   for (const demo of [a, b]) assert.equal(demo.child.exitCode ?? demo.child.signalCode, null, 'the process is still running');
   // the plain and task operations after the restart all succeeded (checked above); say what happened in between
   t.diagnostic(`${acknowledgedResults.size} task results acknowledged, ${created.size} tasks created, statuses after the restart ${JSON.stringify(Object.fromEntries(statuses))}, ${failedWhileDown.length} operations refused while Redis was down`);
