@@ -19,7 +19,9 @@
  * with `Retry-After` and a JSON-RPC error body (a new session while Redis is down,
  * RFC 9110 § 15.6.4) — and arrives within the bound (no hang); once Redis is back every
  * operation succeeds; every task result acknowledged before the restart is still readable,
- * unchanged, from both processes; every task whose creation was acknowledged still answers
+ * unchanged, from both processes; `touch_watched_resource` (which raises resources/updated,
+ * published to the other process) succeeds throughout, and after the restart the update it
+ * raises on B reaches the GET stream on A; every task whose creation was acknowledged still answers
  * `tasks/get`, `completed` — or `working` when its work ended while Redis was down and its
  * outcome could not be stored (the known gap docs/redis.md describes; the count is printed).
  */
@@ -27,10 +29,12 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, it } from 'node:test';
 import { BIN } from '../../test/helpers/cli/cli-run.js';
+import { SseReader } from '../../test/helpers/http/server-harness.js';
 import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
 
 const REVISION = '2025-11-25';
+const WATCHED = 'test://watched-resource';
 const OPERATIONS = 200;
 const CONCURRENCY = 8;
 /** Redis is stopped when this operation starts. */
@@ -193,6 +197,14 @@ it('survives a Redis restart under 200 operations on two demo processes: clear e
   const operation = async (i: number): Promise<void> => {
     const [first, second] = (i >> 1) % 2 === 0 ? [a, b] : [b, a];
     const phase = restarted ? 'after' : stopping === undefined ? 'before' : 'during';
+    if (i % 10 === 5) {
+      // raises resources/updated, published to the other process: a publish that fails while Redis is down is reported, never the caller's error
+      const answer = await request(first.url, sessionId, 'tools/call', { name: 'touch_watched_resource', arguments: {} });
+      check(`touch ${i} (${phase})`, answer);
+      if (!ok(answer)) problems.push(`touch ${i} (${phase}) failed: ${JSON.stringify(answer.message)}`);
+      else assert.match(answer.message!.result.content[0].text, /^version \d+$/);
+      return;
+    }
     if (i % 2 === 1) {
       const answer = await request(first.url, sessionId, 'tools/call', { name: 'echo', arguments: { message: `plain ${i}` } });
       check(`plain call ${i} (${phase})`, answer);
@@ -289,6 +301,25 @@ it('survives a Redis restart under 200 operations on two demo processes: clear e
   // else is allowed: no task vanished, none failed.
   assert.deepEqual([...statuses.keys()].filter((s) => s !== 'completed' && s !== 'working'), [], JSON.stringify(Object.fromEntries(statuses)));
   assert.ok((statuses.get('completed') ?? 0) >= acknowledgedResults.size);
+  // change notifications flow between the processes again (the bus subscribed anew after the restart):
+  // subscribed on A, GET stream on A, the change raised on B
+  const subscribed = await request(a.url, sessionId, 'resources/subscribe', { uri: WATCHED });
+  assert.ok(ok(subscribed), JSON.stringify(subscribed.message));
+  const stream = await fetch(a.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION }, signal: AbortSignal.timeout(4 * HANG_MS) });
+  assert.equal(stream.status, 200);
+  const reader = new SseReader(stream);
+  const touched = await request(b.url, sessionId, 'tools/call', { name: 'touch_watched_resource', arguments: {} });
+  assert.ok(ok(touched), JSON.stringify(touched.message));
+  let update: { method?: string; params?: { uri?: string } } | undefined;
+  // (the stream also carries what the session queued for it before: the tasks' log messages)
+  while (update === undefined) {
+    const event = await reader.next(HANG_MS);
+    const message = event.data === '' ? undefined : JSON.parse(event.data);
+    if (message?.method === 'notifications/resources/updated') update = message;
+  }
+  assert.deepEqual(update, { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: WATCHED } });
+  await reader.cancel();
+
   for (const demo of [a, b]) assert.equal(demo.child.exitCode ?? demo.child.signalCode, null, 'the process is still running');
   // the plain and task operations after the restart all succeeded (checked above); say what happened in between
   t.diagnostic(`${acknowledgedResults.size} task results acknowledged, ${created.size} tasks created, statuses after the restart ${JSON.stringify(Object.fromEntries(statuses))}, ${failedWhileDown.length} operations refused while Redis was down`);
