@@ -3,24 +3,19 @@
  * instance (`notifications/resources/updated` for a URI, `notifications/{tools,resources,
  * prompts}/list_changed`) reaches every other instance, which hands it to its own
  * subscribers: `resources/subscribe` sessions (2025 revisions) and `subscriptions/listen`
- * streams (2026-07-28). The server wiring comes with the HTTP refactor; this is the small
- * interface it will use.
+ * streams (2026-07-28). Give it to the server as `ServerOptions.notifier` (it is a
+ * `SharedNotifier`, src/server/shared-notifications.ts): the server publishes the changes
+ * raised on it and delivers those it hears, each subscriber exactly once.
  */
 import { Notification } from '../protocol/methods.js';
+import type { SharedChange, SharedListChangedMethod, SharedNotificationMethod, SharedNotifier } from '../server/shared-notifications.js';
 import type { BusData, RedisBus } from './bus.js';
 import { positiveInteger } from './options.js';
 
-/** The list_changed notifications an instance shares. */
-export type SharedListChangedMethod = typeof Notification.ResourcesListChanged | typeof Notification.ToolsListChanged | typeof Notification.PromptsListChanged;
-
-/** The notifications an instance shares. */
-export type SharedNotificationMethod = typeof Notification.ResourcesUpdated | SharedListChangedMethod;
+export type { SharedListChangedMethod, SharedNotificationMethod } from '../server/shared-notifications.js';
 
 /** One shared notification: the method and, for `resources/updated`, the URI. */
-export interface SharedNotification {
-  readonly method: SharedNotificationMethod;
-  /** Present exactly for `notifications/resources/updated`. */
-  readonly uri?: string;
+export interface SharedNotification extends SharedChange {
   /** The instance that raised it. */
   readonly origin: string;
 }
@@ -29,11 +24,11 @@ export interface SharedNotification {
 export interface RedisNotifierOptions {
   /** The bus channel. Default `notifications`. */
   channel?: string;
-  /** Longest resource URI shared, in characters; longer ones are refused on publish (RangeError) and dropped on receipt. Default 8192. */
+  /** Longest resource URI shared, in characters; longer ones are refused on publish (RangeError) and dropped on receipt (reported to `onError`). Default 8192. */
   maxUriChars?: number;
-  /** Also hand this instance's own notifications back to it. Default false (it raised them locally already). */
+  /** Also hand this instance's own notifications back to it. Default false (it raised them locally already); keep it false for a server's `notifier`, which would otherwise deliver its own changes twice. */
   includeOwn?: boolean;
-  /** Receives dropped announcements. Default: ignored. */
+  /** Receives dropped announcements (malformed, URI too long) and handler failures. Default: ignored. */
   onError?: (error: Error) => void;
 }
 
@@ -44,7 +39,7 @@ const LISTS = new Set<string>([Notification.ResourcesListChanged, Notification.T
  * {@link RedisNotifier.open}; publishing rejects with `RedisUnavailableError` while Redis is
  * unreachable (the local instance still notifies its own subscribers; the others miss it).
  */
-export class RedisNotifier {
+export class RedisNotifier implements SharedNotifier {
   readonly #bus: RedisBus;
   readonly #channel: string;
   readonly #maxUri: number;
@@ -98,9 +93,11 @@ export class RedisNotifier {
     if (origin === this.#bus.instanceId && !this.#includeOwn) return;
     const d = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
     let n: SharedNotification;
-    if (d.m === Notification.ResourcesUpdated && typeof d.u === 'string' && d.u.length > 0 && d.u.length <= this.#maxUri) n = { method: Notification.ResourcesUpdated, uri: d.u, origin };
-    else if (typeof d.m === 'string' && LISTS.has(d.m)) n = { method: d.m as SharedNotificationMethod, origin };
-    else return this.#onError(new Error('Dropped a malformed shared notification'));
+    if (d.m === Notification.ResourcesUpdated && typeof d.u === 'string' && d.u.length > 0) {
+      if (d.u.length > this.#maxUri) return this.#onError(new Error(`Dropped a shared resources/updated notification: its URI of ${d.u.length} characters exceeds maxUriChars (${this.#maxUri})`));
+      n = { method: Notification.ResourcesUpdated, uri: d.u, origin };
+    } else if (typeof d.m === 'string' && LISTS.has(d.m)) n = { method: d.m as SharedNotificationMethod, origin };
+    else return this.#onError(new Error(`Dropped a malformed shared notification (expected {m: a shared notification method, u: the URI for resources/updated})`));
     for (const handler of this.#handlers) {
       try {
         handler(n);

@@ -12,6 +12,7 @@ export { rateLimit, audit, principalKey, RATE_LIMITED_CODE, type RateLimitOption
 export { UriTemplate } from './uri-template.js';
 export { SUBSCRIPTION_LIMIT_CODE, type SubscriptionLimitOptions } from './subscription-limits.js';
 export type { ConnectOptions } from './server.js';
+export type { SharedNotifier, SharedChange, SharedNotificationMethod, SharedListChangedMethod, InstanceLocalDelivery } from './shared-notifications.js';
 export type { StatelessServerOptions } from './stateless/layer.js';
 export { StatelessRequest, type InputOptions, type InputSink, type StatelessShaper } from './stateless/request.js';
 export { InputRequiredSignal, type RequestStateOptions } from './stateless/mrtr.js';

@@ -35,6 +35,7 @@ import type { RequestId } from '../jsonrpc/types.js';
 import type { ServerEra } from './era.js';
 import { StatelessLayer, type StatelessServerOptions } from './stateless/layer.js';
 import { StatelessDispatcher, type StatelessDispatch, type StatelessReplyChannel } from './stateless/dispatch.js';
+import { isSharedListChanged, localDelivery, type SharedChange, type SharedNotifier } from './shared-notifications.js';
 
 /** Per-connection overrides of {@link McpServer.connect}. */
 export interface ConnectOptions {
@@ -70,6 +71,17 @@ export interface ServerOptions extends EndpointOptions {
    * 1000 URIs per session or per `subscriptions/listen`, each at most 4096 characters.
    */
   subscriptions?: SubscriptionLimitOptions;
+  /**
+   * Shares `notifications/resources/updated` and the `list_changed` notifications with the
+   * other instances of a deployment (mcpkit/redis's `RedisNotifier`; see
+   * shared-notifications.ts): a change raised here is published, and a change raised
+   * elsewhere reaches this instance's subscribers — 2025-era sessions it holds (over
+   * Streamable HTTP: from the instance their GET stream is attached to, exactly once) and
+   * its open `subscriptions/listen` requests. Registry changes made before the server
+   * serves (before the first connection or {@link McpServer.ready}) are not published.
+   * Failures to publish go to `onError`. Default: none (changes stay on this instance).
+   */
+  notifier?: SharedNotifier;
 }
 
 /** @internal what sessions read from their server */
@@ -113,6 +125,14 @@ export class McpServer implements ServerCore {
   #capabilities: ServerCapabilities | undefined;
   /** The stateless era's middleware, handlers and subscriptions. */
   readonly #stateless: StatelessLayer;
+  /** `ServerOptions.notifier`, and what this server shares through it. */
+  readonly #notifier: SharedNotifier | undefined;
+  #offShared: (() => void) | undefined;
+  /** list_changed methods raised since the last flush that the other instances are told about. */
+  readonly #publishChanges = new Set<string>();
+  /** The transport of each connection, kept only with a notifier (instance-local delivery). */
+  readonly #transports = new WeakMap<ServerSession, Transport>();
+  readonly #report: (error: Error) => void;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     this.info = info;
@@ -125,6 +145,9 @@ export class McpServer implements ServerCore {
     this.#pageSize = options.pageSize ?? 100;
     if (!(this.#pageSize >= 1)) throw new RangeError('pageSize must be at least 1');
     const report = options.onError ?? defaultErrorReporter('server');
+    this.#report = report;
+    this.#notifier = options.notifier;
+    this.#offShared = options.notifier?.onNotification((change) => this.#sharedArrived(change));
     this.tools = new ToolRegistry(() => this.#changed(Notification.ToolsListChanged), options.jsonSchemaValidator, report);
     this.resources = new ResourceRegistry(() => this.#changed(Notification.ResourcesListChanged));
     this.prompts = new PromptRegistry(() => this.#changed(Notification.PromptsListChanged));
@@ -271,6 +294,7 @@ export class McpServer implements ServerCore {
     }
     for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
     for (const listener of this.#connectListeners) listener(session);
+    if (this.#notifier !== undefined) this.#transports.set(session, transport);
     this.#sessions.add(session);
     ep.onClose(() => this.#sessions.delete(session));
     try {
@@ -446,30 +470,88 @@ export class McpServer implements ServerCore {
   // ───────────── notifications to every client ─────────────
 
   #changed(method: string): void {
-    if (this.#sessions.size === 0 && this.#stateless.subscriptionCount === 0) return;
-    if (this.#pendingChanges.size === 0) queueMicrotask(() => this.#flushChanges());
+    // registrations before the server serves (capabilities not fixed yet) are not announced elsewhere
+    const publish = this.#notifier !== undefined && this.#capabilities !== undefined;
+    if (!publish && this.#sessions.size === 0 && this.#stateless.subscriptionCount === 0) return;
+    if (this.#pendingChanges.size === 0 && this.#publishChanges.size === 0) queueMicrotask(() => this.#flushChanges());
     this.#pendingChanges.add(method);
+    if (publish) this.#publishChanges.add(method);
   }
 
   #flushChanges(): void {
     const methods = [...this.#pendingChanges];
     this.#pendingChanges.clear();
+    for (const m of methods) this.#deliverListChanged(m);
+    if (this.#publishChanges.size === 0) return;
+    const published = [...this.#publishChanges];
+    this.#publishChanges.clear();
+    for (const m of published) if (isSharedListChanged(m)) this.#notifier!.listChanged(m).catch((error: unknown) => this.#report(asError(error)));
+  }
+
+  /** A list_changed notification to this instance's subscribers of both eras. */
+  #deliverListChanged(method: string): void {
     for (const s of this.#sessions) {
-      if (!s.ready) continue;
-      for (const m of methods) if (s.endpoint.canSend(m)) s.notify(m).catch(() => {});
+      if (!s.ready || !s.endpoint.canSend(method)) continue;
+      if (this.#notifier === undefined) s.notify(method).catch(() => {});
+      else this.#deliverHere(s, method, undefined);
     }
-    for (const m of methods) this.#stateless.listChanged(m);
+    this.#stateless.listChanged(method);
+  }
+
+  /** `notifications/resources/updated` to this instance's subscribers of `uri`, of both eras. */
+  #deliverResourceUpdated(uri: string): Promise<void> {
+    this.#stateless.resourceUpdated(uri);
+    const params = { uri };
+    if (this.#notifier !== undefined) {
+      for (const s of this.#sessions) if (s.subscriptions.has(uri)) this.#deliverHere(s, Notification.ResourcesUpdated, params);
+      return Promise.resolve();
+    }
+    const sends: Promise<void>[] = [];
+    for (const s of this.#sessions) if (s.subscriptions.has(uri)) sends.push(s.notify(Notification.ResourcesUpdated, params).catch(() => {}));
+    return Promise.all(sends).then(() => undefined);
+  }
+
+  /**
+   * Sends a shared notification to session `s` if its client is reached from this instance:
+   * over a transport with instance-local delivery (Streamable HTTP sessions, which several
+   * instances may hold) only when its GET stream is attached here, else as usual.
+   */
+  #deliverHere(s: ServerSession, method: string, params: JSONObject | undefined): void {
+    const transport = this.#transports.get(s);
+    const local = transport === undefined ? undefined : localDelivery(transport);
+    if (local === undefined) {
+      s.notify(method, params).catch(() => {});
+      return;
+    }
+    try {
+      local.relayToStandalone(JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }));
+    } catch (error) {
+      this.#report(asError(error));
+    }
+  }
+
+  /** A change another instance raised (through `ServerOptions.notifier`). */
+  #sharedArrived(change: SharedChange): void {
+    if (change.method === Notification.ResourcesUpdated) {
+      if (typeof change.uri === 'string') void this.#deliverResourceUpdated(change.uri);
+    } else if (isSharedListChanged(change.method)) this.#deliverListChanged(change.method);
   }
 
   /**
    * Sends `notifications/resources/updated` to every client subscribed to `uri` (2025 era:
-   * `resources/subscribe`; stateless era: a `subscriptions/listen` that named it).
+   * `resources/subscribe`; stateless era: a `subscriptions/listen` that named it). With
+   * `ServerOptions.notifier` it also tells the other instances, which notify their own
+   * subscribers; a failure to tell them goes to `onError` (this instance's subscribers got
+   * it regardless) and this resolves all the same.
    */
   async notifyResourceUpdated(uri: string): Promise<void> {
-    this.#stateless.resourceUpdated(uri);
-    const sends: Promise<void>[] = [];
-    for (const s of this.#sessions) if (s.subscriptions.has(uri)) sends.push(s.notify(Notification.ResourcesUpdated, { uri }).catch(() => {}));
-    await Promise.all(sends);
+    await this.#deliverResourceUpdated(uri);
+    if (this.#notifier === undefined) return;
+    try {
+      await this.#notifier.resourceUpdated(uri);
+    } catch (error) {
+      this.#report(asError(error));
+    }
   }
 
   /**
@@ -488,9 +570,12 @@ export class McpServer implements ServerCore {
 
   /**
    * Closes every connection. Live stateless-era subscriptions are first ended gracefully
-   * (their `subscriptions/listen` requests are answered).
+   * (their `subscriptions/listen` requests are answered). Stops hearing the notifier's
+   * changes (`ServerOptions.notifier`; the notifier itself stays open: its owner closes it).
    */
   async close(): Promise<void> {
+    this.#offShared?.();
+    this.#offShared = undefined;
     if (this.#stateless.subscriptionCount > 0) {
       this.#stateless.closeSubscriptions();
       // let the answers reach the transports before they close
@@ -503,6 +588,10 @@ export class McpServer implements ServerCore {
   get statelessRevisions(): readonly string[] {
     return this.#stateless.revisions;
   }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 export type { ServerRequestContext };

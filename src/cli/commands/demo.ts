@@ -3,8 +3,9 @@
  * JSON-RPC on stdin, when stdin is a terminal) or, with `--http`, over Streamable HTTP and legacy SSE on 127.0.0.1.
  * Over stdio only protocol messages go to stdout; over HTTP stdout carries one line,
  * `LISTENING <url>`, first. Everything else goes to stderr. With `--redis URL` (HTTP only)
- * several demo processes share sessions, SSE event logs and tasks through one Redis, so a
- * client may reach any of them for any request (docs/deploying.md).
+ * several demo processes share sessions, SSE event logs, tasks and change notifications
+ * (resources/updated, list_changed) through one Redis, so a client may reach any of them for
+ * any request (docs/deploying.md).
  */
 import { createDemoServer } from '../../demo/server.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
@@ -14,6 +15,7 @@ import { StdioServerTransport } from '../../stdio/index.js';
 import type { TaskStore } from '../../tasks/index.js';
 import type { EventStore } from '../../http/server/event-store.js';
 import type { SessionDirectory } from '../../http/server/session-directory.js';
+import type { SharedNotifier } from '../../server/shared-notifications.js';
 
 /** The demo's `--help`. */
 export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N] [--redis URL]] [--task-db FILE]
@@ -28,8 +30,9 @@ Options:
                   HTTP+SSE endpoints (/sse, /messages) too; prints
                   "LISTENING http://127.0.0.1:PORT/mcp" first on stdout
   --port N        the port for --http (default 3000; 0 picks a free one)
-  --redis URL     with --http: share sessions, SSE event logs and tasks with every other
-                  demo started with the same URL (redis://host:port[/db]), so several
+  --redis URL     with --http: share sessions, SSE event logs, tasks and resource/list
+                  change notifications with every other demo started with the same
+                  URL (redis://host:port[/db]), so several
                   instances can serve one client behind a load balancer (needs the
                   optional dependency ioredis; legacy SSE sessions stay on their instance)
   --task-db FILE  keep tasks in a SQLite file, so they survive a restart
@@ -96,6 +99,8 @@ interface SharedState {
   readonly sessions: SessionDirectory;
   readonly eventStore: EventStore;
   readonly tasks: TaskStore;
+  /** resources/updated and list_changed between the demos on this Redis. */
+  readonly notifier: SharedNotifier;
   close(): Promise<void>;
 }
 
@@ -115,7 +120,7 @@ async function sharedState(args: string[], onError: (err: Error) => void): Promi
     process.stderr.write(`mcpkit demo: --redis needs the optional dependency ioredis: ${(err as Error).message}\n`);
     return 1;
   }
-  const { RedisConnection, RedisEventStore, RedisSessionDirectory, RedisTaskStore } = redisModule;
+  const { RedisBus, RedisConnection, RedisEventStore, RedisNotifier, RedisSessionDirectory, RedisTaskStore } = redisModule;
   let redis;
   try {
     redis = await RedisConnection.connect({ url, prefix: 'mcpkit-demo:', onError });
@@ -125,11 +130,16 @@ async function sharedState(args: string[], onError: (err: Error) => void): Promi
   }
   const sessions = await RedisSessionDirectory.open(redis, { onError });
   const tasks = await RedisTaskStore.open(redis, { onError });
+  const bus = new RedisBus(redis, { onError });
+  const notifier = await RedisNotifier.open(bus, { onError });
   return {
     sessions,
     eventStore: new RedisEventStore(redis),
     tasks,
+    notifier,
     async close() {
+      await notifier.close();
+      await bus.close();
       await tasks.close();
       await sessions.close();
       await redis.close();
@@ -159,7 +169,7 @@ async function demoHttp(args: string[], tasks: { store?: TaskStore }): Promise<n
 }
 
 async function serveDemoHttp(port: number, tasks: { store?: TaskStore }, shared: SharedState | undefined, onError: (err: Error) => void): Promise<number> {
-  const server = createDemoServer({ onError, tasks });
+  const server = createDemoServer({ onError, tasks, ...(shared === undefined ? {} : { notifier: shared.notifier }) });
   // SEP-1699 polling for the conformance scenario: test_reconnection's stream is closed
   // right after its priming event; the client resumes with GET and Last-Event-ID.
   server.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'test_reconnection'));
@@ -172,7 +182,7 @@ async function serveDemoHttp(port: number, tasks: { store?: TaskStore }, shared:
     return 1;
   }
   process.stdout.write(`LISTENING ${running.url}\n`);
-  process.stderr.write(`mcpkit demo: Streamable HTTP at ${running.url}, legacy SSE at http://127.0.0.1:${running.port}/sse${shared === undefined ? '' : ' (sessions, events and tasks shared through Redis)'}\n`);
+  process.stderr.write(`mcpkit demo: Streamable HTTP at ${running.url}, legacy SSE at http://127.0.0.1:${running.port}/sse${shared === undefined ? '' : ' (sessions, events, tasks and notifications shared through Redis)'}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
