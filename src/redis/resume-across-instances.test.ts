@@ -1,0 +1,129 @@
+/**
+ * Resuming an SSE stream with `Last-Event-ID` on another instance (2025-03-26 › Streamable
+ * HTTP › Resumability and Redelivery: the server replays the messages after the last event
+ * id "on the stream that was disconnected"): two handlers on one Redis, sessions shared
+ * (RedisSessionDirectory), events in Redis Streams (RedisEventStore).
+ *
+ * - A stream opened on A, its client gone mid-request, resumes on B: B replays from Redis
+ *   what was stored after the id, and follows A's further events live until the response;
+ *   every event exactly once, in order, ids unchanged (they name A's tag).
+ * - A stream A completed while detached is replayed by B and ended.
+ * - The id of one session's stream presented with another session gets 400 on either
+ *   instance, and so does an id naming an instance that does not exist; the same id with
+ *   its own session resolves on B.
+ */
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { get, LATEST, openSession, post, rpc, SseReader, type ReadEvent } from '../../test/helpers/http/server-harness.js';
+import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { releaseGate, sessionInstance, type SessionInstance } from '../../test/helpers/redis/session-instance.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
+import { RedisEventStore } from './event-store.js';
+import type { StreamableHttpHandler } from '../http/server/handler.js';
+
+let server: RedisServer;
+let a: SessionInstance;
+let b: SessionInstance;
+before(async () => {
+  server = await startRedis();
+  a = await sessionInstance(server.url, 'resume:', { events: true, directory: { followCheckMs: 100 } });
+  b = await sessionInstance(server.url, 'resume:', { events: true, directory: { followCheckMs: 100 } });
+});
+after(async () => {
+  await a.close();
+  await b.close();
+  await server.close();
+});
+
+/** POSTs a `steps` call; returns the reader, positioned after the priming event, and the priming id. */
+async function steps(handler: StreamableHttpHandler, sessionId: string, id: number, args: Record<string, unknown>): Promise<{ sse: SseReader; priming: string }> {
+  const res = await post(handler, rpc(id, 'tools/call', { name: 'steps', arguments: args as never }), { sessionId, protocolVersion: LATEST });
+  assert.equal(res.status, 200);
+  const sse = new SseReader(res);
+  const priming = await sse.next();
+  assert.equal(priming.data, '');
+  return { sse, priming: priming.id };
+}
+
+function resume(handler: StreamableHttpHandler, sessionId: string, lastEventId: string): Promise<Response> {
+  return get(handler, sessionId, { 'last-event-id': lastEventId, 'mcp-protocol-version': LATEST });
+}
+
+/** `step n` for a log message, `result <text>` for the response. */
+function what(e: ReadEvent): string {
+  const m = JSON.parse(e.data);
+  return m.method === 'notifications/message' ? `step ${m.params.data.step}` : `result ${m.result.content[0].text}`;
+}
+
+it('resumes on B a stream A holds open: the stored rest from Redis, then A\'s further events live, each once', async () => {
+  const sessionId = await openSession(a.handler);
+  const { sse, priming } = await steps(a.handler, sessionId, 1, { count: 4, gate: 'live', holdAt: 3 });
+  const tag = a.directory.streamTag;
+  assert.match(priming, new RegExp(`^${tag}\\.\\d+:0$`), 'the event id names the instance that opened the stream');
+  const label = priming.slice(0, -1);
+  const first = await sse.next();
+  const second = await sse.next();
+  assert.deepEqual([what(first), what(second)], ['step 1', 'step 2']);
+  await sse.cancel();
+
+  // resume after step 1: step 2 comes from Redis, steps 3 and 4 and the response from A
+  const res = await resume(b.handler, sessionId, first.id);
+  assert.equal(res.status, 200);
+  const resumed = new SseReader(res);
+  assert.equal((await resumed.next()).id, first.id, 'the priming event repeats the id resumed from');
+  const replayed = await resumed.next();
+  assert.equal(replayed.id, second.id);
+  assert.equal(what(replayed), 'step 2');
+  await until('B to follow the stream A holds', () => b.directory.follows.following === 1 && a.directory.follows.feeding === 1);
+  releaseGate('live');
+  const rest = (await resumed.rest()).filter((e) => e.data !== '');
+  assert.deepEqual(rest.map(what), ['step 3', 'step 4', 'result stepped 4']);
+  assert.deepEqual(rest.map((e) => e.id), [`${label}3`, `${label}4`, `${label}5`]);
+  await until('the follow to end on both sides', () => b.directory.follows.following === 0 && a.directory.follows.feeding === 0);
+  assert.deepEqual([...a.errors, ...b.errors].map((e) => e.message), []);
+});
+
+it('replays on B a stream A completed while its client was gone, and ends it', async () => {
+  const sessionId = await openSession(a.handler);
+  const { sse, priming } = await steps(a.handler, sessionId, 1, { count: 3, gate: 'detached', holdAt: 2 });
+  const first = await sse.next();
+  await sse.cancel();
+  releaseGate('detached');
+  const tag = a.directory.streamTag;
+  const label = priming.slice(0, -1);
+  const streamNo = label.slice(tag.length + 1, -1);
+  const store = new RedisEventStore(b.redis);
+  await until('A to store the response', async () => (await store.replay(`${sessionId}.${tag}/${streamNo}`, 0)).length === 4);
+
+  const resumed = new SseReader(await resume(b.handler, sessionId, first.id));
+  const events = (await resumed.rest()).filter((e) => e.data !== '');
+  assert.deepEqual(events.map(what), ['step 2', 'step 3', 'result stepped 3']);
+  assert.deepEqual(events.map((e) => e.id), [`${label}2`, `${label}3`, `${label}4`]);
+  assert.equal(b.directory.follows.following, 0);
+});
+
+it('answers 400 for the id of another session\'s stream, or of an instance that does not exist, and resolves it for its own session', async () => {
+  const mine = await openSession(a.handler);
+  const other = await openSession(a.handler);
+  const { sse } = await steps(a.handler, mine, 1, { count: 2, gate: 'owner', holdAt: 2 });
+  const first = await sse.next();
+  await sse.cancel();
+
+  for (const handler of [b.handler, a.handler]) {
+    const res = await resume(handler, other, first.id);
+    assert.equal(res.status, 400, 'another session: its streams only');
+    const body = (await res.json()) as { error: { code: number; message: string } };
+    assert.equal(body.error.code, -32000);
+    assert.match(body.error.message, /Last-Event-ID does not name a resumable stream of this session/);
+  }
+  const unknownTag = first.id.replace(/^[^.]+\./, 'nosuchinstance.');
+  assert.equal((await resume(b.handler, mine, unknownTag)).status, 400, 'an instance that never opened it');
+
+  const res = await resume(b.handler, mine, first.id);
+  assert.equal(res.status, 200, 'its own session: resolved on B');
+  const resumed = new SseReader(res);
+  await resumed.next(); // priming
+  await until('B to follow', () => b.directory.follows.following === 1);
+  releaseGate('owner');
+  assert.deepEqual((await resumed.rest()).filter((e) => e.data !== '').map(what), ['step 2', 'result stepped 2']);
+});
