@@ -8,6 +8,8 @@
  *   what was stored after the id, and follows A's further events live until the response;
  *   every event exactly once, in order, ids unchanged (they name A's tag).
  * - A stream A completed while detached is replayed by B and ended.
+ * - The GET stream A held, broken, resumes on B: A's stored messages after the id, then B's
+ *   own GET stream, which the messages A produces from then on reach through the routing.
  * - The id of one session's stream presented with another session gets 400 on either
  *   instance, and so does an id naming an instance that does not exist; the same id with
  *   its own session resolves on B.
@@ -126,4 +128,37 @@ it('answers 400 for the id of another session\'s stream, or of an instance that 
   await until('B to follow', () => b.directory.follows.following === 1);
   releaseGate('owner');
   assert.deepEqual((await resumed.rest()).filter((e) => e.data !== '').map(what), ['step 2', 'result stepped 2']);
+});
+
+it('resumes on B the GET stream A held: A\'s stored messages after the id, then B\'s own GET stream', async () => {
+  const sessionId = await openSession(a.handler);
+  const announce = async (handler: StreamableHttpHandler, id: number, text: string) => {
+    const res = await post(handler, rpc(id, 'tools/call', { name: 'announce', arguments: { text } }), { sessionId, protocolVersion: LATEST });
+    assert.equal(res.status, 200);
+    await new SseReader(res).rest();
+  };
+  const onA = new SseReader(await get(a.handler, sessionId, { 'mcp-protocol-version': LATEST }));
+  const primingA = await onA.next();
+  assert.equal(primingA.id, `${a.directory.streamTag}.0:0`);
+  await announce(a.handler, 1, 'one');
+  const one = await onA.next();
+  assert.equal(JSON.parse(one.data).params.data.announce, 'one');
+  await onA.cancel();
+  await announce(a.handler, 2, 'two'); // no GET attached anywhere: kept in A's log
+
+  const res = await resume(b.handler, sessionId, one.id);
+  assert.equal(res.status, 200);
+  const onB = new SseReader(res);
+  assert.equal((await onB.next()).id, one.id);
+  const two = await onB.next();
+  assert.equal(two.id, `${a.directory.streamTag}.0:2`);
+  assert.equal(JSON.parse(two.data).params.data.announce, 'two');
+  const primingB = await onB.next();
+  assert.match(primingB.id, new RegExp(`^${b.directory.streamTag}\\.0:\\d+$`), 'then B\'s own GET stream, under its ids');
+  assert.equal(primingB.data, '');
+  await announce(a.handler, 3, 'three'); // produced on A, routed to the GET B holds
+  const three = await onB.next();
+  assert.equal(JSON.parse(three.data).params.data.announce, 'three');
+  assert.ok(three.id.startsWith(`${b.directory.streamTag}.0:`));
+  await onB.cancel();
 });

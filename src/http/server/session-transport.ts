@@ -419,7 +419,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     const match = EVENT_ID.exec(lastEventId.trim());
     const tag = match?.[1];
     if (match !== null && tag !== undefined && tag !== this.#tag && this.#resumable && this.#tag !== undefined) {
-      return this.#resumeRemote(tag, Number(match[2]), Number(match[3]));
+      const streamNo = Number(match[2]);
+      return streamNo === 0 ? this.#resumeOtherStandalone(tag, Number(match[3])) : this.#resumeRemote(tag, streamNo, Number(match[3]));
     }
     const streamId = match === null || (tag !== undefined && tag !== this.#tag) ? -1 : Number(match[2]);
     const stream = streamId === 0 ? (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE)) : this.#streams?.get(streamId);
@@ -448,6 +449,36 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
         if (stream.feed === feed) stream.feed = undefined;
       },
     };
+  }
+
+  /**
+   * Resumes the GET stream of this session that the instance tagged `tag` held: its stored
+   * events after `afterSeq` (this session's only: the key is built from it), then this
+   * instance's own GET stream, as {@link openStandalone} opens it (its priming event moves
+   * the client on to this instance's event ids). Messages other instances produce for the
+   * GET stream from then on reach it through the directory's routing.
+   */
+  async #resumeOtherStandalone(tag: string, afterSeq: number): Promise<HttpReply> {
+    const conn = new SseConnection();
+    const label = `${tag}.0:`;
+    conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
+    try {
+      const replayed = this.#host.store!.replay(`${this.sessionId}.${tag}/0`, afterSeq);
+      const events = isPromise(replayed) ? await replayed : replayed;
+      let last = afterSeq;
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!;
+        if (event.seq <= last) continue;
+        conn.write(encodeSseEvent({ id: label + event.seq, data: event.data }));
+        last = event.seq;
+      }
+    } catch (error) {
+      this.#host.reportError(toError(error));
+    }
+    if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
+    const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
+    this.lastActivity = Date.now();
+    return this.#attachResumed(stream, stream.delivered, conn);
   }
 
   /** Resumes stream `streamNo` of the instance tagged `tag` after `afterSeq` (stream-follow.ts). */
@@ -686,8 +717,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   }
 
   /** Replays `stream` after `afterSeq` onto a new connection, then attaches it (or ends it when the stream is complete). */
-  async #attachResumed(stream: OutStream, afterSeq: number): Promise<HttpReply> {
-    const conn = new SseConnection();
+  async #attachResumed(stream: OutStream, afterSeq: number, conn = new SseConnection()): Promise<HttpReply> {
     const store = this.#host.store;
     let last = afterSeq;
     if (this.#resumable) {

@@ -32,8 +32,9 @@ export function releaseGate(name: string): void {
 /**
  * A server whose tools report the session state an instance restored (`state`: revision,
  * client name, capabilities, level, subscriptions), echo, ask the client to sample (`ask`),
- * and emit numbered log messages (`steps`: `count` of them, data `{step: i}`, `every` ms
- * apart; with `gate`, message `holdAt` waits until that gate is opened by `release`).
+ * emit numbered log messages (`steps`: `count` of them, data `{step: i}`, `every` ms
+ * apart; with `gate`, message `holdAt` waits until that gate is opened by `release`), and
+ * send a log message for the GET stream (`announce`: data `{announce: text}`).
  */
 export function stateServer(): McpServer {
   const server = new McpServer({ name: 'shared-sessions', version: '1.0.0' });
@@ -48,6 +49,10 @@ export function stateServer(): McpServer {
       if ((args.every ?? 0) > 0) await new Promise((r) => setTimeout(r, args.every));
     }
     return { content: [{ type: 'text', text: `stepped ${count}` }] };
+  });
+  server.registerTool('announce', { description: 'a log message for the GET stream', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, async (args: { text?: string }, ctx) => {
+    await ctx.server!.sendLog('info', { announce: args.text ?? '' });
+    return { content: [{ type: 'text', text: 'announced' }] };
   });
   server.registerTool('release', { description: 'opens a gate of steps', inputSchema: { type: 'object', properties: { gate: { type: 'string' } } } }, (args: { gate?: string }) => {
     releaseGate(args.gate ?? '');
