@@ -10,6 +10,8 @@
  * - A stream A completed while detached is replayed by B and ended.
  * - The GET stream A held, broken, resumes on B: A's stored messages after the id, then B's
  *   own GET stream, which the messages A produces from then on reach through the routing.
+ * - Redis down while resuming: 503 with Retry-After (not 400); with an event store that is
+ *   not shared (the in-memory default) a stream of another instance gets 400.
  * - The id of one session's stream presented with another session gets 400 on either
  *   instance, and so does an id naming an instance that does not exist; the same id with
  *   its own session resolves on B.
@@ -161,4 +163,63 @@ it('resumes on B the GET stream A held: A\'s stored messages after the id, then 
   assert.equal(JSON.parse(three.data).params.data.announce, 'three');
   assert.ok(three.id.startsWith(`${b.directory.streamTag}.0:`));
   await onB.cancel();
+});
+
+it('answers 503 with Retry-After, not 400, when the stored events cannot be read (Redis down), and resumes once it is back', async () => {
+  const sessionId = await openSession(a.handler);
+  const { sse } = await steps(a.handler, sessionId, 1, { count: 2, gate: 'down', holdAt: 2 });
+  const first = await sse.next();
+  await sse.cancel();
+  // B holds the session (restored while Redis is up), so only the stream needs Redis
+  const held = await post(b.handler, rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'x' } }), { sessionId, protocolVersion: LATEST });
+  assert.equal(held.status, 200);
+  await new SseReader(held).rest();
+
+  await server.stop();
+  await until('B to notice', () => !b.redis.ready);
+  const res = await resume(b.handler, sessionId, first.id);
+  assert.equal(res.status, 503);
+  assert.equal(res.headers.get('retry-after'), '10');
+  const body = (await res.json()) as { error: { code: number; message: string } };
+  assert.equal(body.error.code, -32000);
+  assert.doesNotMatch(body.error.message, /Redis|127\.0\.0\.1/, 'no internals on the wire');
+  assert.ok(b.errors.length > 0, 'the failure went to onError');
+  b.errors.length = 0;
+  a.errors.length = 0;
+
+  await server.restart();
+  await a.redis.whenReady();
+  await b.redis.whenReady();
+  await a.redis.whenSubscribed();
+  await b.redis.whenSubscribed();
+  // persistence is off: the restart emptied Redis, but A still holds the stream open
+  const again = await resume(b.handler, sessionId, first.id);
+  assert.equal(again.status, 200);
+  const resumed = new SseReader(again);
+  await resumed.next(); // priming
+  await until('B to follow', () => b.directory.follows.following === 1);
+  releaseGate('down');
+  assert.deepEqual((await resumed.rest()).filter((e) => e.data !== '').map(what), ['step 2', 'result stepped 2']);
+});
+
+it('answers 400 for a stream of another instance when the event store is not shared (the in-memory default)', async () => {
+  const c = await sessionInstance(server.url, 'resume-mem:', { handler: { responseMode: 'sse' } });
+  const d = await sessionInstance(server.url, 'resume-mem:', { handler: { responseMode: 'sse' } });
+  try {
+    const sessionId = await openSession(c.handler);
+    const { sse } = await steps(c.handler, sessionId, 1, { count: 2, gate: 'memory', holdAt: 2 });
+    const first = await sse.next();
+    await sse.cancel();
+    const res = await resume(d.handler, sessionId, first.id);
+    assert.equal(res.status, 400, 'D cannot read what C kept in its memory');
+    assert.equal(d.directory.follows.following, 0, 'and does not try to follow');
+    const own = await resume(c.handler, sessionId, first.id);
+    assert.equal(own.status, 200, 'C itself resumes it');
+    const resumed = new SseReader(own);
+    releaseGate('memory');
+    assert.deepEqual((await resumed.rest()).filter((e) => e.data !== '').map(what), ['step 2', 'result stepped 2']);
+  } finally {
+    await c.close();
+    await d.close();
+  }
 });

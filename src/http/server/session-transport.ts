@@ -418,7 +418,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
     const match = EVENT_ID.exec(lastEventId.trim());
     const tag = match?.[1];
-    if (match !== null && tag !== undefined && tag !== this.#tag && this.#resumable && this.#tag !== undefined) {
+    if (match !== null && tag !== undefined && tag !== this.#tag && this.#resumable && this.#tag !== undefined && this.#host.store!.shared === true) {
       const streamNo = Number(match[2]);
       return streamNo === 0 ? this.#resumeOtherStandalone(tag, Number(match[3])) : this.#resumeRemote(tag, streamNo, Number(match[3]));
     }
@@ -502,7 +502,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     else follow.ended('gone');
     this.lastActivity = Date.now();
     follow.conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
-    if (!(await follow.start())) return badLastEventId();
+    const started = await follow.start();
+    if (started === 'unknown') return badLastEventId();
+    if (started === 'unavailable') return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the stored events cannot be read now; retry with the same Last-Event-ID', { 'retry-after': '10' });
     if (this.#closed) {
       follow.close();
       return errorReply(404, SESSION_NOT_FOUND, 'Session not found');

@@ -103,21 +103,26 @@ export class RemoteFollow implements StreamFollower, SseConnectionOwner {
   }
 
   /**
-   * Waits for the owner's answer and replays the store. Resolves false (nothing written,
+   * Waits for the owner's answer and replays the store. Resolves `unknown` (nothing written,
    * following stopped) when the stream is unknown: the store has nothing of it from
-   * `Last-Event-ID` on and the owner does not hold it open. Else true: the connection then
+   * `Last-Event-ID` on and the owner does not hold it open; `unavailable` (the same, but
+   * the store could not be read: reported, worth a retry). Else `ok`: the connection then
    * carries the replay, and the fed events follow or the response ends.
    */
-  async start(): Promise<boolean> {
+  async start(): Promise<'ok' | 'unknown' | 'unavailable'> {
     if (this.#opened < 0 && this.#ended === undefined) await new Promise<void>((resolve) => (this.#answered = resolve));
     this.#answered = undefined;
     if (this.#ended !== undefined) this.#finalRead = true; // this read is the final one
     let found = false;
+    let failed = false;
     // from one before Last-Event-ID: that event itself, when kept, proves the stream exists
     let from = this.#last > 0 ? this.#last - 1 : 0;
     for (let round = 0; round < MAX_REPLAY_ROUNDS && !this.#done; round++) {
       const events = await this.#read(from);
-      if (events === undefined) break;
+      if (events === undefined) {
+        failed = true;
+        break;
+      }
       if (events.length > 0) found = true;
       const before = this.#last;
       this.#write(events);
@@ -127,11 +132,11 @@ export class RemoteFollow implements StreamFollower, SseConnectionOwner {
     if (!found && this.#opened < 0) {
       this.#done = true;
       this.cancel();
-      return false;
+      return failed ? 'unavailable' : 'unknown';
     }
     this.#live = true;
     this.#drain();
-    return true;
+    return 'ok';
   }
 
   /** The client went away: stop following. */
