@@ -12,6 +12,7 @@
  *   own GET stream, which the messages A produces from then on reach through the routing.
  * - Redis down while resuming: 503 with Retry-After (not 400); with an event store that is
  *   not shared (the in-memory default) a stream of another instance gets 400.
+ * - A response too long for the owner to hand over (`maxRoutedChars`) comes from Redis.
  * - The id of one session's stream presented with another session gets 400 on either
  *   instance, and so does an id naming an instance that does not exist; the same id with
  *   its own session resolves on B.
@@ -221,5 +222,25 @@ it('answers 400 for a stream of another instance when the event store is not sha
   } finally {
     await c.close();
     await d.close();
+  }
+});
+
+it('delivers a response too long to hand over between instances from Redis, at the end of the follow', async () => {
+  const e = await sessionInstance(server.url, 'resume-long:', { events: true, directory: { followCheckMs: 100, maxRoutedChars: 1000 } });
+  const f = await sessionInstance(server.url, 'resume-long:', { events: true, directory: { followCheckMs: 100 } });
+  try {
+    const sessionId = await openSession(e.handler);
+    const { sse } = await steps(e.handler, sessionId, 1, { count: 2, gate: 'long', holdAt: 2, pad: 5000 });
+    const first = await sse.next();
+    await sse.cancel();
+    const resumed = new SseReader(await resume(f.handler, sessionId, first.id));
+    await resumed.next(); // priming
+    await until('F to follow', () => f.directory.follows.following === 1 && e.directory.follows.feeding === 1);
+    releaseGate('long');
+    const rest = (await resumed.rest()).filter((x) => x.data !== '');
+    assert.deepEqual(rest.map(what), ['step 2', `result stepped 2${'.'.repeat(5000)}`]);
+  } finally {
+    await e.close();
+    await f.close();
   }
 });

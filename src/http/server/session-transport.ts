@@ -412,7 +412,10 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   /**
    * GET with `Last-Event-ID`: replays the named stream's events after that id and, when the
    * stream is still open, continues it on this connection (replacing an older one). 400 for
-   * an id that names no stream of this session.
+   * an id that names no stream of this session. An id naming another instance's stream (a
+   * shared session with a shared store) is resumed from the store and that instance's feed
+   * (stream-follow.ts; 503 with `Retry-After` when the store cannot be read), or, for its GET
+   * stream, replayed and continued as this instance's GET stream.
    */
   resume(lastEventId: string): Promise<HttpReply> | HttpReply {
     if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');

@@ -15,9 +15,10 @@
  *   session the request named (`<session>.<owner tag>/<n>`) and the owner looks it up under
  *   that session, so an id of another session's stream finds nothing and gets 400.
  * - The owner does not hold it open (complete, or the owner stopped: `not-open`, `gone`):
- *   what the store kept after `Last-Event-ID` is replayed and the response ends. When the
- *   owner stops mid-follow, one more read of the store picks up what it stored but could not
- *   hand over, then the response ends.
+ *   what the store kept after `Last-Event-ID` is replayed and the response ends. When a
+ *   follow ends (the owner completed the stream, or stopped mid-follow), one more read of
+ *   the store picks up what it stored but did not hand over (an event too long to route,
+ *   one it could not publish before it died), then the response ends.
  * - A fed event arriving after a gap (one lost in transit) makes one store read for the
  *   missing ones; what the store no longer has is skipped.
  * Runtime-neutral.
@@ -181,7 +182,7 @@ export class RemoteFollow implements StreamFollower, SseConnectionOwner {
     fed.splice(0, i);
     if (fed.length > 0) return this.#catchUp();
     if (this.#ended === undefined) return;
-    if (this.#ended === 'gone' && !this.#finalRead) {
+    if (!this.#finalRead) {
       this.#finalRead = true;
       return this.#catchUp();
     }

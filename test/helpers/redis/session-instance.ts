@@ -33,22 +33,23 @@ export function releaseGate(name: string): void {
  * A server whose tools report the session state an instance restored (`state`: revision,
  * client name, capabilities, level, subscriptions), echo, ask the client to sample (`ask`),
  * emit numbered log messages (`steps`: `count` of them, data `{step: i}`, `every` ms
- * apart; with `gate`, message `holdAt` waits until that gate is opened by `release`), and
+ * apart; with `gate`, message `holdAt` waits until that gate is opened by `release`; `pad`
+ * dots appended to the result text), and
  * send a log message for the GET stream (`announce`: data `{announce: text}`).
  */
 export function stateServer(): McpServer {
   const server = new McpServer({ name: 'shared-sessions', version: '1.0.0' });
   server.registerTool('steps', {
     description: 'numbered log messages',
-    inputSchema: { type: 'object', properties: { count: { type: 'number' }, every: { type: 'number' }, gate: { type: 'string' }, holdAt: { type: 'number' } } },
-  }, async (args: { count?: number; every?: number; gate?: string; holdAt?: number }, ctx) => {
+    inputSchema: { type: 'object', properties: { count: { type: 'number' }, every: { type: 'number' }, gate: { type: 'string' }, holdAt: { type: 'number' }, pad: { type: 'number' } } },
+  }, async (args: { count?: number; every?: number; gate?: string; holdAt?: number; pad?: number }, ctx) => {
     const count = args.count ?? 3;
     for (let i = 1; i <= count; i++) {
       if (args.gate !== undefined && i === args.holdAt) await gate(args.gate).promise;
       await ctx.log('info', { step: i });
       if ((args.every ?? 0) > 0) await new Promise((r) => setTimeout(r, args.every));
     }
-    return { content: [{ type: 'text', text: `stepped ${count}` }] };
+    return { content: [{ type: 'text', text: `stepped ${count}${'.'.repeat(args.pad ?? 0)}` }] };
   });
   server.registerTool('announce', { description: 'a log message for the GET stream', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, async (args: { text?: string }, ctx) => {
     await ctx.server!.sendLog('info', { announce: args.text ?? '' });
