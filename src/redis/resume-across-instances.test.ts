@@ -105,6 +105,8 @@ it('replays on B a stream A completed while its client was gone, and ends it', a
   assert.deepEqual(events.map(what), ['step 2', 'step 3', 'result stepped 3']);
   assert.deepEqual(events.map((e) => e.id), [`${label}2`, `${label}3`, `${label}4`]);
   assert.equal(b.directory.follows.following, 0);
+  assert.deepEqual(await store.replay(`${sessionId}.${tag}/${streamNo}`, 0), [], 'replayed to its end: deleted');
+  assert.equal((await resume(b.handler, sessionId, first.id)).status, 400, 'so a second resumption gets 400, as on one instance');
 });
 
 it('answers 400 for the id of another session\'s stream, or of an instance that does not exist, and resolves it for its own session', async () => {

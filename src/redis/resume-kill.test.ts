@@ -25,6 +25,7 @@ import { until } from '../../test/helpers/redis/task-peer.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
+import type { StoredEvent } from '../http/server/event-store.js';
 
 const PREFIX = 'kill:';
 const HEARTBEAT_TTL_MS = 1000;
@@ -114,14 +115,26 @@ function resume(url: string, sessionId: string, lastEventId: string): Promise<Re
   return fetch(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST, 'last-event-id': lastEventId } });
 }
 
-/** Asserts the events of both parts are each stored event exactly once, in order, and none is a response. */
-async function assertExactlyOnce(sessionId: string, before: ReadEvent[], after: ReadEvent[]): Promise<void> {
+/**
+ * The events Redis holds for the stream of event id `id`, read once Redis dropped the dead
+ * owner's connections (so every command it sent was applied: the log is final).
+ */
+async function storedOf(sessionId: string, id: string): Promise<StoredEvent[]> {
+  const { tag, stream } = parseId(id);
+  await until('Redis to drop the killed instance', async () => {
+    const reply = (await redis.run((c) => c.pubsub('NUMSUB', `${PREFIX}sessions:stream:${tag}`))) as unknown[];
+    return Number(reply[1]) === 0;
+  });
+  return new RedisEventStore(redis).replay(`${sessionId}.${tag}/${stream}`, 0);
+}
+
+/** Asserts the events of both parts are the `stored` events exactly once, in order, and none is a response. */
+function assertExactlyOnce(stored: StoredEvent[], before: ReadEvent[], after: ReadEvent[]): void {
   const ids = [...before, ...after].map((e) => e.id);
-  const { label, tag, stream } = parseId(ids[0]!);
+  const { label } = parseId(ids[0]!);
   assert.ok(ids.every((id) => id.startsWith(label)), 'every event is of the one stream');
   const seqs = ids.map((id) => parseId(id).seq);
   assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'sequence numbers 1..m: no gap, no repeat');
-  const stored = await new RedisEventStore(redis).replay(`${sessionId}.${tag}/${stream}`, 0);
   assert.deepEqual(stored.map((e) => e.seq), seqs, 'exactly the events A stored');
   assert.deepEqual([...before, ...after].map((e) => e.data), stored.map((e) => e.data));
   for (const e of [...before, ...after]) assert.notEqual(JSON.parse(e.data).method, undefined, 'no response: A died before producing it');
@@ -155,6 +168,8 @@ it('kill -9 of the instance holding the stream: the client resumes on another, e
   await until('A to store events X\'s client missed', async () => (await new RedisEventStore(redis).replay(xKey, 0)).length >= 6);
   await kill(a.child);
   received.push(...(await readUntilBroken(sse)));
+  const stored = await storedOf(sessionId, received[0]!.id);
+  const storedX = await storedOf(sessionId, receivedX[0]!.id);
 
   const res = await resume(b.url, sessionId, received.at(-1)!.id);
   assert.equal(res.status, 200);
@@ -162,13 +177,14 @@ it('kill -9 of the instance holding the stream: the client resumes on another, e
   const priming = await resumed.next();
   assert.equal(priming.id, received.at(-1)!.id);
   const rest = (await resumed.rest()).filter((e) => e.data !== '');
-  await assertExactlyOnce(sessionId, received, rest);
+  assertExactlyOnce(stored, received, rest);
+  assert.equal((await resume(b.url, sessionId, (rest.at(-1) ?? received.at(-1)!).id)).status, 400, 'replayed to its end: forgotten, as on one instance');
 
   const resX = await resume(b.url, sessionId, receivedX.at(-1)!.id);
   assert.equal(resX.status, 200);
   const restX = (await new SseReader(resX).rest()).filter((e) => e.data !== '');
   assert.ok(restX.length >= 3, 'B replays the events X\'s client missed');
-  await assertExactlyOnce(sessionId, receivedX, restX);
+  assertExactlyOnce(storedX, receivedX, restX);
 
   // the running task: failed, with a message, once A's heartbeat expired
   await until(
@@ -204,6 +220,7 @@ it('kill -9 of the owner while another instance follows its stream live: the fol
     if (e.data !== '') received.push(e);
   }
   await kill(a.child);
+  const stored = await storedOf(sessionId, received[0]!.id);
   const rest = (await resumed.rest()).filter((e) => e.data !== '');
-  await assertExactlyOnce(sessionId, received, rest);
+  assertExactlyOnce(stored, received, rest);
 });

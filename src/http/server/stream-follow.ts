@@ -19,6 +19,10 @@
  *   follow ends (the owner completed the stream, or stopped mid-follow), one more read of
  *   the store picks up what it stored but did not hand over (an event too long to route,
  *   one it could not publish before it died), then the response ends.
+ * - A stream that ended here (its rest, the response if there was one, written to the live
+ *   connection) is deleted from the store, as the owner forgets a stream whose last event it
+ *   wrote to a live connection: a later `Last-Event-ID` for it gets 400, so a client that
+ *   reconnects after every end (the official SDK does, when no response came) stops.
  * - A fed event arriving after a gap (one lost in transit) makes one store read for the
  *   missing ones; what the store no longer has is skipped.
  * Runtime-neutral.
@@ -189,6 +193,17 @@ export class RemoteFollow implements StreamFollower, SseConnectionOwner {
     this.conn.owner = undefined;
     this.conn.end();
     this.#stop();
+    this.#forget();
+  }
+
+  /** Deletes the stream's events: it ended, and its rest was written to a live connection. */
+  #forget(): void {
+    try {
+      const pending = this.#host.store.delete(this.#key);
+      if (typeof (pending as Promise<void> | undefined)?.then === 'function') (pending as Promise<void>).then(undefined, (error: unknown) => this.#host.reportError(toError(error)));
+    } catch (error) {
+      this.#host.reportError(toError(error));
+    }
   }
 
   /** Reads the store after the last written event, writes what it has, then drains on. */
