@@ -14,7 +14,11 @@
  *   instance stopped (2025-11-25 › Tasks; RedisTaskStore's heartbeat), within a bounded time;
  * - a task A completed before it died has its result readable from B (`tasks/result`).
  * A second case kills A while B is already following the stream live: B ends the stream
- * after the last event A stored, again each event once.
+ * after the last event A stored, again each event once. A third drives the official SDK
+ * client (`@modelcontextprotocol/sdk`, its own reconnection; its resuming GETs go to B)
+ * over a link that stops delivering before the kill (so B's replay is certain to carry
+ * events): its handlers see every notification A stored exactly once, in order, and its
+ * reconnections stop (B answers 400 once the stream was replayed to its end).
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
@@ -22,6 +26,9 @@ import { ACCEPT_BOTH, initRequest, LATEST, note, rpc, SseReader, type ReadEvent 
 import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { kill, spawnServing, type ServingInstance } from '../../test/helpers/redis/spawn-instance.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
@@ -223,4 +230,114 @@ it('kill -9 of the owner while another instance follows its stream live: the fol
   const stored = await storedOf(sessionId, received[0]!.id);
   const rest = (await resumed.rest()).filter((e) => e.data !== '');
   assertExactlyOnce(stored, received, rest);
+});
+
+/**
+ * A response whose body the client stops receiving at `stall()` (what arrives afterwards is
+ * held back, as on a dead link) and that breaks at `cut()`: the events in between are lost.
+ */
+class Link {
+  #stalled = false;
+  #cut: (() => void) | undefined;
+  #cutNow = false;
+
+  wrap(res: Response): Response {
+    const reader = res.body!.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (this.#stalled) {
+          await new Promise<void>((resolve) => {
+            this.#cut = () => {
+              controller.error(new Error('the link broke'));
+              resolve();
+            };
+            if (this.#cutNow) this.#cut();
+          });
+          return;
+        }
+        const { value, done } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: () => void reader.cancel().catch(() => {}),
+    });
+    return new Response(body, { status: res.status, headers: res.headers });
+  }
+
+  stall(): void {
+    this.#stalled = true;
+  }
+
+  cut(): void {
+    this.#cutNow = true;
+    this.#cut?.();
+  }
+}
+
+it('the official SDK client across a kill -9: every notification A stored once, in order, then its reconnections stop', async () => {
+  const a = await serving('a3');
+  const b = await serving('b3');
+  const link = new Link();
+  const resumes: string[] = [];
+  const route: typeof fetch = async (_input, init) => {
+    const lastEventId = new Headers(init?.headers).get('last-event-id');
+    if (init?.method === 'GET' && lastEventId !== null) {
+      resumes.push(lastEventId);
+      return fetch(b.url, init);
+    }
+    const res = await fetch(a.url, init);
+    return typeof init?.body === 'string' && init.body.includes('long_running_job') ? link.wrap(res) : res;
+  };
+  const client = new Client({ name: 'sdk-kill', version: '1.0.0' });
+  const errors: string[] = [];
+  client.onerror = (e) => void errors.push(e.message);
+  const received: string[] = [];
+  let afterCut = 0;
+  let cutDone = false;
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    received.push(`log ${JSON.stringify(n.params.data)}`);
+    if (cutDone) afterCut++;
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(a.url), {
+    fetch: route,
+    reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 },
+  });
+  await client.connect(transport);
+  await client.setLoggingLevel('debug');
+  const progress: number[] = [];
+  let token = '';
+  const abort = new AbortController();
+  const call = client.callTool({ name: 'long_running_job', arguments: { ms: 4000, steps: 40 } }, undefined, {
+    signal: abort.signal,
+    onresumptiontoken: (t) => void (token = t),
+    onprogress: (p) => {
+      progress.push(p.progress);
+      received.push(`progress ${p.progress}`);
+      if (progress.length === 5) link.stall();
+      if (cutDone) afterCut++;
+    },
+  });
+  call.catch(() => {});
+  await until('5 progress notifications', () => progress.length >= 5);
+  const { tag, stream } = parseId(token);
+  const store = new RedisEventStore(redis);
+  await until('A to store events the client does not get', async () => (await store.replay(`${transport.sessionId}.${tag}/${stream}`, 0)).length >= parseId(token).seq + 10);
+  await kill(a.child);
+  const stored = await storedOf(transport.sessionId!, token);
+  cutDone = true;
+  link.cut();
+  await until('the SDK to give up reconnecting the call\'s stream', () => errors.some((m) => /Maximum reconnection attempts/.test(m)), 20_000);
+
+  const expected = stored.map((e) => {
+    const m = JSON.parse(e.data);
+    return m.method === 'notifications/progress' ? `progress ${m.params.progress}` : `log ${JSON.stringify(m.params.data)}`;
+  });
+  assert.deepEqual(received, expected, 'every notification A stored, each once, in order');
+  assert.ok(afterCut >= 10, `B replayed what the broken link lost (${afterCut})`);
+  assert.deepEqual(progress, progress.map((_, i) => i + 1));
+  assert.ok(resumes.some((id) => id.startsWith(`${tag}.${stream}:`)), 'the SDK resumed the call\'s stream on B');
+  assert.deepEqual(await store.replay(`${transport.sessionId}.${tag}/${stream}`, 0), [], 'replayed to its end on B, then forgotten: the next resumption got 400');
+  abort.abort('done');
+  await assert.rejects(call);
+  await transport.close().catch(() => {});
 });
