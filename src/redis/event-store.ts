@@ -39,6 +39,8 @@ const KIND = 'events';
  * throws RangeError for a bound that is not a positive integer.
  */
 export class RedisEventStore implements EventStore {
+  /** Every instance on the same Redis and prefix reads the same events. */
+  readonly shared = true;
   readonly #redis: RedisConnection;
   readonly #max: number;
   readonly #ttl: number;

@@ -20,12 +20,34 @@
  *   instance and the one it concerns delivers it (the others drop it after one map lookup).
  *   At most once, like all pub/sub: a message routed while Redis is unreachable is lost
  *   (reported to `onError`), and the server → client request it answered times out.
+ * - Resumption across instances ({@link RedisSessionDirectory.follow}): each open directory
+ *   has a random {@link RedisSessionDirectory.streamTag} (so a restarted process never
+ *   answers for the streams of the one that died) and listens on its own channel
+ *   `<prefix>sessions:stream:<tag>`. The resuming instance publishes a follow request there;
+ *   PUBLISH answering 0 receivers means the owner is gone (its subscriber connection closed:
+ *   a killed process's socket is closed by the kernel, Redis drops it). The owner answers
+ *   on the follower's channel (`o` open with its last sequence number, or `n` not open) and
+ *   then publishes each further event (`e`) and the end (`x`) there, in order, on the same
+ *   command connection that appended them to the event store. While following, the
+ *   follower checks every `followCheckMs` that the owner is still subscribed (PUBSUB
+ *   NUMSUB) and ends the follow `gone` when not, or when no answer came in `followAnswerMs`.
+ *   A feed whose PUBLISH reaches nobody (the follower died) stops.
  * - The session cap counts cluster-wide: live ids in the sorted set `<prefix>sessions:live`,
  *   scored by expiry time on Redis' clock, expired ones pruned on every create.
  */
 import { randomUUID } from 'node:crypto';
 import type { JSONObject } from '../jsonrpc/types.js';
-import type { RoutedKind, SessionDirectory, SessionDirectoryListener, SessionPatch, SessionRecord } from '../http/server/session-directory.js';
+import type {
+  FollowEnd,
+  FollowedStream,
+  RoutedKind,
+  SessionDirectory,
+  SessionDirectoryListener,
+  SessionPatch,
+  SessionRecord,
+  StreamFeed,
+  StreamFollower,
+} from '../http/server/session-directory.js';
 import type { RedisConnection } from './connection.js';
 import { positiveInteger } from './options.js';
 import { SESSION_SCRIPTS, type SessionScript } from './session-scripts.js';
@@ -52,12 +74,52 @@ export interface RedisSessionDirectoryOptions {
   maxRoutedChars?: number;
   /** This instance's id in announcements (its own are skipped). Default a random UUID. */
   instanceId?: string;
+  /**
+   * How long a resumption of another instance's stream waits for that instance's answer, in
+   * ms; then it counts the owner as gone (replays the event store and ends). Default 5000.
+   */
+  followAnswerMs?: number;
+  /**
+   * How often a resumption following another instance's stream checks that the owner is
+   * still running (one PUBSUB NUMSUB), in ms; when it is not, the stored rest is replayed and
+   * the response ends. Default 1000.
+   */
+  followCheckMs?: number;
   /** Receives failed touches and malformed announcements or records. Default: ignored. */
   onError?: (error: Error) => void;
 }
 
 type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
 const defined = new WeakSet<object>();
+
+const TAG = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** A follow this instance makes (the resuming side). */
+interface Following {
+  readonly follower: StreamFollower;
+  readonly owner: string;
+  readonly id: string;
+  readonly stream: number;
+  readonly since: number;
+  answered: boolean;
+  timer: ReturnType<typeof setInterval> | undefined;
+}
+
+/** A stream this instance feeds to a follower (the owning side). */
+interface Feeding {
+  handle: FollowedStream | undefined;
+}
+
+/** A message on a stream channel: `f` follow, `u` unfollow (to the owner); `o` opened, `n` not open, `e` event, `x` end (to the follower). */
+interface StreamNote {
+  k?: unknown;
+  f?: unknown;
+  id?: unknown;
+  s?: unknown;
+  r?: unknown;
+  q?: unknown;
+  m?: unknown;
+}
 
 /** The ttl of a record whose idle timeout is `idleMs` (see the module note). */
 function ttlOf(idleMs: number): number {
@@ -96,6 +158,13 @@ export class RedisSessionDirectory implements SessionDirectory {
   readonly #listeners = new Set<SessionDirectoryListener>();
   /** When each held session was last touched (ms); only sessions the handler holds. */
   readonly #touched = new Map<string, number>();
+  /** This instance's tag in SSE event ids and store keys; see the module note. */
+  readonly streamTag: string;
+  readonly #followAnswer: number;
+  readonly #followCheck: number;
+  readonly #following = new Map<string, Following>();
+  readonly #feeding = new Map<string, Feeding>();
+  #followSeq = 0;
   #unsubscribe: Array<() => Promise<void>> = [];
   #closed = false;
 
@@ -108,6 +177,7 @@ export class RedisSessionDirectory implements SessionDirectory {
     const directory = new RedisSessionDirectory(redis, options);
     directory.#unsubscribe.push(await redis.subscribe('sessions', (message) => directory.#announced(message)));
     directory.#unsubscribe.push(await redis.subscribe('sessions:route', (message) => directory.#routed(message)));
+    directory.#unsubscribe.push(await redis.subscribe(`sessions:stream:${directory.streamTag}`, (message) => directory.#streamNote(message)));
     return directory;
   }
 
@@ -121,6 +191,9 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#channel = `${redis.prefix}sessions`;
     this.#routes = 'sessions:route';
     this.#maxRouted = positiveInteger('maxRoutedChars', options.maxRoutedChars ?? 4 * 1024 * 1024);
+    this.#followAnswer = positiveInteger('followAnswerMs', options.followAnswerMs ?? 5000);
+    this.#followCheck = positiveInteger('followCheckMs', options.followCheckMs ?? 1000);
+    this.streamTag = randomUUID().replace(/-/g, '').slice(0, 16);
   }
 
   /** Resolves `'full'` at `maxSessions`; rejects with RangeError past `maxRecordChars`, `RedisUnavailableError` when Redis cannot be reached. */
@@ -220,10 +293,51 @@ export class RedisSessionDirectory implements SessionDirectory {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Follows stream `stream` of session `id` opened by the instance tagged `owner` (see the
+   * module note); returns the function that stops following. Never throws: failures end
+   * the follow `gone` (and go to `onError`).
+   */
+  follow(id: string, owner: string, stream: number, follower: StreamFollower): () => void {
+    if (this.#closed || !TAG.test(owner) || owner === this.streamTag) {
+      queueMicrotask(() => follower.ended(owner === this.streamTag ? 'not-open' : 'gone'));
+      return () => {};
+    }
+    const f = String(++this.#followSeq);
+    const entry: Following = { follower, owner, id, stream, since: Date.now(), answered: false, timer: undefined };
+    this.#following.set(f, entry);
+    this.#redis.publish(`sessions:stream:${owner}`, JSON.stringify({ k: 'f', f, id, s: stream, r: this.streamTag })).then(
+      (receivers) => {
+        if (receivers === 0) this.#endFollow(f, 'gone');
+      },
+      (error: Error) => {
+        this.#onError(error);
+        this.#endFollow(f, 'gone');
+      },
+    );
+    if (this.#following.has(f)) {
+      entry.timer = setInterval(() => this.#checkOwner(f), this.#followCheck);
+      (entry.timer as { unref?: () => void }).unref?.();
+    }
+    return () => {
+      if (!this.#following.has(f)) return;
+      this.#endFollow(f, undefined);
+      this.#redis.publish(`sessions:stream:${owner}`, JSON.stringify({ k: 'u', f, r: this.streamTag })).then(undefined, (error: Error) => this.#onError(error));
+    };
+  }
+
+  /** Streams this instance feeds to followers elsewhere, and follows it makes (for tests and metrics). */
+  get follows(): { readonly feeding: number; readonly following: number } {
+    return { feeding: this.#feeding.size, following: this.#following.size };
+  }
+
   /** Stops listening to announcements (the connection stays open: its owner closes it). Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const f of [...this.#following.keys()]) this.#endFollow(f, 'gone');
+    for (const feeding of this.#feeding.values()) feeding.handle?.stop();
+    this.#feeding.clear();
     this.#listeners.clear();
     this.#touched.clear();
     for (const off of this.#unsubscribe) await off().catch(() => {});
@@ -269,6 +383,108 @@ export class RedisSessionDirectory implements SessionDirectory {
     if (!isObject(note) || typeof note.id !== 'string' || (note.k !== 'client' && note.k !== 'stream') || typeof note.m !== 'string') return this.#onError(new Error('Dropped a malformed routed message'));
     if (note.o === this.instanceId) return;
     for (const listener of this.#listeners) listener.forwarded?.(note.id, note.k, note.m);
+  }
+
+  /** Ends follow `f` (telling its follower `why`, unless undefined). */
+  #endFollow(f: string, why: FollowEnd | undefined): void {
+    const entry = this.#following.get(f);
+    if (entry === undefined) return;
+    this.#following.delete(f);
+    if (entry.timer !== undefined) clearInterval(entry.timer);
+    if (why !== undefined) entry.follower.ended(why);
+  }
+
+  /** The periodic check of a follow: the owner still subscribed, and it answered in time. */
+  #checkOwner(f: string): void {
+    const entry = this.#following.get(f);
+    if (entry === undefined) return;
+    if (!entry.answered && Date.now() - entry.since >= this.#followAnswer) return this.#endFollow(f, 'gone');
+    const channel = `${this.#redis.prefix}sessions:stream:${entry.owner}`;
+    this.#redis.run((c) => c.pubsub('NUMSUB', channel) as Promise<unknown[]>).then(
+      (reply) => {
+        if (Number(reply[1]) === 0) this.#endFollow(f, 'gone');
+      },
+      (error: Error) => this.#onError(error),
+    );
+  }
+
+  /** A message on this instance's stream channel. */
+  #streamNote(message: string): void {
+    if (message.length > this.#maxRouted + 512) return this.#onError(new Error('Dropped an oversized stream message'));
+    let note: StreamNote;
+    try {
+      note = JSON.parse(message) as StreamNote;
+    } catch {
+      return this.#onError(new Error('Dropped a malformed stream message'));
+    }
+    if (!isObject(note as JSONObject) || typeof note.f !== 'string') return this.#onError(new Error('Dropped a malformed stream message'));
+    const f = note.f;
+    switch (note.k) {
+      case 'f':
+        if (typeof note.id !== 'string' || typeof note.r !== 'string' || !TAG.test(note.r) || !Number.isSafeInteger(note.s)) break;
+        return this.#followRequested(note.id, note.s as number, note.r, f);
+      case 'u':
+        if (typeof note.r !== 'string') break;
+        this.#feeding.get(`${note.r}/${f}`)?.handle?.stop();
+        this.#feeding.delete(`${note.r}/${f}`);
+        return;
+      case 'o': {
+        const entry = this.#following.get(f);
+        if (entry === undefined || entry.answered || !Number.isSafeInteger(note.q)) return;
+        entry.answered = true;
+        return entry.follower.opened(note.q as number);
+      }
+      case 'e':
+        if (!Number.isSafeInteger(note.q) || typeof note.m !== 'string') break;
+        return this.#following.get(f)?.follower.event(note.q as number, note.m);
+      case 'x':
+        return this.#endFollow(f, 'completed');
+      case 'n':
+        return this.#endFollow(f, 'not-open');
+    }
+    this.#onError(new Error('Dropped a malformed stream message'));
+  }
+
+  /** Another instance (tagged `to`) resumes stream `stream` of session `id`: hand it over if a listener holds it open. */
+  #followRequested(id: string, stream: number, to: string, f: string): void {
+    const channel = `sessions:stream:${to}`;
+    const key = `${to}/${f}`;
+    const feeding: Feeding = { handle: undefined };
+    const publish = (note: Record<string, unknown>, last: boolean) => {
+      if (last) this.#feeding.delete(key);
+      this.#redis.publish(channel, JSON.stringify(note)).then(
+        (receivers) => {
+          // the follower is gone: stop feeding it (the events are stored all the same)
+          if (receivers === 0 && this.#feeding.get(key) === feeding) {
+            this.#feeding.delete(key);
+            feeding.handle?.stop();
+          }
+        },
+        (error: Error) => this.#onError(error),
+      );
+    };
+    const feed: StreamFeed = {
+      event: (seq, text) => {
+        if (this.#feeding.get(key) !== feeding) return;
+        // too long to route: the follower sees a gap and reads the event from the store
+        if (text.length > this.#maxRouted) return;
+        publish({ k: 'e', f, q: seq, m: text }, false);
+      },
+      end: () => {
+        if (this.#feeding.get(key) !== feeding) return;
+        publish({ k: 'x', f }, true);
+      },
+    };
+    this.#feeding.set(key, feeding);
+    for (const listener of this.#listeners) {
+      feeding.handle = listener.followed?.(id, stream, feed);
+      if (feeding.handle !== undefined) break;
+    }
+    if (feeding.handle === undefined) {
+      publish({ k: 'n', f }, true);
+      return;
+    }
+    publish({ k: 'o', f, q: feeding.handle.seq }, false);
   }
 
   async #eval(script: SessionScript, keys: string[], args: Array<string | number>): Promise<unknown> {

@@ -27,6 +27,13 @@ export interface StoredEvent {
  * (the live stream is unaffected; only resumption loses events).
  */
 export interface EventStore {
+  /**
+   * True when every instance of a deployment reads the same events (a store in a shared
+   * database, such as `RedisEventStore`). Only then does an instance sharing sessions resume
+   * a stream another instance opened; otherwise such a `Last-Event-ID` gets 400. Optional
+   * (default false).
+   */
+  readonly shared?: boolean;
   /** Records event `seq` of stream `streamKey`. */
   append(streamKey: string, seq: number, data: string): void | Promise<void>;
   /**

@@ -18,6 +18,12 @@
  *   cannot place (the answer to a server → client request another instance sent, a
  *   cancellation or progress of work running elsewhere) and a message for the GET stream
  *   when no GET is attached here go to the other instances; the one it concerns delivers it.
+ * - Following ({@link SessionDirectory.follow}, optional): a `Last-Event-ID` naming a stream
+ *   another instance (the owner, named by its {@link SessionDirectory.streamTag} in the event
+ *   id) opened is resumed here: the directory asks the owner whether it still holds the
+ *   stream open; if so the owner hands the stream's further events over
+ *   ({@link SessionDirectoryListener.followed}), else (stream complete, or owner stopped) the
+ *   resuming instance replays what the event store kept and ends the stream.
  * Runtime-neutral: no `node:*` imports.
  */
 import type { JSONObject } from '../../jsonrpc/types.js';
@@ -55,6 +61,44 @@ export interface SessionPatch {
  */
 export type RoutedKind = 'client' | 'stream';
 
+/**
+ * Why a followed stream ends: `completed`, the owner sent its last event (the response) and
+ * ended it, or handed it to a newer resumption; `not-open`, the owner does not hold it open
+ * (complete, unknown, or a stream of another session); `gone`, the owner stopped or did not
+ * answer (every event it stored is in the event store; none will follow).
+ */
+export type FollowEnd = 'completed' | 'not-open' | 'gone';
+
+/**
+ * The resuming side of {@link SessionDirectory.follow}. Calls come asynchronously (never
+ * during `follow` itself), `opened` at most once and first, `ended` exactly once and last.
+ * Must not throw.
+ */
+export interface StreamFollower {
+  /** The owner holds the stream open; every event after sequence number `seq` comes through {@link event}. */
+  opened(seq: number): void;
+  /** Event `seq` of the stream (in order; one lost in transit shows as a gap, the event store has it). */
+  event(seq: number, text: string): void;
+  /** No further events will come. */
+  ended(why: FollowEnd): void;
+}
+
+/** The owner's side of a follow: where the stream's further events go. Never throws. */
+export interface StreamFeed {
+  /** Event `seq` of the followed stream, in order. */
+  event(seq: number, text: string): void;
+  /** The stream completed after its last event, or was taken over (the follower ends its response). */
+  end(): void;
+}
+
+/** A stream the owner handed over ({@link SessionDirectoryListener.followed}). */
+export interface FollowedStream {
+  /** The last sequence number the stream assigned; later events go to the feed. */
+  readonly seq: number;
+  /** The follower went away: the owner stops feeding (it keeps storing). Idempotent. */
+  stop(): void;
+}
+
 /** What {@link SessionDirectory.watch} listeners hear about sessions changed elsewhere. */
 export interface SessionDirectoryListener {
   /** Session `id` was deleted or expired: a handler holding it forgets it. Must not throw. */
@@ -63,6 +107,13 @@ export interface SessionDirectoryListener {
   updated(id: string, patch: SessionPatch): void;
   /** Another instance routed message `text` of session `id` (see {@link SessionDirectory.forward}). Optional. Must not throw. */
   forwarded?(id: string, kind: RoutedKind, text: string): void;
+  /**
+   * Another instance resumes stream `stream` of session `id`, which this instance's
+   * {@link SessionDirectory.streamTag} names: when this listener holds that stream open it
+   * hands its further events to `feed` and returns the handle, else undefined. Optional.
+   * Must not throw.
+   */
+  followed?(id: string, stream: number, feed: StreamFeed): FollowedStream | undefined;
 }
 
 /**
@@ -96,4 +147,17 @@ export interface SessionDirectory {
   forward?(id: string, kind: RoutedKind, text: string): void;
   /** Adds a listener for sessions changed elsewhere; returns the function that removes it. */
   watch(listener: SessionDirectoryListener): () => void;
+  /**
+   * This instance's tag (1 to 32 of `A-Z a-z 0-9 _ -`, unique per running instance): part of
+   * the ids and event store keys of the SSE streams it opens, so that a `Last-Event-ID` says
+   * which instance opened the stream. Optional: without it the handler makes a random one.
+   */
+  readonly streamTag?: string;
+  /**
+   * Resumes stream `stream` of session `id` opened by the instance tagged `owner` (see the
+   * module note); `follower` hears the outcome. Returns the function that stops following
+   * (the client went away; idempotent). Optional: without it a stream of another instance
+   * is replayed from the event store and ended. Never throws.
+   */
+  follow?(id: string, owner: string, stream: number, follower: StreamFollower): () => void;
 }

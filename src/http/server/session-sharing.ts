@@ -9,6 +9,11 @@
  * of a POST that concern no request of this instance go there too ({@link SessionSharing.route}),
  * and what other instances forward is delivered when it concerns this one.
  *
+ * Resumption: the transports made here carry the directory's `streamTag` (or a random tag)
+ * in their event ids; a `Last-Event-ID` of another instance's stream is followed through
+ * the directory's `follow`, and a follow request for a stream of a session held here is
+ * answered by that session's transport (`followStream`).
+ *
  * Contract: every method answers failure with a reply rather than throwing — 404 for a
  * session the directory does not know (or a revision this instance does not speak), 503
  * with `Retry-After` when the directory cannot be reached. Concurrent requests for one
@@ -107,8 +112,8 @@ export class SessionSharing {
   readonly #idleMs: number;
   readonly #restoring = new Map<string, Promise<StreamableSessionTransport | HttpReply>>();
   readonly #unwatch: () => void;
-  /** This instance's part of its transports' event store keys. */
-  readonly #tag = newSessionId().slice(0, 12);
+  /** This instance's part of its transports' event ids and event store keys. */
+  readonly #tag: string;
   /** The host of the transports made here: the handler's, plus the routing of unattached GET-stream messages. */
   readonly #routingHost: TransportHost;
 
@@ -118,6 +123,10 @@ export class SessionSharing {
     this.#host = host;
     this.#registry = registry;
     this.#idleMs = idleMs;
+    const tag = directory.streamTag;
+    if (tag !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(tag)) throw new RangeError('A session directory streamTag is 1 to 32 characters of A-Z a-z 0-9 _ -');
+    this.#tag = tag ?? newSessionId().slice(0, 12);
+    const follow = directory.follow?.bind(directory);
     this.#routingHost = {
       get store() {
         return host.store;
@@ -128,6 +137,7 @@ export class SessionSharing {
       reportError: (error) => host.reportError(error),
       released: (transport) => host.released(transport),
       unattached: (transport, text) => directory.forward?.(transport.sessionId!, 'stream', text),
+      follow: follow === undefined ? undefined : (transport, owner, stream, follower) => follow(transport.sessionId!, owner, stream, follower),
     };
     this.#unwatch = directory.watch({
       removed: (id) => registry.forget(id),
@@ -136,6 +146,7 @@ export class SessionSharing {
         if (session !== undefined) applyPatch(session, patch);
       },
       forwarded: (id, kind, text) => this.#forwarded(id, kind, text),
+      followed: (id, stream, feed) => registry.held(id)?.followStream(stream, feed),
     });
   }
 

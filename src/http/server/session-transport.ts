@@ -8,7 +8,12 @@
  *   stream `n` (numbered 1, 2, … per session); the standalone stream of GET is number 0.
  *   A stream has at most one attached {@link SseConnection} at a time. Event ids are
  *   `<stream>:<seq>`, so a `Last-Event-ID` names its stream and only that stream's events are
- *   ever replayed, only within the session it arrived on.
+ *   ever replayed, only within the session it arrived on. A transport of a shared session
+ *   (a `storeTag`) makes them `<tag>.<stream>:<seq>`: the id then also names the instance
+ *   that opened the stream, and another instance resumes it from the shared store and the
+ *   owner's feed (stream-follow.ts); a stream this transport opened may be handed over so
+ *   ({@link StreamableSessionTransport.followStream}), one attached connection or feed at a
+ *   time.
  * - Routing: a response goes to the stream of the POST that carried its request (looked up
  *   by id; an error with id null, sent while a POST is being delivered, to that POST);
  *   other messages go to the stream of their `relatedRequestId` while that request is open,
@@ -37,6 +42,8 @@ import type { ServerSession } from '../../server/server-session.js';
 import { IdTable } from '../../session/id-table.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import type { EventStore } from './event-store.js';
+import type { FollowedStream, StreamFeed, StreamFollower } from './session-directory.js';
+import { RemoteFollow } from './stream-follow.js';
 import { errorReply, primingEvent, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
 import type { HttpReply } from './types.js';
@@ -57,6 +64,12 @@ export interface TransportHost {
    * holding the GET. Optional. Must not throw.
    */
   unattached?(transport: StreamableSessionTransport, text: string): void;
+  /**
+   * Follows stream `stream` of `transport`'s session, opened by the instance tagged `owner`
+   * (see `SessionDirectory.follow`); returns the function that stops. Optional: without it
+   * such a stream is replayed from the store and ended. Must not throw.
+   */
+  follow?(transport: StreamableSessionTransport, owner: string, stream: number, follower: StreamFollower): () => void;
 }
 
 /** Something that can close the SSE stream carrying a request (see {@link closeSseStream}). */
@@ -128,6 +141,9 @@ const MAX_RETAINED_STREAMS = 32;
 /** Replay rounds of a resumption against a store that keeps growing underneath it. */
 const MAX_REPLAY_ROUNDS = 16;
 
+/** A `Last-Event-ID`: optional instance tag, stream number, sequence number. */
+const EVENT_ID = /^(?:([A-Za-z0-9_-]{1,32})\.)?(\d{1,9}):(\d{1,15})$/;
+
 const RESOLVED: Promise<void> = Promise.resolve();
 
 /** Message info of the cancellations this transport issues for a cut reader (no client sent them). */
@@ -140,6 +156,10 @@ class OutStream implements SseConnectionOwner {
   readonly mode: number;
   /** Store key, built on first append. */
   key: string | undefined = undefined;
+  /** Event id prefix (`<n>:` or `<tag>.<n>:`), built on first use. */
+  label: string | undefined = undefined;
+  /** Another instance resuming this stream (see {@link StreamableSessionTransport.followStream}); exclusive with `conn`. */
+  feed: StreamFeed | undefined = undefined;
   /** Last event sequence number assigned. */
   seq = 0;
   /** Last sequence number written to an attached connection. */
@@ -210,17 +230,26 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #delivering: OutStream | undefined = undefined;
   /** The start of every event store key: `<session id>/`, or `<session id>.<storeTag>/`. */
   readonly #keyBase: string;
+  /** The instance tag of a shared session's transport (`storeTag`). */
+  readonly #tag: string | undefined;
+  /** The start of every event id: empty, or `<storeTag>.`. */
+  readonly #idBase: string;
+  /** Resumptions of other instances' streams in progress here. */
+  #remote: Set<RemoteFollow> | undefined = undefined;
 
   /**
    * `sessionId` undefined makes a sessionless transport: no event ids, no resumption, and the
    * transport closes itself once its one POST is answered or its client disconnects.
-   * `storeTag` (a plain word: `A-Z a-z 0-9 - _`) goes into this transport's event store keys, so that several
-   * transports of one session (on instances sharing a store) never write the same stream.
+   * `storeTag` (a plain word: 1 to 32 of `A-Z a-z 0-9 - _`) goes into this transport's event store keys and
+   * event ids, so that several transports of one session (on instances sharing a store) never write the
+   * same stream, and a `Last-Event-ID` names the instance that opened its stream.
    */
   constructor(host: TransportHost, sessionId: string | undefined, storeTag?: string) {
     this.#host = host;
     this.sessionId = sessionId;
     this.#keyBase = storeTag === undefined ? `${sessionId}/` : `${sessionId}.${storeTag}/`;
+    this.#tag = storeTag;
+    this.#idBase = storeTag === undefined ? '' : `${storeTag}.`;
     this.#resumable = sessionId !== undefined && host.store !== undefined;
     this.lastActivity = Date.now();
   }
@@ -278,6 +307,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       streams.clear();
     }
     if (this.#standalone !== undefined) this.#shut(this.#standalone, store);
+    if (this.#remote !== undefined) for (const follow of [...this.#remote]) follow.close();
     this.#byRequest?.clear();
     this.connections = 0;
     this.#host.released(this);
@@ -295,6 +325,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     const waiter = stream.waiter;
     stream.waiter = undefined;
     waiter?.();
+    this.#endFeed(stream);
     if (stream.key !== undefined && store !== undefined) this.#forget(store, stream.key);
   }
 
@@ -322,7 +353,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       const conn = new SseConnection(stream);
       stream.conn = conn;
       this.connections++;
-      if (this.#resumable) conn.write(primingEvent(`${stream.id}:0`, this.#host.retryMs));
+      if (this.#resumable) conn.write(primingEvent(this.#label(stream) + '0', this.#host.retryMs));
     }
     return stream;
   }
@@ -381,18 +412,111 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   /**
    * GET with `Last-Event-ID`: replays the named stream's events after that id and, when the
    * stream is still open, continues it on this connection (replacing an older one). 400 for
-   * an id that names no stream of this session.
+   * an id that names no stream of this session. An id naming another instance's stream (a
+   * shared session with a shared store) is resumed from the store and that instance's feed
+   * (stream-follow.ts; 503 with `Retry-After` when the store cannot be read), or, for its GET
+   * stream, replayed and continued as this instance's GET stream.
    */
   resume(lastEventId: string): Promise<HttpReply> | HttpReply {
     if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
-    const match = /^(\d{1,9}):(\d{1,15})$/.exec(lastEventId.trim());
-    const streamId = match === null ? -1 : Number(match[1]);
-    const stream = streamId === 0 ? (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE)) : this.#streams?.get(streamId);
-    if (!this.#resumable || stream === undefined || stream.mode === MODE_JSON) {
-      return errorReply(400, TRANSPORT_ERROR, 'Bad Request: Last-Event-ID does not name a resumable stream of this session');
+    const match = EVENT_ID.exec(lastEventId.trim());
+    const tag = match?.[1];
+    if (match !== null && tag !== undefined && tag !== this.#tag && this.#resumable && this.#tag !== undefined && this.#host.store!.shared === true) {
+      const streamNo = Number(match[2]);
+      return streamNo === 0 ? this.#resumeOtherStandalone(tag, Number(match[3])) : this.#resumeRemote(tag, streamNo, Number(match[3]));
     }
+    const streamId = match === null || (tag !== undefined && tag !== this.#tag) ? -1 : Number(match[2]);
+    const stream = streamId === 0 ? (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE)) : this.#streams?.get(streamId);
+    if (!this.#resumable || stream === undefined || stream.mode === MODE_JSON) return badLastEventId();
     this.lastActivity = Date.now();
-    return this.#attachResumed(stream, Number(match![2]));
+    return this.#attachResumed(stream, Number(match![3]));
+  }
+
+  /**
+   * Hands the open POST stream `streamNo` to another instance resuming it (see the module
+   * note): its attached connection, if any, is ended (a resumption replaces it), an earlier
+   * feed is ended, and every further event goes to `feed` (and, as always, to the store).
+   * Undefined, doing nothing, when the stream is not open here (complete, unknown, JSON
+   * mode, no event store).
+   */
+  followStream(streamNo: number, feed: StreamFeed): FollowedStream | undefined {
+    const stream = this.#streams?.get(streamNo);
+    if (this.#closed || !this.#resumable || stream === undefined || stream.mode !== MODE_SSE || stream.done) return undefined;
+    if (stream.conn !== undefined) this.#detach(stream);
+    this.#endFeed(stream);
+    stream.feed = feed;
+    this.lastActivity = Date.now();
+    return {
+      seq: stream.seq,
+      stop: () => {
+        if (stream.feed === feed) stream.feed = undefined;
+      },
+    };
+  }
+
+  /**
+   * Resumes the GET stream of this session that the instance tagged `tag` held: its stored
+   * events after `afterSeq` (this session's only: the key is built from it), then this
+   * instance's own GET stream, as {@link openStandalone} opens it (its priming event moves
+   * the client on to this instance's event ids). Messages other instances produce for the
+   * GET stream from then on reach it through the directory's routing.
+   */
+  async #resumeOtherStandalone(tag: string, afterSeq: number): Promise<HttpReply> {
+    const conn = new SseConnection();
+    const label = `${tag}.0:`;
+    conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
+    try {
+      const replayed = this.#host.store!.replay(`${this.sessionId}.${tag}/0`, afterSeq);
+      const events = isPromise(replayed) ? await replayed : replayed;
+      let last = afterSeq;
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!;
+        if (event.seq <= last) continue;
+        conn.write(encodeSseEvent({ id: label + event.seq, data: event.data }));
+        last = event.seq;
+      }
+    } catch (error) {
+      this.#host.reportError(toError(error));
+    }
+    if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
+    const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
+    this.lastActivity = Date.now();
+    return this.#attachResumed(stream, stream.delivered, conn);
+  }
+
+  /** Resumes stream `streamNo` of the instance tagged `tag` after `afterSeq` (stream-follow.ts). */
+  async #resumeRemote(tag: string, streamNo: number, afterSeq: number): Promise<HttpReply> {
+    const label = `${tag}.${streamNo}:`;
+    const follow = new RemoteFollow(
+      {
+        store: this.#host.store!,
+        reportError: (error) => this.#host.reportError(error),
+        finished: (f) => {
+          if (this.#remote?.delete(f) === true) this.connections--;
+          this.lastActivity = Date.now();
+        },
+      },
+      `${this.sessionId}.${tag}/${streamNo}`,
+      label,
+      afterSeq,
+    );
+    const host = this.#host;
+    if (host.follow !== undefined) follow.cancel = host.follow(this, tag, streamNo, follow);
+    else follow.ended('gone');
+    this.lastActivity = Date.now();
+    follow.conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
+    const started = await follow.start();
+    if (started === 'unknown') return badLastEventId();
+    if (started === 'unavailable') return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the stored events cannot be read now; retry with the same Last-Event-ID', { 'retry-after': '10' });
+    if (this.#closed) {
+      follow.close();
+      return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
+    }
+    if (follow.active) {
+      (this.#remote ??= new Set()).add(follow);
+      this.connections++;
+    }
+    return sseReply(follow.conn, this.sessionId);
   }
 
   /** Closes the SSE connection of the stream carrying request `requestId` (SEP-1699); see {@link closeSseStream}. */
@@ -452,7 +576,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     } else if (stream.conn !== undefined) {
       // the last event, written to a live connection: the stream is forgotten right after,
       // so it is not stored (it gets its sequence number all the same)
-      stream.conn.write(this.#resumable ? encodeSseEvent({ id: `${stream.id}:${++stream.seq}`, data: text }) : encodeSseEvent({ data: text }));
+      stream.conn.write(this.#resumable ? encodeSseEvent({ id: this.#label(stream) + ++stream.seq, data: text }) : encodeSseEvent({ data: text }));
     } else this.#emit(stream, text);
     this.#complete(stream);
   }
@@ -507,9 +631,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
         this.#host.reportError(toError(error));
       }
       if (stream.conn !== undefined) {
-        stream.conn.write(encodeSseEvent({ id: `${stream.id}:${seq}`, data: text }));
+        stream.conn.write(encodeSseEvent({ id: this.#label(stream) + seq, data: text }));
         stream.delivered = seq;
-      }
+      } else if (stream.feed !== undefined) stream.feed.event(seq, text);
     } else if (stream.conn !== undefined) stream.conn.write(encodeSseEvent({ data: text }));
   }
 
@@ -538,6 +662,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     } else if (!this.#resumable) {
       this.#streams!.delete(stream.id);
     } else {
+      // kept for a resumption (also when fed: the follower's client may break too)
+      this.#endFeed(stream);
       this.#retain(stream);
     }
     if (this.sessionId === undefined) queueMicrotask(() => void this.close());
@@ -573,6 +699,19 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     }
   }
 
+  /** The event id prefix of `stream`. */
+  #label(stream: OutStream): string {
+    return (stream.label ??= this.#idBase + stream.id + ':');
+  }
+
+  /** Ends the feed of `stream`, if another instance follows it. */
+  #endFeed(stream: OutStream): void {
+    const feed = stream.feed;
+    if (feed === undefined) return;
+    stream.feed = undefined;
+    feed.end();
+  }
+
   #detach(stream: OutStream): void {
     const conn = stream.conn!;
     stream.conn = undefined;
@@ -583,12 +722,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   }
 
   /** Replays `stream` after `afterSeq` onto a new connection, then attaches it (or ends it when the stream is complete). */
-  async #attachResumed(stream: OutStream, afterSeq: number): Promise<HttpReply> {
-    const conn = new SseConnection();
+  async #attachResumed(stream: OutStream, afterSeq: number, conn = new SseConnection()): Promise<HttpReply> {
     const store = this.#host.store;
     let last = afterSeq;
     if (this.#resumable) {
-      conn.write(primingEvent(`${stream.id}:${afterSeq}`, this.#host.retryMs));
+      conn.write(primingEvent(this.#label(stream) + afterSeq, this.#host.retryMs));
       for (let round = 0; round < MAX_REPLAY_ROUNDS && last < stream.seq && stream.key !== undefined; round++) {
         // Synchronous stores never reach an await here, so nothing can interleave.
         if (stream.lastAppend !== undefined) await stream.lastAppend;
@@ -604,7 +742,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
         for (let i = 0; i < events.length; i++) {
           const event = events[i]!;
           if (event.seq <= last) continue;
-          conn.write(encodeSseEvent({ id: `${stream.id}:${event.seq}`, data: event.data }));
+          conn.write(encodeSseEvent({ id: this.#label(stream) + event.seq, data: event.data }));
           last = event.seq;
         }
         if (last === before) break; // the store no longer has them
@@ -616,12 +754,17 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       return sseReply(conn, this.sessionId);
     }
     if (stream.conn !== undefined) this.#detach(stream);
+    this.#endFeed(stream);
     stream.conn = conn;
     conn.owner = stream;
     stream.delivered = last;
     this.connections++;
     return sseReply(conn, this.sessionId);
   }
+}
+
+function badLastEventId(): HttpReply {
+  return errorReply(400, TRANSPORT_ERROR, 'Bad Request: Last-Event-ID does not name a resumable stream of this session; send the request again');
 }
 
 function closedConnection(): SseConnection {
