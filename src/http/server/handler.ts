@@ -41,7 +41,7 @@ import type { EndpointMode } from './endpoint-mode.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { LegacyEndpoints } from './legacy-endpoints.js';
 import type { LegacyHost, LegacySseTransport } from './legacy-sse.js';
-import { classifyPost, endpointPostRefusal, parseJson, PostBody, readBody, refuseMessages } from './post-checks.js';
+import { classifyPost, endpointPostRefusal, parseJson, PostBody, readBody, refuseMessages, singleMessageRefusal } from './post-checks.js';
 import { errorReply, TRANSPORT_ERROR } from './replies.js';
 import { HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
 import { SessionPath } from './session-path.js';
@@ -392,11 +392,17 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     if (typeof text !== 'string') return text;
     const json = parseJson(text);
     if (json.status !== undefined) return json;
-    const body = classifyPost(json.value);
+    const value = json.value;
+    const era2026 = this.#era2026;
+    // one message the stateless era claims goes there as it is (no batch bookkeeping)
+    if (era2026 !== undefined && !Array.isArray(value) && era2026.claims(value, versionHeader)) {
+      const refusedMessage = singleMessageRefusal(this.#authorizer, value, info);
+      return refusedMessage ?? era2026.post(req, info, value as JSONObject, versionHeader);
+    }
+    const body = classifyPost(value);
     if (!(body instanceof PostBody)) return body;
     const refused = refuseMessages(this.#authorizer, body.value, info);
     if (refused !== undefined) return refused;
-    if (!body.batch && this.#era2026?.claims(body.value, versionHeader)) return this.#era2026.post(req, info, body.value as JSONObject, versionHeader);
     return this.#mode2025.post(req, info, body, versionHeader, session);
   }
 }

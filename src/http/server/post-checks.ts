@@ -183,14 +183,27 @@ export function classifyPost(value: unknown): PostBody | HttpReply {
     return new PostBody(value, ids, true, hasInvalid, false);
   }
   const kind = classify(value);
-  if (kind === KIND_INVALID) {
-    const { id, reason } = describeInvalid(value);
-    return errorReply(400, ErrorCode.InvalidRequest, `Invalid request: ${reason}`, undefined, id);
-  }
+  if (kind === KIND_INVALID) return invalidMessage(value);
   if (kind !== KIND_REQUEST) return new PostBody(value, ids, false, false, false);
   const m = value as { id: RequestId; method: string };
   ids.push(m.id);
   return new PostBody(value, ids, false, false, m.method === Method.Initialize);
+}
+
+/** The 400 (-32600, with the id when one can be read) for a single value that is no JSON-RPC message. */
+export function invalidMessage(value: unknown): HttpReply {
+  const { id, reason } = describeInvalid(value);
+  return errorReply(400, ErrorCode.InvalidRequest, `Invalid request: ${reason}`, undefined, id);
+}
+
+/**
+ * The refusal of a single parsed message the stateless era claims, before its own checks:
+ * the 400 of {@link classifyPost} when it is no JSON-RPC message, else the authorizer's 403;
+ * undefined when it passes. (Such a POST skips {@link PostBody}: it is one message, answered alone.)
+ */
+export function singleMessageRefusal(authorizer: HttpAuthorizer | undefined, value: unknown, info: HttpRequestInfo | undefined): HttpReply | undefined {
+  if (classify(value) === KIND_INVALID) return invalidMessage(value);
+  return refuseMessages(authorizer, value, info);
 }
 
 /** The authorizer's refusal (403) of any message of a parsed POST (each element of a batch), or undefined. */

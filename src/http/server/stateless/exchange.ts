@@ -6,7 +6,7 @@
  *
  * Design notes:
  * - Nothing is shared between requests but the bookkeeping here (a count for the in-flight
- *   cap, the set that shutdown ends, one keep-alive timer): no session, no id table, no id
+ *   cap, the list that shutdown ends, one keep-alive timer): no session, no id table, no id
  *   remapping. The request keeps the id the client sent.
  * - Request-scoped notifications (progress, logs, a subscription's notifications) are written
  *   to the request's SSE stream; a JSON-mode request has no stream, so they are dropped (the
@@ -80,6 +80,12 @@ export class Exchange implements StatelessReplyChannel, SseConnectionOwner {
   /** The dispatch's handle, once dispatched. */
   dispatch: StatelessDispatch | undefined = undefined;
   #done = false;
+  /** @internal the neighbours in the owner's list of open exchanges (no hashing per request) */
+  _prev: Exchange | undefined = undefined;
+  /** @internal */
+  _next: Exchange | undefined = undefined;
+  /** @internal true while in the owner's list */
+  _open = false;
 
   constructor(owner: StatelessExchanges, id: RequestId, conn: SseConnection | undefined, keepAlive: boolean) {
     this.#owner = owner;
@@ -156,7 +162,9 @@ export class Exchange implements StatelessReplyChannel, SseConnectionOwner {
 /** The 2026-07-28 requests in progress of one handler; see the module note. */
 export class StatelessExchanges {
   readonly #keepAliveMs: number;
-  readonly #open = new Set<Exchange>();
+  /** The open exchanges, a doubly linked list through `_prev`/`_next` (newest first). */
+  #head: Exchange | undefined = undefined;
+  #size = 0;
   #closed = false;
   #listening = 0;
   #timer: ReturnType<typeof setInterval> | undefined = undefined;
@@ -167,7 +175,7 @@ export class StatelessExchanges {
 
   /** Requests in progress. */
   get size(): number {
-    return this.#open.size;
+    return this.#size;
   }
 
   /** True once closed. */
@@ -183,7 +191,11 @@ export class StatelessExchanges {
     const conn = mode === 'sse' ? new SseConnection() : undefined;
     const exchange = new Exchange(this, id, conn, keepAlive && conn !== undefined);
     if (conn !== undefined) conn.owner = exchange;
-    this.#open.add(exchange);
+    exchange._next = this.#head;
+    if (this.#head !== undefined) this.#head._prev = exchange;
+    this.#head = exchange;
+    exchange._open = true;
+    this.#size++;
     if (exchange.keepAlive) this.#listen();
     return exchange;
   }
@@ -193,15 +205,23 @@ export class StatelessExchanges {
     if (this.#closed) return RESOLVED;
     this.#closed = true;
     this.#stopTimer();
-    const open = [...this.#open];
-    this.#open.clear();
+    const open: Exchange[] = [];
+    for (let e = this.#head; e !== undefined; e = e._next) open.push(e);
+    for (const exchange of open) this._forget(exchange);
     for (const exchange of open) exchange._shutDown();
     return RESOLVED;
   }
 
   /** @internal an exchange finished or lost its client */
   _forget(exchange: Exchange): void {
-    if (!this.#open.delete(exchange)) return;
+    if (!exchange._open) return;
+    exchange._open = false;
+    const { _prev: prev, _next: next } = exchange;
+    if (prev === undefined) this.#head = next;
+    else prev._next = next;
+    if (next !== undefined) next._prev = prev;
+    exchange._prev = exchange._next = undefined;
+    this.#size--;
     if (exchange.keepAlive && --this.#listening === 0) this.#stopTimer();
   }
 
@@ -218,6 +238,6 @@ export class StatelessExchanges {
   }
 
   readonly #ping = (): void => {
-    for (const exchange of this.#open) if (exchange.keepAlive) exchange.conn?.write(':\n\n');
+    for (let e = this.#head; e !== undefined; e = e._next) if (e.keepAlive) e.conn?.write(':\n\n');
   };
 }
