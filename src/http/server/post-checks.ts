@@ -36,13 +36,17 @@ export function accepts(accept: string | null, type: string): boolean {
   return false;
 }
 
-/** True when `accept` admits both `application/json` and `text/event-stream` (a Streamable HTTP POST), in one pass. */
-/** The `Accept` values clients send on every POST, admitting both types as they stand (constants, not a memo). */
-const BOTH_ACCEPTED: ReadonlySet<string> = new Set(['application/json, text/event-stream', 'text/event-stream, application/json', 'application/json,text/event-stream', 'text/event-stream,application/json', '*/*']);
+/**
+ * The `Accept` values clients send on every POST, admitting both types as they stand
+ * (constants, not a memo). Compared with `===`: a Set would hash the header, a fresh string
+ * per request.
+ */
+const BOTH_ACCEPTED: readonly string[] = ['application/json, text/event-stream', 'text/event-stream, application/json', 'application/json,text/event-stream', 'text/event-stream,application/json', '*/*'];
 
+/** True when `accept` admits both `application/json` and `text/event-stream` (a Streamable HTTP POST), in one pass. */
 function acceptsJsonAndSse(accept: string | null): boolean {
   if (accept === null) return false;
-  if (BOTH_ACCEPTED.has(accept)) return true;
+  for (const value of BOTH_ACCEPTED) if (value === accept) return true;
   let json = false;
   let sse = false;
   for (const part of accept.split(',')) {

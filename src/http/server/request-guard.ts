@@ -146,6 +146,8 @@ export class RequestGuard {
   readonly #hostPorts: ReadonlySet<string>;
   /** Every listed host entry in its normalized text (`name`, `name:port`): an exact match is allowed. */
   readonly #exactHosts: ReadonlySet<string>;
+  /** `#exactHosts` as a list when it is short: compared with `===`, which hashes nothing (a header value is a fresh string per request). */
+  readonly #exactHostList: readonly string[] | undefined;
   readonly #anyOrigin: boolean;
   /** `#hostNames` as a list when it is short (compared in place, see `#plainlyAllowed`). */
   readonly #hostNameList: readonly string[] | undefined;
@@ -171,6 +173,7 @@ export class RequestGuard {
     this.#hostNameList = names.size <= 8 ? [...names] : undefined;
     this.#hostPorts = ports;
     this.#exactHosts = new Set([...names, ...ports]);
+    this.#exactHostList = this.#exactHosts.size <= 8 ? [...this.#exactHosts] : undefined;
     this.#anyOrigin = allowedOrigins === '*';
     const origins = new Set<string>();
     const originHosts = new Set<string>();
@@ -228,7 +231,10 @@ export class RequestGuard {
    * parse allows the value too (a listed name is a valid name); false sends it there.
    */
   #plainlyAllowed(value: string): boolean {
-    if (this.#exactHosts.has(value)) return true;
+    const exact = this.#exactHostList;
+    if (exact !== undefined) {
+      for (const entry of exact) if (entry === value) return true;
+    } else if (this.#exactHosts.has(value)) return true;
     // a short list (the default is three names) is compared in place: no substring, and no
     // `lastIndexOf`, which V8 runs as a C++ builtin, per request
     const names = this.#hostNameList;
