@@ -10,10 +10,12 @@
  * - an outcome nobody was told about is replaced by `failed` with a clear message once
  *   `outcomeRetryMs` is over, and that is what B reads after the restart;
  * - an outcome already answered from memory is never replaced (terminal states never
- *   change for the requestor), even past `outcomeRetryMs`.
+ *   change for the requestor), even past `outcomeRetryMs`;
+ * - the draft form (SEP-1686, a 2025-06-18 connection): the creating request, still open,
+ *   is answered with the held result while Redis is down, and the result is stored after.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { Client } from '../client/client.js';
 import { McpError } from '../jsonrpc/errors.js';
 import { TaskClient } from '../tasks/client.js';
@@ -31,6 +33,7 @@ const BOUND_MS = 20_000;
 
 interface Instance {
   fx: Fixture;
+  client: Client;
   tasks: TaskClient;
   /** What the task engine reported (its onError). */
   errors: Error[];
@@ -41,7 +44,7 @@ let redis: RedisServer;
 const instances: Instance[] = [];
 
 /** One server instance (own Redis connection and store) with a connected client; every task owned by one user. */
-async function instance(outcomeRetryMs?: number): Promise<Instance> {
+async function instance(outcomeRetryMs?: number, protocolVersion?: string): Promise<Instance> {
   const errors: Error[] = [];
   const connection = await RedisConnection.connect({ url: redis.url, prefix: PREFIX, commandTimeoutMs: COMMAND_TIMEOUT_MS, reconnectMaxDelayMs: 100, onError: () => {} });
   // A long heartbeat: the outage must not make B end A's task as "instance stopped".
@@ -49,11 +52,12 @@ async function instance(outcomeRetryMs?: number): Promise<Instance> {
   const fx = taskFixture({ store, ownerOf: () => ({ auth: 'user-1' }), onError: (e) => errors.push(e), ...(outcomeRetryMs === undefined ? {} : { outcomeRetryMs }) });
   const [clientEnd, serverEnd] = InMemoryTransport.createPair();
   await fx.server.connect(serverEnd);
-  const client = new Client({ name: 'outcome-retry', version: '1.0.0' });
+  const client = new Client({ name: 'outcome-retry', version: '1.0.0' }, protocolVersion === undefined ? {} : { protocolVersion });
   const tasks = new TaskClient(client, { sweepIntervalMs: 0 });
   await client.connect(clientEnd);
   const made: Instance = {
     fx,
+    client,
     tasks,
     errors,
     async close() {
@@ -73,9 +77,11 @@ const internalError = (e: unknown) => e instanceof McpError && e.code === -32603
 /** Starts a held job on `a` and resolves with its task id once the work holds. */
 async function holdingTask(a: Instance): Promise<string> {
   const before = a.fx.probe.holding;
-  const pending = await a.tasks.callToolAsTask({ name: 'job', arguments: { hold: true } }, { ttl: 600_000 });
+  // a plain request, not TaskClient.callToolAsTask: its background tasks/get polling would
+  // read (and so acknowledge) a held outcome at moments this file does not choose
+  const created = (await a.client.request('tools/call', { name: 'job', arguments: { hold: true }, task: { ttl: 600_000 } })) as { task: { taskId: string } };
   await until('the job to hold', () => a.fx.probe.holding === before + 1, BOUND_MS);
-  return pending.taskId!;
+  return created.task.taskId;
 }
 
 /** Stops Redis, lets the held work finish, and waits until A holds the outcome. */
@@ -94,6 +100,10 @@ async function restartAndRead(b: Instance, taskId: string, status: string): Prom
 
 before(async () => {
   redis = await startRedis({ appendOnly: true });
+});
+// a test that failed while Redis was stopped must not fail the next ones
+beforeEach(async () => {
+  if (redis.pid === undefined) await redis.restart();
 });
 after(async () => {
   for (const i of instances) await i.close().catch(() => {});
@@ -125,7 +135,9 @@ describe('final write retry (a task that ends while Redis is down)', () => {
     const b = await instance();
     const taskId = await holdingTask(a);
     await finishWhileDown(a);
-    await until('the outcome to be given up', () => a.errors.some((e) => e.message.includes(`Task ${taskId}: The task finished, but its outcome could not be stored within 500 ms`)), BOUND_MS);
+    await until('the outcome to be given up', () => a.errors.some((e) => e.message.includes(`Task ${taskId}: The task finished, but its outcome could not be stored within 500 ms`)), BOUND_MS).catch((err: Error) => {
+      throw new Error(`${err.message}; engine reports: ${a.errors.map((e) => e.message).join(' | ')}`);
+    });
 
     const local = await a.tasks.getTask(taskId);
     assert.equal(local.status, 'failed');
@@ -160,5 +172,22 @@ describe('final write retry (a task that ends while Redis is down)', () => {
     await restartAndRead(b, taskId, 'completed');
     const stored = await b.tasks.getTaskResult<{ content: Array<{ text: string }> }>(taskId);
     assert.equal(stored.content[0]!.text, 'job done');
+  });
+
+  it('answers a draft creating request with the held result while Redis is down, and stores it once Redis is back', async () => {
+    const a = await instance(undefined, '2025-06-18');
+    const b = await instance();
+    const taskId = 'draft-outcome-1';
+    const before = a.fx.probe.holding;
+    const answered = a.client.request('tools/call', { name: 'job', arguments: { hold: true }, _meta: { 'modelcontextprotocol.io/task': { taskId, keepAlive: 600_000 } } });
+    await until('the job to hold', () => a.fx.probe.holding === before + 1, BOUND_MS);
+    await finishWhileDown(a);
+    const result = (await answered) as { content: Array<{ text: string }> };
+    assert.equal(result.content[0]!.text, 'job done', 'the creating request got the held result');
+
+    await restartAndRead(b, taskId, 'completed');
+    const stored = await b.tasks.getTaskResult<{ content: Array<{ text: string }> }>(taskId);
+    assert.equal(stored.content[0]!.text, 'job done');
+    await until('A to drop the held outcome', () => a.fx.tasks!.engine.heldOutcomes === 0, BOUND_MS);
   });
 });
