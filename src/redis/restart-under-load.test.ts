@@ -21,9 +21,11 @@
  * operation succeeds; every task result acknowledged before the restart is still readable,
  * unchanged, from both processes; `touch_watched_resource` (which raises resources/updated,
  * published to the other process) succeeds throughout, and after the restart the update it
- * raises on B reaches the GET stream on A; every task whose creation was acknowledged still answers
- * `tasks/get`, `completed` — or `working` when its work ended while Redis was down and its
- * outcome could not be stored (the known gap docs/redis.md describes; the count is printed).
+ * raises on B reaches the GET stream on A; every task whose creation was acknowledged ends
+ * `completed` with its result, read from both processes within a bounded wait — also a task
+ * whose work ended while Redis was down: its process held the outcome and wrote it once Redis
+ * was back (the task engine's final write retry, docs/redis.md); `working` is only allowed
+ * while waiting for that.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -288,19 +290,34 @@ it('survives a Redis restart under 200 operations on two demo processes: clear e
       assert.equal(again.message?.result?.content?.[0]?.text, text, `tasks/result ${taskId}`);
     }
   }
-  // every task whose creation was acknowledged still answers tasks/get (no error, no hang)
-  const statuses = new Map<string, number>();
-  for (const taskId of created) {
-    const got = await request(a.url, sessionId, 'tasks/get', { taskId });
-    assert.ok(ok(got), `tasks/get ${taskId}: ${JSON.stringify(got.message)}`);
-    const status = got.message!.result.status as string;
-    statuses.set(status, (statuses.get(status) ?? 0) + 1);
-  }
-  // A task whose work ended while Redis was down could not store its outcome (reported to the
-  // demo's onError): it stays `working` while its process lives (see docs/redis.md). Nothing
-  // else is allowed: no task vanished, none failed.
-  assert.deepEqual([...statuses.keys()].filter((s) => s !== 'completed' && s !== 'working'), [], JSON.stringify(Object.fromEntries(statuses)));
-  assert.ok((statuses.get('completed') ?? 0) >= acknowledgedResults.size);
+  // Every task whose creation was acknowledged ends `completed` with its result, read from both
+  // processes. A task whose work ended while Redis was down had its outcome held by its process
+  // and written once Redis was back (the engine's final write retry, docs/redis.md): nothing
+  // stays `working`, none vanished, none failed. Bounded: the retry runs at most 5 s apart.
+  const settled = new Set<string>();
+  await until('every acknowledged task to read completed with its result from both processes', async () => {
+    for (const taskId of created) {
+      if (settled.has(taskId)) continue;
+      let done = true;
+      for (const demo of [a, b]) {
+        const got = await request(demo.url, sessionId, 'tasks/get', { taskId });
+        assert.ok(ok(got), `tasks/get ${taskId}: ${JSON.stringify(got.message)}`);
+        const status = got.message!.result.status as string;
+        assert.ok(status === 'completed' || status === 'working', `task ${taskId} is ${status}: ${JSON.stringify(got.message)}\n--- demo A stderr:\n${a.stderr()}\n--- demo B stderr:\n${b.stderr()}`);
+        if (status !== 'completed') done = false;
+      }
+      if (!done) return false;
+      for (const demo of [a, b]) {
+        const result = await request(demo.url, sessionId, 'tasks/result', { taskId });
+        assert.match(result.message?.result?.content?.[0]?.text ?? '', /^finished 1 steps in \d+ ms$/, `tasks/result ${taskId}: ${JSON.stringify(result.message)}`);
+        const known = acknowledgedResults.get(taskId);
+        if (known !== undefined) assert.equal(result.message!.result.content[0].text, known, `tasks/result ${taskId} changed`);
+      }
+      settled.add(taskId);
+    }
+    return true;
+  }, HANG_MS);
+  const late = created.size - acknowledgedResults.size;
   // change notifications flow between the processes again (the bus subscribed anew after the restart):
   // subscribed on A, GET stream on A, the change raised on B
   const subscribed = await request(a.url, sessionId, 'resources/subscribe', { uri: WATCHED });
@@ -322,5 +339,5 @@ it('survives a Redis restart under 200 operations on two demo processes: clear e
 
   for (const demo of [a, b]) assert.equal(demo.child.exitCode ?? demo.child.signalCode, null, 'the process is still running');
   // the plain and task operations after the restart all succeeded (checked above); say what happened in between
-  t.diagnostic(`${acknowledgedResults.size} task results acknowledged, ${created.size} tasks created, statuses after the restart ${JSON.stringify(Object.fromEntries(statuses))}, ${failedWhileDown.length} operations refused while Redis was down`);
+  t.diagnostic(`${acknowledgedResults.size} task results acknowledged by tasks/result, ${created.size} tasks created (${late} of them completed only later, all now completed), ${failedWhileDown.length} operations refused while Redis was down`);
 });

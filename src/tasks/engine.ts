@@ -16,8 +16,34 @@
  *   shutdown — not by the end of the request or of the connection), progress that stays valid
  *   for the task's life, and related-task metadata on everything it sends. While it waits on
  *   a request it sent (elicitation, sampling) the task is `input_required`.
- * - The store is the only holder of task state. Running work is tracked in memory only to
- *   abort it and to count active tasks per owner (the concurrency cap).
+ * - The store is the holder of task state. Running work is tracked in memory only to abort
+ *   it and to count active tasks per owner (the concurrency cap) — with one exception, the
+ *   held outcome below.
+ * - Held outcomes (the final write retry). When the work ends but the store fails the write
+ *   of its outcome (unreachable, timed out — not a refusal such as "already terminal"), the
+ *   engine keeps the outcome in memory and retries the write with capped backoff (100 ms,
+ *   doubling, at most 5 s apart) until the store accepts it. Contract:
+ *   - Meanwhile `tasks/get`, `tasks/result` and `tasks/list` through this engine answer from
+ *     the held outcome (the owner check still applies), and a draft creating request is
+ *     answered with it; such an answer acknowledges the outcome.
+ *   - The retry ends when the store accepts the write (then `notifications/tasks/status`
+ *     goes out, as for any final write), when the store refuses it because the task ended or
+ *     vanished meanwhile (cancelled or failed elsewhere, expired; the held outcome is dropped
+ *     and reported to `onError` if it had been acknowledged), when the task's ttl is over
+ *     (it is gone everywhere then), or at {@link TaskEngine.close} (one last attempt).
+ *   - An outcome nobody was told about yet is retried for at most `outcomeRetryMs`; then it
+ *     is replaced by `failed` (-32603, a message saying the outcome could not be stored),
+ *     which is answered here and retried the same way, so that other instances learn the
+ *     task ended once the store is back. An acknowledged outcome is never replaced (terminal
+ *     states never change for the requestor); it is retried until the ttl or close.
+ *   - This instance keeps renewing its liveness (a shared store's heartbeat) while an
+ *     outcome is held: the task is not lost, only late, so other instances report `working`
+ *     — truthfully: the outcome exists and reaches the store within one backoff step (≤ 5 s)
+ *     of the store answering again. Were the process to die first, its heartbeat lapses and
+ *     other instances end the task as "the instance stopped; outcome unknown", which is what
+ *     is then true. Stopping the heartbeat per task would not help: while the store is
+ *     unreachable no instance can read the task at all, and once it is reachable the held
+ *     write lands.
  * - `tasks/result` waits on in-process change events, with a periodic re-read as a backstop,
  *   and all timers are unref'd so they never keep a process alive.
  */
@@ -29,7 +55,7 @@ import type { RequestContext } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
 import { InMemoryTaskStore } from './memory-store.js';
 import { ownerBySessionAndAuth, type OwnerPolicy } from './owner.js';
-import { TaskStoreError, ownerKey, type TaskChange, type TaskStore } from './store.js';
+import { TaskStoreError, applyPatch, isExpired, ownerKey, ownerMatches, type TaskChange, type TaskPatch, type TaskStore } from './store.js';
 import {
   DRAFT_RELATED_TASK_META,
   DRAFT_TASK_META,
@@ -71,6 +97,12 @@ export interface TaskReceiverOptions {
   sweepIntervalMs?: number;
   /** Most tasks deleted per sweep. Default 100. */
   sweepBatch?: number;
+  /**
+   * How long the outcome of a task whose final write the store failed is retried before it
+   * is replaced by `failed` (unless it was already acknowledged; see the engine's design
+   * notes), in ms. Default 300 000 (5 min).
+   */
+  outcomeRetryMs?: number;
   /** Receives failures nobody else is told about (store errors, crashed handlers). */
   onError?: (error: Error) => void;
 }
@@ -89,6 +121,23 @@ export interface TaskableMethod<C extends RequestContext = RequestContext> {
 }
 
 const RECHECK_MS = 1000;
+/** First and longest wait between attempts to store a held outcome. */
+const OUTCOME_RETRY_FIRST_MS = 100;
+const OUTCOME_RETRY_MAX_MS = 5000;
+
+/** An outcome the store failed to take: answered from memory and retried (see the engine's design notes). */
+interface HeldOutcome {
+  readonly work: TaskWork;
+  /** The task as this engine answers it meanwhile (the patch applied to the created record). */
+  record: TaskRecord;
+  patch: TaskPatch;
+  /** When an unacknowledged outcome is replaced by `failed`. */
+  readonly failAt: number;
+  /** Told to someone (a tasks/* answer, the draft creating request): never replaced. */
+  acknowledged: boolean;
+  delay: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
 
 function unref(timer: ReturnType<typeof setTimeout>): void {
   (timer as { unref?: () => void }).unref?.();
@@ -284,6 +333,8 @@ export class TaskEngine {
   readonly #active = new Map<string, number>();
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #resultWaiters = new Map<string, ResultWaiter[]>();
+  readonly #held = new Map<string, HeldOutcome>();
+  readonly #outcomeRetry: number;
   readonly #timer: ReturnType<typeof setInterval> | undefined;
   readonly #unwatch: (() => void) | undefined;
   #closed = false;
@@ -301,6 +352,8 @@ export class TaskEngine {
     this.#ownerOf = options.ownerOf ?? ownerBySessionAndAuth;
     this.#sweepBatch = options.sweepBatch ?? 100;
     this.#onError = options.onError;
+    this.#outcomeRetry = options.outcomeRetryMs ?? 300_000;
+    if (!(Number.isInteger(this.#outcomeRetry) && this.#outcomeRetry >= 0)) throw new RangeError('outcomeRetryMs must be a non-negative integer');
     for (const [name, v] of [['maxActiveTasksPerOwner', this.#maxActive], ['pageSize', this.#pageSize]] as const) {
       if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer`);
     }
@@ -315,6 +368,11 @@ export class TaskEngine {
   /** Number of tasks whose work runs in this process now. */
   get running(): number {
     return this.#running.size;
+  }
+
+  /** Number of task outcomes held in memory because the store failed to take them (retried; see the design notes). */
+  get heldOutcomes(): number {
+    return this.#held.size;
   }
 
   /**
@@ -422,7 +480,7 @@ export class TaskEngine {
     const workCtx = spec.context(ctx, stripped, work);
     // The work starts after the CreateTaskResult went out, so the requestor knows the task
     // before anything the work sends.
-    setTimeout(() => void this.#execute(work, inner, stripped, workCtx), 0);
+    setTimeout(() => void this.#execute(work, record, inner, stripped, workCtx), 0);
     return { task: toTask(record) as unknown as JSONObject };
   }
 
@@ -457,7 +515,9 @@ export class TaskEngine {
     try {
       await endpoint.notify(TaskNotification.Created, { _meta: { [DRAFT_RELATED_TASK_META]: { taskId } } }, { relatedRequestId: ctx.id }).catch((err) => this.#report(err));
       await this.#set(work, { status: 'working' });
-      const final = await this.#execute(work, inner, stripped, workCtx);
+      const final = await this.#execute(work, record, inner, stripped, workCtx);
+      const held = this.#held.get(taskId);
+      if (held !== undefined && final === held.record) held.acknowledged = true;
       if (final?.status === 'completed') return withRelatedMeta(final.result, 'draft', taskId);
       throw toMcpError(final?.error ?? { code: ErrorCode.InternalError, message: 'Internal error' });
     } finally {
@@ -466,7 +526,7 @@ export class TaskEngine {
     }
   }
 
-  async #execute<C extends RequestContext>(work: TaskWork, inner: RequestHandler<C>, params: JSONObject, ctx: C): Promise<TaskRecord | undefined> {
+  async #execute<C extends RequestContext>(work: TaskWork, created: TaskRecord, inner: RequestHandler<C>, params: JSONObject, ctx: C): Promise<TaskRecord | undefined> {
     let result: JSONObject | undefined;
     let error: JSONRPCErrorObject | undefined;
     try {
@@ -481,8 +541,16 @@ export class TaskEngine {
     const failed = error !== undefined || (work.form === '2025-11-25' && work.method === 'tools/call' && result?.isError === true);
     const statusMessage = error?.message ?? (failed ? firstText(result) : undefined);
     try {
-      const patch = { status: (failed ? 'failed' : 'completed') as TaskStatus, ...(statusMessage === undefined ? {} : { statusMessage }), ...(error === undefined ? { result } : { error }) };
-      return (await this.#set(work, patch)) ?? (await this.store.get(work.taskId));
+      const patch: TaskPatch = { status: failed ? 'failed' : 'completed', ...(statusMessage === undefined ? {} : { statusMessage }), ...(error === undefined ? { result } : { error }) };
+      let stored: TaskRecord | undefined;
+      try {
+        stored = await this.#set(work, patch);
+      } catch (err) {
+        // The store failed the final write (not a refusal): hold the outcome and retry.
+        this.#report(err);
+        return this.#hold(work, created, patch).record;
+      }
+      return stored ?? (await this.store.get(work.taskId));
     } catch (err) {
       this.#report(err);
       return undefined;
@@ -507,6 +575,81 @@ export class TaskEngine {
       if (err instanceof TaskStoreError && (err.code === 'terminal' || err.code === 'not_found')) return undefined;
       throw err;
     }
+  }
+
+  // ───────────── held outcomes (the final write retry) ─────────────
+
+  #hold(work: TaskWork, created: TaskRecord, patch: TaskPatch): HeldOutcome {
+    const now = Date.now();
+    const held: HeldOutcome = { work, record: applyPatch(created, patch, now), patch, failAt: now + this.#outcomeRetry, acknowledged: false, delay: OUTCOME_RETRY_FIRST_MS, timer: undefined };
+    this.#held.set(work.taskId, held);
+    this.#report(new Error(`Task ${work.taskId}: the task store failed to take its outcome (${patch.status}); it is held in memory and retried until the store accepts it`));
+    this.#scheduleRetry(held);
+    return held;
+  }
+
+  #scheduleRetry(held: HeldOutcome): void {
+    if (this.#closed) return;
+    held.timer = setTimeout(() => void this.#retryOutcome(held), held.delay);
+    unref(held.timer);
+    held.delay = Math.min(held.delay * 2, OUTCOME_RETRY_MAX_MS);
+  }
+
+  #dropHeld(held: HeldOutcome): void {
+    if (held.timer !== undefined) clearTimeout(held.timer);
+    held.timer = undefined;
+    if (this.#held.get(held.work.taskId) === held) this.#held.delete(held.work.taskId);
+    this.#wake(held.work.taskId);
+  }
+
+  /** One attempt to store `held`; true when it is settled (stored, refused, expired). */
+  async #storeHeld(held: HeldOutcome): Promise<boolean> {
+    const taskId = held.work.taskId;
+    const now = Date.now();
+    if (isExpired(held.record.expiresAt, now)) {
+      this.#dropHeld(held);
+      return true;
+    }
+    if (!held.acknowledged && now >= held.failAt && held.patch.status !== 'failed') {
+      const message = `The task finished, but its outcome could not be stored within ${this.#outcomeRetry} ms (the task store was unreachable); run the request again`;
+      held.patch = { status: 'failed', statusMessage: message, error: { code: ErrorCode.InternalError, message } };
+      held.record = applyPatch({ ...held.record, status: 'working' }, held.patch, now);
+      delete (held.record as { result?: JSONObject }).result;
+      this.#report(new Error(`Task ${taskId}: ${message}; it is now answered as failed`));
+    }
+    let record: TaskRecord;
+    try {
+      record = await this.store.update(taskId, held.patch);
+    } catch (err) {
+      if (err instanceof TaskStoreError && (err.code === 'terminal' || err.code === 'not_found')) {
+        // Ended elsewhere (cancelled, failed by another instance), expired, or an earlier attempt landed after all.
+        if (held.acknowledged) {
+          const current = await this.store.get(taskId).catch(() => undefined);
+          if (current?.status !== held.record.status) this.#report(new Error(`Task ${taskId}: its ${held.record.status} outcome, already answered from memory, could not be stored: the store holds ${current?.status ?? 'no such task'}`));
+        }
+        this.#dropHeld(held);
+        return true;
+      }
+      this.#report(err);
+      return false;
+    }
+    this.#dropHeld(held);
+    this.#changed(held.work, record);
+    return true;
+  }
+
+  async #retryOutcome(held: HeldOutcome): Promise<void> {
+    held.timer = undefined;
+    if (this.#held.get(held.work.taskId) !== held || this.#closed) return;
+    if (!(await this.#storeHeld(held))) this.#scheduleRetry(held);
+  }
+
+  /** The held outcome of `taskId` when `owner` may see it; marks it acknowledged. */
+  #heldFor(taskId: string, owner: TaskOwner): TaskRecord | undefined {
+    const held = this.#held.get(taskId);
+    if (held === undefined || !ownerMatches(held.record.owner, owner) || isExpired(held.record.expiresAt, Date.now())) return undefined;
+    held.acknowledged = true;
+    return held.record;
   }
 
   /** @internal the work sent a request it waits on */
@@ -610,12 +753,24 @@ export class TaskEngine {
       await this.#set(work, { status: 'failed', statusMessage: message, error: { code: ErrorCode.InternalError, message } }).catch((err) => this.#report(err));
       work.abort(message);
     }
+    // Held outcomes: one last attempt each; what still fails is reported (the instance's
+    // heartbeat then lapses and other instances report the task's outcome as unknown).
+    for (const held of [...this.#held.values()]) {
+      if (held.timer !== undefined) clearTimeout(held.timer);
+      held.timer = undefined;
+      if (!(await this.#storeHeld(held).catch(() => false))) {
+        this.#report(new Error(`Task ${held.work.taskId}: the receiver shut down before the task store took its outcome; the outcome is lost`));
+        this.#dropHeld(held);
+      }
+    }
   }
 
   // ───────────── tasks/* ─────────────
 
   async #lookup(ctx: RequestContext, taskId: string): Promise<{ record: TaskRecord; owner: TaskOwner }> {
     const owner = await this.#owner(ctx);
+    const held = this.#heldFor(taskId, owner);
+    if (held !== undefined) return { record: held, owner };
     const record = await this.store.get(taskId, owner).catch((err) => {
       throw this.#storeFailure(err);
     });
@@ -646,7 +801,11 @@ export class TaskEngine {
       while (!isTerminal(record.status)) {
         await this.#nextChange(taskId, ctx.signal, RECHECK_MS);
         if (ctx.signal.aborted) throw new McpError(ErrorCode.InternalError, 'tasks/result was cancelled');
-        const next = await this.store.get(taskId, owner);
+        const next =
+          this.#heldFor(taskId, owner) ??
+          (await this.store.get(taskId, owner).catch((err) => {
+            throw this.#storeFailure(err);
+          }));
         if (next === undefined) throw notFound();
         record = next;
       }
@@ -670,7 +829,10 @@ export class TaskEngine {
       throw this.#storeFailure(err);
     }
     const draft = this.#form(endpoint) === 'draft';
-    const tasks = page.tasks.filter((r) => isEngineForm(r.form)).map((r) => (draft ? toDraftTask(r) : toTask(r))) as unknown as JSONObject[];
+    const tasks = page.tasks
+      .filter((r) => isEngineForm(r.form))
+      .map((r) => this.#heldFor(r.taskId, owner) ?? r)
+      .map((r) => (draft ? toDraftTask(r) : toTask(r))) as unknown as JSONObject[];
     return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
   }
 
@@ -691,6 +853,8 @@ export class TaskEngine {
     const { record, owner } = await this.#lookup(ctx, taskId);
     if (!isTerminal(record.status)) throw invalidParams(`Cannot delete task: its status is '${record.status}'; cancel the request first (notifications/cancelled)`);
     await this.store.delete(taskId, owner);
+    const held = this.#held.get(taskId);
+    if (held !== undefined) this.#dropHeld(held);
     return { _meta: { [DRAFT_RELATED_TASK_META]: { taskId } } };
   }
 
