@@ -406,7 +406,7 @@ export class McpServer implements ServerCore {
 
   /** @internal see ServerCore */
   statelessEra(claim: StatelessClaim): ServerEra {
-    return this.#stateless.requestEra(claim);
+    return this.#stateless.requestEra(claim.meta, claim.table);
   }
 
   // ───────────── connectionless 2026-07-28 requests ─────────────

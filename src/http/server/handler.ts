@@ -41,7 +41,7 @@ import type { EndpointMode } from './endpoint-mode.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { LegacyEndpoints } from './legacy-endpoints.js';
 import type { LegacyHost, LegacySseTransport } from './legacy-sse.js';
-import { classifyPost, endpointPostRefusal, parseJson, PostBody, readBody, refuseMessages, singleMessageRefusal } from './post-checks.js';
+import { classifyPost, endpointPostRefusal, NOT_JSON, notJson, parseJsonValue, PostBody, readBody, refuseMessages, singleMessageRefusal } from './post-checks.js';
 import { errorReply, TRANSPORT_ERROR } from './replies.js';
 import { HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
 import { SessionPath } from './session-path.js';
@@ -390,9 +390,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const read = readBody(req, this.maxBodyBytes);
     const text = typeof read === 'string' || !(read instanceof Promise) ? read : await read;
     if (typeof text !== 'string') return text;
-    const json = parseJson(text);
-    if (json.status !== undefined) return json;
-    const value = json.value;
+    const value = parseJsonValue(text);
+    if (value === NOT_JSON) return notJson();
     const era2026 = this.#era2026;
     // one message the stateless era claims goes there as it is (no batch bookkeeping)
     if (era2026 !== undefined && !Array.isArray(value) && era2026.claims(value, versionHeader)) {

@@ -107,11 +107,25 @@ export async function readJson(req: HttpRequest, maxBytes: number): Promise<Json
 
 /** The parsed `text`, or the 400 with -32700 when it is not JSON. */
 export function parseJson(text: string): JsonBody | HttpReply {
+  const value = parseJsonValue(text);
+  return value === NOT_JSON ? notJson() : { value };
+}
+
+/** What {@link parseJsonValue} returns for text that is not JSON: a value no parse can produce. */
+export const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/** The parsed `text`, or {@link NOT_JSON} (no wrapper object on the hot path). */
+export function parseJsonValue(text: string): unknown {
   try {
-    return { value: JSON.parse(text) as unknown };
+    return JSON.parse(text) as unknown;
   } catch {
-    return errorReply(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+    return NOT_JSON;
   }
+}
+
+/** The 400 with -32700 for a body that is not JSON. */
+export function notJson(): HttpReply {
+  return errorReply(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
 }
 
 /**

@@ -116,10 +116,10 @@ export function readRequestMeta(params: JSONObject | undefined, supported: reado
   if (!isObject(meta)) throw new McpError(ErrorCode.InvalidParams, `Invalid params: "_meta" with "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}" is required`);
   const version = meta[MetaKey.ProtocolVersion];
   const caps = meta[MetaKey.ClientCapabilities];
-  const missing: string[] = [];
-  if (version === undefined) missing.push(MetaKey.ProtocolVersion);
-  if (caps === undefined) missing.push(MetaKey.ClientCapabilities);
-  if (missing.length > 0) throw new McpError(ErrorCode.InvalidParams, `Invalid params: missing _meta keys: ${missing.join(', ')}`);
+  if (version === undefined || caps === undefined) {
+    const missing = [version === undefined ? MetaKey.ProtocolVersion : undefined, caps === undefined ? MetaKey.ClientCapabilities : undefined].filter((k) => k !== undefined);
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: missing _meta keys: ${missing.join(', ')}`);
+  }
   if (typeof version !== 'string') throw new McpError(ErrorCode.InvalidParams, `Invalid params: "_meta.${MetaKey.ProtocolVersion}" must be a string`);
   if (!isObject(caps)) throw new McpError(ErrorCode.InvalidParams, `Invalid params: "_meta.${MetaKey.ClientCapabilities}" must be an object`);
   const info = meta[MetaKey.ClientInfo];

@@ -18,7 +18,7 @@
  */
 import type { JSONObject, JSONRPCErrorObject, RequestId } from '../../jsonrpc/types.js';
 import { methodNotFound } from '../../jsonrpc/errors.js';
-import { checkIncomingRequest, type StatelessClaim } from '../../protocol/incoming.js';
+import { checkIncomingRequest } from '../../protocol/incoming.js';
 import { compose, type MethodHandler, type Middleware } from '../../protocol/middleware.js';
 import type { RequestMeta } from '../../protocol/stateless/wire.js';
 import type { RequestHandler } from '../../protocol/endpoint.js';
@@ -90,8 +90,7 @@ export class StatelessDispatcher {
    * Never throws.
    */
   dispatch(id: RequestId, method: string, params: JSONObject | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch {
-    const claim: StatelessClaim = { meta, table: this.#host.tableOf(meta.revision) };
-    const ctx = new ServerRequestContext(undefined, reply, id, method, params, info, this.#host.layer.requestEra(claim));
+    const ctx = new ServerRequestContext(undefined, reply, id, method, params, info, this.#host.layer.requestEra(meta, this.#host.tableOf(meta.revision)));
     const chain = (this.#chain ??= compose(this.#host.middleware(), this.#terminal));
     let outcome: Promise<unknown>;
     try {

@@ -20,7 +20,7 @@
 import { McpError } from '../../jsonrpc/errors.js';
 import { presetJson } from '../../jsonrpc/preset-json.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
-import type { StatelessClaim } from '../../protocol/incoming.js';
+import type { RevisionTable } from '../../protocol/table.js';
 import { Method, Notification } from '../../protocol/methods.js';
 import type { MethodHandler } from '../../protocol/middleware.js';
 import {
@@ -30,6 +30,7 @@ import {
   ResultType,
   type CacheHints,
   type InputRequiredResult,
+  type RequestMeta,
   type SubscriptionFilter,
 } from '../../protocol/stateless/wire.js';
 import type { RequestChannel } from '../../session/context.js';
@@ -124,8 +125,8 @@ export class StatelessLayer implements StatelessShaper {
   // ───────────── one request ─────────────
 
   /** The era strategy of one 2026-07-28 request, from its era reading. */
-  requestEra(claim: StatelessClaim): StatelessRequest {
-    return new StatelessRequest(claim, this);
+  requestEra(meta: RequestMeta, table: RevisionTable): StatelessRequest {
+    return new StatelessRequest(meta, table, this);
   }
 
   /** What a request's strategy runs (see the module note): inputs, the request, the shaping. */

@@ -8,6 +8,7 @@
  */
 import type { JSONObject } from '../../jsonrpc/types.js';
 import type { StatelessClaim } from '../../protocol/incoming.js';
+import type { RevisionTable } from '../../protocol/table.js';
 import { Notification } from '../../protocol/methods.js';
 import type { MethodHandler } from '../../protocol/middleware.js';
 import { missingClientCapability, type InputRequest, type RequestMeta } from '../../protocol/stateless/wire.js';
@@ -48,8 +49,10 @@ export interface StatelessShaper {
 
 /** The per-request state and era strategy of a 2026-07-28 request. Created by the server's stateless layer. */
 export class StatelessRequest implements ServerEra {
-  readonly claim: StatelessClaim;
+  /** The request's checked `_meta` (half of its {@link claim}). */
   readonly meta: RequestMeta;
+  /** The method table of its revision (the other half). */
+  readonly table: RevisionTable;
   readonly #shaper: StatelessShaper;
   /** The inputs of this run, once there are any (answers arrived, or the handler asked). */
   round: InputRound | undefined = undefined;
@@ -61,10 +64,15 @@ export class StatelessRequest implements ServerEra {
    */
   inputSink: InputSink | undefined = undefined;
 
-  constructor(claim: StatelessClaim, shaper: StatelessShaper) {
-    this.claim = claim;
-    this.meta = claim.meta;
+  constructor(meta: RequestMeta, table: RevisionTable, shaper: StatelessShaper) {
+    this.meta = meta;
+    this.table = table;
     this.#shaper = shaper;
+  }
+
+  /** The era reading: this object (it holds `meta` and `table`; no second object per request). */
+  get claim(): StatelessClaim {
+    return this;
   }
 
   /** This object: a 2026-07-28 request's era is its own state. */
