@@ -18,7 +18,7 @@ import type { SessionDirectory } from '../../http/server/session-directory.js';
 import type { SharedNotifier } from '../../server/shared-notifications.js';
 
 /** The demo's `--help`. */
-export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N] [--redis URL]] [--task-db FILE]
+export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N] [--redis URL]] [--task-db FILE] [--request-state-secret S]
 
 Serves the demo MCP server (every tool, resource and prompt of the conformance suite's
 server contract, plus echo, add, slow, long_running_job and more) over stdio: it reads
@@ -37,6 +37,11 @@ Options:
                   optional dependency ioredis; legacy SSE sessions stay on their instance)
   --task-db FILE  keep tasks in a SQLite file, so they survive a restart
                   (needs the optional dependency better-sqlite3)
+  --request-state-secret S
+                  the secret (at least 16 bytes) sealing 2026-07-28 multi round-trip
+                  requestState, so a retry may reach any instance started with the same
+                  one (default: $MCPKIT_REQUEST_STATE_SECRET; else with --redis one shared
+                  through Redis, created by the first instance; else random per process)
 
 Examples:
   mcpkit list -- mcpkit demo
@@ -77,12 +82,48 @@ async function taskOptions(args: string[]): Promise<{ store?: TaskStore } | numb
   }
 }
 
+/** The shortest `requestState` secret accepted, in bytes (as `RequestStateCodec` requires). */
+const MIN_SECRET_BYTES = 16;
+
+/**
+ * The `requestState` secret of `--request-state-secret S`, else of the environment variable
+ * MCPKIT_REQUEST_STATE_SECRET; undefined when neither is set, or an exit code (2) when the
+ * value is shorter than 16 bytes. Never prints the secret.
+ */
+function configuredSecret(args: string[]): string | undefined | number {
+  const at = args.indexOf('--request-state-secret');
+  let secret: string | undefined;
+  if (at >= 0) {
+    secret = args[at + 1];
+    if (secret === undefined || secret.startsWith('--')) {
+      process.stderr.write('mcpkit demo: --request-state-secret needs a value (at least 16 bytes, the same on every instance)\n');
+      return 2;
+    }
+  } else {
+    secret = process.env.MCPKIT_REQUEST_STATE_SECRET;
+    if (secret === '') secret = undefined;
+  }
+  if (secret !== undefined && new TextEncoder().encode(secret).length < MIN_SECRET_BYTES) {
+    const from = at >= 0 ? '--request-state-secret' : 'MCPKIT_REQUEST_STATE_SECRET';
+    process.stderr.write(`mcpkit demo: ${from} must be at least ${MIN_SECRET_BYTES} bytes long; use a long random value, the same on every instance\n`);
+    return 2;
+  }
+  return secret;
+}
+
+/** `ServerOptions.stateless` carrying `secret`, or nothing (a random secret per server). */
+function statelessOptions(secret: string | undefined): { stateless?: { requestState: { secret: string } } } {
+  return secret === undefined ? {} : { stateless: { requestState: { secret } } };
+}
+
 async function demo(args: string[]): Promise<number> {
+  const secret = configuredSecret(args);
+  if (typeof secret === 'number') return secret;
   const tasks = await taskOptions(args);
   if (typeof tasks === 'number') return tasks;
   try {
-    if (args.includes('--http')) return await demoHttp(args, tasks);
-    const server = createDemoServer({ onError: (err) => process.stderr.write(`mcpkit demo: ${err.message}\n`), tasks });
+    if (args.includes('--http')) return await demoHttp(args, tasks, secret);
+    const server = createDemoServer({ onError: (err) => process.stderr.write(`mcpkit demo: ${err.message}\n`), tasks, ...statelessOptions(secret) });
     const transport = new StdioServerTransport();
     const session = await server.connect(transport);
     // a person who started it by hand sees why nothing happens; a client on a pipe is not told
@@ -101,11 +142,13 @@ interface SharedState {
   readonly tasks: TaskStore;
   /** resources/updated and list_changed between the demos on this Redis. */
   readonly notifier: SharedNotifier;
+  /** The `requestState` secret every demo on this Redis uses (the configured one, else the one kept in Redis). */
+  readonly requestStateSecret: string;
   close(): Promise<void>;
 }
 
 /** Connects to the Redis of `--redis URL`; undefined without the flag, or an exit code. */
-async function sharedState(args: string[], onError: (err: Error) => void): Promise<SharedState | undefined | number> {
+async function sharedState(args: string[], secret: string | undefined, onError: (err: Error) => void): Promise<SharedState | undefined | number> {
   const at = args.indexOf('--redis');
   if (at < 0) return undefined;
   const url = args[at + 1];
@@ -128,6 +171,16 @@ async function sharedState(args: string[], onError: (err: Error) => void): Promi
     process.stderr.write(`mcpkit demo: cannot reach Redis: ${(err as Error).message}\n`);
     return 1;
   }
+  let requestStateSecret = secret;
+  if (requestStateSecret === undefined) {
+    try {
+      requestStateSecret = await sharedSecret(redis);
+    } catch (err) {
+      await redis.close();
+      process.stderr.write(`mcpkit demo: cannot read the shared requestState secret from Redis: ${(err as Error).message}\n`);
+      return 1;
+    }
+  }
   const sessions = await RedisSessionDirectory.open(redis, { onError });
   const tasks = await RedisTaskStore.open(redis, { onError });
   const bus = new RedisBus(redis, { onError });
@@ -137,6 +190,7 @@ async function sharedState(args: string[], onError: (err: Error) => void): Promi
     eventStore: new RedisEventStore(redis),
     tasks,
     notifier,
+    requestStateSecret,
     async close() {
       await notifier.close();
       await bus.close();
@@ -147,7 +201,21 @@ async function sharedState(args: string[], onError: (err: Error) => void): Promi
   };
 }
 
-async function demoHttp(args: string[], tasks: { store?: TaskStore }): Promise<number> {
+/**
+ * The `requestState` secret the demos on this Redis share when none is configured: created
+ * once by whichever demo starts first (SET NX of 32 random bytes, base64url, no expiry), then
+ * read by everyone (GET). Runs at startup only, never per request.
+ */
+async function sharedSecret(redis: import('../../redis/index.js').RedisConnection): Promise<string> {
+  const key = redis.key('config', 'request-state-secret');
+  const fresh = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+  await redis.run((client) => client.set(key, fresh, 'NX'));
+  const stored = await redis.run((client) => client.get(key));
+  if (stored === null || new TextEncoder().encode(stored).length < MIN_SECRET_BYTES) throw new Error(`the key ${key} holds no secret of at least ${MIN_SECRET_BYTES} bytes; delete it or pass --request-state-secret`);
+  return stored;
+}
+
+async function demoHttp(args: string[], tasks: { store?: TaskStore }, secret: string | undefined): Promise<number> {
   let port = 3000;
   const at = args.indexOf('--port');
   if (at >= 0) {
@@ -159,17 +227,17 @@ async function demoHttp(args: string[], tasks: { store?: TaskStore }): Promise<n
     }
   }
   const onError = (err: Error) => process.stderr.write(`mcpkit demo: ${err.message}\n`);
-  const shared = await sharedState(args, onError);
+  const shared = await sharedState(args, secret, onError);
   if (typeof shared === 'number') return shared;
   try {
-    return await serveDemoHttp(port, tasks.store === undefined && shared !== undefined ? { store: shared.tasks } : tasks, shared, onError);
+    return await serveDemoHttp(port, tasks.store === undefined && shared !== undefined ? { store: shared.tasks } : tasks, shared, shared?.requestStateSecret ?? secret, onError);
   } finally {
     await shared?.close();
   }
 }
 
-async function serveDemoHttp(port: number, tasks: { store?: TaskStore }, shared: SharedState | undefined, onError: (err: Error) => void): Promise<number> {
-  const server = createDemoServer({ onError, tasks, ...(shared === undefined ? {} : { notifier: shared.notifier }) });
+async function serveDemoHttp(port: number, tasks: { store?: TaskStore }, shared: SharedState | undefined, secret: string | undefined, onError: (err: Error) => void): Promise<number> {
+  const server = createDemoServer({ onError, tasks, ...statelessOptions(secret), ...(shared === undefined ? {} : { notifier: shared.notifier }) });
   // SEP-1699 polling for the conformance scenario: test_reconnection's stream is closed
   // right after its priming event; the client resumes with GET and Last-Event-ID.
   server.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'test_reconnection'));
