@@ -12,7 +12,7 @@ import { createStreamableHttpHandler } from '../../http/server/handler.js';
 import { disconnectAfterPriming } from '../../http/server/session-transport.js';
 import { serveNode } from '../../http/node.js';
 import { StdioServerTransport } from '../../stdio/index.js';
-import type { TaskStore } from '../../tasks/index.js';
+import type { TaskInputRelay, TaskStore } from '../../tasks/index.js';
 import type { EventStore } from '../../http/server/event-store.js';
 import type { SessionDirectory } from '../../http/server/session-directory.js';
 import type { SharedNotifier } from '../../server/shared-notifications.js';
@@ -140,6 +140,8 @@ interface SharedState {
   readonly sessions: SessionDirectory;
   readonly eventStore: EventStore;
   readonly tasks: TaskStore;
+  /** Carries 2026-07-28 `tasks/update` answers to the demo running the task (with the shared task store only). */
+  readonly inputRelay: TaskInputRelay;
   /** resources/updated and list_changed between the demos on this Redis. */
   readonly notifier: SharedNotifier;
   /** The `requestState` secret every demo on this Redis uses (the configured one, else the one kept in Redis). */
@@ -163,7 +165,7 @@ async function sharedState(args: string[], secret: string | undefined, onError: 
     process.stderr.write(`mcpkit demo: --redis needs the optional dependency ioredis: ${(err as Error).message}\n`);
     return 1;
   }
-  const { RedisBus, RedisConnection, RedisEventStore, RedisNotifier, RedisSessionDirectory, RedisTaskStore } = redisModule;
+  const { RedisBus, RedisConnection, RedisEventStore, RedisNotifier, RedisSessionDirectory, RedisTaskInputRelay, RedisTaskStore } = redisModule;
   let redis;
   try {
     redis = await RedisConnection.connect({ url, prefix: 'mcpkit-demo:', onError });
@@ -185,13 +187,16 @@ async function sharedState(args: string[], secret: string | undefined, onError: 
   const tasks = await RedisTaskStore.open(redis, { onError });
   const bus = new RedisBus(redis, { onError });
   const notifier = await RedisNotifier.open(bus, { onError });
+  const inputRelay = await RedisTaskInputRelay.open(bus, { onError });
   return {
     sessions,
     eventStore: new RedisEventStore(redis),
     tasks,
+    inputRelay,
     notifier,
     requestStateSecret,
     async close() {
+      await inputRelay.close();
       await notifier.close();
       await bus.close();
       await tasks.close();
@@ -230,13 +235,13 @@ async function demoHttp(args: string[], tasks: { store?: TaskStore }, secret: st
   const shared = await sharedState(args, secret, onError);
   if (typeof shared === 'number') return shared;
   try {
-    return await serveDemoHttp(port, tasks.store === undefined && shared !== undefined ? { store: shared.tasks } : tasks, shared, shared?.requestStateSecret ?? secret, onError);
+    return await serveDemoHttp(port, tasks.store === undefined && shared !== undefined ? { store: shared.tasks, inputRelay: shared.inputRelay } : tasks, shared, shared?.requestStateSecret ?? secret, onError);
   } finally {
     await shared?.close();
   }
 }
 
-async function serveDemoHttp(port: number, tasks: { store?: TaskStore }, shared: SharedState | undefined, secret: string | undefined, onError: (err: Error) => void): Promise<number> {
+async function serveDemoHttp(port: number, tasks: { store?: TaskStore; inputRelay?: TaskInputRelay }, shared: SharedState | undefined, secret: string | undefined, onError: (err: Error) => void): Promise<number> {
   const server = createDemoServer({ onError, tasks, ...statelessOptions(secret), ...(shared === undefined ? {} : { notifier: shared.notifier }) });
   // SEP-1699 polling for the conformance scenario: test_reconnection's stream is closed
   // right after its priming event; the client resumes with GET and Last-Event-ID.
