@@ -16,6 +16,7 @@ import type { TaskInputRelay, TaskStore } from '../../tasks/index.js';
 import type { EventStore } from '../../http/server/event-store.js';
 import type { SessionDirectory } from '../../http/server/session-directory.js';
 import type { SharedNotifier } from '../../server/shared-notifications.js';
+import type { DemoToggles, ToggleState } from '../../demo/toggles.js';
 
 /** The demo's `--help`. */
 export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N] [--redis URL]] [--task-db FILE] [--request-state-secret S]
@@ -144,6 +145,8 @@ interface SharedState {
   readonly inputRelay: TaskInputRelay;
   /** resources/updated and list_changed between the demos on this Redis. */
   readonly notifier: SharedNotifier;
+  /** The dynamic tool and prompt, the same on every demo on this Redis. */
+  readonly toggles: DemoToggles;
   /** The `requestState` secret every demo on this Redis uses (the configured one, else the one kept in Redis). */
   readonly requestStateSecret: string;
   close(): Promise<void>;
@@ -188,11 +191,13 @@ async function sharedState(args: string[], secret: string | undefined, onError: 
   const bus = new RedisBus(redis, { onError });
   const notifier = await RedisNotifier.open(bus, { onError });
   const inputRelay = await RedisTaskInputRelay.open(bus, { onError });
+  const toggles = await redisToggles(redis, bus, onError);
   return {
     sessions,
     eventStore: new RedisEventStore(redis),
     tasks,
     inputRelay,
+    toggles,
     notifier,
     requestStateSecret,
     async close() {
@@ -220,6 +225,46 @@ async function sharedSecret(redis: import('../../redis/index.js').RedisConnectio
   return stored;
 }
 
+/** The toggles the demo flips (see demo/toggles.ts). */
+const TOGGLES = ['test_dynamic_tool', 'test_dynamic_prompt'];
+const TOGGLE_CHANNEL = 'demo-toggles';
+
+/**
+ * {@link DemoToggles} on Redis: a counter per toggle (`<prefix>toggle:<name>`, INCR per
+ * flip, odd = on), each flip announced on the bus as `{n: name, v: counter}`. Handlers get
+ * the counters' current values once, right after they are added.
+ */
+async function redisToggles(redis: import('../../redis/index.js').RedisConnection, bus: import('../../redis/index.js').RedisBus, onError: (err: Error) => void): Promise<DemoToggles> {
+  const handlers = new Set<(name: string, state: ToggleState) => void>();
+  const state = (version: number): ToggleState => ({ on: version % 2 === 1, version });
+  const emit = (name: string, version: number) => {
+    for (const h of handlers) h(name, state(version));
+  };
+  await bus.subscribe(TOGGLE_CHANNEL, (data, info) => {
+    if (info.origin === bus.instanceId) return;
+    const m = data as { n?: unknown; v?: unknown } | null;
+    if (typeof m === 'object' && m !== null && typeof m.n === 'string' && TOGGLES.includes(m.n) && Number.isSafeInteger(m.v)) emit(m.n, m.v as number);
+    else onError(new Error('Dropped a malformed demo-toggles message'));
+  });
+  return {
+    async flip(name) {
+      const version = await redis.run((client) => client.incr(redis.key('toggle', name)));
+      await bus.publish(TOGGLE_CHANNEL, { n: name, v: version });
+      return state(version);
+    },
+    onFlip(handler) {
+      handlers.add(handler);
+      // the current states, for a demo started after some flips
+      void Promise.all(TOGGLES.map(async (name) => [name, Number((await redis.run((client) => client.get(redis.key('toggle', name)))) ?? 0)] as const))
+        .then((states) => {
+          for (const [name, version] of states) if (version > 0 && handlers.has(handler)) handler(name, state(version));
+        })
+        .catch((err: unknown) => onError(new Error(`Could not read the demo toggles: ${(err as Error).message}`)));
+      return () => void handlers.delete(handler);
+    },
+  };
+}
+
 async function demoHttp(args: string[], tasks: { store?: TaskStore }, secret: string | undefined): Promise<number> {
   let port = 3000;
   const at = args.indexOf('--port');
@@ -242,7 +287,7 @@ async function demoHttp(args: string[], tasks: { store?: TaskStore }, secret: st
 }
 
 async function serveDemoHttp(port: number, tasks: { store?: TaskStore; inputRelay?: TaskInputRelay }, shared: SharedState | undefined, secret: string | undefined, onError: (err: Error) => void): Promise<number> {
-  const server = createDemoServer({ onError, tasks, ...statelessOptions(secret), ...(shared === undefined ? {} : { notifier: shared.notifier }) });
+  const server = createDemoServer({ onError, tasks, ...statelessOptions(secret), ...(shared === undefined ? {} : { notifier: shared.notifier, toggles: shared.toggles }) });
   // SEP-1699 polling for the conformance scenario: test_reconnection's stream is closed
   // right after its priming event; the client resumes with GET and Last-Event-ID.
   server.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'test_reconnection'));
