@@ -10,6 +10,7 @@ import { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
 import { TaskServer, type TaskServerOptions } from '../tasks/index.js';
 import { PNG_1X1, wavTone } from './media.js';
 import { registerStatelessDemo } from './stateless/tools.js';
+import type { DemoToggles } from './toggles.js';
 import { registerStatelessTaskDemo } from './stateless/tasks.js';
 import { registerDemoExtensions } from './extensions.js';
 import { noArgs, sleep } from './util.js';
@@ -25,6 +26,8 @@ export interface DemoOptions extends ServerOptions {
    * in-memory store, a 500 ms poll interval), or `false` for a server without tasks.
    */
   tasks?: TaskServerOptions | false;
+  /** Shares the dynamic tool and prompt (`test_trigger_tool_change`, `test_trigger_prompt_change`) between instances. Default: per server. */
+  toggles?: DemoToggles;
 }
 
 
@@ -188,7 +191,7 @@ export function createDemoServer(options: DemoOptions = {}): McpServer {
   });
 
   // ───────────── conformance contract of the stateless era (2026-07-28) ─────────────
-  registerStatelessDemo(server);
+  registerStatelessDemo(server, options.toggles);
   registerStatelessTaskDemo(server);
   // the official extensions: skills (SEP-2640) and one MCP App
   registerDemoExtensions(server);

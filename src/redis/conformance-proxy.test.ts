@@ -8,7 +8,9 @@
  * 0.2.0-alpha.12, plus the 2026-07-28 requirement set, one suite process at a time), which
  * judges each run against the same baselines as the single-instance run — except the
  * scenarios test/helpers/redis/conformance-proxy-tolerated.yml names (known cross-instance
- * gaps outside src/redis and the task engine, each with its cause), which may fail or pass.
+ * gaps, each with its cause), which may fail or pass. It names none now: SSE resumption, the
+ * multi round-trip requestState secret (shared through Redis), tasks/update answers
+ * (RedisTaskInputRelay) and the demo's dynamic tool and prompt all cross instances.
  * Skips only when the Node 22 binary the suite needs is not installed.
  */
 import assert from 'node:assert/strict';

@@ -16,6 +16,7 @@ export {
   toDetailedTask,
   type StatelessTaskOptions,
 } from './stateless/tasks.js';
+export type { TaskInputRelay, TaskInputReceiver, TaskInputDelivery } from './input-relay.js';
 export { TaskClient, type TaskClientOptions, type TaskList } from './client.js';
 export { TaskEngine, TaskWork, type TaskReceiverOptions, type TaskableMethod } from './engine.js';
 export { TaskServerRequestContext, TaskRequestContext } from './contexts.js';

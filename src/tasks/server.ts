@@ -23,6 +23,7 @@ import { TaskEngine, type TaskReceiverOptions, type TaskableMethod } from './eng
 import { PendingTaskRequest, TaskRequestor, type TaskRequestOptions } from './requestor.js';
 import type { RequestorPolicy } from './owner.js';
 import type { TaskStore } from './store.js';
+import type { TaskInputRelay } from './input-relay.js';
 import type { TaskForm } from './types.js';
 import { StatelessTasks, TASKS_EXTENSION_ID } from './stateless/tasks.js';
 import { formOf, tasksExtension } from './wire.js';
@@ -47,6 +48,12 @@ export interface TaskServerOptions extends TaskReceiverOptions {
   requestorOf?: RequestorPolicy;
   /** Stateless era: most unfinished tasks of anonymous requests together (see `stateless/tasks.ts`). Default 64. */
   maxActiveAnonymousTasks?: number;
+  /**
+   * Stateless era: carries `tasks/update` answers to the instance running the task when
+   * several instances share the store (`RedisTaskInputRelay` of `mcpkit/redis`; see
+   * `input-relay.ts`). Default none: answers reach only work running in this process.
+   */
+  inputRelay?: TaskInputRelay;
 }
 
 /** A tool's declared task support (`execution.taskSupport`; absent or unknown = `forbidden`). Pure. */

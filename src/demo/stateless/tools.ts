@@ -7,6 +7,7 @@
  */
 import type { McpServer } from '../../server/index.js';
 import type { ElicitRequestedSchema } from '../../types.js';
+import { ToggledRegistration, type DemoToggles } from '../toggles.js';
 
 const noArgs = { type: 'object', properties: {} };
 const nameSchema: ElicitRequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
@@ -16,8 +17,11 @@ function textOf(content: unknown): string {
   return typeof first === 'object' && first !== null && (first as { type?: unknown }).type === 'text' ? String((first as { text?: unknown }).text) : JSON.stringify(content);
 }
 
-/** Registers the stateless-era demo tools and prompt on `server` (before it is connected). */
-export function registerStatelessDemo(server: McpServer): void {
+/**
+ * Registers the stateless-era demo tools and prompt on `server` (before it is connected);
+ * with `toggles` the dynamic tool and prompt are shared by every instance (see toggles.ts).
+ */
+export function registerStatelessDemo(server: McpServer, toggles?: DemoToggles): void {
   // ───────────── server-stateless diagnostics ─────────────
   server.registerTool('test_missing_capability', { description: 'Needs the sampling capability: without it the request fails with -32021', inputSchema: noArgs }, async (_args, ctx) => {
     const r = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }], maxTokens: 20 });
@@ -34,26 +38,30 @@ export function registerStatelessDemo(server: McpServer): void {
     await ctx.log('info', 'Logging tool finished');
     return 'Logged three messages';
   });
-  let extraTool: { remove(): void } | undefined;
-  server.registerTool('test_trigger_tool_change', { description: 'Adds or removes a tool, which changes the tool list', inputSchema: noArgs }, () => {
-    if (extraTool !== undefined) {
-      extraTool.remove();
-      extraTool = undefined;
-      return 'removed test_dynamic_tool';
-    }
-    extraTool = server.registerTool('test_dynamic_tool', { description: 'Exists while toggled on', inputSchema: noArgs }, () => 'dynamic');
-    return 'added test_dynamic_tool';
-  });
-  let extraPrompt: { remove(): void } | undefined;
-  server.registerTool('test_trigger_prompt_change', { description: 'Adds or removes a prompt, which changes the prompt list', inputSchema: noArgs }, () => {
-    if (extraPrompt !== undefined) {
-      extraPrompt.remove();
-      extraPrompt = undefined;
-      return 'removed test_dynamic_prompt';
-    }
-    extraPrompt = server.registerPrompt('test_dynamic_prompt', { description: 'Exists while toggled on' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'dynamic' } }] }));
-    return 'added test_dynamic_prompt';
-  });
+  // Toggled registrations: local to this server, or shared by every instance with `toggles`.
+  const toggled = (triggerName: string, what: string, kind: string, register: () => { remove(): void }) => {
+    let handle: { remove(): void } | undefined;
+    const registration = new ToggledRegistration((on) => {
+      if (on) handle = register();
+      else {
+        handle?.remove();
+        handle = undefined;
+      }
+    });
+    let local = 0;
+    toggles?.onFlip((name, state) => {
+      if (name === what) registration.update(state);
+    });
+    server.registerTool(triggerName, { description: `Adds or removes a ${kind}, which changes the ${kind} list${toggles === undefined ? '' : ' (on every instance of this deployment)'}`, inputSchema: noArgs }, async () => {
+      const state = toggles === undefined ? { on: !registration.on, version: ++local } : await toggles.flip(what);
+      registration.update(state);
+      return `${state.on ? 'added' : 'removed'} ${what}`;
+    });
+  };
+  toggled('test_trigger_tool_change', 'test_dynamic_tool', 'tool', () => server.registerTool('test_dynamic_tool', { description: 'Exists while toggled on', inputSchema: noArgs }, () => 'dynamic'));
+  toggled('test_trigger_prompt_change', 'test_dynamic_prompt', 'prompt', () =>
+    server.registerPrompt('test_dynamic_prompt', { description: 'Exists while toggled on' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'dynamic' } }] })),
+  );
 
   // ───────────── multi round-trip requests ─────────────
   server.registerTool('test_input_required_result_elicitation', { description: 'Asks for the user name (one elicitation round)', inputSchema: noArgs }, async (_args, ctx) => {

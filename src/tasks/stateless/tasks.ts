@@ -33,6 +33,11 @@
  *   when `tasks/update` answers them; logs and progress stop (there is no stream left).
  * - The store holds all task state; this process only remembers which work runs here (to
  *   abort it and to hand it answers) and how many unfinished tasks each owner has.
+ * - A `tasks/update` whose task's work runs in another instance (a shared store) reaches it
+ *   through the configured {@link TaskInputRelay} (`inputRelay`), which validates and hands
+ *   the answers there exactly as here. The update is acknowledged only once some instance
+ *   took them (or the task ended meanwhile): a task unfinished in the store whose work runs
+ *   nowhere answers -32603 saying so, instead of pretending the answers arrived.
  * - Task ids are random UUIDs (`crypto.randomUUID`: 122 bits from a CSPRNG), bound to the
  *   owner the configured policy computes (the auth context by default, as in the 2025
  *   forms); lookups by another owner find nothing. Without authentication a task is
@@ -57,6 +62,7 @@ import { ownerBySessionAndAuth, requestorByAuthOrConnection, type OwnerPolicy, t
 import { TaskStoreError, type TaskStore } from '../store.js';
 import { TaskMethod, isTerminal, type TaskOwner, type TaskRecord, type TaskStatus } from '../types.js';
 import { errorObject } from '../wire.js';
+import type { TaskInputDelivery, TaskInputRelay } from '../input-relay.js';
 import { isObject } from '../../jsonrpc/values.js';
 
 /** The extension's identifier. */
@@ -107,7 +113,16 @@ export interface StatelessTaskOptions {
   requestorOf?: RequestorPolicy;
   /** Receives failures nobody else is told about (store errors, crashed handlers). */
   onError?: (error: Error) => void;
+  /**
+   * Carries `tasks/update` answers to the instance running the task when several instances
+   * share the store (e.g. `RedisTaskInputRelay` of `mcpkit/redis`). Default none: answers
+   * reach only work running in this process.
+   */
+  inputRelay?: TaskInputRelay;
 }
+
+const DELIVERED: TaskInputDelivery = { status: 'delivered' };
+const NOT_RUNNING: TaskInputDelivery = { status: 'not_running' };
 
 /** True when `capabilities` (a request's) declare the tasks extension. Pure. */
 export function declaresTasksExtension(capabilities: ClientCapabilities | undefined): boolean {
@@ -282,6 +297,8 @@ export class StatelessTasks {
   readonly #running = new Map<string, TaskRun>();
   readonly #active = new Map<string, number>();
   readonly #unwatch: (() => void) | undefined;
+  readonly #relay: TaskInputRelay | undefined;
+  readonly #unlisten: (() => void) | undefined;
   #closed = false;
 
   /** Throws RangeError for invalid limits. */
@@ -308,6 +325,8 @@ export class StatelessTasks {
     this.#unwatch = store.watch?.((change) => {
       if (isTerminal(change.status)) this.#running.get(change.taskId)?.abort(change.status === 'cancelled' ? 'The task was cancelled by request.' : `The task ended as ${change.status}`);
     });
+    this.#relay = options.inputRelay;
+    this.#unlisten = this.#relay?.listen((taskId, responses) => this.#receive(taskId, responses));
   }
 
   /** Number of stateless-era tasks whose work runs in this process now. */
@@ -515,8 +534,43 @@ export class StatelessTasks {
   async #update(taskId: string, inputResponses: unknown, ctx: ServerRequestContext): Promise<JSONObject> {
     const responses = checkInputResponses(inputResponses) ?? {};
     const record = await this.#lookup(taskId, ctx);
+    if (isTerminal(record.status)) return {};
+    if ((await this.#deliverHere(taskId, responses, record)).status === 'delivered') return {};
+    if (this.#relay !== undefined) {
+      let outcome: TaskInputDelivery;
+      try {
+        outcome = await this.#relay.deliver(taskId, responses);
+      } catch (err) {
+        throw this.#storeFailure(err);
+      }
+      if (outcome.status === 'delivered') return {};
+      if (outcome.status === 'rejected') throw new McpError(outcome.error.code, outcome.error.message, outcome.error.data);
+    }
+    // Its work runs nowhere reachable: acknowledge only a task that ended meanwhile.
+    let now: TaskRecord | undefined;
+    try {
+      now = await this.#store.get(taskId);
+    } catch (err) {
+      throw this.#storeFailure(err);
+    }
+    if (now === undefined || isTerminal(now.status)) return {};
+    throw new McpError(
+      ErrorCode.InternalError,
+      `Task ${taskId} is ${wireStatus(now.status)} but its work runs on no reachable instance, so the input responses were not delivered; poll tasks/get for its outcome or cancel it with tasks/cancel`,
+    );
+  }
+
+  /**
+   * Hands `responses` to the task's work when it runs in this process: `not_running`
+   * otherwise. `record` is the task as just read (re-read from the store when absent).
+   * Throws McpError -32602 (from the waiters' validation) when an answer is malformed;
+   * then nothing is delivered.
+   */
+  async #deliverHere(taskId: string, responses: JSONObject, record: TaskRecord | undefined): Promise<TaskInputDelivery> {
     const run = this.#running.get(taskId);
-    if (run === undefined || isTerminal(record.status)) return {};
+    if (run === undefined) return NOT_RUNNING;
+    record ??= await this.#store.get(taskId);
+    if (record === undefined || isTerminal(record.status)) return DELIVERED; // it ended: nothing waits for answers any more
     // Validate every answer first, so a malformed one changes nothing.
     const answers: Array<[string, Waiter, unknown]> = [];
     for (const key of Object.keys(responses)) {
@@ -534,7 +588,17 @@ export class StatelessTasks {
       }
       waiter.resolve(answer);
     }
-    return {};
+    return DELIVERED;
+  }
+
+  /** Answers relayed by another instance (see {@link TaskInputRelay}). Never throws. */
+  async #receive(taskId: string, responses: JSONObject): Promise<TaskInputDelivery> {
+    try {
+      return await this.#deliverHere(taskId, responses, undefined);
+    } catch (err) {
+      if (!(err instanceof McpError)) this.#report(err);
+      return { status: 'rejected', error: errorObject(err) };
+    }
   }
 
   async #cancel(taskId: string, ctx: ServerRequestContext): Promise<JSONObject> {
@@ -554,6 +618,7 @@ export class StatelessTasks {
     if (this.#closed) return;
     this.#closed = true;
     this.#unwatch?.();
+    this.#unlisten?.();
     const message = 'The server shut down while this task was running';
     for (const [taskId, run] of [...this.#running]) {
       await this.#store.update(taskId, { status: 'failed', statusMessage: message, error: { code: ErrorCode.InternalError, message } }).catch(() => {});
