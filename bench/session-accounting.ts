@@ -179,7 +179,8 @@ function snapshot(dir: string, n: number, withLabels: boolean): Snapshot {
     const type = nodeTypes[nodes[i * nf + fType]!]!;
     const label = nameOf(i);
     const generic = GENERIC.has(label) || type === 'array' || type === 'hidden' || type === 'object shape' || type === 'number' || type.endsWith('string');
-    labels[i] = generic && owner[i]! >= 0 ? `${label} held by ${holderOf(i)}` : label;
+    // slot numbers of hash tables and arrays vary between sessions: `[]` stands for any
+    labels[i] = generic && owner[i]! >= 0 ? `${label} held by ${holderOf(i).replace(/\.table\.\d+/g, '.table[]').replace(/\.\[\d+\]/g, '[]')}` : label;
   }
   return { ids, labels, sizes };
 }
