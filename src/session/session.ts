@@ -11,6 +11,9 @@
  *   handler queue, so a busy handler cannot delay them.
  * - Timers use a shared callback with the entry as argument (no closure per request), and
  *   `refresh()` to reset on progress where the runtime has it.
+ * - Memory of an idle session (docs/memory.md): the map of outgoing requests is created by
+ *   the first one, the decode limits are the shared defaults unless overridden, and the
+ *   transport receives one receiver object (no closures).
  */
 import { describeInvalid, classify, exceedsDepth, DEFAULT_DECODE_LIMITS, KIND_ERROR, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, type DecodeLimits } from '../jsonrpc/decode.js';
 import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
