@@ -78,3 +78,46 @@ test('gating happens before middleware: a refused send never reaches it', async 
   assert.equal(calls, 0);
   await peer.close();
 });
+
+test('peerInitialized: set by notifications/initialized once it passes the middleware, before its listeners run', async () => {
+  const drop: Middleware = (next) => (method, params, ctx) => (method === 'notifications/initialized' ? Promise.resolve(undefined) : next(method, params, ctx));
+  for (const [name, mw, expected] of [
+    ['no middleware', undefined, true],
+    ['pass-through middleware', passThrough, true],
+    ['middleware that drops it', drop, false],
+  ] as const) {
+    const [a, b] = InMemoryTransport.createPair();
+    const ep = new Endpoint('server', a);
+    ep.negotiated('2025-11-25', {});
+    ep.markInitialized();
+    ep.setRequestHandler('ping', () => ({}));
+    if (mw) ep.use(mw);
+    let seenByListener: boolean | undefined;
+    ep.on('notifications/initialized', () => {
+      seenByListener = ep.peerInitialized;
+    });
+    await ep.session.start();
+    const peer = new Endpoint('client', b);
+    await peer.session.start();
+    assert.equal(ep.peerInitialized, false, name);
+    await peer.session.notify('notifications/initialized');
+    // a ping answered after the notification: it was delivered (messages keep their order)
+    await peer.session.request('ping', undefined);
+    assert.equal(ep.peerInitialized, expected, name);
+    assert.equal(seenByListener, expected ? true : undefined, name);
+    await peer.session.close();
+  }
+});
+
+test('every close listener runs, one or several', async () => {
+  for (const n of [1, 2, 3]) {
+    const [a, b] = InMemoryTransport.createPair();
+    const ep = new Endpoint('server', a);
+    const calls: number[] = [];
+    for (let i = 0; i < n; i++) ep.onClose(() => calls.push(i));
+    await ep.session.start();
+    await b.start({ message: () => {}, error: () => {}, closed: () => {} });
+    await ep.session.close();
+    assert.deepEqual(calls, [...Array(n).keys()]);
+  }
+});

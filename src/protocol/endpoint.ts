@@ -15,7 +15,7 @@ import { LocalError, McpError, methodNotFound } from '../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
 import { RequestContext } from '../session/context.js';
-import { Session, type RequestOptions, type SessionOptions } from '../session/session.js';
+import { Session, type RequestOptions, type SessionHooks, type SessionOptions } from '../session/session.js';
 import { compose, type CallContext, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
 import { PRE_INIT_TABLE, extendedTableFor, tableFor, hasCapability, mayBeSentBy, type MethodSpec, type ProtocolExtension, type RevisionTable } from './table.js';
 import { LATEST_REVISION } from './versions.js';
@@ -40,6 +40,9 @@ export interface EndpointOptions extends SessionOptions {
 
 const LATEST_TABLE = tableFor(LATEST_REVISION)!;
 
+/** The extensions of an endpoint that has none. */
+const NO_EXTENSIONS: readonly ProtocolExtension[] = Object.freeze([]);
+
 class NotificationCall implements CallContext {
   readonly kind = 'notification';
   constructor(
@@ -62,7 +65,8 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   readonly role: 'client' | 'server';
   readonly session: Session;
   #table: RevisionTable = PRE_INIT_TABLE;
-  readonly #extensions: ProtocolExtension[] = [];
+  /** Protocol extensions added with {@link extend}; created by the first one. */
+  #extensions: ProtocolExtension[] | undefined = undefined;
   #ownCapabilities: JSONObject = {};
   #peerCapabilities: JSONObject | undefined;
   #initialized = false;
@@ -73,12 +77,16 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   readonly #statelessHandlers: ReadonlyMap<string, RequestHandler<C>> | undefined;
   readonly #claimOf: ((ctx: C) => StatelessClaim | undefined) | undefined;
   #listeners: Map<string, Set<NotificationListener>> | undefined;
-  readonly #incomingMiddleware: Middleware[] = [];
-  readonly #outgoingMiddleware: Middleware[] = [];
+  /** Middleware by direction, created by the first `use()` of each (sized exactly: a connection adds a few, once). */
+  #incomingMiddleware: Middleware[] | undefined = undefined;
+  #outgoingMiddleware: Middleware[] | undefined = undefined;
   #incoming: MethodHandler;
   #outgoing: MethodHandler | undefined;
   readonly #onError: ((error: Error) => void) | undefined;
-  #closeListeners: Array<(reason: Error | undefined) => void> | undefined;
+  /** One close listener as it is, several in an array (most connections have one). */
+  #closeListeners: ((reason: Error | undefined) => void) | Array<(reason: Error | undefined) => void> | undefined = undefined;
+  /** True once the peer sent `notifications/initialized` (and it passed the middleware). */
+  #peerInitialized = false;
 
   constructor(
     role: 'client' | 'server',
@@ -104,28 +112,46 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     this.#statelessHandlers = options.statelessHandlers;
     this.#claimOf = options.claimOf;
     this.#incoming = this.#terminalIncoming;
-    const create = options.createContext;
-    this.session = new Session(
-      transport,
-      {
-        request: (ctx) => this.#onRequest(ctx as C),
-        notification: (method, params, info) => this.#onNotification(method, params, info),
-        batchesAllowed: () => this.#table.batches,
-        createContext:
-          create === undefined
-            ? undefined
-            : (session, id, method, params, info) => {
-                const claim = claimStatelessEra(params, this.#statelessRevisions, this.#statelessTable);
-                return claim instanceof McpError ? claim : create(session, id, method, params, info, claim);
-              },
-        error: (err) => this.#onError?.(err),
-        closed: (reason) => {
-          if (this.#closeListeners) for (const listener of this.#closeListeners) listener(reason);
-        },
-      },
-      options,
-    );
+    this.#createContext = options.createContext;
+    this.session = new Session(transport, new Endpoint.#Hooks(this), options);
   }
+
+  readonly #createContext: ((session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, claim: StatelessClaim | undefined) => C) | undefined;
+
+  /**
+   * The session's hooks: one small object per endpoint whose methods (on the prototype)
+   * reach the endpoint's private ones, instead of an object and six closures.
+   */
+  static readonly #Hooks = class EndpointHooks implements SessionHooks {
+    readonly #endpoint: Endpoint<any>;
+    constructor(endpoint: Endpoint<any>) {
+      this.#endpoint = endpoint;
+    }
+    request(ctx: RequestContext): Promise<unknown> | unknown {
+      return this.#endpoint.#onRequest(ctx);
+    }
+    notification(method: string, params: JSONObject | undefined, info: MessageInfo | undefined): void {
+      this.#endpoint.#onNotification(method, params, info);
+    }
+    batchesAllowed(): boolean {
+      return this.#endpoint.#table.batches;
+    }
+    createContext(session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined): RequestContext | McpError {
+      const ep = this.#endpoint;
+      const create = ep.#createContext;
+      if (create === undefined) return new RequestContext(session, id, method, params, info);
+      const claim = claimStatelessEra(params, ep.#statelessRevisions, ep.#statelessTable);
+      return claim instanceof McpError ? claim : create(session, id, method, params, info, claim);
+    }
+    error(error: Error): void {
+      this.#endpoint.#onError?.(error);
+    }
+    closed(reason: Error | undefined): void {
+      const listeners = this.#endpoint.#closeListeners;
+      if (typeof listeners === 'function') listeners(reason);
+      else if (listeners !== undefined) for (const listener of listeners) listener(reason);
+    }
+  };
 
   /** The negotiated revision, once known. */
   get revision(): string | undefined {
@@ -140,6 +166,14 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   /** True once initialization completed (server: `initialize` answered; client: handshake done). */
   get initialized(): boolean {
     return this.#initialized;
+  }
+
+  /**
+   * True once the peer's `notifications/initialized` arrived (after the middleware let it
+   * through, before its listeners run). A client endpoint never receives it.
+   */
+  get peerInitialized(): boolean {
+    return this.#peerInitialized;
   }
 
   get ownCapabilities(): JSONObject {
@@ -161,7 +195,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
    * `unsupported_protocol_version` for a revision without a table.
    */
   negotiated(revision: string, peerCapabilities: JSONObject): void {
-    const table = extendedTableFor(revision, this.#extensions);
+    const table = extendedTableFor(revision, this.#extensions ?? NO_EXTENSIONS);
     if (!table) throw new LocalError('unsupported_protocol_version', `Protocol version ${revision} is not supported`);
     this.#table = table;
     this.#peerCapabilities = peerCapabilities;
@@ -178,8 +212,10 @@ export class Endpoint<C extends RequestContext = RequestContext> {
    */
   extend(extension: ProtocolExtension): void {
     if (this.#table !== PRE_INIT_TABLE) throw new LocalError('already_connected', 'Extensions must be added before the revision is negotiated');
-    if (!this.#extensions.some((e) => e.name === extension.name)) this.#extensions.push(extension);
-    this.#statelessTables.clear();
+    // concat: an array of exactly the length (push would leave room for 16 more)
+    if (this.#extensions === undefined) this.#extensions = [extension];
+    else if (!this.#extensions.some((e) => e.name === extension.name)) this.#extensions = this.#extensions.concat(extension);
+    this.#statelessTables?.clear();
   }
 
   /** Registers the handler of an incoming request method (replacing any earlier one). */
@@ -206,18 +242,23 @@ export class Endpoint<C extends RequestContext = RequestContext> {
 
   /** Adds a listener for the end of the connection. */
   onClose(listener: (reason: Error | undefined) => void): void {
-    (this.#closeListeners ??= []).push(listener);
+    const listeners = this.#closeListeners;
+    if (listeners === undefined) this.#closeListeners = listener;
+    else if (typeof listeners === 'function') this.#closeListeners = [listeners, listener];
+    else this.#closeListeners = listeners.concat(listener);
   }
 
   /** Adds middleware; the first added runs outermost. */
   use(middleware: Middleware, direction: MiddlewareDirection = 'incoming'): void {
     if (direction !== 'outgoing') {
-      this.#incomingMiddleware.push(middleware);
-      this.#incoming = compose(this.#incomingMiddleware, this.#terminalIncoming);
+      const list = (this.#incomingMiddleware = this.#incomingMiddleware === undefined ? [middleware] : this.#incomingMiddleware.concat(middleware));
+      this.#incoming = compose(list, this.#terminalIncoming);
     }
     if (direction !== 'incoming') {
-      this.#outgoingMiddleware.push(middleware);
-      this.#outgoing = compose(this.#outgoingMiddleware, this.#terminalOutgoing);
+      const list = (this.#outgoingMiddleware = this.#outgoingMiddleware === undefined ? [middleware] : this.#outgoingMiddleware.concat(middleware));
+      this.#outgoing = compose(list, (method, params, ctx) =>
+        ctx.kind === 'request' ? this.session.request(method, params, ctx.options) : this.session.notify(method, params, ctx.options),
+      );
     }
   }
 
@@ -267,9 +308,6 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     return undefined;
   }
 
-  readonly #terminalOutgoing: MethodHandler = (method, params, ctx) =>
-    ctx.kind === 'request' ? this.session.request(method, params, ctx.options) : this.session.notify(method, params, ctx.options);
-
   // ───────────── incoming ─────────────
 
   #onRequest(ctx: C): Promise<unknown> | unknown {
@@ -289,19 +327,20 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   }
 
   #statelessRevisions: readonly string[] = [];
-  /** The (extended) table of each stateless revision served, looked up once. */
-  readonly #statelessTables = new Map<string, RevisionTable>();
+  /** The (extended) table of each stateless revision served, looked up once; created by the first stateless request. */
+  #statelessTables: Map<string, RevisionTable> | undefined = undefined;
 
-  readonly #statelessTable = (revision: string): RevisionTable => {
-    let found = this.#statelessTables.get(revision);
-    if (found === undefined) this.#statelessTables.set(revision, (found = extendedTableFor(revision, this.#extensions) ?? this.#table));
+  /** The table of stateless revision `revision` (a method: `claimStatelessEra` calls it only for a stateless request). */
+  #statelessTable = (revision: string): RevisionTable => {
+    const tables = (this.#statelessTables ??= new Map());
+    let found = tables.get(revision);
+    if (found === undefined) tables.set(revision, (found = extendedTableFor(revision, this.#extensions ?? NO_EXTENSIONS) ?? this.#table));
     return found;
   };
 
   readonly #terminalIncoming: MethodHandler = async (method, params, ctx) => {
     if (ctx.kind === 'notification') {
-      const set = this.#listeners?.get(method);
-      if (set) for (const listener of set) listener(params, ctx.info);
+      this.#deliverNotification(method, params, ctx.info);
       return undefined;
     }
     const claim = this.#statelessRevisions.length > 0 ? this.#claimOf?.(ctx as unknown as C) : undefined;
@@ -328,12 +367,18 @@ export class Endpoint<C extends RequestContext = RequestContext> {
         return;
       }
     }
-    if (this.#incomingMiddleware.length === 0) {
-      const set = this.#listeners?.get(method);
-      if (set) for (const listener of set) listener(params, info);
+    if (this.#incomingMiddleware === undefined) {
+      this.#deliverNotification(method, params, info);
       return;
     }
     this.#incoming(method, params, new NotificationCall('incoming', info, this.session.transportSessionId)).catch((err) => this.#onError?.(err));
+  }
+
+  /** A notification that passed the table and the middleware: noted, then handed to its listeners. */
+  #deliverNotification(method: string, params: JSONObject | undefined, info: MessageInfo | undefined): void {
+    if (method === 'notifications/initialized') this.#peerInitialized = true;
+    const set = this.#listeners?.get(method);
+    if (set) for (const listener of set) listener(params, info);
   }
 }
 

@@ -7,6 +7,7 @@
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
 import { Endpoint, type EndpointOptions, type RequestHandler } from '../protocol/endpoint.js';
+import type { StatelessClaim } from '../protocol/incoming.js';
 import { Method, Notification } from '../protocol/methods.js';
 import { hasCapability } from '../protocol/table.js';
 import { V2025_11_25, atLeast, negotiateRevision } from '../protocol/versions.js';
@@ -25,11 +26,13 @@ export class ServerSession {
   readonly endpoint: Endpoint<ServerRequestContext>;
   readonly #core: ServerCore;
   #clientInfo: Implementation | undefined;
+  /** Initialized without a handshake ({@link initializeSessionless}); else readiness is the endpoint's `peerInitialized`. */
   #ready = false;
   #logLevel: LoggingLevel | undefined;
   /** URIs this client subscribed to (at most `subscriptions.maxPerSession`). */
   readonly subscriptions = new Set<string>();
-  readonly #elicitations = new Set<string>();
+  /** Ids of the URL elicitations this session started and that are not complete; created by the first. */
+  #elicitations: Set<string> | undefined = undefined;
 
   /**
    * @internal created by McpServer.connect; `handlers` are the server's shared handler table,
@@ -50,10 +53,7 @@ export class ServerSession {
       statelessHandlers,
       // the era is read once, by the endpoint, and fixed on the context here
       createContext: (session, id, method, params, info, claim) => new ServerRequestContext(this, session, id, method, params, info, claim === undefined ? era : core.statelessEra(claim)),
-      claimOf: (ctx) => ctx.era.claim,
-    });
-    this.endpoint.on(Notification.Initialized, () => {
-      this.#ready = true;
+      claimOf: claimOfContext,
     });
   }
 
@@ -74,7 +74,7 @@ export class ServerSession {
 
   /** True once the client sent `notifications/initialized`. */
   get ready(): boolean {
-    return this.#ready;
+    return this.#ready || this.endpoint.peerInitialized;
   }
 
   /** The minimum log level the client asked for (`logging/setLevel`), if any. */
@@ -195,22 +195,22 @@ export class ServerSession {
     if (!hasCapability(this.clientCapabilities, ['elicitation', 'url'])) throw new LocalError('capability_missing', 'URL-mode elicitation needs the client capability "elicitation.url"');
     checkElicitationUrl(params.url);
     const elicitationId = params.elicitationId ?? crypto.randomUUID();
-    this.#elicitations.add(elicitationId);
+    (this.#elicitations ??= new Set()).add(elicitationId);
     const wire: JSONObject = { mode: 'url', message: params.message, url: params.url, elicitationId };
     if (params._meta !== undefined) wire._meta = params._meta;
     const result = (await this.endpoint.request(Method.ElicitationCreate, wire, options)) as ElicitResult;
-    if (result?.action !== 'accept') this.#elicitations.delete(elicitationId);
+    if (result?.action !== 'accept') this.#elicitations?.delete(elicitationId);
     return { ...result, elicitationId };
   }
 
   /** Registers an elicitation id as started by this session (for ids sent inside a -32042 error). */
   trackElicitation(elicitationId: string): void {
-    this.#elicitations.add(elicitationId);
+    (this.#elicitations ??= new Set()).add(elicitationId);
   }
 
   /** True when this session started `elicitationId` and it has not completed yet. */
   ownsElicitation(elicitationId: string): boolean {
-    return this.#elicitations.has(elicitationId);
+    return this.#elicitations?.has(elicitationId) === true;
   }
 
   /**
@@ -218,7 +218,7 @@ export class ServerSession {
    * Throws LocalError `validation_failed` for an id it did not start (never another client's).
    */
   async notifyElicitationComplete(elicitationId: string): Promise<void> {
-    if (!this.#elicitations.delete(elicitationId)) throw new LocalError('validation_failed', `Elicitation ${elicitationId} was not started by this session`);
+    if (this.#elicitations?.delete(elicitationId) !== true) throw new LocalError('validation_failed', `Elicitation ${elicitationId} was not started by this session`);
     await this.endpoint.notify(Notification.ElicitationComplete, { elicitationId });
   }
 
@@ -248,6 +248,11 @@ export class ServerSession {
   close(): Promise<void> {
     return this.endpoint.session.close();
   }
+}
+
+/** The era reading of a context (one function for every session). */
+function claimOfContext(ctx: ServerRequestContext): StatelessClaim | undefined {
+  return ctx.era.claim;
 }
 
 /** The connection of a 2025-era request (these methods exist only in 2025-era tables, which only connections serve). */

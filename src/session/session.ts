@@ -11,11 +11,14 @@
  *   handler queue, so a busy handler cannot delay them.
  * - Timers use a shared callback with the entry as argument (no closure per request), and
  *   `refresh()` to reset on progress where the runtime has it.
+ * - Memory of an idle session (docs/memory.md): the map of outgoing requests is created by
+ *   the first one, the decode limits are the shared defaults unless overridden, and the
+ *   transport receives one receiver object (no closures).
  */
 import { describeInvalid, classify, exceedsDepth, DEFAULT_DECODE_LIMITS, KIND_ERROR, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, type DecodeLimits } from '../jsonrpc/decode.js';
 import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
-import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
+import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { BatchCollector, RequestContext } from './context.js';
 import { IdTable } from './id-table.js';
 
@@ -111,11 +114,12 @@ const noop = () => {};
 export class Session {
   readonly #transport: Transport;
   readonly #hooks: SessionHooks;
-  readonly #limits: DecodeLimits;
+  readonly #limits: Readonly<DecodeLimits>;
   readonly #timeoutMs: number;
   readonly #maxTotalMs: number | undefined;
   readonly #maxInFlight: number;
-  readonly #pending = new Map<RequestId, PendingRequest>();
+  /** Outgoing requests awaiting their response; created by the first one (a server rarely sends any). */
+  #pending: Map<RequestId, PendingRequest> | undefined = undefined;
   /** In-flight incoming requests by id (an IdTable: no Map churn per request, see id-table.ts). */
   readonly #incoming = new IdTable<RequestContext>();
   #nextId = 0;
@@ -123,10 +127,31 @@ export class Session {
   #closeReason: Error | undefined;
   #started = false;
 
+  /**
+   * What the transport delivers to: one small object per session whose methods (on the
+   * prototype) reach the session's private ones, instead of three closures and an object.
+   */
+  static readonly #Receiver = class SessionReceiver implements TransportReceiver {
+    readonly #session: Session;
+    constructor(session: Session) {
+      this.#session = session;
+    }
+    message(data: unknown, info?: MessageInfo): void {
+      this.#session.#receive(data, info);
+    }
+    error(error: Error): void {
+      this.#session.#hooks.error?.(error);
+    }
+    closed(reason?: Error): void {
+      this.#session.#onClosed(reason);
+    }
+  };
+
   constructor(transport: Transport, hooks: SessionHooks, options: SessionOptions = {}) {
     this.#transport = transport;
     this.#hooks = hooks;
-    this.#limits = { ...DEFAULT_DECODE_LIMITS, ...options.limits };
+    // the shared defaults unless some are overridden (no copy per session)
+    this.#limits = options.limits === undefined ? DEFAULT_DECODE_LIMITS : { ...DEFAULT_DECODE_LIMITS, ...options.limits };
     this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
     this.#maxTotalMs = options.maxTotalTimeoutMs;
     this.#maxInFlight = options.maxInFlight ?? 1024;
@@ -149,23 +174,19 @@ export class Session {
 
   /** Number of outgoing requests awaiting a response. */
   get pendingCount(): number {
-    return this.#pending.size;
+    return this.#pending?.size ?? 0;
   }
 
   /** True while the outgoing request `id` awaits its response (so a response with that id is this session's). */
   awaits(id: RequestId): boolean {
-    return this.#pending.has(id);
+    return this.#pending?.has(id) === true;
   }
 
   /** Starts the transport; messages flow from now on. Call once. */
   async start(): Promise<void> {
     if (this.#started) throw new LocalError('already_connected', 'Session already started');
     this.#started = true;
-    await this.#transport.start({
-      message: (data, info) => this.#receive(data, info),
-      error: (err) => this.#hooks.error?.(err),
-      closed: (reason) => this.#onClosed(reason),
-    });
+    await this.#transport.start(new Session.#Receiver(this));
   }
 
   /** Closes the transport; pending outgoing requests fail with `connection_closed`. */
@@ -203,9 +224,9 @@ export class Session {
         signal.addEventListener('abort', entry.abortListener, { once: true });
       }
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) entry.timer = setTimeout(onTimer, Math.min(timeoutMs, entry.maxTotalMs ?? Infinity), entry);
-      this.#pending.set(id, entry);
+      (this.#pending ??= new Map()).set(id, entry);
       this.#send(message, options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId }).catch((err) => {
-        if (this.#pending.get(id) === entry) {
+        if (this.#pending?.get(id) === entry) {
           this.#settle(entry);
           reject(err instanceof LocalError ? err : new LocalError('connection_closed', `Could not send ${method}`, { cause: err }));
         }
@@ -229,7 +250,7 @@ export class Session {
 
   /** @internal timer expiry */
   _expire(entry: PendingRequest): void {
-    if (this.#pending.get(entry.id) !== entry) return;
+    if (this.#pending?.get(entry.id) !== entry) return;
     const elapsed = Date.now() - entry.startedAt;
     const max = entry.maxTotalMs;
     const what = max !== undefined && elapsed >= max ? `the maximum total time of ${max} ms` : `${entry.timeoutMs} ms`;
@@ -237,7 +258,7 @@ export class Session {
   }
 
   #cancelOutgoing(entry: PendingRequest, error: LocalError, reason: unknown): void {
-    if (this.#pending.get(entry.id) !== entry) return;
+    if (this.#pending?.get(entry.id) !== entry) return;
     this.#settle(entry);
     entry.reject(error);
     // The initialize request is never cancelled on the wire (2025-03-26 › Cancellation).
@@ -250,14 +271,14 @@ export class Session {
   }
 
   #settle(entry: PendingRequest): void {
-    this.#pending.delete(entry.id);
+    this.#pending?.delete(entry.id);
     if (entry.timer !== undefined) clearTimeout(entry.timer);
     if (entry.abortListener) entry.options!.signal!.removeEventListener('abort', entry.abortListener);
   }
 
   /** Delivers progress to the pending request owning its token; false when none does. */
   #onProgress(params: JSONObject): boolean {
-    const entry = this.#pending.get(params.progressToken as RequestId);
+    const entry = this.#pending?.get(params.progressToken as RequestId);
     if (entry === undefined) return false;
     if (!entry.options?.onProgress) return true;
     if (entry.timer !== undefined && entry.options.resetTimeoutOnProgress !== false) {
@@ -355,7 +376,7 @@ export class Session {
 
   #onResponse(m: Record<string, unknown>, isError: boolean): void {
     const id = m.id as RequestId | null;
-    const entry = id === null ? undefined : this.#pending.get(id);
+    const entry = id === null ? undefined : this.#pending?.get(id);
     if (entry === undefined) {
       if (isError) this.#hooks.error?.(new LocalError('invalid_message', `Received an error for an unknown request id ${JSON.stringify(id)}: ${(m.error as JSONRPCErrorObject).message}`));
       return; // a late response after timeout or cancellation is ignored
@@ -464,7 +485,7 @@ export class Session {
     this.#closed = true;
     this.#closeReason = reason;
     const error = this.#closedError();
-    for (const entry of this.#pending.values()) {
+    if (this.#pending !== undefined) for (const entry of this.#pending.values()) {
       this.#settle(entry);
       entry.reject(error);
     }

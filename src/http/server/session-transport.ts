@@ -228,8 +228,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #nextStream = 1;
   #retained = 0;
   #delivering: OutStream | undefined = undefined;
-  /** The start of every event store key: `<session id>/`, or `<session id>.<storeTag>/`. */
-  readonly #keyBase: string;
+  /** The start of every event store key: `<session id>/`, or `<session id>.<storeTag>/`; built on the first stored event. */
+  #keyBase: string | undefined = undefined;
   /** The instance tag of a shared session's transport (`storeTag`). */
   readonly #tag: string | undefined;
   /** The start of every event id: empty, or `<storeTag>.`. */
@@ -247,7 +247,6 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   constructor(host: TransportHost, sessionId: string | undefined, storeTag?: string) {
     this.#host = host;
     this.sessionId = sessionId;
-    this.#keyBase = storeTag === undefined ? `${sessionId}/` : `${sessionId}.${storeTag}/`;
     this.#tag = storeTag;
     this.#idBase = storeTag === undefined ? '' : `${storeTag}.`;
     this.#resumable = sessionId !== undefined && host.store !== undefined;
@@ -623,7 +622,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.#resumable) {
       const seq = ++stream.seq;
       const store = this.#host.store!;
-      const key = (stream.key ??= this.#keyBase + stream.id);
+      const key = (stream.key ??= (this.#keyBase ??= this.#tag === undefined ? `${this.sessionId}/` : `${this.sessionId}.${this.#tag}/`) + stream.id);
       try {
         const pending = store.append(key, seq, text);
         if (isPromise(pending)) stream.lastAppend = pending.then(undefined, (error) => this.#host.reportError(toError(error)));
