@@ -456,7 +456,9 @@ export class Session {
   }
 
   #toWireError(err: unknown): JSONRPCErrorObject {
-    return toWireError(err, this.#hooks.error);
+    // the hook is a method of the hooks object: call it on that object (error path only)
+    const hooks = this.#hooks;
+    return toWireError(err, hooks.error === undefined ? undefined : (error) => hooks.error!(error));
   }
 
   #respond(batch: BatchCollector | undefined, response: object): void {
