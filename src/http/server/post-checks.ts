@@ -214,16 +214,6 @@ export function invalidMessage(value: unknown): HttpReply {
   return errorReply(400, ErrorCode.InvalidRequest, `Invalid request: ${reason}`, undefined, id);
 }
 
-/**
- * The refusal of a single parsed message the stateless era claims, before its own checks:
- * the 400 of {@link classifyPost} when it is no JSON-RPC message, else the authorizer's 403;
- * undefined when it passes. (Such a POST skips {@link PostBody}: it is one message, answered alone.)
- */
-export function singleMessageRefusal(authorizer: HttpAuthorizer | undefined, value: unknown, info: HttpRequestInfo | undefined): HttpReply | undefined {
-  if (classify(value) === KIND_INVALID) return invalidMessage(value);
-  return refuseMessages(authorizer, value, info);
-}
-
 /** The authorizer's refusal (403) of any message of a parsed POST (each element of a batch), or undefined. */
 export function refuseMessages(authorizer: HttpAuthorizer | undefined, value: unknown, info: HttpRequestInfo | undefined): HttpReply | undefined {
   const check = authorizer?.authorizeMessage;

@@ -29,7 +29,7 @@
  * - Notifications POSTed in this era (the core defines none over HTTP) are accepted with
  *   202 and not dispatched.
  */
-import { classify, DEFAULT_DECODE_LIMITS, exceedsDepth, KIND_NOTIFICATION, KIND_REQUEST } from '../../../jsonrpc/decode.js';
+import { classify, DEFAULT_DECODE_LIMITS, exceedsDepth, KIND_INVALID, KIND_NOTIFICATION, KIND_REQUEST } from '../../../jsonrpc/decode.js';
 import { McpError, toError } from '../../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../../../jsonrpc/types.js';
 import { Method } from '../../../protocol/methods.js';
@@ -38,8 +38,9 @@ import type { StatelessDispatch, StatelessReplyChannel } from '../../../server/s
 import type { MessageInfo } from '../../../transport/types.js';
 import { argumentAt, decodeHeaderValue, headerMatches, mcpNameSource, paramHeaders, requiresMcpName, type ParamHeader } from '../../stateless/mcp-headers.js';
 import { emptyReply, errorReply } from '../replies.js';
+import { invalidMessage, refuseMessages } from '../post-checks.js';
 import { StatelessExchanges, StatelessMessageInfo, shuttingDown, statusOfError } from './exchange.js';
-import type { HttpReply, HttpRequest, HttpRequestInfo } from '../types.js';
+import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from '../types.js';
 import { isObject } from '../../../jsonrpc/values.js';
 
 /**
@@ -130,10 +131,15 @@ export class StatelessPostHandler {
 
   /**
    * Answers one stateless-era POST (already parsed). `headerVersion`: its
-   * `MCP-Protocol-Version` header, when the caller has read it already. Never rejects.
+   * `MCP-Protocol-Version` header, when the caller has read it already; `authorizer`: its
+   * message check (403), run once the value is known to be a JSON-RPC message (an invalid one
+   * gets the 400 every POST path gives it). Never rejects.
    */
-  post(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject, headerVersion: string | null = req.headers('mcp-protocol-version')): HttpReply | Promise<HttpReply> {
+  post(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject, headerVersion: string | null = req.headers('mcp-protocol-version'), authorizer?: HttpAuthorizer): HttpReply | Promise<HttpReply> {
     const kind = classify(value);
+    if (kind === KIND_INVALID) return invalidMessage(value);
+    const refused = refuseMessages(authorizer, value, info);
+    if (refused !== undefined) return refused;
     if (kind === KIND_NOTIFICATION) return emptyReply(202);
     if (kind !== KIND_REQUEST) return errorReply(400, -32600, 'Invalid request: expected one JSON-RPC request');
     const id = value.id as RequestId;
