@@ -17,9 +17,11 @@ test('session accounting: one transport, server session, endpoint and session pe
   for (const cls of ['StreamableSessionTransport', 'ServerSession', 'Endpoint', 'Session']) assert.equal(count(`object: ${cls}`), 1, cls);
   const sum = result.rows.reduce((s, r) => s + r.bytes, 0);
   assert.ok(Math.abs(sum - result.snapshotBytes) < 1, 'the rows add up to the total');
-  // every session holds some kilobytes; the snapshot total and heapUsed agree to within half
+  // every session holds some kilobytes; the snapshot total and heapUsed agree to within a factor
+  // of 3 (on a busy machine V8 compiles and collects between the snapshots: CI once saw 8.1 KB
+  // in the snapshots against 3.7 KB of heapUsed, so this is a sanity check, not a measurement)
   assert.ok(result.snapshotBytes > 1000 && result.snapshotBytes < 50_000, `total ${result.snapshotBytes}`);
-  assert.ok(result.heapUsedBytes > result.snapshotBytes / 2 && result.heapUsedBytes < result.snapshotBytes * 2, `heapUsed ${result.heapUsedBytes} vs ${result.snapshotBytes}`);
+  assert.ok(result.heapUsedBytes > result.snapshotBytes / 3 && result.heapUsedBytes < result.snapshotBytes * 3, `heapUsed ${result.heapUsedBytes} vs ${result.snapshotBytes}`);
 });
 
 test('session accounting refuses an unknown option', async () => {
