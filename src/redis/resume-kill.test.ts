@@ -127,11 +127,16 @@ function resume(url: string, sessionId: string, lastEventId: string): Promise<Re
  * owner's connections (so every command it sent was applied: the log is final).
  */
 async function storedOf(sessionId: string, id: string): Promise<StoredEvent[]> {
-  const { tag, stream } = parseId(id);
   await until('Redis to drop the killed instance', async () => {
-    const reply = (await redis.run((c) => c.pubsub('NUMSUB', `${PREFIX}sessions:stream:${tag}`))) as unknown[];
+    const reply = (await redis.run((c) => c.pubsub('NUMSUB', `${PREFIX}sessions:stream:${parseId(id).tag}`))) as unknown[];
     return Number(reply[1]) === 0;
   });
+  return storedNow(sessionId, id);
+}
+
+/** Every event the store holds of the stream of event `id`, read now. */
+function storedNow(sessionId: string, id: string): Promise<StoredEvent[]> {
+  const { tag, stream } = parseId(id);
   return new RedisEventStore(redis).replay(`${sessionId}.${tag}/${stream}`, 0);
 }
 
@@ -231,8 +236,7 @@ it('kill -9 of the owner while another instance follows its stream live: the fol
   // so B does not end the follow yet), after Redis has run what A sent before it froze.
   a.child.kill('SIGSTOP');
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const { tag, stream } = parseId(received[0]!.id);
-  const stored = await new RedisEventStore(redis).replay(`${sessionId}.${tag}/${stream}`, 0);
+  const stored = await storedNow(sessionId, received[0]!.id);
   await kill(a.child);
   const rest = (await resumed.rest()).filter((e) => e.data !== '');
   assertExactlyOnce(stored, received, rest);
