@@ -306,7 +306,8 @@ export class McpServer implements ServerCore {
     return session;
   }
 
-  #handlers: ReadonlyMap<string, RequestHandler<ServerRequestContext>> | undefined;
+  /** The 2025-era table every connection shares: {@link #baseHandlers} with the session-only handlers and the wrappers. */
+  #handlers: Map<string, RequestHandler<ServerRequestContext>> | undefined;
 
   /**
    * The handler table every session of this server shares (built once, at the first
@@ -339,10 +340,58 @@ export class McpServer implements ServerCore {
     table.set(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
     table.set(Method.CompletionComplete, (p) => this.#complete(p!));
     for (const [method, handler] of this.#handlerOverrides) table.set(method, handler);
-    return (this.#handlers = table);
+    this.#baseHandlers = table;
+    const session = new Map(table);
+    for (const [method, handler] of this.#sessionOnly) session.set(method, handler);
+    for (const method of this.#sessionWraps.keys()) {
+      const handler = session.get(method);
+      if (handler !== undefined) session.set(method, this.#wrapped(method, handler));
+    }
+    return (this.#handlers = session);
   }
 
+  /** The shared table before the 2025-era-only handlers and wrappers (the 2026-07-28 table starts from it). */
+  #baseHandlers: Map<string, RequestHandler<ServerRequestContext>> | undefined;
   readonly #handlerOverrides = new Map<string, RequestHandler<ServerRequestContext>>();
+  /** 2025-era-only handlers ({@link setSessionHandler}). */
+  readonly #sessionOnly = new Map<string, RequestHandler<ServerRequestContext>>();
+  /** 2025-era wrappers by method, innermost first ({@link wrapSessionHandler}). */
+  readonly #sessionWraps = new Map<string, Array<(inner: RequestHandler<ServerRequestContext>) => RequestHandler<ServerRequestContext>>>();
+
+  #wrapped(method: string, handler: RequestHandler<ServerRequestContext>): RequestHandler<ServerRequestContext> {
+    for (const wrap of this.#sessionWraps.get(method) ?? []) handler = wrap(handler);
+    return handler;
+  }
+
+  /**
+   * Sets the handler of a request method for 2025-era connections only (every connection,
+   * present and future, sharing one table; the 2026-07-28 requests keep theirs) — the way an
+   * extension serves a method that only the 2025 era has (the 2025-11-25 `tasks/*` methods,
+   * say). Wins over {@link setRequestHandler} for those connections; a handler set on one
+   * connection's endpoint wins over both there.
+   */
+  setSessionHandler(method: string, handler: RequestHandler<ServerRequestContext>): this {
+    this.#sessionOnly.set(method, handler);
+    this.#handlers?.set(method, this.#wrapped(method, handler));
+    return this;
+  }
+
+  /**
+   * Wraps the handler of `method` on 2025-era connections: they are served by
+   * `wrap(current)`, and so is any handler set for the method later (with
+   * {@link setRequestHandler} or {@link setSessionHandler}); several wrappers nest, the
+   * first added innermost. The 2026-07-28 requests are not wrapped. How an extension adds
+   * behaviour to a method for every connection without a handler per connection (the tasks
+   * engine's task-augmented `tools/call`). Nothing happens to a method without a handler.
+   */
+  wrapSessionHandler(method: string, wrap: (inner: RequestHandler<ServerRequestContext>) => RequestHandler<ServerRequestContext>): this {
+    let list = this.#sessionWraps.get(method);
+    if (list === undefined) this.#sessionWraps.set(method, (list = []));
+    list.push(wrap);
+    const current = this.#handlers?.get(method);
+    if (current !== undefined) this.#handlers!.set(method, wrap(current));
+    return this;
+  }
 
   /**
    * Sets the handler of a request method for the whole server, in both eras: every
@@ -354,7 +403,8 @@ export class McpServer implements ServerCore {
    */
   setRequestHandler(method: string, handler: RequestHandler<ServerRequestContext>): this {
     this.#handlerOverrides.set(method, handler);
-    (this.#handlers as Map<string, RequestHandler<ServerRequestContext>> | undefined)?.set(method, handler);
+    this.#baseHandlers?.set(method, handler);
+    if (!this.#sessionOnly.has(method)) this.#handlers?.set(method, this.#wrapped(method, handler));
     if (this.#statelessHandlers !== undefined && !this.#statelessOverrides.has(method)) this.#statelessHandlers.set(method, handler);
     return this;
   }
@@ -370,7 +420,8 @@ export class McpServer implements ServerCore {
    */
   #statelessHandlerTable(): ReadonlyMap<string, RequestHandler<ServerRequestContext>> {
     if (this.#statelessHandlers) return this.#statelessHandlers;
-    const table = new Map(this.#sharedHandlers());
+    this.#sharedHandlers();
+    const table = new Map(this.#baseHandlers);
     table.set(Method.ServerDiscover, () => this.#stateless.discover());
     table.set(Method.SubscriptionsListen, (p, ctx) => this.#stateless.listen(p, ctx));
     for (const [method, handler] of this.#statelessOverrides) table.set(method, handler);

@@ -120,6 +120,17 @@ export interface TaskableMethod<C extends RequestContext = RequestContext> {
   context(ctx: C, params: JSONObject | undefined, work: TaskWork): C;
 }
 
+/**
+ * Where {@link TaskEngine} installs its handlers: one connection's endpoint, or a table
+ * every connection of a role shares.
+ */
+export interface TaskHandlerTable<C extends RequestContext = RequestContext> {
+  /** Replaces the handler of `method` by `wrap(current)` (nothing when there is none) — also when it is replaced later, where the table can. */
+  wrap(method: string, wrap: (inner: RequestHandler<C>) => RequestHandler<C>): void;
+  /** Sets the handler of `method`. */
+  set(method: string, handler: RequestHandler<C>): void;
+}
+
 const RECHECK_MS = 1000;
 /** First and longest wait between attempts to store a held outcome. */
 const OUTCOME_RETRY_FIRST_MS = 100;
@@ -378,26 +389,51 @@ export class TaskEngine {
   /**
    * Installs the engine on one connection: wraps the handlers of `methods` (which the role
    * must have registered already) and registers `tasks/get|result|list|cancel|delete`. Call
-   * from the role's `onConnect`, before the connection starts.
+   * from the role's `onConnect`, before the connection starts. A role whose connections share
+   * one handler table uses {@link installShared} instead (no handlers per connection).
    */
   install<C extends RequestContext>(endpoint: Endpoint<C>, methods: ReadonlyMap<string, TaskableMethod<C>>): void {
+    const table: TaskHandlerTable<C> = {
+      wrap: (method, wrap) => {
+        const inner = endpoint.getRequestHandler(method);
+        if (inner !== undefined) endpoint.setRequestHandler(method, wrap(inner));
+      },
+      set: (method, handler) => endpoint.setRequestHandler(method, handler),
+    };
+    this.#installOn(table, methods, () => endpoint);
+  }
+
+  /**
+   * Installs the engine once for every connection of a role whose connections share one
+   * handler table (the server's): wraps `methods` in `table` and adds the `tasks/*`
+   * handlers to it, each finding its connection with `endpointOf` — a request without one
+   * (none of the engine's revisions) is served by the plain handler, and `tasks/*` get -32601.
+   */
+  installShared<C extends RequestContext>(table: TaskHandlerTable<C>, methods: ReadonlyMap<string, TaskableMethod<C>>, endpointOf: (ctx: C) => Endpoint<C> | undefined): void {
+    this.#installOn(table, methods, endpointOf);
+  }
+
+  #installOn<C extends RequestContext>(table: TaskHandlerTable<C>, methods: ReadonlyMap<string, TaskableMethod<C>>, endpointOf: (ctx: C) => Endpoint<C> | undefined): void {
     for (const [method, spec] of methods) {
-      const inner = endpoint.getRequestHandler(method);
-      if (inner === undefined) continue;
-      endpoint.setRequestHandler(method, (params, ctx) => this.#dispatch(endpoint, method, spec, inner, params, ctx));
+      const declared = ['tasks', 'requests', ...spec.capability];
+      table.wrap(method, (inner) => (params, ctx) => {
+        const endpoint = endpointOf(ctx);
+        return endpoint === undefined ? inner(params, ctx) : this.#dispatch(endpoint, method, spec, declared, inner, params, ctx);
+      });
     }
     // The table decides which of these exist in the negotiated revision; a form this engine
     // does not speak (the draft, when turned off) has none of them.
-    const spoken = <R>(method: string, handler: (p: JSONObject | undefined, ctx: C) => Promise<R>) =>
-      endpoint.setRequestHandler(method, (p, ctx) => {
-        if (this.#form(endpoint) === undefined) throw methodNotFound(method);
-        return handler(p, ctx);
+    const spoken = <R>(method: string, handler: (endpoint: Endpoint<C>, p: JSONObject | undefined, ctx: C) => Promise<R>) =>
+      table.set(method, (p, ctx) => {
+        const endpoint = endpointOf(ctx);
+        if (endpoint === undefined || this.#form(endpoint) === undefined) throw methodNotFound(method);
+        return handler(endpoint, p, ctx);
       });
-    spoken(TaskMethod.Get, (p, ctx) => this.#get(endpoint, p!.taskId as string, ctx));
-    spoken(TaskMethod.Result, (p, ctx) => this.#result(endpoint, p!.taskId as string, ctx));
-    spoken(TaskMethod.List, (p, ctx) => this.#list(endpoint, p?.cursor as string | undefined, ctx));
-    spoken(TaskMethod.Cancel, (p, ctx) => this.#cancelRequest(p!.taskId as string, ctx));
-    spoken(TaskMethod.Delete, (p, ctx) => this.#delete(p!.taskId as string, ctx));
+    spoken(TaskMethod.Get, (endpoint, p, ctx) => this.#get(endpoint, p!.taskId as string, ctx));
+    spoken(TaskMethod.Result, (endpoint, p, ctx) => this.#result(endpoint, p!.taskId as string, ctx));
+    spoken(TaskMethod.List, (endpoint, p, ctx) => this.#list(endpoint, p?.cursor as string | undefined, ctx));
+    spoken(TaskMethod.Cancel, (_endpoint, p, ctx) => this.#cancelRequest(p!.taskId as string, ctx));
+    spoken(TaskMethod.Delete, (_endpoint, p, ctx) => this.#delete(p!.taskId as string, ctx));
   }
 
   #form(endpoint: Endpoint<any>): TaskForm | undefined {
@@ -405,11 +441,17 @@ export class TaskEngine {
     return form === 'draft' && !this.#draft ? undefined : form;
   }
 
-  async #dispatch<C extends RequestContext>(endpoint: Endpoint<C>, method: string, spec: TaskableMethod<C>, inner: RequestHandler<C>, params: JSONObject | undefined, ctx: C): Promise<unknown> {
+  /**
+   * Runs one request of a taskable method: as a task when it asks for one (and `spec`
+   * agrees), else the plain handler `inner` directly — no extra promise or frame on that
+   * path, the common one. `declared` is the capability path of 2025-11-25 support. May throw
+   * (the endpoint answers a throw like a rejection).
+   */
+  #dispatch<C extends RequestContext>(endpoint: Endpoint<C>, method: string, spec: TaskableMethod<C>, declared: readonly string[], inner: RequestHandler<C>, params: JSONObject | undefined, ctx: C): Promise<unknown> | unknown {
     const form = this.#form(endpoint);
     if (form === '2025-11-25') {
       // Receivers that did not declare task support for a request type process it normally.
-      if (!hasCapability(endpoint.ownCapabilities, ['tasks', 'requests', ...spec.capability])) return inner(params, ctx);
+      if (!hasCapability(endpoint.ownCapabilities, declared)) return inner(params, ctx);
       const requested = isObject(params?.task);
       const asTask = spec.decide ? spec.decide(params, requested, form) : requested;
       if (!asTask) return inner(requested ? withoutTask(params!) : params, ctx);

@@ -18,7 +18,7 @@ export {
 } from './stateless/tasks.js';
 export type { TaskInputRelay, TaskInputReceiver, TaskInputDelivery } from './input-relay.js';
 export { TaskClient, type TaskClientOptions, type TaskList } from './client.js';
-export { TaskEngine, TaskWork, type TaskReceiverOptions, type TaskableMethod } from './engine.js';
+export { TaskEngine, TaskWork, type TaskHandlerTable, type TaskReceiverOptions, type TaskableMethod } from './engine.js';
 export { TaskServerRequestContext, TaskRequestContext } from './contexts.js';
 export { TaskRequestor, PendingTaskRequest, resultTaskId, type TaskRequestOptions } from './requestor.js';
 export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './memory-store.js';

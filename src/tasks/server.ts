@@ -19,7 +19,7 @@ import type { ServerSession } from '../server/server-session.js';
 import type { McpServer } from '../server/server.js';
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Tool } from '../types.js';
 import { TaskServerRequestContext } from './contexts.js';
-import { TaskEngine, type TaskReceiverOptions, type TaskableMethod } from './engine.js';
+import { TaskEngine, type TaskHandlerTable, type TaskReceiverOptions, type TaskableMethod } from './engine.js';
 import { PendingTaskRequest, TaskRequestor, type TaskRequestOptions } from './requestor.js';
 import type { RequestorPolicy } from './owner.js';
 import type { TaskStore } from './store.js';
@@ -106,7 +106,12 @@ export class TaskServer {
       ],
     ]);
     this.stateless.install(server);
-    server.onConnect((session) => this.engine.install(session.endpoint, methods));
+    // one table for every connection (no handlers per connection); a 2026-07-28 request has no connection here
+    const table: TaskHandlerTable<ServerRequestContext> = {
+      wrap: (method, wrap) => server.wrapSessionHandler(method, wrap),
+      set: (method, handler) => server.setSessionHandler(method, handler),
+    };
+    this.engine.installShared(table, methods, (ctx) => (ctx.era.claim === undefined ? ctx.server?.endpoint : undefined));
   }
 
   /** The stateless era's tasks (the `io.modelcontextprotocol/tasks` extension, on the same store). */
