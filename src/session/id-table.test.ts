@@ -94,3 +94,27 @@ test('the ring size must be a power of two from 1 to 65536', () => {
   for (const bad of [0, 3, 12, 131072, 1.5, -2]) assert.throws(() => new IdTable(bad), RangeError);
   for (const good of [1, 2, 256, 65536]) assert.equal(new IdTable(good).size, 0);
 });
+
+test('agrees with a Map across ring growth (random operations, ids colliding at every ring size)', () => {
+  // a fixed-seed generator: the run is the same every time
+  let seed = 12345;
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  for (const limit of [1, 2, 8, 16]) {
+    const table = new IdTable<string>(limit);
+    const model = new Map<RequestId, string>();
+    const probe: RequestId[] = [...Array.from({ length: 70 }, (_, i) => i), '3', 'z'];
+    for (let step = 0; step < 2000; step++) {
+      const id: RequestId = rand(10) === 0 ? (rand(2) === 0 ? '3' : 'z') : rand(70);
+      if (rand(3) === 0) assert.equal(table.delete(id), model.delete(id));
+      else {
+        table.set(id, `v${step}`);
+        model.set(id, `v${step}`);
+      }
+      if (step % 50 === 0) agree(table, model, probe);
+    }
+    agree(table, model, probe);
+  }
+});
