@@ -52,6 +52,8 @@ export interface RateLimitOptions {
 interface Bucket {
   tokens: number;
   last: number;
+  /** False once dropped from the table (a connection's remembered bucket is then looked up again). */
+  held: boolean;
 }
 
 const defaultKey = (ctx: CallContext): string | undefined => principalKey(ctx.info?.authInfo) ?? ctx.sessionId;
@@ -81,17 +83,26 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
     // Called once per connection (and once for the connectionless dispatch): an unkeyed
     // call counts against this connection (there: against every anonymous client together).
     const connectionKey = `\u0000connection:${++connections}`;
+    // the bucket of this connection's last call: its next call almost always has the same key
+    let lastKey: string | undefined;
+    let lastBucket: Bucket | undefined;
     return (method, params, ctx) => {
       if (ctx.direction !== 'incoming' || ctx.kind !== 'request' || !methods.has(method)) return next(method, params, ctx);
       const key = keyOf(ctx) ?? connectionKey;
       const t = now();
-      let bucket = buckets.get(key);
+      let bucket = key === lastKey && lastBucket!.held ? lastBucket! : buckets.get(key);
       if (bucket === undefined) {
         // the oldest bucket goes first (insertion order); a call never reorders the table,
         // which would churn the Map on every call
-        if (buckets.size >= maxKeys) buckets.delete(buckets.keys().next().value!);
-        buckets.set(key, (bucket = { tokens: limit, last: t }));
+        if (buckets.size >= maxKeys) {
+          const oldest = buckets.keys().next().value!;
+          buckets.get(oldest)!.held = false;
+          buckets.delete(oldest);
+        }
+        buckets.set(key, (bucket = { tokens: limit, last: t, held: true }));
       }
+      lastKey = key;
+      lastBucket = bucket;
       bucket.tokens = Math.min(limit, bucket.tokens + (t - bucket.last) * perMs);
       bucket.last = t;
       if (bucket.tokens < 1) {

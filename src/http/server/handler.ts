@@ -346,23 +346,42 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
 
   // ───────────── the shared checks and the choice of path ─────────────
 
-  async #route(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
+  /**
+   * The shared checks and the choice of path. Returns the reply itself when no step had to
+   * wait (the common POST waits only for its body and its answer, inside the path), so a
+   * request passes through no more promises than it needs (see `handle`).
+   */
+  #route(req: HttpRequest, info: HttpRequestInfo | undefined): HttpReply | Promise<HttpReply> {
     if (this.#closed) return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the server is shutting down');
     const hostVerdict = this.#guard.check(req.headers('host'), req.url);
     if (hostVerdict !== HOST_OK) return hostRefusal(hostVerdict);
     const path = targetPath(req.url);
     const mcp = path === this.endpoint;
     const legacy = !mcp && this.#legacy?.serves(path) === true;
-    if (!mcp && !legacy) {
-      const routed = await this.#authorizer?.route?.(req);
-      if (routed !== undefined) return routed;
-    }
+    if (!mcp && !legacy && this.#authorizer?.route !== undefined) return this.#routeOwn(req, info, path, legacy);
+    return this.#routeEndpoint(req, info, path, mcp, legacy);
+  }
+
+  /** A path the authorizer may serve (its metadata routes); else on as any other path. */
+  async #routeOwn(req: HttpRequest, info: HttpRequestInfo | undefined, path: string, legacy: boolean): Promise<HttpReply> {
+    const routed = await this.#authorizer!.route!(req);
+    return routed ?? this.#routeEndpoint(req, info, path, false, legacy);
+  }
+
+  #routeEndpoint(req: HttpRequest, info: HttpRequestInfo | undefined, path: string, mcp: boolean, legacy: boolean): HttpReply | Promise<HttpReply> {
     if (!this.#guard.originAllowed(req.headers('origin'))) return errorReply(403, TRANSPORT_ERROR, 'Forbidden: Origin not allowed');
-    if (this.#authorizer !== undefined && (mcp || legacy) && req.method !== 'OPTIONS') {
-      const result = await this.#authorizer.authenticate(req);
-      if (result.reply !== undefined) return result.reply;
-      info = { ...info, authInfo: result.authInfo };
-    }
+    if (this.#authorizer !== undefined && (mcp || legacy) && req.method !== 'OPTIONS') return this.#authenticated(req, info, path, mcp, legacy);
+    return this.#serve(req, info, path, mcp, legacy);
+  }
+
+  /** Authenticates a request to an MCP endpoint, then serves it with the authorizer's auth info. */
+  async #authenticated(req: HttpRequest, info: HttpRequestInfo | undefined, path: string, mcp: boolean, legacy: boolean): Promise<HttpReply> {
+    const result = await this.#authorizer!.authenticate(req);
+    if (result.reply !== undefined) return result.reply;
+    return this.#serve(req, { ...info, authInfo: result.authInfo }, path, mcp, legacy);
+  }
+
+  #serve(req: HttpRequest, info: HttpRequestInfo | undefined, path: string, mcp: boolean, legacy: boolean): HttpReply | Promise<HttpReply> {
     if (legacy) return this.#legacy!.handle(req, path, info);
     if (!mcp) return errorReply(404, TRANSPORT_ERROR, 'Not Found');
     switch (req.method) {
@@ -378,23 +397,32 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   }
 
   /** A POST to the MCP endpoint: the shared POST checks, then the stateless era or the 2025-era mode. */
-  async #post(req: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply> {
+  #post(req: HttpRequest, info: HttpRequestInfo | undefined): HttpReply | Promise<HttpReply> {
     const refusedHeaders = endpointPostRefusal(req);
     if (refusedHeaders !== undefined) return refusedHeaders;
     const versionHeader = req.headers('mcp-protocol-version');
     // a POST whose MCP-Protocol-Version names a stateless revision has no session (any id is ignored)
-    const named = this.#era2026?.claimedByHeader(versionHeader) === true ? undefined : this.#mode2025.sessionOf(req, info);
-    const session = named instanceof Promise ? await named : named;
+    const byHeader = this.#era2026?.claimedByHeader(versionHeader) === true;
+    const named = byHeader ? undefined : this.#mode2025.sessionOf(req, info);
+    if (named instanceof Promise) return named.then((session) => this.#postIn(req, info, versionHeader, byHeader, session));
+    return this.#postIn(req, info, versionHeader, byHeader, named);
+  }
+
+  /** The POST once its named session (if any) is known: its body is read, then parsed at once. */
+  #postIn(req: HttpRequest, info: HttpRequestInfo | undefined, versionHeader: string | null, byHeader: boolean, session: StreamableSessionTransport | HttpReply | undefined): HttpReply | Promise<HttpReply> {
     if (session !== undefined && !(session instanceof StreamableSessionTransport)) return session;
-    // one await for the body (none when the adapter holds it as text), then a synchronous parse
+    // one wait for the body (none when the adapter holds it as text), then a synchronous parse
     const read = readBody(req, this.maxBodyBytes);
-    const text = typeof read === 'string' || !(read instanceof Promise) ? read : await read;
-    if (typeof text !== 'string') return text;
+    if (read instanceof Promise) return read.then((text) => (typeof text === 'string' ? this.#postBody(req, info, versionHeader, byHeader, session, text) : text));
+    return typeof read === 'string' ? this.#postBody(req, info, versionHeader, byHeader, session, read) : read;
+  }
+
+  #postBody(req: HttpRequest, info: HttpRequestInfo | undefined, versionHeader: string | null, byHeader: boolean, session: StreamableSessionTransport | undefined, text: string): HttpReply | Promise<HttpReply> {
     const value = parseJsonValue(text);
     if (value === NOT_JSON) return notJson();
     const era2026 = this.#era2026;
     // one message the stateless era claims goes there as it is (no batch bookkeeping)
-    if (era2026 !== undefined && !Array.isArray(value) && era2026.claims(value, versionHeader)) {
+    if (era2026 !== undefined && !Array.isArray(value) && era2026.claims(value, byHeader)) {
       return era2026.post(req, info, value as JSONObject, versionHeader, this.#authorizer);
     }
     const body = classifyPost(value);

@@ -118,10 +118,13 @@ export class StatelessPostHandler {
     return version !== null && this.#server.statelessRevisions.includes(version);
   }
 
-  /** True when the parsed POST body (with the header) is stateless-era traffic. */
-  claims(value: unknown, headerVersion: string | null): boolean {
+  /**
+   * True when the parsed POST body is stateless-era traffic: its `_meta` claims the era, or
+   * `byHeader` (its `MCP-Protocol-Version` names a stateless revision: {@link claimedByHeader}).
+   */
+  claims(value: unknown, byHeader: boolean): boolean {
     if (!isObject(value) || typeof value.method !== 'string') return false;
-    return claimsStatelessEra(value.params) || this.claimedByHeader(headerVersion);
+    return byHeader || claimsStatelessEra(value.params);
   }
 
   /** Ends every request in progress (their streams end, pending JSON replies get 503). Idempotent. */
