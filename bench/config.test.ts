@@ -32,7 +32,8 @@ test('--only and BENCH_ONLY select servers, the flag winning', () => {
 });
 
 test('--section and BENCH_SECTION pick sections, in run order, the flag winning', () => {
-  assert.deepEqual(parseConfig([], {}).sections, ['stdio', 'http', 'cli', 'client', 'cold-start']);
+  assert.deepEqual(parseConfig([], {}).sections, ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start']);
+  assert.deepEqual(parseConfig(['--section=payload'], {}).sections, ['payload']);
   assert.deepEqual(parseConfig(['--section=cold-start,client'], {}).sections, ['client', 'cold-start']);
   assert.deepEqual(parseConfig(['--section=cli'], {}).sections, ['cli']);
   assert.deepEqual(parseConfig(['--section=http'], {}).sections, ['http']);

@@ -7,16 +7,16 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale';
+export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'client', 'cold-start', 'instructions', 'scale'];
+export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start', 'instructions', 'scale'];
 
 /**
  * The sections a run without `--section` runs. `instructions` (valgrind, several minutes)
  * and `scale` (needs redis-server) run only when named.
  */
-export const DEFAULT_SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'cli', 'client', 'cold-start'];
+export const DEFAULT_SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start'];
 
 /**
  * The client the HTTP section times `tools/call` with: `raw` (HTTP/1.1 on `node:net`,
@@ -62,24 +62,25 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|cli|client|cold-start|instructions|scale]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
-over stdio and over Streamable HTTP (JSON and SSE response modes); the instructions
+over stdio and over Streamable HTTP (JSON and SSE response modes); the payload section
+echoes 64 KiB and 1 MiB messages over the same transports (official v2 beside); the instructions
 section counts the CPU instructions per HTTP call under valgrind (a noise-free measure);
 the cli section times the mcpkit command's start (time to first output, against node -e 0);
 the client section drives the bare server with the raw driver, mcpkit's Client and the
 official v1 and v2 clients (calls/s, client CPU per call, heap rows); the cold-start section
 times spawn → first initialize answer of bare, mcpkit and official servers (stdio and HTTP);
 the scale section counts Redis round trips per call of sessions shared by three instances.
-Writes bench-results/stdio.json, http.json, cli.json, client.json, cold-start.json,
+Writes bench-results/stdio.json, http.json, payload.json, cli.json, client.json, cold-start.json,
 instructions.json and scale.json.
 
 Options:
   --quick            small counts for a smoke run
   --only=a,b         bench only these servers
-  --section=s,…      run these sections: stdio, http, cli, client, cold-start, instructions,
-                     scale (default: stdio,http,cli,client,cold-start)
+  --section=s,…      run these sections: stdio, http, payload, cli, client, cold-start,
+                     instructions, scale (default: stdio,http,payload,cli,client,cold-start)
   --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http
   --help             this text
 

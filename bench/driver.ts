@@ -70,10 +70,11 @@ export interface StartOptions {
 }
 
 const REQUEST_PREFIX = '{"jsonrpc":"2.0","id":';
-const REQUEST_SUFFIX =
-  ',"method":"tools/call","params":{"name":"echo","arguments":{"message":' +
-  JSON.stringify(ECHO_MESSAGE) +
-  '}}}\n';
+/** What follows the id in a `tools/call echo` request line carrying `message`. */
+function requestSuffix(message: string): string {
+  return ',"method":"tools/call","params":{"name":"echo","arguments":{"message":' + JSON.stringify(message) + '}}}\n';
+}
+const REQUEST_SUFFIX = requestSuffix(ECHO_MESSAGE);
 /** Every 1024th response is parsed in full and its echoed text compared. */
 const SAMPLE_MASK = 1023;
 const STDERR_TAIL_CHARS = 4096;
@@ -165,17 +166,18 @@ export function scanResponseId(line: string): number {
  * Builds the request lines for ids `firstId .. firstId+count-1` (each ending in `\n`).
  * Called before a timed run so that serialization stays out of the measurement.
  */
-export function buildEchoRequests(firstId: number, count: number): string[] {
+export function buildEchoRequests(firstId: number, count: number, message: string = ECHO_MESSAGE): string[] {
+  const suffix = message === ECHO_MESSAGE ? REQUEST_SUFFIX : requestSuffix(message);
   const lines = new Array<string>(count);
-  for (let i = 0; i < count; i++) lines[i] = REQUEST_PREFIX + (firstId + i) + REQUEST_SUFFIX;
+  for (let i = 0; i < count; i++) lines[i] = REQUEST_PREFIX + (firstId + i) + suffix;
   return lines;
 }
 
 /**
  * Checks a fully parsed response to an echo call. Returns a description of what is
- * wrong, or `null` when it is a proper result echoing {@link ECHO_MESSAGE}.
+ * wrong, or `null` when it is a proper result echoing `message` (default {@link ECHO_MESSAGE}).
  */
-export function checkEchoResponse(msg: unknown): string | null {
+export function checkEchoResponse(msg: unknown, message: string = ECHO_MESSAGE): string | null {
   if (typeof msg !== 'object' || msg === null) return 'response is not an object';
   const m = msg as { error?: { message?: unknown }; result?: { content?: unknown; isError?: unknown } };
   if (m.error !== undefined) return `error response: ${JSON.stringify(m.error)}`;
@@ -183,7 +185,7 @@ export function checkEchoResponse(msg: unknown): string | null {
   if (typeof result !== 'object' || result === null) return 'response has no result';
   if (result.isError === true) return `tool error: ${JSON.stringify(result.content)}`;
   const first = Array.isArray(result.content) ? (result.content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
-  if (first?.type !== 'text' || first.text !== ECHO_MESSAGE) return `unexpected echo content: ${JSON.stringify(result.content)}`;
+  if (first?.type !== 'text' || first.text !== message) return `unexpected echo content: ${JSON.stringify(result.content).slice(0, 200)}`;
   return null;
 }
 
@@ -363,18 +365,18 @@ export class StdioDriver {
   }
 
   /**
-   * Performs `calls` echo calls keeping `inFlight` outstanding, and measures them.
-   * Rejects with `Error` when the server exits, returns an error or a wrong echo,
-   * answers an unknown id, or the run exceeds `timeoutMs` (the server may then still
-   * hold requests: close the driver rather than reusing it).
+   * Performs `calls` echo calls of `message` (default {@link ECHO_MESSAGE}) keeping
+   * `inFlight` outstanding, and measures them. Rejects with `Error` when the server exits,
+   * returns an error or a wrong echo, answers an unknown id, or the run exceeds `timeoutMs`
+   * (the server may then still hold requests: close the driver rather than reusing it).
    */
-  run(calls: number, inFlight: number, timeoutMs: number): Promise<RunResult> {
+  run(calls: number, inFlight: number, timeoutMs: number, message: string = ECHO_MESSAGE): Promise<RunResult> {
     if (!Number.isInteger(calls) || calls < 1) throw new RangeError('calls must be a positive integer');
     if (!Number.isInteger(inFlight) || inFlight < 1) throw new RangeError('inFlight must be a positive integer');
     if (this.#exited !== null) return Promise.reject(this.#exited);
     const firstId = this.#nextId;
     this.#nextId += calls;
-    const lines = buildEchoRequests(firstId, calls);
+    const lines = buildEchoRequests(firstId, calls, message);
     const answered = new Uint8Array(calls);
     const stdin = this.#child.stdin;
     const name = this.#spec.name;
@@ -429,7 +431,7 @@ export class StdioDriver {
           finish(new Error(`${name}: unexpected message: ${line.slice(0, 200)}`));
           return;
         }
-        const problem = checkEchoResponse(msg);
+        const problem = checkEchoResponse(msg, message);
         if (problem !== null) {
           finish(new Error(`${name}: ${problem}`));
           return;

@@ -75,7 +75,11 @@ interface Exchange {
 
 const ACCEPT = 'application/json, text/event-stream';
 const REQUEST_PREFIX = '{"jsonrpc":"2.0","id":';
-const REQUEST_SUFFIX = ',"method":"tools/call","params":{"name":"echo","arguments":{"message":' + JSON.stringify(ECHO_MESSAGE) + '}}}';
+/** What follows the id in a 2025-era `tools/call echo` body carrying `message`. */
+export function echoSuffix(message: string): string {
+  return ',"method":"tools/call","params":{"name":"echo","arguments":{"message":' + JSON.stringify(message) + '}}}';
+}
+const REQUEST_SUFFIX = echoSuffix(ECHO_MESSAGE);
 const INITIALIZED = Buffer.from('{"jsonrpc":"2.0","method":"notifications/initialized"}');
 /** Every 1024th response is parsed in full and its echoed text compared. */
 const SAMPLE_MASK = 1023;
@@ -595,19 +599,28 @@ export class HttpDriver {
 }
 
 /** Counts and checks the responses of one run; shared by both clients. */
+/** What the calls of one run send after their ids, and the text they must echo. */
+interface EchoCalls {
+  readonly suffix: string;
+  readonly message: string;
+}
+
 class EchoCheck {
   readonly #firstId: number;
   readonly #expect: ResponseMode | undefined;
   /** True when bodies are latin1 strings of UTF-8 bytes (the raw client). */
   readonly #latin1: boolean;
+  /** The text every echo must return. */
+  readonly #message: string;
   checked = 0;
   sse = 0;
   json = 0;
 
-  constructor(firstId: number, expect: ResponseMode | undefined, latin1: boolean) {
+  constructor(firstId: number, expect: ResponseMode | undefined, latin1: boolean, message: string) {
     this.#firstId = firstId;
     this.#expect = expect;
     this.#latin1 = latin1;
+    this.#message = message;
   }
 
   /**
@@ -653,7 +666,7 @@ class EchoCheck {
     }
     const response = findResponse(messages, this.#firstId + index);
     if (response === undefined) return `no response with id ${this.#firstId + index} in: ${body.slice(0, 200)}`;
-    const problem = checkEchoResponse(response);
+    const problem = checkEchoResponse(response, this.#message);
     if (problem !== null) return problem;
     this.checked++;
     return null;
@@ -710,14 +723,18 @@ export class HttpSession {
    * body kind. Rejects with `Error` when the server exits, cannot be connected to, closes
    * a connection with a request outstanding, answers malformed HTTP, a non-200 status,
    * an unknown body kind, an error or a wrong echo or id, or the run exceeds `timeoutMs`.
-   * Throws `RangeError` on a non-positive count.
+   * Throws `RangeError` on a non-positive count. With `message`, the calls echo it instead
+   * of {@link ECHO_MESSAGE} (the payload section; 2025-era sessions only: `RangeError` on a
+   * stateless one).
    */
-  run(calls: number, inFlight: number, timeoutMs: number, expect?: ResponseMode): Promise<HttpRunResult> {
+  run(calls: number, inFlight: number, timeoutMs: number, expect?: ResponseMode, message?: string): Promise<HttpRunResult> {
     if (!Number.isInteger(calls) || calls < 1) throw new RangeError('calls must be a positive integer');
     if (!Number.isInteger(inFlight) || inFlight < 1) throw new RangeError('inFlight must be a positive integer');
+    if (message !== undefined && this.#suffix !== REQUEST_SUFFIX) throw new RangeError('a run with its own message needs a 2025-era session');
     const firstId = this.#nextId;
     this.#nextId += calls;
-    return this.#driver.client === 'raw' ? this.#runRaw(firstId, calls, inFlight, timeoutMs, expect) : this.#runNodeHttp(firstId, calls, inFlight, timeoutMs, expect);
+    const echo = { suffix: message === undefined ? this.#suffix : echoSuffix(message), message: message ?? ECHO_MESSAGE };
+    return this.#driver.client === 'raw' ? this.#runRaw(firstId, calls, inFlight, timeoutMs, expect, echo) : this.#runNodeHttp(firstId, calls, inFlight, timeoutMs, expect, echo);
   }
 
   /** The figures of a finished run. */
@@ -739,7 +756,7 @@ export class HttpSession {
   }
 
   /** The run over {@link RawHttpConnection}s (the default client). */
-  #runRaw(firstId: number, calls: number, inFlight: number, timeoutMs: number, expect: ResponseMode | undefined): Promise<HttpRunResult> {
+  #runRaw(firstId: number, calls: number, inFlight: number, timeoutMs: number, expect: ResponseMode | undefined, echo: EchoCalls): Promise<HttpRunResult> {
     const driver = this.#driver;
     const name = driver.name;
     const url = driver.url;
@@ -747,8 +764,8 @@ export class HttpSession {
     const host = url.hostname;
     const port = Number(url.port);
     this.#headPrefix ??= requestHeadPrefix(url.host, url.pathname, this.#headers);
-    const requests = buildRequests(this.#headPrefix, echoBodyTexts(firstId, calls, this.#suffix));
-    const check = new EchoCheck(firstId, expect, true);
+    const requests = buildRequests(this.#headPrefix, echoBodyTexts(firstId, calls, echo.suffix));
+    const check = new EchoCheck(firstId, expect, true, echo.message);
     const connections = new Set<RawHttpConnection>();
     /** Set once the run has settled (also by a timeout or an exit): nothing more is sent. */
     let stopped = false;
@@ -838,15 +855,15 @@ export class HttpSession {
   }
 
   /** The run over `node:http` with a keep-alive agent (`BENCH_HTTP_DRIVER=node-http`). */
-  #runNodeHttp(firstId: number, calls: number, inFlight: number, timeoutMs: number, expect: ResponseMode | undefined): Promise<HttpRunResult> {
+  #runNodeHttp(firstId: number, calls: number, inFlight: number, timeoutMs: number, expect: ResponseMode | undefined, echo: EchoCalls): Promise<HttpRunResult> {
     const driver = this.#driver;
     const name = driver.name;
     const url = driver.url;
     const pid = driver.pid;
-    const bodies = buildEchoBodies(firstId, calls, this.#suffix);
+    const bodies = buildEchoBodies(firstId, calls, echo.suffix);
     const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
     const options: RequestOptions = { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: this.#headers };
-    const check = new EchoCheck(firstId, expect, false);
+    const check = new EchoCheck(firstId, expect, false, echo.message);
     /** Set once the run has settled (also by a timeout or an exit): nothing more is sent. */
     let stopped = false;
 

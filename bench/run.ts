@@ -37,6 +37,7 @@ import type { RunResult, ServerSpec } from './driver.js';
 import { runHttpBench } from './http-bench.js';
 import { runInstructionsBench } from './http-instructions.js';
 import { runCliStartBench } from './cli-start.js';
+import { runPayloadBench } from './payload.js';
 import { runClientBench } from './client-bench.js';
 import { runColdStartBench } from './cold-start.js';
 import { runScaleBench } from './scale.js';
@@ -269,16 +270,20 @@ async function main(): Promise<number> {
   if (config.sections.includes('stdio')) code = Math.max(code, await runStdio(config));
   if (config.sections.includes('stdio') && config.sections.includes('http')) console.log('');
   if (config.sections.includes('http')) code = Math.max(code, await runHttpBench(config));
-  if (config.sections.includes('cli')) {
+  if (config.sections.includes('payload')) {
     if (config.sections.some((s) => s === 'stdio' || s === 'http')) console.log('');
+    code = Math.max(code, await runPayloadBench(config));
+  }
+  if (config.sections.includes('cli')) {
+    if (config.sections.some((s) => s === 'stdio' || s === 'http' || s === 'payload')) console.log('');
     code = Math.max(code, await runCliStartBench(config));
   }
   if (config.sections.includes('client')) {
-    if (config.sections.some((s) => s === 'stdio' || s === 'http' || s === 'cli')) console.log('');
+    if (config.sections.some((s) => s === 'stdio' || s === 'http' || s === 'payload' || s === 'cli')) console.log('');
     code = Math.max(code, await runClientBench(config));
   }
   if (config.sections.includes('cold-start')) {
-    if (config.sections.some((s) => s === 'stdio' || s === 'http' || s === 'cli' || s === 'client')) console.log('');
+    if (config.sections.some((s) => s === 'stdio' || s === 'http' || s === 'payload' || s === 'cli' || s === 'client')) console.log('');
     code = Math.max(code, await runColdStartBench(config));
   }
   if (config.sections.includes('instructions')) {
