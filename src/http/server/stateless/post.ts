@@ -120,11 +120,12 @@ export class StatelessPostHandler {
 
   /**
    * True when the parsed POST body is stateless-era traffic: its `_meta` claims the era, or
-   * `byHeader` (its `MCP-Protocol-Version` names a stateless revision: {@link claimedByHeader}).
+   * its `MCP-Protocol-Version` header (`header`) names a stateless revision — or, as a
+   * boolean, the caller's {@link claimedByHeader} verdict on it, when it has one already.
    */
-  claims(value: unknown, byHeader: boolean): boolean {
+  claims(value: unknown, header: string | null | boolean): boolean {
     if (!isObject(value) || typeof value.method !== 'string') return false;
-    return byHeader || claimsStatelessEra(value.params);
+    return (typeof header === 'boolean' ? header : this.claimedByHeader(header)) || claimsStatelessEra(value.params);
   }
 
   /** Ends every request in progress (their streams end, pending JSON replies get 503). Idempotent. */
