@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { AccountingResult } from './session-accounting.js';
 
+const rowsBytes = (rows: AccountingResult['rows']): number => rows.reduce((s, r) => s + r.bytes, 0);
+
 const TOOL = join(dirname(fileURLToPath(import.meta.url)), 'session-accounting.js');
 
 // The accounting runs in its own process: it needs --expose-gc.
@@ -15,13 +17,17 @@ test('session accounting: one transport, server session, endpoint and session pe
   assert.equal(result.sessions, 200);
   const count = (label: string): number | undefined => result.rows.find((r) => r.label === label)?.count;
   for (const cls of ['StreamableSessionTransport', 'ServerSession', 'Endpoint', 'Session']) assert.equal(count(`object: ${cls}`), 1, cls);
-  const sum = result.rows.reduce((s, r) => s + r.bytes, 0);
+  const sum = rowsBytes(result.rows);
   assert.ok(Math.abs(sum - result.snapshotBytes) < 1, 'the rows add up to the total');
-  // every session holds some kilobytes; the snapshot total and heapUsed agree to within a factor
-  // of 3 (on a busy machine V8 compiles and collects between the snapshots: CI once saw 8.1 KB
-  // in the snapshots against 3.7 KB of heapUsed, so this is a sanity check, not a measurement)
+  // every session holds some kilobytes, and heapUsed agrees with what the sessions hold to
+  // within a factor of 3 — a sanity check, not a measurement. The comparison leaves out the
+  // "other" row: one-off objects (compiled code, feedback, tables that grew) divided by only 200
+  // sessions, about 4 KB per session here, and whatever V8 compiled between the snapshots on a
+  // busy machine; heapUsed itself moved from 1.9 to 4.0 KB per session between runs on one.
+  const perSession = rowsBytes(result.rows.filter((r) => !r.label.startsWith('other')));
   assert.ok(result.snapshotBytes > 1000 && result.snapshotBytes < 50_000, `total ${result.snapshotBytes}`);
-  assert.ok(result.heapUsedBytes > result.snapshotBytes / 3 && result.heapUsedBytes < result.snapshotBytes * 3, `heapUsed ${result.heapUsedBytes} vs ${result.snapshotBytes}`);
+  assert.ok(perSession > 1000, `per-session rows ${perSession}`);
+  assert.ok(result.heapUsedBytes > perSession / 3 && result.heapUsedBytes < perSession * 3, `heapUsed ${result.heapUsedBytes} vs the per-session rows' ${perSession}`);
 });
 
 test('session accounting refuses an unknown option', async () => {
