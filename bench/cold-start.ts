@@ -20,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchConfig } from './config.js';
 import { StdioDriver, type ServerSpec } from './driver.js';
 import { HttpDriver } from './http-driver.js';
-import { atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { atMost, errorMessage, SDK_RATIO_PAIRS, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable, median } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -42,14 +42,6 @@ const ENTRIES: readonly ColdEntry[] = [
   { name: 'mcpkit', stdio: 'mcpkit-minimal-stdio.js', http: 'mcpkit-minimal-http.js' },
   { name: 'official', stdio: 'official-stdio.js', http: 'official-http.js' },
   { name: 'official-v2', stdio: 'official-v2-stdio.js', http: 'official-v2-http.js' },
-];
-
-const RATIO_PAIRS: readonly (readonly [string, string])[] = [
-  ['mcpkit', 'bare'],
-  ['official', 'bare'],
-  ['official-v2', 'bare'],
-  ['mcpkit', 'official'],
-  ['mcpkit', 'official-v2'],
 ];
 
 /** mcpkit entry points whose import time is measured in a fresh process. */
@@ -131,11 +123,11 @@ export async function runColdStartBench(config: BenchConfig): Promise<number> {
   }
 
   const names = ENTRIES.map((e) => e.name);
-  const pairs = RATIO_PAIRS.map(([a, b]) => `${a}/${b}`);
+  const pairs = SDK_RATIO_PAIRS.map(([a, b]) => `${a}/${b}`);
   const metrics: Record<string, MetricSummary> = {};
   const rows: string[][] = [['', ...names, ...pairs]];
   for (const transport of ['stdio', 'http'] as const) {
-    const m = summarize(states.filter((s) => s.transport === transport), RATIO_PAIRS, `${transport}: spawn → initialize answer, ms (median of ${trials})`, 'ms', true, (s) => s.trialsMs);
+    const m = summarize(states.filter((s) => s.transport === transport), SDK_RATIO_PAIRS, `${transport}: spawn → initialize answer, ms (median of ${trials})`, 'ms', true, (s) => s.trialsMs);
     metrics[transport] = m;
     rows.push([m.label, ...names.map((n) => formatNumber(m.median[n] ?? null)), ...pairs.map((p) => formatRatio(m.ratios[p] ?? null))]);
   }

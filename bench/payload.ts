@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchConfig } from './config.js';
 import { StdioDriver, type RunResult, type ServerSpec } from './driver.js';
 import { HttpDriver, type HttpSession } from './http-driver.js';
-import { atLeast, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { atLeast, errorMessage, SDK_RATIO_PAIRS, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -60,14 +60,6 @@ const ENTRIES: readonly PayloadEntry[] = [
   { name: 'official', stdioArgs: [join(HERE, 'servers', 'official-stdio.js')], httpScript: join(HERE, 'servers', 'official-http.js') },
   { name: 'official-v2', stdioArgs: [join(HERE, 'servers', 'official-v2-stdio.js')], httpScript: join(HERE, 'servers', 'official-v2-http.js') },
   { name: 'mcpkit', stdioArgs: [join(ROOT, 'bin', 'mcpkit.js'), 'demo'], httpScript: join(HERE, 'servers', 'mcpkit-http.js') },
-];
-
-const RATIO_PAIRS: readonly (readonly [string, string])[] = [
-  ['mcpkit', 'bare'],
-  ['official', 'bare'],
-  ['official-v2', 'bare'],
-  ['mcpkit', 'official'],
-  ['mcpkit', 'official-v2'],
 ];
 
 /**
@@ -162,16 +154,16 @@ export async function runPayloadBench(config: BenchConfig): Promise<number> {
   }
 
   const names = entries.map((e) => e.name);
-  const pairs = RATIO_PAIRS.filter(([a, b]) => names.includes(a) && names.includes(b)).map(([a, b]) => `${a}/${b}`);
+  const pairs = SDK_RATIO_PAIRS.filter(([a, b]) => names.includes(a) && names.includes(b)).map(([a, b]) => `${a}/${b}`);
   const rows: string[][] = [['case', ...names, ...pairs]];
   const summaries: { transport: PayloadTransport; size: string; inFlight: number; metrics: MetricSummary[] }[] = [];
   const targets: Target[] = [];
   for (const c of cases) {
     const mb = c.size.chars / (1024 * 1024);
     const metrics = [
-      summarize(c.states, RATIO_PAIRS, 'calls/s', 'calls/s', false, (s) => s.runs.map((r) => r?.callsPerSec ?? null)),
-      summarize(c.states, RATIO_PAIRS, 'MB/s one way', 'MB/s', false, (s) => s.runs.map((r) => (r === null ? null : r.callsPerSec * mb))),
-      summarize(c.states, RATIO_PAIRS, 'server CPU µs/call', 'µs', true, (s) => s.runs.map((r) => r?.serverCpuUsPerCall ?? null)),
+      summarize(c.states, SDK_RATIO_PAIRS, 'calls/s', 'calls/s', false, (s) => s.runs.map((r) => r?.callsPerSec ?? null)),
+      summarize(c.states, SDK_RATIO_PAIRS, 'MB/s one way', 'MB/s', false, (s) => s.runs.map((r) => (r === null ? null : r.callsPerSec * mb))),
+      summarize(c.states, SDK_RATIO_PAIRS, 'server CPU µs/call', 'µs', true, (s) => s.runs.map((r) => r?.serverCpuUsPerCall ?? null)),
     ];
     summaries.push({ transport: c.transport, size: c.size.label, inFlight: c.inFlight, metrics });
     for (const m of metrics) {

@@ -10,6 +10,18 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * The comparisons of the sections that bench the bare ceiling, both official SDKs and mcpkit
+ * side by side (payload, cold start): [numerator, denominator].
+ */
+export const SDK_RATIO_PAIRS: readonly (readonly [string, string])[] = [
+  ['mcpkit', 'bare'],
+  ['official', 'bare'],
+  ['official-v2', 'bare'],
+  ['mcpkit', 'official'],
+  ['mcpkit', 'official-v2'],
+];
+
 /** One metric of a section: its median per server and its median per-repetition ratios between servers. */
 export interface MetricSummary {
   label: string;

@@ -306,15 +306,31 @@ export class McpServer implements ServerCore {
     return session;
   }
 
-  /** The 2025-era table every connection shares: {@link #baseHandlers} with the session-only handlers and the wrappers. */
+  /** The 2025-era table every connection shares (see {@link #sharedHandlers}). */
   #handlers: Map<string, RequestHandler<ServerRequestContext>> | undefined;
 
   /**
-   * The handler table every session of this server shares (built once, at the first
-   * connection): the session-level methods plus the registries. No per-session closures.
+   * The handler table every 2025-era connection of this server shares (built once, at the
+   * first connection): the base table with the session-only handlers, every wrapped method
+   * wrapped. No per-session closures.
    */
   #sharedHandlers(): ReadonlyMap<string, RequestHandler<ServerRequestContext>> {
     if (this.#handlers) return this.#handlers;
+    const session = new Map(this.#baseTable());
+    for (const [method, handler] of this.#sessionOnly) session.set(method, handler);
+    for (const method of this.#sessionWraps.keys()) {
+      const handler = session.get(method);
+      if (handler !== undefined) session.set(method, this.#wrapped(method, handler));
+    }
+    return (this.#handlers = session);
+  }
+
+  /**
+   * The handlers of both eras (built once): the session-level methods, the registries and
+   * {@link setRequestHandler}'s; the 2025-era and the 2026-07-28 tables start from it.
+   */
+  #baseTable(): Map<string, RequestHandler<ServerRequestContext>> {
+    if (this.#baseHandlers) return this.#baseHandlers;
     const size = this.#pageSize;
     const table = new Map<string, RequestHandler<ServerRequestContext>>(SESSION_HANDLERS);
     const listTools = (cursor: unknown) => {
@@ -340,17 +356,10 @@ export class McpServer implements ServerCore {
     table.set(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
     table.set(Method.CompletionComplete, (p) => this.#complete(p!));
     for (const [method, handler] of this.#handlerOverrides) table.set(method, handler);
-    this.#baseHandlers = table;
-    const session = new Map(table);
-    for (const [method, handler] of this.#sessionOnly) session.set(method, handler);
-    for (const method of this.#sessionWraps.keys()) {
-      const handler = session.get(method);
-      if (handler !== undefined) session.set(method, this.#wrapped(method, handler));
-    }
-    return (this.#handlers = session);
+    return (this.#baseHandlers = table);
   }
 
-  /** The shared table before the 2025-era-only handlers and wrappers (the 2026-07-28 table starts from it). */
+  /** See {@link #baseTable}. */
   #baseHandlers: Map<string, RequestHandler<ServerRequestContext>> | undefined;
   readonly #handlerOverrides = new Map<string, RequestHandler<ServerRequestContext>>();
   /** 2025-era-only handlers ({@link setSessionHandler}). */
@@ -420,8 +429,7 @@ export class McpServer implements ServerCore {
    */
   #statelessHandlerTable(): ReadonlyMap<string, RequestHandler<ServerRequestContext>> {
     if (this.#statelessHandlers) return this.#statelessHandlers;
-    this.#sharedHandlers();
-    const table = new Map(this.#baseHandlers);
+    const table = new Map(this.#baseTable());
     table.set(Method.ServerDiscover, () => this.#stateless.discover());
     table.set(Method.SubscriptionsListen, (p, ctx) => this.#stateless.listen(p, ctx));
     for (const [method, handler] of this.#statelessOverrides) table.set(method, handler);

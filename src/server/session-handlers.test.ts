@@ -131,7 +131,7 @@ describe('TaskServer on shared handlers', () => {
       assert.equal(textOf(result), 'plain');
     }
     // a 2026-07-28 request with a 2025-11-25 task field is not run as a 2025-era task
-    const direct = await a.request('tools/call', { name: 'echo', _meta: META_2026 });
+    const direct = await a.request('tools/call', { name: 'echo', task: {}, _meta: META_2026 });
     assert.equal(textOf(direct), 'plain');
   });
 });

@@ -400,7 +400,7 @@ export class TaskEngine {
       },
       set: (method, handler) => endpoint.setRequestHandler(method, handler),
     };
-    this.#installOn(table, methods, () => endpoint);
+    this.installShared(table, methods, () => endpoint);
   }
 
   /**
@@ -410,10 +410,6 @@ export class TaskEngine {
    * (none of the engine's revisions) is served by the plain handler, and `tasks/*` get -32601.
    */
   installShared<C extends RequestContext>(table: TaskHandlerTable<C>, methods: ReadonlyMap<string, TaskableMethod<C>>, endpointOf: (ctx: C) => Endpoint<C> | undefined): void {
-    this.#installOn(table, methods, endpointOf);
-  }
-
-  #installOn<C extends RequestContext>(table: TaskHandlerTable<C>, methods: ReadonlyMap<string, TaskableMethod<C>>, endpointOf: (ctx: C) => Endpoint<C> | undefined): void {
     for (const [method, spec] of methods) {
       const declared = ['tasks', 'requests', ...spec.capability];
       table.wrap(method, (inner) => (params, ctx) => {

@@ -358,14 +358,14 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const path = targetPath(req.url);
     const mcp = path === this.endpoint;
     const legacy = !mcp && this.#legacy?.serves(path) === true;
-    if (!mcp && !legacy && this.#authorizer?.route !== undefined) return this.#routeOwn(req, info, path, legacy);
+    if (!mcp && !legacy && this.#authorizer?.route !== undefined) return this.#routeOwn(req, info, path);
     return this.#routeEndpoint(req, info, path, mcp, legacy);
   }
 
-  /** A path the authorizer may serve (its metadata routes); else on as any other path. */
-  async #routeOwn(req: HttpRequest, info: HttpRequestInfo | undefined, path: string, legacy: boolean): Promise<HttpReply> {
+  /** A path outside the MCP endpoints that the authorizer may serve (its metadata routes); else on as any other path. */
+  async #routeOwn(req: HttpRequest, info: HttpRequestInfo | undefined, path: string): Promise<HttpReply> {
     const routed = await this.#authorizer!.route!(req);
-    return routed ?? this.#routeEndpoint(req, info, path, false, legacy);
+    return routed ?? this.#routeEndpoint(req, info, path, false, false);
   }
 
   #routeEndpoint(req: HttpRequest, info: HttpRequestInfo | undefined, path: string, mcp: boolean, legacy: boolean): HttpReply | Promise<HttpReply> {
