@@ -196,8 +196,41 @@ function applyHeaders(headers: Headers, extra: Record<string, string> | undefine
   return headers;
 }
 
+/**
+ * One HTTP response as the client transports read it: the part of a fetch `Response` they
+ * use, so a `Response` is one. Another requester (one that skips `Response` and web streams)
+ * can hand the transports this shape instead; its `body` must deliver the bytes in order,
+ * and `cancel` must stop reading and release the connection.
+ */
+export interface ClientResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly headers: Headers;
+  readonly body: ChunkSource | null;
+  readonly bodyUsed: boolean;
+  /** `'opaqueredirect'` when a fetch hid a redirect; anything else is read as a plain response. */
+  readonly type: ResponseType;
+  /** True when the requester followed a redirect itself (the transports asked it not to). */
+  readonly redirected: boolean;
+  /** The URL the response came from ('' when unknown). */
+  readonly url: string;
+}
+
+/** A response body: one reader, or a cancel without reading. A `ReadableStream<Uint8Array>` is one. */
+export interface ChunkSource {
+  getReader(): ChunkReader;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** Reads a body chunk by chunk; `cancel` stops reading it. */
+export interface ChunkReader {
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
 /** The media type of a response (`text/event-stream`), lower-cased, without parameters; '' when absent. */
-export function mediaType(response: Response): string {
+export function mediaType(response: ClientResponse): string {
   const value = response.headers.get('content-type');
   if (value === null) return '';
   const semi = value.indexOf(';');
@@ -205,7 +238,7 @@ export function mediaType(response: Response): string {
 }
 
 /** Discards a response body without reading it. Never throws. */
-export function discardBody(response: Response): void {
+export function discardBody(response: ClientResponse): void {
   if (response.body && !response.bodyUsed) response.body.cancel().catch(noop);
 }
 
@@ -217,8 +250,8 @@ export type PumpEnd = 'end' | 'stopped' | 'aborted' | 'error';
  * reading). Aborting `signal` cancels the read even when the `fetch` in use ignores signals
  * for bodies. Adds one listener to `signal` and removes it before returning. Never throws.
  */
-export async function pump(body: ReadableStream<Uint8Array>, signal: AbortSignal, onChunk: (chunk: Uint8Array) => boolean): Promise<PumpEnd> {
-  let reader: ReadableStreamDefaultReader<Uint8Array>;
+export async function pump(body: ChunkSource, signal: AbortSignal, onChunk: (chunk: Uint8Array) => boolean): Promise<PumpEnd> {
+  let reader: ChunkReader;
   try {
     reader = body.getReader();
   } catch {
@@ -258,7 +291,7 @@ export interface TextBody {
 }
 
 /** Reads a whole body as UTF-8 text, stopping (and cancelling the body) past `maxChars`. Never throws. */
-export async function readText(body: ReadableStream<Uint8Array> | null, maxChars: number, signal: AbortSignal): Promise<TextBody> {
+export async function readText(body: ChunkSource | null, maxChars: number, signal: AbortSignal): Promise<TextBody> {
   if (!body) return { text: '', truncated: false, end: 'end' };
   const decoder = new TextDecoder('utf-8');
   let text = '';

@@ -37,6 +37,8 @@ import {
   mediaType,
   pump,
   readText,
+  type ChunkSource,
+  type ClientResponse,
   type HttpClientCommonOptions,
 } from './common.js';
 import { transportFetch, type TransportFetch } from './redirects.js';
@@ -121,7 +123,7 @@ export class SseClientTransport implements Transport {
     const controller = new AbortController();
     this.#controllers.add(controller);
     try {
-      let response: Response;
+      let response: ClientResponse;
       try {
         const headers = await baseHeaders(this.#options.requestInit, this.#options.headers);
         headers.set('accept', 'text/event-stream');
@@ -166,7 +168,7 @@ export class SseClientTransport implements Transport {
   }
 
   /** Reads the SSE stream until it ends; the transport closes with it. */
-  async #read(body: ReadableStream<Uint8Array>, controller: AbortController): Promise<void> {
+  async #read(body: ChunkSource, controller: AbortController): Promise<void> {
     const parser = new SseParser(
       {
         event: (event) => {
@@ -302,7 +304,7 @@ export class SseClientTransport implements Transport {
     this.#controllers.add(controller);
     let deadline: AcceptDeadline | undefined;
     try {
-      let response: Response;
+      let response: ClientResponse;
       try {
         await previous;
         if (this.#closed) throw closedError();

@@ -22,11 +22,11 @@
  *   `init.redirect`.
  * The transports send string bodies only, so a followed request is re-sent unchanged.
  */
-import { discardBody, resolveFetch, type HttpClientCommonOptions } from './common.js';
+import { discardBody, resolveFetch, type ClientResponse, type HttpClientCommonOptions } from './common.js';
 import { RedirectRefusedError } from './errors.js';
 
 /** How a transport fetches: an absolute URL and the full request init. */
-export type TransportFetch = (url: URL, init: RequestInit) => Promise<Response>;
+export type TransportFetch = (url: URL, init: RequestInit) => Promise<ClientResponse>;
 
 /** Default of {@link HttpClientCommonOptions.maxRedirects}. */
 export const DEFAULT_MAX_REDIRECTS = 5;
@@ -47,7 +47,7 @@ export function transportFetch(options: HttpClientCommonOptions): TransportFetch
   return (url, init) => follow(inner, max, url, init);
 }
 
-async function follow(inner: typeof fetch, max: number, url: URL, init: RequestInit): Promise<Response> {
+async function follow(inner: typeof fetch, max: number, url: URL, init: RequestInit): Promise<ClientResponse> {
   const method = (init.method ?? 'GET').toUpperCase();
   const manual: RequestInit = { ...init, redirect: 'manual' };
   let current = url;

@@ -84,6 +84,8 @@ import {
   pump,
   readText,
   reconnectPolicy,
+  type ChunkSource,
+  type ClientResponse,
   type HttpClientCommonOptions,
   type ReconnectOptions,
   type ReconnectPolicy,
@@ -299,7 +301,7 @@ export class StreamableHttpClientTransport implements Transport {
     /** Bounds a POST without requests (nothing else would). */
     let deadline: AcceptDeadline | undefined;
     try {
-      let response: Response;
+      let response: ClientResponse;
       let sentSession: string | undefined;
       try {
         await previous;
@@ -426,7 +428,7 @@ export class StreamableHttpClientTransport implements Transport {
     return new LocalError('connection_closed', `${method} ${this.#url.href} failed: ${reason}`, { cause: err });
   }
 
-  #captureSession(response: Response): void {
+  #captureSession(response: ClientResponse): void {
     const id = response.headers.get('mcp-session-id');
     if (id === null) return;
     if (!isValidSessionId(id)) {
@@ -441,7 +443,7 @@ export class StreamableHttpClientTransport implements Transport {
    * are delivered; when some request stays unanswered (or the POST held none), throws an
    * {@link HttpStatusError} naming the status and the server's explanation.
    */
-  async #httpFailure(response: Response, method: string, signal: AbortSignal, exchange: Exchange | undefined): Promise<void> {
+  async #httpFailure(response: ClientResponse, method: string, signal: AbortSignal, exchange: Exchange | undefined): Promise<void> {
     const { text, end } = await readText(response.body, this.#maxErrorChars, signal);
     if (end === 'aborted' && this.#settledByCancel(exchange)) return;
     if (this.#closed) throw closedError();
@@ -467,7 +469,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** Reads the JSON answer of a POST that carried requests; fails the ones it does not answer. */
-  async #readJson(response: Response, signal: AbortSignal, exchange: Exchange): Promise<void> {
+  async #readJson(response: ClientResponse, signal: AbortSignal, exchange: Exchange): Promise<void> {
     const { text, truncated, end } = await readText(response.body, this.#maxChars, signal);
     if (end === 'aborted' && this.#settledByCancel(exchange)) return;
     if (this.#closed || end === 'aborted') throw closedError();
@@ -483,7 +485,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  async #readPostStream(response: Response, controller: AbortController, exchange: Exchange | undefined): Promise<void> {
+  async #readPostStream(response: ClientResponse, controller: AbortController, exchange: Exchange | undefined): Promise<void> {
     const cursor: StreamCursor = exchange ?? { lastEventId: '', retryMs: undefined };
     await this.#readSse(response.body, controller.signal, cursor);
     this.#controllers.delete(controller);
@@ -520,7 +522,7 @@ export class StreamableHttpClientTransport implements Transport {
     exchange.controller = controller;
     try {
       const sentSession = this.#sessionId;
-      let response: Response;
+      let response: ClientResponse;
       try {
         const headers = await this.#getHeaders(exchange.lastEventId);
         if (this.#closed) throw closedError();
@@ -565,7 +567,7 @@ export class StreamableHttpClientTransport implements Transport {
    * Reads one SSE body, delivering `message` events and tracking the event id and `retry`
    * in `cursor`. True when the stream brought something new (a message or a new event id).
    */
-  async #readSse(body: ReadableStream<Uint8Array> | null, signal: AbortSignal, cursor: StreamCursor): Promise<boolean> {
+  async #readSse(body: ChunkSource | null, signal: AbortSignal, cursor: StreamCursor): Promise<boolean> {
     if (!body) return false;
     let progress = false;
     const parser = new SseParser(
