@@ -210,7 +210,7 @@ export interface ClientResponse {
   readonly body: ChunkSource | null;
   readonly bodyUsed: boolean;
   /** `'opaqueredirect'` when a fetch hid a redirect; anything else is read as a plain response. */
-  readonly type: ResponseType;
+  readonly type: string;
   /** True when the requester followed a redirect itself (the transports asked it not to). */
   readonly redirected: boolean;
   /** The URL the response came from ('' when unknown). */
@@ -223,9 +223,12 @@ export interface ChunkSource {
   cancel(reason?: unknown): Promise<void>;
 }
 
+/** One read of a {@link ChunkReader}: a chunk, or the end of the body. */
+export type ChunkRead = { done: false; value: Uint8Array } | { done: true; value?: Uint8Array | undefined };
+
 /** Reads a body chunk by chunk; `cancel` stops reading it. */
 export interface ChunkReader {
-  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  read(): Promise<ChunkRead>;
   cancel(reason?: unknown): Promise<void>;
 }
 
