@@ -198,9 +198,10 @@ function applyHeaders(headers: Headers, extra: Record<string, string> | undefine
 
 /**
  * One HTTP response as the client transports read it: the part of a fetch `Response` they
- * use, so a `Response` is one. Another requester (one that skips `Response` and web streams)
- * can hand the transports this shape instead; its `body` must deliver the bytes in order,
- * and `cancel` must stop reading and release the connection.
+ * use, so a `Response` is one. Today every response still comes from a fetch
+ * (`transportFetch`); the type names what a requester without `Response` and web streams
+ * would have to provide: a `body` that delivers the bytes in order, and a `cancel` that
+ * stops reading and releases the connection.
  */
 export interface ClientResponse {
   readonly status: number;
