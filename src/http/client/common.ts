@@ -26,10 +26,56 @@ export interface HttpAuthorization {
   wrapFetch(fetch: typeof globalThis.fetch): typeof globalThis.fetch;
 }
 
+/** One request as a {@link HttpRequester} receives it. */
+export interface RequesterInit {
+  /** The method, upper case (`GET`, `POST`, `DELETE`). */
+  readonly method: string;
+  /** Every header to send (the requester adds `Host`, and `Content-Length` for a body). */
+  readonly headers: Headers;
+  /** The body: the transports send JSON text only. Sent as UTF-8. */
+  readonly body?: string | undefined;
+  /** Aborts the request, or the reading of its body. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Makes HTTP requests for a transport without `fetch`: `nodeHttpRequester()` from
+ * `mcpkit/node` is one. Contract:
+ * - resolves once the status line and headers of the final response arrived (interim 1xx
+ *   responses are skipped), with a {@link ClientResponse} whose body delivers the bytes in
+ *   order and ends when the response does; rejects (or errors the body's reader) with an
+ *   Error saying what went wrong when the server cannot be reached or answers something
+ *   that is not HTTP;
+ * - never follows redirects: a 3xx is the response (the transport decides, see
+ *   `maxRedirects`), and `redirected` is false;
+ * - when `signal` aborts before the response arrived it rejects with `signal.reason`;
+ *   when it aborts while the body is read, the reader's pending and later reads reject;
+ *   either way the connection is dropped, and the listener is removed once the response
+ *   is over;
+ * - `body.cancel()` (or the reader's) stops reading and releases the connection: it is
+ *   destroyed unless the body had already ended.
+ */
+export interface HttpRequester {
+  (url: URL, init: RequesterInit): Promise<ClientResponse>;
+}
+
 /** Options every HTTP client transport understands. */
 export interface HttpClientCommonOptions {
-  /** The `fetch` to use (injectable for tests, proxies, instrumentation). Default: `globalThis.fetch`. */
+  /**
+   * The `fetch` to use (injectable for tests, proxies, instrumentation). Default:
+   * `globalThis.fetch`, unless `requester` is given (the two exclude each other).
+   */
   fetch?: typeof fetch;
+  /**
+   * Makes the requests instead of `fetch` (see {@link HttpRequester}): for example
+   * `nodeHttpRequester()` from `mcpkit/node`, HTTP/1.1 on keep-alive sockets, several
+   * times cheaper per request than `fetch` in Node. Passing `fetch` too is a TypeError.
+   * `requestInit` fields other than `headers` mean nothing to a requester and are ignored.
+   * With `auth`, the requester is adapted to a `fetch` for the authorization to wrap (each
+   * response is then built as a `Response` around a web stream of the body: the cost of
+   * `fetch`'s objects, though not of its connection handling).
+   */
+  requester?: HttpRequester;
   /**
    * Authorization of every request (for example an `OAuthClient` from `mcpkit/auth`): it
    * wraps `fetch`, adds `Authorization` (only ever as a header), handles 401 and 403
@@ -173,11 +219,15 @@ export const DEFAULT_MAX_MESSAGE_CHARS = 4 * 1024 * 1024;
  * none), wrapped by `auth` when given (see {@link HttpAuthorization}).
  */
 export function resolveFetch(injected: typeof fetch | undefined, auth?: HttpAuthorization): typeof fetch {
+  return auth ? auth.wrapFetch(baseFetch(injected)) : baseFetch(injected);
+}
+
+function baseFetch(injected: typeof fetch | undefined): typeof fetch {
   let base: typeof fetch;
   if (injected) base = injected;
   else if (typeof globalThis.fetch === 'function') base = globalThis.fetch.bind(globalThis);
-  else throw new TypeError('No global fetch is available; pass options.fetch');
-  return auth ? auth.wrapFetch(base) : base;
+  else throw new TypeError('No global fetch is available; pass options.fetch or options.requester');
+  return base;
 }
 
 /**
@@ -198,10 +248,9 @@ function applyHeaders(headers: Headers, extra: Record<string, string> | undefine
 
 /**
  * One HTTP response as the client transports read it: the part of a fetch `Response` they
- * use, so a `Response` is one. Today every response still comes from a fetch
- * (`transportFetch`); the type names what a requester without `Response` and web streams
- * would have to provide: a `body` that delivers the bytes in order, and a `cancel` that
- * stops reading and releases the connection.
+ * use, so a `Response` is one. It comes from `fetch` or from an {@link HttpRequester}
+ * (which builds no `Response` and no web stream): a `body` that delivers the bytes in
+ * order, and a `cancel` that stops reading and releases the connection.
  */
 export interface ClientResponse {
   readonly status: number;

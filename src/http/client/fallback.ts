@@ -160,6 +160,7 @@ export class FallbackTransport implements Transport {
     const legacy = new SseClientTransport({
       url: o.sseUrl ?? this.#url,
       fetch: o.fetch,
+      requester: o.requester,
       headers: o.headers,
       requestInit: o.requestInit,
       maxEventChars: o.maxEventChars,

@@ -21,9 +21,12 @@
  *   case the request did reach the target; a fetch handed to a transport must honour
  *   `init.redirect`.
  * The transports send string bodies only, so a followed request is re-sent unchanged.
+ * With `options.requester` instead of a fetch, the requester makes the requests (it never
+ * follows redirects itself; with `auth` it is adapted to a fetch, see requester-fetch.ts).
  */
 import { discardBody, resolveFetch, type ClientResponse, type HttpClientCommonOptions } from './common.js';
 import { RedirectRefusedError } from './errors.js';
+import { requesterAsFetch, requesterCall } from './requester-fetch.js';
 
 /** How a transport fetches: an absolute URL and the full request init. */
 export type TransportFetch = (url: URL, init: RequestInit) => Promise<ClientResponse>;
@@ -34,25 +37,39 @@ export const DEFAULT_MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
- * The fetch a transport uses for every request: `options.fetch` (else the global one),
- * wrapped by `options.auth`, with redirects handled as the module's design note says.
- * The returned function rejects with {@link RedirectRefusedError} for a refused redirect and
- * otherwise as the underlying fetch does. Throws RangeError when `maxRedirects` is not a
- * non-negative integer, TypeError when there is no fetch at all.
+ * The fetch a transport uses for every request: `options.requester`, else `options.fetch`
+ * (else the global one), wrapped by `options.auth`, with redirects handled as the module's
+ * design note says. The returned function rejects with {@link RedirectRefusedError} for a
+ * refused redirect and otherwise as the underlying requester or fetch does. Throws
+ * RangeError when `maxRedirects` is not a non-negative integer, TypeError when both
+ * `fetch` and `requester` are given or when there is neither and no global fetch.
  */
 export function transportFetch(options: HttpClientCommonOptions): TransportFetch {
   const max = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   if (!Number.isInteger(max) || max < 0) throw new RangeError('maxRedirects must be a non-negative integer');
-  const inner = resolveFetch(options.fetch, options.auth);
+  const requester = options.requester;
+  let inner: TransportFetch;
+  if (requester !== undefined) {
+    if (options.fetch !== undefined) {
+      throw new TypeError('Pass either options.fetch or options.requester, not both: a requester makes the requests itself (to instrument them, wrap the requester instead)');
+    }
+    if (typeof requester !== 'function') throw new TypeError('options.requester must be a function (url, init) => Promise<ClientResponse>, such as nodeHttpRequester() from mcpkit/node');
+    if (options.auth) {
+      const authorized = options.auth.wrapFetch(requesterAsFetch(requester));
+      inner = (url, init) => authorized(url, { ...init, redirect: 'manual' });
+    } else inner = (url, init) => requesterCall(requester, url, init);
+  } else {
+    const fetch = resolveFetch(options.fetch, options.auth);
+    inner = (url, init) => fetch(url, { ...init, redirect: 'manual' });
+  }
   return (url, init) => follow(inner, max, url, init);
 }
 
-async function follow(inner: typeof fetch, max: number, url: URL, init: RequestInit): Promise<ClientResponse> {
+async function follow(inner: TransportFetch, max: number, url: URL, init: RequestInit): Promise<ClientResponse> {
   const method = (init.method ?? 'GET').toUpperCase();
-  const manual: RequestInit = { ...init, redirect: 'manual' };
   let current = url;
   for (let hops = 0; ; hops++) {
-    const response = await inner(current, manual);
+    const response = await inner(current, init);
     if (response.type === 'opaqueredirect') {
       discardBody(response);
       throw new RedirectRefusedError('unreadable', 0, method, undefined, `${method} ${current.href} was redirected, but the fetch in use hides the target (an opaque redirect); point the client at the final URL`);
