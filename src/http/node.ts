@@ -457,3 +457,5 @@ export async function serveNode(handler: StreamableHttpHandler, options: ServeNo
       })()),
   };
 }
+
+export { nodeHttpRequester, type NodeHttpRequester, type NodeHttpRequesterOptions } from './node-client/requester.js';

@@ -1,0 +1,64 @@
+/**
+ * Writing one HTTP/1.1 request of the Node requester: request line, headers and body as a
+ * single payload, handed to the socket in one write.
+ *
+ * Design note: everything is checked before a byte is sent, and a violation is a TypeError
+ * saying which name or value is wrong: the method and the header names must be tokens
+ * (RFC 9110 § 5.6.2), header values must hold no CR, LF or NUL (a value with them could
+ * smuggle a header or a second request). `Host` comes from the URL and `Content-Length`
+ * from the body (its UTF-8 length in bytes); the caller's own `Host` and `Content-Length`
+ * are ignored, and `Transfer-Encoding` is refused (the body is always sent whole). The
+ * payload stays a string when the head is ASCII (the socket encodes it once, as UTF-8);
+ * a header value with bytes above 0x7F is sent as Latin-1, as Node's own client does,
+ * which takes a Buffer.
+ */
+import type { RequesterInit } from '../client/common.js';
+
+/** What is fixed per URL: the origin, the request target and the `Host` header. */
+export interface RequestTarget {
+  readonly origin: string;
+  /** Path and query, as sent on the request line. */
+  readonly path: string;
+  readonly host: string;
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Anything but visible ASCII, space and tab: worth a closer look. */
+const UNUSUAL = /[^\x20-\x7e\t]/;
+const FORBIDDEN = /[\r\n\0]/;
+
+/** The target of `url`; throws TypeError for a protocol other than http: and https:, or credentials in the URL. */
+export function requestTarget(url: URL): RequestTarget {
+  const protocol = url.protocol;
+  if (protocol !== 'http:' && protocol !== 'https:') throw new TypeError(`The Node HTTP requester speaks http: and https: only, not ${protocol} (${url.href})`);
+  if (url.username !== '' || url.password !== '') throw new TypeError('The URL holds credentials (user:password@); pass them in a header (or use auth) instead');
+  return { origin: url.origin, path: url.pathname + url.search, host: url.host };
+}
+
+/** The request's bytes; throws TypeError (see the design note) before anything is sent. */
+export function requestPayload(target: RequestTarget, init: RequesterInit): string | Buffer {
+  const method = init.method;
+  if (!TOKEN.test(method)) throw new TypeError(`The HTTP method ${JSON.stringify(method)} is not a token`);
+  let head = method + ' ' + target.path + ' HTTP/1.1\r\nhost: ' + target.host + '\r\n';
+  let latin1 = false;
+  init.headers.forEach((value, name) => {
+    if (!TOKEN.test(name)) throw new TypeError(`The header name ${JSON.stringify(name)} is not a token; it was not sent`);
+    if (UNUSUAL.test(value)) {
+      if (FORBIDDEN.test(value)) throw new TypeError(`The value of header ${name} holds CR, LF or NUL; nothing was sent`);
+      latin1 = true;
+    }
+    if (name === 'host' || name === 'content-length') return;
+    if (name === 'transfer-encoding') throw new TypeError('Transfer-Encoding cannot be set: the requester sends whole bodies with Content-Length');
+    head += name + ': ' + value + '\r\n';
+  });
+  const body = init.body;
+  if (body !== undefined) head += 'content-length: ' + Buffer.byteLength(body) + '\r\n\r\n';
+  else if (method === 'POST' || method === 'PUT' || method === 'PATCH') head += 'content-length: 0\r\n\r\n';
+  else head += '\r\n';
+  if (!latin1) return body === undefined ? head : head + body;
+  for (let i = 0; i < head.length; i++) {
+    if (head.charCodeAt(i) > 0xff) throw new TypeError('A header value holds a character beyond Latin-1; encode it first');
+  }
+  const bytes = Buffer.from(head, 'latin1');
+  return body === undefined ? bytes : Buffer.concat([bytes, Buffer.from(body, 'utf8')]);
+}
