@@ -78,6 +78,8 @@ export class ResponseParser {
   /** The unfinished head (or trailer / chunk-size line) carried over from earlier packets. */
   #pending: Buffer | undefined;
   #remaining = 0;
+  /** The CR after a chunk's data was seen (its LF is next). */
+  #sawCr = false;
   #reuse = false;
   #keepAliveMs: number | undefined;
   /** True once any byte of the current response arrived. */
@@ -94,6 +96,7 @@ export class ResponseParser {
     this.#noBody = method === 'HEAD';
     this.#headBytes = 0;
     this.#pending = undefined;
+    this.#sawCr = false;
     this.started = false;
   }
 
@@ -321,24 +324,18 @@ export class ResponseParser {
   }
 
   #chunkDataEnd(data: Buffer, at: number): number {
-    // CRLF (or a bare LF) after the chunk's data
-    const pending = this.#pending;
-    if (pending === undefined && data[at] === 0x0d && at + 1 < data.length) {
-      if (data[at + 1] !== 0x0a) {
-        this.#state = State.Done;
-        throw invalid('a chunk is longer than its size says');
-      }
-      this.#state = State.ChunkSize;
-      return at + 2;
+    // CRLF (or a bare LF) after the chunk's data, possibly split across packets
+    if (!this.#sawCr && data[at] === 0x0d) {
+      this.#sawCr = true;
+      if (++at === data.length) return at;
     }
-    const got = this.#gather(data, at, endOfLine, 2, 'chunk end');
-    if (got === undefined) return data.length;
-    if (got.end > 2 || (got.end === 2 && got.buf[0] !== 0x0d)) {
+    if (data[at] !== 0x0a) {
       this.#state = State.Done;
       throw invalid('a chunk is longer than its size says');
     }
+    this.#sawCr = false;
     this.#state = State.ChunkSize;
-    return at + got.used;
+    return at + 1;
   }
 
   #trailers(data: Buffer, at: number): number {

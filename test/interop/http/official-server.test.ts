@@ -3,7 +3,8 @@
  * Streamable HTTP with a stream the server drops mid-call (SEP-1699: the client waits
  * `retry` and resumes with GET + Last-Event-ID), and the 2025-03-26 back-compatibility
  * path: the first POST gets a 4xx, so the client falls back to the legacy HTTP+SSE
- * transport at the same URL.
+ * transport at the same URL. Each test runs twice: over `fetch`, and over mcpkit's own
+ * requester (`nodeHttpRequester`).
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +20,7 @@ import { z } from 'zod';
 import { Client } from '../../../src/client/client.js';
 import { StreamableHttpClientTransport } from '../../../src/http/client/streamable.js';
 import { FallbackTransport } from '../../../src/http/client/fallback.js';
+import { nodeHttpRequester, type NodeHttpRequester } from '../../../src/http/node.js';
 
 function officialServer(onDrop?: () => void): OfficialServer {
   const server = new OfficialServer({ name: 'official-http', version: '1.0.0' }, { capabilities: { logging: {} } });
@@ -105,33 +107,6 @@ after(async () => {
   await new Promise((r) => http.close(r));
 });
 
-test('mcpkit client → official Streamable HTTP server: calls, logs, a dropped stream resumed, DELETE on close', async () => {
-  const client = new Client({ name: 'mcpkit-interop', version: '1.0.0' });
-  const logs: unknown[] = [];
-  client.on('notifications/message', (p) => logs.push(p?.data));
-  const transport = new StreamableHttpClientTransport({ url: `${base}/mcp` });
-  const init = await client.connect(transport);
-  assert.equal(init.serverInfo.name, 'official-http');
-  assert.equal(client.protocolVersion, '2025-11-25');
-  assert.ok(transport.sessionId && streamable.has(transport.sessionId));
-
-  const echo = await client.callTool({ name: 'echo', arguments: { message: 'over http' } });
-  assert.deepEqual(echo.content, [{ type: 'text', text: 'over http' }]);
-
-  const dropsBefore = drops;
-  const gets = getsWithLastEventId;
-  const r = await client.callTool({ name: 'drop_then_answer' }, { timeoutMs: 10_000 });
-  assert.deepEqual(r.content, [{ type: 'text', text: 'answered after the drop' }]);
-  assert.equal(drops, dropsBefore + 1, 'the official server closed the stream mid-call');
-  assert.ok(getsWithLastEventId > gets, 'the client resumed with GET + Last-Event-ID');
-  assert.ok(logs.includes('before drop'));
-
-  const sid = transport.sessionId!;
-  await client.close();
-  for (let i = 0; i < 50 && streamable.get(sid) && !(await probeGone(sid)); i++) await new Promise((r) => setTimeout(r, 20));
-  assert.equal(await probeGone(sid), true, 'DELETE ended the session on the official server');
-});
-
 async function probeGone(sid: string): Promise<boolean> {
   const res = await fetch(`${base}/mcp`, {
     method: 'POST',
@@ -142,14 +117,49 @@ async function probeGone(sid: string): Promise<boolean> {
   return res.status === 404;
 }
 
-test('mcpkit client falls back to the legacy HTTP+SSE transport of an official server after a 4xx', async () => {
-  const client = new Client({ name: 'mcpkit-interop', version: '1.0.0' });
-  const transport = new FallbackTransport(`${base}/legacy`);
-  await client.connect(transport);
-  assert.equal(transport.kind, 'sse');
-  const tools = await client.listAllTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), ['drop_then_answer', 'echo']);
-  const echo = await client.callTool({ name: 'echo', arguments: { message: 'legacy' } });
-  assert.deepEqual(echo.content, [{ type: 'text', text: 'legacy' }]);
-  await client.close();
-});
+for (const via of ['fetch', 'nodeHttpRequester'] as const) {
+  const makeRequester = (): NodeHttpRequester | undefined => (via === 'fetch' ? undefined : nodeHttpRequester());
+
+  test(`mcpkit client → official Streamable HTTP server: calls, logs, a dropped stream resumed, DELETE on close (${via})`, async () => {
+    const requester = makeRequester();
+    const client = new Client({ name: 'mcpkit-interop', version: '1.0.0' });
+    const logs: unknown[] = [];
+    client.on('notifications/message', (p) => logs.push(p?.data));
+    const transport = new StreamableHttpClientTransport({ url: `${base}/mcp`, requester });
+    const init = await client.connect(transport);
+    assert.equal(init.serverInfo.name, 'official-http');
+    assert.equal(client.protocolVersion, '2025-11-25');
+    assert.ok(transport.sessionId && streamable.has(transport.sessionId));
+
+    const echo = await client.callTool({ name: 'echo', arguments: { message: 'over http' } });
+    assert.deepEqual(echo.content, [{ type: 'text', text: 'over http' }]);
+
+    const dropsBefore = drops;
+    const gets = getsWithLastEventId;
+    const r = await client.callTool({ name: 'drop_then_answer' }, { timeoutMs: 10_000 });
+    assert.deepEqual(r.content, [{ type: 'text', text: 'answered after the drop' }]);
+    assert.equal(drops, dropsBefore + 1, 'the official server closed the stream mid-call');
+    assert.ok(getsWithLastEventId > gets, 'the client resumed with GET + Last-Event-ID');
+    assert.ok(logs.includes('before drop'));
+
+    const sid = transport.sessionId!;
+    await client.close();
+    for (let i = 0; i < 50 && streamable.get(sid) && !(await probeGone(sid)); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await probeGone(sid), true, 'DELETE ended the session on the official server');
+    requester?.close();
+  });
+
+  test(`mcpkit client falls back to the legacy HTTP+SSE transport of an official server after a 4xx (${via})`, async () => {
+    const requester = makeRequester();
+    const client = new Client({ name: 'mcpkit-interop', version: '1.0.0' });
+    const transport = new FallbackTransport(`${base}/legacy`, { requester });
+    await client.connect(transport);
+    assert.equal(transport.kind, 'sse');
+    const tools = await client.listAllTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['drop_then_answer', 'echo']);
+    const echo = await client.callTool({ name: 'echo', arguments: { message: 'legacy' } });
+    assert.deepEqual(echo.content, [{ type: 'text', text: 'legacy' }]);
+    await client.close();
+    requester?.close();
+  });
+}
