@@ -47,7 +47,9 @@ const HEAP_FLAG_MB = 10;
 /** Ratio pairs reported per transport: [numerator, denominator]. */
 const RATIO_PAIRS: readonly (readonly [string, string])[] = [
   ['mcpkit', 'raw'],
+  ['mcpkit-fetch', 'raw'],
   ['mcpkit', 'fetch'],
+  ['mcpkit', 'mcpkit-fetch'],
   ['official', 'raw'],
   ['official-v2', 'raw'],
   ['mcpkit', 'official'],
@@ -78,7 +80,7 @@ function argsFor(client: ClientKind, transport: ClientTransport, mode: 'json' | 
 /** The clients of a heap row: the stateless era only for those that speak it. */
 function heapClients(mode: (typeof HEAP_MODES)[number], names: readonly ClientKind[]): ClientKind[] {
   const clients = clientsFor(mode.transport, names);
-  return mode.era === '2026' ? clients.filter((c) => c === 'raw' || c === 'mcpkit') : clients;
+  return mode.era === '2026' ? clients.filter((c) => c === 'raw' || c === 'mcpkit' || c === 'mcpkit-fetch') : clients;
 }
 
 /** Runs `calls` calls in `p` and converts the reply; rejects with the process's error. */

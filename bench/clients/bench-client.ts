@@ -4,7 +4,7 @@
  * (`servers/bare-stdio.js` as its stdio child, or `servers/bare-http.js` through the HTTP
  * driver's process handling), connects with the chosen client, and then obeys commands.
  *
- * Command line: `--client=raw|fetch|mcpkit|official|official-v2 --transport=stdio|http
+ * Command line: `--client=raw|fetch|mcpkit|mcpkit-fetch|official|official-v2 --transport=stdio|http
  * [--mode=json|sse]`. `raw` is the benchmark's own raw JSON-RPC driver (`driver.ts`,
  * `http-driver.ts`: pre-serialized requests, id scanning), the ceiling a client is
  * measured against; the others call `tools/call echo` through their `Client` API, keeping
@@ -135,17 +135,27 @@ async function sdkHarness(connect: (server: { command: string; args: string[] } 
   };
 }
 
+/** mcpkit's Client; over HTTP with `nodeHttpRequester` (`mcpkit`) or with `fetch` (`mcpkit-fetch`). */
 async function mcpkitHarness(args: ClientArgs): Promise<Harness> {
   const { ALL_REVISIONS, Client } = await import('../../src/client/index.js');
   const { StdioClientTransport } = await import('../../src/stdio/index.js');
   const { StreamableHttpClientTransport } = await import('../../src/http/index.js');
-  return sdkHarness(async (server) => {
+  const { nodeHttpRequester } = await import('../../src/http/node.js');
+  const requester = args.client === 'mcpkit' && args.transport === 'http' ? nodeHttpRequester() : undefined;
+  const harness = await sdkHarness(async (server) => {
     const client = new Client({ name: 'mcpkit-bench-client', version: '1.0.0' }, args.era === '2026' ? { protocolVersions: ALL_REVISIONS } : {});
-    const transport = server instanceof URL ? new StreamableHttpClientTransport({ url: server }) : new StdioClientTransport({ command: server.command, args: server.args, cwd: ROOT });
+    const transport = server instanceof URL ? new StreamableHttpClientTransport({ url: server, requester }) : new StdioClientTransport({ command: server.command, args: server.args, cwd: ROOT });
     await client.connect(transport);
     if (args.era === '2026' && client.era !== 'stateless') throw new Error(`expected the stateless era, got ${String(client.era)}`);
     return client;
   }, args);
+  return {
+    run: harness.run,
+    close: async () => {
+      await harness.close();
+      requester?.close();
+    },
+  };
 }
 
 async function officialHarness(args: ClientArgs): Promise<Harness> {
@@ -175,6 +185,7 @@ const HARNESSES: Record<ClientArgs['client'], (args: ClientArgs) => Promise<Harn
   raw: rawHarness,
   fetch: fetchHarness,
   mcpkit: mcpkitHarness,
+  'mcpkit-fetch': mcpkitHarness,
   official: officialHarness,
   'official-v2': officialV2Harness,
 };

@@ -55,7 +55,7 @@ test('heapRow: slope in KB per 10k calls between the first and last checkpoints'
   assert.equal(heapRow([]).slopeKbPer10k, null);
 });
 
-test('clientsFor: the fetch floor runs over HTTP only', () => {
+test('clientsFor: the fetch floor and mcpkit over fetch run over HTTP only', () => {
   assert.deepEqual(clientsFor('stdio', CLIENT_KINDS), ['raw', 'mcpkit', 'official', 'official-v2']);
   assert.deepEqual(clientsFor('http', CLIENT_KINDS), CLIENT_KINDS);
 });

@@ -8,15 +8,17 @@
  * The clients the section compares; `raw` is the ceiling (the benchmark's own driver);
  * `fetch` (HTTP only) is the floor of every fetch-based client: a bare loop of `fetch`
  * POSTs with the session headers, each JSON answer parsed and checked, no MCP library.
+ * `mcpkit` over HTTP makes its requests with `nodeHttpRequester` (mcpkit/node);
+ * `mcpkit-fetch` (HTTP only) is the same client over `fetch`.
  */
-export type ClientKind = 'raw' | 'fetch' | 'mcpkit' | 'official' | 'official-v2';
+export type ClientKind = 'raw' | 'fetch' | 'mcpkit' | 'mcpkit-fetch' | 'official' | 'official-v2';
 
 /** Every {@link ClientKind}, in the section's base order (the baseline first). */
-export const CLIENT_KINDS: readonly ClientKind[] = ['raw', 'fetch', 'mcpkit', 'official', 'official-v2'];
+export const CLIENT_KINDS: readonly ClientKind[] = ['raw', 'fetch', 'mcpkit', 'mcpkit-fetch', 'official', 'official-v2'];
 
-/** The clients that run over `transport` (`fetch` is HTTP only). */
+/** The clients that run over `transport` (`fetch` and `mcpkit-fetch` are HTTP only). */
 export function clientsFor(transport: ClientTransport, kinds: readonly ClientKind[]): ClientKind[] {
-  return kinds.filter((k) => transport === 'http' || k !== 'fetch');
+  return kinds.filter((k) => transport === 'http' || (k !== 'fetch' && k !== 'mcpkit-fetch'));
 }
 
 /** How a client reaches the bare server: its stdio child, or Streamable HTTP. */
@@ -31,7 +33,7 @@ export interface ClientArgs {
   /**
    * `2025` (default): the 2025 era against the bare server. `2026`: the stateless era
    * (2026-07-28) against the minimal mcpkit HTTP server (the bare one does not speak it);
-   * HTTP only, and only for the clients that speak it (`raw`, `mcpkit`).
+   * HTTP only, and only for the clients that speak it (`raw`, `mcpkit`, `mcpkit-fetch`).
    */
   readonly era: '2025' | '2026';
 }
@@ -77,7 +79,7 @@ export function parseClientArgs(argv: readonly string[]): ClientArgs {
     else throw new Error(`bench client: bad argument ${JSON.stringify(arg)}`);
   }
   if (client === undefined || transport === undefined) throw new Error('bench client: --client and --transport are required');
-  if (era === '2026' && (transport !== 'http' || (client !== 'raw' && client !== 'mcpkit'))) throw new Error('bench client: --era=2026 is for the raw and mcpkit clients over HTTP');
+  if (era === '2026' && (transport !== 'http' || (client !== 'raw' && client !== 'mcpkit' && client !== 'mcpkit-fetch'))) throw new Error('bench client: --era=2026 is for the raw and mcpkit clients over HTTP');
   return { client, transport, mode, era };
 }
 
