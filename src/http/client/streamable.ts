@@ -136,6 +136,11 @@ class Exchange implements StreamCursor {
   controller: AbortController | undefined = undefined;
   /** Once every request is answered: how long the stream still has to end before it is dropped. */
   drain: AcceptDeadline | undefined = undefined;
+  /**
+   * True while its responses come on an SSE stream, which the server still has to end. A
+   * JSON body is read whole before its answers are delivered: nothing is left to drain.
+   */
+  streaming = false;
   constructor(ids: RequestId[]) {
     this.ids = new Set(ids);
   }
@@ -399,7 +404,7 @@ export class StreamableHttpClientTransport implements Transport {
   #responded(id: RequestId): void {
     const exchange = this.#outstanding.get(id);
     this.#answered(id);
-    if (exchange !== undefined && exchange.ids.size === 0 && exchange.controller !== undefined) {
+    if (exchange !== undefined && exchange.ids.size === 0 && exchange.streaming && exchange.controller !== undefined) {
       exchange.drain = new AcceptDeadline(exchange.controller, this.#acceptTimeoutMs, 'The end of an answered response stream');
     }
   }
@@ -487,6 +492,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   async #readPostStream(response: ClientResponse, controller: AbortController, exchange: Exchange | undefined): Promise<void> {
     const cursor: StreamCursor = exchange ?? { lastEventId: '', retryMs: undefined };
+    if (exchange !== undefined) exchange.streaming = true;
     await this.#readSse(response.body, controller.signal, cursor);
     this.#controllers.delete(controller);
     if (exchange === undefined || exchange.ids.size === 0) return;
@@ -520,6 +526,7 @@ export class StreamableHttpClientTransport implements Transport {
     const controller = new AbortController();
     this.#controllers.add(controller);
     exchange.controller = controller;
+    exchange.streaming = true;
     try {
       const sentSession = this.#sessionId;
       let response: ClientResponse;
