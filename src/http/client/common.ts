@@ -30,8 +30,11 @@ export interface HttpAuthorization {
 export interface RequesterInit {
   /** The method, upper case (`GET`, `POST`, `DELETE`). */
   readonly method: string;
-  /** Every header to send (the requester adds `Host`, and `Content-Length` for a body). */
-  readonly headers: Headers;
+  /**
+   * Every header to send (the requester adds `Host`, and `Content-Length` for a body): a
+   * `Headers`, or a lighter {@link HeaderList} the transport built for a requester.
+   */
+  readonly headers: HeaderList;
   /** The body: the transports send JSON text only. Sent as UTF-8. */
   readonly body?: string | undefined;
   /** Aborts the request, or the reading of its body. */
@@ -234,16 +237,61 @@ function baseFetch(injected: typeof fetch | undefined): typeof fetch {
  * Builds the headers of one request: `requestInit.headers`, then the custom headers on top.
  * Synchronous when the custom headers are a record; awaits the function otherwise.
  */
-export function baseHeaders(init: RequestInit | undefined, custom: HeadersInput | undefined): Headers | Promise<Headers> {
+export function baseHeaders(init: RequestInit | undefined, custom: HeadersInput | undefined, plain = false): HeaderBag | Promise<HeaderBag> {
   if (typeof custom === 'function') {
-    return Promise.resolve(custom()).then((extra) => applyHeaders(new Headers(init?.headers), extra));
+    return Promise.resolve(custom()).then((extra) => applyHeaders(emptyHeaders(init, plain), extra));
   }
-  return applyHeaders(new Headers(init?.headers), custom);
+  return applyHeaders(emptyHeaders(init, plain), custom);
 }
 
-function applyHeaders(headers: Headers, extra: Record<string, string> | undefined): Headers {
+function emptyHeaders(init: RequestInit | undefined, plain: boolean): HeaderBag {
+  if (!plain) return new Headers(init?.headers);
+  const headers = new PlainHeaders();
+  if (init?.headers !== undefined) new Headers(init.headers).forEach((value, name) => headers.set(name, value));
+  return headers;
+}
+
+function applyHeaders(headers: HeaderBag, extra: Record<string, string> | undefined): HeaderBag {
   if (extra) for (const key of Object.keys(extra)) headers.set(key, extra[key]!);
   return headers;
+}
+
+/**
+ * Headers as the transports and requesters read them: a `Headers` is one. `get` matches
+ * names without regard to case and joins repeated fields with `, `; `forEach` hands out
+ * lower-case names.
+ */
+export interface HeaderList {
+  get(name: string): string | null;
+  forEach(callback: (value: string, name: string) => void): void;
+}
+
+/** The headers of a request being built: a `Headers`, or {@link PlainHeaders} for a requester. */
+export interface HeaderBag extends HeaderList {
+  set(name: string, value: string): void;
+}
+
+/**
+ * Request headers kept as plain strings, for a transport that hands them straight to an
+ * {@link HttpRequester} (no `auth` in between): no `Headers` object, whose every call goes
+ * through WebIDL conversion and validation, on a request's path. Names are stored lower
+ * case; `set` replaces. Nothing is validated here: the requester checks names and values
+ * before it sends (`nodeHttpRequester` refuses what is not a token, or holds CR, LF or NUL).
+ */
+export class PlainHeaders implements HeaderBag {
+  readonly #values = new Map<string, string>();
+
+  set(name: string, value: string): void {
+    this.#values.set(name.toLowerCase(), value);
+  }
+
+  get(name: string): string | null {
+    return this.#values.get(name.toLowerCase()) ?? null;
+  }
+
+  forEach(callback: (value: string, name: string) => void): void {
+    this.#values.forEach(callback);
+  }
 }
 
 /**
@@ -256,7 +304,8 @@ export interface ClientResponse {
   readonly status: number;
   readonly statusText: string;
   readonly ok: boolean;
-  readonly headers: Headers;
+  /** A fetch `Response`'s `Headers`, or a requester's own {@link HeaderList}. */
+  readonly headers: HeaderList;
   readonly body: ChunkSource | null;
   readonly bodyUsed: boolean;
   /** `'opaqueredirect'` when a fetch hid a redirect; anything else is read as a plain response. */

@@ -24,12 +24,29 @@
  * With `options.requester` instead of a fetch, the requester makes the requests (it never
  * follows redirects itself; with `auth` it is adapted to a fetch, see requester-fetch.ts).
  */
-import { discardBody, resolveFetch, type ClientResponse, type HttpClientCommonOptions } from './common.js';
+import { discardBody, resolveFetch, type ClientResponse, type HeaderBag, type HttpClientCommonOptions } from './common.js';
 import { RedirectRefusedError } from './errors.js';
 import { requesterAsFetch, requesterCall } from './requester-fetch.js';
 
+/**
+ * One request as a transport makes it: a `RequestInit` whose headers are a `Headers` when a
+ * fetch makes the request, or {@link PlainHeaders} when a requester is called directly (see
+ * {@link plainHeaders}).
+ */
+export interface TransportInit extends Omit<RequestInit, 'headers'> {
+  headers: HeaderBag;
+}
+
 /** How a transport fetches: an absolute URL and the full request init. */
-export type TransportFetch = (url: URL, init: RequestInit) => Promise<ClientResponse>;
+export type TransportFetch = (url: URL, init: TransportInit) => Promise<ClientResponse>;
+
+/**
+ * True when the transport's requests go straight to `options.requester` (no `auth` to wrap
+ * a fetch around it): their headers may then be built as `PlainHeaders` instead of `Headers`.
+ */
+export function plainHeaders(options: HttpClientCommonOptions): boolean {
+  return options.requester !== undefined && options.auth === undefined;
+}
 
 /** Default of {@link HttpClientCommonOptions.maxRedirects}. */
 export const DEFAULT_MAX_REDIRECTS = 5;
@@ -56,16 +73,18 @@ export function transportFetch(options: HttpClientCommonOptions): TransportFetch
     if (typeof requester !== 'function') throw new TypeError('options.requester must be a function (url, init) => Promise<ClientResponse>, such as nodeHttpRequester() from mcpkit/node');
     if (options.auth) {
       const authorized = options.auth.wrapFetch(requesterAsFetch(requester));
-      inner = (url, init) => authorized(url, { ...init, redirect: 'manual' });
+      // with auth the headers are a Headers (plainHeaders is false)
+      inner = (url, init) => authorized(url, { ...(init as RequestInit), redirect: 'manual' });
     } else inner = (url, init) => requesterCall(requester, url, init);
   } else {
     const fetch = resolveFetch(options.fetch, options.auth);
-    inner = (url, init) => fetch(url, { ...init, redirect: 'manual' });
+    // a fetch gets a Headers (plainHeaders is false without a requester)
+    inner = (url, init) => fetch(url, { ...(init as RequestInit), redirect: 'manual' });
   }
   return (url, init) => follow(inner, max, url, init);
 }
 
-async function follow(inner: TransportFetch, max: number, url: URL, init: RequestInit): Promise<ClientResponse> {
+async function follow(inner: TransportFetch, max: number, url: URL, init: TransportInit): Promise<ClientResponse> {
   const method = (init.method ?? 'GET').toUpperCase();
   let current = url;
   for (let hops = 0; ; hops++) {

@@ -11,7 +11,8 @@
  * without `auth` never pay it. Runtime-neutral: web `Headers`, `Response` and
  * `ReadableStream` only.
  */
-import type { ClientResponse, HttpRequester, RequesterInit } from './common.js';
+import { PlainHeaders, type ClientResponse, type HttpRequester, type RequesterInit } from './common.js';
+import type { TransportInit } from './redirects.js';
 
 /** The statuses whose `Response` can have no body (the constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -21,20 +22,20 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
  * (kept when they already are a `Headers`), body (a string; anything else is a TypeError)
  * and signal. Other `RequestInit` fields mean nothing to a requester.
  */
-export function requesterInit(init: RequestInit | undefined): RequesterInit {
+export function requesterInit(init: RequestInit | TransportInit | undefined): RequesterInit {
   const body = init?.body;
   if (body !== undefined && body !== null && typeof body !== 'string') throw new TypeError('A requester sends string bodies only');
   const headers = init?.headers;
   return {
     method: (init?.method ?? 'GET').toUpperCase(),
-    headers: headers instanceof Headers ? headers : new Headers(headers),
+    headers: headers instanceof Headers || headers instanceof PlainHeaders ? headers : new Headers(headers as HeadersInit | undefined),
     body: body ?? undefined,
     signal: init?.signal ?? undefined,
   };
 }
 
 /** Calls `requester` for a transport's request (see {@link requesterInit}). */
-export function requesterCall(requester: HttpRequester, url: URL, init: RequestInit): Promise<ClientResponse> {
+export function requesterCall(requester: HttpRequester, url: URL, init: TransportInit): Promise<ClientResponse> {
   let converted: RequesterInit;
   try {
     converted = requesterInit(init);
@@ -83,5 +84,7 @@ function asResponse(answer: ClientResponse): Response {
   } else if (source !== null) {
     source.cancel().catch(() => {});
   }
-  return new Response(body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+  const headers = new Headers();
+  answer.headers.forEach((value, name) => headers.append(name, value));
+  return new Response(body, { status: answer.status, statusText: answer.statusText, headers });
 }

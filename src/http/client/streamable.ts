@@ -86,11 +86,12 @@ import {
   reconnectPolicy,
   type ChunkSource,
   type ClientResponse,
+  type HeaderBag,
   type HttpClientCommonOptions,
   type ReconnectOptions,
   type ReconnectPolicy,
 } from './common.js';
-import { transportFetch, type TransportFetch } from './redirects.js';
+import { plainHeaders, transportFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
 import { StatelessRequestHeaders } from './stateless/headers.js';
 
@@ -162,6 +163,8 @@ interface Outgoing {
 export class StreamableHttpClientTransport implements Transport {
   readonly #url: URL;
   readonly #fetch: TransportFetch;
+  /** Request headers are built as PlainHeaders (a requester without auth; see redirects.ts). */
+  readonly #plainHeaders: boolean;
   readonly #options: StreamableHttpClientTransportOptions;
   readonly #policy: ReconnectPolicy;
   readonly #maxChars: number;
@@ -188,6 +191,7 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#url = new URL(options.url);
     this.#fetch = transportFetch(options);
+    this.#plainHeaders = plainHeaders(options);
     this.#options = options;
     this.#policy = reconnectPolicy(options.reconnect);
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
@@ -311,7 +315,7 @@ export class StreamableHttpClientTransport implements Transport {
       try {
         await previous;
         if (this.#closed) throw closedError();
-        const headers = await baseHeaders(this.#options.requestInit, this.#options.headers);
+        const headers = await baseHeaders(this.#options.requestInit, this.#options.headers, this.#plainHeaders);
         if (this.#closed) throw closedError();
         headers.set('content-type', 'application/json');
         headers.set('accept', ACCEPT_BOTH);
@@ -561,8 +565,8 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** Headers of a GET: custom headers, Accept, session, version and `Last-Event-ID`. */
-  async #getHeaders(lastEventId: string): Promise<Headers> {
-    const headers = await baseHeaders(this.#options.requestInit, this.#options.headers);
+  async #getHeaders(lastEventId: string): Promise<HeaderBag> {
+    const headers = await baseHeaders(this.#options.requestInit, this.#options.headers, this.#plainHeaders);
     headers.set('accept', ACCEPT_SSE);
     if (this.#sessionId !== undefined) headers.set('mcp-session-id', this.#sessionId);
     if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
@@ -759,7 +763,7 @@ export class StreamableHttpClientTransport implements Transport {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(closedError('The DELETE of the session timed out')), this.#options.closeTimeoutMs ?? 3000);
     try {
-      const headers = await baseHeaders(this.#options.requestInit, this.#options.headers);
+      const headers = await baseHeaders(this.#options.requestInit, this.#options.headers, this.#plainHeaders);
       headers.set('mcp-session-id', sessionId);
       if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
       const response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'DELETE', headers, signal: controller.signal });

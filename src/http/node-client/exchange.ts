@@ -9,7 +9,7 @@
  * signal, is added at dispatch and removed as soon as the exchange is over (body ended,
  * failed or cancelled), so a long-lived signal gathers nothing.
  */
-import type { ChunkSource, ClientResponse } from '../client/common.js';
+import type { ChunkSource, ClientResponse, HeaderList } from '../client/common.js';
 import { ResponseBody, type BodyControl } from './body.js';
 import type { ResponseSink } from './response-parser.js';
 
@@ -26,17 +26,52 @@ export interface ExchangeQueue {
   dequeue(exchange: Exchange): void;
 }
 
+/**
+ * The header fields of a response as the parser found them (names lower case, in order):
+ * read where they are, without building a `Headers`. `get` joins repeated fields with
+ * `, ` (as `Headers.get` does); `forEach` gives each field once, repeated ones joined.
+ */
+export class ResponseHeaders implements HeaderList {
+  /** Names and values, alternating. */
+  readonly #list: readonly string[];
+
+  constructor(list: readonly string[]) {
+    this.#list = list;
+  }
+
+  get(name: string): string | null {
+    const key = name.toLowerCase();
+    const list = this.#list;
+    let found: string | null = null;
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] === key) found = found === null ? list[i + 1]! : found + ', ' + list[i + 1]!;
+    }
+    return found;
+  }
+
+  forEach(callback: (value: string, name: string) => void): void {
+    const list = this.#list;
+    const seen = new Set<string>();
+    for (let i = 0; i < list.length; i += 2) {
+      const name = list[i]!;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      callback(this.get(name)!, name);
+    }
+  }
+}
+
 /** A response of the Node requester: see `ClientResponse`. */
 export class NodeResponse implements ClientResponse {
   readonly status: number;
   readonly statusText: string;
-  readonly headers: Headers;
+  readonly headers: ResponseHeaders;
   readonly #body: ResponseBody;
   readonly #url: URL;
   readonly type = 'default';
   readonly redirected = false;
 
-  constructor(status: number, statusText: string, headers: Headers, body: ResponseBody, url: URL) {
+  constructor(status: number, statusText: string, headers: ResponseHeaders, body: ResponseBody, url: URL) {
     this.status = status;
     this.statusText = statusText;
     this.headers = headers;
@@ -105,11 +140,9 @@ export class Exchange implements ResponseSink, BodyControl {
   }
 
   head(status: number, statusText: string, list: string[]): void {
-    const headers = new Headers();
-    for (let i = 0; i < list.length; i += 2) headers.append(list[i]!, list[i + 1]!);
     const body = new ResponseBody(this);
     this.#body = body;
-    this.#resolve(new NodeResponse(status, statusText, headers, body, this.url));
+    this.#resolve(new NodeResponse(status, statusText, new ResponseHeaders(list), body, this.url));
   }
 
   chunk(data: Buffer): void {
