@@ -1,6 +1,12 @@
 /**
  * Public-surface checks: runtime-neutral entry points never pull in `node:*` modules, and
  * the core entry point (`mcpkit`) has no runtime dependency at all.
+ *
+ * Design note: the checks read what ships, the bundled dist/ (scripts/build.mjs): an entry
+ * point's file and every chunk it loads, statically or by `import()`, followed through their
+ * relative imports; a module of src/ is checked through every entry point whose bundle holds
+ * it. (test/packaging/layering.test.ts checks the import direction on the sources, which the
+ * bundle only concatenates.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,7 +40,8 @@ function graph(entry: string): { files: string[]; bare: Map<string, string> } {
   return { files, bare };
 }
 
-const NEUTRAL = ['index.js', 'server/index.js', 'client/index.js', 'schema/index.js', 'http/index.js', 'framing/ndjson.js', 'framing/sse.js'];
+/** The runtime-neutral entry points (the framing codecs are in their bundles: the core's, the transports'). */
+const NEUTRAL = ['index.js', 'server/index.js', 'client/index.js', 'schema/index.js', 'http/index.js'];
 
 for (const entry of NEUTRAL) {
   test(`${entry} imports no node:* or Node built-in module`, () => {
