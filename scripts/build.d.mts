@@ -21,6 +21,8 @@ export interface Project {
 export declare const PROJECTS: { readonly library: Project; readonly test: Project };
 /** Entry points of the library bundle beyond package.json's exports, relative to src/. */
 export declare const EXTRA_ENTRIES: readonly string[];
+/** The core entry point's source, relative to the root; every entry point's bundle carries it. */
+export declare const CORE_ENTRY: string;
 /** The folder of dist/ holding the chunks shared between entry points. */
 export declare const CHUNKS_DIR: string;
 /** The library bundle's entry points, as sorted source paths relative to `src/`; throws on an export without a source. */

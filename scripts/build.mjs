@@ -64,6 +64,9 @@ export const PROJECTS = {
  */
 export const EXTRA_ENTRIES = ['cli/main.ts', 'cli/serve/generation.ts'];
 
+/** The core entry point's source (the `mcpkit` export), which every entry point's bundle carries. */
+export const CORE_ENTRY = 'src/index.ts';
+
 /** The folder of dist/ that holds the chunks shared between entry points. */
 export const CHUNKS_DIR = 'chunks';
 
@@ -108,6 +111,14 @@ export async function bundle(root) {
     target: 'node20',
     // ajv, ajv-formats and the optional peers are the user's installs: imported, not copied
     packages: 'external',
+    // Every entry point carries the core (the `mcpkit` entry: JSON-RPC, types, framing,
+    // transport, session, protocol), so the core is one shared chunk. Without it esbuild cuts
+    // the core into a chunk per distinct set of entry points that use each part, and a
+    // minimal server loads some twenty files instead of about a dozen, each costing the
+    // loader as much as a whole module did. (inject also lets the core's exports stand in for
+    // undeclared globals of the same name; no library module uses such a global:
+    // test/packaging/bundle.test.ts checks.)
+    inject: [CORE_ENTRY],
     tsconfig: 'tsconfig.json',
     // readable output: users debug it, and names show in errors (`keepNames` keeps a class's
     // `name` when two modules' top-level names collide in one chunk)

@@ -9,6 +9,8 @@
  *   exists from where that code now sits (a module's code may be in a chunk at another depth
  *   than its source: code that finds the library's files goes through src/cli/library-root.ts
  *   or walks up to package.json instead).
+ * - the build injects the core into every entry point (one core chunk); no library module
+ *   uses a global of the same name as a value the core exports, which inject would replace.
  * The node:-free entry points are checked on the bundle by entry-points.test.ts.
  */
 import { test } from 'node:test';
@@ -88,4 +90,33 @@ test('every `new URL(<relative>, import.meta.url)` in the bundle names a file th
     }
   }
   assert.deepEqual(problems, []);
+});
+
+test('no library module uses a global named like a value the core exports (the build injects the core, whose exports would stand in for it)', async () => {
+  const ts = (await import('typescript')).default;
+  const names = new Set(Object.keys(await import('mcpkit')));
+  const config = ts.getParsedCommandLineOfConfigFile(join(REPO_ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  assert.ok(config !== undefined, 'tsconfig.json could not be read');
+  const program = ts.createProgram(config.fileNames, { ...config.options, noEmit: true });
+  const checker = program.getTypeChecker();
+  const src = join(REPO_ROOT, 'src') + sep;
+  const problems: string[] = [];
+  let seen = 0;
+  for (const file of program.getSourceFiles()) {
+    if (file.isDeclarationFile || !file.fileName.split('/').join(sep).startsWith(src)) continue;
+    const visit = (node: import('typescript').Node): void => {
+      if (ts.isIdentifier(node) && names.has(node.text)) {
+        seen++;
+        // a global: declared only in declaration files outside src/ (the lib files, @types/node), not imported
+        const declarations = checker.getSymbolAtLocation(node)?.declarations ?? [];
+        if (declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile && !d.getSourceFile().fileName.split('/').join(sep).startsWith(src))) {
+          problems.push(`${relative(REPO_ROOT, file.fileName)} uses the global ${node.text}`);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+  }
+  assert.ok(seen > 100, `only ${seen} uses of the core's names found: is the check still looking?`);
+  assert.deepEqual(problems, [], 'rename the export, or drop `inject` in scripts/build.mjs');
 });

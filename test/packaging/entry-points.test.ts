@@ -55,7 +55,8 @@ for (const entry of NEUTRAL) {
 
 test('the core entry point has no runtime dependency', () => {
   const { bare, files } = graph('index.js');
-  assert.ok(files.length > 5);
+  // sanity: the walk reached past the entry file into the core's chunk
+  assert.ok(files.length >= 2, `only ${files.length} file(s) reached from index.js`);
   assert.deepEqual([...bare.keys()], [], 'the core imports packages');
 });
 
