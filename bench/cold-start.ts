@@ -5,6 +5,11 @@
  * features: `servers/mcpkit-minimal-*.ts`), the official SDK v1 and the official v2 SDK;
  * and how long importing mcpkit's entry points takes in a fresh process.
  *
+ * What is measured is what ships: the minimal servers import mcpkit by its package name
+ * (`mcpkit/server`, ...), which resolves through package.json's exports to the bundled
+ * dist/ (one file per entry point, shared chunks: docs/architecture.md), and the import
+ * times are those of dist/'s entry points. `npm run bench` builds dist/ first.
+ *
  * Design note: every trial spawns a fresh process. stdio: spawn → `initialize` response
  * (the stdio driver's own measure). HTTP: spawn → `LISTENING` line → `initialize` POST
  * answered → `notifications/initialized` accepted (the HTTP driver's session opening; the
@@ -25,7 +30,7 @@ import { formatNumber, formatRatio, formatTable, median } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
-/** The shipped library (the import times are those of the package's own files). */
+/** The shipped library, bundled (the import times are those of the package's own entry points). */
 const DIST = join(ROOT, 'dist');
 const RESULTS_FILE = join(ROOT, 'bench-results', 'cold-start.json');
 

@@ -10,14 +10,26 @@ export interface Project {
   readonly rootDir: string;
   /** The folder the outputs go to, relative to the root. */
   readonly outDir: string;
-  /** The endings of the outputs one source gives (`.js`, `.d.ts`, `.js.map`). */
+  /** The endings of the outputs the compiler emits per source (`.js`, `.d.ts`, `.js.map`). */
   readonly outputs: readonly string[];
   /** Whether the project compiles this `.ts` file (a root-relative, `/`-separated path). */
   readonly compiles: (source: string) => boolean;
+  /** Whether esbuild bundles the project's JavaScript (then the compiler emits declarations only). */
+  readonly bundled: boolean;
 }
 /** The library (tsconfig.json → dist/) and the tests (tsconfig.test.json → build/). */
 export declare const PROJECTS: { readonly library: Project; readonly test: Project };
-/** Builds the named projects in the order given (the library before the tests); throws when the compiler reports errors. */
-export declare function build(names: readonly string[]): void;
-/** Removes the outputs under `project.outDir` that no compiled source accounts for; returns them. */
-export declare function prune(root: string, project: Project): string[];
+/** Entry points of the library bundle beyond package.json's exports, relative to src/. */
+export declare const EXTRA_ENTRIES: readonly string[];
+/** The core entry point's source, relative to the root; every entry point's bundle carries it. */
+export declare const CORE_ENTRY: string;
+/** The folder of dist/ holding the chunks shared between entry points. */
+export declare const CHUNKS_DIR: string;
+/** The library bundle's entry points, as sorted source paths relative to `src/`; throws on an export without a source. */
+export declare function libraryEntries(root: string): string[];
+/** Bundles the library's JavaScript into `root`/dist; resolves with the files written, relative to `root`. */
+export declare function bundle(root: string): Promise<string[]>;
+/** Builds the named projects in the order given (the library before the tests); rejects when the compiler or the bundler reports errors. */
+export declare function build(names: readonly string[]): Promise<void>;
+/** Removes the outputs under `project.outDir` that no compiled source, build info or `bundled` file accounts for; returns them. */
+export declare function prune(root: string, project: Project, bundled?: readonly string[]): string[];

@@ -1,15 +1,27 @@
-// Compiles the TypeScript projects: `library` (tsconfig.json: src/ without its tests, to
+// Builds the TypeScript projects: `library` (tsconfig.json: src/ without its tests, to
 // dist/, what the package ships and bin/mcpkit.js runs) and `test` (tsconfig.test.json:
 // src/ with its tests, test/, bench/, conformance/ and examples/, to build/).
-// Both builds are incremental, and their build info lives in build/, outside the output
-// folder of the library: when an output folder is gone, its build info is removed first, so
-// the compiler emits everything again instead of trusting the stale record. After each
-// build, outputs no source accounts for any more (a file moved or deleted, a test file, a
-// source map of an older layout) are removed, so dist/ is exactly what the package ships.
+//
+// The library's declarations come from the compiler (tsc type-checks src/ and emits only
+// the .d.ts files, one per source); its JavaScript comes from esbuild: one bundle per entry
+// point (every export of package.json, the CLI bin/mcpkit.js imports, and the script
+// `mcpkit dev` starts) at the path the export names, with the code two or more entry points
+// share split into dist/chunks/ (so a class is one class whichever entry point it is
+// imported from) and each `import()` inside the library a lazily loaded chunk. Loading a
+// handful of files instead of one per source is what keeps cold start near a bare Node
+// server. Packages (ajv, the optional peers) and Node built-ins stay imports; the code is
+// not minified and keeps its names.
+//
+// Both compiler builds are incremental, and their build info lives in build/, outside the
+// output folder of the library: when an output folder is gone, its build info is removed
+// first, so the compiler emits everything again instead of trusting the stale record. After
+// each build, outputs no source accounts for any more (a file moved or deleted, a test file,
+// a source map or a chunk of an older build) are removed, so dist/ is exactly what the
+// package ships.
 //
 // Usage: node scripts/build.mjs [library] [test]   (no argument: library only)
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,18 +30,20 @@ const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /**
  * Each project (as its tsconfig says): the tsconfig, a file its build always emits, its build
- * info, its rootDir and outDir, the kinds of output it emits per source, and which `.ts`
- * files under rootDir it compiles.
+ * info, its rootDir and outDir, the kinds of output the compiler emits per source, which
+ * `.ts` files under rootDir it compiles, and whether esbuild bundles its JavaScript
+ * ({@link bundle}).
  */
 export const PROJECTS = {
   library: {
     config: 'tsconfig.json',
-    emits: 'dist/index.js',
+    emits: 'dist/index.d.ts',
     buildInfo: 'build/library.tsbuildinfo',
     rootDir: 'src',
     outDir: 'dist',
-    outputs: ['.d.ts', '.js'],
+    outputs: ['.d.ts'],
     compiles: (source) => !source.endsWith('.test.ts'),
+    bundled: true,
   },
   test: {
     config: 'tsconfig.test.json',
@@ -39,16 +53,94 @@ export const PROJECTS = {
     outDir: 'build',
     outputs: ['.js.map', '.js'],
     compiles: (source) => /^(src|test|bench|conformance|examples)\//.test(source) && source !== 'examples/third-party-auth-server.ts',
+    bundled: false,
   },
 };
 
 /**
- * Removes the files under `project.outDir` (relative to `root`) that no source it compiles
- * accounts for, and the folders that leaves empty; every project's build info stays.
- * Returns the removed files, relative to `root`, `/`-separated.
+ * Entry points of the library bundle beyond package.json's `exports`, relative to `src/`:
+ * the CLI that bin/mcpkit.js imports, and the script `mcpkit dev` starts as a child process
+ * (src/cli/serve/dev-command.ts finds it through src/cli/library-root.ts).
  */
-export function prune(root, project) {
-  const keep = new Set(Object.values(PROJECTS).map((p) => join(root, p.buildInfo)));
+export const EXTRA_ENTRIES = ['cli/main.ts', 'cli/serve/generation.ts'];
+
+/** The core entry point's source (the `mcpkit` export), which every entry point's bundle carries. */
+export const CORE_ENTRY = 'src/index.ts';
+
+/** The folder of dist/ that holds the chunks shared between entry points. */
+export const CHUNKS_DIR = 'chunks';
+
+/**
+ * The library bundle's entry points, as source paths relative to `src/` (`server/index.ts`),
+ * sorted: the `import` target of every export in `root`'s package.json (`./dist/X.js` is built
+ * from `src/X.ts`, at the same path) and {@link EXTRA_ENTRIES}. Throws when an export does not
+ * name a `./dist/*.js` file with a source, since the package would then ship a broken export.
+ */
+export function libraryEntries(root) {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const entries = Object.entries(manifest.exports ?? {}).map(([name, target]) => {
+    const built = typeof target === 'string' ? target : target?.import;
+    const match = typeof built === 'string' ? /^\.\/dist\/(.+)\.js$/.exec(built) : null;
+    if (match === null) throw new Error(`package.json export ${JSON.stringify(name)} has no "import" of the form ./dist/<path>.js; point it at the built file of a module in src/`);
+    const source = `${match[1]}.ts`;
+    if (!existsSync(join(root, 'src', source))) throw new Error(`package.json export ${JSON.stringify(name)} names ${built}, but src/${source} does not exist; fix the export or add the module`);
+    return source;
+  });
+  return [...new Set([...entries, ...EXTRA_ENTRIES])].sort();
+}
+
+/**
+ * Bundles the library's JavaScript into `root`/dist with esbuild (see the top of this file):
+ * each entry point of {@link libraryEntries} at `dist/<path>.js`, shared code in
+ * `dist/chunks/`. Resolves with every file written, relative to `root`, `/`-separated; throws
+ * when esbuild reports an error (it prints the errors itself).
+ */
+export async function bundle(root) {
+  const { build: esbuild } = await import('esbuild');
+  const result = await esbuild({
+    absWorkingDir: root,
+    entryPoints: libraryEntries(root).map((entry) => `src/${entry}`),
+    outbase: 'src',
+    outdir: 'dist',
+    entryNames: '[dir]/[name]',
+    chunkNames: `${CHUNKS_DIR}/[name]-[hash]`,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // ajv, ajv-formats and the optional peers are the user's installs: imported, not copied
+    packages: 'external',
+    // Every entry point carries the core (the `mcpkit` entry: JSON-RPC, types, framing,
+    // transport, session, protocol), so the core is one shared chunk. Without it esbuild cuts
+    // the core into a chunk per distinct set of entry points that use each part, and a
+    // minimal server loads some twenty files instead of about a dozen, each costing the
+    // loader as much as a whole module did. (inject also lets the core's exports stand in for
+    // undeclared globals of the same name; no library module uses such a global:
+    // test/packaging/bundle.test.ts checks.)
+    inject: [CORE_ENTRY],
+    tsconfig: 'tsconfig.json',
+    // readable output: users debug it, and names show in errors (`keepNames` keeps a class's
+    // `name` when two modules' top-level names collide in one chunk)
+    minify: false,
+    keepNames: true,
+    sourcemap: false,
+    legalComments: 'inline',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return Object.keys(result.metafile.outputs).map((file) => file.split('\\').join('/'));
+}
+
+/**
+ * Removes the files under `project.outDir` (relative to `root`) that no source it compiles
+ * accounts for, and the folders that leaves empty; every project's build info stays, and so
+ * do the files of `bundled` (the bundle just written, paths relative to `root`, `/`-separated:
+ * a bundled project's JavaScript is not one file per source). Returns the removed files,
+ * relative to `root`, `/`-separated.
+ */
+export function prune(root, project, bundled = []) {
+  const keep = new Set([...Object.values(PROJECTS).map((p) => join(root, p.buildInfo)), ...bundled.map((file) => join(root, file))]);
   const removed = [];
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
@@ -71,14 +163,18 @@ export function prune(root, project) {
   return removed;
 }
 
-/** Builds the named projects in the order given (the library before the tests); throws when the compiler reports errors. */
-export function build(names) {
+/**
+ * Builds the named projects in the order given (the library before the tests); rejects when
+ * the compiler or the bundler reports errors.
+ */
+export async function build(names) {
   for (const name of names) {
     const project = PROJECTS[name];
     if (project === undefined) throw new Error(`unknown project ${name} (known: ${Object.keys(PROJECTS).join(', ')})`);
     if (!existsSync(join(ROOT, project.emits))) rmSync(join(ROOT, project.buildInfo), { force: true });
     execFileSync(process.execPath, [TSC, '-p', project.config], { cwd: ROOT, stdio: 'inherit' });
-    const removed = prune(ROOT, project);
+    const bundled = project.bundled ? await bundle(ROOT) : [];
+    const removed = prune(ROOT, project, bundled);
     if (removed.length > 0) console.log(`build: removed ${removed.length} stale file(s) from ${project.outDir}/`);
   }
 }
@@ -86,9 +182,9 @@ export function build(names) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const names = process.argv.slice(2);
   try {
-    build(names.length === 0 ? ['library'] : ['library', 'test'].filter((n) => names.includes(n)).concat(names.filter((n) => !(n in PROJECTS))));
+    await build(names.length === 0 ? ['library'] : ['library', 'test'].filter((n) => names.includes(n)).concat(names.filter((n) => !(n in PROJECTS))));
   } catch (err) {
-    console.error(err.status === undefined ? `build: ${err.message}` : 'build: the compiler reported errors');
+    console.error(err.status !== undefined ? 'build: the compiler reported errors' : err.errors !== undefined ? 'build: the bundler reported errors' : `build: ${err.message}`);
     process.exit(1);
   }
 }

@@ -16,7 +16,7 @@ import { build } from './build.mjs';
 const env = { ...process.env, PATH: (process.env.PATH ?? '').split(delimiter).filter((p) => !p.endsWith(join('node_modules', '.bin'))).join(delimiter) };
 
 try {
-  build(['library', 'test']);
+  await build(['library', 'test']);
 } catch {
   console.error('test: the build failed');
   process.exit(1);

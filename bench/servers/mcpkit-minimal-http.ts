@@ -2,11 +2,12 @@
  * Cold-start comparison server: the minimal mcpkit application of `mcpkit-minimal-stdio.ts`
  * (one `echo` tool) behind `createStreamableHttpHandler()` and `serveNode()`, with the
  * handler's defaults except `responseMode` (`--mode=json|sse`). Start-up and exit follow
- * `http-harness.ts`.
+ * `http-harness.ts`. Like the stdio one, it imports mcpkit from the package (`mcpkit/server`,
+ * `mcpkit/http`, `mcpkit/node`: the bundled dist/).
  */
-import { McpServer } from '../../src/server/index.js';
-import { createStreamableHttpHandler } from '../../src/http/index.js';
-import { serveNode } from '../../src/http/node.js';
+import { McpServer } from 'mcpkit/server';
+import { createStreamableHttpHandler } from 'mcpkit/http';
+import { serveNode } from 'mcpkit/node';
 import { announce, BENCH_HOST, BENCH_PATH, parseServerArgs } from './http-harness.js';
 import { MINIMAL_ECHO_TOOL, echoText } from './minimal-echo.js';
 

@@ -16,8 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { serveArgsOrExit, type ServeArgs } from './args.js';
 import { localDependencies } from './dependencies.js';
 import type { GenerationMessage } from './generation.js';
@@ -26,6 +25,7 @@ import { onLines } from './lines.js';
 import { untilSignal } from './serve.js';
 import { StdioRelay, type RelayGeneration } from './stdio-relay.js';
 import { FileWatcher } from './watcher.js';
+import { libraryRoot } from '../library-root.js';
 
 /** `mcpkit dev --help`. */
 export const DEV_USAGE = `Usage: mcpkit dev FILE [--http [--port N]] [--export NAME]
@@ -44,8 +44,8 @@ client keeps its session; over HTTP each session is carried over the same way on
 next request (open SSE streams end and are resumed by the client). Server state kept
 in memory (subscriptions, log level, your own variables) starts afresh.
 
-Exit codes: 0 stopped (Ctrl-C, or stdin ended), 1 FILE does not exist or the port
-could not be bound, 2 wrong arguments.
+Exit codes: 0 stopped (Ctrl-C, or stdin ended), 1 FILE does not exist, the port
+could not be bound or mcpkit's own files are incomplete, 2 wrong arguments.
 
 Examples:
   mcpkit dev ./server.ts
@@ -58,7 +58,15 @@ export const DEFAULT_RETIRE_GRACE_MS = 30_000;
 /** How long a generation may take to load before it counts as failed, in ms. */
 export const DEFAULT_LOAD_TIMEOUT_MS = 60_000;
 
-const GENERATION_SCRIPT = fileURLToPath(new URL('./generation.js', import.meta.url));
+/**
+ * The script each generation runs (generation.ts, its own entry point in the bundled
+ * package), found from the library root since this module's code may sit in a shared chunk;
+ * `undefined` when the library's files cannot be found.
+ */
+function generationScript(): string | undefined {
+  const root = libraryRoot(import.meta.url);
+  return root === undefined ? undefined : join(root, 'cli', 'serve', 'generation.js');
+}
 
 interface Generation extends RelayGeneration, ProxyTarget {
   child: ChildProcess;
@@ -73,7 +81,12 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`mcpkit dev: ${args.file} does not exist\n`);
     return 1;
   }
-  return new DevSupervisor(args).start();
+  const script = generationScript();
+  if (script === undefined || !existsSync(script)) {
+    process.stderr.write(`mcpkit dev: mcpkit's own files are incomplete (cli/serve/generation.js is missing from its library folder); reinstall mcpkit, or run \`npm run build\` in a checkout\n`);
+    return 1;
+  }
+  return new DevSupervisor(args, script).start();
 }
 
 const log = (message: string): void => void process.stderr.write(`mcpkit dev: ${message}\n`);
@@ -82,6 +95,7 @@ const log = (message: string): void => void process.stderr.write(`mcpkit dev: ${
 class DevSupervisor {
   readonly #args: ServeArgs;
   readonly #file: string;
+  readonly #script: string;
   readonly #watcher: FileWatcher;
   readonly #relay: StdioRelay | undefined;
   readonly #proxy: DevHttpProxy | undefined;
@@ -92,9 +106,11 @@ class DevSupervisor {
   #stopping = false;
   readonly #all = new Set<Generation>();
 
-  constructor(args: ServeArgs) {
+  /** `script` is the generation script each generation runs ({@link generationScript}). */
+  constructor(args: ServeArgs, script: string) {
     this.#args = args;
     this.#file = resolve(args.file);
+    this.#script = script;
     this.#watcher = new FileWatcher(() => this.#reload('changed'));
     if (args.http) this.#proxy = new DevHttpProxy({ log });
     else this.#relay = new StdioRelay({ toClient: (line) => void process.stdout.write(`${line}\n`), log });
@@ -148,7 +164,7 @@ class DevSupervisor {
     if (reason === 'changed') log(`change seen, loading ${this.#args.file} again`);
     const id = ++this.#count;
     const mode = this.#proxy !== undefined ? 'http' : 'stdio';
-    const child = spawn(process.execPath, [...process.execArgv, GENERATION_SCRIPT, this.#file, mode, this.#args.exportName ?? ''], {
+    const child = spawn(process.execPath, [...process.execArgv, this.#script, this.#file, mode, this.#args.exportName ?? ''], {
       stdio: [mode === 'stdio' ? 'pipe' : 'ignore', 'pipe', 'inherit', 'ipc'],
     });
     const generation: Generation = {

@@ -12,9 +12,10 @@
  * (`process.features.typescript`, Node 22.18+ / 23.6+), Node's own type stripping is used;
  * otherwise loading fails with a message saying to install tsx.
  */
-import { extname, resolve } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { McpServer } from '../../server/server.js';
+import { libraryRoot } from '../library-root.js';
 
 /** Loading failed; `message` says why and is meant for the terminal (it may hold the module's own stack). */
 export class ServerLoadError extends Error {
@@ -113,5 +114,12 @@ export function describeError(err: unknown): string {
   return [...head, ...own.slice(0, MAX_FRAMES)].join('\n');
 }
 
-/** mcpkit's compiled code and its bin script: frames there are not the user's code. */
-const MCPKIT_DIRS = [new URL('../../', import.meta.url).pathname, new URL('../../../bin/', import.meta.url).pathname];
+/**
+ * mcpkit's compiled code (the library root) and its bin script beside it: frames there are
+ * not the user's code. As URL paths ending in `/`, the form ESM stack frames show; none when
+ * the library root cannot be found (frames are then filtered by the other rules only).
+ */
+const MCPKIT_DIRS: readonly string[] = (() => {
+  const root = libraryRoot(import.meta.url);
+  return root === undefined ? [] : [root, join(root, '..', 'bin')].map((dir) => pathToFileURL(dir).pathname.replace(/\/?$/, '/'));
+})();
