@@ -395,11 +395,24 @@ export interface TextBody {
 /** Reads a whole body as UTF-8 text, stopping (and cancelling the body) past `maxChars`. Never throws. */
 export async function readText(body: ChunkSource | null, maxChars: number, signal: AbortSignal): Promise<TextBody> {
   if (!body) return { text: '', truncated: false, end: 'end' };
-  const decoder = new TextDecoder('utf-8');
+  // A body that comes as one chunk (most JSON answers) is decoded once, by the shared
+  // decoder, which keeps no stream state; a streaming decoder is made only when a second
+  // chunk arrives (a character may be split between chunks) or the first is too long.
+  let first: Uint8Array | undefined;
+  let decoder: TextDecoder | undefined;
   let text = '';
   let truncated = false;
   const end = await pump(body, signal, (chunk) => {
-    text += decoder.decode(chunk, STREAM);
+    if (decoder !== undefined) text += decoder.decode(chunk, STREAM);
+    else if (first === undefined && chunk.length <= maxChars) {
+      // no more characters than bytes: within the bound, whatever it decodes to
+      first = chunk;
+      return true;
+    } else {
+      decoder = new TextDecoder('utf-8');
+      text = first === undefined ? decoder.decode(chunk, STREAM) : decoder.decode(first, STREAM) + decoder.decode(chunk, STREAM);
+      first = undefined;
+    }
     if (text.length > maxChars) {
       truncated = true;
       text = text.slice(0, maxChars);
@@ -407,11 +420,16 @@ export async function readText(body: ChunkSource | null, maxChars: number, signa
     }
     return true;
   });
-  if (!truncated) text += decoder.decode();
+  if (!truncated) {
+    if (first !== undefined) text = WHOLE.decode(first);
+    else if (decoder !== undefined) text += decoder.decode();
+  }
   return { text, truncated, end };
 }
 
 const STREAM: TextDecodeOptions = { stream: true };
+/** Decodes bodies that came whole (it keeps no stream state, so one serves every response). */
+const WHOLE = new TextDecoder('utf-8');
 
 /**
  * Cancellable waits. `sleep` resolves true after the delay (at most about 24.8 days, the
