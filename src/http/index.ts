@@ -20,6 +20,7 @@ export { StreamableHttpClientTransport, type StreamableHttpClientTransportOption
 export { SseClientTransport, type SseClientTransportOptions } from './client/legacy-sse.js';
 export { FallbackTransport, createClientTransport, connectClient, shouldFallBack, type FallbackTransportOptions, type ConnectClientOptions, type HttpTransportKind } from './client/fallback.js';
 export { HttpStatusError, RedirectRefusedError, SessionExpiredError, type RedirectRefusal } from './client/errors.js';
-export type { ChunkRead, ChunkReader, ChunkSource, ClientResponse, HeaderList, HeadersInput, HttpAuthorization, HttpClientCommonOptions, HttpRequester, ReconnectOptions, RequesterInit } from './client/common.js';
+export { toAbortSignal } from './client/common.js';
+export type { AbortWatch, ChunkRead, ChunkReader, ChunkSource, ClientResponse, HeaderList, HeadersInput, HttpAuthorization, HttpClientCommonOptions, HttpRequester, ReconnectOptions, RequesterInit } from './client/common.js';
 export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless/post.js';
 export { StatelessMessageInfo } from './server/stateless/exchange.js';

@@ -24,7 +24,7 @@
  * With `options.requester` instead of a fetch, the requester makes the requests (it never
  * follows redirects itself; with `auth` it is adapted to a fetch, see requester-fetch.ts).
  */
-import { discardBody, resolveFetch, type ClientResponse, type HeaderBag, type HttpClientCommonOptions } from './common.js';
+import { discardBody, resolveFetch, toAbortSignal, type AbortWatch, type ClientResponse, type HeaderBag, type HttpClientCommonOptions } from './common.js';
 import { RedirectRefusedError } from './errors.js';
 import { requesterAsFetch, requesterCall } from './requester-fetch.js';
 
@@ -33,8 +33,16 @@ import { requesterAsFetch, requesterCall } from './requester-fetch.js';
  * fetch makes the request, or {@link PlainHeaders} when a requester is called directly (see
  * {@link plainHeaders}).
  */
-export interface TransportInit extends Omit<RequestInit, 'headers'> {
+export interface TransportInit extends Omit<RequestInit, 'headers' | 'signal'> {
   headers: HeaderBag;
+  /** An `AbortSignal`, or an {@link Aborter} (a fetch then gets its `signal`). */
+  signal?: AbortWatch | null | undefined;
+}
+
+/** `init` as a fetch takes it: its headers are a `Headers` then (see {@link plainHeaders}), its signal a real one. */
+function fetchInit(init: TransportInit): RequestInit {
+  const signal = init.signal;
+  return { ...(init as RequestInit), signal: signal === undefined || signal === null ? signal : toAbortSignal(signal), redirect: 'manual' };
 }
 
 /** How a transport fetches: an absolute URL and the full request init. */
@@ -74,12 +82,12 @@ export function transportFetch(options: HttpClientCommonOptions): TransportFetch
     if (options.auth) {
       const authorized = options.auth.wrapFetch(requesterAsFetch(requester));
       // with auth the headers are a Headers (plainHeaders is false)
-      inner = (url, init) => authorized(url, { ...(init as RequestInit), redirect: 'manual' });
+      inner = (url, init) => authorized(url, fetchInit(init));
     } else inner = (url, init) => requesterCall(requester, url, init);
   } else {
     const fetch = resolveFetch(options.fetch, options.auth);
     // a fetch gets a Headers (plainHeaders is false without a requester)
-    inner = (url, init) => fetch(url, { ...(init as RequestInit), redirect: 'manual' });
+    inner = (url, init) => fetch(url, fetchInit(init));
   }
   return (url, init) => follow(inner, max, url, init);
 }

@@ -55,8 +55,9 @@
  *   transport forgets the id, calls `onSessionExpired`, reports a {@link SessionExpiredError}
  *   through `receiver.error` and closes (`receiver.closed` with that error). The owner then
  *   connects a new client with a new transport, which sends a fresh `initialize`.
- * - Resources: one AbortController per HTTP request in progress, dropped when it ends; the
- *   only listener ever added to a signal is on that request's own controller and is removed
+ * - Resources: one abort controller (an `Aborter`, common.ts) per HTTP request in
+ *   progress, dropped when it ends; the only listener ever added to a signal is on that
+ *   request's own controller and is removed
  *   when its body is done. The exchange of a POST points at the controller of the HTTP
  *   request reading its responses, so a cancellation (or the drain deadline) can abort it.
  *   `close()` aborts everything, cancels every wait, sends `DELETE` with the session id
@@ -84,6 +85,8 @@ import {
   pump,
   readText,
   reconnectPolicy,
+  Aborter,
+  type AbortWatch,
   type ChunkSource,
   type ClientResponse,
   type HeaderBag,
@@ -134,7 +137,7 @@ class Exchange implements StreamCursor {
   lastEventId = '';
   retryMs: number | undefined = undefined;
   /** The HTTP request reading this exchange's responses right now (the POST, then each resuming GET). */
-  controller: AbortController | undefined = undefined;
+  controller: Aborter | undefined = undefined;
   /** Once every request is answered: how long the stream still has to end before it is dropped. */
   drain: AcceptDeadline | undefined = undefined;
   /**
@@ -178,13 +181,13 @@ export class StreamableHttpClientTransport implements Transport {
   #closing: Promise<void> | undefined;
   /** Resolves when the previous send has been handed to fetch. */
   #tail: Promise<void> = Promise.resolve();
-  readonly #controllers = new Set<AbortController>();
+  readonly #controllers = new Set<Aborter>();
   readonly #outstanding = new Map<RequestId, Exchange>();
   readonly #waits = new Waits();
   /** Stateless-era request headers and the `x-mcp-header` annotations they come from. */
   readonly #statelessHeaders = new StatelessRequestHeaders();
   /** The POST of each stateless-era request in flight: cancelling it means aborting that POST. */
-  readonly #statelessPosts = new Map<RequestId, AbortController>();
+  readonly #statelessPosts = new Map<RequestId, Aborter>();
   #getStream: 'idle' | 'open' | 'unsupported' | 'failed' = 'idle';
 
   /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values, `maxRedirects` or `acceptTimeoutMs`. */
@@ -306,7 +309,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   async #post(previous: Promise<void>, dispatched: () => void, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
-    let controller: AbortController | undefined;
+    let controller: Aborter | undefined;
     /** Bounds a POST without requests (nothing else would). */
     let deadline: AcceptDeadline | undefined;
     try {
@@ -330,12 +333,12 @@ export class StreamableHttpClientTransport implements Transport {
         }
         // every request of this POST was cancelled before it went out: nothing to send or read
         if (exchange !== undefined && exchange.ids.size === 0) return;
-        controller = new AbortController();
+        controller = new Aborter();
         this.#controllers.add(controller);
         if (exchange !== undefined) exchange.controller = controller;
         else deadline = new AcceptDeadline(controller, this.#acceptTimeoutMs, `POST ${this.#url.href}`);
         if (out.stateless !== undefined && out.ids !== undefined) for (const id of out.ids) this.#statelessPosts.set(id, controller);
-        const pending = this.#fetch(this.#url, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller.signal });
+        const pending = this.#fetch(this.#url, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller });
         dispatched();
         response = await pending;
       } catch (err) {
@@ -349,7 +352,7 @@ export class StreamableHttpClientTransport implements Transport {
         throw this.#expire(sentSession, out.ids);
       }
       if (!response.ok) {
-        await this.#httpFailure(response, 'POST', controller.signal, exchange);
+        await this.#httpFailure(response, 'POST', controller, exchange);
         return;
       }
       if (out.initialize) this.#captureSession(response);
@@ -360,7 +363,7 @@ export class StreamableHttpClientTransport implements Transport {
       } else {
         const type = mediaType(response);
         if (type === 'text/event-stream') await this.#readPostStream(response, controller, exchange);
-        else if (type === 'application/json' && exchange !== undefined) await this.#readJson(response, controller.signal, exchange);
+        else if (type === 'application/json' && exchange !== undefined) await this.#readJson(response, controller, exchange);
         else {
           discardBody(response);
           if (exchange !== undefined && exchange.ids.size > 0) {
@@ -452,7 +455,7 @@ export class StreamableHttpClientTransport implements Transport {
    * are delivered; when some request stays unanswered (or the POST held none), throws an
    * {@link HttpStatusError} naming the status and the server's explanation.
    */
-  async #httpFailure(response: ClientResponse, method: string, signal: AbortSignal, exchange: Exchange | undefined): Promise<void> {
+  async #httpFailure(response: ClientResponse, method: string, signal: AbortWatch, exchange: Exchange | undefined): Promise<void> {
     const { text, end } = await readText(response.body, this.#maxErrorChars, signal);
     if (end === 'aborted' && this.#settledByCancel(exchange)) return;
     if (this.#closed) throw closedError();
@@ -478,7 +481,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** Reads the JSON answer of a POST that carried requests; fails the ones it does not answer. */
-  async #readJson(response: ClientResponse, signal: AbortSignal, exchange: Exchange): Promise<void> {
+  async #readJson(response: ClientResponse, signal: AbortWatch, exchange: Exchange): Promise<void> {
     const { text, truncated, end } = await readText(response.body, this.#maxChars, signal);
     if (end === 'aborted' && this.#settledByCancel(exchange)) return;
     if (this.#closed || end === 'aborted') throw closedError();
@@ -494,10 +497,10 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  async #readPostStream(response: ClientResponse, controller: AbortController, exchange: Exchange | undefined): Promise<void> {
+  async #readPostStream(response: ClientResponse, controller: Aborter, exchange: Exchange | undefined): Promise<void> {
     const cursor: StreamCursor = exchange ?? { lastEventId: '', retryMs: undefined };
     if (exchange !== undefined) exchange.streaming = true;
-    await this.#readSse(response.body, controller.signal, cursor);
+    await this.#readSse(response.body, controller, cursor);
     this.#controllers.delete(controller);
     if (exchange === undefined || exchange.ids.size === 0) return;
     if (this.#closed) throw closedError();
@@ -527,7 +530,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   async #resumeOnce(exchange: Exchange): Promise<'progress' | 'none' | 'unsupported'> {
-    const controller = new AbortController();
+    const controller = new Aborter();
     this.#controllers.add(controller);
     exchange.controller = controller;
     exchange.streaming = true;
@@ -537,7 +540,7 @@ export class StreamableHttpClientTransport implements Transport {
       try {
         const headers = await this.#getHeaders(exchange.lastEventId);
         if (this.#closed) throw closedError();
-        response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'GET', headers, signal: controller.signal });
+        response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'GET', headers, signal: controller });
       } catch (err) {
         if (this.#closed) throw closedError();
         if (this.#settledByCancel(exchange)) return 'none';
@@ -556,7 +559,7 @@ export class StreamableHttpClientTransport implements Transport {
         discardBody(response);
         return 'none';
       }
-      return (await this.#readSse(response.body, controller.signal, exchange)) ? 'progress' : 'none';
+      return (await this.#readSse(response.body, controller, exchange)) ? 'progress' : 'none';
     } finally {
       this.#controllers.delete(controller);
       if (exchange.controller === controller) exchange.controller = undefined;
@@ -578,7 +581,7 @@ export class StreamableHttpClientTransport implements Transport {
    * Reads one SSE body, delivering `message` events and tracking the event id and `retry`
    * in `cursor`. True when the stream brought something new (a message or a new event id).
    */
-  async #readSse(body: ChunkSource | null, signal: AbortSignal, cursor: StreamCursor): Promise<boolean> {
+  async #readSse(body: ChunkSource | null, signal: AbortWatch, cursor: StreamCursor): Promise<boolean> {
     if (!body) return false;
     let progress = false;
     const parser = new SseParser(
@@ -658,14 +661,14 @@ export class StreamableHttpClientTransport implements Transport {
     let failures = 0;
     let problem = '';
     while (!this.#closed) {
-      const controller = new AbortController();
+      const controller = new Aborter();
       this.#controllers.add(controller);
       let progress = false;
       try {
         const sentSession = this.#sessionId;
         const headers = await this.#getHeaders(cursor.lastEventId);
         if (this.#closed) return;
-        const response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'GET', headers, signal: controller.signal });
+        const response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'GET', headers, signal: controller });
         if (response.status === 405) {
           discardBody(response);
           this.#getStream = 'unsupported';
@@ -677,7 +680,7 @@ export class StreamableHttpClientTransport implements Transport {
           return;
         }
         if (response.ok && mediaType(response) === 'text/event-stream') {
-          progress = await this.#readSse(response.body, controller.signal, cursor);
+          progress = await this.#readSse(response.body, controller, cursor);
           problem = 'the stream ended without new events';
         } else {
           discardBody(response);

@@ -9,7 +9,7 @@
  * signal, is added at dispatch and removed as soon as the exchange is over (body ended,
  * failed or cancelled), so a long-lived signal gathers nothing.
  */
-import type { ChunkSource, ClientResponse, HeaderList } from '../client/common.js';
+import type { AbortWatch, ChunkSource, ClientResponse, HeaderList } from '../client/common.js';
 import { ResponseBody, type BodyControl } from './body.js';
 import type { ResponseSink } from './response-parser.js';
 
@@ -102,7 +102,7 @@ export class Exchange implements ResponseSink, BodyControl {
   readonly method: string;
   /** The whole request (head and body), written in one go. */
   readonly payload: string | Buffer;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortWatch | undefined;
   readonly #resolve: (response: ClientResponse) => void;
   readonly #reject: (reason: unknown) => void;
   /** The connection carrying it, once it has one. */
@@ -121,7 +121,7 @@ export class Exchange implements ResponseSink, BodyControl {
   retried = false;
   #onAbort: (() => void) | undefined;
 
-  constructor(url: URL, method: string, payload: string | Buffer, signal: AbortSignal | undefined, resolve: (response: ClientResponse) => void, reject: (reason: unknown) => void) {
+  constructor(url: URL, method: string, payload: string | Buffer, signal: AbortWatch | undefined, resolve: (response: ClientResponse) => void, reject: (reason: unknown) => void) {
     this.url = url;
     this.method = method;
     this.payload = payload;
