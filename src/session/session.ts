@@ -89,7 +89,8 @@ export interface Progress {
 }
 
 class PendingRequest {
-  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** When the request times out (`Date.now()` ms); Infinity without a timeout. */
+  deadline = Infinity;
   abortListener: (() => void) | undefined = undefined;
   constructor(
     readonly session: Session,
@@ -104,8 +105,15 @@ class PendingRequest {
   ) {}
 }
 
-function onTimer(entry: PendingRequest): void {
-  entry.session._expire(entry);
+/** The longest delay a timer holds (2^31 - 1 ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 0x7fffffff;
+
+/** A timer as `setTimeout` returns it: Node's can be unref'd and ref'd, a browser's is a number. */
+type SessionTimer = ReturnType<typeof setTimeout> & { ref?: () => unknown; unref?: () => unknown };
+
+/** The session timer's callback (a module function: no closure per session). */
+function onSessionTimer(session: Session): void {
+  session._timerFired();
 }
 
 const noop = () => {};
@@ -120,6 +128,17 @@ export class Session {
   readonly #maxInFlight: number;
   /** Outgoing requests awaiting their response; created by the first one (a server rarely sends any). */
   #pending: Map<RequestId, PendingRequest> | undefined = undefined;
+  /**
+   * One timer for every outgoing request's timeout (not one per request: setting and
+   * clearing a timer per call was a tenth of a client's time over stdio). It is armed for
+   * {@link Session.#timerAt}, at or before the earliest deadline; when it fires, requests past
+   * their deadline expire and it is armed again for the earliest left. While no request is
+   * pending it stays armed but unref'd (it holds no process open), so a client making one
+   * call after another keeps one timer; where timers cannot be unref'd it is cleared.
+   */
+  #timer: SessionTimer | undefined = undefined;
+  #timerAt = Infinity;
+  #timerHeld = false;
   /** In-flight incoming requests by id (an IdTable: no Map churn per request, see id-table.ts). */
   readonly #incoming = new IdTable<RequestContext>();
   #nextId = 0;
@@ -223,8 +242,8 @@ export class Session {
         entry.abortListener = () => this.#cancelOutgoing(entry, new LocalError('cancelled', `Request ${method} was cancelled`, { cause: signal.reason }), signal.reason);
         signal.addEventListener('abort', entry.abortListener, { once: true });
       }
-      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) entry.timer = setTimeout(onTimer, Math.min(timeoutMs, entry.maxTotalMs ?? Infinity), entry);
       (this.#pending ??= new Map()).set(id, entry);
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) this.#watch(entry, entry.startedAt + Math.min(timeoutMs, entry.maxTotalMs ?? Infinity));
       this.#send(message, options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId }).catch((err) => {
         if (this.#pending?.get(id) === entry) {
           this.#settle(entry);
@@ -248,8 +267,54 @@ export class Session {
     }
   }
 
-  /** @internal timer expiry */
-  _expire(entry: PendingRequest): void {
+  /** Gives `entry` its deadline and makes sure the timer fires by then (and holds the process while requests wait). */
+  #watch(entry: PendingRequest, deadline: number): void {
+    entry.deadline = deadline;
+    if (deadline < this.#timerAt) {
+      if (this.#timer !== undefined) clearTimeout(this.#timer);
+      this.#timerAt = deadline;
+      this.#timer = setTimeout(onSessionTimer, Math.min(Math.max(deadline - Date.now(), 0), MAX_TIMER_MS), this) as SessionTimer;
+      this.#timerHeld = true;
+    } else if (!this.#timerHeld) {
+      this.#timer!.ref!();
+      this.#timerHeld = true;
+    }
+  }
+
+  /** @internal The timer fired: expires the requests past their deadline and arms the timer for the earliest left. */
+  _timerFired(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    this.#timerHeld = false;
+    const pending = this.#pending;
+    if (pending === undefined || pending.size === 0) return;
+    const now = Date.now();
+    let due: PendingRequest[] | undefined;
+    let next: PendingRequest | undefined;
+    for (const entry of pending.values()) {
+      if (entry.deadline <= now) (due ??= []).push(entry);
+      else if (entry.deadline !== Infinity && (next === undefined || entry.deadline < next.deadline)) next = entry;
+    }
+    if (next !== undefined) this.#watch(next, next.deadline);
+    if (due !== undefined) for (const entry of due) this.#expire(entry);
+  }
+
+  /** No request waits: the timer may stay armed, but must not hold the process (cleared where it cannot be unref'd). */
+  #release(): void {
+    const timer = this.#timer;
+    if (timer === undefined || !this.#timerHeld) return;
+    if (typeof timer.unref === 'function' && typeof timer.ref === 'function') {
+      timer.unref();
+      this.#timerHeld = false;
+    } else {
+      clearTimeout(timer);
+      this.#timer = undefined;
+      this.#timerAt = Infinity;
+      this.#timerHeld = false;
+    }
+  }
+
+  #expire(entry: PendingRequest): void {
     if (this.#pending?.get(entry.id) !== entry) return;
     const elapsed = Date.now() - entry.startedAt;
     const max = entry.maxTotalMs;
@@ -271,8 +336,8 @@ export class Session {
   }
 
   #settle(entry: PendingRequest): void {
-    this.#pending?.delete(entry.id);
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    const pending = this.#pending;
+    if (pending !== undefined && pending.delete(entry.id) && pending.size === 0) this.#release();
     if (entry.abortListener) entry.options!.signal!.removeEventListener('abort', entry.abortListener);
   }
 
@@ -281,18 +346,15 @@ export class Session {
     const entry = this.#pending?.get(params.progressToken as RequestId);
     if (entry === undefined) return false;
     if (!entry.options?.onProgress) return true;
-    if (entry.timer !== undefined && entry.options.resetTimeoutOnProgress !== false) {
-      const remainingTotal = entry.maxTotalMs === undefined ? Infinity : entry.maxTotalMs - (Date.now() - entry.startedAt);
+    if (entry.deadline !== Infinity && entry.options.resetTimeoutOnProgress !== false) {
+      const now = Date.now();
+      const remainingTotal = entry.maxTotalMs === undefined ? Infinity : entry.maxTotalMs - (now - entry.startedAt);
       if (remainingTotal <= 0) {
-        this._expire(entry);
+        this.#expire(entry);
         return true;
       }
-      if (remainingTotal >= entry.timeoutMs && typeof (entry.timer as { refresh?: unknown }).refresh === 'function') {
-        (entry.timer as unknown as { refresh(): void }).refresh();
-      } else {
-        clearTimeout(entry.timer);
-        entry.timer = setTimeout(onTimer, Math.min(entry.timeoutMs, remainingTotal), entry);
-      }
+      // later than before (time only moves on), so the armed timer still fires in time
+      this.#watch(entry, now + Math.min(entry.timeoutMs, remainingTotal));
     }
     const p: Progress = { progress: params.progress as number };
     if (typeof params.total === 'number') p.total = params.total;
@@ -491,6 +553,10 @@ export class Session {
       this.#settle(entry);
       entry.reject(error);
     }
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    this.#timerHeld = false;
     for (const ctx of this.#incoming.values()) ctx.cancel(error);
     this.#hooks.closed?.(reason);
   }
