@@ -116,6 +116,44 @@ function onSessionTimer(session: Session): void {
   session._timerFired();
 }
 
+/**
+ * One timer for every outgoing request's timeout of a session (not one per request: setting
+ * and clearing a timer per call was a tenth of a client's time over stdio). It is armed for
+ * `at`, at or before the earliest deadline; when it fires, the session expires the requests
+ * past their deadline and arms it again for the earliest left. While no request is pending
+ * it stays armed but unref'd (`held` false: it keeps no process alive), so a client making
+ * one call after another keeps one timer; where timers cannot be unref'd it is cleared.
+ */
+class RequestClock {
+  timer: SessionTimer | undefined = undefined;
+  at = Infinity;
+  /** The timer keeps the process alive (a request waits). */
+  held = false;
+
+  /** The timer fired: nothing is armed. */
+  reset(): void {
+    this.timer = undefined;
+    this.at = Infinity;
+    this.held = false;
+  }
+
+  /** No request waits: the timer may stay armed, but must not hold the process. */
+  release(): void {
+    const timer = this.timer;
+    if (timer === undefined || !this.held) return;
+    if (typeof timer.unref === 'function' && typeof timer.ref === 'function') {
+      timer.unref();
+      this.held = false;
+    } else this.stop();
+  }
+
+  /** Clears the timer (the session closed). */
+  stop(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.reset();
+  }
+}
+
 const noop = () => {};
 
 /** A JSON-RPC session over one transport. Not shareable between transports. */
@@ -128,17 +166,8 @@ export class Session {
   readonly #maxInFlight: number;
   /** Outgoing requests awaiting their response; created by the first one (a server rarely sends any). */
   #pending: Map<RequestId, PendingRequest> | undefined = undefined;
-  /**
-   * One timer for every outgoing request's timeout (not one per request: setting and
-   * clearing a timer per call was a tenth of a client's time over stdio). It is armed for
-   * {@link Session.#timerAt}, at or before the earliest deadline; when it fires, requests past
-   * their deadline expire and it is armed again for the earliest left. While no request is
-   * pending it stays armed but unref'd (it holds no process open), so a client making one
-   * call after another keeps one timer; where timers cannot be unref'd it is cleared.
-   */
-  #timer: SessionTimer | undefined = undefined;
-  #timerAt = Infinity;
-  #timerHeld = false;
+  /** The timer of the outgoing requests' timeouts; made by the first (a server rarely sends any). */
+  #clock: RequestClock | undefined = undefined;
   /** In-flight incoming requests by id (an IdTable: no Map churn per request, see id-table.ts). */
   readonly #incoming = new IdTable<RequestContext>();
   #nextId = 0;
@@ -270,22 +299,21 @@ export class Session {
   /** Gives `entry` its deadline and makes sure the timer fires by then (and holds the process while requests wait). */
   #watch(entry: PendingRequest, deadline: number): void {
     entry.deadline = deadline;
-    if (deadline < this.#timerAt) {
-      if (this.#timer !== undefined) clearTimeout(this.#timer);
-      this.#timerAt = deadline;
-      this.#timer = setTimeout(onSessionTimer, Math.min(Math.max(deadline - Date.now(), 0), MAX_TIMER_MS), this) as SessionTimer;
-      this.#timerHeld = true;
-    } else if (!this.#timerHeld) {
-      this.#timer!.ref!();
-      this.#timerHeld = true;
+    const clock = (this.#clock ??= new RequestClock());
+    if (deadline < clock.at) {
+      if (clock.timer !== undefined) clearTimeout(clock.timer);
+      clock.at = deadline;
+      clock.timer = setTimeout(onSessionTimer, Math.min(Math.max(deadline - Date.now(), 0), MAX_TIMER_MS), this) as SessionTimer;
+      clock.held = true;
+    } else if (!clock.held) {
+      clock.timer!.ref!();
+      clock.held = true;
     }
   }
 
   /** @internal The timer fired: expires the requests past their deadline and arms the timer for the earliest left. */
   _timerFired(): void {
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
-    this.#timerHeld = false;
+    this.#clock?.reset();
     const pending = this.#pending;
     if (pending === undefined || pending.size === 0) return;
     const now = Date.now();
@@ -297,21 +325,6 @@ export class Session {
     }
     if (next !== undefined) this.#watch(next, next.deadline);
     if (due !== undefined) for (const entry of due) this.#expire(entry);
-  }
-
-  /** No request waits: the timer may stay armed, but must not hold the process (cleared where it cannot be unref'd). */
-  #release(): void {
-    const timer = this.#timer;
-    if (timer === undefined || !this.#timerHeld) return;
-    if (typeof timer.unref === 'function' && typeof timer.ref === 'function') {
-      timer.unref();
-      this.#timerHeld = false;
-    } else {
-      clearTimeout(timer);
-      this.#timer = undefined;
-      this.#timerAt = Infinity;
-      this.#timerHeld = false;
-    }
   }
 
   #expire(entry: PendingRequest): void {
@@ -337,7 +350,7 @@ export class Session {
 
   #settle(entry: PendingRequest): void {
     const pending = this.#pending;
-    if (pending !== undefined && pending.delete(entry.id) && pending.size === 0) this.#release();
+    if (pending !== undefined && pending.delete(entry.id) && pending.size === 0) this.#clock?.release();
     if (entry.abortListener) entry.options!.signal!.removeEventListener('abort', entry.abortListener);
   }
 
@@ -553,10 +566,7 @@ export class Session {
       this.#settle(entry);
       entry.reject(error);
     }
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
-    this.#timerHeld = false;
+    this.#clock?.stop();
     for (const ctx of this.#incoming.values()) ctx.cancel(error);
     this.#hooks.closed?.(reason);
   }
