@@ -50,7 +50,7 @@ const ENTRIES: readonly ColdEntry[] = [
 ];
 
 /** mcpkit entry points whose import time is measured in a fresh process. */
-const IMPORTS: readonly string[] = ['index.js', 'server/index.js', 'client/index.js', 'schema/index.js', 'stdio/index.js', 'http/index.js'];
+const IMPORTS: readonly string[] = ['index.js', 'server/index.js', 'client/index.js', 'schema/index.js', 'stdio/index.js', 'http/index.js', 'http/server/index.js', 'http/client/index.js'];
 
 type Transport = 'stdio' | 'http';
 

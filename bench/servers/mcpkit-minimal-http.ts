@@ -2,12 +2,14 @@
  * Cold-start comparison server: the minimal mcpkit application of `mcpkit-minimal-stdio.ts`
  * (one `echo` tool) behind `createStreamableHttpHandler()` and `serveNode()`, with the
  * handler's defaults except `responseMode` (`--mode=json|sse`). Start-up and exit follow
- * `http-harness.ts`. Like the stdio one, it imports mcpkit from the package (`mcpkit/server`,
- * `mcpkit/http`, `mcpkit/node`: the bundled dist/).
+ * `http-harness.ts`. Like the stdio one, it imports mcpkit from the package: from the
+ * server-only entry points (`mcpkit/server`, `mcpkit/http/server`, `mcpkit/node/server`: the
+ * bundled dist/), what a server that cares about start-up imports, so no HTTP client code is
+ * loaded.
  */
 import { McpServer } from 'mcpkit/server';
-import { createStreamableHttpHandler } from 'mcpkit/http';
-import { serveNode } from 'mcpkit/node';
+import { createStreamableHttpHandler } from 'mcpkit/http/server';
+import { serveNode } from 'mcpkit/node/server';
 import { announce, BENCH_HOST, BENCH_PATH, parseServerArgs } from './http-harness.js';
 import { MINIMAL_ECHO_TOOL, echoText } from './minimal-echo.js';
 

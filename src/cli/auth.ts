@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { HttpAuthorization } from '../http/index.js';
+import type { HttpAuthorization } from '../http/client/index.js';
 import type { AuthorizationCodeGrant, OAuthClient } from '../auth/client/index.js';
 
 /**

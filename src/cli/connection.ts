@@ -242,8 +242,8 @@ async function createTransport(target: Target): Promise<Transport> {
  * `unref`'d, so they never keep the CLI alive.
  */
 async function httpTransport(target: HttpTarget): Promise<Transport> {
-  const http = await import('../http/index.js');
-  const { nodeHttpRequester } = await import('../http/node.js');
+  const http = await import('../http/client/index.js');
+  const { nodeHttpRequester } = await import('../http/node-client/index.js');
   const { authFor } = await import('./auth.js');
   const auth = await authFor(target.url);
   const common = { headers: target.headers, requester: nodeHttpRequester(), ...(auth === undefined ? {} : { auth }) };

@@ -1,10 +1,18 @@
 /**
  * `mcpkit/http`: the Streamable HTTP transport (and the legacy HTTP+SSE one), server and
- * client. Runtime-neutral: nothing here imports `node:*`; the Node adapter of the server is
- * `src/http/node.ts` (its own entry point).
+ * client: exactly the names `mcpkit/http/server` (src/http/server/index.ts) and
+ * `mcpkit/http/client` (src/http/client/index.ts) export, as the same values. Importing it
+ * loads both halves; an application that is only a server (or only a client) starts faster
+ * importing its half. Runtime-neutral: nothing here imports `node:*`; the Node adapter of the
+ * server and the Node requester of the client are `mcpkit/node` (src/http/node.ts).
+ *
+ * Design note: the names are re-exported from the modules that define them, not from the two
+ * halves' entry files: a module that only re-exports becomes an empty chunk of the bundle
+ * when two entry points import it, one more file to load (test/packaging/entry-points.test.ts
+ * checks that this list is the union of the halves).
  */
 
-// ───────────── server ─────────────
+// ───────────── server (mcpkit/http/server) ─────────────
 export { createStreamableHttpHandler, StreamableHttpHandler, type StreamableHttpOptions } from './server/handler.js';
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions, type StoredEvent } from './server/event-store.js';
 export { RequestGuard, LOOPBACK_HOSTS } from './server/request-guard.js';
@@ -14,13 +22,13 @@ export { LegacySseTransport } from './server/legacy-sse.js';
 export { describeWebRequest, toWebResponse, bodyTooLarge, MAX_BUFFERED_BYTES, type WebResponseOptions } from './server/web.js';
 export { OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
 export type { BodyReader, HttpRequest, HttpRequestInfo, HttpHeaders, HttpReply, HttpPlainReply, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
+export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless/post.js';
+export { StatelessMessageInfo } from './server/stateless/exchange.js';
 
-// ───────────── client ─────────────
+// ───────────── client (mcpkit/http/client) ─────────────
 export { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './client/streamable.js';
 export { SseClientTransport, type SseClientTransportOptions } from './client/legacy-sse.js';
 export { FallbackTransport, createClientTransport, connectClient, shouldFallBack, type FallbackTransportOptions, type ConnectClientOptions, type HttpTransportKind } from './client/fallback.js';
 export { HttpStatusError, RedirectRefusedError, SessionExpiredError, type RedirectRefusal } from './client/errors.js';
 export { toAbortSignal } from './client/common.js';
 export type { AbortWatch, ChunkRead, ChunkReader, ChunkSource, ClientResponse, HeaderList, HeadersInput, HttpAuthorization, HttpClientCommonOptions, HttpRequester, ReconnectOptions, RequesterInit } from './client/common.js';
-export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless/post.js';
-export { StatelessMessageInfo } from './server/stateless/exchange.js';

@@ -7,7 +7,8 @@
  */
 import { LocalError } from '../jsonrpc/errors.js';
 import { isObject } from '../jsonrpc/values.js';
-import { formatIssues, isValidRequestedSchema, validateElicitationContent } from '../schema/index.js';
+import { isValidRequestedSchema, validateElicitationContent } from '../schema/elicitation.js';
+import { formatIssues } from '../schema/issues.js';
 
 /** Why `answer` is not a `CreateMessageResult`, or undefined when it is one. */
 export function samplingAnswerProblem(answer: unknown): string | undefined {

@@ -13,7 +13,7 @@ import { Method, Notification } from '../protocol/methods.js';
 import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
 import type { ProtocolExtension } from '../protocol/table.js';
 import { STATEFUL_REVISIONS } from '../protocol/versions.js';
-import type { JsonSchemaValidator } from '../schema/index.js';
+import type { JsonSchemaValidator } from '../schema/types.js';
 import type { Transport } from '../transport/types.js';
 import type { Implementation, LoggingLevel, PromptArgument, ServerCapabilities } from '../types.js';
 import { toCompleteResult, type Completer } from './completions.js';

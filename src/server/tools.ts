@@ -17,8 +17,9 @@
  */
 import { McpError, invalidParams, toError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
-import { formatIssues, toSchemaAdapter, type JsonSchemaValidator, type SchemaAdapter } from '../schema/index.js';
-import type { StandardSchemaV1 } from '../schema/standard-schema.js';
+import { formatIssues } from '../schema/issues.js';
+import { toSchemaAdapter, type StandardSchemaV1 } from '../schema/standard-schema.js';
+import type { JsonSchemaValidator, SchemaAdapter } from '../schema/types.js';
 import type { CallToolResult, Icon, Meta, Tool, ToolAnnotations } from '../types.js';
 import type { ServerRequestContext } from './context.js';
 import { toolResultForRevision } from './content-compat.js';

@@ -13,7 +13,7 @@ import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { Method } from '../protocol/methods.js';
 import { hasCapability } from '../protocol/table.js';
 import { V2025_11_25, atLeast } from '../protocol/versions.js';
-import { isValidRequestedSchema } from '../schema/index.js';
+import { isValidRequestedSchema } from '../schema/elicitation.js';
 import type { ServerRequestContext } from '../server/context.js';
 import type { ServerSession } from '../server/server-session.js';
 import type { McpServer } from '../server/server.js';

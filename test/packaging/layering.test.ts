@@ -187,6 +187,7 @@ const ERA_SEAMS: Readonly<Record<string, { readonly targets: readonly string[]; 
   'client/client.ts': { targets: ['protocol/stateless/wire.ts', 'client/stateless/client.ts'], reason: 'the Client picks the era when it connects and hands 2026 calls to StatelessClient' },
   'client/index.ts': { targets: ['protocol/stateless/wire.ts', 'client/stateless/client.ts'], reason: 'entry point: re-exports the era’s public names' },
   'http/index.ts': { targets: ['http/server/stateless/post.ts', 'http/server/stateless/exchange.ts'], reason: 'entry point: re-exports the era’s public names' },
+  'http/server/index.ts': { targets: ['http/server/stateless/post.ts', 'http/server/stateless/exchange.ts'], reason: 'entry point (`mcpkit/http/server`): re-exports the era’s public names' },
   'http/server/handler.ts': { targets: ['http/server/stateless/post.ts'], reason: 'one URL serves both eras: a POST that claims 2026 goes to StatelessPostHandler' },
   'http/client/streamable.ts': { targets: ['http/client/stateless/headers.ts'], reason: 'the one client transport adds the 2026 request headers to messages of that era' },
   'tasks/index.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'entry point: re-exports the era’s public names' },

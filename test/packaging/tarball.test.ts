@@ -179,7 +179,7 @@ describe('the packed package', { timeout: 600_000 }, () => {
       writeFileSync(join(consumer, 'all', 'index.ts'), `${entries.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nexport const all = [${entries.map((_, i) => `m${i}`).join(', ')}];\n`);
       writeFileSync(join(consumer, 'all', 'usage.ts'), USAGE);
       writeFileSync(join(consumer, 'tsconfig.all.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, lib: ['ES2023'], types: ['node'] }, include: ['all'] }));
-      const web = ['mcpkit', 'mcpkit/server', 'mcpkit/client', 'mcpkit/schema', 'mcpkit/http'];
+      const web = ['mcpkit', 'mcpkit/server', 'mcpkit/client', 'mcpkit/schema', 'mcpkit/http', 'mcpkit/http/server', 'mcpkit/http/client'];
       writeFileSync(join(consumer, 'web', 'index.ts'), `${web.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nexport const web = [${web.map((_, i) => `m${i}`).join(', ')}];\n`);
       writeFileSync(join(consumer, 'tsconfig.web.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, lib: ['ES2023', 'DOM'], types: [] }, include: ['web'] }));
     });

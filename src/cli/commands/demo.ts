@@ -10,7 +10,7 @@
 import { createDemoServer } from '../../demo/server.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
 import { disconnectAfterPriming } from '../../http/server/session-transport.js';
-import { serveNode } from '../../http/node.js';
+import { serveNode } from '../../http/node-server.js';
 import { StdioServerTransport } from '../../stdio/index.js';
 import type { TaskInputRelay, TaskStore } from '../../tasks/index.js';
 import type { EventStore } from '../../http/server/event-store.js';

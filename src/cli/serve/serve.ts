@@ -3,7 +3,7 @@
  * (with the legacy HTTP+SSE endpoints) on 127.0.0.1.
  */
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../../http/node.js';
+import { serveNode, type NodeServerHandle } from '../../http/node-server.js';
 import type { McpServer } from '../../server/server.js';
 import { StdioServerTransport } from '../../stdio/index.js';
 

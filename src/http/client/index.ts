@@ -1,0 +1,14 @@
+/**
+ * `mcpkit/http/client`: the client half of `mcpkit/http`, the Streamable HTTP client
+ * transport, the legacy HTTP+SSE one, the fallback between them and their errors and
+ * contracts (the requester a transport sends with, the authorization hook). It exports
+ * exactly the client names `mcpkit/http` exports, as the same values, and loads none of the
+ * server transports. Runtime-neutral: nothing here imports `node:*` (the Node requester is
+ * `mcpkit/node/client`).
+ */
+export { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './streamable.js';
+export { SseClientTransport, type SseClientTransportOptions } from './legacy-sse.js';
+export { FallbackTransport, createClientTransport, connectClient, shouldFallBack, type FallbackTransportOptions, type ConnectClientOptions, type HttpTransportKind } from './fallback.js';
+export { HttpStatusError, RedirectRefusedError, SessionExpiredError, type RedirectRefusal } from './errors.js';
+export { toAbortSignal } from './common.js';
+export type { AbortWatch, ChunkRead, ChunkReader, ChunkSource, ClientResponse, HeaderList, HeadersInput, HttpAuthorization, HttpClientCommonOptions, HttpRequester, ReconnectOptions, RequesterInit } from './common.js';

@@ -1,0 +1,462 @@
+/**
+ * `mcpkit/node/server`: the Node.js adapter of the Streamable HTTP handler (`node:http`):
+ * `toNodeListener`, `serveNode` and their options. It exports exactly the server names
+ * `mcpkit/node` exports, as the same values, and loads none of the HTTP client code (the
+ * requester is `mcpkit/node/client`).
+ *
+ * Design note: no `Request`/`Response` objects and no web streams on this path. The body is
+ * read straight from the `IncomingMessage` with the handler's size limit — reading stops
+ * and 413 is answered as soon as the limit is crossed; the rest of the body is then read and
+ * dropped, within `maxDiscardBytes` and `discardTimeoutMs`, so that a client still uploading
+ * can read the 413 (then the connection is cut, or reused when the body ended in time).
+ * Small JSON replies are written with one `end()`, with `Content-Length`; SSE replies gather
+ * what the core writes during one turn of the event loop into one write, and a reply the
+ * core ends within the turn it began in leaves as one body with `Content-Length`. Anything
+ * larger leaves through a {@link PacedWriter} (outbound.ts): in slices, as the socket
+ * drains, never copied whole into Node's buffers. A client that disconnects, or that stops
+ * reading past the outbound bounds (no progress for `stallTimeoutMs`, more than
+ * `maxQueuedBytes` behind, or the laggard of a full {@link OutboundBudget}), is disconnected,
+ * reported through `onError` and, for a stream, to the core as gone — it never throws out of
+ * the adapter.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ErrorCode } from '../jsonrpc/types.js';
+import type { StreamableHttpHandler } from './server/handler.js';
+import { errorReply } from './server/replies.js';
+import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
+import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
+import { bodyTooLarge } from './server/web.js';
+
+export { MAX_BUFFERED_BYTES, OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
+
+/** The default `maxDiscardBytes`: what is read and dropped of an oversized body after the 413 (64 MiB). */
+export const DEFAULT_MAX_DISCARD_BYTES = 64 * 1024 * 1024;
+/** The default `discardTimeoutMs`: how long the rest of an oversized body is read and dropped (10 s). */
+export const DEFAULT_DISCARD_TIMEOUT_MS = 10_000;
+
+const noop = (): void => {};
+
+/** Reads the body of one request; remembers whether it was cut for size. */
+class NodeBody {
+  readonly #req: IncomingMessage;
+  tooLarge = false;
+
+  constructor(req: IncomingMessage) {
+    this.#req = req;
+  }
+
+  readonly read = (maxBytes: number): Promise<string> => {
+    const req = this.#req;
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > maxBytes) {
+      this.tooLarge = true;
+      return Promise.reject(bodyTooLarge(maxBytes));
+    }
+    return new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const cleanup = (): void => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+      };
+      const onData = (chunk: Buffer): void => {
+        size += chunk.length;
+        if (size > maxBytes) {
+          cleanup();
+          this.tooLarge = true;
+          reject(bodyTooLarge(maxBytes));
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = (): void => {
+        cleanup();
+        resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+      };
+      const onError = (error: Error): void => {
+        cleanup();
+        reject(error);
+      };
+      const onClose = (): void => {
+        cleanup();
+        reject(new Error('The client closed the connection before the body was read'));
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      req.on('close', onClose);
+    });
+  };
+}
+
+/** How much of an oversized body is dropped, and for how long, before the connection is cut. */
+interface DiscardLimits {
+  readonly maxDiscardBytes: number;
+  readonly discardTimeoutMs: number;
+}
+
+/**
+ * Reads and drops what is left of an oversized body, so that a client still uploading reads
+ * the 413 sent meanwhile: closing a socket with unread input resets the connection, and the
+ * reset can destroy the response before the client has read it (RFC 9112 § 9.6). The
+ * connection stays usable when the body ends within the limits; past `maxDiscardBytes` or
+ * `discardTimeoutMs` it is cut.
+ */
+function discardRest(req: IncomingMessage, limits: DiscardLimits): void {
+  if (req.complete) return;
+  let left = limits.maxDiscardBytes;
+  const stop = (): void => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', stop);
+    req.off('close', stop);
+  };
+  const cut = (): void => {
+    stop();
+    req.socket.destroy();
+  };
+  const onData = (chunk: Buffer): void => {
+    left -= chunk.length;
+    if (left < 0) cut();
+  };
+  const timer = setTimeout(cut, limits.discardTimeoutMs);
+  timer.unref();
+  req.on('data', onData);
+  req.on('end', stop);
+  req.on('close', stop);
+  req.on('error', noop);
+  req.resume();
+}
+
+/** Pending SSE text past which a sink writes at once instead of waiting for the end of the loop turn. */
+const FLUSH_CHARS = 64 * 1024;
+
+/** What every reply writer of one listener shares: the limits and where cuts are reported. */
+interface NodeOutbound {
+  readonly limits: Required<OutboundOptions>;
+  readonly report: (error: Error) => void;
+  readonly discard: DiscardLimits;
+}
+
+/** A {@link PacedOutput} over a Node response whose head is set (`writeHead`) but perhaps not sent. */
+class NodeOutput implements PacedOutput {
+  readonly #res: ServerResponse;
+
+  constructor(res: ServerResponse) {
+    this.#res = res;
+  }
+
+  write(chunk: string): boolean {
+    return this.#res.write(chunk);
+  }
+
+  end(): void {
+    this.#res.end();
+  }
+
+  abort(): void {
+    this.#res.destroy();
+  }
+}
+
+/**
+ * A paced writer on `res`, told when it drains and when it closes (finished or gone). A cut
+ * is reported, and handed to `onCut` before the response's `close` event.
+ */
+function pacedWriter(res: ServerResponse, outbound: NodeOutbound, onCut?: (error: SlowReaderError) => void): PacedWriter {
+  const report = onCut === undefined ? outbound.report : (error: SlowReaderError) => {
+    onCut(error);
+    outbound.report(error);
+  };
+  const writer = new PacedWriter(new NodeOutput(res), outbound.limits, report);
+  res.on('drain', () => writer.drained());
+  res.on('close', () => writer.closed());
+  return writer;
+}
+
+/**
+ * Writes one SSE reply to a Node response. Text written during one turn of the event loop
+ * is held and leaves in one write when the turn ends (`setImmediate`), so the priming event
+ * and a response produced in the same turn share a packet. When the core ends the stream
+ * before anything left — the common case of a quick request: priming event, response, end
+ * in one turn — the whole reply goes out as one body with `Content-Length`, without
+ * chunked framing. The head is written with the first write either way. Everything past a
+ * small reply leaves through a {@link PacedWriter}, at the pace the client reads.
+ */
+class NodeSseSink implements SseSink {
+  readonly #res: ServerResponse;
+  readonly #stream: SseReplyStream;
+  readonly #status: number;
+  readonly #headers: HttpHeaders;
+  readonly #outbound: NodeOutbound;
+  #writer: PacedWriter | undefined = undefined;
+  /** Why the writer cut the client, for the core. */
+  #cut: SlowReaderError | undefined = undefined;
+  #pending = '';
+  #scheduled = false;
+  #headSent = false;
+  #ended = false;
+
+  constructor(res: ServerResponse, reply: HttpStreamReply, outbound: NodeOutbound) {
+    this.#res = res;
+    this.#stream = reply.stream;
+    this.#status = reply.status;
+    this.#headers = reply.headers;
+    this.#outbound = outbound;
+    res.on('close', this.#onClose);
+    res.on('error', noop);
+    // the head leaves at the end of this turn even if the stream starts without an event
+    this.#schedule();
+  }
+
+  write(text: string): void {
+    if (this.#ended || this.#res.destroyed) return;
+    this.#pending += text;
+    if (this.#pending.length > FLUSH_CHARS) this.#flush();
+    else this.#schedule();
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const res = this.#res;
+    if (res.destroyed) return;
+    const body = this.#pending;
+    this.#pending = '';
+    if (!this.#headSent) {
+      this.#headSent = true;
+      res.setHeader('content-length', Buffer.byteLength(body));
+      res.writeHead(this.#status, this.#headers);
+      if (body.length <= SLICE_CHARS) {
+        res.end(body);
+        return;
+      }
+    }
+    const writer = this.#paced();
+    writer.write(body);
+    writer.end();
+  }
+
+  #paced(): PacedWriter {
+    return (this.#writer ??= pacedWriter(this.#res, this.#outbound, (error) => (this.#cut = error)));
+  }
+
+  /** Sends the head (when not sent yet) and the pending text now. */
+  #flush(): void {
+    const res = this.#res;
+    if (!this.#headSent) {
+      this.#headSent = true;
+      res.writeHead(this.#status, this.#headers);
+      if (this.#pending.length === 0) res.flushHeaders();
+    }
+    if (this.#pending.length > 0) {
+      const text = this.#pending;
+      this.#pending = '';
+      this.#paced().write(text);
+    }
+  }
+
+  /** Flushes at the end of this loop turn. */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(this.#onImmediate);
+  }
+
+  readonly #onImmediate = (): void => {
+    this.#scheduled = false;
+    if (this.#ended || this.#res.destroyed) return;
+    this.#flush();
+  };
+
+  readonly #onClose = (): void => {
+    if (!this.#ended) {
+      this.#ended = true;
+      this.#pending = '';
+      this.#stream.disconnected(this.#cut);
+    }
+  };
+}
+
+function headerLookup(req: IncomingMessage): (name: string) => string | null {
+  const headers = req.headers;
+  return (name) => {
+    const value = headers[name];
+    return value === undefined ? null : typeof value === 'string' ? value : value.join(', ');
+  };
+}
+
+/** Writes a core reply to a Node response; a large body leaves in slices as the client reads. Never throws. */
+function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutbound): void {
+  if (res.destroyed) {
+    reply.stream?.disconnected();
+    return;
+  }
+  try {
+    if (reply.stream === undefined) {
+      const body = reply.body;
+      if (body !== undefined) res.setHeader('content-length', Buffer.byteLength(body));
+      res.writeHead(reply.status, reply.headers);
+      if (body === undefined || body.length <= SLICE_CHARS) {
+        res.end(body);
+        return;
+      }
+      res.on('error', noop);
+      const writer = pacedWriter(res, outbound);
+      writer.write(body);
+      writer.end();
+      return;
+    }
+    reply.stream.attach(new NodeSseSink(res, reply, outbound));
+  } catch {
+    reply.stream?.disconnected();
+    res.destroy();
+  }
+}
+
+/** Where the adapter finds the authenticated principal: `req.auth`, as auth middlewares set it. */
+interface AuthenticatedRequest extends IncomingMessage {
+  auth?: unknown;
+}
+
+/**
+ * Options of {@link toNodeListener}: the bounds on what replies may keep waiting for clients
+ * that do not read them (see outbound.ts). Every limit has a safe default.
+ */
+export interface NodeListenerOptions extends OutboundOptions {
+  /**
+   * Bytes of an oversized body (one past the handler's `maxBodyBytes`, answered 413) that
+   * are still read and dropped after the 413, so a client that is still uploading can read
+   * it. Past this the connection is cut. Default {@link DEFAULT_MAX_DISCARD_BYTES} (64 MiB).
+   */
+  maxDiscardBytes?: number;
+  /**
+   * How long the rest of an oversized body is read and dropped, in ms; then the connection
+   * is cut. Default {@link DEFAULT_DISCARD_TIMEOUT_MS} (10 s).
+   */
+  discardTimeoutMs?: number;
+  /**
+   * Receives the adapter's reports: a {@link SlowReaderError} for each client cut for not
+   * reading its replies. Default: the handler's `onError`. Must not throw.
+   */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * A `node:http` request listener serving `handler`. Usable with `http.createServer()` and
+ * frameworks that pass Node's objects (Express, Fastify's raw mode). The auth info handed to
+ * MCP handlers is `req.auth` when an auth middleware set it. Replies leave at the pace the
+ * client reads them, within the bounds of `options` (a client past them is disconnected and
+ * reported). Never throws; internal failures become 500 replies (reported through the
+ * handler's `onError`). Throws `RangeError` at once for a limit that is not positive.
+ */
+export function toNodeListener(handler: StreamableHttpHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const onError = options.onError ?? ((error: Error) => handler.reportError(error));
+  const discard: DiscardLimits = {
+    maxDiscardBytes: options.maxDiscardBytes ?? DEFAULT_MAX_DISCARD_BYTES,
+    discardTimeoutMs: options.discardTimeoutMs ?? DEFAULT_DISCARD_TIMEOUT_MS,
+  };
+  if (!(discard.maxDiscardBytes >= 0)) throw new RangeError('maxDiscardBytes must not be negative');
+  if (!(discard.discardTimeoutMs >= 1)) throw new RangeError('discardTimeoutMs must be at least 1');
+  const outbound: NodeOutbound = {
+    discard,
+    limits: resolveOutbound(options),
+    report: (error) => {
+      try {
+        onError(error);
+      } catch {
+        // a reporter that throws must not break the adapter
+      }
+    },
+  };
+  return (req, res) => {
+    void serve(handler, req as AuthenticatedRequest, res, outbound);
+  };
+}
+
+async function serve(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): Promise<void> {
+  const body = req.method === 'POST' ? new NodeBody(req) : undefined;
+  const request: HttpRequest = {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    headers: headerLookup(req),
+    body: body?.read,
+    rawHeaders: req.headers,
+  };
+  let reply: HttpReply;
+  try {
+    reply = await handler.handle(request, req.auth === undefined ? undefined : { authInfo: req.auth });
+  } catch {
+    reply = errorReply(500, ErrorCode.InternalError, 'Internal error');
+  }
+  // the 413 leaves at once; the connection is kept (no `Connection: close`, which would make
+  // Node close it under the upload) while the rest of the body is dropped within bounds
+  if (body?.tooLarge) discardRest(req, outbound.discard);
+  writeReply(res, reply, outbound);
+}
+
+/** Options of {@link serveNode}: the listener's (outbound bounds, `onError`) and the server's. */
+export interface ServeNodeOptions extends NodeListenerOptions {
+  /** TCP port; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Interface to bind. Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** Time allowed to receive a whole request, in ms (Node's `requestTimeout`). Default 30 000. */
+  requestTimeoutMs?: number;
+  /** Time allowed to receive the request headers, in ms (Node's `headersTimeout`). Default 10 000. */
+  headersTimeoutMs?: number;
+  /** Idle time of a kept-alive connection between requests, in ms. Default 5 000. */
+  keepAliveTimeoutMs?: number;
+}
+
+/** A running Node server from {@link serveNode}. */
+export interface NodeServerHandle {
+  readonly server: Server;
+  /** The bound port. */
+  readonly port: number;
+  /** The MCP endpoint's URL (`http://127.0.0.1:PORT/mcp`). */
+  readonly url: string;
+  /** Closes the handler's sessions, then every connection and the listening socket. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `handler` on a new `node:http` server bound to `options.host` (default
+ * `127.0.0.1`). Resolves once listening; rejects when the port cannot be bound. Timeouts on
+ * receiving requests are set (defaults 10 s for headers, 30 s for the whole request); a
+ * long SSE response is not limited by them.
+ */
+export async function serveNode(handler: StreamableHttpHandler, options: ServeNodeOptions = {}): Promise<NodeServerHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const server = createServer(
+    { requestTimeout: Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout), headersTimeout },
+    toNodeListener(handler, options),
+  );
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    port,
+    url: `http://${urlHost}:${port}${handler.endpoint}`,
+    close: () =>
+      (closing ??= (async () => {
+        await handler.close();
+        const done = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await done;
+      })()),
+  };
+}
