@@ -179,8 +179,8 @@ export class StreamableHttpClientTransport implements Transport {
   #closed = false;
   #closedNotified = false;
   #closing: Promise<void> | undefined;
-  /** Resolves when the previous send has been handed to fetch. */
-  #tail: Promise<void> = Promise.resolve();
+  /** Resolves when the previous send has been handed to fetch; undefined once it has (nothing to wait for). */
+  #tail: Promise<void> | undefined = undefined;
   readonly #controllers = new Set<Aborter>();
   readonly #outstanding = new Map<RequestId, Exchange>();
   readonly #waits = new Waits();
@@ -288,8 +288,13 @@ export class StreamableHttpClientTransport implements Transport {
       for (const id of out.ids) this.#outstanding.set(id, exchange);
     }
     const previous = this.#tail;
-    let dispatched!: () => void;
-    this.#tail = new Promise<void>((resolve) => (dispatched = resolve));
+    let resolveTail!: () => void;
+    const tail = new Promise<void>((resolve) => (resolveTail = resolve));
+    this.#tail = tail;
+    const dispatched = (): void => {
+      resolveTail();
+      if (this.#tail === tail) this.#tail = undefined;
+    };
     return this.#post(previous, dispatched, body, out, exchange);
   }
 
@@ -308,7 +313,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  async #post(previous: Promise<void>, dispatched: () => void, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
+  async #post(previous: Promise<void> | undefined, dispatched: () => void, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
     let controller: Aborter | undefined;
     /** Bounds a POST without requests (nothing else would). */
     let deadline: AcceptDeadline | undefined;
@@ -316,9 +321,11 @@ export class StreamableHttpClientTransport implements Transport {
       let response: ClientResponse;
       let sentSession: string | undefined;
       try {
-        await previous;
+        // no wait (not even a turn of the microtask queue) when the previous send went out already
+        if (previous !== undefined) await previous;
         if (this.#closed) throw closedError();
-        const headers = await baseHeaders(this.#options.requestInit, this.#options.headers, this.#plainHeaders);
+        const made = baseHeaders(this.#options.requestInit, this.#options.headers, this.#plainHeaders);
+        const headers = made instanceof Promise ? await made : made;
         if (this.#closed) throw closedError();
         headers.set('content-type', 'application/json');
         headers.set('accept', ACCEPT_BOTH);
