@@ -130,6 +130,22 @@ class RequestClock {
   /** The timer keeps the process alive (a request waits). */
   held = false;
 
+  /**
+   * Makes sure the timer fires by `deadline` (arming it earlier when needed) and holds the
+   * process, since a request waits; `session` is handed to the timer's callback.
+   */
+  watch(deadline: number, session: Session): void {
+    if (deadline < this.at) {
+      if (this.timer !== undefined) clearTimeout(this.timer);
+      this.at = deadline;
+      this.timer = setTimeout(onSessionTimer, Math.min(Math.max(deadline - Date.now(), 0), MAX_TIMER_MS), session) as SessionTimer;
+      this.held = true;
+    } else if (!this.held) {
+      this.timer!.ref!();
+      this.held = true;
+    }
+  }
+
   /** The timer fired: nothing is armed. */
   reset(): void {
     this.timer = undefined;
@@ -299,16 +315,7 @@ export class Session {
   /** Gives `entry` its deadline and makes sure the timer fires by then (and holds the process while requests wait). */
   #watch(entry: PendingRequest, deadline: number): void {
     entry.deadline = deadline;
-    const clock = (this.#clock ??= new RequestClock());
-    if (deadline < clock.at) {
-      if (clock.timer !== undefined) clearTimeout(clock.timer);
-      clock.at = deadline;
-      clock.timer = setTimeout(onSessionTimer, Math.min(Math.max(deadline - Date.now(), 0), MAX_TIMER_MS), this) as SessionTimer;
-      clock.held = true;
-    } else if (!clock.held) {
-      clock.timer!.ref!();
-      clock.held = true;
-    }
+    (this.#clock ??= new RequestClock()).watch(deadline, this);
   }
 
   /** @internal The timer fired: expires the requests past their deadline and arms the timer for the earliest left. */

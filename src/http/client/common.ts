@@ -133,7 +133,10 @@ export class Aborter implements AbortWatch {
   }
 }
 
-/** `watch` as an `AbortSignal`: itself when it is one, else a signal that follows it. */
+/**
+ * `watch` as an `AbortSignal`: itself when it is one, an {@link Aborter}'s own signal, else a
+ * new signal that follows it (through one listener added to `watch`, left until it aborts).
+ */
 export function toAbortSignal(watch: AbortWatch): AbortSignal {
   if (watch instanceof AbortSignal) return watch;
   if (watch instanceof Aborter) return watch.signal;
@@ -316,9 +319,14 @@ function baseFetch(injected: typeof fetch | undefined): typeof fetch {
 
 /**
  * Builds the headers of one request: `requestInit.headers`, then the custom headers on top.
- * Synchronous when the custom headers are a record; awaits the function otherwise.
+ * Synchronous when the custom headers are a record; awaits the function otherwise. They are
+ * a `Headers` when a fetch makes the request, and {@link PlainHeaders} when the transport
+ * calls `options.requester` directly (no `auth` to wrap a fetch around it).
  */
-export function baseHeaders(init: RequestInit | undefined, custom: HeadersInput | undefined, plain = false): HeaderBag | Promise<HeaderBag> {
+export function baseHeaders(options: HttpClientCommonOptions): HeaderBag | Promise<HeaderBag> {
+  const init = options.requestInit;
+  const custom = options.headers;
+  const plain = options.requester !== undefined && options.auth === undefined;
   if (typeof custom === 'function') {
     return Promise.resolve(custom()).then((extra) => applyHeaders(emptyHeaders(init, plain), extra));
   }

@@ -41,7 +41,7 @@ import {
   type ClientResponse,
   type HttpClientCommonOptions,
 } from './common.js';
-import { plainHeaders, transportFetch, type TransportFetch } from './redirects.js';
+import { transportFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError, type RedirectRefusedError } from './errors.js';
 
 /** Options of {@link SseClientTransport}. */
@@ -67,8 +67,6 @@ interface RequestPost {
 export class SseClientTransport implements Transport {
   readonly #url: URL;
   readonly #fetch: TransportFetch;
-  /** Request headers are built as PlainHeaders (a requester without auth; see redirects.ts). */
-  readonly #plainHeaders: boolean;
   readonly #options: SseClientTransportOptions;
   readonly #maxChars: number;
   readonly #acceptTimeoutMs: number;
@@ -89,7 +87,6 @@ export class SseClientTransport implements Transport {
   constructor(options: SseClientTransportOptions) {
     this.#url = new URL(options.url);
     this.#fetch = transportFetch(options);
-    this.#plainHeaders = plainHeaders(options);
     this.#options = options;
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
     this.#acceptTimeoutMs = acceptTimeout(options);
@@ -128,7 +125,7 @@ export class SseClientTransport implements Transport {
     try {
       let response: ClientResponse;
       try {
-        const headers = await baseHeaders(this.#options.requestInit, this.#options.headers, this.#plainHeaders);
+        const headers = await baseHeaders(this.#options);
         headers.set('accept', 'text/event-stream');
         if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
         if (this.#closed) throw closedError();
@@ -311,7 +308,7 @@ export class SseClientTransport implements Transport {
       try {
         await previous;
         if (this.#closed) throw closedError();
-        const headers = await baseHeaders(this.#options.requestInit, this.#options.headers, this.#plainHeaders);
+        const headers = await baseHeaders(this.#options);
         if (this.#closed) throw closedError();
         headers.set('content-type', 'application/json');
         if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);

@@ -30,8 +30,8 @@ import { requesterAsFetch, requesterCall } from './requester-fetch.js';
 
 /**
  * One request as a transport makes it: a `RequestInit` whose headers are a `Headers` when a
- * fetch makes the request, or {@link PlainHeaders} when a requester is called directly (see
- * {@link plainHeaders}).
+ * fetch makes the request, or `PlainHeaders` when a requester is called directly (see
+ * `baseHeaders`).
  */
 export interface TransportInit extends Omit<RequestInit, 'headers' | 'signal'> {
   headers: HeaderBag;
@@ -39,7 +39,7 @@ export interface TransportInit extends Omit<RequestInit, 'headers' | 'signal'> {
   signal?: AbortWatch | null | undefined;
 }
 
-/** `init` as a fetch takes it: its headers are a `Headers` then (see {@link plainHeaders}), its signal a real one. */
+/** `init` as a fetch takes it: its headers are a `Headers` then (see `baseHeaders`), its signal a real one. */
 function fetchInit(init: TransportInit): RequestInit {
   const signal = init.signal;
   return { ...(init as RequestInit), signal: signal === undefined || signal === null ? signal : toAbortSignal(signal), redirect: 'manual' };
@@ -47,14 +47,6 @@ function fetchInit(init: TransportInit): RequestInit {
 
 /** How a transport fetches: an absolute URL and the full request init. */
 export type TransportFetch = (url: URL, init: TransportInit) => Promise<ClientResponse>;
-
-/**
- * True when the transport's requests go straight to `options.requester` (no `auth` to wrap
- * a fetch around it): their headers may then be built as `PlainHeaders` instead of `Headers`.
- */
-export function plainHeaders(options: HttpClientCommonOptions): boolean {
-  return options.requester !== undefined && options.auth === undefined;
-}
 
 /** Default of {@link HttpClientCommonOptions.maxRedirects}. */
 export const DEFAULT_MAX_REDIRECTS = 5;
@@ -81,12 +73,12 @@ export function transportFetch(options: HttpClientCommonOptions): TransportFetch
     if (typeof requester !== 'function') throw new TypeError('options.requester must be a function (url, init) => Promise<ClientResponse>, such as nodeHttpRequester() from mcpkit/node');
     if (options.auth) {
       const authorized = options.auth.wrapFetch(requesterAsFetch(requester));
-      // with auth the headers are a Headers (plainHeaders is false)
+      // with auth the headers are a Headers (see baseHeaders)
       inner = (url, init) => authorized(url, fetchInit(init));
     } else inner = (url, init) => requesterCall(requester, url, init);
   } else {
     const fetch = resolveFetch(options.fetch, options.auth);
-    // a fetch gets a Headers (plainHeaders is false without a requester)
+    // a fetch gets a Headers (see baseHeaders)
     inner = (url, init) => fetch(url, fetchInit(init));
   }
   return (url, init) => follow(inner, max, url, init);

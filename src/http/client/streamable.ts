@@ -94,7 +94,7 @@ import {
   type ReconnectOptions,
   type ReconnectPolicy,
 } from './common.js';
-import { plainHeaders, transportFetch, type TransportFetch } from './redirects.js';
+import { transportFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
 import { StatelessRequestHeaders } from './stateless/headers.js';
 
@@ -166,8 +166,6 @@ interface Outgoing {
 export class StreamableHttpClientTransport implements Transport {
   readonly #url: URL;
   readonly #fetch: TransportFetch;
-  /** Request headers are built as PlainHeaders (a requester without auth; see redirects.ts). */
-  readonly #plainHeaders: boolean;
   readonly #options: StreamableHttpClientTransportOptions;
   readonly #policy: ReconnectPolicy;
   readonly #maxChars: number;
@@ -194,7 +192,6 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#url = new URL(options.url);
     this.#fetch = transportFetch(options);
-    this.#plainHeaders = plainHeaders(options);
     this.#options = options;
     this.#policy = reconnectPolicy(options.reconnect);
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
@@ -324,7 +321,7 @@ export class StreamableHttpClientTransport implements Transport {
         // no wait (not even a turn of the microtask queue) when the previous send went out already
         if (previous !== undefined) await previous;
         if (this.#closed) throw closedError();
-        const made = baseHeaders(this.#options.requestInit, this.#options.headers, this.#plainHeaders);
+        const made = baseHeaders(this.#options);
         const headers = made instanceof Promise ? await made : made;
         if (this.#closed) throw closedError();
         headers.set('content-type', 'application/json');
@@ -576,7 +573,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** Headers of a GET: custom headers, Accept, session, version and `Last-Event-ID`. */
   async #getHeaders(lastEventId: string): Promise<HeaderBag> {
-    const headers = await baseHeaders(this.#options.requestInit, this.#options.headers, this.#plainHeaders);
+    const headers = await baseHeaders(this.#options);
     headers.set('accept', ACCEPT_SSE);
     if (this.#sessionId !== undefined) headers.set('mcp-session-id', this.#sessionId);
     if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
@@ -773,7 +770,7 @@ export class StreamableHttpClientTransport implements Transport {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(closedError('The DELETE of the session timed out')), this.#options.closeTimeoutMs ?? 3000);
     try {
-      const headers = await baseHeaders(this.#options.requestInit, this.#options.headers, this.#plainHeaders);
+      const headers = await baseHeaders(this.#options);
       headers.set('mcp-session-id', sessionId);
       if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
       const response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'DELETE', headers, signal: controller.signal });

@@ -53,11 +53,6 @@ export class ResponseBody implements ChunkSource, ChunkReader {
     return this.#locked || this.#cancelled;
   }
 
-  /** True once the connection delivered the whole body (or failed it, or it was cancelled). */
-  get settled(): boolean {
-    return this.#ended || this.#failed || this.#cancelled;
-  }
-
   getReader(): ChunkReader {
     if (this.#locked) throw new TypeError('The response body is already being read');
     if (this.#cancelled) throw new TypeError('The response body was cancelled');

@@ -134,11 +134,6 @@ export class Exchange implements ResponseSink, BodyControl {
     }
   }
 
-  /** True once the response head arrived (the promise resolved). */
-  get responded(): boolean {
-    return this.#body !== undefined;
-  }
-
   head(status: number, statusText: string, list: string[]): void {
     const body = new ResponseBody(this);
     this.#body = body;

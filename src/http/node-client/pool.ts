@@ -30,6 +30,11 @@ import { LocalError } from '../../jsonrpc/errors.js';
 import type { Exchange, ExchangeCarrier, ExchangeQueue } from './exchange.js';
 import { ResponseParser } from './response-parser.js';
 
+/** The error of a request made, or cut short, after `requester.close()`. */
+export function requesterClosed(): LocalError {
+  return new LocalError('connection_closed', 'The HTTP requester was closed (requester.close())');
+}
+
 /** What a pool needs from its requester. */
 export interface PoolHost {
   readonly maxSockets: number;
@@ -185,11 +190,6 @@ export class OriginPool implements ExchangeQueue {
     return this.#idle.length;
   }
 
-  /** Exchanges waiting for a connection. */
-  get queued(): number {
-    return this.#queue.length;
-  }
-
   /** Sends `exchange` on an idle connection, a new one, or queues it. */
   dispatch(exchange: Exchange): void {
     const idle = this.#idle;
@@ -245,20 +245,24 @@ export class OriginPool implements ExchangeQueue {
 
   /** A connection died (its exchange, if any, was settled): forget it, serve the queue. */
   forget(conn: Connection): void {
-    if (!this.#all.delete(conn)) return;
-    const at = this.#idle.indexOf(conn);
-    if (at >= 0) this.#idle.splice(at, 1);
+    if (!this.#remove(conn)) return;
     if (!this.#closed && this.#queue.length > 0 && this.#all.size < this.#host.maxSockets) this.#open(this.#queue.shift()!);
     this.#maybeEmpty();
   }
 
   /** A stale connection died before answering `exchange`: send it again on a fresh one, in its place. */
   replace(conn: Connection, exchange: Exchange): void {
-    this.#all.delete(conn);
+    this.#remove(conn);
+    if (this.#closed) exchange.fail(requesterClosed());
+    else this.#open(exchange);
+  }
+
+  /** Takes `conn` out of the pool (and its idle stack); false when it was not in it. */
+  #remove(conn: Connection): boolean {
+    if (!this.#all.delete(conn)) return false;
     const at = this.#idle.indexOf(conn);
     if (at >= 0) this.#idle.splice(at, 1);
-    if (this.#closed) exchange.fail(new LocalError('connection_closed', 'The HTTP requester was closed'));
-    else this.#open(exchange);
+    return true;
   }
 
   /** Destroys idle connections past their bound. */

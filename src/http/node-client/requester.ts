@@ -6,18 +6,17 @@
  * (the transports reuse one URL), its payload built and checked (request-head.ts), an
  * {@link Exchange} made and dispatched to the origin's pool (pool.ts), which writes it in
  * one go on an idle or new connection, or queues it. The response is parsed from the
- * socket's packets (response-parser.ts) and handed over as a `ClientResponse` with a
- * `Headers` and a chunk reader (body.ts): no `Response`, no web streams, one promise for
- * the head and one per read. The requester never follows redirects, and only speaks
- * HTTP/1.1 (ALPN `http/1.1` over TLS). See pool.ts for reuse, idle bounds and the one
+ * socket's packets (response-parser.ts) and handed over as a `ClientResponse` with the
+ * header fields as parsed (no `Headers`) and a chunk reader (body.ts): no `Response`, no
+ * web streams, one promise for the head and one per read. The requester never follows
+ * redirects, and only speaks HTTP/1.1 (ALPN `http/1.1` over TLS). See pool.ts for reuse, idle bounds and the one
  * retry of a request on a stale keep-alive connection.
  */
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
-import { LocalError } from '../../jsonrpc/errors.js';
 import type { ClientResponse, HttpRequester, RequesterInit } from '../client/common.js';
 import { Exchange } from './exchange.js';
-import { OriginPool, type PoolHost } from './pool.js';
+import { OriginPool, requesterClosed, type PoolHost } from './pool.js';
 import { requestPayload, requestTarget, type RequestTarget } from './request-head.js';
 
 /** Options of {@link nodeHttpRequester}. */
@@ -109,7 +108,6 @@ export function nodeHttpRequester(options: NodeHttpRequesterOptions = {}): NodeH
   const targets = new Map<string, RequestTarget>();
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let closed = false;
-  const closedError = (): LocalError => new LocalError('connection_closed', 'The HTTP requester was closed (requester.close())');
 
   function sweep(): void {
     const now = Date.now();
@@ -136,7 +134,7 @@ export function nodeHttpRequester(options: NodeHttpRequesterOptions = {}): NodeH
   }
 
   const request = (url: URL, init: RequesterInit): Promise<ClientResponse> => {
-    if (closed) return Promise.reject(closedError());
+    if (closed) return Promise.reject(requesterClosed());
     const signal = init.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     let target: RequestTarget;
@@ -163,7 +161,7 @@ export function nodeHttpRequester(options: NodeHttpRequesterOptions = {}): NodeH
     closed = true;
     if (sweeper !== undefined) clearInterval(sweeper);
     sweeper = undefined;
-    const reason = closedError();
+    const reason = requesterClosed();
     for (const pool of [...pools.values()]) pool.close(reason);
     pools.clear();
     targets.clear();

@@ -100,11 +100,6 @@ export class ResponseParser {
     this.started = false;
   }
 
-  /** True while a body is delimited by the connection's end. */
-  get untilClose(): boolean {
-    return this.#state === State.UntilClose;
-  }
-
   /**
    * Feeds one packet. Throws LocalError when the bytes are not a valid response, or when
    * bytes arrive while no response is expected.
@@ -122,27 +117,17 @@ export class ResponseParser {
         case State.Head:
           at = this.#head(data, at);
           break;
-        case State.Length: {
-          const n = Math.min(this.#remaining, data.length - at);
-          this.#remaining -= n;
-          const piece = at === 0 && n === data.length ? data : data.subarray(at, at + n);
-          at += n;
-          this.#sink!.chunk(piece);
+        case State.Length:
+          at = this.#bodyBytes(data, at);
           if (this.#remaining === 0) this.#finish();
           break;
-        }
         case State.ChunkSize:
           at = this.#chunkSize(data, at);
           break;
-        case State.ChunkData: {
-          const n = Math.min(this.#remaining, data.length - at);
-          this.#remaining -= n;
-          const piece = data.subarray(at, at + n);
-          at += n;
-          this.#sink!.chunk(piece);
+        case State.ChunkData:
+          at = this.#bodyBytes(data, at);
           if (this.#remaining === 0) this.#state = State.ChunkDataEnd;
           break;
-        }
         case State.ChunkDataEnd:
           at = this.#chunkDataEnd(data, at);
           break;
@@ -177,6 +162,14 @@ export class ResponseParser {
     throw new LocalError('connection_closed', state === State.Head ? 'The server closed the connection in the middle of the response head' : 'The server closed the connection in the middle of the response body');
   }
 
+  /** Hands the sink the body bytes of `data` from `at` that `#remaining` still expects; returns where they end. */
+  #bodyBytes(data: Buffer, at: number): number {
+    const n = Math.min(this.#remaining, data.length - at);
+    this.#remaining -= n;
+    this.#sink!.chunk(at === 0 && n === data.length ? data : data.subarray(at, at + n));
+    return at + n;
+  }
+
   /** Takes a line-delimited section that may span packets: the bytes of `data` from `at` up to the end of `search`'s match, joined with what was pending. */
   #gather(data: Buffer, at: number, find: (buf: Buffer, from: number) => number, limit: number, what: string): { buf: Buffer; end: number; used: number } | undefined {
     const pending = this.#pending;
@@ -191,21 +184,21 @@ export class ResponseParser {
     }
     const end = find(buf, from);
     if (end < 0) {
-      if (buf.length > limit) {
-        this.#state = State.Done;
-        throw new LocalError('message_too_large', `The server's HTTP response ${what} exceeds ${limit} bytes (maxHeaderBytes); the connection was dropped. Raise maxHeaderBytes if the server is trusted`);
-      }
+      if (buf.length > limit) throw this.#tooLarge(what, limit);
       // copy: the packet's memory is reused by the caller's next read
       this.#pending = Buffer.from(buf);
       return undefined;
     }
-    if (end > limit) {
-      this.#state = State.Done;
-      throw new LocalError('message_too_large', `The server's HTTP response ${what} exceeds ${limit} bytes (maxHeaderBytes); the connection was dropped. Raise maxHeaderBytes if the server is trusted`);
-    }
+    if (end > limit) throw this.#tooLarge(what, limit);
     this.#pending = undefined;
     const used = end - (pending === undefined ? 0 : pending.length);
     return { buf, end, used };
+  }
+
+  /** The parser is done with this connection: `what` (head or trailers) passed `limit` bytes. */
+  #tooLarge(what: string, limit: number): LocalError {
+    this.#state = State.Done;
+    return new LocalError('message_too_large', `The server's HTTP response ${what} exceeds ${limit} bytes (maxHeaderBytes); the connection was dropped. Raise maxHeaderBytes if the server is trusted`);
   }
 
   #head(data: Buffer, at: number): number {
@@ -353,13 +346,6 @@ export class ResponseParser {
     const sink = this.#sink!;
     this.#sink = undefined;
     sink.end(this.#reuse, this.#keepAliveMs);
-  }
-
-  /** Stops parsing the current response for good (its reader gave up): later bytes are errors. */
-  abandon(): void {
-    this.#state = State.Done;
-    this.#sink = undefined;
-    this.#pending = undefined;
   }
 }
 
