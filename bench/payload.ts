@@ -8,7 +8,10 @@
  *
  * Design note: for each transport and size, every server runs in its own process; the
  * repetitions are interleaved (the server order rotates per repetition) at one call in
- * flight and at 8, after a warm-up of a few calls. The payload is ASCII text with some
+ * flight and at 8, after a warm-up (a few hundred calls of 64 KiB, a few dozen of 1 MiB, at
+ * 8 in flight: enough for V8 to have optimized every server's per-call code, so a run measures
+ * the steady state of a long-lived server, not its JIT tier-up; start-up is the cold-start
+ * section's business). The payload is ASCII text with some
  * structure (not one repeated character, which some JSON paths special-case) and needs no
  * escaping. Reported: calls/s, payload MB/s one way, and server CPU per call, as medians, and
  * the median per-repetition ratios to `bare` and to the official SDKs. The issue's target —
@@ -34,19 +37,22 @@ const RESULTS_FILE = join(ROOT, 'bench-results', 'payload.json');
 export type PayloadTransport = 'stdio' | 'http-json' | 'http-sse';
 const TRANSPORTS: readonly PayloadTransport[] = ['stdio', 'http-json', 'http-sse'];
 
-/** A payload size and how many calls a timed run makes (default, `--quick`). */
+/** A payload size, how many calls a timed run makes and how many warm a new server up (default, `--quick`). */
 interface PayloadSize {
   readonly label: string;
   readonly chars: number;
   readonly calls: number;
   readonly quickCalls: number;
+  readonly warmupCalls: number;
+  readonly quickWarmupCalls: number;
 }
 const SIZES: readonly PayloadSize[] = [
-  { label: '64 KiB', chars: 64 * 1024, calls: 200, quickCalls: 40 },
-  { label: '1 MiB', chars: 1024 * 1024, calls: 24, quickCalls: 6 },
+  { label: '64 KiB', chars: 64 * 1024, calls: 300, quickCalls: 40, warmupCalls: 600, quickWarmupCalls: 40 },
+  { label: '1 MiB', chars: 1024 * 1024, calls: 24, quickCalls: 6, warmupCalls: 48, quickWarmupCalls: 6 },
 ];
 const IN_FLIGHT = [1, 8] as const;
-const WARMUP_CALLS = 3;
+/** In-flight calls of the warm-up runs. */
+const WARMUP_IN_FLIGHT = 8;
 
 /** A server of the section: its name and its scripts (stdio: the command's arguments). */
 interface PayloadEntry {
@@ -114,7 +120,7 @@ export async function runPayloadBench(config: BenchConfig): Promise<number> {
   const entries = ENTRIES.filter((e) => config.only === null || config.only.includes(e.name));
   const began = performance.now();
   console.log(`mcpkit payload benchmark: tools/call echo of a large message (both directions), node ${process.version}, ${platform()} ${arch()}, ${cpus().length} CPUs`);
-  console.log(`${config.reps} reps per case, interleaved; ${SIZES.map((s) => `${s.label}: ${config.quick ? s.quickCalls : s.calls} calls`).join(', ')} per timed run; in flight ${IN_FLIGHT.join(' and ')}`);
+  console.log(`${config.reps} reps per case, interleaved; ${SIZES.map((s) => `${s.label}: ${config.quick ? s.quickCalls : s.calls} calls`).join(', ')} per timed run, after a warm-up of ${SIZES.map((s) => `${config.quick ? s.quickWarmupCalls : s.warmupCalls}`).join(' and ')} calls at ${WARMUP_IN_FLIGHT} in flight; in flight ${IN_FLIGHT.join(' and ')}`);
 
   const cases: { transport: PayloadTransport; size: PayloadSize; inFlight: number; states: CaseState[] }[] = [];
   let failed = false;
@@ -129,7 +135,7 @@ export async function runPayloadBench(config: BenchConfig): Promise<number> {
           let running: Running | undefined;
           try {
             running = await startServer(entry, transport, config.timeoutMs);
-            await running.run(WARMUP_CALLS, 1, message);
+            await running.run(config.quick ? size.quickWarmupCalls : size.warmupCalls, WARMUP_IN_FLIGHT, message);
             for (const inFlight of IN_FLIGHT) {
               const state = byInFlight.get(inFlight)!.find((s) => s.name === entry.name)!;
               const result = await running.run(calls, inFlight, message);
@@ -187,7 +193,7 @@ export async function runPayloadBench(config: BenchConfig): Promise<number> {
         benchmark: 'payload',
         date: new Date().toISOString(),
         machine: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length },
-        config: { reps: config.reps, sizes: SIZES.map((s) => ({ label: s.label, chars: s.chars, calls: config.quick ? s.quickCalls : s.calls })), inFlight: IN_FLIGHT, warmupCalls: WARMUP_CALLS },
+        config: { reps: config.reps, sizes: SIZES.map((s) => ({ label: s.label, chars: s.chars, calls: config.quick ? s.quickCalls : s.calls, warmupCalls: config.quick ? s.quickWarmupCalls : s.warmupCalls })), inFlight: IN_FLIGHT, warmupInFlight: WARMUP_IN_FLIGHT },
         elapsedS: (performance.now() - began) / 1000,
         cases: cases.map((c) => ({ transport: c.transport, size: c.size.label, inFlight: c.inFlight, servers: c.states })),
         summaries,
