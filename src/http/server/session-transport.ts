@@ -36,6 +36,7 @@ import { serializeMessage } from '../../jsonrpc/preset-json.js';
 import { encodeSseEvent } from '../../framing/sse.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
+import { counterText } from '../../jsonrpc/values.js';
 import type { Middleware } from '../../protocol/middleware.js';
 import { Notification } from '../../protocol/methods.js';
 import type { ServerSession } from '../../server/server-session.js';
@@ -707,7 +708,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
 
   /** The event id prefix of `stream`. */
   #label(stream: OutStream): string {
-    return (stream.label ??= this.#idBase + stream.id + ':');
+    return (stream.label ??= this.#idBase + counterText(stream.id) + ':');
   }
 
   /** Ends the feed of `stream`, if another instance follows it. */
