@@ -38,8 +38,8 @@ import { PROTOCOL_VERSION } from './driver.js';
 import type { ServerSpec } from './driver.js';
 import { HttpDriver } from './http-driver.js';
 import type { HttpRunResult, HttpSession } from './http-driver.js';
-import { GC_ENV, RESPONSE_MODES } from './servers/http-harness.js';
-import type { GcReport, ResponseMode } from './servers/http-harness.js';
+import { GC_ENV, oldGenerationGrowth, RESPONSE_MODES } from './servers/http-harness.js';
+import type { GcReport, OldGenerationGrowth, ResponseMode } from './servers/http-harness.js';
 import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
@@ -114,6 +114,8 @@ interface FlatnessResult {
   rssGrowthMb: number;
   peakRssMb: number | null;
   flagged: boolean;
+  /** What young collections promoted to the old generation during the run (see http-harness.ts). */
+  old: OldGenerationGrowth;
   run: HttpRunResult;
 }
 
@@ -317,6 +319,7 @@ async function flatness(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config: 
           rssGrowthMb,
           peakRssMb: peak === null ? null : peak / 1024,
           flagged: heapGrowthMb > MEMORY_FLAG_MB || rssGrowthMb > MEMORY_FLAG_MB,
+          old: oldGenerationGrowth(before, after, config.memoryCalls),
           run,
         };
         progress(
@@ -359,6 +362,8 @@ function modeMetrics(states: readonly HttpState[], config: BenchConfig): Record<
     heapGrowth: summarize(states, RATIO_PAIRS, `heap growth over ${memCalls} calls, MB (GC forced)`, 'MB', true, (s) => one(s.flatness?.heapGrowthMb)),
     heapTotalGrowth: summarize(states, RATIO_PAIRS, `  heap reserved (heapTotal) growth, MB`, 'MB', true, (s) => one(s.flatness?.heapTotalGrowthMb)),
     rssGrowth: summarize(states, RATIO_PAIRS, `  RSS growth, MB`, 'MB', true, (s) => one(s.flatness?.rssGrowthMb)),
+    promoted: summarize(states, RATIO_PAIRS, `  promoted to the old generation, bytes/call (none: a mark-compact ran)`, 'B', true, (s) => one(s.flatness?.old.promotedBytesPerCall)),
+    majorGcs: summarize(states, RATIO_PAIRS, `  mark-compacts V8 ran on its own over ${memCalls} calls`, 'count', true, (s) => one(s.flatness?.old.majorGcs)),
   };
 }
 

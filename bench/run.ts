@@ -34,6 +34,7 @@ import { parseConfig, USAGE } from './config.js';
 import type { BenchConfig } from './config.js';
 import { PROTOCOL_VERSION, StdioDriver, withGcHook } from './driver.js';
 import type { RunResult, ServerSpec } from './driver.js';
+import { oldGenerationGrowth, type OldGenerationGrowth } from './servers/http-harness.js';
 import { runHttpBench } from './http-bench.js';
 import { runInstructionsBench } from './http-instructions.js';
 import { runCliStartBench } from './cli-start.js';
@@ -98,6 +99,8 @@ interface MemoryResult {
   peakRssMb: number | null;
   /** Heap growth above {@link MEMORY_FLAG_MB}. */
   flagged: boolean;
+  /** What young collections promoted to the old generation during the run (see servers/http-harness.ts). */
+  old: OldGenerationGrowth;
   run: RunResult;
 }
 
@@ -245,6 +248,7 @@ async function memory(states: readonly ServerState[], config: BenchConfig, pastD
         rssGrowthMb: (after.rssKb - before.rssKb) / 1024,
         peakRssMb: kbToMb(driver.peakRssKb()),
         flagged: heapGrowthMb > MEMORY_FLAG_MB,
+        old: oldGenerationGrowth(before, after, config.memoryCalls),
         run,
       };
       progress(
@@ -363,11 +367,13 @@ async function runStdio(config: BenchConfig): Promise<number> {
     driverCpu32: summarize(states, RATIO_PAIRS, 'driver CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.driverCpuUsPerCall ?? null)),
     coldStart: summarize(states, RATIO_PAIRS, `cold start ms (median of ${config.coldStarts})`, 'ms', true, (s) => s.coldStartMs),
   };
-  const memoryRows: [string, (m: MemoryResult) => number, boolean][] = [
+  const memoryRows: [string, (m: MemoryResult) => number | null, boolean][] = [
     ['heap after warm-up (GC forced), MB', (m) => m.heapAfterWarmupMb, false],
     [`heap growth over ${memCalls} calls (GC forced), MB`, (m) => m.heapGrowthMb, true],
     ['RSS after warm-up (GC forced), MB (informational)', (m) => m.rssAfterWarmupMb, false],
     [`RSS growth over ${memCalls} calls, MB (informational)`, (m) => m.rssGrowthMb, false],
+    ['promoted to the old generation, bytes/call (none: a mark-compact ran)', (m) => m.old.promotedBytesPerCall, true],
+    [`mark-compacts V8 ran on its own over ${memCalls} calls`, (m) => m.old.majorGcs, true],
   ];
 
   const names = states.map((s) => s.name);

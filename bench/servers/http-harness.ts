@@ -11,7 +11,9 @@
  *     and on SIGTERM;
  *   - with `BENCH_GC=1` in the environment and `--expose-gc` on the command line, a
  *     SIGUSR2 makes it run full garbage collections and write one stderr line
- *     `BENCH_GC {"rssKb":…,"heapUsedKb":…,"heapTotalKb":…,"externalKb":…}` ({@link GC_REPORT_PREFIX}).
+ *     `BENCH_GC {"rssKb":…,"heapUsedKb":…,"heapTotalKb":…,"externalKb":…,"oldBeforeGcKb":…,"oldAfterGcKb":…,"majorGcs":…}`
+ *     ({@link GC_REPORT_PREFIX}; the last three say what reached V8's old generation between
+ *     two reports, see {@link GcReport}).
  *
  * Nothing here is part of mcpkit; it is test scaffolding for the benchmark only.
  */
@@ -47,6 +49,17 @@ export interface GcReport {
   readonly heapTotalKb: number;
   /** Memory of C++ objects bound to JS objects (buffers and such), kilobytes. */
   readonly externalKb: number;
+  /**
+   * Old-generation space in use when the report was asked for, before the forced
+   * collections, kilobytes. Minus the previous report's {@link oldAfterGcKb}, with no
+   * {@link majorGcs} in between, it is what young collections promoted (or V8 allocated old)
+   * meanwhile: objects that outlived two scavenges, garbage a later mark-compact must find.
+   */
+  readonly oldBeforeGcKb?: number;
+  /** Old-generation space in use after the forced collections, kilobytes. */
+  readonly oldAfterGcKb?: number;
+  /** Mark-compact collections V8 ran on its own (not forced) since the process started, as far as reported so far. */
+  readonly majorGcs?: number;
 }
 
 /**
@@ -63,9 +76,10 @@ export function parseGcReport(json: string): GcReport | null {
     return null;
   }
   if (typeof r !== 'object' || r === null) return null;
-  const { rssKb, heapUsedKb, heapTotalKb, externalKb } = r;
+  const { rssKb, heapUsedKb, heapTotalKb, externalKb, oldBeforeGcKb, oldAfterGcKb, majorGcs } = r;
   if (typeof rssKb !== 'number' || typeof heapUsedKb !== 'number' || typeof heapTotalKb !== 'number' || typeof externalKb !== 'number') return null;
-  return { rssKb, heapUsedKb, heapTotalKb, externalKb };
+  const old = typeof oldBeforeGcKb === 'number' && typeof oldAfterGcKb === 'number' && typeof majorGcs === 'number' ? { oldBeforeGcKb, oldAfterGcKb, majorGcs } : {};
+  return { rssKb, heapUsedKb, heapTotalKb, externalKb, ...old };
 }
 
 /** The command line of a benchmark server. */
@@ -138,22 +152,75 @@ export function installGcHook(): void {
   installed = true;
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) process.stderr.write('bench server: BENCH_GC=1 without --expose-gc; GC reports will not force a collection\n');
+  const old = oldGenerationWatch();
+  // the handler is in place before the start-up line: a SIGUSR2 without one kills the process
   process.on('SIGUSR2', () => {
-    // Two collections a turn apart, so objects freed by finalizers or by work queued
-    // behind the first one are gone too.
-    gc?.();
-    setImmediate(() => {
+    void old.then((watch) => {
+      const oldBeforeGcKb = watch.usedKb();
+      const majorGcs = watch.majorGcs();
+      // Two collections a turn apart, so objects freed by finalizers or by work queued
+      // behind the first one are gone too.
       gc?.();
-      const m = process.memoryUsage();
-      const report: GcReport = {
-        rssKb: Math.round(m.rss / 1024),
-        heapUsedKb: Math.round(m.heapUsed / 1024),
-        heapTotalKb: Math.round(m.heapTotal / 1024),
-        externalKb: Math.round(m.external / 1024),
-      };
-      process.stderr.write(GC_REPORT_PREFIX + JSON.stringify(report) + '\n');
+      setImmediate(() => {
+        gc?.();
+        const m = process.memoryUsage();
+        const report: GcReport = {
+          rssKb: Math.round(m.rss / 1024),
+          heapUsedKb: Math.round(m.heapUsed / 1024),
+          heapTotalKb: Math.round(m.heapTotal / 1024),
+          externalKb: Math.round(m.external / 1024),
+          oldBeforeGcKb,
+          oldAfterGcKb: watch.usedKb(),
+          majorGcs,
+        };
+        process.stderr.write(GC_REPORT_PREFIX + JSON.stringify(report) + '\n');
+      });
     });
   });
 }
 
+/** Old-generation figures: space in use now, and the mark-compacts V8 ran on its own so far. */
+interface OldGenerationWatch {
+  usedKb(): number;
+  majorGcs(): number;
+}
+
+/** Starts counting unforced mark-compacts; `node:v8` and `node:perf_hooks` load here, off the cold-start path. */
+async function oldGenerationWatch(): Promise<OldGenerationWatch> {
+  const [{ getHeapSpaceStatistics }, { PerformanceObserver, constants }] = await Promise.all([import('node:v8'), import('node:perf_hooks')]);
+  let major = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const detail = (entry as { detail?: { kind?: number; flags?: number } }).detail;
+      if (detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR && ((detail.flags ?? 0) & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) === 0) major++;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return {
+    usedKb: () => Math.round((getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_used_size ?? 0) / 1024),
+    majorGcs: () => major,
+  };
+}
+
 let installed = false;
+
+/** What reached the old generation during a run between two {@link GcReport}s. */
+export interface OldGenerationGrowth {
+  /**
+   * Bytes per call that young collections promoted (old space in use before the second
+   * report's forced collections, minus after the first's). Null when V8 ran a mark-compact of
+   * its own in between (it freed part of what was promoted) or a report lacks the figures.
+   */
+  readonly promotedBytesPerCall: number | null;
+  /** Mark-compacts V8 ran on its own during the run; null when a report lacks the figure. */
+  readonly majorGcs: number | null;
+}
+
+/** Reads {@link OldGenerationGrowth} off the reports taken before and after `calls` calls. Pure. */
+export function oldGenerationGrowth(before: GcReport, after: GcReport, calls: number): OldGenerationGrowth {
+  if (before.majorGcs === undefined || after.majorGcs === undefined || before.oldAfterGcKb === undefined || after.oldBeforeGcKb === undefined) {
+    return { promotedBytesPerCall: null, majorGcs: null };
+  }
+  const majorGcs = after.majorGcs - before.majorGcs;
+  const promotedBytesPerCall = majorGcs === 0 && calls > 0 ? (Math.max(0, after.oldBeforeGcKb - before.oldAfterGcKb) * 1024) / calls : null;
+  return { promotedBytesPerCall, majorGcs };
+}
