@@ -85,6 +85,7 @@ import {
   pump,
   readText,
   reconnectPolicy,
+  wholeText,
   Aborter,
   type AbortWatch,
   type ChunkSource,
@@ -367,7 +368,12 @@ export class StreamableHttpClientTransport implements Transport {
       } else {
         const type = mediaType(response);
         if (type === 'text/event-stream') await this.#readPostStream(response, controller, exchange);
-        else if (type === 'application/json' && exchange !== undefined) await this.#readJson(response, controller, exchange);
+        else if (type === 'application/json' && exchange !== undefined) {
+          // an answer that already arrived whole is handled now, without a reader
+          const text = controller.aborted || this.#closed ? undefined : wholeText(response.body, this.#maxChars);
+          if (text !== undefined) this.#answerJson(text, exchange);
+          else await this.#readJson(response, controller, exchange);
+        }
         else {
           discardBody(response);
           if (exchange !== undefined && exchange.ids.size > 0) {
@@ -495,6 +501,11 @@ export class StreamableHttpClientTransport implements Transport {
       throw err;
     }
     if (end === 'error') throw new LocalError('connection_closed', `The connection broke while reading the JSON response to POST ${this.#url.href}`);
+    this.#answerJson(text, exchange);
+  }
+
+  /** Delivers the whole JSON answer of a POST; throws when it leaves requests of the POST unanswered. */
+  #answerJson(text: string, exchange: Exchange): void {
     if (text.trim().length > 0) this.#deliverText(text);
     if (exchange.ids.size > 0) {
       throw new LocalError('invalid_message', `The server's JSON response did not answer ${describeIds(exchange.ids)}`);

@@ -13,6 +13,7 @@
  * which takes a Buffer.
  */
 import type { RequesterInit } from '../client/common.js';
+import { isToken } from './response-head.js';
 
 /** What is fixed per URL: the origin, the request target and the `Host` header. */
 export interface RequestTarget {
@@ -22,7 +23,6 @@ export interface RequestTarget {
   readonly host: string;
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Anything but visible ASCII, space and tab: worth a closer look. */
 const UNUSUAL = /[^\x20-\x7e\t]/;
 const FORBIDDEN = /[\r\n\0]/;
@@ -38,11 +38,11 @@ export function requestTarget(url: URL): RequestTarget {
 /** The request's bytes; throws TypeError (see the design note) before anything is sent. */
 export function requestPayload(target: RequestTarget, init: RequesterInit): string | Buffer {
   const method = init.method;
-  if (!TOKEN.test(method)) throw new TypeError(`The HTTP method ${JSON.stringify(method)} is not a token`);
+  if (!isToken(method)) throw new TypeError(`The HTTP method ${JSON.stringify(method)} is not a token`);
   let head = method + ' ' + target.path + ' HTTP/1.1\r\nhost: ' + target.host + '\r\n';
   let latin1 = false;
   init.headers.forEach((value, name) => {
-    if (!TOKEN.test(name)) throw new TypeError(`The header name ${JSON.stringify(name)} is not a token; it was not sent`);
+    if (!isToken(name)) throw new TypeError(`The header name ${JSON.stringify(name)} is not a token; it was not sent`);
     if (UNUSUAL.test(value)) {
       if (FORBIDDEN.test(value)) throw new TypeError(`The value of header ${name} holds CR, LF or NUL; nothing was sent`);
       latin1 = true;
