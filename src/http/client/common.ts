@@ -371,16 +371,25 @@ export class PlainHeaders implements HeaderBag {
   readonly #values = new Map<string, string>();
 
   set(name: string, value: string): void {
-    this.#values.set(name.toLowerCase(), value);
+    this.#values.set(lowerCase(name), value);
   }
 
   get(name: string): string | null {
-    return this.#values.get(name.toLowerCase()) ?? null;
+    return this.#values.get(lowerCase(name)) ?? null;
   }
 
   forEach(callback: (value: string, name: string) => void): void {
     this.#values.forEach(callback);
   }
+}
+
+/** `name` lower-cased; itself (no new string) when it is lower-case ASCII already, as the transports' own names are. */
+function lowerCase(name: string): string {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if ((c >= 0x41 && c <= 0x5a) || c >= 0x80) return name.toLowerCase();
+  }
+  return name;
 }
 
 /**

@@ -151,6 +151,28 @@ class Exchange implements StreamCursor {
   }
 }
 
+/**
+ * The moment a send is handed to fetch, for the send after it to wait for (sends go out in
+ * call order). The promise is made only when some send has to wait.
+ */
+class Handoff {
+  done = false;
+  #promise: Promise<void> | undefined = undefined;
+  #resolve: (() => void) | undefined = undefined;
+
+  /** Resolves once {@link finish} was called (call it only while not `done`). */
+  wait(): Promise<void> {
+    return (this.#promise ??= new Promise<void>((resolve) => (this.#resolve = resolve)));
+  }
+
+  /** The send went out (or failed before it could); idempotent. */
+  finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.#resolve?.();
+  }
+}
+
 /** What the transport needs to know about an outgoing message. */
 interface Outgoing {
   ids: RequestId[] | undefined;
@@ -178,8 +200,8 @@ export class StreamableHttpClientTransport implements Transport {
   #closed = false;
   #closedNotified = false;
   #closing: Promise<void> | undefined;
-  /** Resolves when the previous send has been handed to fetch; undefined once it has (nothing to wait for). */
-  #tail: Promise<void> | undefined = undefined;
+  /** The latest send, until it has been handed to fetch (then undefined: nothing to wait for). */
+  #tail: Handoff | undefined = undefined;
   readonly #controllers = new Set<Aborter>();
   readonly #outstanding = new Map<RequestId, Exchange>();
   readonly #waits = new Waits();
@@ -286,14 +308,9 @@ export class StreamableHttpClientTransport implements Transport {
       for (const id of out.ids) this.#outstanding.set(id, exchange);
     }
     const previous = this.#tail;
-    let resolveTail!: () => void;
-    const tail = new Promise<void>((resolve) => (resolveTail = resolve));
-    this.#tail = tail;
-    const dispatched = (): void => {
-      resolveTail();
-      if (this.#tail === tail) this.#tail = undefined;
-    };
-    return this.#post(previous, dispatched, body, out, exchange);
+    const handoff = new Handoff();
+    this.#tail = handoff;
+    return this.#post(previous, handoff, body, out, exchange);
   }
 
   #inspect(item: unknown, out: Outgoing): void {
@@ -311,7 +328,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  async #post(previous: Promise<void> | undefined, dispatched: () => void, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
+  async #post(previous: Handoff | undefined, handoff: Handoff, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
     let controller: Aborter | undefined;
     /** Bounds a POST without requests (nothing else would). */
     let deadline: AcceptDeadline | undefined;
@@ -320,7 +337,7 @@ export class StreamableHttpClientTransport implements Transport {
       let sentSession: string | undefined;
       try {
         // no wait (not even a turn of the microtask queue) when the previous send went out already
-        if (previous !== undefined) await previous;
+        if (previous !== undefined && !previous.done) await previous.wait();
         if (this.#closed) throw closedError();
         const made = baseHeaders(this.#options);
         const headers = made instanceof Promise ? await made : made;
@@ -344,13 +361,13 @@ export class StreamableHttpClientTransport implements Transport {
         else deadline = new AcceptDeadline(controller, this.#acceptTimeoutMs, `POST ${this.#url.href}`);
         if (out.stateless !== undefined && out.ids !== undefined) for (const id of out.ids) this.#statelessPosts.set(id, controller);
         const pending = this.#fetch(this.#url, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller });
-        dispatched();
+        this.#handedOff(handoff);
         response = await pending;
       } catch (err) {
         if (this.#settledByCancel(exchange)) return;
         throw this.#failure(err, 'POST');
       } finally {
-        dispatched();
+        this.#handedOff(handoff);
       }
       if (response.status === 404 && sentSession !== undefined) {
         discardBody(response);
@@ -396,6 +413,12 @@ export class StreamableHttpClientTransport implements Transport {
       }
       if (exchange !== undefined) this.#release(exchange);
     }
+  }
+
+  /** `handoff`'s send went to fetch (or failed before): the next send need not wait for it. */
+  #handedOff(handoff: Handoff): void {
+    handoff.finish();
+    if (this.#tail === handoff) this.#tail = undefined;
   }
 
   /** Stops tracking an exchange's unanswered requests. */
