@@ -368,18 +368,31 @@ export interface HeaderBag extends HeaderList {
  * before it sends (`nodeHttpRequester` refuses what is not a token, or holds CR, LF or NUL).
  */
 export class PlainHeaders implements HeaderBag {
-  readonly #values = new Map<string, string>();
+  /** Names (lower case) and values, alternating, in the order first set: a request has a handful, so no `Map`. */
+  readonly #list: string[] = [];
 
   set(name: string, value: string): void {
-    this.#values.set(lowerCase(name), value);
+    const key = lowerCase(name);
+    const list = this.#list;
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] === key) {
+        list[i + 1] = value;
+        return;
+      }
+    }
+    list.push(key, value);
   }
 
   get(name: string): string | null {
-    return this.#values.get(lowerCase(name)) ?? null;
+    const key = lowerCase(name);
+    const list = this.#list;
+    for (let i = 0; i < list.length; i += 2) if (list[i] === key) return list[i + 1]!;
+    return null;
   }
 
   forEach(callback: (value: string, name: string) => void): void {
-    this.#values.forEach(callback);
+    const list = this.#list;
+    for (let i = 0; i < list.length; i += 2) callback(list[i + 1]!, list[i]!);
   }
 }
 

@@ -85,10 +85,12 @@ export function transportFetch(options: HttpClientCommonOptions): TransportFetch
 }
 
 async function follow(inner: TransportFetch, max: number, url: URL, init: TransportInit): Promise<ClientResponse> {
-  const method = (init.method ?? 'GET').toUpperCase();
   let current = url;
   for (let hops = 0; ; hops++) {
     const response = await inner(current, init);
+    // the common case first: an answer that is no redirect
+    if (response.type !== 'opaqueredirect' && !response.redirected && !REDIRECTS.has(response.status)) return response;
+    const method = (init.method ?? 'GET').toUpperCase();
     if (response.type === 'opaqueredirect') {
       discardBody(response);
       throw new RedirectRefusedError('unreadable', 0, method, undefined, `${method} ${current.href} was redirected, but the fetch in use hides the target (an opaque redirect); point the client at the final URL`);

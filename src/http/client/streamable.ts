@@ -132,9 +132,55 @@ interface StreamCursor {
   retryMs: number | undefined;
 }
 
+/**
+ * The ids of one POST's requests that still await their responses: the usual single one
+ * held in a field, a `Set` only for a batch.
+ */
+class PendingIds {
+  size: number;
+  #one: RequestId | undefined;
+  readonly #many: Set<RequestId> | undefined;
+
+  constructor(ids: RequestId[]) {
+    if (ids.length === 1) {
+      this.#one = ids[0];
+      this.#many = undefined;
+    } else this.#many = new Set(ids);
+    this.size = this.#many === undefined ? 1 : this.#many.size;
+  }
+
+  has(id: RequestId): boolean {
+    return this.#many === undefined ? this.size === 1 && this.#one === id : this.#many.has(id);
+  }
+
+  delete(id: RequestId): boolean {
+    if (this.#many !== undefined) {
+      const deleted = this.#many.delete(id);
+      this.size = this.#many.size;
+      return deleted;
+    }
+    if (this.size === 0 || this.#one !== id) return false;
+    this.size = 0;
+    this.#one = undefined;
+    return true;
+  }
+
+  /** The ids still pending, in the order they were sent. */
+  list(): RequestId[] {
+    if (this.#many !== undefined) return [...this.#many];
+    return this.size === 1 ? [this.#one!] : [];
+  }
+
+  clear(): void {
+    this.#many?.clear();
+    this.#one = undefined;
+    this.size = 0;
+  }
+}
+
 /** The requests of one POST that still await their responses. */
 class Exchange implements StreamCursor {
-  readonly ids: Set<RequestId>;
+  readonly ids: PendingIds;
   lastEventId = '';
   retryMs: number | undefined = undefined;
   /** The HTTP request reading this exchange's responses right now (the POST, then each resuming GET). */
@@ -147,7 +193,7 @@ class Exchange implements StreamCursor {
    */
   streaming = false;
   constructor(ids: RequestId[]) {
-    this.ids = new Set(ids);
+    this.ids = new PendingIds(ids);
   }
 }
 
@@ -423,8 +469,10 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** Stops tracking an exchange's unanswered requests. */
   #release(exchange: Exchange): void {
-    for (const id of exchange.ids) if (this.#outstanding.get(id) === exchange) this.#outstanding.delete(id);
-    exchange.ids.clear();
+    if (exchange.ids.size > 0) {
+      for (const id of exchange.ids.list()) if (this.#outstanding.get(id) === exchange) this.#outstanding.delete(id);
+      exchange.ids.clear();
+    }
     exchange.drain?.stop();
   }
 
@@ -817,8 +865,8 @@ export class StreamableHttpClientTransport implements Transport {
   }
 }
 
-function describeIds(ids: Set<RequestId>): string {
-  const list = [...ids].slice(0, 5).map((id) => JSON.stringify(id));
+function describeIds(ids: PendingIds): string {
+  const list = ids.list().slice(0, 5).map((id) => JSON.stringify(id));
   const more = ids.size > 5 ? ` and ${ids.size - 5} more` : '';
   return `request${ids.size === 1 ? '' : 's'} ${list.join(', ')}${more}`;
 }
