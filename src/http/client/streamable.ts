@@ -95,7 +95,7 @@ import {
   type ReconnectOptions,
   type ReconnectPolicy,
 } from './common.js';
-import { transportFetch, type TransportFetch } from './redirects.js';
+import { splitFetch, wholeFetch, type SplitFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
 import { StatelessRequestHeaders } from './stateless/headers.js';
 
@@ -234,6 +234,8 @@ interface Outgoing {
  */
 export class StreamableHttpClientTransport implements Transport {
   readonly #url: URL;
+  /** The POSTs' requests, whose redirects `#post` handles after awaiting the request. */
+  readonly #split: SplitFetch;
   readonly #fetch: TransportFetch;
   readonly #options: StreamableHttpClientTransportOptions;
   readonly #policy: ReconnectPolicy;
@@ -260,7 +262,8 @@ export class StreamableHttpClientTransport implements Transport {
   /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values, `maxRedirects` or `acceptTimeoutMs`. */
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#url = new URL(options.url);
-    this.#fetch = transportFetch(options);
+    this.#split = splitFetch(options);
+    this.#fetch = wholeFetch(this.#split);
     this.#options = options;
     this.#policy = reconnectPolicy(options.reconnect);
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
@@ -406,9 +409,12 @@ export class StreamableHttpClientTransport implements Transport {
         if (exchange !== undefined) exchange.controller = controller;
         else deadline = new AcceptDeadline(controller, this.#acceptTimeoutMs, `POST ${this.#url.href}`);
         if (out.stateless !== undefined && out.ids !== undefined) for (const id of out.ids) this.#statelessPosts.set(id, controller);
-        const pending = this.#fetch(this.#url, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller });
+        const init = { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller };
+        const pending = this.#split.send(this.#url, init);
         this.#handedOff(handoff);
         response = await pending;
+        const redirect = this.#split.redirected(response, this.#url, init);
+        if (redirect !== undefined) response = await redirect;
       } catch (err) {
         if (this.#settledByCancel(exchange)) return;
         throw this.#failure(err, 'POST');
