@@ -368,19 +368,41 @@ export interface HeaderBag extends HeaderList {
  * before it sends (`nodeHttpRequester` refuses what is not a token, or holds CR, LF or NUL).
  */
 export class PlainHeaders implements HeaderBag {
-  readonly #values = new Map<string, string>();
+  /** Names (lower case) and values, alternating, in the order first set: a request has a handful, so no `Map`. */
+  readonly #list: string[] = [];
 
   set(name: string, value: string): void {
-    this.#values.set(name.toLowerCase(), value);
+    const key = lowerCase(name);
+    const list = this.#list;
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] === key) {
+        list[i + 1] = value;
+        return;
+      }
+    }
+    list.push(key, value);
   }
 
   get(name: string): string | null {
-    return this.#values.get(name.toLowerCase()) ?? null;
+    const key = lowerCase(name);
+    const list = this.#list;
+    for (let i = 0; i < list.length; i += 2) if (list[i] === key) return list[i + 1]!;
+    return null;
   }
 
   forEach(callback: (value: string, name: string) => void): void {
-    this.#values.forEach(callback);
+    const list = this.#list;
+    for (let i = 0; i < list.length; i += 2) callback(list[i + 1]!, list[i]!);
   }
+}
+
+/** `name` lower-cased; itself (no new string) when it is lower-case ASCII already, as the transports' own names are. */
+function lowerCase(name: string): string {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if ((c >= 0x41 && c <= 0x5a) || c >= 0x80) return name.toLowerCase();
+  }
+  return name;
 }
 
 /**
@@ -424,6 +446,7 @@ export interface ChunkReader {
 export function mediaType(response: ClientResponse): string {
   const value = response.headers.get('content-type');
   if (value === null) return '';
+  if (value === 'application/json' || value === 'text/event-stream') return value;
   const semi = value.indexOf(';');
   return (semi < 0 ? value : value.slice(0, semi)).trim().toLowerCase();
 }
@@ -514,6 +537,32 @@ export async function readText(body: ChunkSource | null, maxChars: number, signa
     else if (decoder !== undefined) text += decoder.decode();
   }
   return { text, truncated, end };
+}
+
+/**
+ * The key of an optional method of a {@link ChunkSource} (internal; the Node requester's
+ * bodies have it): called before anything was read, with a bound in bytes, it returns the
+ * whole body and marks it used when the body has ended, arrived unread and is no longer
+ * than the bound; otherwise it returns undefined and the body is untouched. It lets a
+ * transport read a complete answer without a reader, a promise per read or an abort listener.
+ */
+export const TAKE_WHOLE: unique symbol = Symbol('mcpkit.takeWhole');
+
+/** A {@link ChunkSource} that may hand over its bytes at once (see {@link TAKE_WHOLE}). */
+export interface WholeBody {
+  [TAKE_WHOLE](maxBytes: number): Uint8Array | undefined;
+}
+
+/**
+ * The text of `body` when it already arrived whole, unread and at most `maxChars` bytes long
+ * (so within `maxChars` characters), decoded as {@link readText} decodes; undefined (and
+ * nothing read) otherwise: then read it with {@link readText}. Never throws.
+ */
+export function wholeText(body: ChunkSource | null, maxChars: number): string | undefined {
+  const take = (body as Partial<WholeBody> | null)?.[TAKE_WHOLE];
+  if (take === undefined) return undefined;
+  const bytes = take.call(body, maxChars);
+  return bytes === undefined ? undefined : WHOLE.decode(bytes);
 }
 
 const STREAM: TextDecodeOptions = { stream: true };

@@ -62,6 +62,28 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * `fetch` and `requester` are given or when there is neither and no global fetch.
  */
 export function transportFetch(options: HttpClientCommonOptions): TransportFetch {
+  return wholeFetch(splitFetch(options));
+}
+
+/** The fetch that makes `split`'s two steps one. */
+export function wholeFetch(split: SplitFetch): TransportFetch {
+  return (url, init) => split.send(url, init).then((response) => split.redirected(response, url, init) ?? response);
+}
+
+/**
+ * {@link transportFetch} in two steps, for a transport that awaits the request itself
+ * (one turn of the microtask queue less than awaiting a wrapped promise): `send` makes one
+ * request; `redirected` looks at its answer and returns undefined when it is no redirect
+ * (it is the final answer), else the promise of what following it gives, which rejects as
+ * the full fetch would. Throws as {@link transportFetch} does.
+ */
+export interface SplitFetch {
+  send(url: URL, init: TransportInit): Promise<ClientResponse>;
+  redirected(response: ClientResponse, url: URL, init: TransportInit): Promise<ClientResponse> | undefined;
+}
+
+/** The two steps of {@link transportFetch}; see {@link SplitFetch}. */
+export function splitFetch(options: HttpClientCommonOptions): SplitFetch {
   const max = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   if (!Number.isInteger(max) || max < 0) throw new RangeError('maxRedirects must be a non-negative integer');
   const requester = options.requester;
@@ -81,14 +103,19 @@ export function transportFetch(options: HttpClientCommonOptions): TransportFetch
     // a fetch gets a Headers (see baseHeaders)
     inner = (url, init) => fetch(url, fetchInit(init));
   }
-  return (url, init) => follow(inner, max, url, init);
+  return {
+    send: inner,
+    // the common case first: an answer that is no redirect
+    redirected: (response, url, init) => (response.type !== 'opaqueredirect' && !response.redirected && !REDIRECTS.has(response.status) ? undefined : follow(inner, max, url, init, response)),
+  };
 }
 
-async function follow(inner: TransportFetch, max: number, url: URL, init: TransportInit): Promise<ClientResponse> {
-  const method = (init.method ?? 'GET').toUpperCase();
+/** Decides about `first`, the answer to `init` at `url`, and about the answers of the redirects followed from there. */
+async function follow(inner: TransportFetch, max: number, url: URL, init: TransportInit, first: ClientResponse): Promise<ClientResponse> {
   let current = url;
+  let response = first;
   for (let hops = 0; ; hops++) {
-    const response = await inner(current, init);
+    const method = (init.method ?? 'GET').toUpperCase();
     if (response.type === 'opaqueredirect') {
       discardBody(response);
       throw new RedirectRefusedError('unreadable', 0, method, undefined, `${method} ${current.href} was redirected, but the fetch in use hides the target (an opaque redirect); point the client at the final URL`);
@@ -139,6 +166,7 @@ async function follow(inner: TransportFetch, max: number, url: URL, init: Transp
       throw new RedirectRefusedError('too_many_redirects', status, method, target.origin, `${method} ${url.href} was not sent: ${why}. Point the client at the final URL`);
     }
     current = target;
+    response = await inner(current, init);
   }
 }
 

@@ -26,6 +26,8 @@ export function requesterInit(init: RequestInit | TransportInit | undefined): Re
   const body = init?.body;
   if (body !== undefined && body !== null && typeof body !== 'string') throw new TypeError('A requester sends string bodies only');
   const headers = init?.headers;
+  // a transport's own request is one already (plain headers, an upper-case method): no copy
+  if (headers instanceof PlainHeaders && body !== null && init!.signal !== null && (init!.method === 'POST' || init!.method === 'GET' || init!.method === 'DELETE')) return init as RequesterInit;
   return {
     method: (init?.method ?? 'GET').toUpperCase(),
     headers: headers instanceof Headers || headers instanceof PlainHeaders ? headers : new Headers(headers as HeadersInit | undefined),

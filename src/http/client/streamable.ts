@@ -85,6 +85,7 @@ import {
   pump,
   readText,
   reconnectPolicy,
+  wholeText,
   Aborter,
   type AbortWatch,
   type ChunkSource,
@@ -94,7 +95,7 @@ import {
   type ReconnectOptions,
   type ReconnectPolicy,
 } from './common.js';
-import { transportFetch, type TransportFetch } from './redirects.js';
+import { splitFetch, wholeFetch, type SplitFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
 import { StatelessRequestHeaders } from './stateless/headers.js';
 
@@ -131,9 +132,55 @@ interface StreamCursor {
   retryMs: number | undefined;
 }
 
+/**
+ * The ids of one POST's requests that still await their responses: the usual single one
+ * held in a field, a `Set` only for a batch.
+ */
+class PendingIds {
+  size: number;
+  #one: RequestId | undefined;
+  readonly #many: Set<RequestId> | undefined;
+
+  constructor(ids: RequestId[]) {
+    if (ids.length === 1) {
+      this.#one = ids[0];
+      this.#many = undefined;
+    } else this.#many = new Set(ids);
+    this.size = this.#many === undefined ? 1 : this.#many.size;
+  }
+
+  has(id: RequestId): boolean {
+    return this.#many === undefined ? this.size === 1 && this.#one === id : this.#many.has(id);
+  }
+
+  delete(id: RequestId): boolean {
+    if (this.#many !== undefined) {
+      const deleted = this.#many.delete(id);
+      this.size = this.#many.size;
+      return deleted;
+    }
+    if (this.size === 0 || this.#one !== id) return false;
+    this.size = 0;
+    this.#one = undefined;
+    return true;
+  }
+
+  /** The ids still pending, in the order they were sent. */
+  list(): RequestId[] {
+    if (this.#many !== undefined) return [...this.#many];
+    return this.size === 1 ? [this.#one!] : [];
+  }
+
+  clear(): void {
+    this.#many?.clear();
+    this.#one = undefined;
+    this.size = 0;
+  }
+}
+
 /** The requests of one POST that still await their responses. */
 class Exchange implements StreamCursor {
-  readonly ids: Set<RequestId>;
+  readonly ids: PendingIds;
   lastEventId = '';
   retryMs: number | undefined = undefined;
   /** The HTTP request reading this exchange's responses right now (the POST, then each resuming GET). */
@@ -146,7 +193,29 @@ class Exchange implements StreamCursor {
    */
   streaming = false;
   constructor(ids: RequestId[]) {
-    this.ids = new Set(ids);
+    this.ids = new PendingIds(ids);
+  }
+}
+
+/**
+ * The moment a send is handed to fetch, for the send after it to wait for (sends go out in
+ * call order). The promise is made only when some send has to wait.
+ */
+class Handoff {
+  done = false;
+  #promise: Promise<void> | undefined = undefined;
+  #resolve: (() => void) | undefined = undefined;
+
+  /** Resolves once {@link finish} was called (call it only while not `done`). */
+  wait(): Promise<void> {
+    return (this.#promise ??= new Promise<void>((resolve) => (this.#resolve = resolve)));
+  }
+
+  /** The send went out (or failed before it could); idempotent. */
+  finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.#resolve?.();
   }
 }
 
@@ -165,6 +234,8 @@ interface Outgoing {
  */
 export class StreamableHttpClientTransport implements Transport {
   readonly #url: URL;
+  /** The POSTs' requests, whose redirects `#post` handles after awaiting the request. */
+  readonly #split: SplitFetch;
   readonly #fetch: TransportFetch;
   readonly #options: StreamableHttpClientTransportOptions;
   readonly #policy: ReconnectPolicy;
@@ -177,8 +248,8 @@ export class StreamableHttpClientTransport implements Transport {
   #closed = false;
   #closedNotified = false;
   #closing: Promise<void> | undefined;
-  /** Resolves when the previous send has been handed to fetch; undefined once it has (nothing to wait for). */
-  #tail: Promise<void> | undefined = undefined;
+  /** The latest send, until it has been handed to fetch (then undefined: nothing to wait for). */
+  #tail: Handoff | undefined = undefined;
   readonly #controllers = new Set<Aborter>();
   readonly #outstanding = new Map<RequestId, Exchange>();
   readonly #waits = new Waits();
@@ -191,7 +262,8 @@ export class StreamableHttpClientTransport implements Transport {
   /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values, `maxRedirects` or `acceptTimeoutMs`. */
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#url = new URL(options.url);
-    this.#fetch = transportFetch(options);
+    this.#split = splitFetch(options);
+    this.#fetch = wholeFetch(this.#split);
     this.#options = options;
     this.#policy = reconnectPolicy(options.reconnect);
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
@@ -285,14 +357,9 @@ export class StreamableHttpClientTransport implements Transport {
       for (const id of out.ids) this.#outstanding.set(id, exchange);
     }
     const previous = this.#tail;
-    let resolveTail!: () => void;
-    const tail = new Promise<void>((resolve) => (resolveTail = resolve));
-    this.#tail = tail;
-    const dispatched = (): void => {
-      resolveTail();
-      if (this.#tail === tail) this.#tail = undefined;
-    };
-    return this.#post(previous, dispatched, body, out, exchange);
+    const handoff = new Handoff();
+    this.#tail = handoff;
+    return this.#post(previous, handoff, body, out, exchange);
   }
 
   #inspect(item: unknown, out: Outgoing): void {
@@ -310,7 +377,7 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  async #post(previous: Promise<void> | undefined, dispatched: () => void, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
+  async #post(previous: Handoff | undefined, handoff: Handoff, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
     let controller: Aborter | undefined;
     /** Bounds a POST without requests (nothing else would). */
     let deadline: AcceptDeadline | undefined;
@@ -319,7 +386,7 @@ export class StreamableHttpClientTransport implements Transport {
       let sentSession: string | undefined;
       try {
         // no wait (not even a turn of the microtask queue) when the previous send went out already
-        if (previous !== undefined) await previous;
+        if (previous !== undefined && !previous.done) await previous.wait();
         if (this.#closed) throw closedError();
         const made = baseHeaders(this.#options);
         const headers = made instanceof Promise ? await made : made;
@@ -342,14 +409,17 @@ export class StreamableHttpClientTransport implements Transport {
         if (exchange !== undefined) exchange.controller = controller;
         else deadline = new AcceptDeadline(controller, this.#acceptTimeoutMs, `POST ${this.#url.href}`);
         if (out.stateless !== undefined && out.ids !== undefined) for (const id of out.ids) this.#statelessPosts.set(id, controller);
-        const pending = this.#fetch(this.#url, { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller });
-        dispatched();
+        const init = { ...this.#options.requestInit, method: 'POST', headers, body, signal: controller };
+        const pending = this.#split.send(this.#url, init);
+        this.#handedOff(handoff);
         response = await pending;
+        const redirect = this.#split.redirected(response, this.#url, init);
+        if (redirect !== undefined) response = await redirect;
       } catch (err) {
         if (this.#settledByCancel(exchange)) return;
         throw this.#failure(err, 'POST');
       } finally {
-        dispatched();
+        this.#handedOff(handoff);
       }
       if (response.status === 404 && sentSession !== undefined) {
         discardBody(response);
@@ -367,7 +437,12 @@ export class StreamableHttpClientTransport implements Transport {
       } else {
         const type = mediaType(response);
         if (type === 'text/event-stream') await this.#readPostStream(response, controller, exchange);
-        else if (type === 'application/json' && exchange !== undefined) await this.#readJson(response, controller, exchange);
+        else if (type === 'application/json' && exchange !== undefined) {
+          // an answer that already arrived whole is handled now, without a reader
+          const text = controller.aborted || this.#closed ? undefined : wholeText(response.body, this.#maxChars);
+          if (text !== undefined) this.#answerJson(text, exchange);
+          else await this.#readJson(response, controller, exchange);
+        }
         else {
           discardBody(response);
           if (exchange !== undefined && exchange.ids.size > 0) {
@@ -392,10 +467,18 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
+  /** `handoff`'s send went to fetch (or failed before): the next send need not wait for it. */
+  #handedOff(handoff: Handoff): void {
+    handoff.finish();
+    if (this.#tail === handoff) this.#tail = undefined;
+  }
+
   /** Stops tracking an exchange's unanswered requests. */
   #release(exchange: Exchange): void {
-    for (const id of exchange.ids) if (this.#outstanding.get(id) === exchange) this.#outstanding.delete(id);
-    exchange.ids.clear();
+    if (exchange.ids.size > 0) {
+      for (const id of exchange.ids.list()) if (this.#outstanding.get(id) === exchange) this.#outstanding.delete(id);
+      exchange.ids.clear();
+    }
     exchange.drain?.stop();
   }
 
@@ -495,6 +578,11 @@ export class StreamableHttpClientTransport implements Transport {
       throw err;
     }
     if (end === 'error') throw new LocalError('connection_closed', `The connection broke while reading the JSON response to POST ${this.#url.href}`);
+    this.#answerJson(text, exchange);
+  }
+
+  /** Delivers the whole JSON answer of a POST; throws when it leaves requests of the POST unanswered. */
+  #answerJson(text: string, exchange: Exchange): void {
     if (text.trim().length > 0) this.#deliverText(text);
     if (exchange.ids.size > 0) {
       throw new LocalError('invalid_message', `The server's JSON response did not answer ${describeIds(exchange.ids)}`);
@@ -783,8 +871,8 @@ export class StreamableHttpClientTransport implements Transport {
   }
 }
 
-function describeIds(ids: Set<RequestId>): string {
-  const list = [...ids].slice(0, 5).map((id) => JSON.stringify(id));
+function describeIds(ids: PendingIds): string {
+  const list = ids.list().slice(0, 5).map((id) => JSON.stringify(id));
   const more = ids.size > 5 ? ` and ${ids.size - 5} more` : '';
   return `request${ids.size === 1 ? '' : 's'} ${list.join(', ')}${more}`;
 }

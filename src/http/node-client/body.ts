@@ -9,8 +9,10 @@
  * under {@link LOW_WATER_BYTES}. `cancel` (of the source or the reader) drops what is
  * queued and, when the body had not ended yet, asks the connection to give up the
  * response (it destroys the socket: the rest of the body would otherwise have to be read).
+ * A body that has ended before anyone read it can also be taken whole (`TAKE_WHOLE`), with
+ * no reader and no promise.
  */
-import type { ChunkRead, ChunkReader, ChunkSource } from '../client/common.js';
+import { TAKE_WHOLE, type ChunkRead, type ChunkReader, type ChunkSource, type WholeBody } from '../client/common.js';
 
 /** Unread bytes above which the socket is paused. */
 export const HIGH_WATER_BYTES = 256 * 1024;
@@ -28,7 +30,7 @@ export interface BodyControl {
 const DONE: Promise<ChunkRead> = Promise.resolve({ done: true, value: undefined });
 
 /** One response body; see the module's design note. */
-export class ResponseBody implements ChunkSource, ChunkReader {
+export class ResponseBody implements ChunkSource, ChunkReader, WholeBody {
   readonly #control: BodyControl;
   readonly #chunks: Buffer[] = [];
   #first = 0;
@@ -82,6 +84,17 @@ export class ResponseBody implements ChunkSource, ChunkReader {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+  }
+
+  /** The whole body at once, when it has ended unread and within `maxBytes` (see `TAKE_WHOLE`); marks it used. */
+  [TAKE_WHOLE](maxBytes: number): Uint8Array | undefined {
+    if (!this.#ended || this.#locked || this.#cancelled || this.#bytes > maxBytes) return undefined;
+    this.#locked = true;
+    const chunks = this.#chunks;
+    const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    chunks.length = 0;
+    this.#bytes = 0;
+    return whole;
   }
 
   cancel(reason?: unknown): Promise<void> {

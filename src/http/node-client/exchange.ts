@@ -40,7 +40,14 @@ export class ResponseHeaders implements HeaderList {
   }
 
   get(name: string): string | null {
+    // the stored names are lower case: a name that is too finds its fields as given
+    const found = this.#find(name);
+    if (found !== null) return found;
     const key = name.toLowerCase();
+    return key === name ? null : this.#find(key);
+  }
+
+  #find(key: string): string | null {
     const list = this.#list;
     let found: string | null = null;
     for (let i = 0; i < list.length; i += 2) {

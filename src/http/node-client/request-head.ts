@@ -13,6 +13,7 @@
  * which takes a Buffer.
  */
 import type { RequesterInit } from '../client/common.js';
+import { isToken } from './response-head.js';
 
 /** What is fixed per URL: the origin, the request target and the `Host` header. */
 export interface RequestTarget {
@@ -22,10 +23,26 @@ export interface RequestTarget {
   readonly host: string;
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Anything but visible ASCII, space and tab: worth a closer look. */
 const UNUSUAL = /[^\x20-\x7e\t]/;
 const FORBIDDEN = /[\r\n\0]/;
+
+/**
+ * Header names found to be tokens and values found plain (visible ASCII, space and tab),
+ * remembered because the transports send the same few on every request: a lookup of a
+ * string whose hash V8 already holds costs less than checking it again. Short strings
+ * only, and the sets are emptied when full, so they stay small whatever is sent.
+ */
+const TOKENS = new Set<string>();
+const PLAIN = new Set<string>();
+const MAX_REMEMBERED = 64;
+const MAX_REMEMBERED_CHARS = 256;
+
+function remember(set: Set<string>, text: string): void {
+  if (text.length > MAX_REMEMBERED_CHARS) return;
+  if (set.size >= MAX_REMEMBERED) set.clear();
+  set.add(text);
+}
 
 /** The target of `url`; throws TypeError for a protocol other than http: and https:, or credentials in the URL. */
 export function requestTarget(url: URL): RequestTarget {
@@ -38,14 +55,19 @@ export function requestTarget(url: URL): RequestTarget {
 /** The request's bytes; throws TypeError (see the design note) before anything is sent. */
 export function requestPayload(target: RequestTarget, init: RequesterInit): string | Buffer {
   const method = init.method;
-  if (!TOKEN.test(method)) throw new TypeError(`The HTTP method ${JSON.stringify(method)} is not a token`);
+  if (!isToken(method)) throw new TypeError(`The HTTP method ${JSON.stringify(method)} is not a token`);
   let head = method + ' ' + target.path + ' HTTP/1.1\r\nhost: ' + target.host + '\r\n';
   let latin1 = false;
   init.headers.forEach((value, name) => {
-    if (!TOKEN.test(name)) throw new TypeError(`The header name ${JSON.stringify(name)} is not a token; it was not sent`);
-    if (UNUSUAL.test(value)) {
-      if (FORBIDDEN.test(value)) throw new TypeError(`The value of header ${name} holds CR, LF or NUL; nothing was sent`);
-      latin1 = true;
+    if (!TOKENS.has(name)) {
+      if (!isToken(name)) throw new TypeError(`The header name ${JSON.stringify(name)} is not a token; it was not sent`);
+      remember(TOKENS, name);
+    }
+    if (!PLAIN.has(value)) {
+      if (UNUSUAL.test(value)) {
+        if (FORBIDDEN.test(value)) throw new TypeError(`The value of header ${name} holds CR, LF or NUL; nothing was sent`);
+        latin1 = true;
+      } else remember(PLAIN, value);
     }
     if (name === 'host' || name === 'content-length') return;
     if (name === 'transfer-encoding') throw new TypeError('Transfer-Encoding cannot be set: the requester sends whole bodies with Content-Length');

@@ -9,7 +9,8 @@
  * - the head (status line and header lines), and the trailers of a chunked body, are
  *   bounded by `maxHeaderBytes` together; the status line must be `HTTP/1.0` or `HTTP/1.1`,
  *   a three-digit status and a reason; header names must be tokens, values free of control
- *   characters other than tab; folded lines (obsolete) are refused;
+ *   characters other than tab; folded lines (obsolete) are refused (response-head.ts reads
+ *   the head);
  * - framing (RFC 9112 § 6.3): no body for a HEAD request, 204 and 304; else
  *   `Transfer-Encoding` ending in `chunked` (then any `Content-Length` is ignored and the
  *   connection is not reused, as it smells of request smuggling); else `Content-Length`
@@ -26,6 +27,7 @@
  * (its owner destroys the connection).
  */
 import { LocalError } from '../../jsonrpc/errors.js';
+import { invalid, parseHead, type ResponseHead } from './response-head.js';
 
 /** Longest chunk-size line accepted (size, extensions and CRLF), in bytes. */
 export const MAX_CHUNK_LINE = 4096;
@@ -58,14 +60,7 @@ const enum State {
   Done,
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\x00-\x08\x0a-\x1f\x7f]*))?$/;
 const HEX = /^([0-9A-Fa-f]{1,13})[ \t]*(?:;.*)?$/;
-
-function invalid(what: string): LocalError {
-  return new LocalError('invalid_message', `The server's HTTP response is malformed: ${what}`);
-}
 
 /** Parses the responses of one connection; see the module's design note. */
 export class ResponseParser {
@@ -205,65 +200,15 @@ export class ResponseParser {
     const got = this.#gather(data, at, endOfHead, this.#maxHeaderBytes - this.#headBytes, 'head');
     if (got === undefined) return data.length;
     this.#headBytes += got.end;
-    const lines = got.buf.toString('latin1', 0, got.end).split('\n');
-    // the last two entries are the empty line's
-    const count = lines.length - 2;
-    const statusLine = stripCr(lines[0]!);
-    const m = STATUS_LINE.exec(statusLine);
-    if (m === null) {
+    let head: ResponseHead;
+    try {
+      head = parseHead(got.buf.toString('latin1', 0, got.end));
+    } catch (error) {
       this.#state = State.Done;
-      throw invalid(`the status line ${JSON.stringify(statusLine.slice(0, 80))} is not "HTTP/1.1 <3-digit status> <reason>"`);
+      throw error;
     }
-    const status = Number(m[2]);
-    const headers: string[] = [];
-    let length = -1;
-    let chunked = false;
-    let encoded = false;
-    let close = m[1] === '0';
-    let keepAliveMs: number | undefined;
-    for (let i = 1; i < count; i++) {
-      const line = stripCr(lines[i]!);
-      const colon = line.indexOf(':');
-      if (colon <= 0) {
-        this.#state = State.Done;
-        throw invalid(line.length > 0 && (line[0] === ' ' || line[0] === '\t') ? 'a folded header line (obsolete line folding is refused)' : `the header line ${JSON.stringify(line.slice(0, 80))} has no name`);
-      }
-      const name = line.slice(0, colon).toLowerCase();
-      if (!TOKEN.test(name)) {
-        this.#state = State.Done;
-        throw invalid(`the header name ${JSON.stringify(name.slice(0, 80))} is not a token`);
-      }
-      const value = line.slice(colon + 1).trim();
-      if (BAD_VALUE.test(value)) {
-        this.#state = State.Done;
-        throw invalid(`the value of header ${name} holds control characters`);
-      }
-      headers.push(name, value);
-      if (name === 'content-length') {
-        for (const part of value.split(',')) {
-          const text = part.trim();
-          if (!/^\d{1,15}$/.test(text)) {
-            this.#state = State.Done;
-            throw invalid(`Content-Length ${JSON.stringify(value.slice(0, 40))} is not a number`);
-          }
-          const n = Number(text);
-          if (length !== -1 && n !== length) {
-            this.#state = State.Done;
-            throw invalid(`conflicting Content-Length values (${length} and ${n})`);
-          }
-          length = n;
-        }
-      } else if (name === 'transfer-encoding') {
-        encoded = true;
-        const codings = value.toLowerCase().split(',');
-        chunked = codings[codings.length - 1]!.trim() === 'chunked';
-      } else if (name === 'connection') {
-        if (/(?:^|,)\s*close\s*(?:,|$)/i.test(value)) close = true;
-      } else if (name === 'keep-alive') {
-        const t = /(?:^|[,\s])timeout\s*=\s*(\d{1,9})/i.exec(value);
-        if (t !== null) keepAliveMs = Number(t[1]) * 1000;
-      }
-    }
+    const status = head.status;
+    const length = head.length;
     const rest = got.used;
     if (status < 200) {
       if (status === 101) {
@@ -273,15 +218,15 @@ export class ResponseParser {
       // an interim response (100 Continue, 103 Early Hints): the final one follows
       return at + rest;
     }
-    this.#reuse = !close;
-    this.#keepAliveMs = keepAliveMs;
-    this.#sink!.head(status, m[3] ?? '', headers);
+    this.#reuse = !head.close;
+    this.#keepAliveMs = head.keepAliveMs;
+    this.#sink!.head(status, head.statusText, head.headers);
     if (this.#state !== State.Head) return data.length; // the sink gave up (cancelled): nothing more to read
     if (this.#noBody || status === 204 || status === 304) {
       this.#finish();
-    } else if (encoded) {
+    } else if (head.encoded) {
       if (length !== -1) this.#reuse = false;
-      if (chunked) this.#state = State.ChunkSize;
+      if (head.chunked) this.#state = State.ChunkSize;
       else {
         this.#reuse = false;
         this.#state = State.UntilClose;

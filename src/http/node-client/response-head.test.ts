@@ -1,0 +1,69 @@
+/**
+ * The response head reader on its own: what it takes from good heads (names lower-cased,
+ * optional whitespace dropped, framing fields read in their common and rarer forms) and
+ * the clear error each kind of bad head gets.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isToken, parseHead } from './response-head.js';
+
+test('a usual head: status, reason, fields in order with lower-case names, framing read', () => {
+  const head = parseHead('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nContent-Length: 42\r\nDate: x\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n');
+  assert.equal(head.status, 200);
+  assert.equal(head.statusText, 'OK');
+  assert.deepEqual(head.headers, ['content-type', 'application/json', 'content-length', '42', 'date', 'x', 'connection', 'keep-alive', 'keep-alive', 'timeout=5']);
+  assert.equal(head.length, 42);
+  assert.equal(head.close, false);
+  assert.equal(head.keepAliveMs, 5000);
+  assert.equal(head.encoded, false);
+});
+
+test('bare LF line ends, no reason, spaces and tabs around values, HTTP/1.0 means close', () => {
+  const head = parseHead('HTTP/1.0 204\nX-A: \t spaced out \t\nx-b:\n\n');
+  assert.equal(head.status, 204);
+  assert.equal(head.statusText, '');
+  assert.deepEqual(head.headers, ['x-a', 'spaced out', 'x-b', '']);
+  assert.equal(head.close, true);
+  assert.equal(head.length, -1);
+});
+
+test('rarer framing forms: Content-Length lists, Connection lists, Keep-Alive with several parameters, chunked', () => {
+  assert.equal(parseHead('HTTP/1.1 200 OK\r\ncontent-length: 7, 7\r\n\r\n').length, 7);
+  assert.equal(parseHead('HTTP/1.1 200 OK\r\nconnection: Upgrade, CLOSE\r\n\r\n').close, true);
+  assert.equal(parseHead('HTTP/1.1 200 OK\r\nkeep-alive: max=100, timeout=3\r\n\r\n').keepAliveMs, 3000);
+  const chunked = parseHead('HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, Chunked\r\n\r\n');
+  assert.equal(chunked.encoded, true);
+  assert.equal(chunked.chunked, true);
+  assert.equal(parseHead('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked, gzip\r\n\r\n').chunked, false);
+});
+
+test('bad heads get clear errors', () => {
+  const cases: Array<[string, RegExp]> = [
+    ['HTTP/2 200 OK\r\n\r\n', /status line "HTTP\/2 200 OK" is not/],
+    ['HTTP/1.1 20 OK\r\n\r\n', /status line/],
+    ['HTTP/1.1 200OK\r\n\r\n', /status line/],
+    ['HTTP/1.1 200 O\x01K\r\n\r\n', /status line/],
+    ['HTTP/1.1 200 OK\r\r\n\r\n', /status line/],
+    ['\r\n\r\n', /status line "" is not/],
+    ['HTTP/1.1 200 OK\r\nbad header: x\r\n\r\n', /header name "bad header" is not a token/],
+    ['HTTP/1.1 200 OK\r\nx-a: 1\r\n  folded\r\n\r\n', /folded header line/],
+    ['HTTP/1.1 200 OK\r\n: x\r\n\r\n', /header line ": x" has no name/],
+    ['HTTP/1.1 200 OK\r\nnocolon\r\n\r\n', /header line "nocolon" has no name/],
+    ['HTTP/1.1 200 OK\r\nx-a: a\x00b\r\n\r\n', /value of header x-a holds control characters/],
+    ['HTTP/1.1 200 OK\r\nx-a: a\rb\r\n\r\n', /value of header x-a holds control characters/],
+    ['HTTP/1.1 200 OK\r\nx-a: ab\x0b\r\n\r\n', /value of header x-a holds control characters/],
+    ['HTTP/1.1 200 OK\r\nx-\xe9: 1\r\n\r\n', /header name "x-\u00e9" is not a token/],
+    ['HTTP/1.1 200 OK\r\ncontent-length: 5\r\ncontent-length: 7\r\n\r\n', /conflicting Content-Length values \(5 and 7\)/],
+    ['HTTP/1.1 200 OK\r\ncontent-length: 5, 6\r\n\r\n', /conflicting Content-Length values \(5 and 6\)/],
+    ['HTTP/1.1 200 OK\r\ncontent-length: -5\r\n\r\n', /Content-Length "-5" is not a number/],
+    ['HTTP/1.1 200 OK\r\ncontent-length: 1234567890123456\r\n\r\n', /is not a number/],
+  ];
+  for (const [text, expected] of cases) {
+    assert.throws(() => parseHead(text), (err: Error & { code?: string }) => err.code === 'invalid_message' && expected.test(err.message), JSON.stringify(text));
+  }
+});
+
+test('isToken accepts tchar only', () => {
+  assert.equal(isToken("Mcp-Session-Id!#$%&'*+.^_`|~09"), true);
+  for (const bad of ['', 'a b', 'a:b', 'a\u00e9', 'a(b)', 'a\tb']) assert.equal(isToken(bad), false, JSON.stringify(bad));
+});
