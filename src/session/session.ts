@@ -172,6 +172,9 @@ class RequestClock {
 
 const noop = () => {};
 
+/** Ring slots of a session's outgoing-request table: room for this many calls in flight before ids spill into a `Map`. */
+const PENDING_SLOTS = 1024;
+
 /** A JSON-RPC session over one transport. Not shareable between transports. */
 export class Session {
   readonly #transport: Transport;
@@ -180,8 +183,13 @@ export class Session {
   readonly #timeoutMs: number;
   readonly #maxTotalMs: number | undefined;
   readonly #maxInFlight: number;
-  /** Outgoing requests awaiting their response; created by the first one (a server rarely sends any). */
-  #pending: Map<RequestId, PendingRequest> | undefined = undefined;
+  /**
+   * Outgoing requests awaiting their response; created by the first one (a server rarely
+   * sends any). An IdTable, not a `Map`: with several calls in flight a `Map` that gains and
+   * loses an entry per call kept rebuilding its backing table, and the tables (and the
+   * entries they held) were promoted to the old generation (see id-table.ts).
+   */
+  #pending: IdTable<PendingRequest> | undefined = undefined;
   /** The timer of the outgoing requests' timeouts; made by the first (a server rarely sends any). */
   #clock: RequestClock | undefined = undefined;
   /** In-flight incoming requests by id (an IdTable: no Map churn per request, see id-table.ts). */
@@ -287,7 +295,7 @@ export class Session {
         entry.abortListener = () => this.#cancelOutgoing(entry, new LocalError('cancelled', `Request ${method} was cancelled`, { cause: signal.reason }), signal.reason);
         signal.addEventListener('abort', entry.abortListener, { once: true });
       }
-      (this.#pending ??= new Map()).set(id, entry);
+      (this.#pending ??= new IdTable(PENDING_SLOTS)).set(id, entry);
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) this.#watch(entry, entry.startedAt + Math.min(timeoutMs, entry.maxTotalMs ?? Infinity));
       this.#send(message, options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId }).catch((err) => {
         if (this.#pending?.get(id) === entry) {

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Aborter, toAbortSignal } from './common.js';
+import { Aborter, AborterSet, toAbortSignal } from './common.js';
 
 test('abort calls each listener once, in order, with the reason set; later aborts change nothing', () => {
   const aborter = new Aborter();
@@ -102,4 +102,36 @@ test('toAbortSignal: an AbortSignal as is, an Aborter through its signal, anythi
   listener!();
   assert.equal(followed.aborted, true);
   assert.equal(followed.reason, 'gone');
+});
+
+test('AborterSet holds aborters by slot: delete from anywhere, abortAll empties then aborts each once', () => {
+  const set = new AborterSet();
+  const a = new Aborter();
+  const b = new Aborter();
+  const c = new Aborter();
+  set.add(a);
+  set.add(b);
+  set.add(c);
+  set.add(b); // already in: no second entry
+  assert.equal(set.size, 3);
+  set.delete(a); // the last one moves into a's slot
+  assert.equal(set.size, 2);
+  assert.equal(a.slot, -1);
+  set.delete(a); // not in the set any more: nothing
+  assert.equal(set.size, 2);
+  const other = new AborterSet();
+  other.delete(c); // c belongs to another set: untouched
+  assert.equal(set.size, 2);
+  let seen = 0;
+  b.addEventListener('abort', () => {
+    seen++;
+    assert.equal(set.size, 0); // emptied before any listener runs
+  });
+  set.abortAll('closing');
+  assert.equal(seen, 1);
+  assert.equal(b.aborted && c.aborted, true);
+  assert.equal(c.reason, 'closing');
+  assert.equal(a.aborted, false);
+  set.add(a);
+  assert.equal(set.size, 1);
 });

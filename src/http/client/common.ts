@@ -88,6 +88,8 @@ export interface AbortWatch {
 export class Aborter implements AbortWatch {
   aborted = false;
   reason: unknown = undefined;
+  /** @internal Position in the {@link AborterSet} holding it; -1 when in none. */
+  slot = -1;
   #listeners: (() => void)[] | undefined = undefined;
   #controller: AbortController | undefined = undefined;
 
@@ -130,6 +132,50 @@ export class Aborter implements AbortWatch {
       if (this.aborted) this.#controller.abort(this.reason);
     }
     return this.#controller.signal;
+  }
+}
+
+/**
+ * The {@link Aborter}s of a transport's requests in progress, so that closing the transport
+ * aborts them all. An array with swap-removal, each aborter knowing its slot: unlike a
+ * `Set`, adding and removing one per request never rebuilds a hash table, whose discarded
+ * tables (held by the long-lived transport) were promoted to the old generation at several
+ * requests in flight. An aborter belongs to at most one set.
+ */
+export class AborterSet {
+  #list: Aborter[] = [];
+
+  /** Requests in progress. */
+  get size(): number {
+    return this.#list.length;
+  }
+
+  /** Adds `aborter`; nothing when it is in a set already. */
+  add(aborter: Aborter): void {
+    if (aborter.slot >= 0) return;
+    aborter.slot = this.#list.length;
+    this.#list.push(aborter);
+  }
+
+  /** Removes `aborter`; nothing when it is not in this set. */
+  delete(aborter: Aborter): void {
+    const list = this.#list;
+    const at = aborter.slot;
+    if (at < 0 || list[at] !== aborter) return;
+    const last = list.pop()!;
+    if (last !== aborter) {
+      list[at] = last;
+      last.slot = at;
+    }
+    aborter.slot = -1;
+  }
+
+  /** Empties the set, then aborts every aborter it held with `reason`. */
+  abortAll(reason: unknown): void {
+    const list = this.#list;
+    this.#list = [];
+    for (const aborter of list) aborter.slot = -1;
+    for (const aborter of list) aborter.abort(reason);
   }
 }
 

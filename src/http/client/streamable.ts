@@ -69,6 +69,7 @@ import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/
 import { SseParser } from '../../framing/sse.js';
 import { Method, Notification } from '../../protocol/methods.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
+import { IdTable } from '../../session/id-table.js';
 import {
   AcceptDeadline,
   DEFAULT_MAX_ERROR_BODY_CHARS,
@@ -87,6 +88,7 @@ import {
   reconnectPolicy,
   wholeText,
   Aborter,
+  AborterSet,
   type AbortWatch,
   type ChunkSource,
   type ClientResponse,
@@ -250,8 +252,9 @@ export class StreamableHttpClientTransport implements Transport {
   #closing: Promise<void> | undefined;
   /** The latest send, until it has been handed to fetch (then undefined: nothing to wait for). */
   #tail: Handoff | undefined = undefined;
-  readonly #controllers = new Set<Aborter>();
-  readonly #outstanding = new Map<RequestId, Exchange>();
+  readonly #controllers = new AborterSet();
+  /** The exchange of each request in progress (an IdTable, not a `Map`: no backing-table churn per call, see id-table.ts). */
+  readonly #outstanding = new IdTable<Exchange>(1024);
   readonly #waits = new Waits();
   /** Stateless-era request headers and the `x-mcp-header` annotations they come from. */
   readonly #statelessHeaders = new StatelessRequestHeaders();
@@ -821,8 +824,7 @@ export class StreamableHttpClientTransport implements Transport {
   #shutdown(): void {
     this.#closed = true;
     const reason = closedError();
-    for (const controller of this.#controllers) controller.abort(reason);
-    this.#controllers.clear();
+    this.#controllers.abortAll(reason);
     this.#waits.cancelAll();
     this.#outstanding.clear();
   }

@@ -31,12 +31,16 @@ const FORBIDDEN = /[\r\n\0]/;
  * Header names found to be tokens and values found plain (visible ASCII, space and tab),
  * remembered because the transports send the same few on every request: a lookup of a
  * string whose hash V8 already holds costs less than checking it again. Short strings
- * only, and the sets are emptied when full, so they stay small whatever is sent.
+ * only, and the sets are emptied when full, so they stay small whatever is sent. Values of
+ * credential headers are never remembered: a token must not outlive its request in a
+ * process-wide table.
  */
 const TOKENS = new Set<string>();
 const PLAIN = new Set<string>();
 const MAX_REMEMBERED = 64;
 const MAX_REMEMBERED_CHARS = 256;
+/** Headers whose values are credentials (checked every time, never remembered). */
+const SECRET = new Set(['authorization', 'proxy-authorization', 'cookie']);
 
 function remember(set: Set<string>, text: string): void {
   if (text.length > MAX_REMEMBERED_CHARS) return;
@@ -67,7 +71,7 @@ export function requestPayload(target: RequestTarget, init: RequesterInit): stri
       if (UNUSUAL.test(value)) {
         if (FORBIDDEN.test(value)) throw new TypeError(`The value of header ${name} holds CR, LF or NUL; nothing was sent`);
         latin1 = true;
-      } else remember(PLAIN, value);
+      } else if (!SECRET.has(name)) remember(PLAIN, value);
     }
     if (name === 'host' || name === 'content-length') return;
     if (name === 'transfer-encoding') throw new TypeError('Transfer-Encoding cannot be set: the requester sends whole bodies with Content-Length');
