@@ -9,7 +9,10 @@
  * and 413 is answered as soon as the limit is crossed; the rest of the body is then read and
  * dropped, within `maxDiscardBytes` and `discardTimeoutMs`, so that a client still uploading
  * can read the 413 (then the connection is cut, or reused when the body ended in time).
- * Small JSON replies are written with one `end()`, with `Content-Length`; SSE replies gather
+ * Replies up to {@link WHOLE_REPLY_CHARS} (two slices: a 64 KiB result and its envelope) are
+ * written with one `end()`, with `Content-Length` — one socket write instead of a slice and its
+ * small remainder; so a client that stops reading can leave up to that much in Node's
+ * buffers, outside the outbound budget. SSE replies gather
  * what the core writes during one turn of the event loop into one write, and a reply the
  * core ends within the turn it began in leaves as one body with `Content-Length`. Anything
  * larger leaves through a {@link PacedWriter} (outbound.ts): in slices, as the socket
@@ -21,6 +24,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import { ErrorCode } from '../jsonrpc/types.js';
 import type { StreamableHttpHandler } from './server/handler.js';
 import { errorReply } from './server/replies.js';
@@ -54,7 +58,11 @@ class NodeBody {
       return Promise.reject(bodyTooLarge(maxBytes));
     }
     return new Promise<string>((resolve, reject) => {
-      const chunks: Buffer[] = [];
+      // Decoded chunk by chunk, not gathered and concatenated: a large body would otherwise
+      // take a fresh native buffer per request (a `malloc` of its size, the heap grown and
+      // trimmed again, page faults on the new pages), which no instruction count shows.
+      const decoder = new StringDecoder('utf8');
+      let text = '';
       let size = 0;
       const cleanup = (): void => {
         req.off('data', onData);
@@ -70,11 +78,11 @@ class NodeBody {
           reject(bodyTooLarge(maxBytes));
           return;
         }
-        chunks.push(chunk);
+        text += decoder.write(chunk);
       };
       const onEnd = (): void => {
         cleanup();
-        resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+        resolve(text + decoder.end());
       };
       const onError = (error: Error): void => {
         cleanup();
@@ -130,6 +138,13 @@ function discardRest(req: IncomingMessage, limits: DiscardLimits): void {
   req.on('error', noop);
   req.resume();
 }
+
+/**
+ * The largest reply body (UTF-16 code units) written whole with one `end()` rather than
+ * through a {@link PacedWriter}: two slices, so a 64 KiB result with its JSON-RPC envelope
+ * leaves in one socket write, not a full slice and then a remainder of a few dozen bytes.
+ */
+const WHOLE_REPLY_CHARS = 2 * SLICE_CHARS;
 
 /** Pending SSE text past which a sink writes at once instead of waiting for the end of the loop turn. */
 const FLUSH_CHARS = 64 * 1024;
@@ -230,7 +245,7 @@ class NodeSseSink implements SseSink {
       this.#headSent = true;
       res.setHeader('content-length', Buffer.byteLength(body));
       res.writeHead(this.#status, this.#headers);
-      if (body.length <= SLICE_CHARS) {
+      if (body.length <= WHOLE_REPLY_CHARS) {
         res.end(body);
         return;
       }
@@ -300,7 +315,7 @@ function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutboun
       const body = reply.body;
       if (body !== undefined) res.setHeader('content-length', Buffer.byteLength(body));
       res.writeHead(reply.status, reply.headers);
-      if (body === undefined || body.length <= SLICE_CHARS) {
+      if (body === undefined || body.length <= WHOLE_REPLY_CHARS) {
         res.end(body);
         return;
       }
