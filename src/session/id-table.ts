@@ -24,6 +24,13 @@ import type { RequestId } from '../jsonrpc/types.js';
 /** The key of an empty slot (no ring key is negative). */
 const EMPTY = -1;
 
+/**
+ * Ring slots for a table of a client's own requests in progress (the session's outgoing
+ * requests, the HTTP transport's exchanges): room for this many calls in flight before ids
+ * spill into the overflow `Map`.
+ */
+export const OUTGOING_SLOTS = 1024;
+
 /** See the module note. */
 export class IdTable<V> {
   /** Ring of `[key, value]` pairs, interleaved (one array: less memory per idle session). */

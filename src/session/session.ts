@@ -20,7 +20,7 @@ import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { BatchCollector, RequestContext } from './context.js';
-import { IdTable } from './id-table.js';
+import { IdTable, OUTGOING_SLOTS } from './id-table.js';
 
 /** What the layer above the session supplies. */
 export interface SessionHooks {
@@ -172,9 +172,6 @@ class RequestClock {
 
 const noop = () => {};
 
-/** Ring slots of a session's outgoing-request table: room for this many calls in flight before ids spill into a `Map`. */
-const PENDING_SLOTS = 1024;
-
 /** A JSON-RPC session over one transport. Not shareable between transports. */
 export class Session {
   readonly #transport: Transport;
@@ -295,7 +292,7 @@ export class Session {
         entry.abortListener = () => this.#cancelOutgoing(entry, new LocalError('cancelled', `Request ${method} was cancelled`, { cause: signal.reason }), signal.reason);
         signal.addEventListener('abort', entry.abortListener, { once: true });
       }
-      (this.#pending ??= new IdTable(PENDING_SLOTS)).set(id, entry);
+      (this.#pending ??= new IdTable(OUTGOING_SLOTS)).set(id, entry);
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) this.#watch(entry, entry.startedAt + Math.min(timeoutMs, entry.maxTotalMs ?? Infinity));
       this.#send(message, options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId }).catch((err) => {
         if (this.#pending?.get(id) === entry) {

@@ -69,7 +69,7 @@ import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/
 import { SseParser } from '../../framing/sse.js';
 import { Method, Notification } from '../../protocol/methods.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
-import { IdTable } from '../../session/id-table.js';
+import { IdTable, OUTGOING_SLOTS } from '../../session/id-table.js';
 import {
   AcceptDeadline,
   DEFAULT_MAX_ERROR_BODY_CHARS,
@@ -254,7 +254,7 @@ export class StreamableHttpClientTransport implements Transport {
   #tail: Handoff | undefined = undefined;
   readonly #controllers = new AborterSet();
   /** The exchange of each request in progress (an IdTable, not a `Map`: no backing-table churn per call, see id-table.ts). */
-  readonly #outstanding = new IdTable<Exchange>(1024);
+  readonly #outstanding = new IdTable<Exchange>(OUTGOING_SLOTS);
   readonly #waits = new Waits();
   /** Stateless-era request headers and the `x-mcp-header` annotations they come from. */
   readonly #statelessHeaders = new StatelessRequestHeaders();
