@@ -2,8 +2,8 @@
  * The body of one response of the Node requester: a {@link ChunkSource} and its one reader.
  *
  * Design note: the connection pushes the body's pieces as the parser finds them (views into
- * the socket's packets, no copies) and then ends it, or fails it with the error that broke
- * it. A read takes the oldest queued piece (one resolved promise, nothing else), or waits
+ * the socket's packets, which the body copies, as a packet's memory is reused) and then
+ * ends it, or fails it with the error that broke it. A read takes the oldest queued piece (one resolved promise, nothing else), or waits
  * for the next one. Backpressure: while more than {@link HIGH_WATER_BYTES} are queued
  * unread, the connection is paused (`pause`), and resumed once a read brings the queue
  * under {@link LOW_WATER_BYTES}. `cancel` (of the source or the reader) drops what is
@@ -110,9 +110,13 @@ export class ResponseBody implements ChunkSource, ChunkReader, WholeBody {
     return Promise.resolve();
   }
 
-  /** The connection's side: the next piece of the body. */
-  push(chunk: Buffer): void {
+  /**
+   * The connection's side: the next piece of the body, a view into a packet whose memory
+   * may be reused once this returns (see requester.ts): the body keeps a copy.
+   */
+  push(view: Buffer): void {
     if (this.#cancelled || this.#ended || this.#failed) return;
+    const chunk = Buffer.from(view);
     const resolve = this.#resolve;
     if (resolve !== undefined) {
       this.#resolve = this.#reject = undefined;

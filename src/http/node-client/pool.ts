@@ -42,13 +42,20 @@ export interface PoolHost {
   readonly idleTimeoutMs: number;
   readonly connectTimeoutMs: number;
   readonly maxHeaderBytes: number;
-  /** Opens a socket to the origin (`net.connect` or `tls.connect`). */
-  connect(url: URL): Socket;
+  /**
+   * Opens a socket to the origin (`net.connect` or `tls.connect`) whose packets go to
+   * `read`: the bytes of `data` before `end`, valid only during the call (the memory may be
+   * reused for the next packet). The socket emits no `data` events.
+   */
+  connect(url: URL, read: PacketReader): Socket;
   /** An idle connection exists: make sure the sweep runs. */
   idleAdded(): void;
   /** The pool holds nothing any more. */
   emptied(pool: OriginPool): void;
 }
+
+/** Receives one packet of a connection: `data[0, end)`, to be used before returning. */
+export type PacketReader = (data: Buffer, end: number) => void;
 
 /** One socket to an origin and the parser of its responses. */
 export class Connection implements ExchangeCarrier {
@@ -77,7 +84,6 @@ export class Connection implements ExchangeCarrier {
       this.#connected = true;
       socket.setTimeout(0);
     });
-    socket.on('data', (data: Buffer) => this.#data(data));
     socket.on('error', (error: Error) => {
       this.#error ??= error;
     });
@@ -95,7 +101,8 @@ export class Connection implements ExchangeCarrier {
     this.socket.write(exchange.payload);
   }
 
-  #data(data: Buffer): void {
+  /** A packet arrived: `data[0, end)` (see {@link PacketReader}). */
+  data(data: Buffer, end: number): void {
     const exchange = this.exchange;
     if (exchange === undefined || this.dead) {
       // bytes nobody asked for: the connection's state is unknown
@@ -103,7 +110,7 @@ export class Connection implements ExchangeCarrier {
       return;
     }
     try {
-      this.#parser.push(data);
+      this.#parser.push(data, end);
     } catch (error) {
       this.destroy(error);
       return;
@@ -286,14 +293,16 @@ export class OriginPool implements ExchangeQueue {
 
   #open(exchange: Exchange): void {
     let socket: Socket;
+    let conn: Connection | undefined;
     try {
-      socket = this.#host.connect(this.#url);
+      // packets can only come once connected, after `conn` is set
+      socket = this.#host.connect(this.#url, (data, end) => conn!.data(data, end));
     } catch (error) {
       exchange.fail(new LocalError('connection_closed', `Cannot connect to ${this.origin}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
       this.#maybeEmpty();
       return;
     }
-    const conn = new Connection(this, socket, this.#host, this.#url.protocol === 'https:');
+    conn = new Connection(this, socket, this.#host, this.#url.protocol === 'https:');
     this.#all.add(conn);
     conn.start(exchange);
   }

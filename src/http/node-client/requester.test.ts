@@ -133,6 +133,51 @@ test('Content-Length bodies; N sequential requests share one keep-alive connecti
   await running.close();
 });
 
+test('large bodies on several connections at once, read slowly, arrive intact (their packets share one read buffer; a slow reader pauses its socket)', async () => {
+  // every plain-TCP connection reads into one shared buffer: a body piece must be copied
+  // before the next packet (of any connection) lands there; chunks kept until the end tell
+  const SIZE = 3 * 1024 * 1024;
+  const bodyFor = (seed: number): Buffer => {
+    const bytes = Buffer.allocUnsafe(SIZE);
+    let x = seed;
+    for (let i = 0; i < SIZE; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      bytes[i] = x >>> 24;
+    }
+    return bytes;
+  };
+  const bodies = [bodyFor(1), bodyFor(2), bodyFor(3)];
+  const running = await httpServer((req, res) => {
+    const which = Number(req.url!.slice(1));
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(SIZE) });
+    res.end(bodies[which]);
+  });
+  const requester = nodeHttpRequester();
+  const readSlowly = async (which: number): Promise<void> => {
+    const response = await get(requester, `${running.url}/${which}`);
+    const reader = response.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    for (let n = 0; ; n++) {
+      // pause between reads: the other connections' packets come meanwhile, and this one's
+      // queue passes the high-water mark (its socket is paused, then resumed)
+      if (n % 4 === 0) await new Promise((r) => setTimeout(r, 2));
+      const next = await reader.read();
+      if (next.done) break;
+      chunks.push(next.value);
+    }
+    const got = Buffer.concat(chunks);
+    assert.equal(got.length, SIZE);
+    assert.ok(got.equals(bodies[which]!), `body ${which} arrived altered`);
+  };
+  try {
+    await Promise.all([readSlowly(0), readSlowly(1), readSlowly(2)]);
+    assert.equal(running.connections, 3);
+  } finally {
+    requester.close();
+    await running.close();
+  }
+});
+
 test('chunked bodies arrive chunk by chunk; trailers are skipped; the connection is reused', async () => {
   const running = await httpServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain', trailer: 'x-check' });

@@ -16,7 +16,7 @@ import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { ClientResponse, HttpRequester, RequesterInit } from '../client/common.js';
 import { Exchange } from './exchange.js';
-import { OriginPool, requesterClosed, type PoolHost } from './pool.js';
+import { OriginPool, requesterClosed, type PacketReader, type PoolHost } from './pool.js';
 import { requestPayload, requestTarget, type RequestTarget } from './request-head.js';
 
 /** Options of {@link nodeHttpRequester}. */
@@ -57,6 +57,19 @@ export interface NodeHttpRequester extends HttpRequester {
   readonly idleSockets: number;
 }
 
+/**
+ * The memory every plain-TCP connection of every requester reads its packets into
+ * (`onread` of `net.connect`), instead of a fresh buffer per packet through the socket's
+ * readable stream. One buffer serves them all: a packet is read into it and handed to the
+ * connection's parser synchronously, and nothing keeps a view into it past that call (the
+ * parser copies an unfinished head, the body copies the pieces it queues), so the next
+ * packet, of whichever connection, may overwrite it. 64 KiB, as much as Node reads at once.
+ */
+const readBuffer = (() => {
+  let buffer: Buffer | undefined;
+  return (): Buffer => (buffer ??= Buffer.allocUnsafe(64 * 1024));
+})();
+
 /** Most URLs whose targets are remembered (the cache is emptied when it grows past this). */
 const MAX_TARGETS = 256;
 
@@ -84,16 +97,21 @@ export function nodeHttpRequester(options: NodeHttpRequesterOptions = {}): NodeH
     idleTimeoutMs: positiveInteger(options, 'idleTimeoutMs', 4000),
     connectTimeoutMs: positiveInteger(options, 'connectTimeoutMs', 30_000),
     maxHeaderBytes: positiveInteger(options, 'maxHeaderBytes', 16 * 1024),
-    connect(url: URL): Socket {
+    connect(url: URL, read: PacketReader): Socket {
       const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-      if (url.protocol === 'http:') return netConnect({ host: hostname, port: Number(url.port) || 80 });
-      return tlsConnect({
+      if (url.protocol === 'http:') {
+        // packets land in the shared buffer and go straight to `read`: no stream machinery
+        return netConnect({ host: hostname, port: Number(url.port) || 80, onread: { buffer: readBuffer, callback: (end: number, data: Uint8Array) => (read(data as Buffer, end), true) } });
+      }
+      const socket = tlsConnect({
         ...tlsOptions,
         host: hostname,
         port: Number(url.port) || 443,
         servername: tlsOptions.servername ?? (isIP(hostname) === 0 ? hostname : undefined),
         ALPNProtocols: ['http/1.1'],
       });
+      socket.on('data', (data: Buffer) => read(data, data.length));
+      return socket;
     },
     idleAdded(): void {
       if (sweeper !== undefined || closed) return;

@@ -96,42 +96,44 @@ export class ResponseParser {
   }
 
   /**
-   * Feeds one packet. Throws LocalError when the bytes are not a valid response, or when
-   * bytes arrive while no response is expected.
+   * Feeds one packet: the bytes of `data` before `end` (default: all of them). The parser
+   * keeps no view into `data` past the call (what it must carry over, it copies), so the
+   * caller may reuse its memory for the next packet. Throws LocalError when the bytes are
+   * not a valid response, or when bytes arrive while no response is expected.
    */
-  push(data: Buffer): void {
-    if (data.length === 0) return;
+  push(data: Buffer, end: number = data.length): void {
+    if (end === 0) return;
     if (this.#state === State.Idle || this.#state === State.Done) {
       this.#state = State.Done;
       throw invalid('the server sent bytes while no response was expected');
     }
     this.started = true;
     let at = 0;
-    while (at < data.length) {
+    while (at < end) {
       switch (this.#state) {
         case State.Head:
-          at = this.#head(data, at);
+          at = this.#head(data, at, end);
           break;
         case State.Length:
-          at = this.#bodyBytes(data, at);
+          at = this.#bodyBytes(data, at, end);
           if (this.#remaining === 0) this.#finish();
           break;
         case State.ChunkSize:
-          at = this.#chunkSize(data, at);
+          at = this.#chunkSize(data, at, end);
           break;
         case State.ChunkData:
-          at = this.#bodyBytes(data, at);
+          at = this.#bodyBytes(data, at, end);
           if (this.#remaining === 0) this.#state = State.ChunkDataEnd;
           break;
         case State.ChunkDataEnd:
-          at = this.#chunkDataEnd(data, at);
+          at = this.#chunkDataEnd(data, at, end);
           break;
         case State.Trailers:
-          at = this.#trailers(data, at);
+          at = this.#trailers(data, at, end);
           break;
         case State.UntilClose:
-          this.#sink!.chunk(at === 0 ? data : data.subarray(at));
-          at = data.length;
+          this.#sink!.chunk(at === 0 && end === data.length ? data : data.subarray(at, end));
+          at = end;
           break;
         default:
           this.#state = State.Done;
@@ -157,24 +159,24 @@ export class ResponseParser {
     throw new LocalError('connection_closed', state === State.Head ? 'The server closed the connection in the middle of the response head' : 'The server closed the connection in the middle of the response body');
   }
 
-  /** Hands the sink the body bytes of `data` from `at` that `#remaining` still expects; returns where they end. */
-  #bodyBytes(data: Buffer, at: number): number {
-    const n = Math.min(this.#remaining, data.length - at);
+  /** Hands the sink the body bytes of `data` from `at` (before `end`) that `#remaining` still expects; returns where they end. */
+  #bodyBytes(data: Buffer, at: number, end: number): number {
+    const n = Math.min(this.#remaining, end - at);
     this.#remaining -= n;
     this.#sink!.chunk(at === 0 && n === data.length ? data : data.subarray(at, at + n));
     return at + n;
   }
 
-  /** Takes a line-delimited section that may span packets: the bytes of `data` from `at` up to the end of `search`'s match, joined with what was pending. */
-  #gather(data: Buffer, at: number, find: (buf: Buffer, from: number) => number, limit: number, what: string): { buf: Buffer; end: number; used: number } | undefined {
+  /** Takes a line-delimited section that may span packets: the bytes of `data` from `at` (before `stop`) up to the end of `search`'s match, joined with what was pending. */
+  #gather(data: Buffer, at: number, stop: number, find: (buf: Buffer, from: number) => number, limit: number, what: string): { buf: Buffer; end: number; used: number } | undefined {
     const pending = this.#pending;
     let buf: Buffer;
     let from: number;
     if (pending === undefined) {
-      buf = at === 0 ? data : data.subarray(at);
+      buf = at === 0 && stop === data.length ? data : data.subarray(at, stop);
       from = 0;
     } else {
-      buf = Buffer.concat([pending, data.subarray(at)]);
+      buf = Buffer.concat([pending, data.subarray(at, stop)]);
       from = Math.max(0, pending.length - 3);
     }
     const end = find(buf, from);
@@ -196,9 +198,9 @@ export class ResponseParser {
     return new LocalError('message_too_large', `The server's HTTP response ${what} exceeds ${limit} bytes (maxHeaderBytes); the connection was dropped. Raise maxHeaderBytes if the server is trusted`);
   }
 
-  #head(data: Buffer, at: number): number {
-    const got = this.#gather(data, at, endOfHead, this.#maxHeaderBytes - this.#headBytes, 'head');
-    if (got === undefined) return data.length;
+  #head(data: Buffer, at: number, stop: number): number {
+    const got = this.#gather(data, at, stop, endOfHead, this.#maxHeaderBytes - this.#headBytes, 'head');
+    if (got === undefined) return stop;
     this.#headBytes += got.end;
     let head: ResponseHead;
     try {
@@ -221,7 +223,7 @@ export class ResponseParser {
     this.#reuse = !head.close;
     this.#keepAliveMs = head.keepAliveMs;
     this.#sink!.head(status, head.statusText, head.headers);
-    if (this.#state !== State.Head) return data.length; // the sink gave up (cancelled): nothing more to read
+    if (this.#state !== State.Head) return stop; // the sink gave up (cancelled): nothing more to read
     if (this.#noBody || status === 204 || status === 304) {
       this.#finish();
     } else if (head.encoded) {
@@ -242,9 +244,9 @@ export class ResponseParser {
     return at + rest;
   }
 
-  #chunkSize(data: Buffer, at: number): number {
-    const got = this.#gather(data, at, endOfLine, MAX_CHUNK_LINE, 'chunk-size line');
-    if (got === undefined) return data.length;
+  #chunkSize(data: Buffer, at: number, stop: number): number {
+    const got = this.#gather(data, at, stop, endOfLine, MAX_CHUNK_LINE, 'chunk-size line');
+    if (got === undefined) return stop;
     const line = stripCr(got.buf.toString('latin1', 0, got.end - 1));
     const m = HEX.exec(line);
     if (m === null) {
@@ -261,11 +263,11 @@ export class ResponseParser {
     return at + got.used;
   }
 
-  #chunkDataEnd(data: Buffer, at: number): number {
+  #chunkDataEnd(data: Buffer, at: number, stop: number): number {
     // CRLF (or a bare LF) after the chunk's data, possibly split across packets
     if (!this.#sawCr && data[at] === 0x0d) {
       this.#sawCr = true;
-      if (++at === data.length) return at;
+      if (++at === stop) return at;
     }
     if (data[at] !== 0x0a) {
       this.#state = State.Done;
@@ -276,9 +278,9 @@ export class ResponseParser {
     return at + 1;
   }
 
-  #trailers(data: Buffer, at: number): number {
-    const got = this.#gather(data, at, endOfLine, this.#maxHeaderBytes - this.#headBytes, 'trailers');
-    if (got === undefined) return data.length;
+  #trailers(data: Buffer, at: number, stop: number): number {
+    const got = this.#gather(data, at, stop, endOfLine, this.#maxHeaderBytes - this.#headBytes, 'trailers');
+    if (got === undefined) return stop;
     this.#headBytes += got.end;
     const next = at + got.used;
     // an empty line ends the trailers (which are skipped)
