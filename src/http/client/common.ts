@@ -416,8 +416,15 @@ export interface HeaderBag extends HeaderList {
 export class PlainHeaders implements HeaderBag {
   /** Names (lower case) and values, alternating, in the order first set: a request has a handful, so no `Map`. */
   readonly #list: string[] = [];
+  /**
+   * What a requester worked out from these headers (the Node requester: their checked,
+   * serialized lines), kept for the next request that carries the same object; `set`
+   * clears it. The transports reuse one object while nothing changes (see streamable.ts).
+   */
+  memo: unknown = undefined;
 
   set(name: string, value: string): void {
+    this.memo = undefined;
     const key = lowerCase(name);
     const list = this.#list;
     for (let i = 0; i < list.length; i += 2) {

@@ -261,6 +261,15 @@ export class StreamableHttpClientTransport implements Transport {
   /** The POST of each stateless-era request in flight: cancelling it means aborting that POST. */
   readonly #statelessPosts = new Map<RequestId, Aborter>();
   #getStream: 'idle' | 'open' | 'unsupported' | 'failed' = 'idle';
+  /**
+   * True when a session's POSTs all carry the same headers, built once ({@link #sessionPostHeaders}):
+   * a requester is called directly (no `auth` adds anything) and no custom headers are
+   * given, which could be a function or a record changed in place.
+   */
+  readonly #fixedHeaders: boolean;
+  #sessionHeaders: HeaderBag | undefined = undefined;
+  #postSession: string | undefined = undefined;
+  #postVersion: string | undefined = undefined;
 
   /** Throws TypeError for an unparsable URL, RangeError for bad reconnect values, `maxRedirects` or `acceptTimeoutMs`. */
   constructor(options: StreamableHttpClientTransportOptions) {
@@ -272,6 +281,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
     this.#acceptTimeoutMs = acceptTimeout(options);
     this.#maxErrorChars = options.maxErrorBodyChars ?? DEFAULT_MAX_ERROR_BODY_CHARS;
+    this.#fixedHeaders = options.requester !== undefined && options.auth === undefined && options.headers === undefined && options.requestInit?.headers === undefined;
     if (options.sessionId !== undefined) {
       if (!isValidSessionId(options.sessionId)) throw new TypeError('sessionId must be visible ASCII characters only');
       this.#sessionId = options.sessionId;
@@ -391,19 +401,15 @@ export class StreamableHttpClientTransport implements Transport {
         // no wait (not even a turn of the microtask queue) when the previous send went out already
         if (previous !== undefined && !previous.done) await previous.wait();
         if (this.#closed) throw closedError();
-        const made = baseHeaders(this.#options);
-        const headers = made instanceof Promise ? await made : made;
-        if (this.#closed) throw closedError();
-        headers.set('content-type', 'application/json');
-        headers.set('accept', ACCEPT_BOTH);
-        if (out.stateless !== undefined) {
-          // stateless era: no session; the version, method and name travel as headers too
-          for (const name of Object.keys(out.stateless)) headers.set(name, out.stateless[name]!);
-        } else if (!out.initialize) {
-          // initialize starts a session: it never carries an old session id (spec: Session Management 4)
+        let headers: HeaderBag;
+        if (this.#fixedHeaders && out.stateless === undefined && !out.initialize) {
           sentSession = this.#sessionId;
-          if (sentSession !== undefined) headers.set('mcp-session-id', sentSession);
-          if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
+          headers = this.#sessionPostHeaders(sentSession, this.#protocolVersion);
+        } else {
+          const made = baseHeaders(this.#options);
+          headers = made instanceof Promise ? await made : made;
+          if (this.#closed) throw closedError();
+          sentSession = this.#addPostHeaders(headers, out);
         }
         // every request of this POST was cancelled before it went out: nothing to send or read
         if (exchange !== undefined && exchange.ids.size === 0) return;
@@ -468,6 +474,40 @@ export class StreamableHttpClientTransport implements Transport {
       }
       if (exchange !== undefined) this.#release(exchange);
     }
+  }
+
+  /** Adds a POST's own headers to `headers`; returns the session id it carries, if any. */
+  #addPostHeaders(headers: HeaderBag, out: Outgoing): string | undefined {
+    headers.set('content-type', 'application/json');
+    headers.set('accept', ACCEPT_BOTH);
+    if (out.stateless !== undefined) {
+      // stateless era: no session; the version, method and name travel as headers too
+      for (const name of Object.keys(out.stateless)) headers.set(name, out.stateless[name]!);
+      return undefined;
+    }
+    // initialize starts a session: it never carries an old session id (spec: Session Management 4)
+    if (out.initialize) return undefined;
+    const session = this.#sessionId;
+    if (session !== undefined) headers.set('mcp-session-id', session);
+    if (this.#protocolVersion !== undefined) headers.set('mcp-protocol-version', this.#protocolVersion);
+    return session;
+  }
+
+  /**
+   * The headers of a session's POST when they are fixed (`#fixedHeaders`): one object, built
+   * again only when the session id or the protocol version changed. The requester reads it
+   * and never changes it, so POSTs in flight can share it.
+   */
+  #sessionPostHeaders(session: string | undefined, version: string | undefined): HeaderBag {
+    let headers = this.#sessionHeaders;
+    if (headers === undefined || session !== this.#postSession || version !== this.#postVersion) {
+      headers = baseHeaders(this.#options) as HeaderBag;
+      this.#addPostHeaders(headers, { ids: undefined, initialize: false, initialized: false });
+      this.#sessionHeaders = headers;
+      this.#postSession = session;
+      this.#postVersion = version;
+    }
+    return headers;
   }
 
   /** `handoff`'s send went to fetch (or failed before): the next send need not wait for it. */

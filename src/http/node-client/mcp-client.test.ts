@@ -97,3 +97,57 @@ test('auth wraps a requester (adapted to a fetch): the credentials reach the ser
   requester.close();
   await running.close();
 });
+
+test("over a requester, a session's POSTs carry its current session id and protocol version (the headers built once are rebuilt when either changes)", async () => {
+  const { createServer } = await import('node:http');
+  const seen: Array<{ method: string; session: string | undefined; version: string | undefined }> = [];
+  let sessions = 0;
+  const http = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (req.method !== 'POST') {
+        res.writeHead(405).end();
+        return;
+      }
+      const m = JSON.parse(body) as { id?: number; method: string };
+      seen.push({ method: m.method, session: req.headers['mcp-session-id'] as string | undefined, version: req.headers['mcp-protocol-version'] as string | undefined });
+      if (m.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (m.method === 'initialize') headers['mcp-session-id'] = `session-${++sessions}`;
+      res.writeHead(200, headers).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
+  const requester = nodeHttpRequester();
+  const transport = new StreamableHttpClientTransport({ url, requester, openGetStream: false });
+  transport.start({ message: () => {}, error: () => {}, closed: () => {} });
+  try {
+    const call = (id: number, method: string) => transport.send({ jsonrpc: '2.0', id, method, params: {} });
+    await call(1, 'initialize');
+    transport.setProtocolVersion('2025-06-18');
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await call(2, 'ping');
+    transport.setProtocolVersion('2025-11-25');
+    await call(3, 'ping');
+    // a second initialize on the same transport starts another session
+    await call(4, 'initialize');
+    await call(5, 'ping');
+    assert.deepEqual(seen, [
+      { method: 'initialize', session: undefined, version: undefined },
+      { method: 'notifications/initialized', session: 'session-1', version: '2025-06-18' },
+      { method: 'ping', session: 'session-1', version: '2025-06-18' },
+      { method: 'ping', session: 'session-1', version: '2025-11-25' },
+      { method: 'initialize', session: undefined, version: undefined },
+      { method: 'ping', session: 'session-2', version: '2025-11-25' },
+    ]);
+  } finally {
+    await transport.close().catch(() => {});
+    requester.close();
+    await new Promise((resolve) => http.close(resolve));
+  }
+});

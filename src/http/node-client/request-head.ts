@@ -12,7 +12,7 @@
  * a header value with bytes above 0x7F is sent as Latin-1, as Node's own client does,
  * which takes a Buffer.
  */
-import type { RequesterInit } from '../client/common.js';
+import { PlainHeaders, type RequesterInit } from '../client/common.js';
 import { isToken } from './response-head.js';
 
 /** What is fixed per URL: the origin, the request target and the `Host` header. */
@@ -56,13 +56,41 @@ export function requestTarget(url: URL): RequestTarget {
   return { origin: url.origin, path: url.pathname + url.search, host: url.host };
 }
 
+/** The header lines of a request, checked and serialized; `latin1` when a value holds bytes above 0x7F. */
+interface HeaderLines {
+  readonly text: string;
+  readonly latin1: boolean;
+}
+
 /** The request's bytes; throws TypeError (see the design note) before anything is sent. */
 export function requestPayload(target: RequestTarget, init: RequesterInit): string | Buffer {
   const method = init.method;
   if (!isToken(method)) throw new TypeError(`The HTTP method ${JSON.stringify(method)} is not a token`);
-  let head = method + ' ' + target.path + ' HTTP/1.1\r\nhost: ' + target.host + '\r\n';
+  const headers = init.headers;
+  // a transport hands the same PlainHeaders to request after request: their lines are
+  // checked and joined once (the object forgets them when a header is set)
+  let lines: HeaderLines;
+  if (headers instanceof PlainHeaders) lines = (headers.memo as HeaderLines | undefined) ?? (headers.memo = headerLines(headers));
+  else lines = headerLines(headers);
+  let head = method + ' ' + target.path + ' HTTP/1.1\r\nhost: ' + target.host + '\r\n' + lines.text;
+  const latin1 = lines.latin1;
+  const body = init.body;
+  if (body !== undefined) head += 'content-length: ' + Buffer.byteLength(body) + '\r\n\r\n';
+  else if (method === 'POST' || method === 'PUT' || method === 'PATCH') head += 'content-length: 0\r\n\r\n';
+  else head += '\r\n';
+  if (!latin1) return body === undefined ? head : head + body;
+  for (let i = 0; i < head.length; i++) {
+    if (head.charCodeAt(i) > 0xff) throw new TypeError('A header value holds a character beyond Latin-1; encode it first');
+  }
+  const bytes = Buffer.from(head, 'latin1');
+  return body === undefined ? bytes : Buffer.concat([bytes, Buffer.from(body, 'utf8')]);
+}
+
+/** The lines of `headers` but `Host` and `Content-Length`; throws TypeError for a name or value that cannot be sent. */
+function headerLines(headers: RequesterInit['headers']): HeaderLines {
+  let text = '';
   let latin1 = false;
-  init.headers.forEach((value, name) => {
+  headers.forEach((value, name) => {
     if (!TOKENS.has(name)) {
       if (!isToken(name)) throw new TypeError(`The header name ${JSON.stringify(name)} is not a token; it was not sent`);
       remember(TOKENS, name);
@@ -75,16 +103,7 @@ export function requestPayload(target: RequestTarget, init: RequesterInit): stri
     }
     if (name === 'host' || name === 'content-length') return;
     if (name === 'transfer-encoding') throw new TypeError('Transfer-Encoding cannot be set: the requester sends whole bodies with Content-Length');
-    head += name + ': ' + value + '\r\n';
+    text += name + ': ' + value + '\r\n';
   });
-  const body = init.body;
-  if (body !== undefined) head += 'content-length: ' + Buffer.byteLength(body) + '\r\n\r\n';
-  else if (method === 'POST' || method === 'PUT' || method === 'PATCH') head += 'content-length: 0\r\n\r\n';
-  else head += '\r\n';
-  if (!latin1) return body === undefined ? head : head + body;
-  for (let i = 0; i < head.length; i++) {
-    if (head.charCodeAt(i) > 0xff) throw new TypeError('A header value holds a character beyond Latin-1; encode it first');
-  }
-  const bytes = Buffer.from(head, 'latin1');
-  return body === undefined ? bytes : Buffer.concat([bytes, Buffer.from(body, 'utf8')]);
+  return { text, latin1 };
 }
