@@ -63,6 +63,28 @@ test('bad heads get clear errors', () => {
   }
 });
 
+test('a connection\'s field cache: repeated lines come from it with the same results, bad lines are never kept, and it stays bounded', () => {
+  const fields = new Map();
+  const text = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 12\r\nX-Spaced:  \t v \r\nConnection: close\r\n\r\n';
+  const first = parseHead(text, fields);
+  assert.equal(fields.size, 4);
+  const again = parseHead(text, fields);
+  assert.deepEqual(again, first);
+  assert.deepEqual(again.headers, ['content-type', 'application/json', 'content-length', '12', 'x-spaced', 'v', 'connection', 'close']);
+  assert.equal(again.length, 12);
+  assert.equal(again.close, true);
+  // a cached line still sets framing: the same content-length twice is a conflict only when it differs
+  assert.throws(() => parseHead('HTTP/1.1 200 OK\r\ncontent-length: 12\r\ncontent-length: 13\r\n\r\n', fields), /conflicting Content-Length values \(12 and 13\)/);
+  // a malformed line is refused every time and never remembered
+  for (let i = 0; i < 2; i++) assert.throws(() => parseHead('HTTP/1.1 200 OK\r\nx-a: a\x00b\r\n\r\n', fields), /holds control characters/);
+  assert.ok(![...fields.keys()].some((line) => line.includes('\x00')));
+  // a server sending ever new lines (a clock, a length) cannot grow it past its bound
+  for (let i = 0; i < 1000; i++) parseHead(`HTTP/1.1 200 OK\r\nx-count: ${i}\r\n\r\n`, fields);
+  assert.ok(fields.size <= 32, `${fields.size} cached lines`);
+  // a head without its empty line is refused, not looped over
+  assert.throws(() => parseHead('HTTP/1.1 200 OK\r\nx-a: 1\r\n', fields), /does not end with an empty line/);
+});
+
 test('isToken accepts tchar only', () => {
   assert.equal(isToken("Mcp-Session-Id!#$%&'*+.^_`|~09"), true);
   for (const bad of ['', 'a b', 'a:b', 'a\u00e9', 'a(b)', 'a\tb']) assert.equal(isToken(bad), false, JSON.stringify(bad));

@@ -8,14 +8,15 @@
  * free of control characters (tab allowed); each field line must be a token name, a colon
  * and a value whose optional whitespace (space and tab, RFC 9110 § 5.6.3) around it is
  * dropped and which holds no control character other than tab; a line starting with
- * whitespace (obsolete folding) is refused. The field lines are checked by one regular
+ * whitespace (obsolete folding) is refused. Each field line is checked by one regular
  * expression (in V8 a pass of its engine costs less per character than a loop over
- * `charCodeAt`) and then cut at their line ends and colons with `indexOf`; names come from
- * one lower-cased copy of the head. Only the fields that decide framing and reuse
- * (`Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`) are interpreted
- * here; their common forms are read without a regular expression. A violation is a
- * LocalError `invalid_message` naming it; the message is worked out only then, by walking
- * the lines one by one.
+ * `charCodeAt`) and cut at its colon, its name lower-cased; the result is kept in the
+ * connection's {@link FieldCache} under the line's text, so a line the server sent before
+ * (most are the same on every response) costs a lookup, and common names and values come
+ * out as the same strings as the literals they are compared with. Only the fields that
+ * decide framing and reuse (`Content-Length`, `Transfer-Encoding`, `Connection`,
+ * `Keep-Alive`) are interpreted here; their common forms are read without a regular
+ * expression. A violation is a LocalError `invalid_message` naming it.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
 
@@ -77,44 +78,75 @@ function lineEnd(text: string, at: number, lf: number): number {
   return lf > at && text.charCodeAt(lf - 1) === CR ? lf - 1 : lf;
 }
 
+/** One field line, checked and cut: the name (lower case) and the value (trimmed). */
+interface Field {
+  readonly name: string;
+  readonly value: string;
+}
+
 /**
- * The field lines of a valid head, from the second line to the end of its empty line: token
- * names right before their colons, values without control characters other than tab, lines
- * ended by CR LF or LF. Linear: the value class holds neither CR nor LF.
+ * Field lines a connection has seen before, by their text (see {@link parseHead}). Each
+ * connection keeps its own: a server sends the same few lines on every response, and what
+ * one server sent (a cookie, say) stays with the connection it came on.
  */
-const FIELDS = /(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*\r?\n)*\r?\n$/y;
+export type FieldCache = Map<string, Field>;
+
+/** Most lines a {@link FieldCache} holds (emptied when full), and the longest line it takes. */
+const MAX_CACHED_FIELDS = 32;
+const MAX_CACHED_LINE = 256;
+
+/** A valid field line without its line end: a token name right before its colon, a value without control characters but tab. */
+const FIELD_LINE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*$/;
+
+/**
+ * The strings of common names and values, as literals: a field made from them compares
+ * with the transports' and the parser's own literals by identity, not character by character.
+ */
+const CANONICAL = new Map<string, string>(
+  ['content-type', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'date', 'mcp-session-id', 'cache-control', 'application/json', 'text/event-stream', 'close', 'chunked', 'no-cache'].map((text) => [text, text]),
+);
 
 /**
  * Reads a head: `text` holds it whole, ending with its empty line (CR LF or a bare LF ends
- * each line). Throws LocalError `invalid_message` for any violation (see the design note).
+ * each line). Field lines found in `fields` are taken from it; others are checked, cut and
+ * added. Throws LocalError `invalid_message` for any violation (see the design note).
  */
-export function parseHead(text: string): ResponseHead {
+export function parseHead(text: string, fields: FieldCache = new Map()): ResponseHead {
   const lf = text.indexOf('\n');
   const head = statusLine(text, lineEnd(text, 0, lf));
-  // one pass of the regular expression engine checks every field line; only a head that
-  // fails it is walked line by line, to say what is wrong
-  FIELDS.lastIndex = lf + 1;
-  if (!FIELDS.test(text)) throw fieldError(text, lf + 1);
-  // names are read from a lower-cased copy (the same length: the head is latin1); one
-  // conversion of the head costs less than one per name
-  const lower = text.toLowerCase();
   let at = lf + 1;
   for (;;) {
     const end = text.indexOf('\n', at);
+    if (end < 0) throw invalid('the head does not end with an empty line');
     const stop = lineEnd(text, at, end);
     if (stop === at) break;
-    const colon = text.indexOf(':', at);
-    const name = lower.slice(at, colon);
-    let from = colon + 1;
-    let to = stop;
-    while (from < to && isBlank(text.charCodeAt(from))) from++;
-    while (to > from && isBlank(text.charCodeAt(to - 1))) to--;
-    const value = text.slice(from, to);
-    head.headers.push(name, value);
-    framing(head, name, value);
+    const line = text.slice(at, stop);
+    let field = fields.get(line);
+    if (field === undefined) {
+      field = fieldOf(line);
+      if (line.length <= MAX_CACHED_LINE) {
+        if (fields.size >= MAX_CACHED_FIELDS) fields.clear();
+        fields.set(line, field);
+      }
+    }
+    head.headers.push(field.name, field.value);
+    framing(head, field.name, field.value);
     at = end + 1;
   }
   return head;
+}
+
+/** Checks and cuts one field line (without its line end); throws LocalError when it is malformed. */
+function fieldOf(line: string): Field {
+  if (!FIELD_LINE.test(line)) throw fieldError(line);
+  const colon = line.indexOf(':');
+  const name = line.slice(0, colon).toLowerCase();
+  let from = colon + 1;
+  let to = line.length;
+  while (from < to && isBlank(line.charCodeAt(from))) from++;
+  while (to > from && isBlank(line.charCodeAt(to - 1))) to--;
+  const value = line.slice(from, to);
+  return { name: CANONICAL.get(name) ?? name, value: CANONICAL.get(value) ?? value };
 }
 
 function statusLine(text: string, stop: number): ResponseHead {
@@ -169,22 +201,16 @@ function framing(head: ResponseHead, name: string, value: string): void {
   }
 }
 
-/** The error for field lines that {@link FIELDS} refused, found by walking them from `at` (the slow path: bad input only). */
-function fieldError(text: string, at: number): LocalError {
-  for (;;) {
-    const lf = text.indexOf('\n', at);
-    const stop = lineEnd(text, at, lf);
-    if (lf < 0 || stop === at) return invalid('the header lines are malformed');
-    const line = text.slice(at, stop);
-    const colon = line.indexOf(':');
-    if (colon <= 0) {
-      return invalid(line.length > 0 && (line[0] === ' ' || line[0] === '\t') ? 'a folded header line (obsolete line folding is refused)' : `the header line ${JSON.stringify(line.slice(0, 80))} has no name`);
-    }
-    const name = line.slice(0, colon).toLowerCase();
-    if (!isToken(name)) return invalid(`the header name ${JSON.stringify(name.slice(0, 80))} is not a token`);
-    if (hasControl(line, colon + 1, line.length)) return invalid(`the value of header ${name} holds control characters`);
-    at = lf + 1;
+/** The error for a field line that {@link FIELD_LINE} refused (the slow path: bad input only). */
+function fieldError(line: string): LocalError {
+  const colon = line.indexOf(':');
+  if (colon <= 0) {
+    return invalid(line.length > 0 && (line[0] === ' ' || line[0] === '\t') ? 'a folded header line (obsolete line folding is refused)' : `the header line ${JSON.stringify(line.slice(0, 80))} has no name`);
   }
+  const name = line.slice(0, colon).toLowerCase();
+  if (!isToken(name)) return invalid(`the header name ${JSON.stringify(name.slice(0, 80))} is not a token`);
+  if (hasControl(line, colon + 1, line.length)) return invalid(`the value of header ${name} holds control characters`);
+  return invalid('the header lines are malformed');
 }
 
 function isBlank(c: number): boolean {

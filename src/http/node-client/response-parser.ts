@@ -27,7 +27,7 @@
  * (its owner destroys the connection).
  */
 import { LocalError } from '../../jsonrpc/errors.js';
-import { invalid, parseHead, type ResponseHead } from './response-head.js';
+import { invalid, parseHead, type FieldCache, type ResponseHead } from './response-head.js';
 
 /** Longest chunk-size line accepted (size, extensions and CRLF), in bytes. */
 export const MAX_CHUNK_LINE = 4096;
@@ -65,6 +65,8 @@ const HEX = /^([0-9A-Fa-f]{1,13})[ \t]*(?:;.*)?$/;
 /** Parses the responses of one connection; see the module's design note. */
 export class ResponseParser {
   readonly #maxHeaderBytes: number;
+  /** The field lines this connection's responses carried, checked and cut (see response-head.ts). */
+  readonly #fields: FieldCache = new Map();
   #sink: ResponseSink | undefined;
   #state = State.Idle;
   #noBody = false;
@@ -204,7 +206,7 @@ export class ResponseParser {
     this.#headBytes += got.end;
     let head: ResponseHead;
     try {
-      head = parseHead(got.buf.toString('latin1', 0, got.end));
+      head = parseHead(got.buf.toString('latin1', 0, got.end), this.#fields);
     } catch (error) {
       this.#state = State.Done;
       throw error;
