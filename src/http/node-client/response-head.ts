@@ -11,12 +11,13 @@
  * whitespace (obsolete folding) is refused. Each field line is checked by one regular
  * expression (in V8 a pass of its engine costs less per character than a loop over
  * `charCodeAt`) and cut at its colon, its name lower-cased; the result is kept in the
- * connection's {@link FieldCache} under the line's text, so a line the server sent before
- * (most are the same on every response) costs a lookup, and common names and values come
- * out as the same strings as the literals they are compared with. Only the fields that
- * decide framing and reuse (`Content-Length`, `Transfer-Encoding`, `Connection`,
- * `Keep-Alive`) are interpreted here; their common forms are read without a regular
- * expression. A violation is a LocalError `invalid_message` naming it.
+ * connection's {@link FieldCache} at the line's position, so a line the server sent in the
+ * same place last time (most are the same on every response) costs one string comparison
+ * (no regular expression, no hash), and common names and values come out as the same
+ * strings as the literals they are compared with. Only the fields that decide framing and
+ * reuse (`Content-Length`, `Transfer-Encoding`, `Connection`, `Keep-Alive`) are
+ * interpreted here; their common forms are read without a regular expression. A violation
+ * is a LocalError `invalid_message` naming it.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
 
@@ -85,13 +86,18 @@ interface Field {
 }
 
 /**
- * Field lines a connection has seen before, by their text (see {@link parseHead}). Each
- * connection keeps its own: a server sends the same few lines on every response, and what
- * one server sent (a cookie, say) stays with the connection it came on.
+ * The field lines of a connection's previous response, by position, checked and cut (see
+ * {@link parseHead}). Each connection keeps its own: a server sends the same lines in the
+ * same order on every response, and what one server sent (a cookie, say) stays with the
+ * connection it came on.
  */
-export type FieldCache = Map<string, Field>;
+export class FieldCache {
+  /** The text of the line at each position (without its line end), or undefined. */
+  readonly lines: (string | undefined)[] = [];
+  readonly fields: (Field | undefined)[] = [];
+}
 
-/** Most lines a {@link FieldCache} holds (emptied when full), and the longest line it takes. */
+/** Positions a {@link FieldCache} remembers, and the longest line it takes. */
 const MAX_CACHED_FIELDS = 32;
 const MAX_CACHED_LINE = 256;
 
@@ -108,25 +114,33 @@ const CANONICAL = new Map<string, string>(
 
 /**
  * Reads a head: `text` holds it whole, ending with its empty line (CR LF or a bare LF ends
- * each line). Field lines found in `fields` are taken from it; others are checked, cut and
- * added. Throws LocalError `invalid_message` for any violation (see the design note).
+ * each line). A field line equal to the one at the same position in `cache` (the
+ * connection's previous response) is taken from it, found by one comparison (no hash);
+ * others are checked, cut and remembered there. Throws LocalError `invalid_message`
+ * for any violation (see the design note).
  */
-export function parseHead(text: string, fields: FieldCache = new Map()): ResponseHead {
+export function parseHead(text: string, cache: FieldCache = new FieldCache()): ResponseHead {
   const lf = text.indexOf('\n');
   const head = statusLine(text, lineEnd(text, 0, lf));
+  const lines = cache.lines;
   let at = lf + 1;
-  for (;;) {
+  for (let k = 0; ; k++) {
     const end = text.indexOf('\n', at);
     if (end < 0) throw invalid('the head does not end with an empty line');
     const stop = lineEnd(text, at, end);
     if (stop === at) break;
+    let field: Field;
     const line = text.slice(at, stop);
-    let field = fields.get(line);
-    if (field === undefined) {
-      field = fieldOf(line);
-      if (line.length <= MAX_CACHED_LINE) {
-        if (fields.size >= MAX_CACHED_FIELDS) fields.clear();
-        fields.set(line, field);
+    const seen = k < MAX_CACHED_FIELDS ? lines[k] : undefined;
+    if (seen !== undefined && seen === line) field = cache.fields[k]!;
+    else {
+      const kept = k < MAX_CACHED_FIELDS && line.length <= MAX_CACHED_LINE;
+      // what is kept is cut from a copy: a slice of the head would keep the whole head alive
+      const own = kept ? Buffer.from(line, 'latin1').toString('latin1') : line;
+      field = fieldOf(own);
+      if (k < MAX_CACHED_FIELDS) {
+        lines[k] = kept ? own : undefined;
+        cache.fields[k] = kept ? field : undefined;
       }
     }
     head.headers.push(field.name, field.value);

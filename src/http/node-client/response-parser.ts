@@ -27,7 +27,7 @@
  * (its owner destroys the connection).
  */
 import { LocalError } from '../../jsonrpc/errors.js';
-import { invalid, parseHead, type FieldCache, type ResponseHead } from './response-head.js';
+import { FieldCache, invalid, parseHead, type ResponseHead } from './response-head.js';
 
 /** Longest chunk-size line accepted (size, extensions and CRLF), in bytes. */
 export const MAX_CHUNK_LINE = 4096;
@@ -66,7 +66,7 @@ const HEX = /^([0-9A-Fa-f]{1,13})[ \t]*(?:;.*)?$/;
 export class ResponseParser {
   readonly #maxHeaderBytes: number;
   /** The field lines this connection's responses carried, checked and cut (see response-head.ts). */
-  readonly #fields: FieldCache = new Map();
+  readonly #fields = new FieldCache();
   #sink: ResponseSink | undefined;
   #state = State.Idle;
   #noBody = false;
