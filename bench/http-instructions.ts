@@ -192,17 +192,15 @@ export async function runInstructionsBench(config: BenchConfig): Promise<number>
   const pairs = RATIO_PAIRS.filter(([a, b]) => names.includes(a) && names.includes(b)).map(([a, b]) => `${a}/${b}`);
   const rows: string[][] = [['instructions per call', ...names, ...pairs]];
   const ratios: Record<string, Record<string, number | null>> = {};
-  for (const mode of RESPONSE_MODES) {
-    const m = summarize(results.filter((r) => r.mode === mode && r.bytes === 0), RATIO_PAIRS, mode, 'instructions', true, (r) => [r.instructionsPerCall]);
-    ratios[mode] = m.ratios;
-    rows.push([mode, ...names.map((n) => formatNumber(m.median[n] ?? null, 0)), ...pairs.map((p) => formatRatio(m.ratios[p] ?? null))]);
-  }
-  for (const mode of RESPONSE_MODES) {
-    const label = `${mode} 64 KiB echo`;
-    const m = summarize(results.filter((r) => r.mode === mode && r.bytes === PAYLOAD.bytes), RATIO_PAIRS, label, 'instructions', true, (r) => [r.instructionsPerCall]);
-    if (Object.keys(m.median).length === 0) continue;
-    ratios[label] = m.ratios;
-    rows.push([label, ...names.map((n) => formatNumber(m.median[n] ?? null, 0)), ...pairs.map((p) => formatRatio(m.ratios[p] ?? null))]);
+  // one row per workload and mode: the small echo's labelled by the mode alone
+  for (const work of [small, payload]) {
+    for (const mode of RESPONSE_MODES) {
+      const label = work.bytes === 0 ? mode : `${mode} 64 KiB echo`;
+      const m = summarize(results.filter((r) => r.mode === mode && r.bytes === work.bytes), RATIO_PAIRS, label, 'instructions', true, (r) => [r.instructionsPerCall]);
+      if (Object.keys(m.median).length === 0) continue;
+      ratios[label] = m.ratios;
+      rows.push([label, ...names.map((n) => formatNumber(m.median[n] ?? null, 0)), ...pairs.map((p) => formatRatio(m.ratios[p] ?? null))]);
+    }
   }
   console.log('\n' + formatTable(rows));
   console.log('(lower is better; a ratio below 1× means the numerator does less work per call)');

@@ -9,14 +9,14 @@
  * and 413 is answered as soon as the limit is crossed; the rest of the body is then read and
  * dropped, within `maxDiscardBytes` and `discardTimeoutMs`, so that a client still uploading
  * can read the 413 (then the connection is cut, or reused when the body ended in time).
- * Replies up to {@link WHOLE_REPLY_CHARS} (two slices: a 64 KiB result and its envelope) are
- * written with one `end()`, with `Content-Length` — one socket write instead of a slice and its
- * small remainder; so a client that stops reading can leave up to that much in Node's
- * buffers, outside the outbound budget. SSE replies gather
- * what the core writes during one turn of the event loop into one write, and a reply the
- * core ends within the turn it began in leaves as one body with `Content-Length`. Anything
- * larger leaves through a {@link PacedWriter} (outbound.ts): in slices, as the socket
- * drains, never copied whole into Node's buffers. A client that disconnects, or that stops
+ * Replies up to {@link WHOLE_REPLY_CHARS} (two slices: a 64 KiB result and its envelope)
+ * are written with one `end()`, with `Content-Length`: one socket write instead of a slice
+ * and its small remainder, so a client that stops reading can leave up to that much in
+ * Node's buffers, outside the outbound budget. SSE replies gather what the core writes
+ * during one turn of the event loop into one write, and a reply the core ends within the
+ * turn it began in leaves as one body with `Content-Length`. Anything larger leaves through
+ * a {@link PacedWriter} (outbound.ts): in slices, as the socket drains, never copied whole
+ * into Node's buffers. A client that disconnects, or that stops
  * reading past the outbound bounds (no progress for `stallTimeoutMs`, more than
  * `maxQueuedBytes` behind, or the laggard of a full {@link OutboundBudget}), is disconnected,
  * reported through `onError` and, for a stream, to the core as gone — it never throws out of

@@ -230,6 +230,9 @@ interface Outgoing {
   stateless?: Record<string, string>;
 }
 
+/** A session's POST that is neither `initialize` nor of the stateless era (its headers are the session's). */
+const SESSION_POST: Outgoing = { ids: undefined, initialize: false, initialized: false };
+
 /**
  * A Streamable HTTP client transport. Hand it to `Client.connect()`; one instance serves
  * one connection. See the module's design note for how sends settle and streams resume.
@@ -404,7 +407,7 @@ export class StreamableHttpClientTransport implements Transport {
         let headers: HeaderBag;
         if (this.#fixedHeaders && out.stateless === undefined && !out.initialize) {
           sentSession = this.#sessionId;
-          headers = this.#sessionPostHeaders(sentSession, this.#protocolVersion);
+          headers = this.#sessionPostHeaders();
         } else {
           const made = baseHeaders(this.#options);
           headers = made instanceof Promise ? await made : made;
@@ -498,11 +501,14 @@ export class StreamableHttpClientTransport implements Transport {
    * again only when the session id or the protocol version changed. The requester reads it
    * and never changes it, so POSTs in flight can share it.
    */
-  #sessionPostHeaders(session: string | undefined, version: string | undefined): HeaderBag {
+  #sessionPostHeaders(): HeaderBag {
+    const session = this.#sessionId;
+    const version = this.#protocolVersion;
     let headers = this.#sessionHeaders;
     if (headers === undefined || session !== this.#postSession || version !== this.#postVersion) {
+      // synchronous: fixed headers mean no header function
       headers = baseHeaders(this.#options) as HeaderBag;
-      this.#addPostHeaders(headers, { ids: undefined, initialize: false, initialized: false });
+      this.#addPostHeaders(headers, SESSION_POST);
       this.#sessionHeaders = headers;
       this.#postSession = session;
       this.#postVersion = version;

@@ -3,14 +3,14 @@
  *
  * Design note: the connection pushes the body's pieces as the parser finds them (views into
  * the socket's packets, which the body copies, as a packet's memory is reused) and then
- * ends it, or fails it with the error that broke it. A read takes the oldest queued piece (one resolved promise, nothing else), or waits
- * for the next one. Backpressure: while more than {@link HIGH_WATER_BYTES} are queued
- * unread, the connection is paused (`pause`), and resumed once a read brings the queue
- * under {@link LOW_WATER_BYTES}. `cancel` (of the source or the reader) drops what is
- * queued and, when the body had not ended yet, asks the connection to give up the
- * response (it destroys the socket: the rest of the body would otherwise have to be read).
- * A body that has ended before anyone read it can also be taken whole (`TAKE_WHOLE`), with
- * no reader and no promise.
+ * ends it, or fails it with the error that broke it. A read takes the oldest queued piece
+ * (one resolved promise, nothing else), or waits for the next one. Backpressure: while
+ * more than {@link HIGH_WATER_BYTES} are queued unread, the connection is paused (`pause`),
+ * and resumed once a read brings the queue under {@link LOW_WATER_BYTES}. `cancel` (of the
+ * source or the reader) drops what is queued and, when the body had not ended yet, asks
+ * the connection to give up the response (it destroys the socket: the rest of the body
+ * would otherwise have to be read). A body that has ended before anyone read it can also
+ * be taken whole (`TAKE_WHOLE`), with no reader and no promise.
  */
 import { TAKE_WHOLE, type ChunkRead, type ChunkReader, type ChunkSource, type WholeBody } from '../client/common.js';
 

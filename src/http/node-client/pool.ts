@@ -44,8 +44,7 @@ export interface PoolHost {
   readonly maxHeaderBytes: number;
   /**
    * Opens a socket to the origin (`net.connect` or `tls.connect`) whose packets go to
-   * `read`: the bytes of `data` before `end`, valid only during the call (the memory may be
-   * reused for the next packet). The socket emits no `data` events.
+   * `read` (see {@link PacketReader}). The socket emits no `data` events.
    */
   connect(url: URL, read: PacketReader): Socket;
   /** An idle connection exists: make sure the sweep runs. */
@@ -54,8 +53,12 @@ export interface PoolHost {
   emptied(pool: OriginPool): void;
 }
 
-/** Receives one packet of a connection: `data[0, end)`, to be used before returning. */
-export type PacketReader = (data: Buffer, end: number) => void;
+/**
+ * Receives one packet of a connection: `data[0, end)`, valid only during the call (the
+ * memory may be reused for the next packet). The arguments are in the order of
+ * `net.connect`'s `onread` callback, which can be one; it returns true (keep reading).
+ */
+export type PacketReader = (end: number, data: Buffer) => boolean;
 
 /** One socket to an origin and the parser of its responses. */
 export class Connection implements ExchangeCarrier {
@@ -101,24 +104,25 @@ export class Connection implements ExchangeCarrier {
     this.socket.write(exchange.payload);
   }
 
-  /** A packet arrived: `data[0, end)` (see {@link PacketReader}). */
-  data(data: Buffer, end: number): void {
+  /** A packet arrived: `data[0, end)`; a {@link PacketReader}. */
+  data(end: number, data: Buffer): boolean {
     const exchange = this.exchange;
     if (exchange === undefined || this.dead) {
       // bytes nobody asked for: the connection's state is unknown
       this.destroy();
-      return;
+      return true;
     }
     try {
       this.#parser.push(data, end);
     } catch (error) {
       this.destroy(error);
-      return;
+      return true;
     }
     if (exchange.finished) {
       this.exchange = undefined;
       this.#pool.release(this, exchange.reuse, exchange.keepAliveMs);
     }
+    return true;
   }
 
   /** The socket ended or closed. */
@@ -296,7 +300,7 @@ export class OriginPool implements ExchangeQueue {
     let conn: Connection | undefined;
     try {
       // packets can only come once connected, after `conn` is set
-      socket = this.#host.connect(this.#url, (data, end) => conn!.data(data, end));
+      socket = this.#host.connect(this.#url, (end, data) => conn!.data(end, data));
     } catch (error) {
       exchange.fail(new LocalError('connection_closed', `Cannot connect to ${this.origin}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
       this.#maybeEmpty();

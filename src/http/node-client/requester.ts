@@ -65,10 +65,10 @@ export interface NodeHttpRequester extends HttpRequester {
  * parser copies an unfinished head, the body copies the pieces it queues), so the next
  * packet, of whichever connection, may overwrite it. 64 KiB, as much as Node reads at once.
  */
-const readBuffer = (() => {
-  let buffer: Buffer | undefined;
-  return (): Buffer => (buffer ??= Buffer.allocUnsafe(64 * 1024));
-})();
+let sharedReadBuffer: Buffer | undefined;
+function readBuffer(): Buffer {
+  return (sharedReadBuffer ??= Buffer.allocUnsafe(64 * 1024));
+}
 
 /** Most URLs whose targets are remembered (the cache is emptied when it grows past this). */
 const MAX_TARGETS = 256;
@@ -101,7 +101,7 @@ export function nodeHttpRequester(options: NodeHttpRequesterOptions = {}): NodeH
       const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
       if (url.protocol === 'http:') {
         // packets land in the shared buffer and go straight to `read`: no stream machinery
-        return netConnect({ host: hostname, port: Number(url.port) || 80, onread: { buffer: readBuffer, callback: (end: number, data: Uint8Array) => (read(data as Buffer, end), true) } });
+        return netConnect({ host: hostname, port: Number(url.port) || 80, onread: { buffer: readBuffer, callback: read } });
       }
       const socket = tlsConnect({
         ...tlsOptions,
@@ -110,7 +110,7 @@ export function nodeHttpRequester(options: NodeHttpRequesterOptions = {}): NodeH
         servername: tlsOptions.servername ?? (isIP(hostname) === 0 ? hostname : undefined),
         ALPNProtocols: ['http/1.1'],
       });
-      socket.on('data', (data: Buffer) => read(data, data.length));
+      socket.on('data', (data: Buffer) => read(data.length, data));
       return socket;
     },
     idleAdded(): void {

@@ -94,7 +94,24 @@ interface Field {
 export class FieldCache {
   /** The text of the line at each position (without its line end), or undefined. */
   readonly lines: (string | undefined)[] = [];
-  readonly fields: (Field | undefined)[] = [];
+  readonly #fields: (Field | undefined)[] = [];
+
+  /**
+   * The field of `line`, the field line at position `k` of a head: the one remembered when
+   * the previous head had the same line there, else checked, cut and remembered (within
+   * {@link MAX_CACHED_FIELDS} positions and lines of up to {@link MAX_CACHED_LINE}
+   * characters). Throws LocalError for a malformed line, which is never remembered.
+   */
+  field(k: number, line: string): Field {
+    if (this.lines[k] === line) return this.#fields[k]!;
+    if (k >= MAX_CACHED_FIELDS || line.length > MAX_CACHED_LINE) return fieldOf(line);
+    // what is kept is cut from a copy: a slice of the head would keep the whole head alive
+    const own = Buffer.from(line, 'latin1').toString('latin1');
+    const field = fieldOf(own);
+    this.lines[k] = own;
+    this.#fields[k] = field;
+    return field;
+  }
 }
 
 /** Positions a {@link FieldCache} remembers, and the longest line it takes. */
@@ -122,27 +139,13 @@ const CANONICAL = new Map<string, string>(
 export function parseHead(text: string, cache: FieldCache = new FieldCache()): ResponseHead {
   const lf = text.indexOf('\n');
   const head = statusLine(text, lineEnd(text, 0, lf));
-  const lines = cache.lines;
   let at = lf + 1;
   for (let k = 0; ; k++) {
     const end = text.indexOf('\n', at);
     if (end < 0) throw invalid('the head does not end with an empty line');
     const stop = lineEnd(text, at, end);
     if (stop === at) break;
-    let field: Field;
-    const line = text.slice(at, stop);
-    const seen = k < MAX_CACHED_FIELDS ? lines[k] : undefined;
-    if (seen !== undefined && seen === line) field = cache.fields[k]!;
-    else {
-      const kept = k < MAX_CACHED_FIELDS && line.length <= MAX_CACHED_LINE;
-      // what is kept is cut from a copy: a slice of the head would keep the whole head alive
-      const own = kept ? Buffer.from(line, 'latin1').toString('latin1') : line;
-      field = fieldOf(own);
-      if (k < MAX_CACHED_FIELDS) {
-        lines[k] = kept ? own : undefined;
-        cache.fields[k] = kept ? field : undefined;
-      }
-    }
+    const field = cache.field(k, text.slice(at, stop));
     head.headers.push(field.name, field.value);
     framing(head, field.name, field.value);
     at = end + 1;

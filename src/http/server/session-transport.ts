@@ -196,6 +196,13 @@ class OutStream implements SseConnectionOwner {
     this.mode = mode;
   }
 
+  /** JSON mode: settles {@link waiter} (once) with this stream. */
+  answered(): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.(this);
+  }
+
   connectionLost(conn: SseConnection, reason?: Error): void {
     this.transport._lost(this, conn, reason);
   }
@@ -329,9 +336,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       stream.conn.end();
       stream.conn = undefined;
     }
-    const waiter = stream.waiter;
-    stream.waiter = undefined;
-    waiter?.(stream);
+    stream.answered();
     this.#endFeed(stream);
     if (stream.key !== undefined && store !== undefined) this.#forget(store, stream.key);
   }
@@ -656,9 +661,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     } else if (ids !== undefined && byRequest.get(ids) === stream) byRequest.delete(ids);
     if (stream.mode === MODE_JSON) {
       this.#streams!.delete(stream.id);
-      const waiter = stream.waiter;
-      stream.waiter = undefined;
-      waiter?.(stream);
+      stream.answered();
     } else if (stream.conn !== undefined) {
       // written to a live connection: nothing left to resume
       stream.conn.owner = undefined;
