@@ -23,6 +23,8 @@ export declare const PROJECTS: { readonly library: Project; readonly test: Proje
 export declare const EXTRA_ENTRIES: readonly string[];
 /** The core entry point's source, relative to the root; every entry point's bundle carries it. */
 export declare const CORE_ENTRY: string;
+/** Modules (relative to src/) bundled into the core's chunk although the core does not import them: small ones entry points share in many combinations. */
+export declare const CORE_COMPANIONS: readonly string[];
 /** The folder of dist/ holding the chunks shared between entry points. */
 export declare const CHUNKS_DIR: string;
 /** The library bundle's entry points, as sorted source paths relative to `src/`; throws on an export without a source. */

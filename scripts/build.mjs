@@ -67,6 +67,36 @@ export const EXTRA_ENTRIES = ['cli/main.ts', 'cli/serve/generation.ts'];
 /** The core entry point's source (the `mcpkit` export), which every entry point's bundle carries. */
 export const CORE_ENTRY = 'src/index.ts';
 
+/**
+ * Modules that join the core's chunk although the core entry point does not import them,
+ * relative to `src/`: small modules that several entry points share in different
+ * combinations (the schema's issue and dialect helpers, the SSE framing, the MCP HTTP
+ * headers, the server's request context and logging, the elicitation schema). Left to
+ * esbuild, each such combination is a chunk of its own: a minimal HTTP server loaded
+ * seventeen files, six of them under 7 KB, and on Node 20 each file costs the ESM loader
+ * about as much as compiling 20–30 KB of code (resolving, reading, linking its bindings). In
+ * the core they load with it: ten files for that server, six for a stdio one instead of
+ * eleven, the same bytes within 12 KB; a client loads some 35 KB it does not need (about
+ * 1 ms). HTTP server modules stay out: a client loads no server code (entry-points.test.ts).
+ * test/packaging/bundle.test.ts holds the file counts.
+ */
+export const CORE_COMPANIONS = [
+  'schema/issues.ts',
+  'schema/types.ts',
+  'schema/dialect.ts',
+  'schema/elicitation.ts',
+  'framing/sse.ts',
+  'http/stateless/mcp-headers.ts',
+  'server/middleware.ts',
+  'server/context.ts',
+  'server/client-answers.ts',
+  'server/stateless/mrtr.ts',
+  'server/logging.ts',
+];
+
+/** The name of the virtual module that imports {@link CORE_COMPANIONS} for their place in the core's chunk. */
+const COMPANIONS_MODULE = 'mcpkit:core-companions';
+
 /** The folder of dist/ that holds the chunks shared between entry points. */
 export const CHUNKS_DIR = 'chunks';
 
@@ -87,6 +117,21 @@ export function libraryEntries(root) {
     return source;
   });
   return [...new Set([...entries, ...EXTRA_ENTRIES])].sort();
+}
+
+/** The esbuild plugin that serves {@link COMPANIONS_MODULE}: one side-effect import per companion. */
+function companionsPlugin(root) {
+  return {
+    name: 'core-companions',
+    setup(build) {
+      build.onResolve({ filter: /^mcpkit:core-companions$/ }, () => ({ path: COMPANIONS_MODULE, namespace: 'companions' }));
+      build.onLoad({ filter: /.*/, namespace: 'companions' }, () => ({
+        contents: CORE_COMPANIONS.map((source) => `import ${JSON.stringify(join(root, 'src', source))};`).join('\n'),
+        resolveDir: root,
+        loader: 'js',
+      }));
+    },
+  };
 }
 
 /**
@@ -117,8 +162,10 @@ export async function bundle(root) {
     // minimal server loads some twenty files instead of about a dozen, each costing the
     // loader as much as a whole module did. (inject also lets the core's exports stand in for
     // undeclared globals of the same name; no library module uses such a global:
-    // test/packaging/bundle.test.ts checks.)
-    inject: [CORE_ENTRY],
+    // test/packaging/bundle.test.ts checks.) The companions join it the same way; their
+    // module imports them for effect only, so it stands in for no global.
+    inject: [CORE_ENTRY, COMPANIONS_MODULE],
+    plugins: [companionsPlugin(root)],
     tsconfig: 'tsconfig.json',
     // readable output: users debug it, and names show in errors (`keepNames` keeps a class's
     // `name` when two modules' top-level names collide in one chunk)

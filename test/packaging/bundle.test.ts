@@ -10,7 +10,9 @@
  *   than its source: code that finds the library's files goes through src/cli/library-root.ts
  *   or walks up to package.json instead).
  * - the build injects the core into every entry point (one core chunk); no library module
- *   uses a global of the same name as a value the core exports, which inject would replace.
+ *   uses a global of the same name as a value the core exports, which inject would replace;
+ * - the core's companions sit in the core's chunk, so a minimal server loads a handful of
+ *   files (each file costs the ESM loader about as much as 20–30 KB of code: build.mjs).
  * The node:-free entry points are checked on the bundle by entry-points.test.ts.
  */
 import { test } from 'node:test';
@@ -21,7 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DIST, REPO_ROOT } from '../helpers/repo.js';
 
 // scripts/ is not compiled: load it from the checkout (typed from its .d.mts)
-const { CHUNKS_DIR, libraryEntries } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href)) as typeof import('../../scripts/build.mjs');
+const { CHUNKS_DIR, CORE_COMPANIONS, libraryEntries } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href)) as typeof import('../../scripts/build.mjs');
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { import: string }> };
 
 /** Every `.js` file under dist/, relative to it, `/`-separated. */
@@ -40,6 +42,34 @@ test('dist/ holds as JavaScript the entry points at their paths and the shared c
   const other = files.filter((f) => !entries.includes(f) && !f.startsWith(`${CHUNKS_DIR}/`));
   assert.deepEqual(other, [], 'JavaScript in dist/ that is neither an entry point nor a chunk (left from an unbundled build?)');
   assert.ok(files.length < 150, `${files.length} files: the bundle should be far fewer files than src/ has modules`);
+});
+
+/** The files of dist/ that loading `entries` (relative to dist/) reads: each entry and what it imports statically, transitively. */
+function staticGraph(entries: readonly string[]): Set<string> {
+  const IMPORT = /^(?:import|export)\b[^;'"]*?["'](\.{1,2}\/[^"']+)["'];?$/gm;
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(join(DIST, file), 'utf8').matchAll(IMPORT)) visit(join(dirname(file), m[1]!).split(sep).join('/'));
+  };
+  for (const entry of entries) visit(entry);
+  return seen;
+}
+
+test('the core\'s companions are bundled in the core\'s chunk, and a minimal server loads a handful of files', () => {
+  const core = [...staticGraph(['index.js'])].filter((file) => file.startsWith(`${CHUNKS_DIR}/`));
+  assert.equal(core.length, 1, `the core entry point loads ${core.join(', ')}: expected exactly one chunk`);
+  const coreText = readFileSync(join(DIST, core[0]!), 'utf8');
+  for (const companion of CORE_COMPANIONS) assert.ok(coreText.includes(`// src/${companion}\n`), `src/${companion} is not in the core's chunk ${core[0]}`);
+  const servers: Array<[string, string[], number]> = [
+    ['a stdio server', ['server/index.js', 'stdio/index.js'], 6],
+    ['a Streamable HTTP server on Node', ['server/index.js', 'http/server/index.js', 'http/node-server.js'], 10],
+  ];
+  for (const [what, entries, most] of servers) {
+    const files = staticGraph(entries);
+    assert.ok(files.size <= most, `${what} loads ${files.size} files, more than ${most}: ${[...files].join(', ')}. A module several entry points share in a new combination made a chunk of its own; add it to CORE_COMPANIONS in scripts/build.mjs when it is small`);
+  }
 });
 
 test('a name several entry points export is the same value from each', async () => {
