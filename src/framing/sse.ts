@@ -279,3 +279,22 @@ export function encodeSseEvent(init: SseEventInit): string {
   }
   return out + '\n';
 }
+
+/**
+ * `id: <id>\ndata: <data>\n\n`, or without the id line when `id` is undefined: the event
+ * {@link encodeSseEvent} makes of the same fields, without its checks. Only for a caller that
+ * knows `id` holds no CR, LF or NUL and `data` no CR or LF, such as JSON text from
+ * `JSON.stringify` (which escapes both) under an id it made itself.
+ */
+export function encodeUncheckedSseEvent(id: string | undefined, data: string): string {
+  return id === undefined ? 'data: ' + data + '\n\n' : 'id: ' + id + '\ndata: ' + data + '\n\n';
+}
+
+/**
+ * `text` with every CR and LF replaced by a space. For JSON text this changes nothing but
+ * whitespace (a JSON string cannot hold a raw line break), and the result can go through
+ * {@link encodeUncheckedSseEvent} as one `data:` line.
+ */
+export function oneLineJson(text: string): string {
+  return text.indexOf('\n') < 0 && text.indexOf('\r') < 0 ? text : text.replace(/[\r\n]/g, ' ');
+}

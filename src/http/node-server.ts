@@ -200,6 +200,11 @@ function pacedWriter(res: ServerResponse, outbound: NodeOutbound, onCut?: (error
  * in one turn — the whole reply goes out as one body with `Content-Length`, without
  * chunked framing. The head is written with the first write either way. Everything past a
  * small reply leaves through a {@link PacedWriter}, at the pace the client reads.
+ *
+ * The response's `close` and `error` listeners are added only when the stream outlives the
+ * turn it started in (or its text leaves early): a quick reply ends as one `res.end()`, like
+ * a JSON reply, and needs neither. A client gone before then is found by `res.destroyed`
+ * when the turn ends, and reported as its `close` would have been.
  */
 class NodeSseSink implements SseSink {
   readonly #res: ServerResponse;
@@ -214,6 +219,7 @@ class NodeSseSink implements SseSink {
   #scheduled = false;
   #headSent = false;
   #ended = false;
+  #listening = false;
 
   constructor(res: ServerResponse, reply: HttpStreamReply, outbound: NodeOutbound) {
     this.#res = res;
@@ -221,8 +227,6 @@ class NodeSseSink implements SseSink {
     this.#status = reply.status;
     this.#headers = reply.headers;
     this.#outbound = outbound;
-    res.on('close', this.#onClose);
-    res.on('error', noop);
     // the head leaves at the end of this turn even if the stream starts without an event
     this.#schedule();
   }
@@ -250,9 +254,29 @@ class NodeSseSink implements SseSink {
         return;
       }
     }
+    this.#listen();
     const writer = this.#paced();
     writer.write(body);
     writer.end();
+  }
+
+  /** The end of the turn the stream started (or last wrote) in; see {@link flushAtTurnEnd}. */
+  turnEnded(): void {
+    this.#scheduled = false;
+    if (this.#ended) return;
+    if (this.#res.destroyed) {
+      this.#gone();
+      return;
+    }
+    this.#flush();
+  }
+
+  /** From now on the response's `close` reaches the core, and its `error` is not thrown. */
+  #listen(): void {
+    if (this.#listening) return;
+    this.#listening = true;
+    this.#res.on('close', () => this.#gone());
+    this.#res.on('error', noop);
   }
 
   #paced(): PacedWriter {
@@ -261,6 +285,7 @@ class NodeSseSink implements SseSink {
 
   /** Sends the head (when not sent yet) and the pending text now. */
   #flush(): void {
+    this.#listen();
     const res = this.#res;
     if (!this.#headSent) {
       this.#headSent = true;
@@ -278,22 +303,22 @@ class NodeSseSink implements SseSink {
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(this.#onImmediate);
+    setImmediate(flushAtTurnEnd, this);
   }
 
-  readonly #onImmediate = (): void => {
-    this.#scheduled = false;
-    if (this.#ended || this.#res.destroyed) return;
-    this.#flush();
-  };
-
-  readonly #onClose = (): void => {
+  /** The client went away (or the response closed) before the core ended the stream. */
+  #gone(): void {
     if (!this.#ended) {
       this.#ended = true;
       this.#pending = '';
       this.#stream.disconnected(this.#cut);
     }
-  };
+  }
+}
+
+/** The `setImmediate` callback of every {@link NodeSseSink}: one function, no closure per reply. */
+function flushAtTurnEnd(sink: NodeSseSink): void {
+  sink.turnEnded();
 }
 
 function headerLookup(req: IncomingMessage): (name: string) => string | null {

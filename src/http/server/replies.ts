@@ -2,7 +2,6 @@
  * Small builders of the replies the Streamable HTTP core sends, shared by its modules.
  * Runtime-neutral.
  */
-import { encodeSseEvent } from '../../framing/sse.js';
 import type { RequestId } from '../../jsonrpc/types.js';
 import type { HttpHeaders, HttpPlainReply, HttpStreamReply, SseReplyStream } from './types.js';
 
@@ -45,7 +44,11 @@ export function sseReply(stream: SseReplyStream, sessionId?: string): HttpStream
   return { status: 200, headers, stream };
 }
 
-/** The SEP-1699 priming event: an id, the reconnection delay and empty data. */
+/**
+ * The SEP-1699 priming event: an id, the reconnection delay and empty data. The id is one
+ * the session made (no line break: see `encodeUncheckedSseEvent`), the delay an option already
+ * checked to be a non-negative integer.
+ */
 export function primingEvent(id: string, retryMs: number): string {
-  return encodeSseEvent({ id, retry: retryMs, data: '' });
+  return 'id: ' + id + '\nretry: ' + retryMs + '\ndata: \n\n';
 }

@@ -33,7 +33,7 @@
  *   connections exist only while requests run.
  */
 import { serializeMessage } from '../../jsonrpc/preset-json.js';
-import { encodeSseEvent } from '../../framing/sse.js';
+import { encodeSseEvent, encodeUncheckedSseEvent, oneLineJson } from '../../framing/sse.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
 import { counterText } from '../../jsonrpc/values.js';
@@ -293,8 +293,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     let text: string;
     try {
       if (typeof message === 'string') {
-        text = message;
         value = JSON.parse(message);
+        // one line, like serialized text, so every event below is written unchecked
+        text = oneLineJson(message);
       } else text = serializeMessage(message);
     } catch (error) {
       return Promise.reject(new LocalError('invalid_message', 'The message cannot be encoded as JSON', { cause: error }));
@@ -588,7 +589,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     } else if (stream.conn !== undefined) {
       // the last event, written to a live connection: the stream is forgotten right after,
       // so it is not stored (it gets its sequence number all the same)
-      stream.conn.write(this.#resumable ? encodeSseEvent({ id: this.#label(stream) + ++stream.seq, data: text }) : encodeSseEvent({ data: text }));
+      stream.conn.write(encodeUncheckedSseEvent(this.#resumable ? this.#label(stream) + ++stream.seq : undefined, text));
     } else this.#emit(stream, text);
     this.#complete(stream);
   }
@@ -627,10 +628,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   relayToStandalone(text: string): boolean {
     const stream = this.#standalone;
     if (this.#closed || stream === undefined || stream.conn === undefined) return false;
-    this.#emit(stream, text);
+    this.#emit(stream, oneLineJson(text));
     return true;
   }
 
+  /** Stores (when resumable) and writes one event; `text` is one line (see {@link send}). */
   #emit(stream: OutStream, text: string): void {
     if (this.#resumable) {
       const seq = ++stream.seq;
@@ -643,10 +645,10 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
         this.#host.reportError(toError(error));
       }
       if (stream.conn !== undefined) {
-        stream.conn.write(encodeSseEvent({ id: this.#label(stream) + seq, data: text }));
+        stream.conn.write(encodeUncheckedSseEvent(this.#label(stream) + seq, text));
         stream.delivered = seq;
       } else if (stream.feed !== undefined) stream.feed.event(seq, text);
-    } else if (stream.conn !== undefined) stream.conn.write(encodeSseEvent({ data: text }));
+    } else if (stream.conn !== undefined) stream.conn.write(encodeUncheckedSseEvent(undefined, text));
   }
 
   /** The POST stream got its response(s), or all its requests were cancelled. */

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { SseParser, type SseEvent } from '../../framing/sse.js';
 import { InMemoryEventStore } from './event-store.js';
 import { hasContentCoding, HOST_FORBIDDEN, HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
 import { StreamableSessionTransport } from './session-transport.js';
@@ -162,6 +163,31 @@ test('StreamableSessionTransport.isIdle: never while a request is in flight; the
     assert.ok(transport.lastActivity >= before, `${mode}: finishing the request counts as activity`);
     assert.equal(transport.isIdle(transport.lastActivity + 999, 1000), false, mode);
     assert.equal(transport.isIdle(transport.lastActivity + 1000, 1000), true, mode);
+    await transport.close();
+  }
+});
+
+test('StreamableSessionTransport: pre-serialized text with line breaks leaves as one data line per event, the same JSON (with and without an event store)', async () => {
+  // JSON may hold CR and LF as whitespace between tokens; the events are written without a
+  // per-event scan, so the transport makes such text one line when it receives it
+  const message = '{\r\n  "jsonrpc": "2.0",\n  "id": 1,\r  "result": {"text": "a\\nb"}\n}';
+  const note = '{"jsonrpc":"2.0",\n"method":"notifications/progress","params":{"progressToken":1,"progress":1}}';
+  for (const store of [new InMemoryEventStore(), undefined]) {
+    const host = { store, retryMs: 1000, reportError: (e: Error) => assert.fail(e), released: () => {} };
+    const transport = new StreamableSessionTransport(host, 'session-1');
+    transport.start({ message: () => {}, error: () => {}, closed: () => {} });
+    const stream = transport.openPost([1], false, false, 'sse');
+    const sink = new Recorder();
+    transport.replyFor(stream).stream!.attach(sink);
+    await transport.send(note, { relatedRequestId: 1 });
+    await transport.send(message);
+    assert.equal(sink.ended, 1);
+    const events: SseEvent[] = [];
+    new SseParser({ event: (e) => events.push(e) }).push(sink.text);
+    const data = events.map((e) => e.data).filter((d) => d !== '');
+    assert.deepEqual(data.map((d) => JSON.parse(d)), [JSON.parse(note), JSON.parse(message)]);
+    for (const d of data) assert.ok(!/[\r\n]/.test(d), `an event's data spans lines: ${JSON.stringify(d)}`);
+    for (const block of sink.text.split('\n\n').filter((b) => b.includes('data: {'))) assert.equal(block.match(/^data:/gm)!.length, 1, block);
     await transport.close();
   }
 });
