@@ -247,8 +247,7 @@ class NodeSseSink implements SseSink {
     this.#pending = '';
     if (!this.#headSent) {
       this.#headSent = true;
-      res.setHeader('content-length', Buffer.byteLength(body));
-      res.writeHead(this.#status, this.#headers);
+      res.writeHead(this.#status, withLength(this.#headers, body));
       if (body.length <= WHOLE_REPLY_CHARS) {
         res.end(body);
         return;
@@ -329,6 +328,23 @@ function headerLookup(req: IncomingMessage): (name: string) => string | null {
   };
 }
 
+/**
+ * `headers` and `content-length` (of `body` in UTF-8; one in `headers` is dropped) as the flat
+ * list `writeHead` takes.
+ * Node checks each header once on this path; `setHeader()` before `writeHead()` sends every
+ * header through `setHeader` (checked, lower-cased, stored as a pair) and then through the
+ * head writer again.
+ */
+function withLength(headers: HttpHeaders, body: string): string[] {
+  const lines: string[] = [];
+  for (const name in headers) {
+    // the body's own length wins over one a reply carries
+    if (name.length !== 14 || name.toLowerCase() !== 'content-length') lines.push(name, headers[name]!);
+  }
+  lines.push('content-length', String(Buffer.byteLength(body)));
+  return lines;
+}
+
 /** Writes a core reply to a Node response; a large body leaves in slices as the client reads. Never throws. */
 function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutbound): void {
   if (res.destroyed) {
@@ -338,8 +354,7 @@ function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutboun
   try {
     if (reply.stream === undefined) {
       const body = reply.body;
-      if (body !== undefined) res.setHeader('content-length', Buffer.byteLength(body));
-      res.writeHead(reply.status, reply.headers);
+      res.writeHead(reply.status, body === undefined ? reply.headers : withLength(reply.headers, body));
       if (body === undefined || body.length <= WHOLE_REPLY_CHARS) {
         res.end(body);
         return;

@@ -6,6 +6,8 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { createDemoServer } from '../demo/server.js';
 import { initRequest, makeHandler, note, rpc, SseReader, smallServer } from '../../test/helpers/http/server-harness.js';
 import { serveNode } from './node.js';
+import { StreamableHttpHandler } from './server/handler.js';
+import type { HttpReply } from './server/types.js';
 import { MCPKIT_BIN } from '../../test/helpers/repo.js';
 
 const ACCEPT = 'application/json, text/event-stream';
@@ -172,6 +174,25 @@ test('serveNode: large replies leave in slices with the right Content-Length, su
     } finally {
       await running.close();
     }
+  }
+});
+
+test('serveNode: a reply\'s Content-Length is that of its body, whatever length the reply\'s headers claim', async () => {
+  class Claiming extends StreamableHttpHandler {
+    override async handle(): Promise<HttpReply> {
+      return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', 'Content-Length': '999', 'x-kept': 'yes' }, body: 'héllo' };
+    }
+  }
+  const running = await serveNode(new Claiming({ server: smallServer() }));
+  try {
+    // two Content-Length headers would make the response unreadable: fetch rejects it
+    const res = await fetch(running.url, { signal: AbortSignal.timeout(5000) });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-length'), String(Buffer.byteLength('héllo')));
+    assert.equal(res.headers.get('x-kept'), 'yes');
+    assert.equal(await res.text(), 'héllo');
+  } finally {
+    await running.close();
   }
 });
 
