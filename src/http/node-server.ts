@@ -146,8 +146,13 @@ function discardRest(req: IncomingMessage, limits: DiscardLimits): void {
  */
 const WHOLE_REPLY_CHARS = 2 * SLICE_CHARS;
 
-/** Pending SSE text past which a sink writes at once instead of waiting for the end of the loop turn. */
-const FLUSH_CHARS = 64 * 1024;
+/**
+ * Pending SSE text past which a sink writes at once instead of waiting for the end of the loop
+ * turn: the size of a whole reply, so a stream that ends within its first turn with up to
+ * that much (a 64 KiB result, its envelope and the priming event) still leaves as one body
+ * with `Content-Length`, as a JSON reply of that size does.
+ */
+const FLUSH_CHARS = WHOLE_REPLY_CHARS;
 
 /** What every reply writer of one listener shares: the limits and where cuts are reported. */
 interface NodeOutbound {

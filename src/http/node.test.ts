@@ -138,6 +138,12 @@ test('serveNode: a quick SSE reply is one body with Content-Length; a slow one s
   assert.equal(events.length, 2);
   assert.match(events[0]!, /^id: \S+\nretry: \d+\ndata: ?$/m);
   assert.equal(JSON.parse(/data: (.*)/.exec(events[1]!)![1]!).result.content[0].text, 'hi');
+  // so is a 64 KiB result: up to two slices wait for the end of the turn, like a JSON reply
+  const big = 'é'.repeat(64 * 1024);
+  const large = await raw(running.url, { method: 'POST', headers }, (req) => req.end(JSON.stringify(rpc(3, 'tools/call', { name: 'echo', arguments: { message: big } }))));
+  assert.equal(large.res.headers['transfer-encoding'], undefined);
+  assert.equal(Number(large.res.headers['content-length']), Buffer.byteLength(large.body));
+  assert.equal(JSON.parse(/data: (\{.*)/.exec(large.body)![1]!).result.content[0].text, big);
 
   // a slow tool (300 ms): the priming event arrives on its own, before the response exists
   const first = await new Promise<{ chunk: string; res: IncomingMessage }>((resolve, reject) => {
@@ -166,7 +172,7 @@ test('serveNode: large replies leave in slices with the right Content-Length, su
       const headers = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
       const got = await raw(running.url, { method: 'POST', headers }, (req) => req.end(JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { text } }))));
       assert.equal(got.res.statusCode, 200);
-      // JSON: one body with Content-Length; SSE: past 64 Ki pending characters the stream flushes at once (chunked)
+      // JSON: one body with Content-Length; SSE: past 128 Ki pending characters the stream flushes at once (chunked)
       if (responseMode === 'json') assert.equal(Number(got.res.headers['content-length']), Buffer.byteLength(got.body));
       else assert.equal(got.res.headers['transfer-encoding'], 'chunked');
       const json = responseMode === 'json' ? got.body : /data: (\{.*)/.exec(got.body)![1]!;
