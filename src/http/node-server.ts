@@ -26,6 +26,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { ErrorCode } from '../jsonrpc/types.js';
+import { counterText } from '../jsonrpc/values.js';
 import type { StreamableHttpHandler } from './server/handler.js';
 import { errorReply } from './server/replies.js';
 import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
@@ -346,7 +347,8 @@ function withLength(headers: HttpHeaders, body: string): string[] {
     // the body's own length wins over one a reply carries
     if (name.length !== 14 || name.toLowerCase() !== 'content-length') lines.push(name, headers[name]!);
   }
-  lines.push('content-length', String(Buffer.byteLength(body)));
+  // counterText: a length seen once would otherwise stay in V8's number-string cache (docs/performance.md)
+  lines.push('content-length', counterText(Buffer.byteLength(body)));
   return lines;
 }
 
