@@ -124,7 +124,7 @@ function companionsPlugin(root) {
   return {
     name: 'core-companions',
     setup(build) {
-      build.onResolve({ filter: /^mcpkit:core-companions$/ }, () => ({ path: COMPANIONS_MODULE, namespace: 'companions' }));
+      build.onResolve({ filter: new RegExp(`^${COMPANIONS_MODULE}$`) }, () => ({ path: COMPANIONS_MODULE, namespace: 'companions' }));
       build.onLoad({ filter: /.*/, namespace: 'companions' }, () => ({
         contents: CORE_COMPANIONS.map((source) => `import ${JSON.stringify(join(root, 'src', source))};`).join('\n'),
         resolveDir: root,

@@ -21,6 +21,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DIST, REPO_ROOT } from '../helpers/repo.js';
+import { distGraph } from '../helpers/dist-graph.js';
 
 // scripts/ is not compiled: load it from the checkout (typed from its .d.mts)
 const { CHUNKS_DIR, CORE_COMPANIONS, libraryEntries } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href)) as typeof import('../../scripts/build.mjs');
@@ -44,17 +45,9 @@ test('dist/ holds as JavaScript the entry points at their paths and the shared c
   assert.ok(files.length < 150, `${files.length} files: the bundle should be far fewer files than src/ has modules`);
 });
 
-/** The files of dist/ that loading `entries` (relative to dist/) reads: each entry and what it imports statically, transitively. */
+/** The files of dist/ (relative to it, `/`-separated) a process reads to load `entries`, before their code runs. */
 function staticGraph(entries: readonly string[]): Set<string> {
-  const IMPORT = /^(?:import|export)\b[^;'"]*?["'](\.{1,2}\/[^"']+)["'];?$/gm;
-  const seen = new Set<string>();
-  const visit = (file: string): void => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const m of readFileSync(join(DIST, file), 'utf8').matchAll(IMPORT)) visit(join(dirname(file), m[1]!).split(sep).join('/'));
-  };
-  for (const entry of entries) visit(entry);
-  return seen;
+  return new Set(distGraph(entries, { dynamic: false }).files.map((file) => relative(DIST, file).split(sep).join('/')));
 }
 
 test('the core\'s companions are bundled in the core\'s chunk, and a minimal server loads a handful of files', () => {
