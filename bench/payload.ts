@@ -4,7 +4,8 @@
  * transport in both directions (parsed and validated on the way in, serialized and written on
  * the way out), over stdio and over Streamable HTTP in both response modes (JSON, SSE), for
  * the bare ceiling, the official SDK v1 and v2 and mcpkit — the same servers as the
- * throughput sections (mcpkit: the demo server, with its middleware).
+ * throughput sections (mcpkit from the bundled package: `mcpkit demo` over stdio, the demo's echo
+ * tool, middleware and task server over HTTP, `servers/mcpkit-http.ts`).
  *
  * Design note: for each transport and size, every server runs in its own process; the
  * repetitions are interleaved (the server order rotates per repetition) at one call in

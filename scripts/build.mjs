@@ -10,7 +10,8 @@
 // imported from) and each `import()` inside the library a lazily loaded chunk. Loading a
 // handful of files instead of one per source is what keeps cold start near a bare Node
 // server. Packages (ajv, the optional peers) and Node built-ins stay imports; the code is
-// not minified and keeps its names.
+// not minified, and classes keep their names (without esbuild's costly `keepNames`: see
+// restoreClassNames).
 //
 // Both compiler builds are incremental, and their build info lives in build/, outside the
 // output folder of the library: when an output folder is gone, its build info is removed
@@ -21,7 +22,7 @@
 //
 // Usage: node scripts/build.mjs [library] [test]   (no argument: library only)
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -167,16 +168,60 @@ export async function bundle(root) {
     inject: [CORE_ENTRY, COMPANIONS_MODULE],
     plugins: [companionsPlugin(root)],
     tsconfig: 'tsconfig.json',
-    // readable output: users debug it, and names show in errors (`keepNames` keeps a class's
-    // `name` when two modules' top-level names collide in one chunk)
+    // readable output: users debug it, and names show in errors
     minify: false,
-    keepNames: true,
+    // Not `keepNames`: it wraps every function and class in `__name()`, an
+    // Object.defineProperty each time a closure is created (six per HTTP tool call: 25k of
+    // its 166k instructions) and at start-up for every class. The names it would keep are
+    // those esbuild renames when two modules' top-level names collide in one chunk (and of
+    // classes whose body names them: restoreClassNames); test/packaging/bundle.test.ts
+    // fails when an exported class or function is renamed.
+    keepNames: false,
     sourcemap: false,
     legalComments: 'inline',
     metafile: true,
     logLevel: 'warning',
   });
-  return Object.keys(result.metafile.outputs).map((file) => file.split('\\').join('/'));
+  const files = Object.keys(result.metafile.outputs).map((file) => file.split('\\').join('/'));
+  restoreClassNames(root, files);
+  return files;
+}
+
+/**
+ * Gives back their names to the classes whose body names the class itself. esbuild writes
+ * `class X { … X … }` as `var X = class _X { … _X … }` (the inner, constant binding), and
+ * without `keepNames` such a class is named `_X`: in `name`, in `util.inspect` and in stack
+ * traces. Each `_X` of such a file becomes `X` again: inside the class body the inner binding
+ * `X` then shadows the outer `var X`, which holds the same class, as in the source. esbuild
+ * made `_X` up, and nothing else in the file can be named so unless a source is: that throws.
+ */
+function restoreClassNames(root, files) {
+  let sources;
+  for (const file of files.filter((f) => f.endsWith('.js'))) {
+    const path = join(root, file);
+    const text = readFileSync(path, 'utf8');
+    const names = [...text.matchAll(/= class _([A-Za-z$][\w$]*)\b/g)].map((m) => m[1]);
+    if (names.length === 0) continue;
+    sources ??= sourceTexts(join(root, 'src'));
+    let out = text;
+    for (const name of names) {
+      const inner = new RegExp(`(?<![\\w$.])_${name.replace(/\$/g, '\\$')}(?![\\w$])`);
+      const clash = sources.find((source) => inner.test(source.text));
+      if (clash !== undefined) throw new Error(`${clash.path} uses the name _${name}, which esbuild gives class ${name}'s own binding; rename it`);
+      out = out.replace(new RegExp(inner.source, 'g'), name);
+    }
+    writeFileSync(path, out);
+  }
+}
+
+/** The text of every `.ts` file under `dir`, with its path. */
+function sourceTexts(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => {
+      const path = join(entry.parentPath ?? entry.path, entry.name);
+      return { path, text: readFileSync(path, 'utf8') };
+    });
 }
 
 /**

@@ -83,6 +83,27 @@ test('a name several entry points export is the same value from each', async () 
   }
 });
 
+test('every class and function the package exports keeps its source name in the bundle', async () => {
+  // The bundle is built without esbuild's `keepNames` (which costs an Object.defineProperty
+  // per closure created: build.mjs), so a top-level name two bundled modules share would be
+  // renamed (`Foo2`) and show so in `name`, `instanceof` messages and stack traces. The tsc
+  // output of the same sources (build/src/) has the names as written.
+  let checked = 0;
+  for (const { import: target } of Object.values(manifest.exports)) {
+    const file = target.replace(/^\.\/dist\//, '');
+    const bundled = (await import(pathToFileURL(join(DIST, file)).href)) as Record<string, unknown>;
+    const compiled = (await import(pathToFileURL(join(REPO_ROOT, 'build', 'src', file)).href)) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(compiled)) {
+      if (typeof value !== 'function') continue;
+      const twin = bundled[name];
+      assert.equal(typeof twin, 'function', `dist/${file} does not export the function ${name}`);
+      assert.equal((twin as { name: string }).name, value.name, `${name} from dist/${file} is named ${(twin as { name: string }).name}, not ${value.name}: two bundled modules declare the same top-level name; rename one`);
+      checked++;
+    }
+  }
+  assert.ok(checked > 100, `only ${checked} exported functions checked: is the check still looking?`);
+});
+
 test('errors thrown by the server and client entry points are instances of the core entry point\'s classes', async () => {
   const core = await import('mcpkit');
   const { McpServer } = await import('mcpkit/server');
