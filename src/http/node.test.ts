@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { createDemoServer } from '../demo/server.js';
 import { initRequest, makeHandler, note, rpc, SseReader, smallServer } from '../../test/helpers/http/server-harness.js';
 import { serveNode } from './node.js';
@@ -96,6 +97,36 @@ test('serveNode: an oversized body is refused with 413 (declared or streamed) be
   });
   assert.equal(streamed.res.statusCode, 413);
   assert.ok(sent < 64 * 1024 * 1024, `the upload was cut (${sent} bytes sent)`);
+  await running.close();
+});
+
+test('serveNode: a client gone halfway through its body is answered 400, crashes nothing, and the session goes on', async () => {
+  const errors: Error[] = [];
+  const handler = makeHandler({ onError: (e) => errors.push(e) });
+  const statuses: number[] = [];
+  const handle = handler.handle.bind(handler);
+  handler.handle = async (request, info) => {
+    const reply = await handle(request, info);
+    statuses.push(reply.status);
+    return reply;
+  };
+  const running = await serveNode(handler);
+  const sessionId = await open(running.url);
+  statuses.length = 0;
+  const { port } = new URL(running.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  // 100 bytes announced, 20 sent, then the connection is gone: the body never ends
+  socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: ${ACCEPT}\r\ncontent-type: application/json\r\nmcp-session-id: ${sessionId}\r\ncontent-length: 100\r\n\r\n{"jsonrpc":"2.0","id"`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  socket.destroy();
+  // the body read ends (it does not wait forever) with "could not be read"
+  for (let i = 0; i < 100 && statuses.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(statuses, [400]);
+  const after = await call(running.url, sessionId, rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'still here' } }));
+  assert.equal(after.status, 200);
+  assert.equal((await new SseReader(after).restMessages())[0].result.content[0].text, 'still here');
+  assert.deepEqual(errors, []);
   await running.close();
 });
 
