@@ -433,11 +433,11 @@ export function toNodeListener(handler: StreamableHttpHandler, options: NodeList
     },
   };
   return (req, res) => {
-    void serve(handler, req as AuthenticatedRequest, res, outbound);
+    serve(handler, req as AuthenticatedRequest, res, outbound);
   };
 }
 
-async function serve(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): Promise<void> {
+function serve(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
   const body = req.method === 'POST' ? new NodeBody(req) : undefined;
   const request: HttpRequest = {
     method: req.method ?? 'GET',
@@ -446,16 +446,20 @@ async function serve(handler: StreamableHttpHandler, req: AuthenticatedRequest, 
     body: body?.read,
     rawHeaders: req.headers,
   };
-  let reply: HttpReply;
+  const answer = (reply: HttpReply): void => {
+    // the 413 leaves at once; the connection is kept (no `Connection: close`, which would make
+    // Node close it under the upload) while the rest of the body is dropped within bounds
+    if (body?.tooLarge) discardRest(req, outbound.discard);
+    writeReply(res, reply, outbound);
+  };
+  let replied: Promise<HttpReply>;
   try {
-    reply = await handler.handle(request, req.auth === undefined ? undefined : { authInfo: req.auth });
+    replied = handler.handle(request, req.auth === undefined ? undefined : { authInfo: req.auth });
   } catch {
-    reply = errorReply(500, ErrorCode.InternalError, 'Internal error');
+    replied = Promise.resolve(errorReply(500, ErrorCode.InternalError, 'Internal error'));
   }
-  // the 413 leaves at once; the connection is kept (no `Connection: close`, which would make
-  // Node close it under the upload) while the rest of the body is dropped within bounds
-  if (body?.tooLarge) discardRest(req, outbound.discard);
-  writeReply(res, reply, outbound);
+  // one reaction on the handler's promise (an async function would add its own and an await's)
+  replied.then(answer, () => answer(errorReply(500, ErrorCode.InternalError, 'Internal error')));
 }
 
 /** Options of {@link serveNode}: the listener's (outbound bounds, `onError`) and the server's. */

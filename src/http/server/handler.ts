@@ -304,13 +304,21 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
    * The adapter-neutral entry point: answers one request description. Never rejects.
    * Called by runtime adapters (`fetch`, `mcpkit/node`).
    */
-  async handle(request: HttpRequest, info?: HttpRequestInfo): Promise<HttpReply> {
+  handle(request: HttpRequest, info?: HttpRequestInfo): Promise<HttpReply> {
+    // not an async function: a reply that waited already is a promise, followed once
+    let routed: HttpReply | Promise<HttpReply>;
     try {
-      return await this.#route(request, info);
+      routed = this.#route(request, info);
     } catch (error) {
-      this.reportError(toError(error));
-      return errorReply(500, ErrorCode.InternalError, 'Internal error');
+      return Promise.resolve(this.#internalError(error));
     }
+    return routed instanceof Promise ? routed.then(undefined, (error: unknown) => this.#internalError(error)) : Promise.resolve(routed);
+  }
+
+  /** The 500 for a failure of mcpkit's own; the error goes to `onError`. */
+  #internalError(error: unknown): HttpReply {
+    this.reportError(toError(error));
+    return errorReply(500, ErrorCode.InternalError, 'Internal error');
   }
 
   /** Closes every session (their streams end) and refuses later requests with 503. Idempotent. */
@@ -412,9 +420,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   #postIn(req: HttpRequest, info: HttpRequestInfo | undefined, versionHeader: string | null, byHeader: boolean, session: StreamableSessionTransport | HttpReply | undefined): HttpReply | Promise<HttpReply> {
     if (session !== undefined && !(session instanceof StreamableSessionTransport)) return session;
     // one wait for the body (none when the adapter holds it as text), then a synchronous parse
-    const read = readBody(req, this.maxBodyBytes);
-    if (read instanceof Promise) return read.then((text) => (typeof text === 'string' ? this.#postBody(req, info, versionHeader, byHeader, session, text) : text));
-    return typeof read === 'string' ? this.#postBody(req, info, versionHeader, byHeader, session, read) : read;
+    return readBody(req, this.maxBodyBytes, (text) => this.#postBody(req, info, versionHeader, byHeader, session, text));
   }
 
   #postBody(req: HttpRequest, info: HttpRequestInfo | undefined, versionHeader: string | null, byHeader: boolean, session: StreamableSessionTransport | undefined, text: string): HttpReply | Promise<HttpReply> {

@@ -101,8 +101,7 @@ export interface JsonBody {
  * (-32700 with 400 when it is not). Resolves with the parsed value or the refusal.
  */
 export async function readJson(req: HttpRequest, maxBytes: number): Promise<JsonBody | HttpReply> {
-  const text = await readBody(req, maxBytes);
-  return typeof text === 'string' ? parseJson(text) : text;
+  return readBody(req, maxBytes, parseJson);
 }
 
 /** The parsed `text`, or the 400 with -32700 when it is not JSON. */
@@ -129,23 +128,28 @@ export function notJson(): HttpReply {
 }
 
 /**
- * The body's text (at most `maxBytes`: beyond it 413; unreadable: 400). Synchronous for a
- * body the adapter already holds as text; otherwise a promise.
+ * Hands the body's text to `then` and returns what it returns; the refusal instead when the
+ * body is larger than `maxBytes` (413) or cannot be read (400). Synchronous for a body the
+ * adapter already holds as text; for a streamed one, a promise: the body's own, followed
+ * once (no async wrapper: each level of one is a promise and a microtask per request).
  */
-export function readBody(req: HttpRequest, maxBytes: number): string | HttpReply | Promise<string | HttpReply> {
+export function readBody<T>(req: HttpRequest, maxBytes: number, then: (text: string) => T | Promise<T>): T | HttpReply | Promise<T | HttpReply> {
   const body = req.body;
-  if (body === undefined) return '';
-  if (typeof body === 'string') return body.length > maxBytes ? tooLarge(maxBytes) : body;
-  return readStreamedBody(body, maxBytes);
+  if (body === undefined) return then('');
+  if (typeof body === 'string') return body.length > maxBytes ? tooLarge(maxBytes) : then(body);
+  let pending: Promise<string>;
+  try {
+    pending = body(maxBytes);
+  } catch (error) {
+    return unreadable(error, maxBytes);
+  }
+  return pending.then(then, (error: unknown) => unreadable(error, maxBytes));
 }
 
-async function readStreamedBody(body: (maxBytes: number) => Promise<string>, maxBytes: number): Promise<string | HttpReply> {
-  try {
-    return await body(maxBytes);
-  } catch (error) {
-    if (error instanceof LocalError && error.code === 'message_too_large') return tooLarge(maxBytes);
-    return errorReply(400, TRANSPORT_ERROR, 'Bad Request: the request body could not be read');
-  }
+/** The refusal of a body whose reading failed with `error`: 413 past the limit, else 400. */
+function unreadable(error: unknown, maxBytes: number): HttpReply {
+  if (error instanceof LocalError && error.code === 'message_too_large') return tooLarge(maxBytes);
+  return errorReply(400, TRANSPORT_ERROR, 'Bad Request: the request body could not be read');
 }
 
 function tooLarge(maxBytes: number): HttpReply {

@@ -5,7 +5,8 @@ import { InMemoryEventStore } from './event-store.js';
 import { hasContentCoding, HOST_FORBIDDEN, HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
 import { StreamableSessionTransport } from './session-transport.js';
 import { SseConnection } from './sse-connection.js';
-import type { SseSink } from './types.js';
+import type { HttpPlainReply, SseSink } from './types.js';
+import { makeHandler } from '../../../test/helpers/http/server-harness.js';
 
 test('InMemoryEventStore: replays after a sequence number, per stream, in order', () => {
   const store = new InMemoryEventStore();
@@ -230,4 +231,24 @@ test('targetPath and hasContentCoding', () => {
   assert.equal(hasContentCoding(' Identity , '), false);
   assert.equal(hasContentCoding('gzip'), true);
   assert.equal(hasContentCoding('identity, br'), true);
+});
+
+test('StreamableHttpHandler.handle never rejects: a failure of its own is a 500 reported to onError; a body that throws is a 400', async () => {
+  const errors: Error[] = [];
+  const handler = makeHandler({ onError: (e) => errors.push(e) });
+  const headers = (values: Record<string, string>) => (name: string): string | null => values[name] ?? null;
+  // a synchronous throw on the way in (a header lookup that fails)
+  const failing = await handler.handle({ method: 'POST', url: '/mcp', headers: () => { throw new Error('lookup broke'); } });
+  assert.equal(failing.status, 500);
+  assert.equal(JSON.parse((failing as HttpPlainReply).body!).error.message, 'Internal error');
+  assert.deepEqual(errors.map((e) => e.message), ['lookup broke']);
+  // a body reader that throws at once, and one that rejects: the body could not be read
+  const post = { method: 'POST', url: '/mcp', headers: headers({ host: '127.0.0.1', accept: 'application/json, text/event-stream', 'content-type': 'application/json' }) };
+  for (const body of [() => { throw new Error('no body'); }, () => Promise.reject(new Error('no body'))]) {
+    const reply = await handler.handle({ ...post, body });
+    assert.equal(reply.status, 400);
+    assert.match(JSON.parse((reply as HttpPlainReply).body!).error.message, /could not be read/);
+  }
+  assert.equal(errors.length, 1);
+  await handler.close();
 });
