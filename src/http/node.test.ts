@@ -100,6 +100,28 @@ test('serveNode: an oversized body is refused with 413 (declared or streamed) be
   await running.close();
 });
 
+test('serveNode: a body in two packets, a character split between them, arrives whole', async () => {
+  const running = await serveNode(makeHandler());
+  const sessionId = await open(running.url);
+  const { port } = new URL(running.url);
+  const body = Buffer.from(JSON.stringify(rpc(3, 'tools/call', { name: 'echo', arguments: { text: 'né à Noël' } })));
+  const cut = body.indexOf(Buffer.from('é')) + 1; // between the two bytes of é
+  const socket = connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  let reply = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (reply += chunk));
+  socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: ${ACCEPT}\r\ncontent-type: application/json\r\nmcp-session-id: ${sessionId}\r\ncontent-length: ${body.length}\r\n\r\n`);
+  socket.write(body.subarray(0, cut));
+  await new Promise((resolve) => setTimeout(resolve, 50)); // a separate read on the server
+  socket.write(body.subarray(cut));
+  for (let i = 0; i < 200 && !reply.includes('Noël'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  socket.destroy();
+  assert.match(reply, /^HTTP\/1\.1 200/);
+  assert.ok(reply.includes('"text":"né à Noël"'), reply);
+  await running.close();
+});
+
 test('serveNode: a client gone halfway through its body is answered 400, crashes nothing, and the session goes on', async () => {
   const errors: Error[] = [];
   const handler = makeHandler({ onError: (e) => errors.push(e) });
