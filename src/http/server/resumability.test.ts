@@ -187,3 +187,24 @@ test('a stream answered on a live connection leaves nothing in the event store',
   await handler.close();
   assert.equal(store.streamCount, 0);
 });
+
+test('a session keeps at most 32 streams completed while detached: the oldest are forgotten first', async () => {
+  const handler = makeHandler();
+  const sessionId = await openSession(handler);
+  // 35 calls whose clients leave after the priming event; each completes while detached
+  const primings: string[] = [];
+  for (let i = 0; i < 35; i++) {
+    const sse = new SseReader(await post(handler, rpc(i, 'tools/call', { name: 'wait', arguments: { ms: 20 } }), { sessionId }));
+    primings.push((await sse.next()).id);
+    await sse.cancel();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  // the first three were dropped (35 retained > 32), in the order they were opened
+  for (const id of primings.slice(0, 3)) assert.equal((await get(handler, sessionId, { 'last-event-id': id })).status, 400, `stream of ${id} should be forgotten`);
+  for (const [i, id] of primings.entries()) {
+    if (i < 3) continue;
+    const messages = (await new SseReader(await get(handler, sessionId, { 'last-event-id': id })).rest()).filter((e) => e.data !== '');
+    assert.equal(JSON.parse(messages.at(-1)!.data).id, i, `stream of call ${i} replays its result`);
+  }
+  await handler.close();
+});
