@@ -194,13 +194,16 @@ export async function bundle(root) {
  * traces. Each `_X` of such a file becomes `X` again: inside the class body the inner binding
  * `X` then shadows the outer `var X`, which holds the same class, as in the source. esbuild
  * made `_X` up, and nothing else in the file can be named so unless a source is: that throws.
+ * Only a class whose outer name is `X` as well: when esbuild renamed the outer binding
+ * (`var X2 = class _X`), another `X` lives in the chunk and an inner `X` could shadow it, so
+ * such a class keeps `_X` (and bundle.test.ts reports it if the package exports it).
  */
 function restoreClassNames(root, files) {
   let sources;
   for (const file of files.filter((f) => f.endsWith('.js'))) {
     const path = join(root, file);
     const text = readFileSync(path, 'utf8');
-    const names = [...text.matchAll(/= class _([A-Za-z$][\w$]*)\b/g)].map((m) => m[1]);
+    const names = [...text.matchAll(/\bvar ([A-Za-z$][\w$]*) = class _\1\b/g)].map((m) => m[1]);
     if (names.length === 0) continue;
     sources ??= sourceTexts(join(root, 'src'));
     let out = text;
