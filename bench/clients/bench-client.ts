@@ -138,8 +138,8 @@ async function sdkHarness(connect: (server: { command: string; args: string[] } 
 /**
  * mcpkit's Client; over HTTP with `nodeHttpRequester` (`mcpkit`) or with `fetch`
  * (`mcpkit-fetch`). Imported from the package's entry points (the bundled dist/), the code
- * users run: the bundle once cost a tool call 17 % more instructions than the compiler's output of the same
- * sources (scripts/build.mjs, `keepNames`).
+ * users run: the bundle once cost a tool call 17 % more instructions than the compiler's
+ * output of the same sources (scripts/build.mjs, `keepNames`).
  */
 async function mcpkitHarness(args: ClientArgs): Promise<Harness> {
   const { ALL_REVISIONS, Client } = await import('mcpkit/client');

@@ -1,6 +1,6 @@
 /**
- * The `echo` tool of the minimal mcpkit benchmark servers (`mcpkit-minimal-stdio.ts`,
- * `mcpkit-minimal-http.ts`): its config (plain JSON Schema input) and handler.
+ * The `echo` tool of the mcpkit benchmark servers (`mcpkit-minimal-stdio.ts`,
+ * `mcpkit-minimal-http.ts`, `mcpkit-http.ts`): its config (plain JSON Schema input) and handler.
  */
 
 /** The tool's config for `McpServer.registerTool`. */

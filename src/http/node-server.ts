@@ -25,10 +25,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
-import { ErrorCode } from '../jsonrpc/types.js';
 import { counterText } from '../jsonrpc/values.js';
 import type { StreamableHttpHandler } from './server/handler.js';
-import { errorReply } from './server/replies.js';
+import { internalErrorReply } from './server/replies.js';
 import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
 import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge } from './server/web.js';
@@ -464,11 +463,11 @@ function serve(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: S
   let replied: Promise<HttpReply>;
   try {
     replied = handler.handle(request, req.auth === undefined ? undefined : { authInfo: req.auth });
-  } catch {
-    replied = Promise.resolve(errorReply(500, ErrorCode.InternalError, 'Internal error'));
+  } catch (error) {
+    replied = Promise.reject(error); // a subclass's handle() that throws: answered as one that rejects
   }
   // one reaction on the handler's promise (an async function would add its own and an await's)
-  replied.then(answer, () => answer(errorReply(500, ErrorCode.InternalError, 'Internal error')));
+  replied.then(answer, () => answer(internalErrorReply()));
 }
 
 /** Options of {@link serveNode}: the listener's (outbound bounds, `onError`) and the server's. */

@@ -28,6 +28,11 @@ function call(url: string, sessionId: string, body: unknown, headers: Record<str
   return fetch(url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, ...headers }, body: JSON.stringify(body) });
 }
 
+/** The head of a POST to the endpoint of a server on 127.0.0.1:`port`, as written on a raw socket. */
+function postHead(port: string, sessionId: string, contentLength: number): string {
+  return `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: ${ACCEPT}\r\ncontent-type: application/json\r\nmcp-session-id: ${sessionId}\r\ncontent-length: ${contentLength}\r\n\r\n`;
+}
+
 /** A raw request; resolves with the response (body collected) as soon as it arrives. */
 function raw(url: string, options: { method: string; headers: Record<string, string | number> }, write?: (req: ReturnType<typeof httpRequest>) => void): Promise<{ res: IncomingMessage; body: string }> {
   return new Promise((resolve, reject) => {
@@ -111,7 +116,7 @@ test('serveNode: a body in two packets, a character split between them, arrives 
   let reply = '';
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => (reply += chunk));
-  socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: ${ACCEPT}\r\ncontent-type: application/json\r\nmcp-session-id: ${sessionId}\r\ncontent-length: ${body.length}\r\n\r\n`);
+  socket.write(postHead(port, sessionId, body.length));
   socket.write(body.subarray(0, cut));
   await new Promise((resolve) => setTimeout(resolve, 50)); // a separate read on the server
   socket.write(body.subarray(cut));
@@ -138,8 +143,8 @@ test('serveNode: a client gone halfway through its body is answered 400, crashes
   const { port } = new URL(running.url);
   const socket = connect(Number(port), '127.0.0.1');
   await once(socket, 'connect');
-  // 100 bytes announced, 20 sent, then the connection is gone: the body never ends
-  socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: ${ACCEPT}\r\ncontent-type: application/json\r\nmcp-session-id: ${sessionId}\r\ncontent-length: 100\r\n\r\n{"jsonrpc":"2.0","id"`);
+  // 100 bytes announced, 21 sent, then the connection is gone: the body never ends
+  socket.write(postHead(port, sessionId, 100) + '{"jsonrpc":"2.0","id"');
   await new Promise((resolve) => setTimeout(resolve, 50));
   socket.destroy();
   // the body read ends (it does not wait forever) with "could not be read"

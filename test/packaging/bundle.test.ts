@@ -97,7 +97,7 @@ test('every class and function the package exports keeps its source name in the 
       if (typeof value !== 'function') continue;
       const twin = bundled[name];
       assert.equal(typeof twin, 'function', `dist/${file} does not export the function ${name}`);
-      assert.equal((twin as { name: string }).name, value.name, `${name} from dist/${file} is named ${(twin as { name: string }).name}, not ${value.name}: two bundled modules declare the same top-level name; rename one`);
+      assert.equal((twin as { name: string }).name, value.name, `${name} from dist/${file} is named ${(twin as { name: string }).name}, not ${value.name}: esbuild renamed it (a top-level name two bundled modules share, or a class that names itself under a renamed binding: restoreClassNames in scripts/build.mjs); rename one`);
       checked++;
     }
   }

@@ -34,7 +34,7 @@
  */
 import { defaultErrorReporter } from '../../protocol/error-report.js';
 import { toError } from '../../jsonrpc/errors.js';
-import { ErrorCode, type JSONObject } from '../../jsonrpc/types.js';
+import type { JSONObject } from '../../jsonrpc/types.js';
 import { StatelessPostHandler, type StatelessPostOptions } from './stateless/post.js';
 import type { McpServer } from '../../server/server.js';
 import type { EndpointMode } from './endpoint-mode.js';
@@ -42,7 +42,7 @@ import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { LegacyEndpoints } from './legacy-endpoints.js';
 import type { LegacyHost, LegacySseTransport } from './legacy-sse.js';
 import { classifyPost, endpointPostRefusal, NOT_JSON, notJson, parseJsonValue, PostBody, readBody, refuseMessages } from './post-checks.js';
-import { errorReply, TRANSPORT_ERROR } from './replies.js';
+import { errorReply, internalErrorReply, TRANSPORT_ERROR } from './replies.js';
 import { HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
 import { SessionPath } from './session-path.js';
 import type { SessionDirectory } from './session-directory.js';
@@ -318,7 +318,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   /** The 500 for a failure of mcpkit's own; the error goes to `onError`. */
   #internalError(error: unknown): HttpReply {
     this.reportError(toError(error));
-    return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    return internalErrorReply();
   }
 
   /** Closes every session (their streams end) and refuses later requests with 503. Idempotent. */

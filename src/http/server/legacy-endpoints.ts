@@ -10,11 +10,10 @@
  * JSON (-32700) and the authorizer's refusal (403), and answers 202 with every server
  * message on the stream. Other methods get 405. Runtime-neutral.
  */
-import { ErrorCode } from '../../jsonrpc/types.js';
 import type { McpServer } from '../../server/server.js';
 import { LegacySseTransport, type LegacyHost } from './legacy-sse.js';
 import { accepts, mediaRefusal, readJson, refuseMessages, sseNotAcceptable } from './post-checks.js';
-import { emptyReply, errorReply, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
+import { emptyReply, errorReply, internalErrorReply, SESSION_NOT_FOUND, sseReply, TRANSPORT_ERROR } from './replies.js';
 import { connectTransport } from './session-dispatch.js';
 import { newSessionId, type SessionRegistry } from './session-registry.js';
 import { HttpMessageInfo } from './session-transport.js';
@@ -71,7 +70,7 @@ export class LegacyEndpoints {
     if (typeof owner === 'object') return owner;
     const transport = new LegacySseTransport(this.#host, newSessionId(), this.#settings.messagesPath);
     this.#registry.addLegacy(transport, owner);
-    if ((await connectTransport(this.#server, transport, (error) => this.#host.reportError(error))) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    if ((await connectTransport(this.#server, transport, (error) => this.#host.reportError(error))) === undefined) return internalErrorReply();
     return sseReply(transport.connection);
   }
 

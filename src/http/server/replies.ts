@@ -2,7 +2,7 @@
  * Small builders of the replies the Streamable HTTP core sends, shared by its modules.
  * Runtime-neutral.
  */
-import type { RequestId } from '../../jsonrpc/types.js';
+import { ErrorCode, type RequestId } from '../../jsonrpc/types.js';
 import type { HttpHeaders, HttpPlainReply, HttpStreamReply, SseReplyStream } from './types.js';
 
 /** JSON-RPC error code for transport-level refusals without a more specific code. */
@@ -35,6 +35,11 @@ export function errorReply(status: number, code: number, message: string, extra?
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (extra !== undefined) Object.assign(headers, extra);
   return { status, headers, body: JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) };
+}
+
+/** The 500 for a failure of mcpkit's own (what went wrong goes to `onError`, never to the client). */
+export function internalErrorReply(): HttpPlainReply {
+  return errorReply(500, ErrorCode.InternalError, 'Internal error');
 }
 
 /** A 200 Server-Sent Events reply streaming `stream`. */

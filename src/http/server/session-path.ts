@@ -13,11 +13,10 @@
  * before its id is handed out, and DELETE ends it in the directory first.
  * Runtime-neutral.
  */
-import { ErrorCode } from '../../jsonrpc/types.js';
 import type { McpServer } from '../../server/server.js';
 import type { EndpointMode } from './endpoint-mode.js';
 import { accepts, batchRefusal, sseNotAcceptable, versionRefusal, type PostBody } from './post-checks.js';
-import { emptyReply, errorReply, jsonReply, TRANSPORT_ERROR } from './replies.js';
+import { emptyReply, errorReply, internalErrorReply, jsonReply, TRANSPORT_ERROR } from './replies.js';
 import { answerAsJson, connectTransport, deliverPost } from './session-dispatch.js';
 import type { SessionDirectory } from './session-directory.js';
 import { newSessionId, type SessionRegistry } from './session-registry.js';
@@ -135,7 +134,7 @@ export class SessionPath implements EndpointMode {
     const sessionId = newSessionId();
     const transport = this.#sharing?.newTransport(sessionId) ?? new StreamableSessionTransport(this.#host, sessionId);
     this.#registry.add(transport, owner);
-    if ((await connectTransport(this.#server, transport, (error) => this.#host.reportError(error))) === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    if ((await connectTransport(this.#server, transport, (error) => this.#host.reportError(error))) === undefined) return internalErrorReply();
     const outcome = await answerAsJson(transport, req, info, body.value, body.ids[0]!);
     if (outcome.body === undefined) return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the session closed during initialization');
     if (outcome.isError) {

@@ -24,9 +24,8 @@
  *   directory) for held sessions that are busy.
  * Runtime-neutral.
  */
-import { ErrorCode } from '../../jsonrpc/types.js';
 import type { LegacySseTransport } from './legacy-sse.js';
-import { errorReply, TRANSPORT_ERROR } from './replies.js';
+import { errorReply, internalErrorReply, TRANSPORT_ERROR } from './replies.js';
 import type { SessionDirectory } from './session-directory.js';
 import { StreamableSessionTransport } from './session-transport.js';
 import type { HttpReply, HttpRequestInfo } from './types.js';
@@ -91,7 +90,7 @@ export class SessionRegistry {
    */
   admit(info: HttpRequestInfo | undefined): string | undefined | HttpReply {
     const owner = this.#ownerOf(info);
-    if (owner === UNBINDABLE) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    if (owner === UNBINDABLE) return internalErrorReply();
     const crowded = this.#roomFor(owner);
     if (crowded !== undefined) return crowded;
     return this.roomForOne() ?? owner;

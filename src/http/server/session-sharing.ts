@@ -20,13 +20,13 @@
  * session this handler does not hold share one restore (one directory read).
  * Runtime-neutral.
  */
-import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
+import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import { Method, Notification } from '../../protocol/methods.js';
 import type { MessageInfo } from '../../transport/types.js';
 import type { McpServer } from '../../server/server.js';
 import type { ServerSession } from '../../server/server-session.js';
 import type { Implementation, LoggingLevel } from '../../types.js';
-import { errorReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
+import { errorReply, internalErrorReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import type { RoutedKind, SessionDirectory, SessionPatch, SessionRecord } from './session-directory.js';
 import { connectTransport } from './session-dispatch.js';
 import { newSessionId, RETRY_AFTER_SECONDS, type SessionRegistry } from './session-registry.js';
@@ -191,7 +191,7 @@ export class SessionSharing {
     } catch (error) {
       void transport.close();
       this.#host.reportError(error as Error);
-      return error instanceof RangeError ? errorReply(500, ErrorCode.InternalError, 'Internal error') : unavailable();
+      return error instanceof RangeError ? internalErrorReply() : unavailable();
     }
     if (verdict === 'full') {
       void transport.close();
@@ -244,7 +244,7 @@ export class SessionSharing {
     const transport = this.newTransport(id);
     this.#registry.add(transport, record.owner);
     const session = await connectTransport(this.#server, transport, (error) => this.#host.reportError(error));
-    if (session === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    if (session === undefined) return internalErrorReply();
     try {
       session.initializeSessionless(record.revision, record.clientCapabilities, record.clientInfo as Implementation | undefined);
     } catch (error) {

@@ -11,12 +11,11 @@
  * server → client requests cannot work (their answers would reach another throwaway
  * session). The legacy HTTP+SSE endpoints are not served in this mode. Runtime-neutral.
  */
-import { ErrorCode } from '../../jsonrpc/types.js';
 import { V2025_03_26 } from '../../protocol/versions.js';
 import type { McpServer } from '../../server/server.js';
 import type { EndpointMode } from './endpoint-mode.js';
 import { batchRefusal, versionRefusal, type PostBody } from './post-checks.js';
-import { errorReply, jsonReply, TRANSPORT_ERROR } from './replies.js';
+import { errorReply, internalErrorReply, jsonReply, TRANSPORT_ERROR } from './replies.js';
 import { answerAsJson, connectTransport, deliverPost } from './session-dispatch.js';
 import { StreamableSessionTransport, type TransportHost } from './session-transport.js';
 import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
@@ -49,10 +48,10 @@ export class SessionlessPost implements EndpointMode {
     }
     const transport = new StreamableSessionTransport(this.#host, undefined);
     const session = await connectTransport(this.#server, transport, (error) => this.#host.reportError(error));
-    if (session === undefined) return errorReply(500, ErrorCode.InternalError, 'Internal error');
+    if (session === undefined) return internalErrorReply();
     if (body.initialize) {
       const outcome = await answerAsJson(transport, req, info, body.value, body.ids[0]!);
-      return outcome.body === undefined ? errorReply(500, ErrorCode.InternalError, 'Internal error') : jsonReply(200, outcome.body);
+      return outcome.body === undefined ? internalErrorReply() : jsonReply(200, outcome.body);
     }
     try {
       session.initializeSessionless(revision);
