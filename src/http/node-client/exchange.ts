@@ -141,7 +141,7 @@ export class Exchange implements ResponseSink, BodyControl {
     }
   }
 
-  head(status: number, statusText: string, list: string[]): void {
+  head(status: number, statusText: string, list: readonly string[]): void {
     const body = new ResponseBody(this);
     this.#body = body;
     this.#resolve(new NodeResponse(status, statusText, new ResponseHeaders(list), body, this.url));

@@ -91,6 +91,43 @@ test('a connection\'s field cache: repeated lines come from it with the same res
   assert.throws(() => parseHead('HTTP/1.1 200 OK\r\nx-a: 1\r\n', cache), /does not end with an empty line/);
 });
 
+test('a connection\'s head memo: the same bytes give the same reading, any changed byte a new one, a bad head is never remembered', () => {
+  const cache = new FieldCache();
+  const text = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ndate: Thu, 03 Dec 2026 22:00:00 GMT\r\ncontent-length: 12\r\n\r\n';
+  // the head sits at the start of a packet that also holds body bytes
+  const packet = (head: string): Buffer => Buffer.from(head + '{"a":"body"}', 'latin1');
+  const bytes = packet(text);
+  const first = cache.head(bytes, text.length);
+  assert.equal(first.length, 12);
+  assert.deepEqual(first.headers, ['content-type', 'application/json', 'date', 'Thu, 03 Dec 2026 22:00:00 GMT', 'content-length', '12']);
+  // the packet's memory is reused for the next read: the memo kept its own copy
+  const reused = packet(text);
+  bytes.fill(0);
+  assert.equal(cache.head(reused, text.length), first);
+  // one second later the Date differs (same length): read afresh
+  const later = text.replace('22:00:00', '22:00:01');
+  const second = cache.head(packet(later), later.length);
+  assert.notEqual(second, first);
+  assert.equal(second.headers[3], 'Thu, 03 Dec 2026 22:00:01 GMT');
+  // a different length, and a different status, are new readings too
+  const longer = text.replace('content-length: 12', 'content-length: 120');
+  assert.equal(cache.head(packet(longer), longer.length).length, 120);
+  const notFound = text.replace('200 OK', '404 No');
+  assert.equal(cache.head(packet(notFound), notFound.length).status, 404);
+  // a malformed head throws every time and does not replace what is remembered
+  const bad = 'HTTP/1.1 200 OK\r\nx-a: a\x00b\r\n\r\n';
+  for (let i = 0; i < 2; i++) assert.throws(() => cache.head(packet(bad), bad.length), /holds control characters/);
+  const again = cache.head(packet(notFound), notFound.length);
+  assert.equal(cache.head(packet(notFound), notFound.length), again);
+  // a head longer than the memo takes is read every time, correctly
+  const big = `HTTP/1.1 200 OK\r\nx-big: ${'v'.repeat(3000)}\r\ncontent-length: 5\r\n\r\n`;
+  const b1 = cache.head(packet(big), big.length);
+  const b2 = cache.head(packet(big), big.length);
+  assert.notEqual(b1, b2);
+  assert.deepEqual(b1, b2);
+  assert.equal(b2.length, 5);
+});
+
 test('isToken accepts tchar only', () => {
   assert.equal(isToken("Mcp-Session-Id!#$%&'*+.^_`|~09"), true);
   for (const bad of ['', 'a b', 'a:b', 'a\u00e9', 'a(b)', 'a\tb']) assert.equal(isToken(bad), false, JSON.stringify(bad));

@@ -46,7 +46,7 @@ export interface ResponseHead {
   status: number;
   statusText: string;
   /** Names (lower case) and values, alternating, in order. */
-  headers: string[];
+  headers: readonly string[];
   /** The `Content-Length`, or -1 when absent. */
   length: number;
   /** A `Transfer-Encoding` was given. */
@@ -95,6 +95,32 @@ export class FieldCache {
   /** The text of the line at each position (without its line end), or undefined. */
   readonly lines: (string | undefined)[] = [];
   readonly #fields: (Field | undefined)[] = [];
+  /** The bytes of the previous head read through {@link FieldCache.head} (a copy), and what it said. */
+  #lastBytes: Buffer | undefined = undefined;
+  #lastHead: ResponseHead | undefined = undefined;
+
+  /**
+   * Reads the head in `buf[0, end)` (ending with its empty line), as {@link parseHead}
+   * does. When its bytes are those of the previous head read here — most responses on a
+   * connection repeat the last one's head byte for byte until the `Date` changes — the
+   * previous reading is returned: one byte comparison, no string made. The result is
+   * shared, so it must not be changed. Heads of up to {@link MAX_CACHED_HEAD} bytes are
+   * remembered (a copy: `buf` is a packet whose memory is reused). Throws LocalError
+   * `invalid_message` as parseHead does; a malformed head is never remembered.
+   */
+  head(buf: Buffer, end: number): Readonly<ResponseHead> {
+    const last = this.#lastBytes;
+    if (last !== undefined && last.length === end && buf.compare(last, 0, end, 0, end) === 0) return this.#lastHead!;
+    const head = parseHead(buf.toString('latin1', 0, end), this);
+    if (end <= MAX_CACHED_HEAD) {
+      this.#lastBytes = Buffer.from(buf.subarray(0, end));
+      this.#lastHead = head;
+    } else {
+      this.#lastBytes = undefined;
+      this.#lastHead = undefined;
+    }
+    return head;
+  }
 
   /**
    * The field of `line`, the field line at position `k` of a head: the one remembered when
@@ -117,6 +143,8 @@ export class FieldCache {
 /** Positions a {@link FieldCache} remembers, and the longest line it takes. */
 const MAX_CACHED_FIELDS = 32;
 const MAX_CACHED_LINE = 256;
+/** The longest head, in bytes, a {@link FieldCache} remembers whole. */
+const MAX_CACHED_HEAD = 2048;
 
 /** A valid field line without its line end: a token name right before its colon, a value without control characters but tab. */
 const FIELD_LINE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*$/;
@@ -138,7 +166,8 @@ const CANONICAL = new Map<string, string>(
  */
 export function parseHead(text: string, cache: FieldCache = new FieldCache()): ResponseHead {
   const lf = text.indexOf('\n');
-  const head = statusLine(text, lineEnd(text, 0, lf));
+  const headers: string[] = [];
+  const head = statusLine(text, lineEnd(text, 0, lf), headers);
   let at = lf + 1;
   for (let k = 0; ; k++) {
     const end = text.indexOf('\n', at);
@@ -146,7 +175,7 @@ export function parseHead(text: string, cache: FieldCache = new FieldCache()): R
     const stop = lineEnd(text, at, end);
     if (stop === at) break;
     const field = cache.field(k, text.slice(at, stop));
-    head.headers.push(field.name, field.value);
+    headers.push(field.name, field.value);
     framing(head, field.name, field.value);
     at = end + 1;
   }
@@ -166,7 +195,7 @@ function fieldOf(line: string): Field {
   return { name: CANONICAL.get(name) ?? name, value: CANONICAL.get(value) ?? value };
 }
 
-function statusLine(text: string, stop: number): ResponseHead {
+function statusLine(text: string, stop: number, headers: readonly string[]): ResponseHead {
   // HTTP/1.x SP 3DIGIT [ SP reason ]
   const minor = text.charCodeAt(7);
   const ok =
@@ -185,7 +214,7 @@ function statusLine(text: string, stop: number): ResponseHead {
   return {
     status: Number(text.slice(9, 12)),
     statusText: stop > 12 ? text.slice(13, stop) : '',
-    headers: [],
+    headers,
     length: -1,
     encoded: false,
     chunked: false,

@@ -27,7 +27,7 @@
  * (its owner destroys the connection).
  */
 import { LocalError } from '../../jsonrpc/errors.js';
-import { FieldCache, invalid, parseHead, type ResponseHead } from './response-head.js';
+import { FieldCache, invalid, type ResponseHead } from './response-head.js';
 
 /** Longest chunk-size line accepted (size, extensions and CRLF), in bytes. */
 export const MAX_CHUNK_LINE = 4096;
@@ -35,7 +35,7 @@ export const MAX_CHUNK_LINE = 4096;
 /** What the parser reports, for one response at a time. */
 export interface ResponseSink {
   /** The head of the final response. `headers` alternates names (lower case) and values. */
-  head(status: number, statusText: string, headers: string[]): void;
+  head(status: number, statusText: string, headers: readonly string[]): void;
   /** A piece of the body, in order (a view into the packet: use it before the next push). */
   chunk(data: Buffer): void;
   /**
@@ -204,9 +204,9 @@ export class ResponseParser {
     const got = this.#gather(data, at, stop, endOfHead, this.#maxHeaderBytes - this.#headBytes, 'head');
     if (got === undefined) return stop;
     this.#headBytes += got.end;
-    let head: ResponseHead;
+    let head: Readonly<ResponseHead>;
     try {
-      head = parseHead(got.buf.toString('latin1', 0, got.end), this.#fields);
+      head = this.#fields.head(got.buf, got.end);
     } catch (error) {
       this.#state = State.Done;
       throw error;
