@@ -67,7 +67,8 @@ export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
 over stdio and over Streamable HTTP (JSON and SSE response modes); the payload section
 echoes 64 KiB and 1 MiB messages over the same transports (official v2 beside); the instructions
-section counts the CPU instructions per HTTP call under valgrind (a noise-free measure);
+section counts the CPU instructions per HTTP call of each server, and per call of mcpkit's
+Client beside the raw driver, under valgrind (a noise-free measure);
 the cli section times the mcpkit command's start (time to first output, against node -e 0);
 the client section drives the bare server with the raw driver, mcpkit's Client and the
 official v1 and v2 clients (calls/s, client CPU per call, heap rows); the cold-start section

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { callgrindTotal } from './http-instructions.js';
+import { callgrindTotal } from './callgrind.js';
 
 test('callgrindTotal reads the summary (or totals) line of a callgrind dump', () => {
   const dump = '# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 42\nevents: Ir\nfl=(1) main.c\nfn=(1) main\n5 10\nsummary: 123456789\ntotals: 123456789\n';
@@ -8,3 +8,4 @@ test('callgrindTotal reads the summary (or totals) line of a callgrind dump', ()
   assert.equal(callgrindTotal('events: Ir\ntotals: 77\n'), 77);
   assert.throws(() => callgrindTotal('events: Ir\n'), /no summary/);
 });
+
