@@ -14,6 +14,7 @@
  * the shortcut for responses ({@link stringifyResponse}). Its output parses to the same value as
  * `JSON.stringify` of the response (member order aside: `_meta` is written last).
  */
+import { envelopeText } from './envelope-text.js';
 import type { JSONObject, RequestId } from './types.js';
 
 const TEXTS = new WeakMap<object, string>();
@@ -62,8 +63,9 @@ export function stringifyResponse(id: RequestId | null, result: unknown): string
 /**
  * The JSON text of an outgoing message, the one serialization every transport uses: a
  * single response `{jsonrpc, id, result}` whose result carries a {@link presetJson} `_meta`
- * goes through {@link stringifyResponse} (the preset is spliced in as text), anything else
- * straight through `JSON.stringify` (no wrapper object, no second look). Throws what
+ * goes through {@link stringifyResponse} (the preset is spliced in as text), a message with
+ * a plain envelope through {@link envelopeText} (the envelope written as text), anything
+ * else straight through `JSON.stringify` (no wrapper object, no second look). Throws what
  * `JSON.stringify` throws; returns undefined where it does (a value JSON cannot represent).
  */
 export function serializeMessage(message: unknown): string {
@@ -74,6 +76,8 @@ export function serializeMessage(message: unknown): string {
       const meta = (result as JSONObject)._meta;
       if (typeof meta === 'object' && meta !== null && TEXTS.has(meta) && m.method === undefined) return stringifyResponse(m.id as RequestId | null, result);
     }
+    const text = envelopeText(message);
+    if (text !== undefined) return text;
   }
   return JSON.stringify(message);
 }

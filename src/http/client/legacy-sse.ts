@@ -22,6 +22,7 @@
  */
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
+import { serializeMessage } from '../../jsonrpc/preset-json.js';
 import { SseParser } from '../../framing/sse.js';
 import { Notification } from '../../protocol/methods.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
@@ -286,7 +287,7 @@ export class SseClientTransport implements Transport {
     if (this.#closed) return Promise.reject(closedError());
     const endpoint = this.#endpoint;
     if (endpoint === undefined) return Promise.reject(new LocalError('not_connected', 'The transport has no endpoint yet; await start() first'));
-    const body = typeof message === 'string' ? message : JSON.stringify(message);
+    const body = typeof message === 'string' ? message : serializeMessage(message);
     const controller = new AbortController();
     const ids = this.#inspect(message);
     let post: RequestPost | undefined;

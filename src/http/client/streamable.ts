@@ -66,6 +66,7 @@
  */
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
+import { serializeMessage } from '../../jsonrpc/preset-json.js';
 import { SseParser } from '../../framing/sse.js';
 import { Method, Notification } from '../../protocol/methods.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
@@ -350,7 +351,7 @@ export class StreamableHttpClientTransport implements Transport {
         return Promise.reject(new LocalError('invalid_message', 'The message to send is not valid JSON', { cause: err }));
       }
     } else {
-      body = JSON.stringify(message);
+      body = serializeMessage(message);
       value = message;
     }
     const out: Outgoing = { ids: undefined, initialize: false, initialized: false };
