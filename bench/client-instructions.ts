@@ -92,7 +92,7 @@ export async function countClient(client: ClientKind, transport: ClientTransport
   return out;
 }
 
-/** Every row of {@link CLIENT_ROWS}, two at a time; progress on stderr. */
+/** Every row of {@link CLIENT_ROWS}, `parallel` at a time; progress on stderr. */
 export async function countClients(windows: ClientWindows, config: BenchConfig, nodeFlags: readonly string[], parallel: number): Promise<ClientCount[]> {
   const jobs = CLIENT_ROWS.transports.flatMap((transport) => CLIENT_ROWS.inFlight.flatMap((inFlight) => CLIENT_ROWS.clients.map((client) => ({ client, transport, inFlight }))));
   const results: ClientCount[] = [];
