@@ -25,7 +25,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { dumpTotal } from './callgrind.js';
+import { callgrindNode, dumpTotal, inParallel } from './callgrind.js';
 import type { BenchConfig } from './config.js';
 import { ClientProcess } from './clients/client-process.js';
 import type { ClientKind, ClientTransport } from './clients/protocol.js';
@@ -63,15 +63,14 @@ export interface ClientCount {
 }
 
 /** Counts one client; never throws (a failure is recorded in the result). */
-export async function countClient(client: ClientKind, transport: ClientTransport, inFlight: number, windows: ClientWindows, config: BenchConfig, nodeFlags: readonly string[]): Promise<ClientCount> {
+export async function countClient(client: ClientKind, transport: ClientTransport, inFlight: number, windows: ClientWindows, config: BenchConfig): Promise<ClientCount> {
   const out: ClientCount = { client, transport, inFlight, instructionsPerCall: null, windows: [], problem: null };
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-client-callgrind-'));
   let child: ClientProcess | undefined;
   // under valgrind a call takes about a millisecond: allow 20 ms each
   const budget = (calls: number): number => Math.max(config.timeoutMs, calls * 20);
   try {
-    const wrapper = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${join(dir, 'cg.%p')}`];
-    child = (await ClientProcess.start(`${client} ${transport} (callgrind)`, { client, transport, mode: 'json', era: '2025' }, false, budget(1000), { wrapper, nodeFlags })).process;
+    child = (await ClientProcess.start(`${client} ${transport} (callgrind)`, { client, transport, mode: 'json', era: '2025' }, false, budget(1000), callgrindNode(dir))).process;
     const pid = String(child.pid);
     await child.send({ cmd: 'run', calls: windows.warmup, inFlight }, budget(windows.warmup));
     // the run after a long one costs more (see the module note): not counted
@@ -93,18 +92,13 @@ export async function countClient(client: ClientKind, transport: ClientTransport
 }
 
 /** Every row of {@link CLIENT_ROWS}, `parallel` at a time; progress on stderr. */
-export async function countClients(windows: ClientWindows, config: BenchConfig, nodeFlags: readonly string[], parallel: number): Promise<ClientCount[]> {
+export async function countClients(windows: ClientWindows, config: BenchConfig, parallel: number): Promise<ClientCount[]> {
   const jobs = CLIENT_ROWS.transports.flatMap((transport) => CLIENT_ROWS.inFlight.flatMap((inFlight) => CLIENT_ROWS.clients.map((client) => ({ client, transport, inFlight }))));
   const results: ClientCount[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const job = jobs[next++]!;
-      const c = await countClient(job.client, job.transport, job.inFlight, windows, config, nodeFlags);
-      results.push(c);
-      process.stderr.write(`  client ${job.transport.padEnd(5)} ${String(job.inFlight).padStart(2)} in flight ${job.client.padEnd(7)} ${c.problem ?? `${Math.round(c.instructionsPerCall!).toLocaleString('en-US')} instructions/call`}\n`);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallel, jobs.length) }, worker));
+  await inParallel(jobs, parallel, async (job) => {
+    const c = await countClient(job.client, job.transport, job.inFlight, windows, config);
+    results.push(c);
+    process.stderr.write(`  client ${job.transport.padEnd(5)} ${String(job.inFlight).padStart(2)} in flight ${job.client.padEnd(7)} ${c.problem ?? `${Math.round(c.instructionsPerCall!).toLocaleString('en-US')} instructions/call`}\n`);
+  });
   return results;
 }

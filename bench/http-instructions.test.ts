@@ -8,4 +8,3 @@ test('callgrindTotal reads the summary (or totals) line of a callgrind dump', ()
   assert.equal(callgrindTotal('events: Ir\ntotals: 77\n'), 77);
   assert.throws(() => callgrindTotal('events: Ir\n'), /no summary/);
 });
-

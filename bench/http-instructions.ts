@@ -36,7 +36,7 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { dumpTotal } from './callgrind.js';
+import { callgrindNode, DETERMINISTIC_FLAGS, dumpTotal, inParallel } from './callgrind.js';
 import { CLIENT_ROWS, countClients, WINDOWS, type ClientCount } from './client-instructions.js';
 import type { BenchConfig } from './config.js';
 import { expectedKind, HTTP_SERVERS, openChecked, type HttpServerEntry } from './http-bench.js';
@@ -56,8 +56,6 @@ const RATIO_PAIRS: readonly (readonly [string, string])[] = [
   ['mcpkit-2026', 'mcpkit'],
 ];
 const PARALLEL = 2;
-/** V8 flags that make the count independent of timing (see the module note). */
-const DETERMINISTIC_FLAGS = ['--single-threaded', '--predictable-gc-schedule'];
 
 /**
  * The 64 KiB echo rows: the message size, and calls (warm-up, counted) per server and mode.
@@ -106,10 +104,11 @@ async function count(entry: HttpServerEntry, mode: ResponseMode, config: BenchCo
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-callgrind-'));
   let driver: HttpDriver | undefined;
   try {
+    const [command, ...node] = callgrindNode(dir);
     const spec = {
       name: `${entry.name} (${mode}, callgrind)`,
-      command: 'valgrind',
-      args: ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${join(dir, 'cg.%p')}`, process.execPath, ...DETERMINISTIC_FLAGS, entry.script, `--mode=${mode}`],
+      command: command!,
+      args: [...node, entry.script, `--mode=${mode}`],
       cwd: ROOT,
       env: process.env,
     };
@@ -176,19 +175,14 @@ export async function runInstructionsBench(config: BenchConfig): Promise<number>
     ...RESPONSE_MODES.flatMap((mode) => payloadEntries.map((entry) => ({ entry, mode, work: payload }))),
   ];
   const results: Count[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const job = jobs[next++]!;
-      const c = await count(job.entry, job.mode, config, job.work);
-      results.push(c);
-      process.stderr.write(`  ${job.mode.padEnd(4)} ${job.work.bytes === 0 ? '' : '64 KiB '}${job.entry.name.padEnd(12)} ${c.problem ?? `${formatNumber(c.instructionsPerCall, 0)} instructions/call`}\n`);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, jobs.length) }, worker));
+  await inParallel(jobs, PARALLEL, async (job) => {
+    const c = await count(job.entry, job.mode, config, job.work);
+    results.push(c);
+    process.stderr.write(`  ${job.mode.padEnd(4)} ${job.work.bytes === 0 ? '' : '64 KiB '}${job.entry.name.padEnd(12)} ${c.problem ?? `${formatNumber(c.instructionsPerCall, 0)} instructions/call`}\n`);
+  });
   // the client rows (client-instructions.ts) come with mcpkit's server rows
   const clientWindows = { warmup: 2 * config.instructionWarmup, calls: Math.round(config.instructionCalls / WINDOWS) };
-  const clients: ClientCount[] = config.only === null || config.only.includes('mcpkit') ? await countClients(clientWindows, config, DETERMINISTIC_FLAGS, PARALLEL) : [];
+  const clients: ClientCount[] = config.only === null || config.only.includes('mcpkit') ? await countClients(clientWindows, config, PARALLEL) : [];
 
   const names = entries.map((e) => e.name);
   const pairs = RATIO_PAIRS.filter(([a, b]) => names.includes(a) && names.includes(b)).map(([a, b]) => `${a}/${b}`);

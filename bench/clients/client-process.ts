@@ -13,16 +13,6 @@ const SCRIPT = join(HERE, 'bench-client.js');
 const ROOT = resolve(HERE, '..', '..', '..');
 const STDERR_TAIL_CHARS = 4096;
 
-/**
- * How to launch a client process other than plainly: `wrapper` is a command line that runs
- * Node (valgrind's, say: the process id is then the wrapper's, which is the one to signal),
- * `nodeFlags` go to Node before the script.
- */
-export interface Launch {
-  readonly wrapper?: readonly string[];
-  readonly nodeFlags?: readonly string[];
-}
-
 /** A running client process. Always {@link ClientProcess.close} it, also after a failure. */
 export class ClientProcess {
   readonly #child: ChildProcessWithoutNullStreams;
@@ -56,14 +46,16 @@ export class ClientProcess {
   }
 
   /**
-   * Spawns a client process (`gc`: with `--expose-gc`; `launch`: see {@link Launch}) and resolves once it is connected to
-   * its server, with the process and its `ready` reply. Rejects with `Error` when it fails
-   * to start or connect, or is not ready within `timeoutMs` (the process is closed then).
+   * Spawns a client process (`gc`: with `--expose-gc`) and resolves once it is connected to
+   * its server, with the process and its `ready` reply. `node` is the command line that runs
+   * Node (valgrind's, say: the process id is then valgrind's, which is the one to signal).
+   * Rejects with `Error` when it fails to start or connect, or is not ready within
+   * `timeoutMs` (the process is closed then).
    */
-  static async start(label: string, args: ClientArgs, gc: boolean, timeoutMs: number, launch: Launch = {}): Promise<{ process: ClientProcess; ready: ClientReply }> {
-    const argv = [...(launch.nodeFlags ?? []), ...(gc ? ['--expose-gc'] : []), SCRIPT, `--client=${args.client}`, `--transport=${args.transport}`, `--mode=${args.mode}`, `--era=${args.era}`];
-    const wrapper = launch.wrapper ?? [];
-    const child = wrapper.length === 0 ? spawn(process.execPath, argv, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], shell: false }) : spawn(wrapper[0]!, [...wrapper.slice(1), process.execPath, ...argv], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
+  static async start(label: string, args: ClientArgs, gc: boolean, timeoutMs: number, node: readonly string[] = [process.execPath]): Promise<{ process: ClientProcess; ready: ClientReply }> {
+    const [command, ...prefix] = node;
+    const argv = [...prefix, ...(gc ? ['--expose-gc'] : []), SCRIPT, `--client=${args.client}`, `--transport=${args.transport}`, `--mode=${args.mode}`, `--era=${args.era}`];
+    const child = spawn(command!, argv, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
     const p = new ClientProcess(label, child);
     try {
       const ready = await p.#next(timeoutMs, 'ready line');

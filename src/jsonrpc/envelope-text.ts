@@ -32,53 +32,40 @@ interface Envelope {
 export function envelopeText(message: object): string | undefined {
   const m = message as Envelope;
   if (m.jsonrpc !== '2.0' || typeof m.toJSON === 'function') return undefined;
-  let count = 0;
+  // the enumerable members after `jsonrpc`, in order: at most three
+  let first: string | undefined;
   let second: string | undefined;
   let third: string | undefined;
-  let fourth: string | undefined;
+  let count = 0;
   for (const key in m) {
-    count++;
-    if (count === 1) {
-      if (key !== 'jsonrpc') return undefined;
-    } else if (count === 2) second = key;
+    if (count === 0 ? key !== 'jsonrpc' : count > 3) return undefined;
+    if (count === 1) first = key;
+    else if (count === 2) second = key;
     else if (count === 3) third = key;
-    else if (count === 4) fourth = key;
-    else return undefined;
+    count++;
   }
   let out = '{"jsonrpc":"2.0"';
-  let next = second;
-  let after = third;
-  if (second === 'id') {
+  if (first === 'id') {
     const id = idText(m.id);
     if (id === undefined) return undefined;
     out += ',"id":' + id;
-    next = third;
-    after = fourth;
-  } else if (fourth !== undefined) return undefined;
-  if (next === 'method') {
-    if (typeof m.method !== 'string' || (after !== undefined && after !== 'params')) return undefined;
+    first = second;
+    second = third;
+  } else if (third !== undefined) return undefined;
+  // what follows: `method` [`params`], or `result`, or `error`
+  let payload: 'params' | 'result' | 'error' | undefined;
+  if (first === 'method' && typeof m.method === 'string' && (second === undefined || second === 'params')) {
     out += ',"method":' + quoted(m.method);
-    if (after === undefined) return out + '}';
-    const params = member('params', m.params);
-    return params === undefined ? undefined : out + params + '}';
-  }
-  if (second !== 'id' || after !== undefined) return undefined;
-  if (next === 'result') {
-    const result = member('result', m.result);
-    return result === undefined ? undefined : out + result + '}';
-  }
-  if (next === 'error') {
-    const error = member('error', m.error);
-    return error === undefined ? undefined : out + error + '}';
-  }
-  return undefined;
-}
-
-/** `,"key":` and the value's JSON, '' when JSON leaves the member out, undefined when the value has a `toJSON`. */
-function member(key: string, value: unknown): string | undefined {
-  if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+    payload = second;
+  } else if ((first === 'result' || first === 'error') && second === undefined) payload = first;
+  else return undefined;
+  if (payload === undefined) return out + '}';
+  const value = m[payload];
+  // its `toJSON` would be called with '' here, with the member's name by JSON.stringify
+  if (typeof value === 'object' && value !== null && typeof (value as Envelope).toJSON === 'function') return undefined;
   const text = JSON.stringify(value) as string | undefined;
-  return text === undefined ? '' : ',"' + key + '":' + text;
+  // JSON leaves out a member whose value it cannot write
+  return text === undefined ? out + '}' : out + ',"' + payload + '":' + text + '}';
 }
 
 function idText(id: unknown): string | undefined {

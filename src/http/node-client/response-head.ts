@@ -95,9 +95,8 @@ export class FieldCache {
   /** The text of the line at each position (without its line end), or undefined. */
   readonly lines: (string | undefined)[] = [];
   readonly #fields: (Field | undefined)[] = [];
-  /** The bytes of the previous head read through {@link FieldCache.head} (a copy), and what it said. */
-  #lastBytes: Buffer | undefined = undefined;
-  #lastHead: ResponseHead | undefined = undefined;
+  /** The previous head read through {@link FieldCache.head}: its bytes (a copy) and what it said. */
+  #last: { readonly bytes: Buffer; readonly head: ResponseHead } | undefined = undefined;
 
   /**
    * Reads the head in `buf[0, end)` (ending with its empty line), as {@link parseHead}
@@ -109,16 +108,10 @@ export class FieldCache {
    * `invalid_message` as parseHead does; a malformed head is never remembered.
    */
   head(buf: Buffer, end: number): Readonly<ResponseHead> {
-    const last = this.#lastBytes;
-    if (last !== undefined && last.length === end && buf.compare(last, 0, end, 0, end) === 0) return this.#lastHead!;
+    const last = this.#last;
+    if (last !== undefined && last.bytes.length === end && buf.compare(last.bytes, 0, end, 0, end) === 0) return last.head;
     const head = parseHead(buf.toString('latin1', 0, end), this);
-    if (end <= MAX_CACHED_HEAD) {
-      this.#lastBytes = Buffer.from(buf.subarray(0, end));
-      this.#lastHead = head;
-    } else {
-      this.#lastBytes = undefined;
-      this.#lastHead = undefined;
-    }
+    this.#last = end <= MAX_CACHED_HEAD ? { bytes: Buffer.from(buf.subarray(0, end)), head } : undefined;
     return head;
   }
 
