@@ -9,7 +9,8 @@
  *   every event exactly once, in order, ids unchanged (they name A's tag).
  * - A stream A completed while detached is replayed by B and ended.
  * - The GET stream A held, broken, resumes on B: A's stored messages after the id, then B's
- *   own GET stream, which the messages A produces from then on reach through the routing.
+ *   own GET stream, which the messages A produces from then on reach through the routing;
+ *   a routed message B already replayed (known by its origin event id) is not written twice.
  * - Redis down while resuming: 503 with Retry-After (not 400); with an event store that is
  *   not shared (the in-memory default) a stream of another instance gets 400.
  * - A response too long for the owner to hand over (`maxRoutedChars`) comes from Redis.
@@ -161,6 +162,12 @@ it('resumes on B the GET stream A held: A\'s stored messages after the id, then 
   const primingB = await onB.next();
   assert.match(primingB.id, new RegExp(`^${b.directory.streamTag}\\.0:\\d+$`), 'then B\'s own GET stream, under its ids');
   assert.equal(primingB.data, '');
+  // A's forward of 'two' (published while no GET was attached) may reach B only now, after
+  // the replay wrote it: B knows it by its origin on A's stream and drops it. Published on
+  // A's connection, so it reaches B before the forward of 'three'.
+  const route = (text: string, origin: string) => a.redis.publish('sessions:route', JSON.stringify({ o: a.directory.instanceId, id: sessionId, k: 'stream', m: text, e: origin }));
+  await route(two.data, two.id);
+  await route(one.data, one.id);
   await announce(a.handler, 3, 'three'); // produced on A, routed to the GET B holds
   const three = await onB.next();
   assert.equal(JSON.parse(three.data).params.data.announce, 'three');

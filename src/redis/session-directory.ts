@@ -278,13 +278,13 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#touched.delete(id);
   }
 
-  /** Publishes `text` of session `id` to the other instances (one PUBLISH, not awaited); failures and oversized messages go to `onError`. Never throws. */
-  forward(id: string, kind: RoutedKind, text: string): void {
+  /** Publishes `text` of session `id` (and its `origin`) to the other instances (one PUBLISH, not awaited); failures and oversized messages go to `onError`. Never throws. */
+  forward(id: string, kind: RoutedKind, text: string, origin?: string): void {
     if (text.length > this.#maxRouted) {
       this.#onError(new RangeError(`Did not route a message of ${text.length} characters (maxRoutedChars ${this.#maxRouted})`));
       return;
     }
-    this.#redis.publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: kind, m: text })).then(undefined, (error: Error) => this.#onError(error));
+    this.#redis.publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: kind, m: text, e: origin })).then(undefined, (error: Error) => this.#onError(error));
   }
 
   /** Adds a listener for sessions removed or updated by other instances; returns its remover. */
@@ -374,15 +374,17 @@ export class RedisSessionDirectory implements SessionDirectory {
 
   #routed(message: string): void {
     if (message.length > this.#maxRouted + 512) return this.#onError(new Error('Dropped an oversized routed message'));
-    let note: { o?: unknown; id?: unknown; k?: unknown; m?: unknown };
+    let note: { o?: unknown; id?: unknown; k?: unknown; m?: unknown; e?: unknown };
     try {
       note = JSON.parse(message) as typeof note;
     } catch {
       return this.#onError(new Error('Dropped a malformed routed message'));
     }
-    if (!isObject(note) || typeof note.id !== 'string' || (note.k !== 'client' && note.k !== 'stream') || typeof note.m !== 'string') return this.#onError(new Error('Dropped a malformed routed message'));
+    if (!isObject(note) || typeof note.id !== 'string' || (note.k !== 'client' && note.k !== 'stream') || typeof note.m !== 'string' || (note.e !== undefined && typeof note.e !== 'string')) {
+      return this.#onError(new Error('Dropped a malformed routed message'));
+    }
     if (note.o === this.instanceId) return;
-    for (const listener of this.#listeners) listener.forwarded?.(note.id, note.k, note.m);
+    for (const listener of this.#listeners) listener.forwarded?.(note.id, note.k, note.m, note.e as string | undefined);
   }
 
   /** Ends follow `f` (telling its follower `why`, unless undefined). */

@@ -105,8 +105,11 @@ export interface SessionDirectoryListener {
   removed(id: string): void;
   /** Session `id` was updated on another instance: a handler holding it applies `patch`. Must not throw. */
   updated(id: string, patch: SessionPatch): void;
-  /** Another instance routed message `text` of session `id` (see {@link SessionDirectory.forward}). Optional. Must not throw. */
-  forwarded?(id: string, kind: RoutedKind, text: string): void;
+  /**
+   * Another instance routed message `text` of session `id`, with the `origin` it was
+   * forwarded with (see {@link SessionDirectory.forward}). Optional. Must not throw.
+   */
+  forwarded?(id: string, kind: RoutedKind, text: string, origin?: string): void;
   /**
    * Another instance resumes stream `stream` of session `id`, which this instance's
    * {@link SessionDirectory.streamTag} names: when this listener holds that stream open it
@@ -142,9 +145,12 @@ export interface SessionDirectory {
   release(id: string): void;
   /**
    * Hands message `text` of session `id` to the other instances' listeners (best effort, at
-   * most once). Optional: without it nothing is routed between instances. Never throws.
+   * most once), with `origin` unchanged: for a `stream` message, its event id on the GET
+   * stream of the instance that produced it (undefined without an event store), so that an
+   * instance resuming that stream from the store does not write it twice. Optional: without
+   * it nothing is routed between instances. Never throws.
    */
-  forward?(id: string, kind: RoutedKind, text: string): void;
+  forward?(id: string, kind: RoutedKind, text: string, origin?: string): void;
   /** Adds a listener for sessions changed elsewhere; returns the function that removes it. */
   watch(listener: SessionDirectoryListener): () => void;
   /**

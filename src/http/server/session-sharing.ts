@@ -136,7 +136,7 @@ export class SessionSharing {
       },
       reportError: (error) => host.reportError(error),
       released: (transport) => host.released(transport),
-      unattached: (transport, text) => directory.forward?.(transport.sessionId!, 'stream', text),
+      unattached: (transport, text, origin) => directory.forward?.(transport.sessionId!, 'stream', text, origin),
       follow: follow === undefined ? undefined : (transport, owner, stream, follower) => follow(transport.sessionId!, owner, stream, follower),
     };
     this.#unwatch = directory.watch({
@@ -145,7 +145,7 @@ export class SessionSharing {
         const session = registry.held(id)?.server;
         if (session !== undefined) applyPatch(session, patch);
       },
-      forwarded: (id, kind, text) => this.#forwarded(id, kind, text),
+      forwarded: (id, kind, text, origin) => this.#forwarded(id, kind, text, origin),
       followed: (id, stream, feed) => registry.held(id)?.followStream(stream, feed),
     });
   }
@@ -259,11 +259,11 @@ export class SessionSharing {
   }
 
   /** Delivers what another instance routed, when it concerns this instance's copy of session `id`. */
-  #forwarded(id: string, kind: RoutedKind, text: string): void {
+  #forwarded(id: string, kind: RoutedKind, text: string, origin: string | undefined): void {
     const transport = this.#registry.held(id);
     if (transport === undefined) return;
     if (kind === 'stream') {
-      transport.relayToStandalone(text);
+      transport.relayToStandalone(text, origin);
       return;
     }
     const session = transport.server;

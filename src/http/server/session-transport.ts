@@ -62,9 +62,11 @@ export interface TransportHost {
   /**
    * A message for the session's GET stream found no GET attached here (it is queued for one
    * all the same): a host sharing sessions between instances hands it to the instance
-   * holding the GET. Optional. Must not throw.
+   * holding the GET. `origin` is its event id on this instance's GET stream (undefined
+   * without an event store), by which the receiving instance drops a message it already
+   * replayed from the store. Optional. Must not throw.
    */
-  unattached?(transport: StreamableSessionTransport, text: string): void;
+  unattached?(transport: StreamableSessionTransport, text: string, origin: string | undefined): void;
   /**
    * Follows stream `stream` of `transport`'s session, opened by the instance tagged `owner`
    * (see `SessionDirectory.follow`); returns the function that stops. Optional: without it
@@ -259,6 +261,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   readonly #idBase: string;
   /** Resumptions of other instances' streams in progress here. */
   #remote: Set<RemoteFollow> | undefined = undefined;
+  /** The GET stream of another instance last resumed here ({@link AdoptedStandalone}). */
+  #adopted: AdoptedStandalone | undefined = undefined;
 
   /**
    * `sessionId` undefined makes a sessionless transport: no event ids, no resumption, and the
@@ -485,16 +489,17 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   async #resumeOtherStandalone(tag: string, afterSeq: number): Promise<HttpReply> {
     const conn = new SseConnection();
     const label = `${tag}.0:`;
+    const held: (string | undefined)[] = [];
+    const adopted: AdoptedStandalone = (this.#adopted = { label, through: afterSeq, held });
     conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
     try {
       const replayed = this.#host.store!.replay(`${this.sessionId}.${tag}/0`, afterSeq);
       const events = isPromise(replayed) ? await replayed : replayed;
-      let last = afterSeq;
       for (let i = 0; i < events.length; i++) {
         const event = events[i]!;
-        if (event.seq <= last) continue;
+        if (event.seq <= adopted.through) continue;
         conn.write(encodeSseEvent({ id: label + event.seq, data: event.data }));
-        last = event.seq;
+        adopted.through = event.seq;
       }
     } catch (error) {
       this.#host.reportError(toError(error));
@@ -502,7 +507,10 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
     const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
     this.lastActivity = Date.now();
-    return this.#attachResumed(stream, stream.delivered, conn);
+    const reply = await this.#attachResumed(stream, stream.delivered, conn);
+    adopted.held = undefined;
+    for (let i = 0; i < held.length; i += 2) this.relayToStandalone(held[i]!, held[i + 1]);
+    return reply;
   }
 
   /** Resumes stream `streamNo` of the instance tagged `tag` after `afterSeq` (stream-follow.ts). */
@@ -626,16 +634,28 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.sessionId === undefined) return; // sessionless: no GET stream exists
     const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
     this.#emit(stream, text);
-    if (stream.conn === undefined) this.#host.unattached?.(this, text);
+    if (stream.conn === undefined) this.#host.unattached?.(this, text, this.#resumable ? this.#label(stream) + stream.seq : undefined);
   }
 
   /**
    * Writes `text` (a message another instance produced for this session's GET stream) to
-   * the GET stream when one is attached here; false, doing nothing, when none is.
+   * the GET stream when one is attached here; false, doing nothing, when none is. `origin`,
+   * the message's event id on the producing instance's GET stream: a message the resumption
+   * of that stream here replayed from the store is dropped (true), and while that resumption
+   * runs every relayed message is held and written after the replay (true).
    */
-  relayToStandalone(text: string): boolean {
+  relayToStandalone(text: string, origin?: string): boolean {
+    if (this.#closed) return false;
+    const adopted = this.#adopted;
+    if (adopted !== undefined) {
+      if (origin !== undefined && origin.startsWith(adopted.label) && Number(origin.slice(adopted.label.length)) <= adopted.through) return true;
+      if (adopted.held !== undefined) {
+        adopted.held.push(text, origin);
+        return true;
+      }
+    }
     const stream = this.#standalone;
-    if (this.#closed || stream === undefined || stream.conn === undefined) return false;
+    if (stream === undefined || stream.conn === undefined) return false;
     this.#emit(stream, oneLineJson(text));
     return true;
   }
@@ -779,6 +799,20 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     this.connections++;
     return sseReply(conn, this.sessionId);
   }
+}
+
+/**
+ * The GET stream of another instance, resumed on this one: the start of its event ids
+ * (`<tag>.0:`) and the last sequence number the client has of it (replayed here or named by
+ * its `Last-Event-ID`). While the replay runs, `held` keeps the messages other instances
+ * relay for the GET stream (text, origin, text, origin, …) to be written once this
+ * instance's GET stream is attached; undefined after. A relayed message whose origin is at
+ * or before `through` on that stream is one the client has and is dropped.
+ */
+interface AdoptedStandalone {
+  readonly label: string;
+  through: number;
+  held: (string | undefined)[] | undefined;
 }
 
 function badLastEventId(): HttpReply {
