@@ -36,8 +36,9 @@ async function reloadScenario(call: () => Promise<string | undefined>, stderr: (
   assert.equal(await call(), 'v2', 'the next call after the reload sees the change in an imported file');
 
   writeFileSync(greet, 'export const greeting = (): string => {{{ not typescript;\n');
-  await waitForCount(stderr, /failed to load/, 1);
-  assert.match(stderr(), /still serving the code loaded before/);
+  // two log lines, two writes: they may reach the pipe apart, so wait for the second
+  await waitForCount(stderr, /still serving the code loaded before/, 1);
+  assert.match(stderr(), /failed to load/);
   assert.match(stderr(), /greet\.ts/, 'the error names the broken file');
   assert.equal(await call(), 'v2', 'the old code still answers');
 
@@ -91,9 +92,11 @@ test('dev: a module that fails at start keeps the CLI waiting; fixing it serves 
   const transport = new StdioClientTransport({ command: process.execPath, args: [MCPKIT_BIN, 'dev', server], cwd: dir });
   const client = new Client(info);
   const connecting = client.connect(transport);
+  // awaited below; if an assertion fails first, its rejection at close is not unhandled
+  connecting.catch(() => {});
   try {
-    await waitForCount(() => transport.stderrTail(), /failed to load/, 1);
-    assert.match(transport.stderrTail(), /no working code yet; waiting for a change/);
+    await waitForCount(() => transport.stderrTail(), /no working code yet; waiting for a change/, 1);
+    assert.match(transport.stderrTail(), /failed to load/);
     writeGreeting(greet, 'fixed');
     await connecting;
     assert.equal(firstText(await client.callTool({ name: 'hello' })), 'fixed');
