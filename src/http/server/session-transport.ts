@@ -489,7 +489,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   async #resumeOtherStandalone(tag: string, afterSeq: number): Promise<HttpReply> {
     const conn = new SseConnection();
     const label = `${tag}.0:`;
-    const held: (string | undefined)[] = [];
+    const held: RelayedMessage[] = [];
     const adopted: AdoptedStandalone = (this.#adopted = { label, through: afterSeq, held });
     conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
     try {
@@ -509,7 +509,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     this.lastActivity = Date.now();
     const reply = await this.#attachResumed(stream, stream.delivered, conn);
     adopted.held = undefined;
-    for (let i = 0; i < held.length; i += 2) this.relayToStandalone(held[i]!, held[i + 1]);
+    for (const m of held) this.relayToStandalone(m.text, m.origin);
     return reply;
   }
 
@@ -650,7 +650,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (adopted !== undefined) {
       if (origin !== undefined && origin.startsWith(adopted.label) && Number(origin.slice(adopted.label.length)) <= adopted.through) return true;
       if (adopted.held !== undefined) {
-        adopted.held.push(text, origin);
+        adopted.held.push({ text, origin });
         return true;
       }
     }
@@ -805,14 +805,20 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
  * The GET stream of another instance, resumed on this one: the start of its event ids
  * (`<tag>.0:`) and the last sequence number the client has of it (replayed here or named by
  * its `Last-Event-ID`). While the replay runs, `held` keeps the messages other instances
- * relay for the GET stream (text, origin, text, origin, …) to be written once this
+ * relay for the GET stream, in arrival order, to be written once this
  * instance's GET stream is attached; undefined after. A relayed message whose origin is at
  * or before `through` on that stream is one the client has and is dropped.
  */
 interface AdoptedStandalone {
   readonly label: string;
   through: number;
-  held: (string | undefined)[] | undefined;
+  held: RelayedMessage[] | undefined;
+}
+
+/** A message another instance relayed for the GET stream, and its origin (see `relayToStandalone`). */
+interface RelayedMessage {
+  readonly text: string;
+  readonly origin: string | undefined;
 }
 
 function badLastEventId(): HttpReply {
