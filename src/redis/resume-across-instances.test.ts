@@ -163,11 +163,11 @@ it('resumes on B the GET stream A held: A\'s stored messages after the id, then 
   assert.match(primingB.id, new RegExp(`^${b.directory.streamTag}\\.0:\\d+$`), 'then B\'s own GET stream, under its ids');
   assert.equal(primingB.data, '');
   // A's forward of 'two' (published while no GET was attached) may reach B only now, after
-  // the replay wrote it: B knows it by its origin on A's stream and drops it. Published on
-  // A's connection, so it reaches B before the forward of 'three'.
-  const route = (text: string, origin: string) => a.redis.publish('sessions:route', JSON.stringify({ o: a.directory.instanceId, id: sessionId, k: 'stream', m: text, e: origin }));
-  await route(two.data, two.id);
-  await route(one.data, one.id);
+  // the replay wrote it: B knows it by its origin on A's stream and drops it, and 'one',
+  // which the client named as its last event, too. Forwarded on A's connection, so both
+  // reach B before the forward of 'three'.
+  a.directory.forward(sessionId, 'stream', two.data, two.id);
+  a.directory.forward(sessionId, 'stream', one.data, one.id);
   await announce(a.handler, 3, 'three'); // produced on A, routed to the GET B holds
   const three = await onB.next();
   assert.equal(JSON.parse(three.data).params.data.announce, 'three');

@@ -805,9 +805,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
  * The GET stream of another instance, resumed on this one: the start of its event ids
  * (`<tag>.0:`) and the last sequence number the client has of it (replayed here or named by
  * its `Last-Event-ID`). While the replay runs, `held` keeps the messages other instances
- * relay for the GET stream, in arrival order, to be written once this
- * instance's GET stream is attached; undefined after. A relayed message whose origin is at
- * or before `through` on that stream is one the client has and is dropped.
+ * relay for the GET stream, in arrival order, to be written once this instance's GET
+ * stream is attached; undefined after. A relayed message whose origin is at or before
+ * `through` on that stream is one the client has and is dropped.
  */
 interface AdoptedStandalone {
   readonly label: string;
