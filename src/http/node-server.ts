@@ -26,7 +26,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { counterText } from '../jsonrpc/values.js';
-import type { StreamableHttpHandler } from './server/handler.js';
+import { toError } from '../jsonrpc/errors.js';
+import { StreamableHttpHandler } from './server/handler.js';
 import { internalErrorReply } from './server/replies.js';
 import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
 import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
@@ -210,8 +211,10 @@ function pacedWriter(res: ServerResponse, outbound: NodeOutbound, onCut?: (error
  * and a response produced in the same turn share a packet. When the core ends the stream
  * before anything left — the common case of a quick request: priming event, response, end
  * in one turn — the whole reply goes out as one body with `Content-Length`, without
- * chunked framing. The head is written with the first write either way. Everything past a
- * small reply leaves through a {@link PacedWriter}, at the pace the client reads.
+ * chunked framing, and the end-of-turn callback is not needed: a stream that ended during
+ * its attach never schedules one, and a later end cancels it. The head is written with the
+ * first write either way. Everything past a small reply leaves through a
+ * {@link PacedWriter}, at the pace the client reads.
  *
  * The response's `close` and `error` listeners are added only when the stream outlives the
  * turn it started in (or its text leaves early): a quick reply ends as one `res.end()`, like
@@ -228,7 +231,10 @@ class NodeSseSink implements SseSink {
   /** Why the writer cut the client, for the core. */
   #cut: SlowReaderError | undefined = undefined;
   #pending = '';
-  #scheduled = false;
+  /** The end-of-turn callback, while one is scheduled. */
+  #immediate: ReturnType<typeof setImmediate> | undefined = undefined;
+  /** True until {@link attached}: the stream's buffered text and end arrive first, and nothing is scheduled for them. */
+  #attaching = true;
   #headSent = false;
   #ended = false;
   #listening = false;
@@ -239,20 +245,28 @@ class NodeSseSink implements SseSink {
     this.#status = reply.status;
     this.#headers = reply.headers;
     this.#outbound = outbound;
-    // the head leaves at the end of this turn even if the stream starts without an event
-    this.#schedule();
+  }
+
+  /** The stream's `attach()` returned: unless it ended there, the head leaves at the end of this turn, even if no event came yet. */
+  attached(): void {
+    this.#attaching = false;
+    if (!this.#ended) this.#schedule();
   }
 
   write(text: string): void {
     if (this.#ended || this.#res.destroyed) return;
     this.#pending += text;
     if (this.#pending.length > FLUSH_CHARS) this.#flush();
-    else this.#schedule();
+    else if (!this.#attaching) this.#schedule();
   }
 
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    if (this.#immediate !== undefined) {
+      clearImmediate(this.#immediate);
+      this.#immediate = undefined;
+    }
     const res = this.#res;
     if (res.destroyed) return;
     const body = this.#pending;
@@ -273,7 +287,7 @@ class NodeSseSink implements SseSink {
 
   /** The end of the turn the stream started (or last wrote) in; see {@link flushAtTurnEnd}. */
   turnEnded(): void {
-    this.#scheduled = false;
+    this.#immediate = undefined;
     if (this.#ended) return;
     if (this.#res.destroyed) {
       this.#gone();
@@ -312,9 +326,7 @@ class NodeSseSink implements SseSink {
 
   /** Flushes at the end of this loop turn. */
   #schedule(): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    setImmediate(flushAtTurnEnd, this);
+    if (this.#immediate === undefined) this.#immediate = setImmediate(flushAtTurnEnd, this);
   }
 
   /** The client went away (or the response closed) before the core ended the stream. */
@@ -378,7 +390,9 @@ function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutboun
       writer.end();
       return;
     }
-    reply.stream.attach(new NodeSseSink(res, reply, outbound));
+    const sink = new NodeSseSink(res, reply, outbound);
+    reply.stream.attach(sink);
+    sink.attached();
   } catch {
     reply.stream?.disconnected();
     res.destroy();
@@ -440,12 +454,14 @@ export function toNodeListener(handler: StreamableHttpHandler, options: NodeList
       }
     },
   };
+  // a subclass's own handle() is honoured; the handler's is entered without its promise
+  const direct = handler.handle === StreamableHttpHandler.prototype.handle;
   return (req, res) => {
-    serve(handler, req as AuthenticatedRequest, res, outbound);
+    serve(handler, direct, req as AuthenticatedRequest, res, outbound);
   };
 }
 
-function serve(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
+function serve(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
   const body = req.method === 'POST' ? new NodeBody(req) : undefined;
   const request: HttpRequest = {
     method: req.method ?? 'GET',
@@ -460,14 +476,23 @@ function serve(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: S
     if (body?.tooLarge) discardRest(req, outbound.discard);
     writeReply(res, reply, outbound);
   };
-  let replied: Promise<HttpReply>;
+  const info = req.auth === undefined ? undefined : { authInfo: req.auth };
+  let replied: HttpReply | Promise<HttpReply>;
   try {
-    replied = handler.handle(request, req.auth === undefined ? undefined : { authInfo: req.auth });
+    // a reply ready at once (a synchronous handler behind a body the adapter had) is written at once
+    replied = direct ? handler._handle(request, info) : handler.handle(request, info);
   } catch (error) {
     replied = Promise.reject(error); // a subclass's handle() that throws: answered as one that rejects
   }
+  if (!(replied instanceof Promise)) {
+    answer(replied);
+    return;
+  }
   // one reaction on the handler's promise (an async function would add its own and an await's)
-  replied.then(answer, () => answer(internalErrorReply()));
+  replied.then(answer, (error: unknown) => {
+    if (direct) handler.reportError(toError(error));
+    answer(internalErrorReply());
+  });
 }
 
 /** Options of {@link serveNode}: the listener's (outbound bounds, `onError`) and the server's. */

@@ -333,3 +333,42 @@ test('mcpkit demo --http: prints LISTENING first, serves the demo, and test_reco
   const [code] = await once(child, 'exit');
   assert.equal(code, 0);
 });
+
+test('serveNode: an SSE reply ready before its turn ends schedules no end-of-turn callback; one ended later in the turn cancels it', async () => {
+  const server = smallServer();
+  server.registerTool('tick', { description: 'answers after a microtask' }, async () => {
+    await Promise.resolve();
+    return 'ticked';
+  });
+  const running = await serveNode(makeHandler({ server, responseMode: 'sse' }));
+  const sessionId = await open(running.url);
+  // the sink's end-of-turn callbacks: setImmediate(callback, sink), the sink having turnEnded()
+  const scheduled: unknown[] = [];
+  const cancelled: unknown[] = [];
+  const realSet = globalThis.setImmediate;
+  const realClear = globalThis.clearImmediate;
+  globalThis.setImmediate = ((callback: (...args: unknown[]) => void, ...args: unknown[]) => {
+    const handle = realSet(callback, ...args);
+    if (typeof (args[0] as { turnEnded?: unknown } | undefined)?.turnEnded === 'function') scheduled.push(handle);
+    return handle;
+  }) as typeof setImmediate;
+  globalThis.clearImmediate = ((handle: ReturnType<typeof setImmediate>) => {
+    if (scheduled.includes(handle)) cancelled.push(handle);
+    realClear(handle);
+  }) as typeof clearImmediate;
+  try {
+    const quick = await call(running.url, sessionId, rpc(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }), { 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(quick.headers.get('content-type'), 'text/event-stream');
+    assert.match(await quick.text(), /"text":"hi"/);
+    assert.equal(scheduled.length, 0, 'a synchronous tool: the stream ended during its attach');
+    const ticked = await call(running.url, sessionId, rpc(2, 'tools/call', { name: 'tick', arguments: {} }), { 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(ticked.headers.get('transfer-encoding'), null, 'still one body with Content-Length');
+    assert.match(await ticked.text(), /"text":"ticked"/);
+    assert.equal(scheduled.length, 1);
+    assert.deepEqual(cancelled, scheduled, 'the end cancelled the callback it no longer needs');
+  } finally {
+    globalThis.setImmediate = realSet;
+    globalThis.clearImmediate = realClear;
+  }
+  await running.close();
+});

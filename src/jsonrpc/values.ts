@@ -24,3 +24,11 @@ export function isObject(value: unknown): value is JSONObject {
 export function counterText(n: number): string {
   return JSON.stringify(n);
 }
+
+/**
+ * True when `value` has a callable `then`: a promise, or any thenable `await` would adopt.
+ * A handler's outcome that is not one is its value, used at once. Pure.
+ */
+export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}

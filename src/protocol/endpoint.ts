@@ -11,12 +11,13 @@
  * is checked against that revision's table and served by the role's handlers of that era;
  * the reading travels on the context (the role keeps it, `claimOf` gives it back).
  */
-import { LocalError, McpError, methodNotFound } from '../jsonrpc/errors.js';
+import { LocalError, McpError, methodNotFound, toError } from '../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
+import { isThenable } from '../jsonrpc/values.js';
 import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
 import { RequestContext } from '../session/context.js';
 import { Session, type RequestOptions, type SessionHooks, type SessionOptions } from '../session/session.js';
-import { compose, type CallContext, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
+import { compose, composeInner, type CallContext, type InnerHandler, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
 import { PRE_INIT_TABLE, extendedTableFor, tableFor, hasCapability, mayBeSentBy, type MethodSpec, type ProtocolExtension, type RevisionTable } from './table.js';
 import { LATEST_REVISION } from './versions.js';
 import { defaultErrorReporter } from './error-report.js';
@@ -80,7 +81,8 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   /** Middleware by direction, created by the first `use()` of each (sized exactly: a connection adds a few, once). */
   #incomingMiddleware: Middleware[] | undefined = undefined;
   #outgoingMiddleware: Middleware[] | undefined = undefined;
-  #incoming: MethodHandler;
+  /** The incoming chain: answers at once when every layer can (see `InnerHandler`). */
+  #incoming: InnerHandler;
   #outgoing: MethodHandler | undefined;
   readonly #onError: ((error: Error) => void) | undefined;
   /** One close listener as it is, several in an array (most connections have one). */
@@ -252,7 +254,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   use(middleware: Middleware, direction: MiddlewareDirection = 'incoming'): void {
     if (direction !== 'outgoing') {
       const list = (this.#incomingMiddleware = this.#incomingMiddleware === undefined ? [middleware] : this.#incomingMiddleware.concat(middleware));
-      this.#incoming = compose(list, this.#terminalIncoming);
+      this.#incoming = composeInner(list, this.#terminalIncoming);
     }
     if (direction !== 'incoming') {
       const list = (this.#outgoingMiddleware = this.#outgoingMiddleware === undefined ? [middleware] : this.#outgoingMiddleware.concat(middleware));
@@ -338,7 +340,8 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     return found;
   };
 
-  readonly #terminalIncoming: MethodHandler = async (method, params, ctx) => {
+  /** The end of the incoming chain: returns the handler's outcome as it comes (a value or a promise); throws what the table or the handler throws. */
+  readonly #terminalIncoming: InnerHandler = (method, params, ctx) => {
     if (ctx.kind === 'notification') {
       this.#deliverNotification(method, params, ctx.info);
       return undefined;
@@ -371,7 +374,12 @@ export class Endpoint<C extends RequestContext = RequestContext> {
       this.#deliverNotification(method, params, info);
       return;
     }
-    this.#incoming(method, params, new NotificationCall('incoming', info, this.session.transportSessionId)).catch((err) => this.#onError?.(err));
+    try {
+      const outcome = this.#incoming(method, params, new NotificationCall('incoming', info, this.session.transportSessionId));
+      if (isThenable(outcome)) outcome.then(undefined, (err: unknown) => this.#onError?.(toError(err)));
+    } catch (err) {
+      this.#onError?.(toError(err));
+    }
   }
 
   /** A notification that passed the table and the middleware: noted, then handed to its listeners. */

@@ -46,3 +46,47 @@ export function compose(middleware: readonly Middleware[], terminal: MethodHandl
   for (let i = middleware.length - 1; i >= 0; i--) handler = middleware[i]!(handler);
   return handler;
 }
+
+/**
+ * @internal A handler that may answer at once: it returns the result (or a promise of it)
+ * and may throw. Incoming requests run through such a chain, so a request whose handler is
+ * synchronous is answered without a turn of the microtask queue.
+ */
+export type InnerHandler = (method: string, params: JSONObject | undefined, ctx: CallContext) => unknown;
+
+const PASSING_THROUGH = new WeakSet<Middleware>();
+
+/**
+ * @internal Marks one of mcpkit's own middleware as taking `next`'s outcome as it comes:
+ * it returns it unchanged or awaits it, never calls `.then` on it. {@link composeInner}
+ * hands such a middleware the next handler as it is; any other gets it wrapped so that it
+ * always returns a promise, as {@link MethodHandler} promises. Returns `middleware`.
+ */
+export function passesThrough<M extends Middleware>(middleware: M): M {
+  PASSING_THROUGH.add(middleware);
+  return middleware;
+}
+
+/**
+ * @internal {@link compose} for a terminal that may answer at once (see {@link InnerHandler}).
+ * The chain it returns may return a value or a promise, and may throw.
+ */
+export function composeInner(middleware: readonly Middleware[], terminal: InnerHandler): InnerHandler {
+  let handler = terminal;
+  for (let i = middleware.length - 1; i >= 0; i--) {
+    const m = middleware[i]!;
+    handler = m(PASSING_THROUGH.has(m) ? (handler as MethodHandler) : promising(handler));
+  }
+  return handler;
+}
+
+/** `handler` as a {@link MethodHandler}: its value wrapped in a promise, its throw a rejection. */
+function promising(handler: InnerHandler): MethodHandler {
+  return (method, params, ctx) => {
+    try {
+      return Promise.resolve(handler(method, params, ctx));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+}

@@ -5,6 +5,7 @@
 import { fieldLabel, pointerFromSegments } from './issues.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import type { ValidationIssue, ValidationResult } from './types.js';
+import { isThenable } from '../jsonrpc/values.js';
 
 /**
  * Validates `value` with the library's own `~standard.validate`: synchronously when the
@@ -13,11 +14,7 @@ import type { ValidationIssue, ValidationResult } from './types.js';
  */
 export function validateStandard(schema: StandardSchemaV1, value: unknown): ValidationResult<unknown> | Promise<ValidationResult<unknown>> {
   const result = schema['~standard'].validate(value);
-  return isPromiseLike(result) ? Promise.resolve(result).then(fromStandardResult) : fromStandardResult(result);
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
+  return isThenable(result) ? Promise.resolve(result).then(fromStandardResult) : fromStandardResult(result);
 }
 
 function fromStandardResult(result: StandardSchemaV1.Result<unknown>): ValidationResult<unknown> {

@@ -7,7 +7,7 @@ import { McpError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
 import { Method } from '../protocol/methods.js';
-import type { CallContext, Middleware } from '../protocol/middleware.js';
+import { passesThrough, type CallContext, type Middleware } from '../protocol/middleware.js';
 
 /** JSON-RPC code used for "rate limit exceeded" (implementation-defined server error range). */
 export const RATE_LIMITED_CODE = -32029;
@@ -79,7 +79,7 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
   // principal's calls count together wherever they arrive.
   const buckets = new Map<string, Bucket>();
   let connections = 0;
-  return (next) => {
+  return passesThrough((next) => {
     // Called once per connection (and once for the connectionless dispatch): an unkeyed
     // call counts against this connection (there: against every anonymous client together).
     const connectionKey = `\u0000connection:${++connections}`;
@@ -112,7 +112,7 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
       bucket.tokens -= 1;
       return next(method, params, ctx);
     };
-  };
+  });
 }
 
 /** One audited call. */
@@ -138,7 +138,7 @@ export interface AuditEvent {
  * other middleware refuses: `server.use(audit(sink))`.
  */
 export function audit(sink: (event: AuditEvent) => void): Middleware {
-  return (next) => async (method, params, ctx) => {
+  return passesThrough((next) => async (method, params, ctx) => {
     if (ctx.kind !== 'request') return next(method, params, ctx);
     const startedAt = Date.now();
     const t0 = performance.now();
@@ -165,7 +165,7 @@ export function audit(sink: (event: AuditEvent) => void): Middleware {
         // an audit sink must not break the call
       }
     }
-  };
+  });
 }
 
 function targetOf(params: JSONObject | undefined): string | undefined {

@@ -10,7 +10,7 @@ import type { JSONObject } from '../jsonrpc/types.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { EndpointOptions, RequestHandler } from '../protocol/endpoint.js';
 import { Method, Notification } from '../protocol/methods.js';
-import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
+import { passesThrough, type Middleware, type MiddlewareDirection } from '../protocol/middleware.js';
 import type { ProtocolExtension } from '../protocol/table.js';
 import { STATEFUL_REVISIONS } from '../protocol/versions.js';
 import type { JsonSchemaValidator } from '../schema/types.js';
@@ -102,8 +102,8 @@ export interface ServerCore {
  * 2026-07-28 era: the request's era strategy runs it (2025 era: unchanged; 2026-07-28: its
  * result shaped). Notifications pass.
  */
-const ERA_MIDDLEWARE: Middleware = (next) => (method, params, ctx) =>
-  ctx.direction === 'incoming' && ctx.kind === 'request' ? (ctx as ServerRequestContext).era.serve(next, method, params, ctx as ServerRequestContext) : next(method, params, ctx);
+const ERA_MIDDLEWARE: Middleware = passesThrough((next) => (method, params, ctx) =>
+  ctx.direction === 'incoming' && ctx.kind === 'request' ? (ctx as ServerRequestContext).era.serve(next, method, params, ctx as ServerRequestContext) : next(method, params, ctx));
 
 /** An MCP server. */
 export class McpServer implements ServerCore {
@@ -339,7 +339,7 @@ export class McpServer implements ServerCore {
     };
     // a schema converted after registration (valibot, zod 3) is listed once ready; a failed one is not listed
     table.set(Method.ToolsList, (p) => (this.tools.pending ? this.tools.ready().then(() => listTools(p?.cursor), () => listTools(p?.cursor)) : listTools(p?.cursor)));
-    table.set(Method.ToolsCall, (p, ctx) => this.tools.call(p!, ctx));
+    table.set(Method.ToolsCall, (p, ctx) => this.tools._call(p!, ctx));
     table.set(Method.ResourcesList, async (p, ctx) => {
       const { page, nextCursor } = paginate(await this.resources.list(ctx), p?.cursor, size);
       return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };

@@ -17,9 +17,10 @@
  */
 import { McpError, invalidParams, toError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
+import { isThenable } from '../jsonrpc/values.js';
 import { formatIssues } from '../schema/issues.js';
 import { toSchemaAdapter, type StandardSchemaV1 } from '../schema/standard-schema.js';
-import type { JsonSchemaValidator, SchemaAdapter } from '../schema/types.js';
+import type { JsonSchemaValidator, SchemaAdapter, ValidationResult } from '../schema/types.js';
 import type { CallToolResult, Icon, Meta, Tool, ToolAnnotations } from '../types.js';
 import type { ServerRequestContext } from './context.js';
 import { toolResultForRevision } from './content-compat.js';
@@ -256,51 +257,92 @@ export class ToolRegistry {
     return this.#tools.get(name)?.definition;
   }
 
-  /** Runs `tools/call`. Throws -32602 for an unknown tool; other failures become tool errors. */
-  async call(params: JSONObject, ctx: ServerRequestContext): Promise<CallToolResult> {
+  /** Runs `tools/call`. Rejects with -32602 for an unknown tool; other failures become tool errors. */
+  call(params: JSONObject, ctx: ServerRequestContext): Promise<CallToolResult> {
+    try {
+      return Promise.resolve(this._call(params, ctx));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * @internal {@link call} answering at once when every step (the schema checks, the handler)
+   * did: returns the result itself, else a promise of it. Throws -32602 for an unknown tool,
+   * and a protocol error the handler raised, when they come at once.
+   */
+  _call(params: JSONObject, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name as string;
     const entry = this.#tools.get(name);
     if (entry === undefined) throw invalidParams(`Unknown tool: ${name}`);
     if (entry.raw) return entry.raw(params, ctx);
-    if (entry.ready) await entry.ready;
-    let args: unknown = params.arguments ?? {};
-    if (entry.input) {
-      let checked = entry.input.validate(args);
-      if (isPromise(checked)) checked = await checked;
-      if (!checked.valid) return toolError(`Invalid arguments for tool ${name}: ${formatIssues(checked.errors)}`);
-      args = checked.value;
-    }
-    let returned: ToolReturn<unknown>;
-    try {
-      const r = entry.handler!(args, ctx);
-      returned = isPromise(r) ? await r : r;
-    } catch (err) {
-      // A protocol error the handler raised itself passes through (e.g. -32042); an error the
-      // client answered a nested request with (sampling, elicitation) is the tool's failure.
-      if (err instanceof McpError && !err.received) throw err;
-      return toolError(err instanceof Error ? err.message : String(err));
-    }
-    if (typeof returned === 'string') return entry.output ? toolError(`Tool ${name} returned text but declares an output schema`) : { content: [{ type: 'text', text: returned }] };
-    if (typeof returned !== 'object' || returned === null) return toolError(`Tool ${name} returned no result`);
-    const result = returned as CallToolResult;
-    // Validate what will be serialized: JSON has no Infinity or NaN (they would go out as null).
-    const nonJson = result.structuredContent === undefined ? undefined : findNonJson(result.structuredContent);
-    if (nonJson !== undefined) return toolError(`Tool ${name} returned structuredContent that JSON cannot carry: ${nonJson}`);
-    if (entry.output && !result.isError) {
-      if (result.structuredContent === undefined) return toolError(`Tool ${name} returned no structuredContent although it declares an output schema`);
-      let checked = entry.output.validate(result.structuredContent);
-      if (isPromise(checked)) checked = await checked;
-      if (!checked.valid) return toolError(`Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
-    }
-    if (result.content === undefined) {
-      const text = result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent);
-      return { ...result, content: [{ type: 'text', text }] };
-    }
-    // Typed results are adapted to the client's revision (raw results go out as returned).
-    return toolResultForRevision(result, ctx?.protocolVersion ?? ctx?.server?.protocolVersion);
+    if (entry.ready) return entry.ready.then(() => checkArguments(entry, name, params, ctx));
+    return checkArguments(entry, name, params, ctx);
   }
 }
 
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
+/** The arguments checked against the input schema, then the handler run. */
+function checkArguments(entry: Entry, name: string, params: JSONObject, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
+  const args: unknown = params.arguments ?? {};
+  if (!entry.input) return runHandler(entry, name, args, ctx);
+  const checked = entry.input.validate(args);
+  if (isThenable(checked)) return Promise.resolve(checked).then((c) => afterArguments(entry, name, c, ctx));
+  return afterArguments(entry, name, checked, ctx);
+}
+
+function afterArguments(entry: Entry, name: string, checked: ValidationResult<unknown>, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
+  if (!checked.valid) return toolError(`Invalid arguments for tool ${name}: ${formatIssues(checked.errors)}`);
+  return runHandler(entry, name, checked.value, ctx);
+}
+
+function runHandler(entry: Entry, name: string, args: unknown, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
+  let returned: ToolReturn<unknown> | Promise<ToolReturn<unknown>>;
+  try {
+    returned = entry.handler!(args, ctx);
+  } catch (err) {
+    return handlerFailed(err);
+  }
+  if (isThenable(returned)) return Promise.resolve(returned).then((r) => shapeResult(entry, name, r, ctx), handlerFailed);
+  return shapeResult(entry, name, returned, ctx);
+}
+
+/**
+ * A handler's failure: a protocol error the handler raised itself passes through (e.g.
+ * -32042); anything else, including an error the client answered a nested request with
+ * (sampling, elicitation), is the tool's failure.
+ */
+function handlerFailed(err: unknown): CallToolResult {
+  if (err instanceof McpError && !err.received) throw err;
+  return toolError(err instanceof Error ? err.message : String(err));
+}
+
+/** What the handler returned, checked and shaped into the result sent. */
+function shapeResult(entry: Entry, name: string, returned: ToolReturn<unknown>, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
+  if (typeof returned === 'string') return entry.output ? toolError(`Tool ${name} returned text but declares an output schema`) : { content: [{ type: 'text', text: returned }] };
+  if (typeof returned !== 'object' || returned === null) return toolError(`Tool ${name} returned no result`);
+  const result = returned as CallToolResult;
+  // Validate what will be serialized: JSON has no Infinity or NaN (they would go out as null).
+  const nonJson = result.structuredContent === undefined ? undefined : findNonJson(result.structuredContent);
+  if (nonJson !== undefined) return toolError(`Tool ${name} returned structuredContent that JSON cannot carry: ${nonJson}`);
+  if (entry.output && !result.isError) {
+    if (result.structuredContent === undefined) return toolError(`Tool ${name} returned no structuredContent although it declares an output schema`);
+    const checked = entry.output.validate(result.structuredContent);
+    if (isThenable(checked)) return Promise.resolve(checked).then((c) => afterOutput(name, result, c, ctx));
+    return afterOutput(name, result, checked, ctx);
+  }
+  return finalResult(result, ctx);
+}
+
+function afterOutput(name: string, result: CallToolResult, checked: ValidationResult<unknown>, ctx: ServerRequestContext): CallToolResult {
+  if (!checked.valid) return toolError(`Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
+  return finalResult(result, ctx);
+}
+
+function finalResult(result: CallToolResult, ctx: ServerRequestContext): CallToolResult {
+  if (result.content === undefined) {
+    const text = result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent);
+    return { ...result, content: [{ type: 'text', text }] };
+  }
+  // Typed results are adapted to the client's revision (raw results go out as returned).
+  return toolResultForRevision(result, ctx?.protocolVersion ?? ctx?.server?.protocolVersion);
 }

@@ -4,7 +4,7 @@ import { InMemoryTransport } from '../transport/memory.js';
 import { Session, type SessionHooks } from './session.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { RequestContext } from './context.js';
-import type { TransportReceiver } from '../transport/types.js';
+import type { Transport, TransportReceiver } from '../transport/types.js';
 
 /** A raw peer: records every message it receives and lets the test write raw text. */
 function rawPeer(t: InMemoryTransport) {
@@ -243,4 +243,61 @@ test('closing fails pending requests at once with connection_closed', async () =
   await session.close();
   await assert.rejects(p, (e: unknown) => e instanceof LocalError && e.code === 'connection_closed');
   await assert.rejects(session.request('y', undefined), (e: unknown) => e instanceof LocalError && e.code === 'connection_closed');
+});
+
+/** A transport whose `send` records synchronously, and whose receiver the test calls directly. */
+function directTransport() {
+  let receiver: TransportReceiver | undefined;
+  const sent: any[] = [];
+  const transport: Transport = {
+    start(r) {
+      receiver = r;
+    },
+    send(message) {
+      sent.push(message);
+    },
+    close: () => Promise.resolve(),
+  };
+  return { transport, sent, deliver: (value: unknown) => receiver!.message(value) };
+}
+
+test('a handler that answers at once is answered within the delivery; a promise when it settles', async () => {
+  const { transport, sent, deliver } = directTransport();
+  let release: (value: unknown) => void = () => {};
+  const session = new Session(transport, {
+    request: (ctx: RequestContext) => {
+      if (ctx.method === 'now') return { at: 'once' };
+      if (ctx.method === 'nothing') return undefined;
+      if (ctx.method === 'throws') throw new McpError(-32602, 'bad params');
+      if (ctx.method === 'crashes') throw new Error('secret detail');
+      return new Promise((resolve) => (release = resolve));
+    },
+    notification: () => {},
+    batchesAllowed: () => true,
+    error: () => {},
+  });
+  session.start();
+  deliver({ jsonrpc: '2.0', id: 1, method: 'now' });
+  assert.deepEqual(sent.slice(), [{ jsonrpc: '2.0', id: 1, result: { at: 'once' } }], 'sent before message() returned');
+  deliver({ jsonrpc: '2.0', id: 2, method: 'nothing' });
+  deliver({ jsonrpc: '2.0', id: 3, method: 'throws' });
+  deliver({ jsonrpc: '2.0', id: 4, method: 'crashes' });
+  assert.deepEqual(sent.slice(1), [
+    { jsonrpc: '2.0', id: 2, result: {} },
+    { jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'bad params' } },
+    { jsonrpc: '2.0', id: 4, error: { code: -32603, message: 'Internal error' } },
+  ]);
+  // a batch of synchronous answers leaves as one array, also within the delivery
+  deliver([{ jsonrpc: '2.0', id: 5, method: 'now' }, { jsonrpc: '2.0', id: 6, method: 'nothing' }]);
+  assert.deepEqual(sent[4], [{ jsonrpc: '2.0', id: 5, result: { at: 'once' } }, { jsonrpc: '2.0', id: 6, result: {} }]);
+  // a promise: nothing until it settles; the id is in use meanwhile, free again after
+  deliver({ jsonrpc: '2.0', id: 7, method: 'later' });
+  assert.equal(sent.length, 5);
+  deliver({ jsonrpc: '2.0', id: 7, method: 'now' });
+  assert.equal(sent[5].error.code, -32600, 'the id of a request in progress is refused');
+  release({ done: true });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(sent[6], { jsonrpc: '2.0', id: 7, result: { done: true } });
+  deliver({ jsonrpc: '2.0', id: 7, method: 'now' });
+  assert.deepEqual(sent[7], { jsonrpc: '2.0', id: 7, result: { at: 'once' } });
 });

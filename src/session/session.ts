@@ -18,6 +18,7 @@
 import { describeInvalid, classify, exceedsDepth, DEFAULT_DECODE_LIMITS, KIND_ERROR, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, type DecodeLimits } from '../jsonrpc/decode.js';
 import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
+import { isThenable } from '../jsonrpc/values.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { BatchCollector, RequestContext } from './context.js';
 import { IdTable, OUTGOING_SLOTS } from './id-table.js';
@@ -520,14 +521,31 @@ export class Session {
     this.#run(ctx);
   }
 
-  async #run(ctx: RequestContext): Promise<void> {
-    let response: object;
+  /**
+   * Runs one request's handler. An outcome that is not a promise is answered at once, inside
+   * the call that delivered the request (no turn of the microtask queue); a promise when it
+   * settles.
+   */
+  #run(ctx: RequestContext): void {
+    let outcome: unknown;
     try {
-      const result = await this.#hooks.request(ctx);
-      response = { jsonrpc: '2.0', id: ctx.id, result: result ?? {} };
+      outcome = this.#hooks.request(ctx);
     } catch (err) {
-      response = { jsonrpc: '2.0', id: ctx.id, error: this.#toWireError(err) };
+      this.#answer(ctx, { jsonrpc: '2.0', id: ctx.id, error: this.#toWireError(err) });
+      return;
     }
+    if (!isThenable(outcome)) {
+      this.#answer(ctx, { jsonrpc: '2.0', id: ctx.id, result: outcome ?? {} });
+      return;
+    }
+    Promise.resolve(outcome).then(
+      (result) => this.#answer(ctx, { jsonrpc: '2.0', id: ctx.id, result: result ?? {} }),
+      (err: unknown) => this.#answer(ctx, { jsonrpc: '2.0', id: ctx.id, error: this.#toWireError(err) }),
+    );
+  }
+
+  /** Sends the response of the request of `ctx` (unless it was cancelled or the session closed) and forgets the request. */
+  #answer(ctx: RequestContext, response: object): void {
     this.#incoming.delete(ctx.id);
     const cancelled = ctx.cancelled;
     ctx.finish();

@@ -8,7 +8,7 @@
  */
 import type { JSONObject } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/methods.js';
-import type { Middleware } from '../../protocol/middleware.js';
+import { passesThrough, type Middleware } from '../../protocol/middleware.js';
 import { InsufficientScopeError, isAuthInfo, missingScopes } from './types.js';
 
 /** Which scopes which requests need. Every list means "all of these". */
@@ -51,7 +51,7 @@ export function requiredScopesFor(requirements: ScopeRequirements, method: strin
  * get the 403 challenge before the request is delivered; this middleware then only backs it up.
  */
 export function requireScopes(requirements: ScopeRequirements): Middleware {
-  return (next) => (method, params: JSONObject | undefined, ctx) => {
+  return passesThrough((next) => (method, params: JSONObject | undefined, ctx) => {
     if (ctx.direction !== 'incoming' || ctx.kind !== 'request') return next(method, params, ctx);
     const required = requiredScopesFor(requirements, method, params);
     if (required.length === 0) return next(method, params, ctx);
@@ -59,5 +59,5 @@ export function requireScopes(requirements: ScopeRequirements): Middleware {
     const granted = isAuthInfo(authInfo) ? authInfo.scopes : NONE;
     if (missingScopes(required, granted).length > 0) return Promise.reject(new InsufficientScopeError(required, granted));
     return next(method, params, ctx);
-  };
+  });
 }

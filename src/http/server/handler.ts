@@ -306,13 +306,22 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
    */
   handle(request: HttpRequest, info?: HttpRequestInfo): Promise<HttpReply> {
     // not an async function: a reply that waited already is a promise, followed once
-    let routed: HttpReply | Promise<HttpReply>;
-    try {
-      routed = this.#route(request, info);
-    } catch (error) {
-      return Promise.resolve(this.#internalError(error));
-    }
+    const routed = this._handle(request, info);
     return routed instanceof Promise ? routed.then(undefined, (error: unknown) => this.#internalError(error)) : Promise.resolve(routed);
+  }
+
+  /**
+   * @internal {@link handle} for an adapter that writes a reply as soon as there is one: a
+   * reply ready at once is returned as it is, else a promise of it. Never throws; a
+   * promise it returns may reject, with a failure of mcpkit's own (report it with
+   * {@link reportError} and answer 500, as {@link handle} does).
+   */
+  _handle(request: HttpRequest, info?: HttpRequestInfo): HttpReply | Promise<HttpReply> {
+    try {
+      return this.#route(request, info);
+    } catch (error) {
+      return this.#internalError(error);
+    }
   }
 
   /** The 500 for a failure of mcpkit's own; the error goes to `onError`. */

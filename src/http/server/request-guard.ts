@@ -155,6 +155,8 @@ export class RequestGuard {
   readonly #originHosts: ReadonlySet<string>;
   /** The entries of `#originHosts` a URL parser keeps as they are (`new URL('http://' + name).hostname === name`). */
   readonly #plainOriginHosts: ReadonlySet<string>;
+  /** The last value {@link #plainlyAllowed} allowed: a client sends the same Host on every request. */
+  #lastPlain: string | undefined = undefined;
 
   constructor(allowedHosts: readonly string[] | '*' = LOOPBACK_HOSTS, allowedOrigins: readonly string[] | '*' = LOOPBACK_HOSTS) {
     this.#anyHost = allowedHosts === '*';
@@ -225,12 +227,20 @@ export class RequestGuard {
     return this.#judge(authority);
   }
 
+  /** {@link #plainlyListed}, answered from the last value it allowed when `value` is that one. */
+  #plainlyAllowed(value: string): boolean {
+    if (value === this.#lastPlain) return true;
+    if (!this.#plainlyListed(value)) return false;
+    this.#lastPlain = value;
+    return true;
+  }
+
   /**
    * True when `value` is allowed in the form clients send: exactly a listed entry, or a
    * listed any-port name, `:` and a port text. Only ever true where {@link #judge}'s strict
    * parse allows the value too (a listed name is a valid name); false sends it there.
    */
-  #plainlyAllowed(value: string): boolean {
+  #plainlyListed(value: string): boolean {
     const exact = this.#exactHostList;
     if (exact !== undefined) {
       for (const entry of exact) if (entry === value) return true;

@@ -36,8 +36,8 @@ import { serializeMessage } from '../../jsonrpc/preset-json.js';
 import { encodeSseEvent, encodeUncheckedSseEvent, oneLineJson } from '../../framing/sse.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
-import { counterText } from '../../jsonrpc/values.js';
-import type { Middleware } from '../../protocol/middleware.js';
+import { counterText, isThenable } from '../../jsonrpc/values.js';
+import { passesThrough, type Middleware } from '../../protocol/middleware.js';
 import { Notification } from '../../protocol/methods.js';
 import type { ServerSession } from '../../server/server-session.js';
 import { IdTable } from '../../session/id-table.js';
@@ -129,10 +129,10 @@ export function closeSseStream(ctx: { readonly id?: RequestId; readonly info?: M
  * `Last-Event-ID`. Register it with `server.use()`. `predicate` must not throw.
  */
 export function disconnectAfterPriming(predicate: (method: string, params: JSONObject | undefined) => boolean): Middleware {
-  return (next) => (method, params, ctx) => {
+  return passesThrough((next) => (method, params, ctx) => {
     if (ctx.direction === 'incoming' && ctx.kind === 'request' && predicate(method, params)) closeSseStream(ctx);
     return next(method, params, ctx);
-  };
+  });
 }
 
 const MODE_SSE = 0;
@@ -494,7 +494,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
     try {
       const replayed = this.#host.store!.replay(`${this.sessionId}.${tag}/0`, afterSeq);
-      const events = isPromise(replayed) ? await replayed : replayed;
+      const events = isThenable(replayed) ? await replayed : replayed;
       for (let i = 0; i < events.length; i++) {
         const event = events[i]!;
         if (event.seq <= adopted.through) continue;
@@ -668,7 +668,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       const key = (stream.key ??= (this.#keyBase ??= this.#tag === undefined ? `${this.sessionId}/` : `${this.sessionId}.${this.#tag}/`) + stream.id);
       try {
         const pending = store.append(key, seq, text);
-        if (isPromise(pending)) stream.lastAppend = pending.then(undefined, (error) => this.#host.reportError(toError(error)));
+        if (isThenable(pending)) stream.lastAppend = pending.then(undefined, (error) => this.#host.reportError(toError(error)));
       } catch (error) {
         this.#host.reportError(toError(error));
       }
@@ -731,7 +731,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #forget(store: EventStore, key: string): void {
     try {
       const pending = store.delete(key);
-      if (isPromise(pending)) pending.then(undefined, (error) => this.#host.reportError(toError(error)));
+      if (isThenable(pending)) pending.then(undefined, (error) => this.#host.reportError(toError(error)));
     } catch (error) {
       this.#host.reportError(toError(error));
     }
@@ -771,7 +771,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
         let events;
         try {
           const replayed = store!.replay(stream.key, last);
-          events = isPromise(replayed) ? await replayed : replayed;
+          events = isThenable(replayed) ? await replayed : replayed;
         } catch (error) {
           this.#host.reportError(toError(error));
           break;
@@ -829,10 +829,6 @@ function closedConnection(): SseConnection {
   const conn = new SseConnection();
   conn.end();
   return conn;
-}
-
-function isPromise<T>(value: T | Promise<T> | void): value is Promise<T> {
-  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
 
 /** A session's logical SSE stream, as the handler holds it between `openPost` and its reply. Opaque outside this module. */

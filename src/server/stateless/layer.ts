@@ -141,7 +141,14 @@ export class StatelessLayer implements StatelessShaper {
 
   /** Runs the request and shapes its outcome (the common path: no await of its own). */
   #run(next: MethodHandler, method: string, params: JSONObject | undefined, request: EraRequest, state: StatelessRequest): Promise<unknown> {
-    return next(method, params, request as ServerRequestContext).then<unknown, unknown>(
+    // `next` may answer at once, or throw (the incoming chain, see composeInner)
+    let outcome: unknown;
+    try {
+      outcome = next(method, params, request as ServerRequestContext);
+    } catch (err) {
+      outcome = Promise.reject(err);
+    }
+    return Promise.resolve(outcome).then<unknown, unknown>(
       (result) => (state.round?.hasPending ? this.#inputRequired(method, params, request, state.round) : this.#complete(method, params, result)),
       (err: unknown) => {
         if (state.round?.hasPending) return this.#inputRequired(method, params, request, state.round);
