@@ -81,8 +81,14 @@ export function deliverPost(
     return reply;
   }
   transport.deliver(value, meta, stream);
-  return transport.whenAnswered(stream).then((outcome) => {
-    if (outcome.body !== undefined) return jsonReply(200, outcome.body, transport.sessionId);
-    return transport.closed && transport.sessionId !== undefined ? errorReply(404, SESSION_NOT_FOUND, 'Session not found') : emptyReply(202);
-  });
+  // requests answered at once (synchronous handlers) are replied to without a promise
+  const now = transport.answeredNow(stream);
+  if (now !== undefined) return outcomeReply(transport, now);
+  return transport.whenAnswered(stream).then((outcome) => outcomeReply(transport, outcome));
+}
+
+/** The HTTP reply of a JSON-mode POST's outcome: its response(s), else 404 (the session closed under it) or 202. */
+function outcomeReply(transport: StreamableSessionTransport, outcome: JsonOutcome): HttpReply {
+  if (outcome.body !== undefined) return jsonReply(200, outcome.body, transport.sessionId);
+  return transport.closed && transport.sessionId !== undefined ? errorReply(404, SESSION_NOT_FOUND, 'Session not found') : emptyReply(202);
 }

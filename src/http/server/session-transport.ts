@@ -414,6 +414,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     }
   }
 
+  /** The outcome of the JSON-mode POST stream `stream` when it is answered already (its requests answered at once), else undefined. */
+  answeredNow(stream: OutStream): JsonOutcome | undefined {
+    return stream.done ? stream : undefined;
+  }
+
   /** Resolves once the JSON-mode POST stream `stream` is answered (or the session closed). */
   whenAnswered(stream: OutStream): Promise<JsonOutcome> {
     if (stream.done) return Promise.resolve(stream);

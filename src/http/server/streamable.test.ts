@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ACCEPT_BOTH, BASE, del, errorCode, get, initRequest, makeHandler, note, openSession, post, rpc, SseReader } from '../../../test/helpers/http/server-harness.js';
+import { ACCEPT_BOTH, BASE, del, errorCode, get, initRequest, LATEST, makeHandler, note, openSession, post, rpc, SseReader } from '../../../test/helpers/http/server-harness.js';
+import type { HttpRequest } from './types.js';
 
 test('initialize: JSON answer with a fresh, random, visible-ASCII session id', async () => {
   const handler = makeHandler();
@@ -355,4 +356,34 @@ test('close() ends every session and refuses later requests with 503', async () 
   assert.equal(handler.sessionCount, 0);
   const res = await post(handler, initRequest());
   assert.equal(res.status, 503);
+});
+
+test('a POST the adapter holds whole, to a synchronous tool, is replied to at once in both response modes', async () => {
+  for (const responseMode of ['json', 'sse'] as const) {
+    const handler = makeHandler({ responseMode });
+    const sessionId = await openSession(handler);
+    const headers: Record<string, string> = { host: 'localhost:3000', accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST };
+    const request: HttpRequest = {
+      method: 'POST',
+      url: '/mcp',
+      headers: (name) => headers[name] ?? null,
+      body: JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } })),
+      rawHeaders: headers,
+    };
+    const reply = handler._handle(request);
+    assert.ok(!(reply instanceof Promise), `${responseMode}: the reply itself, not a promise`);
+    assert.equal(reply.status, 200);
+    let text: string;
+    if (reply.stream === undefined) text = reply.body!;
+    else {
+      // the stream ended before it was attached: its whole text and its end come during attach
+      let written = '';
+      let ended = false;
+      reply.stream.attach({ write: (chunk) => (written += chunk), end: () => (ended = true) });
+      assert.equal(ended, true, 'ended during attach');
+      text = /^data: (\{.*)$/m.exec(written)![1]!; // after the priming event (empty data)
+    }
+    assert.deepEqual(JSON.parse(text), { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'hi' }] } });
+    await handler.close();
+  }
 });
