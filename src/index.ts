@@ -8,7 +8,7 @@ export { Session, type SessionOptions, type SessionHooks, type RequestOptions, t
 export { RequestContext, type RequestChannel } from './session/context.js';
 export { checkIncomingRequest, claimStatelessEra, type StatelessClaim } from './protocol/incoming.js';
 export { Endpoint, type EndpointOptions, type RequestHandler, type NotificationListener } from './protocol/endpoint.js';
-export { compose, type CallContext, type MethodHandler, type Middleware, type MiddlewareDirection } from './protocol/middleware.js';
+export { compose, type CallContext, type InnerHandler, type MethodHandler, type Middleware, type MiddlewareDirection } from './protocol/middleware.js';
 export { Method, Notification } from './protocol/methods.js';
 export { tableFor, extendedTableFor, hasCapability, type MethodSpec, type RevisionTable, type CapabilityGate, type ProtocolExtension, type Direction } from './protocol/table.js';
 export * as Params from './protocol/params.js';

@@ -48,9 +48,10 @@ export function compose(middleware: readonly Middleware[], terminal: MethodHandl
 }
 
 /**
- * @internal A handler that may answer at once: it returns the result (or a promise of it)
- * and may throw. Incoming requests run through such a chain, so a request whose handler is
- * synchronous is answered without a turn of the microtask queue.
+ * A handler that may answer at once: it returns the result (or a promise of it) and may
+ * throw. Incoming requests run through such a chain, so a request whose handler is
+ * synchronous is answered without a turn of the microtask queue; an era's `serve` receives
+ * one. A {@link Middleware} still gets a {@link MethodHandler}, which always returns a promise.
  */
 export type InnerHandler = (method: string, params: JSONObject | undefined, ctx: CallContext) => unknown;
 

@@ -15,7 +15,7 @@
  */
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { StatelessClaim } from '../protocol/incoming.js';
-import type { MethodHandler } from '../protocol/middleware.js';
+import type { InnerHandler } from '../protocol/middleware.js';
 import type { RequestChannel } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../types.js';
@@ -52,8 +52,12 @@ export interface ServerEra {
   readonly clientCapabilities: ClientCapabilities | undefined;
   /** The client's self-reported identity. */
   readonly clientInfo: Implementation | undefined;
-  /** Runs the request (`next`) and shapes its outcome for the wire of this era. */
-  serve(next: MethodHandler, method: string, params: JSONObject | undefined, ctx: EraRequest): Promise<unknown>;
+  /**
+   * Runs the request (`next`) and shapes its outcome for the wire of this era. `next` and
+   * the value returned may each be the outcome itself or a promise of it (a handler that
+   * answered at once is not wrapped), and either may throw.
+   */
+  serve(next: InnerHandler, method: string, params: JSONObject | undefined, ctx: EraRequest): unknown;
   log(request: EraRequest, level: LoggingLevel, data: unknown, logger: string | undefined): Promise<void>;
   createMessage(request: EraRequest, params: CreateMessageRequestParams, options: (RequestOptions & InputOptions) | undefined): Promise<CreateMessageResult>;
   elicitForm(request: EraRequest, params: Omit<ElicitFormParams, 'mode'>, options: (RequestOptions & InputOptions) | undefined): Promise<ElicitResult>;
@@ -89,7 +93,7 @@ export class SessionEra implements ServerEra {
     return this.#session.clientInfo;
   }
 
-  serve(next: MethodHandler, method: string, params: JSONObject | undefined, ctx: EraRequest): Promise<unknown> {
+  serve(next: InnerHandler, method: string, params: JSONObject | undefined, ctx: EraRequest): unknown {
     return next(method, params, ctx as never);
   }
 

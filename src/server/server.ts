@@ -102,8 +102,11 @@ export interface ServerCore {
  * 2026-07-28 era: the request's era strategy runs it (2025 era: unchanged; 2026-07-28: its
  * result shaped). Notifications pass.
  */
-const ERA_MIDDLEWARE: Middleware = passesThrough((next) => (method, params, ctx) =>
-  ctx.direction === 'incoming' && ctx.kind === 'request' ? (ctx as ServerRequestContext).era.serve(next, method, params, ctx as ServerRequestContext) : next(method, params, ctx));
+const ERA_MIDDLEWARE: Middleware = passesThrough(
+  (next) => (method, params, ctx) =>
+    // marked passesThrough: the chain takes the era's outcome as it comes, value or promise
+    (ctx.direction === 'incoming' && ctx.kind === 'request' ? (ctx as ServerRequestContext).era.serve(next, method, params, ctx as ServerRequestContext) : next(method, params, ctx)) as Promise<unknown>,
+);
 
 /** An MCP server. */
 export class McpServer implements ServerCore {

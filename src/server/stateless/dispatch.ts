@@ -19,7 +19,8 @@
 import type { JSONObject, JSONRPCErrorObject, RequestId } from '../../jsonrpc/types.js';
 import { methodNotFound } from '../../jsonrpc/errors.js';
 import { checkIncomingRequest } from '../../protocol/incoming.js';
-import { compose, type MethodHandler, type Middleware } from '../../protocol/middleware.js';
+import { composeInner, type InnerHandler, type Middleware } from '../../protocol/middleware.js';
+import { isThenable } from '../../jsonrpc/values.js';
 import type { RequestMeta } from '../../protocol/stateless/wire.js';
 import type { RequestHandler } from '../../protocol/endpoint.js';
 import type { RevisionTable } from '../../protocol/table.js';
@@ -61,7 +62,7 @@ export interface StatelessDispatch {
 /** The connectionless dispatch of one server; see the module note. Created by `McpServer`. */
 export class StatelessDispatcher {
   readonly #host: StatelessDispatchHost;
-  #chain: MethodHandler | undefined;
+  #chain: InnerHandler | undefined;
 
   constructor(host: StatelessDispatchHost) {
     this.#host = host;
@@ -72,44 +73,48 @@ export class StatelessDispatcher {
     this.#chain = undefined;
   }
 
-  readonly #terminal: MethodHandler = (method, params, ctx) => {
+  /** The end of the chain: the handler's outcome as it comes (a value or a promise); throws what the table or the handler throws. */
+  readonly #terminal: InnerHandler = (method, params, ctx) => {
     const context = ctx as ServerRequestContext;
     checkIncomingRequest(context.era.claim!.table, 'server', this.#host.ownCapabilities(), method, params);
     const handler = this.#host.handlers().get(method);
-    if (handler === undefined) return Promise.reject(methodNotFound(method));
-    try {
-      return Promise.resolve(handler(params, context));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    if (handler === undefined) throw methodNotFound(method);
+    return handler(params, context);
   };
 
   /**
    * Serves request `id` (`method`, `params`) whose `_meta` the transport already checked
-   * (`meta`, from `readRequestMeta`). The outcome goes to `reply`; the returned handle cancels.
-   * Never throws.
+   * (`meta`, from `readRequestMeta`). The outcome goes to `reply` (within this call when
+   * every step answered at once); the returned handle cancels. Never throws.
    */
   dispatch(id: RequestId, method: string, params: JSONObject | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch {
     const ctx = new ServerRequestContext(undefined, reply, id, method, params, info, this.#host.layer.requestEra(meta, this.#host.tableOf(meta.revision)));
-    const chain = (this.#chain ??= compose(this.#host.middleware(), this.#terminal));
-    let outcome: Promise<unknown>;
+    const chain = (this.#chain ??= composeInner(this.#host.middleware(), this.#terminal));
+    let outcome: unknown;
     try {
       outcome = chain(method, params, ctx);
     } catch (error) {
-      outcome = Promise.reject(error);
+      this.#failed(ctx, reply, error);
+      return ctx;
     }
-    outcome.then(
-      (result) => {
-        const cancelled = ctx.cancelled;
-        ctx.finish();
-        if (!cancelled) reply.result(id, result ?? {});
-      },
-      (error: unknown) => {
-        const cancelled = ctx.cancelled;
-        ctx.finish();
-        if (!cancelled) reply.error(id, toWireError(error, this.#host.reportError));
-      },
-    );
+    if (!isThenable(outcome)) this.#succeeded(ctx, reply, outcome);
+    else
+      Promise.resolve(outcome).then(
+        (result) => this.#succeeded(ctx, reply, result),
+        (error: unknown) => this.#failed(ctx, reply, error),
+      );
     return ctx; // its cancel() is the handle
+  }
+
+  #succeeded(ctx: ServerRequestContext, reply: StatelessReplyChannel, result: unknown): void {
+    const cancelled = ctx.cancelled;
+    ctx.finish();
+    if (!cancelled) reply.result(ctx.id, result ?? {});
+  }
+
+  #failed(ctx: ServerRequestContext, reply: StatelessReplyChannel, error: unknown): void {
+    const cancelled = ctx.cancelled;
+    ctx.finish();
+    if (!cancelled) reply.error(ctx.id, toWireError(error, this.#host.reportError));
   }
 }

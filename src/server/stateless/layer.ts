@@ -22,7 +22,7 @@ import { presetJson } from '../../jsonrpc/preset-json.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
 import type { RevisionTable } from '../../protocol/table.js';
 import { Method, Notification } from '../../protocol/methods.js';
-import type { MethodHandler } from '../../protocol/middleware.js';
+import type { InnerHandler } from '../../protocol/middleware.js';
 import {
   CACHEABLE_METHODS,
   INPUT_REQUIRED_METHODS,
@@ -40,7 +40,7 @@ import type { EraRequest } from '../era.js';
 import { InputRound, RequestStateCodec, checkInputResponses, type RequestStateOptions } from './mrtr.js';
 import { StatelessRequest, type StatelessShaper } from './request.js';
 import { checkListenSubscriptions, type SubscriptionLimits } from '../subscription-limits.js';
-import { isObject } from '../../jsonrpc/values.js';
+import { isObject, isThenable } from '../../jsonrpc/values.js';
 
 /** Options of the stateless era, `ServerOptions.stateless`. */
 export interface StatelessServerOptions {
@@ -130,7 +130,7 @@ export class StatelessLayer implements StatelessShaper {
   }
 
   /** What a request's strategy runs (see the module note): inputs, the request, the shaping. */
-  serve(state: StatelessRequest, next: MethodHandler, method: string, params: JSONObject | undefined, request: EraRequest): Promise<unknown> {
+  serve(state: StatelessRequest, next: InnerHandler, method: string, params: JSONObject | undefined, request: EraRequest): unknown {
     if (INPUT_REQUIRED_METHODS.has(method)) {
       state.inputAllowed = true;
       // a retry opens its round first (the answers); a first request gets one only if it asks
@@ -139,30 +139,42 @@ export class StatelessLayer implements StatelessShaper {
     return this.#run(next, method, params, request, state);
   }
 
-  /** Runs the request and shapes its outcome (the common path: no await of its own). */
-  #run(next: MethodHandler, method: string, params: JSONObject | undefined, request: EraRequest, state: StatelessRequest): Promise<unknown> {
-    // `next` may answer at once, or throw (the incoming chain, see composeInner)
+  /**
+   * Runs the request and shapes its outcome (the common path: no await of its own). `next`
+   * may answer at once or throw (the incoming chain, see `composeInner`); an outcome that
+   * came at once is shaped at once.
+   */
+  #run(next: InnerHandler, method: string, params: JSONObject | undefined, request: EraRequest, state: StatelessRequest): unknown {
     let outcome: unknown;
     try {
       outcome = next(method, params, request as ServerRequestContext);
     } catch (err) {
-      outcome = Promise.reject(err);
+      return this.#failed(err, method, params, request, state);
     }
+    if (!isThenable(outcome)) return this.#succeeded(outcome, method, params, request, state);
     return Promise.resolve(outcome).then<unknown, unknown>(
-      (result) => (state.round?.hasPending ? this.#inputRequired(method, params, request, state.round) : this.#complete(method, params, result)),
-      (err: unknown) => {
-        if (state.round?.hasPending) return this.#inputRequired(method, params, request, state.round);
-        if (err instanceof McpError && err.code === ErrorCode.ResourceNotFound && method === Method.ResourcesRead) {
-          // 2026-07-28 › Resources › Error Handling: -32602, the URI in `data`.
-          throw new McpError(ErrorCode.InvalidParams, err.message, isObject(err.data) ? err.data : { uri: params?.uri });
-        }
-        throw err;
-      },
+      (result) => this.#succeeded(result, method, params, request, state),
+      (err: unknown) => this.#failed(err, method, params, request, state),
     );
   }
 
+  /** The result of a request that ran: shaped, or `InputRequiredResult` when it asked for input. */
+  #succeeded(result: unknown, method: string, params: JSONObject | undefined, request: EraRequest, state: StatelessRequest): unknown {
+    return state.round?.hasPending ? this.#inputRequired(method, params, request, state.round) : this.#complete(method, params, result);
+  }
+
+  /** A request that failed: `InputRequiredResult` when it asked for input first, else the failure (thrown) as the era words it. */
+  #failed(err: unknown, method: string, params: JSONObject | undefined, request: EraRequest, state: StatelessRequest): unknown {
+    if (state.round?.hasPending) return this.#inputRequired(method, params, request, state.round);
+    if (err instanceof McpError && err.code === ErrorCode.ResourceNotFound && method === Method.ResourcesRead) {
+      // 2026-07-28 › Resources › Error Handling: -32602, the URI in `data`.
+      throw new McpError(ErrorCode.InvalidParams, err.message, isObject(err.data) ? err.data : { uri: params?.uri });
+    }
+    throw err;
+  }
+
   /** A retry of a multi round-trip request: checks its answers and state, then runs it. */
-  async #retry(next: MethodHandler, method: string, params: JSONObject, request: EraRequest, state: StatelessRequest): Promise<unknown> {
+  async #retry(next: InnerHandler, method: string, params: JSONObject, request: EraRequest, state: StatelessRequest): Promise<unknown> {
     const responses = 'inputResponses' in params ? checkInputResponses(params.inputResponses ?? null) : undefined;
     const requestState = params.requestState;
     if (requestState !== undefined && typeof requestState !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "requestState" must be a string');

@@ -10,7 +10,7 @@ import type { JSONObject } from '../../jsonrpc/types.js';
 import type { StatelessClaim } from '../../protocol/incoming.js';
 import type { RevisionTable } from '../../protocol/table.js';
 import { Notification } from '../../protocol/methods.js';
-import type { MethodHandler } from '../../protocol/middleware.js';
+import type { InnerHandler } from '../../protocol/middleware.js';
 import { missingClientCapability, type InputRequest, type RequestMeta } from '../../protocol/stateless/wire.js';
 import { hasCapability } from '../../protocol/table.js';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../../types.js';
@@ -44,7 +44,7 @@ export interface InputSink {
 
 /** How a 2026-07-28 request is run and its outcome shaped: the server's stateless layer. */
 export interface StatelessShaper {
-  serve(state: StatelessRequest, next: MethodHandler, method: string, params: JSONObject | undefined, request: EraRequest): Promise<unknown>;
+  serve(state: StatelessRequest, next: InnerHandler, method: string, params: JSONObject | undefined, request: EraRequest): unknown;
 }
 
 /** The per-request state and era strategy of a 2026-07-28 request. Created by the server's stateless layer. */
@@ -93,7 +93,7 @@ export class StatelessRequest implements ServerEra {
   }
 
   /** Runs the request through the stateless layer, which shapes its result (or answers `InputRequiredResult`). */
-  serve(next: MethodHandler, method: string, params: JSONObject | undefined, request: EraRequest): Promise<unknown> {
+  serve(next: InnerHandler, method: string, params: JSONObject | undefined, request: EraRequest): unknown {
     return this.#shaper.serve(this, next, method, params, request);
   }
 

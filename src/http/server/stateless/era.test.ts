@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import type { JSONObject, RequestId } from '../../../jsonrpc/types.js';
 import { McpServer } from '../../../server/server.js';
 import { validateWireMessage } from '../../../testing/wire-schema.js';
-import { eventually, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../../../../test/helpers/http/server-harness.js';
+import { ACCEPT_BOTH, eventually, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../../../../test/helpers/http/server-harness.js';
 import type { StreamableHttpHandler } from '../handler.js';
 
 const V = '2026-07-28';
@@ -67,6 +67,22 @@ function server(): McpServer {
 }
 
 describe('Streamable HTTP: the stateless era', () => {
+  it('replies to a request the adapter holds whole, to a synchronous tool, without a promise once the server is ready', async () => {
+    const handler = makeHandler({ server: server() });
+    // the first request of the era waits for the server to be ready
+    assert.equal((await send(handler, 0, 'tools/list', { _meta: meta() })).status, 200);
+    const h: Record<string, string> = { host: 'localhost:3000', accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-protocol-version': V, ...headers('tools/call', 'echo') };
+    const text = JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: meta() }));
+    const reply = handler._handle({ method: 'POST', url: '/mcp', headers: (name) => h[name] ?? null, body: text, rawHeaders: h });
+    assert.ok(!(reply instanceof Promise), 'the reply itself');
+    assert.equal(reply.status, 200);
+    assert.equal(reply.stream, undefined);
+    const json = JSON.parse(reply.body!) as JSONObject;
+    assert.deepEqual(validateWireMessage(V, json, { sender: 'server', requests: new Map([[1, { method: 'tools/call' }]]) }), []);
+    assert.deepEqual((json.result as JSONObject).content, [{ type: 'text', text: 'x' }]);
+    await handler.close();
+  });
+
   it('serves discover and tools/list as JSON, with the wire ids, without sessions', async () => {
     const handler = makeHandler({ server: server() });
     const res = await send(handler, 'd-1', 'server/discover', { _meta: meta() });

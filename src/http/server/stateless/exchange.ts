@@ -77,6 +77,8 @@ export class Exchange implements StatelessReplyChannel, SseConnectionOwner {
   readonly keepAlive: boolean;
   /** JSON mode: resolves the POST's reply. */
   #reply: ((reply: HttpReply) => void) | undefined = undefined;
+  /** JSON mode: the reply, when the outcome came before {@link reply} was called (a request answered at once). */
+  #settled: HttpReply | undefined = undefined;
   /** The dispatch's handle, once dispatched. */
   dispatch: StatelessDispatch | undefined = undefined;
   #done = false;
@@ -94,12 +96,26 @@ export class Exchange implements StatelessReplyChannel, SseConnectionOwner {
     this.keepAlive = keepAlive;
   }
 
-  /** The POST's reply: the SSE stream at once, or the JSON reply once the outcome is known. */
+  /**
+   * The POST's reply: the SSE stream at once; the JSON reply itself when the outcome is known
+   * already, else a promise of it. Called once.
+   */
   reply(): HttpReply | Promise<HttpReply> {
     if (this.conn !== undefined) return { status: 200, headers: SSE_HEADERS, stream: this.conn };
+    const settled = this.#settled;
+    if (settled !== undefined) {
+      this.#settled = undefined;
+      return settled;
+    }
     return new Promise<HttpReply>((resolve) => {
       this.#reply = resolve;
     });
+  }
+
+  /** JSON mode: hands `reply` to the waiting {@link reply} promise, or keeps it for {@link reply}. */
+  #settle(reply: HttpReply): void {
+    if (this.#reply !== undefined) this.#reply(reply);
+    else this.#settled = reply;
   }
 
   /** True once the outcome was written or the client went away. */
@@ -137,7 +153,7 @@ export class Exchange implements StatelessReplyChannel, SseConnectionOwner {
       this.conn.write(encodeSseEvent({ data: text }));
       this.conn.end();
     } else {
-      this.#reply?.(jsonReply(status, text));
+      this.#settle(jsonReply(status, text));
     }
   }
 
@@ -146,8 +162,8 @@ export class Exchange implements StatelessReplyChannel, SseConnectionOwner {
     if (this.#done) return;
     this.#done = true;
     this.dispatch?.cancel(new Error('The server is shutting down'));
-    this.conn?.end();
-    this.#reply?.(shuttingDown(this.id));
+    if (this.conn !== undefined) this.conn.end();
+    else this.#settle(shuttingDown(this.id));
   }
 
   /** The client of this request's stream went away: that cancels the request. */

@@ -163,9 +163,9 @@ export class StatelessPostHandler {
     const listen = method === Method.SubscriptionsListen;
     const streams = listen || (this.#mode === 'sse' && ((params._meta as JSONObject).progressToken !== undefined || meta.logLevel !== undefined));
     const exchange = this.#exchanges.open(id, streams ? 'sse' : 'json', listen);
-    const reply = exchange.reply();
     exchange.dispatch = this.#server.dispatchStateless(id, method, params, meta, new StatelessMessageInfo(info?.authInfo, req.rawHeaders), exchange);
-    return reply;
+    // after the dispatch: a request answered during it is replied to without a promise
+    return exchange.reply();
   }
 
   #whenReady(): Promise<boolean> {
