@@ -48,7 +48,7 @@ export function stringifyResponse(id: RequestId | null, result: unknown): string
     if (text !== undefined && r.toJSON === undefined && Reflect.set(r, '_meta', undefined)) {
       let out: string;
       try {
-        out = JSON.stringify({ jsonrpc: '2.0', id, result: r });
+        out = responseText(id, r);
       } finally {
         r._meta = meta;
       }
@@ -57,7 +57,13 @@ export function stringifyResponse(id: RequestId | null, result: unknown): string
       return out.slice(0, -2) + (empty ? '"_meta":' : ',"_meta":') + text + '}}';
     }
   }
-  return JSON.stringify({ jsonrpc: '2.0', id, result });
+  return responseText(id, result);
+}
+
+/** `JSON.stringify` of the response `{jsonrpc, id, result}`, its envelope written as text (see envelope-text.ts). */
+function responseText(id: RequestId | null, result: unknown): string {
+  const message = { jsonrpc: '2.0', id, result };
+  return envelopeText(message) ?? JSON.stringify(message);
 }
 
 /**
