@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { envelopeText } from './envelope-text.js';
+import { envelopeText, resultResponseText } from './envelope-text.js';
 import { serializeMessage } from './preset-json.js';
 
 test('the messages a session sends take the shortcut and read as JSON.stringify writes them', () => {
@@ -105,4 +105,20 @@ test('property: for any object, the text is JSON.stringify\'s or there is none',
   );
   // the shortcut is taken for many of them (about a third): a test that never takes it would prove nothing
   assert.ok(taken > runs / 5, `the shortcut was taken ${taken} times in ${runs}`);
+});
+
+test('property: a response written from its id and result is JSON.stringify\'s text of it, or none', () => {
+  const id = fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(null), fc.jsonValue());
+  const result = fc.oneof(fc.jsonValue(), fc.constant(undefined), fc.constant({ toJSON: () => 'custom' }), fc.constant(new Date(0)));
+  fc.assert(
+    fc.property(id, result, (idValue, resultValue) => {
+      const text = resultResponseText(idValue, resultValue);
+      if (text !== undefined) assert.equal(text, JSON.stringify({ jsonrpc: '2.0', id: idValue, result: resultValue }));
+    }),
+  );
+  // the ones a server sends take it; a result with its own toJSON and an id JSON writes differently do not
+  assert.equal(resultResponseText(7, { content: [] }), '{"jsonrpc":"2.0","id":7,"result":{"content":[]}}');
+  assert.equal(resultResponseText('a"b', {}), '{"jsonrpc":"2.0","id":"a\\"b","result":{}}');
+  assert.equal(resultResponseText(1, new Date(0)), undefined);
+  assert.equal(resultResponseText(1.5, {}), undefined);
 });

@@ -60,7 +60,21 @@ export function envelopeText(message: object): string | undefined {
   } else if ((first === 'result' || first === 'error') && second === undefined) payload = first;
   else return undefined;
   if (payload === undefined) return out + '}';
-  const value = m[payload];
+  return withPayload(out, payload, m[payload]);
+}
+
+/**
+ * The text of the response `{jsonrpc: "2.0", id, result}`: exactly what `JSON.stringify`
+ * returns for it, or undefined (the caller stringifies then) under the conditions of
+ * {@link envelopeText}. For a caller that has the id and the result, not a message object.
+ */
+export function resultResponseText(id: unknown, result: unknown): string | undefined {
+  const idJson = idText(id);
+  return idJson === undefined ? undefined : withPayload('{"jsonrpc":"2.0","id":' + idJson, 'result', result);
+}
+
+/** `out` (an envelope's text up to its payload) closed with member `payload` set to `value`; undefined where `value` has a `toJSON`. */
+function withPayload(out: string, payload: 'params' | 'result' | 'error', value: unknown): string | undefined {
   // its `toJSON` would be called with '' here, with the member's name by JSON.stringify
   if (typeof value === 'object' && value !== null && typeof (value as Envelope).toJSON === 'function') return undefined;
   const text = JSON.stringify(value) as string | undefined;

@@ -14,7 +14,7 @@
  * the shortcut for responses ({@link stringifyResponse}). Its output parses to the same value as
  * `JSON.stringify` of the response (member order aside: `_meta` is written last).
  */
-import { envelopeText } from './envelope-text.js';
+import { envelopeText, resultResponseText } from './envelope-text.js';
 import type { JSONObject, RequestId } from './types.js';
 
 const TEXTS = new WeakMap<object, string>();
@@ -62,8 +62,7 @@ export function stringifyResponse(id: RequestId | null, result: unknown): string
 
 /** `JSON.stringify` of the response `{jsonrpc, id, result}`, its envelope written as text (see envelope-text.ts). */
 function responseText(id: RequestId | null, result: unknown): string {
-  const message = { jsonrpc: '2.0', id, result };
-  return envelopeText(message) ?? JSON.stringify(message);
+  return resultResponseText(id, result) ?? JSON.stringify({ jsonrpc: '2.0', id, result });
 }
 
 /**

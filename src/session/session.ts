@@ -531,17 +531,23 @@ export class Session {
     try {
       outcome = this.#hooks.request(ctx);
     } catch (err) {
-      this.#answer(ctx, { jsonrpc: '2.0', id: ctx.id, error: this.#toWireError(err) });
+      this.#failed(ctx, err);
       return;
     }
-    if (!isThenable(outcome)) {
-      this.#answer(ctx, { jsonrpc: '2.0', id: ctx.id, result: outcome ?? {} });
-      return;
-    }
-    Promise.resolve(outcome).then(
-      (result) => this.#answer(ctx, { jsonrpc: '2.0', id: ctx.id, result: result ?? {} }),
-      (err: unknown) => this.#answer(ctx, { jsonrpc: '2.0', id: ctx.id, error: this.#toWireError(err) }),
-    );
+    if (!isThenable(outcome)) this.#succeeded(ctx, outcome);
+    else
+      Promise.resolve(outcome).then(
+        (result) => this.#succeeded(ctx, result),
+        (err: unknown) => this.#failed(ctx, err),
+      );
+  }
+
+  #succeeded(ctx: RequestContext, result: unknown): void {
+    this.#answer(ctx, { jsonrpc: '2.0', id: ctx.id, result: result ?? {} });
+  }
+
+  #failed(ctx: RequestContext, err: unknown): void {
+    this.#answer(ctx, { jsonrpc: '2.0', id: ctx.id, error: this.#toWireError(err) });
   }
 
   /** Sends the response of the request of `ctx` (unless it was cancelled or the session closed) and forgets the request. */
