@@ -58,6 +58,21 @@ test('chunking independence: the same lines, reports and envelopes however the b
   );
 });
 
+test('the lines are those of the whole input decoded by one TextDecoder: split at LF, a CR before the LF dropped, blank lines skipped', () => {
+  const withBom = wireBytes.chain((bytes) => fc.boolean().map((bom) => (bom ? Uint8Array.from([0xef, 0xbb, 0xbf, ...bytes]) : bytes)));
+  check(
+    fc.property(withBom, offsets(), (bytes, cuts) => {
+      const expected = new TextDecoder('utf-8')
+        .decode(bytes)
+        .split('\n')
+        .map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line))
+        .filter((line) => !/^[ \t\r\n]*$/.test(line));
+      assert.deepEqual(decode(cut(bytes, cuts), 1 << 20).lines, expected);
+    }),
+    500,
+  );
+});
+
 test('string input and byte input of the same text decode alike', () => {
   check(
     fc.property(fc.string({ unit: 'binary', maxLength: 200 }), offsets(), (text, cuts) => {

@@ -2,9 +2,9 @@
  * Newline-delimited JSON framing, the wire format of the stdio transport: one JSON-RPC
  * message (or batch) per line, UTF-8, lines ended by LF or CRLF.
  *
- * Design note: the decoder works on whole chunks, not bytes. A byte chunk goes through one
- * streaming `TextDecoder` call (which carries a multi-byte sequence split across chunks over
- * to the next call), and lines are cut from the decoded text with `indexOf('\n')`; each line
+ * Design note: the decoder works on whole chunks, not bytes. A byte chunk is decoded in one
+ * call ({@link Utf8Chunks}: a multi-byte sequence split across chunks is carried over to the
+ * next one, and the text is what a streaming `TextDecoder` would give), and lines are cut from the decoded text with `indexOf('\n')`; each line
  * costs one `slice` and nothing else. Splitting on LF is safe before or after decoding
  * because 0x0A never occurs inside a multi-byte UTF-8 sequence.
  *
@@ -23,6 +23,7 @@
 import { serializeMessage } from '../jsonrpc/preset-json.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import { EnvelopeScanner, type EnvelopeSummary } from './envelope-scan.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 
 /** The default `maxLineBytes`: 4 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -67,7 +68,6 @@ export interface NdjsonDecoderOptions {
   maxLineBytes?: number;
 }
 
-const STREAM: TextDecodeOptions = { stream: true };
 const LF = 0x0a;
 const CR = 0x0d;
 
@@ -83,12 +83,10 @@ const CR = 0x0d;
 export class NdjsonDecoder {
   readonly #sink: NdjsonSink;
   readonly #max: number;
-  readonly #decoder = new TextDecoder('utf-8');
-  /** True when the TextDecoder may hold the start of a split multi-byte sequence. */
-  #decoderDirty = false;
+  readonly #utf8 = new Utf8Chunks();
   /** Decoded text of the incomplete line so far. */
   #pending = '';
-  /** Raw bytes of the incomplete line so far (including any bytes the TextDecoder holds). */
+  /** Raw bytes of the incomplete line so far (including the bytes of a sequence `#utf8` holds). */
   #pendingBytes = 0;
   /** True while skipping the rest of an oversized line. */
   #discarding = false;
@@ -123,12 +121,9 @@ export class NdjsonDecoder {
   /** Feeds one chunk. Strings are taken as already-decoded text. */
   push(chunk: Uint8Array | string): void {
     if (typeof chunk === 'string') {
-      if (this.#decoderDirty) {
-        // Switching from bytes to text: whatever the decoder held becomes U+FFFD.
-        const rest = this.#decoder.decode();
-        this.#decoderDirty = false;
-        if (!this.#discarding) this.#pending += rest;
-      }
+      // Switching from bytes to text: a sequence the byte decoder held becomes U+FFFD.
+      const rest = this.#utf8.flush();
+      if (!this.#discarding) this.#pending += rest;
       if (this.#discarding) {
         const nl = chunk.indexOf('\n');
         this.#scanner?.pushText(chunk, 0, nl === -1 ? chunk.length : nl);
@@ -147,9 +142,7 @@ export class NdjsonDecoder {
       chunk = chunk.subarray(nl + 1);
     }
     if (chunk.byteLength === 0) return;
-    const text = this.#decoder.decode(chunk, STREAM);
-    this.#decoderDirty = true;
-    this.#scan(text, chunk);
+    this.#scan(this.#utf8.decode(chunk), chunk);
   }
 
   /**
@@ -157,11 +150,8 @@ export class NdjsonDecoder {
    * and the decoder is reset for reuse.
    */
   end(): void {
-    if (this.#decoderDirty) {
-      const rest = this.#decoder.decode();
-      this.#decoderDirty = false;
-      if (!this.#discarding) this.#pending += rest;
-    }
+    const rest = this.#utf8.flush();
+    if (!this.#discarding) this.#pending += rest;
     const line = this.#pending;
     const bytes = this.#pendingBytes;
     const discarding = this.#discarding;
@@ -214,7 +204,7 @@ export class NdjsonDecoder {
       start = nl + 1;
     }
     if (bytes !== null) {
-      // Raw bytes after the last LF, including a split sequence the decoder still holds.
+      // Raw bytes after the last LF, including a split sequence `#utf8` still holds.
       const tailBytes = bytes.byteLength - 1 - bytes.lastIndexOf(LF);
       if (tailBytes !== 0) this.#append(start < text.length ? text.slice(start) : '', tailBytes);
     } else if (start < text.length) {
@@ -260,10 +250,7 @@ export class NdjsonDecoder {
     this.#pending = '';
     this.#pendingBytes = 0;
     this.#discarding = true;
-    if (this.#decoderDirty) {
-      this.#decoder.decode();
-      this.#decoderDirty = false;
-    }
+    this.#utf8.flush();
     this.#sink.oversized(new OversizedLineError(total, this.#max));
   }
 
