@@ -10,6 +10,7 @@
  * Runtime-neutral: no `node:*` imports.
  */
 import { LocalError } from '../jsonrpc/errors.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 
 /** One dispatched event. `data` has its lines joined with LF. */
 export interface SseEvent {
@@ -32,8 +33,6 @@ export interface SseSink {
 /** Default bound of one event's data: 4 Mi characters. */
 export const DEFAULT_MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
-const STREAM: TextDecodeOptions = { stream: true };
-
 /** A line may be this much longer than `maxEventChars`: room for a field name, colon and space. */
 const LINE_SLACK = 8;
 
@@ -53,7 +52,7 @@ export class SseParser {
   readonly #sink: SseSink;
   readonly #max: number;
   readonly #maxLine: number;
-  readonly #decoder = new TextDecoder('utf-8');
+  readonly #utf8 = new Utf8Chunks();
   /** Pieces of the incomplete line, in order. */
   #parts: string[] = [];
   #partsChars = 0;
@@ -93,7 +92,7 @@ export class SseParser {
 
   /** Feeds a chunk of the stream: bytes (UTF-8, split anywhere) or already-decoded text. */
   push(chunk: Uint8Array | string): void {
-    let text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, STREAM);
+    let text = typeof chunk === 'string' ? chunk : this.#utf8.decode(chunk);
     if (!this.#bomChecked && text.length > 0) {
       this.#bomChecked = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -131,7 +130,7 @@ export class SseParser {
 
   /** Ends the stream: an incomplete event is discarded (as the standard requires). */
   end(): void {
-    const tail = this.#decoder.decode();
+    const tail = this.#utf8.flush();
     if (tail.length > 0) this.push(tail);
     this.#dropHeld();
     this.#skippingLine = false;

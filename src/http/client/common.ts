@@ -4,6 +4,7 @@
  * `Headers`, `ReadableStream`); no `node:*` imports.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
+import { Utf8Chunks } from '../../framing/utf8-chunks.js';
 
 /**
  * Extra headers for every HTTP request a transport makes: a fixed record, or a function
@@ -561,21 +562,21 @@ export interface TextBody {
 export async function readText(body: ChunkSource | null, maxChars: number, signal: AbortWatch): Promise<TextBody> {
   if (!body) return { text: '', truncated: false, end: 'end' };
   // A body that comes as one chunk (most JSON answers) is decoded once, by the shared
-  // decoder, which keeps no stream state; a streaming decoder is made only when a second
+  // decoder, which keeps no stream state; a chunk decoder is made only when a second
   // chunk arrives (a character may be split between chunks) or the first is too long.
   let first: Uint8Array | undefined;
-  let decoder: TextDecoder | undefined;
+  let decoder: Utf8Chunks | undefined;
   let text = '';
   let truncated = false;
   const end = await pump(body, signal, (chunk) => {
-    if (decoder !== undefined) text += decoder.decode(chunk, STREAM);
+    if (decoder !== undefined) text += decoder.decode(chunk);
     else if (first === undefined && chunk.length <= maxChars) {
       // no more characters than bytes: within the bound, whatever it decodes to
       first = chunk;
       return true;
     } else {
-      decoder = new TextDecoder('utf-8');
-      text = first === undefined ? decoder.decode(chunk, STREAM) : decoder.decode(first, STREAM) + decoder.decode(chunk, STREAM);
+      decoder = new Utf8Chunks();
+      text = first === undefined ? decoder.decode(chunk) : decoder.decode(first) + decoder.decode(chunk);
       first = undefined;
     }
     if (text.length > maxChars) {
@@ -587,7 +588,7 @@ export async function readText(body: ChunkSource | null, maxChars: number, signa
   });
   if (!truncated) {
     if (first !== undefined) text = WHOLE.decode(first);
-    else if (decoder !== undefined) text += decoder.decode();
+    else if (decoder !== undefined) text += decoder.flush();
   }
   return { text, truncated, end };
 }
@@ -618,7 +619,6 @@ export function wholeText(body: ChunkSource | null, maxChars: number): string | 
   return bytes === undefined ? undefined : WHOLE.decode(bytes);
 }
 
-const STREAM: TextDecodeOptions = { stream: true };
 /** Decodes bodies that came whole (it keeps no stream state, so one serves every response). */
 const WHOLE = new TextDecoder('utf-8');
 
