@@ -4,9 +4,10 @@
  *
  * Design note: the decoder works on whole chunks, not bytes. A byte chunk is decoded in one
  * call ({@link Utf8Chunks}: a multi-byte sequence split across chunks is carried over to the
- * next one, and the text is what a streaming `TextDecoder` would give), and lines are cut from the decoded text with `indexOf('\n')`; each line
- * costs one `slice` and nothing else. Splitting on LF is safe before or after decoding
- * because 0x0A never occurs inside a multi-byte UTF-8 sequence.
+ * next one, and the text is what a streaming `TextDecoder` would give), and lines are cut
+ * from the decoded text with `indexOf('\n')`; each line costs one `slice` and nothing else.
+ * Splitting on LF is safe before or after decoding because 0x0A never occurs inside a
+ * multi-byte UTF-8 sequence.
  *
  * Line sizes are counted in raw bytes. The incomplete tail of the stream is the only thing
  * held between chunks, and it is never allowed to grow past the limit: once it does, it is
