@@ -2,9 +2,9 @@
  * Decodes a stream of UTF-8 byte chunks to text, chunk by chunk, with whole-buffer
  * `TextDecoder.decode` calls instead of `{ stream: true }` ones.
  *
- * Why: on Node 20 a streaming `decode` goes through ICU's converter and a UTF-16 scratch
- * buffer: 56–70 µs per 64 KiB of ASCII, against 8–11 µs for a whole-buffer call (simdutf),
- * and a 1 MiB stdio message arrives as sixteen such chunks.
+ * Why: on Node 20 and 22 a streaming `decode` goes through ICU's converter and a UTF-16
+ * scratch buffer: 54–70 µs per 64 KiB of ASCII, against 8–11 µs for a whole-buffer call
+ * (simdutf), and a 1 MiB stdio message arrives as sixteen such chunks.
  *
  * How: a chunk that ends inside a multi-byte sequence has that sequence's first bytes (at
  * most three) held back; the next chunk's leading continuation bytes complete it, and that
