@@ -17,8 +17,8 @@
  * native JSON and copying code, so its JavaScript runs once per call, and 600 of them left
  * V8's optimizing compiler still at work in the timed runs (callgrind, 64 KiB over HTTP SSE
  * at 8 in flight, after 600 warm-up calls: compiler work was 10 % of the bare server's
- * instructions per call and 15 % of mcpkit's, which read 1.09× bare; after 10,000 short calls
- * first, 1.01×). The payload is ASCII text with some
+ * instructions per call and 15 % of mcpkit's, which read 1.09× bare; with 5,000 or 10,000
+ * short calls first, 1.01× in both response modes). The payload is ASCII text with some
  * structure (not one repeated character, which some JSON paths special-case) and needs no
  * escaping. Reported: calls/s, payload MB/s one way, and server CPU per call, as medians, and
  * the median per-repetition ratios to `bare` and to the official SDKs. The issue's target —
@@ -60,8 +60,9 @@ const SIZES: readonly PayloadSize[] = [
 const IN_FLIGHT = [1, 8] as const;
 /** In-flight calls of the warm-up runs. */
 const WARMUP_IN_FLIGHT = 8;
-/** Short echo calls each new server gets before its payload warm-up (see the module note), and with `--quick`. */
+/** Short echo calls each new server gets before its payload warm-up (see the module note). */
 const SMALL_WARMUP_CALLS = 5000;
+/** The same with `--quick`. */
 const QUICK_SMALL_WARMUP_CALLS = 200;
 
 /** A server of the section: its name and its scripts (stdio: the command's arguments). */
