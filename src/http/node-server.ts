@@ -26,7 +26,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { counterText } from '../jsonrpc/values.js';
-import { toError } from '../jsonrpc/errors.js';
 import { StreamableHttpHandler } from './server/handler.js';
 import { internalErrorReply } from './server/replies.js';
 import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
@@ -489,10 +488,7 @@ function serve(handler: StreamableHttpHandler, direct: boolean, req: Authenticat
     return;
   }
   // one reaction on the handler's promise (an async function would add its own and an await's)
-  replied.then(answer, (error: unknown) => {
-    if (direct) handler.reportError(toError(error));
-    answer(internalErrorReply());
-  });
+  replied.then(answer, (error: unknown) => answer(direct ? handler._internalError(error) : internalErrorReply()));
 }
 
 /** Options of {@link serveNode}: the listener's (outbound bounds, `onError`) and the server's. */

@@ -157,6 +157,32 @@ test('serveNode: a client gone halfway through its body is answered 400, crashes
   await running.close();
 });
 
+test('serveNode: a reply that fails later is a 500, reported to onError once by the handler (not by a handle() of its own)', async () => {
+  const errors: Error[] = [];
+  const post = (url: string): Promise<Response> => fetch(url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json' }, body: '{}' });
+  // the handler's own entry: its reply promise rejects with a failure of mcpkit's own
+  const handler = makeHandler({ onError: (e) => errors.push(e) });
+  handler._handle = () => Promise.reject(new Error('store went away'));
+  // a handle() of its own that rejects: 500 as well; reporting is its own business
+  const own = makeHandler({ onError: (e) => errors.push(e) });
+  own.handle = () => Promise.reject(new Error('own failure'));
+  const direct = await serveNode(handler);
+  const wrapped = await serveNode(own);
+  try {
+    const res = await post(direct.url);
+    assert.equal(res.status, 500);
+    assert.equal(((await res.json()) as { error: { message: string } }).error.message, 'Internal error');
+    assert.deepEqual(errors.map((e) => e.message), ['store went away']);
+    const res2 = await post(wrapped.url);
+    assert.equal(res2.status, 500);
+    await res2.text();
+    assert.deepEqual(errors.map((e) => e.message), ['store went away']);
+  } finally {
+    await direct.close();
+    await wrapped.close();
+  }
+});
+
 test('serveNode: a client vanishing mid-stream crashes nothing; the result is replayable', async () => {
   const errors: Error[] = [];
   const running = await serveNode(makeHandler({ onError: (e) => errors.push(e) }));

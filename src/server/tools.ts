@@ -258,12 +258,8 @@ export class ToolRegistry {
   }
 
   /** Runs `tools/call`. Rejects with -32602 for an unknown tool; other failures become tool errors. */
-  call(params: JSONObject, ctx: ServerRequestContext): Promise<CallToolResult> {
-    try {
-      return Promise.resolve(this._call(params, ctx));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  async call(params: JSONObject, ctx: ServerRequestContext): Promise<CallToolResult> {
+    return this._call(params, ctx);
   }
 
   /**

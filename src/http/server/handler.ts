@@ -307,25 +307,25 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   handle(request: HttpRequest, info?: HttpRequestInfo): Promise<HttpReply> {
     // not an async function: a reply that waited already is a promise, followed once
     const routed = this._handle(request, info);
-    return routed instanceof Promise ? routed.then(undefined, (error: unknown) => this.#internalError(error)) : Promise.resolve(routed);
+    return routed instanceof Promise ? routed.then(undefined, (error: unknown) => this._internalError(error)) : Promise.resolve(routed);
   }
 
   /**
    * @internal {@link handle} for an adapter that writes a reply as soon as there is one: a
    * reply ready at once is returned as it is, else a promise of it. Never throws; a
-   * promise it returns may reject, with a failure of mcpkit's own (report it with
-   * {@link reportError} and answer 500, as {@link handle} does).
+   * promise it returns may reject, with a failure of mcpkit's own: answer it with
+   * {@link _internalError}, as {@link handle} does.
    */
   _handle(request: HttpRequest, info?: HttpRequestInfo): HttpReply | Promise<HttpReply> {
     try {
       return this.#route(request, info);
     } catch (error) {
-      return this.#internalError(error);
+      return this._internalError(error);
     }
   }
 
-  /** The 500 for a failure of mcpkit's own; the error goes to `onError`. */
-  #internalError(error: unknown): HttpReply {
+  /** @internal The 500 for a failure of mcpkit's own; the error goes to `onError`. */
+  _internalError(error: unknown): HttpReply {
     this.reportError(toError(error));
     return internalErrorReply();
   }
