@@ -567,11 +567,19 @@ test('the heap stays flat over 20 000 requests (GC forced)', async () => {
       await text(response);
     }
   };
-  await Promise.all(Array.from({ length: 4 }, () => loop(500)));
-  const before = heap();
-  await Promise.all(Array.from({ length: 4 }, () => loop(5000)));
-  const growth = heap() - before;
-  assert.ok(growth < 2 * 1024 * 1024, `the heap grew by ${Math.round(growth / 1024)} KiB over 20 000 requests`);
-  requester.close();
-  await running.close();
+  try {
+    await Promise.all(Array.from({ length: 4 }, () => loop(2000)));
+    // two windows of 10 000 requests: a leak of 100 bytes a request (the bound) grows both by
+    // 1 MiB; a one-off growth (V8 tiering code up under a busy machine: up to 2.1 MiB seen in
+    // CI over 20 000 requests, −0.2 to 1.1 MiB on a quiet one) lands in one of them
+    const start = heap();
+    await Promise.all(Array.from({ length: 4 }, () => loop(2500)));
+    const middle = heap();
+    await Promise.all(Array.from({ length: 4 }, () => loop(2500)));
+    const windows = [middle - start, heap() - middle];
+    assert.ok(Math.min(...windows) < 1024 * 1024, `the heap grew by ${windows.map((w) => Math.round(w / 1024)).join(' and ')} KiB over two windows of 10 000 requests`);
+  } finally {
+    requester.close();
+    await running.close();
+  }
 });
