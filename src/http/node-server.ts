@@ -5,7 +5,9 @@
  * requester is `mcpkit/node/client`).
  *
  * Design note: no `Request`/`Response` objects and no web streams on this path. The body is
- * read straight from the `IncomingMessage` with the handler's size limit — reading stops
+ * read straight from the `IncomingMessage` with the handler's size limit, before the core
+ * sees the request (see {@link readFirst}; a subclass's own `handle()` gets a reader, called
+ * after its header checks) — reading stops
  * and 413 is answered as soon as the limit is crossed; the rest of the body is then read and
  * dropped, within `maxDiscardBytes` and `discardTimeoutMs`, so that a client still uploading
  * can read the 413 (then the connection is cut, or reused when the body ended in time).
@@ -29,7 +31,7 @@ import { counterText } from '../jsonrpc/values.js';
 import { StreamableHttpHandler } from './server/handler.js';
 import { internalErrorReply } from './server/replies.js';
 import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
-import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
+import type { BodyReader, HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge } from './server/web.js';
 
 export { MAX_BUFFERED_BYTES, OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
@@ -41,8 +43,96 @@ export const DEFAULT_DISCARD_TIMEOUT_MS = 10_000;
 
 const noop = (): void => {};
 
-/** Reads the body of one request; remembers whether it was cut for size. */
-class NodeBody {
+/**
+ * The text of a body gathered from its `data` chunks. A body of one chunk (nearly every
+ * request) is decoded whole at its end; from a second chunk on, it is decoded chunk by chunk,
+ * not gathered and concatenated: a large body would otherwise take a fresh native buffer per
+ * request (a `malloc` of its size, the heap grown and trimmed again, page faults on the new
+ * pages), which no instruction count shows. A StringDecoder costs two native allocations of
+ * its own, so it is made only then.
+ */
+class BodyText {
+  /** Bytes received so far. */
+  size = 0;
+  #first: Buffer | undefined = undefined;
+  #decoder: StringDecoder | undefined = undefined;
+  #text = '';
+
+  add(chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.#decoder !== undefined) this.#text += this.#decoder.write(chunk);
+    else if (this.#first === undefined) this.#first = chunk;
+    else {
+      const decoder = (this.#decoder = new StringDecoder('utf8'));
+      this.#text = decoder.write(this.#first) + decoder.write(chunk);
+      this.#first = undefined;
+    }
+  }
+
+  /** The whole text, once the body ended. */
+  end(): string {
+    if (this.#decoder !== undefined) return this.#text + this.#decoder.end();
+    return this.#first === undefined ? '' : this.#first.toString('utf8');
+  }
+}
+
+/** Whether a request's body was cut for size, for the reply to drop the rest of it. */
+interface BodyState {
+  tooLarge: boolean;
+}
+
+/** The body of a request cut for size: what the core reads of it is the size error. */
+const OVERSIZED: BodyState = { tooLarge: true };
+const refuseOversized = (maxBytes: number): Promise<string> => Promise.reject(bodyTooLarge(maxBytes));
+
+/** True when `req` declares a body longer than `maxBytes`. */
+function declaredTooLarge(req: IncomingMessage, maxBytes: number): boolean {
+  const declared = req.headers['content-length'];
+  return declared !== undefined && Number(declared) > maxBytes;
+}
+
+/**
+ * Reads the body of `req` and calls `done` with its text when it ends, or `oversized` as
+ * soon as more than `maxBytes` came (reading then stops), or `gone` (when given) when the
+ * client left before the end. At most one of them is called, once.
+ *
+ * Two listeners (three with `gone`), none removed once the body has ended: the request object
+ * dies with its exchange, and each `on`/`off` costs about 500 instructions (a fifth of an
+ * echo's reading). No `error` listener: an IncomingMessage emits `error` only to listeners it
+ * has (node:_http_incoming); one cut short emits `close` either way.
+ */
+function gatherBody(req: IncomingMessage, maxBytes: number, done: (text: string) => void, oversized: () => void, gone?: () => void): void {
+  const body = new BodyText();
+  let ended = false;
+  const onData = (chunk: Buffer): void => {
+    if (ended) return;
+    if (body.size + chunk.length > maxBytes) {
+      ended = true;
+      req.off('data', onData);
+      oversized();
+      return;
+    }
+    body.add(chunk);
+  };
+  req.on('data', onData);
+  req.on('end', () => {
+    if (ended) return;
+    ended = true;
+    done(body.end());
+  });
+  if (gone === undefined) return;
+  req.on('close', () => {
+    if (ended) return;
+    ended = true;
+    gone();
+  });
+}
+
+/**
+ * Reads the body of one request when the core asks (the reader of a `handle()` of a
+ * subclass's own); remembers whether it was cut for size.
+ */
+class NodeBody implements BodyState {
   readonly #req: IncomingMessage;
   tooLarge = false;
 
@@ -52,57 +142,16 @@ class NodeBody {
 
   readonly read = (maxBytes: number): Promise<string> => {
     const req = this.#req;
-    const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > maxBytes) {
+    if (declaredTooLarge(req, maxBytes)) {
       this.tooLarge = true;
-      return Promise.reject(bodyTooLarge(maxBytes));
+      return refuseOversized(maxBytes);
     }
     return new Promise<string>((resolve, reject) => {
-      // A body of one chunk (nearly every request) is decoded whole at its end; from a second
-      // chunk on, decoded chunk by chunk, not gathered and concatenated: a large body would
-      // otherwise take a fresh native buffer per request (a `malloc` of its size, the heap
-      // grown and trimmed again, page faults on the new pages), which no instruction count
-      // shows. A StringDecoder costs two native allocations of its own, so it is made only then.
-      let first: Buffer | undefined;
-      let decoder: StringDecoder | undefined;
-      let text = '';
-      let size = 0;
-      let done = false;
-      // Three listeners, none removed once the body has ended: the request object dies with
-      // its exchange, and each `on`/`off` costs about 500 instructions (a fifth of an
-      // echo's reading). No `error` listener: an IncomingMessage emits `error` only to
-      // listeners it has (node:_http_incoming); one cut short emits `close` either way.
-      const onData = (chunk: Buffer): void => {
-        if (done) return;
-        size += chunk.length;
-        if (size > maxBytes) {
-          done = true;
-          req.off('data', onData);
-          this.tooLarge = true;
-          reject(bodyTooLarge(maxBytes));
-          return;
-        }
-        if (decoder !== undefined) text += decoder.write(chunk);
-        else if (first === undefined) first = chunk;
-        else {
-          decoder = new StringDecoder('utf8');
-          text = decoder.write(first) + decoder.write(chunk);
-          first = undefined;
-        }
+      const oversized = (): void => {
+        this.tooLarge = true;
+        reject(bodyTooLarge(maxBytes));
       };
-      const onEnd = (): void => {
-        if (done) return;
-        done = true;
-        resolve(decoder !== undefined ? text + decoder.end() : first === undefined ? '' : first.toString('utf8'));
-      };
-      const onClose = (): void => {
-        if (done) return;
-        done = true;
-        reject(new Error('The client closed the connection before the body was read'));
-      };
-      req.on('data', onData);
-      req.on('end', onEnd);
-      req.on('close', onClose);
+      gatherBody(req, maxBytes, resolve, oversized, () => reject(new Error('The client closed the connection before the body was read')));
     });
   };
 }
@@ -461,18 +510,43 @@ export function toNodeListener(handler: StreamableHttpHandler, options: NodeList
 }
 
 function serve(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
-  const body = req.method === 'POST' ? new NodeBody(req) : undefined;
+  if (req.method !== 'POST') dispatch(handler, direct, req, res, outbound, undefined, undefined);
+  else if (!direct) {
+    const body = new NodeBody(req);
+    dispatch(handler, direct, req, res, outbound, body.read, body);
+  } else readFirst(handler, req, res, outbound);
+}
+
+/**
+ * A POST to the handler's own entry: its body is read here, before the core sees the request,
+ * and handed over as text. The core's answer then comes in the turn the body ended in,
+ * without the promise, the two reactions and the microtask turn a body reader costs per
+ * request. A body declared or found longer than the handler's `maxBodyBytes` reaches the core
+ * as a reader that fails with the size error, so the 413 still comes after the header checks
+ * and the rest of the body is dropped (see {@link discardRest}). A client gone before its
+ * body ended never reaches the core: there is no one to answer.
+ */
+function readFirst(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
+  const maxBytes = handler.maxBodyBytes;
+  const refuse = (): void => dispatch(handler, true, req, res, outbound, refuseOversized, OVERSIZED);
+  if (declaredTooLarge(req, maxBytes)) refuse();
+  // no `gone`: a body that never ends leaves nothing to do
+  else gatherBody(req, maxBytes, (text) => dispatch(handler, true, req, res, outbound, text, undefined), refuse);
+}
+
+/** Hands one request to the core and writes its reply. `state` tells whether its body was cut for size (once the core read it). */
+function dispatch(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, body: string | BodyReader | undefined, state: BodyState | undefined): void {
   const request: HttpRequest = {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
     headers: headerLookup(req),
-    body: body?.read,
+    body,
     rawHeaders: req.headers,
   };
   const answer = (reply: HttpReply): void => {
     // the 413 leaves at once; the connection is kept (no `Connection: close`, which would make
     // Node close it under the upload) while the rest of the body is dropped within bounds
-    if (body?.tooLarge) discardRest(req, outbound.discard);
+    if (state?.tooLarge) discardRest(req, outbound.discard);
     writeReply(res, reply, outbound);
   };
   const info = req.auth === undefined ? undefined : { authInfo: req.auth };

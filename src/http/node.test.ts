@@ -33,6 +33,16 @@ function postHead(port: string, sessionId: string, contentLength: number): strin
   return `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: ${ACCEPT}\r\ncontent-type: application/json\r\nmcp-session-id: ${sessionId}\r\ncontent-length: ${contentLength}\r\n\r\n`;
 }
 
+/** Announces a POST body of 100 bytes on a raw socket, sends 21 of them, and leaves: the body never ends. */
+async function leaveHalfway(url: string, sessionId: string): Promise<void> {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  socket.write(postHead(port, sessionId, 100) + '{"jsonrpc":"2.0","id"');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  socket.destroy();
+}
+
 /** A raw request; resolves with the response (body collected) as soon as it arrives. */
 function raw(url: string, options: { method: string; headers: Record<string, string | number> }, write?: (req: ReturnType<typeof httpRequest>) => void): Promise<{ res: IncomingMessage; body: string }> {
   return new Promise((resolve, reject) => {
@@ -140,13 +150,7 @@ test('serveNode: a client gone halfway through its body is answered 400, crashes
   const running = await serveNode(handler);
   const sessionId = await open(running.url);
   statuses.length = 0;
-  const { port } = new URL(running.url);
-  const socket = connect(Number(port), '127.0.0.1');
-  await once(socket, 'connect');
-  // 100 bytes announced, 21 sent, then the connection is gone: the body never ends
-  socket.write(postHead(port, sessionId, 100) + '{"jsonrpc":"2.0","id"');
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  socket.destroy();
+  await leaveHalfway(running.url, sessionId);
   // the body read ends (it does not wait forever) with "could not be read"
   for (let i = 0; i < 100 && statuses.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(statuses, [400]);
@@ -155,6 +159,34 @@ test('serveNode: a client gone halfway through its body is answered 400, crashes
   assert.equal((await new SseReader(after).restMessages())[0].result.content[0].text, 'still here');
   assert.deepEqual(errors, []);
   await running.close();
+});
+
+test('serveNode: a POST reaches the handler\'s own entry once its body ended, as text; a body never ended reaches it not at all', async () => {
+  const errors: Error[] = [];
+  const handler = makeHandler({ onError: (e) => errors.push(e) });
+  const seen: Array<string | undefined> = [];
+  const enter = handler._handle.bind(handler);
+  // an instance property: handle() stays the handler's own, so the adapter still enters _handle
+  handler._handle = (request, info) => {
+    if (request.method === 'POST') seen.push(typeof request.body === 'string' ? request.body : typeof request.body);
+    return enter(request, info);
+  };
+  const running = await serveNode(handler);
+  try {
+    const sessionId = await open(running.url);
+    seen.length = 0;
+    await leaveHalfway(running.url, sessionId);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(seen, []);
+    const message = rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'still here' } });
+    const after = await call(running.url, sessionId, message);
+    assert.equal(after.status, 200);
+    assert.equal((await new SseReader(after).restMessages())[0].result.content[0].text, 'still here');
+    assert.deepEqual(seen, [JSON.stringify(message)]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await running.close();
+  }
 });
 
 test('serveNode: a reply that fails later is a 500, reported to onError once by the handler (not by a handle() of its own)', async () => {
