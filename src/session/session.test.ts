@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { InMemoryTransport } from '../transport/memory.js';
 import { Session, type SessionHooks } from './session.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { RequestContext } from './context.js';
 import type { Transport, TransportReceiver } from '../transport/types.js';
+import { exceedsDepth } from '../jsonrpc/decode.js';
 
 /** A raw peer: records every message it receives and lets the test write raw text. */
 function rawPeer(t: InMemoryTransport) {
@@ -118,6 +120,28 @@ test('oversized and over-nested messages are refused', async () => {
   const m = await peer.next();
   assert.equal(m.id, 2);
   assert.equal(m.error.code, -32600);
+});
+
+test('the nesting limit holds for text of any length: a short text skips the walk only where it cannot nest too deep', async () => {
+  // keys a, b, c: no value is a valid message, so each text gets exactly one error back
+  const { tree } = fc.letrec((tie) => ({
+    tree: fc.oneof({ depthSize: 'small', maxDepth: 9 }, fc.constant(0), fc.array(tie('tree'), { maxLength: 2 }), fc.dictionary(fc.constantFrom('a', 'b', 'c'), tie('tree'), { maxKeys: 2 })),
+  }));
+  await fc.assert(
+    fc.asyncProperty(tree, fc.integer({ min: 1, max: 8 }), async (value, maxDepth) => {
+      const { peer } = setup({}, { limits: { maxDepth } });
+      await peer.send(JSON.stringify(value));
+      const reply = await peer.next();
+      assert.equal(/nests deeper/.test(reply.error?.message ?? ''), exceedsDepth(value, maxDepth), `${JSON.stringify(value)} at maxDepth ${maxDepth}: ${JSON.stringify(reply)}`);
+    }),
+    { numRuns: 400 },
+  );
+  // the boundary: 2 × maxDepth characters hold maxDepth levels at most, one more level needs two more
+  const { peer } = setup({}, { limits: { maxDepth: 3 } });
+  await peer.send('[[[]]]');
+  assert.doesNotMatch((await peer.next()).error.message, /nests deeper/);
+  await peer.send('[[[[]]]]');
+  assert.match((await peer.next()).error.message, /nests deeper than 3/);
 });
 
 test('batches are answered as a batch when allowed, refused otherwise', async () => {

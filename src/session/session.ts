@@ -410,7 +410,9 @@ export class Session {
         return;
       }
     }
-    if (exceedsDepth(value, this.#limits.maxDepth)) {
+    // a text of n characters nests at most n / 2 levels (each opens and closes a bracket), so
+    // a short one needs no walk
+    if ((typeof data !== 'string' || data.length > 2 * this.#limits.maxDepth) && exceedsDepth(value, this.#limits.maxDepth)) {
       const id = (value as { id?: unknown } | null)?.id;
       this.#sendError(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null, ErrorCode.InvalidRequest, `Message nests deeper than ${this.#limits.maxDepth} levels`);
       return;
