@@ -623,29 +623,46 @@ export class Client {
    * `structuredContent` that matches it, else LocalError `invalid_result`. A -32042 error
    * rejects with {@link UrlElicitationRequiredError}.
    */
-  async callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult> {
+  callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult> {
     const args: unknown = params.arguments;
     if (args !== undefined && !isObject(args)) {
-      throw new LocalError('validation_failed', `callTool: "arguments" must be an object of argument values, not ${Array.isArray(args) ? 'an array' : String(args)}`);
+      return Promise.reject(new LocalError('validation_failed', `callTool: "arguments" must be an object of argument values, not ${Array.isArray(args) ? 'an array' : String(args)}`));
     }
-    const result = await this.request<CallToolResult>(Method.ToolsCall, params as unknown as JSONObject, options);
+    // one reaction on the request, not an async function's promise and await: a result with
+    // no output schema to check is returned from it as it is
+    return this.request<CallToolResult>(Method.ToolsCall, params as unknown as JSONObject, options).then((result) => this.#checkToolResult(params.name, result, options));
+  }
+
+  /** The checks of {@link callTool} on `result`; synchronous unless the output schemas must be listed first or a schema check is asynchronous. */
+  #checkToolResult(name: string, result: CallToolResult, options: RequestOptions | undefined): CallToolResult | Promise<CallToolResult> {
     if (typeof result !== 'object' || result === null) throw new LocalError('invalid_result', 'tools/call returned a malformed result');
     if (!('task' in result)) expectArray(result, 'content', Method.ToolsCall);
     if (result.isError) return result;
-    let schemas = this.#outputSchemas;
-    if (!schemas?.has(params.name)) {
-      await this.listAllTools(options).catch(() => undefined);
-      schemas = this.#outputSchemas;
-      // A tool the list does not show has no schema to check: remember that, so further calls
-      // do not list again (a tools/list_changed notification clears the cache).
-      if (schemas !== undefined && !schemas.has(params.name)) schemas.set(params.name, null);
+    const schemas = this.#outputSchemas;
+    if (schemas?.has(name)) {
+      const adapter = schemas.get(name);
+      return adapter ? this.#checkStructured(name, adapter, result) : result;
     }
-    const adapter = schemas?.get(params.name);
-    if (adapter) {
-      if (result.structuredContent === undefined) throw new LocalError('invalid_result', `Tool ${params.name} declares an output schema but returned no structuredContent`);
-      const checked = await adapter(result.structuredContent);
-      if (!checked.valid) throw new LocalError('invalid_result', `Tool ${params.name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
-    }
+    return this.listAllTools(options).then(
+      () => this.#afterListing(name, result),
+      () => this.#afterListing(name, result),
+    );
+  }
+
+  /** The output schema check once the tool list was read (or could not be). */
+  #afterListing(name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+    const schemas = this.#outputSchemas;
+    // A tool the list does not show has no schema to check: remember that, so further calls
+    // do not list again (a tools/list_changed notification clears the cache).
+    if (schemas !== undefined && !schemas.has(name)) schemas.set(name, null);
+    const adapter = schemas?.get(name);
+    return adapter ? this.#checkStructured(name, adapter, result) : result;
+  }
+
+  async #checkStructured(name: string, adapter: OutputCheck, result: CallToolResult): Promise<CallToolResult> {
+    if (result.structuredContent === undefined) throw new LocalError('invalid_result', `Tool ${name} declares an output schema but returned no structuredContent`);
+    const checked = await adapter(result.structuredContent);
+    if (!checked.valid) throw new LocalError('invalid_result', `Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
     return result;
   }
 
