@@ -5,9 +5,9 @@
  * requester is `mcpkit/node/client`).
  *
  * Design note: no `Request`/`Response` objects and no web streams on this path. The body is
- * read straight from the `IncomingMessage` with the handler's size limit, before the core
- * sees the request (see {@link readFirst}; a subclass's own `handle()` gets a reader, called
- * after its header checks) — reading stops
+ * read straight from the `IncomingMessage` with the handler's size limit: a small one before
+ * the core sees the request (see {@link readFirst}), any other when the core asks, after its
+ * header checks — reading stops
  * and 413 is answered as soon as the limit is crossed; the rest of the body is then read and
  * dropped, within `maxDiscardBytes` and `discardTimeoutMs`, so that a client still uploading
  * can read the 413 (then the connection is cut, or reused when the body ended in time).
@@ -85,12 +85,6 @@ interface BodyState {
 const OVERSIZED: BodyState = { tooLarge: true };
 const refuseOversized = (maxBytes: number): Promise<string> => Promise.reject(bodyTooLarge(maxBytes));
 
-/** True when `req` declares a body longer than `maxBytes`. */
-function declaredTooLarge(req: IncomingMessage, maxBytes: number): boolean {
-  const declared = req.headers['content-length'];
-  return declared !== undefined && Number(declared) > maxBytes;
-}
-
 /**
  * Reads the body of `req` and calls `done` with its text when it ends, or `oversized` as
  * soon as more than `maxBytes` came (reading then stops), or `gone` (when given) when the
@@ -142,7 +136,8 @@ class NodeBody implements BodyState {
 
   readonly read = (maxBytes: number): Promise<string> => {
     const req = this.#req;
-    if (declaredTooLarge(req, maxBytes)) {
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > maxBytes) {
       this.tooLarge = true;
       return refuseOversized(maxBytes);
     }
@@ -511,27 +506,38 @@ export function toNodeListener(handler: StreamableHttpHandler, options: NodeList
 
 function serve(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
   if (req.method !== 'POST') dispatch(handler, direct, req, res, outbound, undefined, undefined);
-  else if (!direct) {
+  else if (direct && readsFirst(req, handler.maxBodyBytes)) readFirst(handler, req, res, outbound);
+  else {
     const body = new NodeBody(req);
     dispatch(handler, direct, req, res, outbound, body.read, body);
-  } else readFirst(handler, req, res, outbound);
+  }
 }
 
 /**
- * A POST to the handler's own entry: its body is read here, before the core sees the request,
- * and handed over as text. The core's answer then comes in the turn the body ended in,
- * without the promise, the two reactions and the microtask turn a body reader costs per
- * request. A body declared or found longer than the handler's `maxBodyBytes` reaches the core
- * as a reader that fails with the size error, so the 413 still comes after the header checks
- * and the rest of the body is dropped (see {@link discardRest}). A client gone before its
- * body ended never reaches the core: there is no one to answer.
+ * The largest body read before the core has seen its request (its header checks, its
+ * authorizer): 64 KiB, so what an unauthenticated or refused client makes the server hold
+ * is bounded by this, not by `maxBodyBytes`.
+ */
+const READ_FIRST_BYTES = 64 * 1024;
+
+/** True when `req` declares a body of at most {@link READ_FIRST_BYTES} (and of `maxBytes`): one {@link readFirst} takes. */
+function readsFirst(req: IncomingMessage, maxBytes: number): boolean {
+  const declared = req.headers['content-length'];
+  return declared !== undefined && Number(declared) <= (maxBytes < READ_FIRST_BYTES ? maxBytes : READ_FIRST_BYTES);
+}
+
+/**
+ * A POST to the handler's own entry with a small declared body (see {@link readsFirst}): the
+ * body is read here, before the core sees the request, and handed over as text. The core's
+ * answer then comes in the turn the body ended in, without the promise, the two reactions and
+ * the microtask turn a body reader costs per request. A client gone before its body ended
+ * never reaches the core: there is no one to answer. Larger bodies, and bodies of unknown
+ * length, are read by the core once its checks pass (see {@link NodeBody}).
  */
 function readFirst(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
-  const maxBytes = handler.maxBodyBytes;
+  // Node's parser ends a body at its declared length, so `oversized` is a guard, not a path
   const refuse = (): void => dispatch(handler, true, req, res, outbound, refuseOversized, OVERSIZED);
-  if (declaredTooLarge(req, maxBytes)) refuse();
-  // no `gone`: a body that never ends leaves nothing to do
-  else gatherBody(req, maxBytes, (text) => dispatch(handler, true, req, res, outbound, text, undefined), refuse);
+  gatherBody(req, handler.maxBodyBytes, (text) => dispatch(handler, true, req, res, outbound, text, undefined), refuse);
 }
 
 /** Hands one request to the core and writes its reply. `state` tells whether its body was cut for size (once the core read it). */

@@ -161,7 +161,7 @@ test('serveNode: a client gone halfway through its body is answered 400, crashes
   await running.close();
 });
 
-test('serveNode: a POST reaches the handler\'s own entry once its body ended, as text; a body never ended reaches it not at all', async () => {
+test('serveNode: a POST with a small body reaches the handler\'s own entry once its body ended, as text; a body never ended reaches it not at all', async () => {
   const errors: Error[] = [];
   const handler = makeHandler({ onError: (e) => errors.push(e) });
   const seen: Array<string | undefined> = [];
@@ -184,6 +184,24 @@ test('serveNode: a POST reaches the handler\'s own entry once its body ended, as
     assert.equal((await new SseReader(after).restMessages())[0].result.content[0].text, 'still here');
     assert.deepEqual(seen, [JSON.stringify(message)]);
     assert.deepEqual(errors, []);
+  } finally {
+    await running.close();
+  }
+});
+
+test('serveNode: a POST whose body is over 64 KiB or of unknown length is refused on its headers before a byte of its body', async () => {
+  const running = await serveNode(makeHandler());
+  try {
+    const headers = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': 'no-such-session' };
+    const refused = (extra: Record<string, number>): Promise<{ res: IncomingMessage; body: string }> =>
+      Promise.race([
+        raw(running.url, { method: 'POST', headers: { ...headers, ...extra } }, (req) => req.flushHeaders()),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer before the body: the server waits for it')), 3000).unref()),
+      ]);
+    // 1 MiB declared (within maxBodyBytes), nothing of it sent: the 404 comes all the same
+    assert.equal((await refused({ 'content-length': 1024 * 1024 })).res.statusCode, 404);
+    // no length (chunked), nothing sent
+    assert.equal((await refused({})).res.statusCode, 404);
   } finally {
     await running.close();
   }
