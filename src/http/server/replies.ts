@@ -42,18 +42,34 @@ export function internalErrorReply(): HttpPlainReply {
   return errorReply(500, ErrorCode.InternalError, 'Internal error');
 }
 
-/** A 200 Server-Sent Events reply streaming `stream`. */
-export function sseReply(stream: SseReplyStream, sessionId?: string): HttpStreamReply {
+/** The headers of a Server-Sent Events reply: its media type, no caching or transforming, and `sessionId` when given. */
+export function sseHeaders(sessionId?: string): HttpHeaders {
   const headers: Record<string, string> = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' };
   if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
+  return Object.freeze(headers);
+}
+
+const SESSIONLESS_SSE_HEADERS = sseHeaders();
+
+/** A 200 Server-Sent Events reply streaming `stream`, with `headers` from {@link sseHeaders} (a session keeps its own). */
+export function sseReply(stream: SseReplyStream, headers: HttpHeaders = SESSIONLESS_SSE_HEADERS): HttpStreamReply {
   return { status: 200, headers, stream };
 }
+
+/** The last `retry` value a priming event was made with, and the event's text after its id. */
+let primingRetry = -1;
+let primingTail = '';
 
 /**
  * The SEP-1699 priming event: an id, the reconnection delay and empty data. The id is one
  * the session made (no line break: see `encodeUncheckedSseEvent`), the delay an option already
- * checked to be a non-negative integer.
+ * checked to be a non-negative integer. The text after the id is made once per delay, not
+ * once per event.
  */
 export function primingEvent(id: string, retryMs: number): string {
-  return 'id: ' + id + '\nretry: ' + retryMs + '\ndata: \n\n';
+  if (retryMs !== primingRetry) {
+    primingTail = '\nretry: ' + retryMs + '\ndata: \n\n';
+    primingRetry = retryMs;
+  }
+  return 'id: ' + id + primingTail;
 }

@@ -45,9 +45,9 @@ import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../
 import type { EventStore } from './event-store.js';
 import type { FollowedStream, StreamFeed, StreamFollower } from './session-directory.js';
 import { RemoteFollow } from './stream-follow.js';
-import { errorReply, primingEvent, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
+import { errorReply, primingEvent, sseHeaders, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
-import type { HttpReply } from './types.js';
+import type { HttpHeaders, HttpReply } from './types.js';
 
 /** What a session transport needs from the handler that owns it (one object per handler). */
 export interface TransportHost {
@@ -255,6 +255,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #delivering: OutStream | undefined = undefined;
   /** The start of every event store key: `<session id>/`, or `<session id>.<storeTag>/`; built on the first stored event. */
   #keyBase: string | undefined = undefined;
+  /** The headers of this session's SSE replies, built on the first. */
+  #sseHeaderSet: HttpHeaders | undefined = undefined;
   /** The instance tag of a shared session's transport (`storeTag`). */
   readonly #tag: string | undefined;
   /** The start of every event id: empty, or `<storeTag>.`. */
@@ -388,7 +390,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
    * {@link deliver}: the stream may complete (and let go of its connection) during delivery.
    */
   replyFor(stream: OutStream): HttpReply {
-    return sseReply(stream.conn ?? closedConnection(), this.sessionId);
+    return sseReply(stream.conn ?? closedConnection(), this.#sseHeaders());
   }
 
   /**
@@ -550,7 +552,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       (this.#remote ??= new Set()).add(follow);
       this.connections++;
     }
-    return sseReply(follow.conn, this.sessionId);
+    return sseReply(follow.conn, this.#sseHeaders());
   }
 
   /** Closes the SSE connection of the stream carrying request `requestId` (SEP-1699); see {@link closeSseStream}. */
@@ -742,6 +744,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     }
   }
 
+  /** The headers of this session's SSE replies (one frozen object, not one per reply). */
+  #sseHeaders(): HttpHeaders {
+    return (this.#sseHeaderSet ??= sseHeaders(this.sessionId));
+  }
+
   /** The event id prefix of `stream`. */
   #label(stream: OutStream): string {
     return (stream.label ??= this.#idBase + counterText(stream.id) + ':');
@@ -794,7 +801,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.#closed || stream.done) {
       conn.end();
       if (!this.#closed && stream.mode === MODE_SSE) this.#drop(stream);
-      return sseReply(conn, this.sessionId);
+      return sseReply(conn, this.#sseHeaders());
     }
     if (stream.conn !== undefined) this.#detach(stream);
     this.#endFeed(stream);
@@ -802,7 +809,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     conn.owner = stream;
     stream.delivered = last;
     this.connections++;
-    return sseReply(conn, this.sessionId);
+    return sseReply(conn, this.#sseHeaders());
   }
 }
 
