@@ -56,20 +56,11 @@ export function sseReply(stream: SseReplyStream, headers: HttpHeaders = SESSIONL
   return { status: 200, headers, stream };
 }
 
-/** The last `retry` value a priming event was made with, and the event's text after its id. */
-let primingRetry = -1;
-let primingTail = '';
-
 /**
  * The SEP-1699 priming event: an id, the reconnection delay and empty data. The id is one
  * the session made (no line break: see `encodeUncheckedSseEvent`), the delay an option already
- * checked to be a non-negative integer. The text after the id is made once per delay, not
- * once per event.
+ * checked to be a non-negative integer.
  */
 export function primingEvent(id: string, retryMs: number): string {
-  if (retryMs !== primingRetry) {
-    primingTail = '\nretry: ' + retryMs + '\ndata: \n\n';
-    primingRetry = retryMs;
-  }
-  return 'id: ' + id + primingTail;
+  return 'id: ' + id + '\nretry: ' + retryMs + '\ndata: \n\n';
 }
