@@ -638,19 +638,13 @@ export class Client {
     if (typeof result !== 'object' || result === null) throw new LocalError('invalid_result', 'tools/call returned a malformed result');
     if (!('task' in result)) expectArray(result, 'content', Method.ToolsCall);
     if (result.isError) return result;
-    const schemas = this.#outputSchemas;
-    if (schemas?.has(name)) {
-      const adapter = schemas.get(name);
-      return adapter ? this.#checkStructured(name, adapter, result) : result;
-    }
-    return this.listAllTools(options).then(
-      () => this.#afterListing(name, result),
-      () => this.#afterListing(name, result),
-    );
+    if (this.#outputSchemas?.has(name)) return this.#checkOutput(name, result);
+    const check = (): CallToolResult | Promise<CallToolResult> => this.#checkOutput(name, result);
+    return this.listAllTools(options).then(check, check);
   }
 
-  /** The output schema check once the tool list was read (or could not be). */
-  #afterListing(name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+  /** The output schema check of `name`'s result; a tool the list (read, or failed to read) does not show has none. */
+  #checkOutput(name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
     const schemas = this.#outputSchemas;
     // A tool the list does not show has no schema to check: remember that, so further calls
     // do not list again (a tools/list_changed notification clears the cache).
