@@ -31,7 +31,7 @@ import { counterText } from '../jsonrpc/values.js';
 import { StreamableHttpHandler } from './server/handler.js';
 import { internalErrorReply } from './server/replies.js';
 import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
-import type { BodyReader, HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
+import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge } from './server/web.js';
 
 export { MAX_BUFFERED_BYTES, OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
@@ -76,15 +76,6 @@ class BodyText {
   }
 }
 
-/** Whether a request's body was cut for size, for the reply to drop the rest of it. */
-interface BodyState {
-  tooLarge: boolean;
-}
-
-/** The body of a request cut for size: what the core reads of it is the size error. */
-const OVERSIZED: BodyState = { tooLarge: true };
-const refuseOversized = (maxBytes: number): Promise<string> => Promise.reject(bodyTooLarge(maxBytes));
-
 /**
  * Reads the body of `req` and calls `done` with its text when it ends, or `oversized` as
  * soon as more than `maxBytes` came (reading then stops), or `gone` (when given) when the
@@ -123,10 +114,11 @@ function gatherBody(req: IncomingMessage, maxBytes: number, done: (text: string)
 }
 
 /**
- * Reads the body of one request when the core asks (the reader of a `handle()` of a
- * subclass's own); remembers whether it was cut for size.
+ * Reads the body of one request when the core asks, after its checks: a body too large or of
+ * unknown length to read first (see {@link readsFirst}), or any body for a subclass's own
+ * `handle()`. Remembers whether it was cut for size.
  */
-class NodeBody implements BodyState {
+class NodeBody {
   readonly #req: IncomingMessage;
   tooLarge = false;
 
@@ -139,7 +131,7 @@ class NodeBody implements BodyState {
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > maxBytes) {
       this.tooLarge = true;
-      return refuseOversized(maxBytes);
+      return Promise.reject(bodyTooLarge(maxBytes));
     }
     return new Promise<string>((resolve, reject) => {
       const oversized = (): void => {
@@ -505,12 +497,9 @@ export function toNodeListener(handler: StreamableHttpHandler, options: NodeList
 }
 
 function serve(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
-  if (req.method !== 'POST') dispatch(handler, direct, req, res, outbound, undefined, undefined);
+  if (req.method !== 'POST') dispatch(handler, direct, req, res, outbound, undefined);
   else if (direct && readsFirst(req, handler.maxBodyBytes)) readFirst(handler, req, res, outbound);
-  else {
-    const body = new NodeBody(req);
-    dispatch(handler, direct, req, res, outbound, body.read, body);
-  }
+  else dispatch(handler, direct, req, res, outbound, new NodeBody(req));
 }
 
 /**
@@ -535,24 +524,26 @@ function readsFirst(req: IncomingMessage, maxBytes: number): boolean {
  * length, are read by the core once its checks pass (see {@link NodeBody}).
  */
 function readFirst(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
-  // Node's parser ends a body at its declared length, so `oversized` is a guard, not a path
-  const refuse = (): void => dispatch(handler, true, req, res, outbound, refuseOversized, OVERSIZED);
-  gatherBody(req, handler.maxBodyBytes, (text) => dispatch(handler, true, req, res, outbound, text, undefined), refuse);
+  // no size bound here: Node's parser ends a body at its declared length, which readsFirst checked
+  gatherBody(req, Infinity, (text) => dispatch(handler, true, req, res, outbound, text), noop);
 }
 
-/** Hands one request to the core and writes its reply. `state` tells whether its body was cut for size (once the core read it). */
-function dispatch(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, body: string | BodyReader | undefined, state: BodyState | undefined): void {
+/**
+ * Hands one request to the core and writes its reply. `body`: the text already read, or the
+ * reader the core calls (which also tells whether the body was cut for size), or none.
+ */
+function dispatch(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, body: string | NodeBody | undefined): void {
   const request: HttpRequest = {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
     headers: headerLookup(req),
-    body,
+    body: typeof body === 'object' ? body.read : body,
     rawHeaders: req.headers,
   };
   const answer = (reply: HttpReply): void => {
     // the 413 leaves at once; the connection is kept (no `Connection: close`, which would make
     // Node close it under the upload) while the rest of the body is dropped within bounds
-    if (state?.tooLarge) discardRest(req, outbound.discard);
+    if (typeof body === 'object' && body.tooLarge) discardRest(req, outbound.discard);
     writeReply(res, reply, outbound);
   };
   const info = req.auth === undefined ? undefined : { authInfo: req.auth };
