@@ -19,6 +19,9 @@
  *   3. idle sessions: a fresh process per pair (`--expose-gc`, `BENCH_GC=1`), a few
  *      warm-up sessions, a forced GC, then `sessions` more sessions (initialize +
  *      initialized, never used again), another forced GC: heap and RSS delta per session;
+ *      then, in the same process, the same deltas at its working size: 4000 more sessions
+ *      untimed, forced GC, 4000 more, forced GC (the first 1000 also pay for V8 growing
+ *      its young generation while sessions survive: several MB, in bare too);
  *   4. flatness: a fresh process per pair, one session warmed up, forced GC, then
  *      `memoryCalls` calls at 32 in flight, forced GC: growth of the heap in use, of the
  *      heap V8 reserves and of RSS (each > 10 MB is flagged). The target is on the heap
@@ -54,6 +57,17 @@ const MEMORY_FLAG_MB = 10;
 const WARMUP_SESSIONS = 32;
 /** Sessions opened at once in the idle-session check. */
 const SESSION_CONCURRENCY = 32;
+/**
+ * The idle-session check's second measure, per session once the process has reached its
+ * working size: `STEADY_GROWTH` more sessions are opened untimed after the first measure
+ * (V8 grows its young generation while sessions survive, a one-off step of several MB that
+ * the first 1000 sessions carry even in bare), then `STEADY_SESSIONS` more between two
+ * samples. The total stays under mcpkit's default `maxSessions` (10,000).
+ */
+const STEADY_GROWTH = 4000;
+const STEADY_SESSIONS = 4000;
+/** mcpkit's default `maxSessions`; the steady measure is skipped when it would go past it. */
+const SESSION_CAP = 10_000;
 const SETTLE_MS = 200;
 
 /** A server program under test; it runs once per response mode. */
@@ -103,6 +117,18 @@ interface IdleSessionsResult {
   rssKbPerSession: number;
   externalKbPerSession: number;
   openMs: number;
+  /** The steady measure (see `STEADY_SESSIONS`); null when `sessions` leaves no room for it. */
+  steady: SteadySessionsResult | null;
+}
+
+interface SteadySessionsResult {
+  /** Sessions open before the first sample (warm-up, the first measure, the growth stage). */
+  openBefore: number;
+  sessions: number;
+  before: GcReport;
+  after: GcReport;
+  heapKbPerSession: number;
+  rssKbPerSession: number;
 }
 
 interface FlatnessResult {
@@ -276,11 +302,19 @@ async function idleSessions(byMode: ReadonlyMap<ResponseMode, HttpState[]>, conf
           rssKbPerSession: (after.rssKb - before.rssKb) / config.sessions,
           externalKbPerSession: (after.externalKb - before.externalKb) / config.sessions,
           openMs,
+          steady: null,
         };
         progress(
           `  idle sessions  ${s.mode.padEnd(4)} ${s.name.padEnd(8)} ${formatNumber(s.idle.heapKbPerSession, 2)} KB heap, ` +
             `${formatNumber(s.idle.rssKbPerSession, 2)} KB RSS per session (${config.sessions} sessions in ${formatNumber(openMs, 0)} ms)`,
         );
+        s.idle.steady = await steadySessions(driver, WARMUP_SESSIONS + 1 + config.sessions, config);
+        if (s.idle.steady !== null) {
+          progress(
+            `  idle sessions  ${s.mode.padEnd(4)} ${s.name.padEnd(8)} ${formatNumber(s.idle.steady.heapKbPerSession, 2)} KB heap, ` +
+              `${formatNumber(s.idle.steady.rssKbPerSession, 2)} KB RSS per session (${STEADY_SESSIONS} sessions after ${s.idle.steady.openBefore})`,
+          );
+        }
       } catch (error) {
         s.problems.push(`idle sessions: ${errorMessage(error)}`);
         progress(`  idle sessions  ${s.name} (${s.mode}): ${errorMessage(error)}`);
@@ -289,6 +323,32 @@ async function idleSessions(byMode: ReadonlyMap<ResponseMode, HttpState[]>, conf
       }
     }
   }
+}
+
+/**
+ * The steady measure of the idle-session check, on a driver whose server holds `open`
+ * sessions: `STEADY_GROWTH` more untimed, forced GC, `STEADY_SESSIONS` more, forced GC.
+ * Null when that would pass `SESSION_CAP`.
+ */
+async function steadySessions(driver: HttpDriver, open: number, config: BenchConfig): Promise<SteadySessionsResult | null> {
+  if (open + STEADY_GROWTH + STEADY_SESSIONS > SESSION_CAP) {
+    progress(`  idle sessions  steady measure skipped: ${open} sessions open leave no room for ${STEADY_GROWTH + STEADY_SESSIONS} more under ${SESSION_CAP}`);
+    return null;
+  }
+  await driver.openSessions(STEADY_GROWTH, SESSION_CONCURRENCY, config.timeoutMs);
+  await sleep(SETTLE_MS);
+  const before = await driver.gcReport(config.timeoutMs);
+  await driver.openSessions(STEADY_SESSIONS, SESSION_CONCURRENCY, config.timeoutMs);
+  await sleep(SETTLE_MS);
+  const after = await driver.gcReport(config.timeoutMs);
+  return {
+    openBefore: open + STEADY_GROWTH,
+    sessions: STEADY_SESSIONS,
+    before,
+    after,
+    heapKbPerSession: (after.heapUsedKb - before.heapUsedKb) / STEADY_SESSIONS,
+    rssKbPerSession: (after.rssKb - before.rssKb) / STEADY_SESSIONS,
+  };
 }
 
 async function flatness(byMode: ReadonlyMap<ResponseMode, HttpState[]>, config: BenchConfig, pastDeadline: () => boolean): Promise<void> {
@@ -359,6 +419,10 @@ function modeMetrics(states: readonly HttpState[], config: BenchConfig): Record<
       one(s.idle?.heapKbPerSession),
     ),
     rssPerSession: summarize(states, RATIO_PAIRS, 'RSS per idle session, KB', 'KB', true, (s) => one(s.idle?.rssKbPerSession)),
+    heapPerSessionSteady: summarize(states, RATIO_PAIRS, `heap per idle session at working size, KB (${STEADY_SESSIONS} sessions after ${STEADY_GROWTH} more)`, 'KB', true, (s) =>
+      one(s.idle?.steady?.heapKbPerSession),
+    ),
+    rssPerSessionSteady: summarize(states, RATIO_PAIRS, '  RSS per idle session at working size, KB', 'KB', true, (s) => one(s.idle?.steady?.rssKbPerSession)),
     heapGrowth: summarize(states, RATIO_PAIRS, `heap growth over ${memCalls} calls, MB (GC forced)`, 'MB', true, (s) => one(s.flatness?.heapGrowthMb)),
     heapTotalGrowth: summarize(states, RATIO_PAIRS, `  heap reserved (heapTotal) growth, MB`, 'MB', true, (s) => one(s.flatness?.heapTotalGrowthMb)),
     rssGrowth: summarize(states, RATIO_PAIRS, `  RSS growth, MB`, 'MB', true, (s) => one(s.flatness?.rssGrowthMb)),
@@ -482,6 +546,8 @@ export async function runHttpBench(config: BenchConfig): Promise<number> {
       // the 2026-07-28 issue: the stateless path is at least as fast as the stateful one
       atLeast(`${mode}: stateless (2026-07-28) throughput at 32 in flight ≥ 1× stateful`, m['throughput32']!.ratios['mcpkit-2026/mcpkit'] ?? null, 1),
       atMost(`${mode}: heap per idle session ≤ ¼ of official`, m['heapPerSession']!.ratios['mcpkit/official'] ?? null, 0.25),
+      // issue 16: RSS per idle session, at the working size (the first measure also holds V8's young-generation growth)
+      atMost(`${mode}: RSS per idle session at working size ≤ 6 KB`, m['rssPerSessionSteady']!.median['mcpkit'] ?? null, 6, 'KB'),
       atMost(
         `${mode}: memory flat: heap growth over ${memCalls} calls (GC forced) ≤ ${MEMORY_FLAG_MB} MB`,
         m['heapGrowth']!.median['mcpkit'] ?? null,
@@ -489,6 +555,8 @@ export async function runHttpBench(config: BenchConfig): Promise<number> {
         'MB',
       ),
     );
+    // issue 16: SSE mode at one request in flight
+    if (mode === 'sse') targets.push(atLeast('sse: throughput at 1 in flight ≥ 0.95× bare', m['throughput1']!.ratios['mcpkit/bare'] ?? null, 0.95));
     goals.push(
       // Server CPU per call barely moves with the machine's load, unlike wall-clock rates.
       atMost(`${mode}: server CPU per call at 32 in flight ≤ ⅓ of official`, m['serverCpu32']!.ratios['mcpkit/official'] ?? null, 1 / 3),
@@ -518,6 +586,8 @@ export async function runHttpBench(config: BenchConfig): Promise<number> {
       sessions: config.sessions,
       warmupSessions: WARMUP_SESSIONS,
       sessionConcurrency: SESSION_CONCURRENCY,
+      steadyGrowthSessions: STEADY_GROWTH,
+      steadySessions: STEADY_SESSIONS,
       memoryCalls: config.memoryCalls,
       memoryInFlight: MEMORY_IN_FLIGHT,
       warmupCalls: config.warmupCalls,
