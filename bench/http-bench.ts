@@ -20,8 +20,8 @@
  *      warm-up sessions, a forced GC, then `sessions` more sessions (initialize +
  *      initialized, never used again), another forced GC: heap and RSS delta per session;
  *      then, in the same process, the same deltas at its working size: 4000 more sessions
- *      untimed, forced GC, 4000 more, forced GC (the first 1000 also pay for V8 growing
- *      its young generation while sessions survive: several MB, in bare too);
+ *      untimed, forced GC, 4000 more, forced GC (the first measure also pays for V8
+ *      growing its young generation while sessions survive: several MB, in bare too);
  *   4. flatness: a fresh process per pair, one session warmed up, forced GC, then
  *      `memoryCalls` calls at 32 in flight, forced GC: growth of the heap in use, of the
  *      heap V8 reserves and of RSS (each > 10 MB is flagged). The target is on the heap
@@ -61,7 +61,7 @@ const SESSION_CONCURRENCY = 32;
  * The idle-session check's second measure, per session once the process has reached its
  * working size: `STEADY_GROWTH` more sessions are opened untimed after the first measure
  * (V8 grows its young generation while sessions survive, a one-off step of several MB that
- * the first 1000 sessions carry even in bare), then `STEADY_SESSIONS` more between two
+ * the first measure's sessions carry even in bare), then `STEADY_SESSIONS` more between two
  * samples. The total stays under mcpkit's default `maxSessions` (10,000).
  */
 const STEADY_GROWTH = 4000;
