@@ -79,7 +79,9 @@ instructions.json and scale.json.
 
 Options:
   --quick            small counts for a smoke run
-  --only=a,b         bench only these servers
+  --only=a,b         bench only these servers (bare-net, bare's answers on node:net
+                     without node:http, runs in the http and instructions sections
+                     only when named here)
   --section=s,…      run these sections: stdio, http, payload, cli, client, cold-start,
                      instructions, scale (default: stdio,http,payload,cli,client,cold-start)
   --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http

@@ -81,6 +81,8 @@ export interface HttpServerEntry {
    * idle-session phase does not apply.
    */
   readonly stateless?: boolean;
+  /** Run only when `--only` names it (a reference row, not part of the default run). */
+  readonly optIn?: boolean;
 }
 
 /** The servers compared, in their base order. */
@@ -99,7 +101,19 @@ export const HTTP_SERVERS: readonly HttpServerEntry[] = [
     missingHint: "mcpkit's Streamable HTTP bench server (bench/servers/mcpkit-http.ts) is not built",
     stateless: true,
   },
+  {
+    // bare's answers on node:net with a minimal HTTP/1.1 reader: what node:http itself costs
+    name: 'bare-net',
+    script: join(HERE, 'servers', 'bare-net-http.js'),
+    missingHint: 'build the project first (npm run build)',
+    optIn: true,
+  },
 ];
+
+/** The entries a run covers: the default ones, or those `--only` names (opt-in ones included). */
+export function selectHttpServers(only: readonly string[] | null): HttpServerEntry[] {
+  return HTTP_SERVERS.filter((e) => (only === null ? e.optIn !== true : only.includes(e.name)));
+}
 
 /** Comparisons reported as ratios within one mode: [numerator, denominator]. */
 const RATIO_PAIRS: readonly (readonly [string, string])[] = [
@@ -107,6 +121,8 @@ const RATIO_PAIRS: readonly (readonly [string, string])[] = [
   ['mcpkit', 'bare'],
   ['mcpkit', 'official'],
   ['mcpkit-2026', 'mcpkit'],
+  ['bare-net', 'bare'],
+  ['mcpkit', 'bare-net'],
 ];
 
 interface IdleSessionsResult {
@@ -441,7 +457,7 @@ function modeMetrics(states: readonly HttpState[], config: BenchConfig): Record<
 export async function runHttpBench(config: BenchConfig): Promise<number> {
   const known = new Set(HTTP_SERVERS.map((e) => e.name));
   for (const name of config.only ?? []) if (!known.has(name)) throw new Error(`unknown server ${JSON.stringify(name)}; known: ${[...known].join(', ')}`);
-  const entries = HTTP_SERVERS.filter((e) => config.only === null || config.only.includes(e.name));
+  const entries = selectHttpServers(config.only);
 
   const began = performance.now();
   let truncated = false;

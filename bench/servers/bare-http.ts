@@ -13,25 +13,14 @@
  * `http-harness.ts`. Not a usable server: malformed input is answered 400 and little
  * else is checked.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerEcho, errorJson, type BareSession } from './bare-echo.js';
 import { announce, BENCH_HOST, parseServerArgs } from './http-harness.js';
-
-interface Session {
-  readonly protocolVersion: string;
-  initialized: boolean;
-}
-
-const ECHO_TOOL = {
-  name: 'echo',
-  description: 'Returns the message it was given.',
-  inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-};
 
 const { mode, port } = parseServerArgs(process.argv.slice(2));
 const sse = mode === 'sse';
-const sessions = new Map<string, Session>();
+const sessions = new Map<string, BareSession>();
 
 function send(res: ServerResponse, status: number, json: string, sessionId?: string): void {
   const asEvent = sse && status === 200;
@@ -45,38 +34,13 @@ function send(res: ServerResponse, status: number, json: string, sessionId?: str
   res.end(body);
 }
 
-function fail(res: ServerResponse, status: number, message: string): void {
-  send(res, status, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+function accepted(res: ServerResponse): void {
+  res.writeHead(202);
+  res.end();
 }
 
-// `msg` is deliberately unvalidated: this is the ceiling.
-function answer(msg: any, res: ServerResponse, sessionId: string | undefined): void {
-  switch (msg.method) {
-    case 'initialize': {
-      const id = randomUUID();
-      sessions.set(id, { protocolVersion: msg.params.protocolVersion, initialized: false });
-      const result = { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'bare-echo', version: '1.0.0' } };
-      send(res, 200, JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }), id);
-      return;
-    }
-    case 'tools/call':
-      send(res, 200, JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: msg.params.arguments.message }] } }));
-      return;
-    case 'tools/list':
-      send(res, 200, JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [ECHO_TOOL] } }));
-      return;
-    case 'ping':
-      send(res, 200, JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} }));
-      return;
-    default:
-      if (msg.id === undefined) {
-        if (msg.method === 'notifications/initialized' && sessionId !== undefined) sessions.get(sessionId)!.initialized = true;
-        res.writeHead(202);
-        res.end();
-        return;
-      }
-      send(res, 200, JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } }));
-  }
+function fail(res: ServerResponse, status: number, message: string): void {
+  send(res, status, errorJson(message));
 }
 
 function onPost(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined): void {
@@ -93,7 +57,7 @@ function onPost(req: IncomingMessage, res: ServerResponse, sessionId: string | u
       fail(res, 400, 'Parse error');
       return;
     }
-    answer(msg, res, sessionId);
+    answerEcho(msg, sessions, sessionId, res, send, accepted);
   });
 }
 
