@@ -110,9 +110,15 @@ export const HTTP_SERVERS: readonly HttpServerEntry[] = [
   },
 ];
 
-/** The entries a run covers: the default ones, or those `--only` names (opt-in ones included). */
+/**
+ * The entries a run covers: the default ones, or those `--only` names (opt-in ones included).
+ * Throws `Error` on a name no entry has.
+ */
 export function selectHttpServers(only: readonly string[] | null): HttpServerEntry[] {
-  return HTTP_SERVERS.filter((e) => (only === null ? e.optIn !== true : only.includes(e.name)));
+  if (only === null) return HTTP_SERVERS.filter((e) => e.optIn !== true);
+  const known = HTTP_SERVERS.map((e) => e.name);
+  for (const name of only) if (!known.includes(name)) throw new Error(`unknown server ${JSON.stringify(name)}; known: ${known.join(', ')}`);
+  return HTTP_SERVERS.filter((e) => only.includes(e.name));
 }
 
 /** Comparisons reported as ratios within one mode: [numerator, denominator]. */
@@ -455,8 +461,6 @@ function modeMetrics(states: readonly HttpState[], config: BenchConfig): Record<
  * unknown `--only` name (after closing every server it started).
  */
 export async function runHttpBench(config: BenchConfig): Promise<number> {
-  const known = new Set(HTTP_SERVERS.map((e) => e.name));
-  for (const name of config.only ?? []) if (!known.has(name)) throw new Error(`unknown server ${JSON.stringify(name)}; known: ${[...known].join(', ')}`);
   const entries = selectHttpServers(config.only);
 
   const began = performance.now();

@@ -42,7 +42,7 @@ function date(): string {
   return dateLine;
 }
 
-/** One connection: its unread text (latin1, so one char is one byte) and whether it ends after this reply. */
+/** One connection: its socket, and whether it ends after the reply being written. */
 interface Conn {
   readonly socket: Socket;
   closing: boolean;
@@ -138,7 +138,6 @@ function consume(conn: Conn, text: string): string | undefined {
     handle(conn, method, sessionId, text.slice(bodyStart, bodyStart + length));
     if (conn.closing) return undefined;
     at = bodyStart + length;
-    if (at === text.length) return '';
   }
 }
 
@@ -148,6 +147,7 @@ const server = createServer((socket) => {
   socket.setEncoding('latin1');
   socket.on('data', (chunk: string) => {
     if (conn.closing) return;
+    // the connection's text is latin1, so one char is one byte (Content-Length counts bytes)
     const left = consume(conn, pending.length === 0 ? chunk : pending + chunk);
     pending = left ?? '';
   });
