@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -54,5 +55,55 @@ describe('loadSkillDirectory', () => {
     const big = skillFolder('big', { 'SKILL.md': SKILL_MD.replace('pdf-tools', 'big'), 'a.txt': 'x'.repeat(100), 'b.txt': 'y' });
     await assert.rejects(loadSkillDirectory(big, { maxBytes: 100 }), RangeError);
     await assert.rejects(loadSkillDirectory(big, { maxFiles: 2 }), /more than 2 files/);
+  });
+
+  it('refuses a hard link to a file outside the folder, and a folder that is a symbolic link inside the skill', async () => {
+    const secret = join(root, 'secret.txt');
+    writeFileSync(secret, 'outside secret');
+    const hard = skillFolder('hard', { 'SKILL.md': SKILL_MD.replace('pdf-tools', 'hard') });
+    linkSync(secret, join(hard, 'copy.txt'));
+    await assert.rejects(loadSkillDirectory(hard), /copy.txt has 2 hard links/);
+    const dirLink = skillFolder('dir-link', { 'SKILL.md': SKILL_MD.replace('pdf-tools', 'dir-link') });
+    mkdirSync(join(root, 'elsewhere'));
+    writeFileSync(join(root, 'elsewhere', 'x.txt'), 'outside');
+    symlinkSync(join(root, 'elsewhere'), join(dirLink, 'refs'));
+    await assert.rejects(loadSkillDirectory(dirLink), /refs is not a regular file/);
+  });
+
+  it('never serves the target of a file swapped for a symbolic link while the folder is read (race, bounded)', async () => {
+    const dir = skillFolder('racy', { 'SKILL.md': SKILL_MD.replace('pdf-tools', 'racy'), 'a.txt': 'inside' });
+    const secret = join(root, 'racy-secret.txt');
+    writeFileSync(secret, 'outside secret');
+    // a writer swapping a.txt between a regular file and a link to the secret, atomically (rename)
+    writeFileSync(join(root, 'racy-file'), 'inside');
+    symlinkSync(secret, join(root, 'racy-link'));
+    const swapper = new Worker(
+      `const { renameSync, copyFileSync, symlinkSync } = require('node:fs');
+       const { workerData: w } = require('node:worker_threads');
+       for (;;) {
+         try { symlinkSync(w.secret, w.link); } catch {}
+         renameSync(w.link, w.target);
+         try { copyFileSync(w.file, w.tmp); } catch {}
+         renameSync(w.tmp, w.target);
+       }`,
+      { eval: true, workerData: { secret, link: join(root, 'racy-link'), file: join(root, 'racy-file'), tmp: join(root, 'racy-tmp'), target: join(dir, 'a.txt') } },
+    );
+    let served = 0;
+    let refused = 0;
+    try {
+      for (let i = 0; i < 400; i++) {
+        try {
+          const skill = await loadSkillDirectory(dir);
+          assert.notEqual(skill.files!['a.txt'], 'outside secret', 'the target of a symbolic link was served');
+          served++;
+        } catch (err) {
+          if (!(err instanceof TypeError) || !/a.txt is not a regular file/.test(err.message)) throw err;
+          refused++;
+        }
+      }
+    } finally {
+      await swapper.terminate();
+    }
+    assert.equal(served + refused, 400);
   });
 });
