@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parse as yamlParse } from 'yaml';
-import { FrontmatterError, parseFrontmatter, parseYamlSubset, renderFrontmatter, renderSkillMd, splitSkillMd, type FrontmatterValue } from './frontmatter.js';
+import { FrontmatterError, parseFrontmatter, parseWork, parseYamlSubset, renderFrontmatter, renderSkillMd, splitSkillMd, type FrontmatterValue } from './frontmatter.js';
 
 const key = fc.oneof(fc.stringMatching(/^[a-z][a-z0-9_-]{0,12}$/), fc.string({ minLength: 1, maxLength: 8 }));
 const scalar: fc.Arbitrary<FrontmatterValue> = fc.oneof(
@@ -60,6 +60,9 @@ describe('frontmatter', () => {
       ['name: &a x\nother: *a\n', /anchors, aliases and tags.*line 1/],
       ['name: !!str x\n', /tags/],
       ['name: x\nname: y\n', /duplicate key "name".*line 2/],
+      ['name: x\nmeta: {a: 1, b: 2, a: 3}\n', /duplicate key "a".*line 2/],
+      ['meta: {"a": 1, \'a\': 2}\n', /duplicate key "a"/],
+      ['meta: [{k: 1, k: 1}]\n', /duplicate key "k"/],
       ['name: x\n\tdescription: y\n', /tabs.*line 2/],
       ['name: [a, b\n', /malformed flow sequence/],
       ['name: "open\n', /unterminated/],
@@ -81,6 +84,40 @@ describe('frontmatter', () => {
     assert.equal((parseYamlSubset(flow) as { k: number[] }).k.length, 10_000);
     const quoted = `k: "${'word\n  '.repeat(8_000)}end"\n`;
     assert.match((parseYamlSubset(quoted) as { k: string }).k, /end$/);
+  });
+
+  it('a quoted scalar of 60 000 spaces is read with linear work', () => {
+    for (const q of ['"', "'"]) {
+      const text = `k: ${q}${' '.repeat(60_000)}${q}\n`;
+      parseWork.steps = 0;
+      assert.equal((parseYamlSubset(text) as { k: string }).k, ' '.repeat(60_000));
+      assert.ok(parseWork.steps <= 20 * text.length, `${parseWork.steps} steps for ${text.length} characters`);
+    }
+  });
+
+  it('does work linear in the input whatever its shape (property: characters visited counted, not time)', () => {
+    const unit = fc.array(fc.constantFrom(' ', '\t', '\n', '\n  ', '"', "'", ':', ': ', '#', ' #', '-', '- ', '[', ']', '{', '}', ',', '\\', 'a', '|', '>', '?', '&', '1', '.'), { minLength: 1, maxLength: 10 }).map((parts) => parts.join(''));
+    const prefix = fc.constantFrom('k: "', "k: '", 'k: ', 'k: [', 'k: {', '- ', '"', 'k: |\n  ', 'k: >-\n  ', 'k:\n  - ', 'k: [{a: "', '');
+    const perCharacter = (text: string): number => {
+      parseWork.steps = 0;
+      try {
+        parseYamlSubset(text, 0, 1_000_000);
+      } catch (err) {
+        if (!(err instanceof FrontmatterError)) throw err;
+      }
+      return parseWork.steps / text.length;
+    };
+    fc.assert(
+      fc.property(prefix, unit, (start, repeated) => {
+        const sized = (n: number) => start + repeated.repeat(Math.ceil(n / repeated.length));
+        const small = perCharacter(sized(1_000));
+        const large = perCharacter(sized(32_000));
+        // the cost per character must not grow with the input (quadratic work would grow it 32-fold)
+        assert.ok(large <= small * 1.5 + 4, `${JSON.stringify(start)} + ${JSON.stringify(repeated)}…: ${small.toFixed(1)} steps per character at 1k, ${large.toFixed(1)} at 32k`);
+        assert.ok(large <= 100, `${large} steps per character`);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('splits SKILL.md (BOM, CRLF) and refuses a file without frontmatter', () => {

@@ -14,6 +14,19 @@
  * writes only what {@link parseFrontmatter} reads back identically.
  */
 
+/**
+ * Characters the parser has visited (every scan, trim, slice and regular expression run
+ * is charged the length it reads), for tests that assert the work grows linearly with
+ * the input. Reset it before a parse.
+ * @internal
+ */
+export const parseWork = { steps: 0 };
+
+/** Charges `n` characters (plus one for the call) to {@link parseWork}. */
+function visit(n: number): void {
+  parseWork.steps += n + 1;
+}
+
 /** A frontmatter value: what JSON can hold. */
 export type FrontmatterValue = string | number | boolean | null | FrontmatterValue[] | { [key: string]: FrontmatterValue };
 
@@ -43,6 +56,7 @@ const OPEN = /^---[ \t]*\r?\n/;
  */
 export function splitSkillMd(text: string): SplitSkillMd | undefined {
   const t = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  visit(t.length);
   const open = OPEN.exec(t);
   if (!open) return undefined;
   const rest = t.slice(open[0].length);
@@ -85,9 +99,12 @@ export const MAX_FRONTMATTER_LENGTH = 65_536;
  */
 export function parseYamlSubset(yaml: string, offset = 0, maxLength = MAX_FRONTMATTER_LENGTH): FrontmatterValue {
   if (yaml.length > maxLength) throw new FrontmatterError(`the frontmatter is longer than ${maxLength} characters`);
+  visit(yaml.length);
   const raw = yaml.split(/\r?\n/);
   const lines: Line[] = raw.map((text, i) => {
-    const indent = /^ */.exec(text)![0].length;
+    let indent = 0;
+    while (text.charCodeAt(indent) === 32) indent++;
+    visit(indent);
     if (text[indent] === '\t') throw new FrontmatterError('tabs cannot indent YAML', i + 1 + offset);
     return { indent, text, no: i + 1 + offset };
   });
@@ -100,7 +117,11 @@ export function parseYamlSubset(yaml: string, offset = 0, maxLength = MAX_FRONTM
   return value;
 }
 
-const isBlank = (l: Line) => l.text.trim() === '' || l.text.trimStart().startsWith('#');
+const isBlank = (l: Line) => {
+  visit(l.text.length);
+  const t = l.text.trimStart();
+  return t === '' || t.startsWith('#');
+};
 
 class Parser {
   readonly #lines: Line[];
@@ -132,6 +153,7 @@ class Parser {
   #node(indent: number): FrontmatterValue {
     const first = this.peek();
     const content = first.text.slice(indent);
+    visit(content.length);
     if (content === '-' || content.startsWith('- ')) return this.#sequence(indent);
     if (mappingKey(content) !== undefined) return this.#mapping(indent);
     this.#i++;
@@ -146,10 +168,14 @@ class Parser {
       const line = this.peek();
       if (line.indent < indent) return out;
       const content = line.text.slice(indent);
+      visit(content.length);
       const isItem = content === '-' || content.startsWith('- ');
       if (line.indent === indent && !isItem) return out; // the enclosing mapping's next key
       if (line.indent !== indent) throw new FrontmatterError('bad indentation in a sequence', line.no);
-      const rest = content.slice(1).replace(/^ +/, '');
+      let skip = 1;
+      while (content.charCodeAt(skip) === 32) skip++;
+      const rest = content.slice(skip);
+      visit(content.length);
       if (rest === '-' || rest.startsWith('- ')) throw new FrontmatterError('a sequence starting on its parent item\'s line is not supported', line.no);
       if (rest === '' || rest.startsWith('#')) {
         this.#i++;
@@ -175,6 +201,7 @@ class Parser {
       if (line.indent < indent) return out;
       if (line.indent > indent) throw new FrontmatterError('bad indentation in a mapping', line.no);
       const content = line.text.slice(indent);
+      visit(content.length);
       const found = mappingKey(content);
       if (found === undefined) throw new FrontmatterError('expected "key: value"', line.no);
       const key = found.key;
@@ -194,6 +221,7 @@ class Parser {
     if (this.done) return null;
     const next = this.peek();
     const content = next.text.slice(next.indent);
+    visit(content.length);
     if (next.indent > indent) return this.block(next.indent);
     if (allowSameIndentSequence && next.indent === indent && (content === '-' || content.startsWith('- '))) return this.#sequence(indent);
     return null;
@@ -202,6 +230,7 @@ class Parser {
   /** A value that starts on a line after `key:` / `- `; continuation lines must be indented past `parent`. */
   #inlineValue(text: string, no: number, parent: number): FrontmatterValue {
     const t = stripComment(text).trim();
+    visit(text.length);
     if (/^[&*!]/.test(t)) throw new FrontmatterError('anchors, aliases and tags are not supported', no);
     if (t.startsWith('|') || t.startsWith('>')) return this.#blockScalar(t, no, parent);
     if (t.startsWith('"') || t.startsWith("'")) return this.#quoted(text.trim(), no, parent);
@@ -215,6 +244,7 @@ class Parser {
     const parts = [t];
     while (!this.done) {
       const line = this.peek();
+      visit(line.text.length * 3);
       if (line.text.trim() === '') break;
       if (line.indent <= parent || mappingKey(line.text.slice(line.indent)) !== undefined) break;
       parts.push(stripComment(line.text).trim());
@@ -225,11 +255,13 @@ class Parser {
 
   #quoted(first: string, no: number, parent: number): string {
     let text = first;
+    visit(first.length);
     // a quoted scalar may span lines: gather them until the closing quote
     let scan = scanQuote(text, 1);
     while (scan.end < 0) {
       if (this.done) throw new FrontmatterError('unterminated quoted string', no);
       const line = this.peek();
+      visit(line.text.length * 2);
       if (line.text.trim() !== '' && line.indent <= parent) throw new FrontmatterError('unterminated quoted string', no);
       text += '\n' + line.text.trim();
       this.#i++;
@@ -237,9 +269,10 @@ class Parser {
     }
     const end = scan.end;
     const after = text.slice(end + 1).trim();
+    visit(text.length - end);
     if (after !== '' && !after.startsWith('#')) throw new FrontmatterError('unexpected text after a quoted string', no);
-    const inner = text.slice(1, end).replace(/[ \t]*\n[ \t]*/g, (m) => (m.split('\n').length > 2 ? '\n'.repeat(m.split('\n').length - 2) : ' '));
-    return text[0] === '"' ? unescapeDouble(inner, no) : inner.replace(/''/g, "'");
+    const inner = foldQuotedLines(text.slice(1, end));
+    return text[0] === '"' ? unescapeDouble(inner, no) : unquoteSingle(inner);
   }
 
   #blockScalar(header: string, no: number, parent: number): string {
@@ -251,6 +284,7 @@ class Parser {
     let indent = m[3] ? parent + Number(m[3]) : -1;
     while (!this.done) {
       const line = this.peek();
+      visit(line.text.length * 2);
       if (line.text.trim() === '') {
         body.push('');
         this.#i++;
@@ -275,6 +309,7 @@ class Parser {
       text = body[0] ?? '';
       for (let i = 1; i < body.length; i++) {
         const line = body[i]!;
+        visit(line.length);
         const prev = body[i - 1]!;
         if (line === '') text += '\n';
         else if (line.startsWith(' ') || prev.startsWith(' ')) text += '\n' + line;
@@ -290,11 +325,12 @@ class Parser {
 
 /** `key: rest` of a mapping line (plain or quoted key), or undefined when the line is not one. */
 function mappingKey(content: string): { key: string; rest: string } | undefined {
+  visit(content.length);
   if (content.startsWith('"') || content.startsWith("'")) {
     const end = closingQuote(content);
     if (end < 0 || content[end + 1] !== ':' || !(content.length === end + 2 || content[end + 2] === ' ')) return undefined;
     const inner = content.slice(1, end);
-    return { key: content[0] === '"' ? unescapeDouble(inner, undefined) : inner.replace(/''/g, "'"), rest: content.slice(end + 2).trim() };
+    return { key: content[0] === '"' ? unescapeDouble(inner, undefined) : unquoteSingle(inner), rest: content.slice(end + 2).trim() };
   }
   if (/^[-?:,[\]{}#&*!|>%@`]/.test(content) && !/^-[^ ]/.test(content)) return undefined;
   // the key ends at the first ": " (or a final ":"); a " #" before it starts a comment
@@ -327,13 +363,18 @@ function scanQuote(text: string, from: number): { end: number; next: number } {
     if (q === '"' && c === '\\') i++;
     else if (c === q) {
       if (q === "'" && text[i + 1] === "'") i++;
-      else return { end: i, next: i };
+      else {
+        visit(i - from);
+        return { end: i, next: i };
+      }
     }
   }
+  visit(i - from);
   return { end: -1, next: i };
 }
 
 function stripComment(text: string): string {
+  visit(text.length);
   const i = text.search(/(^|[ \t])#/);
   return i < 0 ? text : text.slice(0, i);
 }
@@ -341,6 +382,7 @@ function stripComment(text: string): string {
 const ESCAPES: Record<string, string> = { '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b', ' ': ' ', '"': '"', '/': '/', '\\': '\\', N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029' };
 
 function unescapeDouble(text: string, no: number | undefined): string {
+  visit(text.length);
   return text.replace(/\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)/gs, (_m, e: string) => {
     if (e.length > 1) return String.fromCodePoint(parseInt(e.slice(1), 16));
     const out = ESCAPES[e];
@@ -351,6 +393,7 @@ function unescapeDouble(text: string, no: number | undefined): string {
 
 /** A plain scalar under the core schema: null, booleans, numbers, else the string itself. */
 function plainScalar(t: string): FrontmatterValue {
+  visit(t.length * 8);
   if (t === '' || t === '~' || t === 'null' || t === 'Null' || t === 'NULL') return null;
   if (t === 'true' || t === 'True' || t === 'TRUE') return true;
   if (t === 'false' || t === 'False' || t === 'FALSE') return false;
@@ -373,10 +416,53 @@ function scanQuoteAt(text: string, start: number): number {
     if (q === '"' && c === '\\') i++;
     else if (c === q) {
       if (q === "'" && text[i + 1] === "'") i++;
-      else return i;
+      else {
+        visit(i - start);
+        return i;
+      }
     }
   }
+  visit(text.length - start);
   return -1;
+}
+
+/**
+ * Folds the line breaks of a multi-line quoted scalar's content (YAML 1.2 § 7.3): the
+ * spaces and tabs around a break are dropped, a single break becomes a space and n > 1
+ * breaks become n - 1 newlines. One pass, linear.
+ */
+function foldQuotedLines(text: string): string {
+  visit(text.length);
+  if (!text.includes('\n')) return text;
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    // the run of spaces and tabs starting here, and whether a break follows it
+    let j = i;
+    while (j < text.length && (text[j] === ' ' || text[j] === '\t')) j++;
+    if (j < text.length && text[j] === '\n') {
+      let breaks = 0;
+      while (j < text.length && (text[j] === ' ' || text[j] === '\t' || text[j] === '\n')) {
+        if (text[j] === '\n') breaks++;
+        j++;
+      }
+      out += breaks === 1 ? ' ' : '\n'.repeat(breaks - 1);
+      i = j;
+    } else if (j > i) {
+      out += text.slice(i, j);
+      i = j;
+    } else {
+      out += text[i];
+      i++;
+    }
+  }
+  return out;
+}
+
+/** The content of a single-quoted scalar with its doubled quotes undone. */
+function unquoteSingle(text: string): string {
+  visit(text.length);
+  return text.split("''").join("'");
 }
 
 /** Reads one flow collection (`[...]` or `{...}`) from a single line. */
@@ -389,7 +475,9 @@ class FlowReader {
   ) {}
 
   #ws(): void {
+    const from = this.#pos;
     while (this.text[this.#pos] === ' ' || this.text[this.#pos] === '\t') this.#pos++;
+    visit(this.#pos - from);
   }
 
   end(): void {
@@ -409,6 +497,7 @@ class FlowReader {
     if (c === '"' || c === "'") return this.#quoted();
     PLAIN_FLOW.lastIndex = this.#pos;
     const m = PLAIN_FLOW.exec(this.text)!;
+    visit(m[0].length);
     this.#pos += m[0].length;
     return plainScalar(m[0].trim());
   }
@@ -419,7 +508,7 @@ class FlowReader {
     if (end < 0) throw new FrontmatterError('unterminated quoted string', this.no);
     this.#pos = end + 1;
     const inner = this.text.slice(start + 1, end);
-    return this.text[start] === '"' ? unescapeDouble(inner, this.no) : inner.replace(/''/g, "'");
+    return this.text[start] === '"' ? unescapeDouble(inner, this.no) : unquoteSingle(inner);
   }
 
   #seq(): FrontmatterValue[] {
@@ -453,11 +542,14 @@ class FlowReader {
       else {
         FLOW_KEY.lastIndex = this.#pos;
         const m = FLOW_KEY.exec(this.text)!;
+        visit(m[0].length);
         this.#pos += m[0].length;
         key = m[0].trim();
       }
       this.#ws();
       if (this.text[this.#pos++] !== ':') throw new FrontmatterError('malformed flow mapping', this.no);
+      // a key given twice is refused, as in block mappings (a later value must not silently win)
+      if (Object.prototype.hasOwnProperty.call(out, key)) throw new FrontmatterError(`duplicate key "${key}"`, this.no);
       Object.defineProperty(out, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
       this.#ws();
       const c = this.text[this.#pos++];
