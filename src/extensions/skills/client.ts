@@ -29,8 +29,11 @@ import {
   SKILLS_EXTENSION_ID,
   SkillsMethod,
   declaresSkills,
+  skillFileUriProblem,
   skillNameOfUri,
+  skillPathProblem,
   skillRootOf,
+  skillUriProblem,
   skillsProtocolExtension,
   type DirectoryChild,
   type GetSkillResult,
@@ -112,8 +115,9 @@ export function skillEntryProblem(value: unknown): string | undefined {
   const { uri, frontmatter, resources } = value;
   if (typeof uri !== 'string') return 'the entry has no string uri';
   if (!isObject(frontmatter) || typeof frontmatter.name !== 'string' || typeof frontmatter.description !== 'string') return `${uri}: frontmatter must be an object with string name and description`;
+  const uriProblem = skillUriProblem(uri);
+  if (uriProblem !== undefined) return uriProblem;
   const name = skillNameOfUri(uri);
-  if (name === undefined) return `${uri}: the uri does not end in /<name>/${SKILL_MD}`;
   if (name !== frontmatter.name) return `${uri}: the skill name in the uri is not frontmatter.name (${JSON.stringify(frontmatter.name)})`;
   if (resources === 'dynamic') return undefined;
   if (!Array.isArray(resources)) return `${uri}: resources must be an array or "dynamic"`;
@@ -123,7 +127,10 @@ export function skillEntryProblem(value: unknown): string | undefined {
     if (!isObject(r) || typeof r.uri !== 'string') return `${uri}: a resources item has no string uri`;
     if (typeof r.digest !== 'string' || !DIGEST_PATTERN.test(r.digest)) return `${r.uri}: digest is not sha256:<64 lowercase hex>`;
     if (typeof r.size !== 'number' || !Number.isSafeInteger(r.size) || r.size < 0) return `${r.uri}: size is not a byte count`;
-    if (r.uri !== uri && !r.uri.startsWith(`${root}/`)) return `${r.uri}: not a file of the skill at ${root}`;
+    if (r.uri !== uri) {
+      const problem = skillFileUriProblem(root, r.uri);
+      if (problem !== undefined) return `not a file of the skill: ${problem}`;
+    }
     if (seen.has(r.uri)) return `${r.uri}: listed twice`;
     seen.add(r.uri);
   }
@@ -248,12 +255,18 @@ export class SkillsClient {
   /**
    * Reads one file of a skill — `ref` is a path relative to the skill's root
    * (`references/FORMS.md`) or the file's URI — and verifies it against the entry. Rejects
-   * with {@link SkillVerificationError}: `unlisted` (checked before any request), `size`,
+   * with {@link SkillVerificationError}: `unlisted` (checked before any request: a file the
+   * entry does not list, or for a `"dynamic"` entry a path or URI that leaves the skill —
+   * `..`, `.`, `%2e%2e`, encoded slashes, control or bidirectional characters), `size`,
    * `digest`, `content`.
    */
-  readFile(entry: SkillEntry, ref: string, options?: RequestOptions): Promise<SkillFile> {
+  async readFile(entry: SkillEntry, ref: string, options?: RequestOptions): Promise<SkillFile> {
     checked(entry, 'given');
     const root = skillRootOf(entry.uri)!;
+    if (!ref.includes('://')) {
+      const problem = skillPathProblem(ref);
+      if (problem !== undefined) throw new SkillVerificationError('unlisted', ref, `${problem}; not a file of the skill ${entry.uri}`);
+    }
     const uri = ref.includes('://') ? ref : `${root}/${ref.split('/').map(encodeURIComponent).join('/')}`;
     return this.#read(entry, uri, options);
   }
@@ -264,11 +277,13 @@ export class SkillsClient {
       listed = entry.resources.find((r) => r.uri === uri);
       if (listed === undefined) throw new SkillVerificationError('unlisted', uri, `${uri} is not a file of the skill ${entry.uri}`);
       if (listed.size > this.#maxFileBytes) throw new SkillVerificationError('size', uri, `${uri} is ${listed.size} bytes, over this host's limit of ${this.#maxFileBytes}`);
-    } else if (!uri.startsWith(`${skillRootOf(entry.uri)!}/`) || uri.split('/').some((segment) => segment === '..' || segment === '.')) {
-      throw new SkillVerificationError('unlisted', uri, `${uri} is not under the skill ${entry.uri}`);
+    } else if (uri !== entry.uri) {
+      const problem = skillFileUriProblem(skillRootOf(entry.uri)!, uri);
+      if (problem !== undefined) throw new SkillVerificationError('unlisted', uri, `${problem}; it is not read`);
     }
     const result = await this.#client.readResource(uri, options);
-    const item = (result.contents ?? []).find((c) => isObject(c) && (c as JSONObject).uri === uri) ?? result.contents?.[0];
+    // only an item naming the very URI asked for is the file: another item is not what was verified
+    const item = (result.contents ?? []).find((c) => isObject(c) && (c as JSONObject).uri === uri);
     let bytes: Uint8Array | undefined;
     let text: string | undefined;
     if (item !== undefined && typeof (item as { text?: unknown }).text === 'string') {
@@ -277,7 +292,7 @@ export class SkillsClient {
     } else if (item !== undefined && typeof (item as { blob?: unknown }).blob === 'string') {
       bytes = decodeBase64((item as { blob: string }).blob);
     }
-    if (bytes === undefined) throw new SkillVerificationError('content', uri, `${uri}: the read returned no text or valid base64 blob`);
+    if (bytes === undefined) throw new SkillVerificationError('content', uri, `${uri}: the read returned no content item for this URI with text or a valid base64 blob`);
     if (listed !== undefined) {
       if (bytes.length !== listed.size) throw new SkillVerificationError('size', uri, `${uri}: ${bytes.length} bytes read, the entry says ${listed.size}; the content is not used`);
       const digest = await sha256Digest(bytes);

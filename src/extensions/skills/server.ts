@@ -33,6 +33,7 @@ import {
   DIRECTORY_MIME_TYPE,
   SkillsMethod,
   skillNameProblem,
+  skillPathProblem,
   skillsProtocolExtension,
   type DirectoryChild,
   type GetSkillResult,
@@ -119,17 +120,6 @@ const SERVED = new WeakSet<McpServer>();
 const DEFAULT_CACHE: CacheHints = Object.freeze({ ttlMs: 0, cacheScope: 'private' });
 const PREFIX_PATTERN = /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?:\/[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)*$/;
 
-/** Why `path` cannot name a skill file, or undefined. Pure. */
-function pathProblem(path: string): string | undefined {
-  if (path.length === 0) return 'the path is empty';
-  if (path.startsWith('/') || path.includes('\\')) return `the path "${path}" must be relative and /-separated`;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(path)) return `the path "${path}" contains control characters`;
-  for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.' || segment === '..') return `the path "${path}" has an empty, "." or ".." segment`;
-  }
-  return undefined;
-}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -255,7 +245,7 @@ export class SkillsServer {
   #files(definition: SkillDefinition): { frontmatter: SkillFrontmatter; files: Map<string, { content: string | Uint8Array; bytes: Uint8Array }> } {
     const given = definition.files ?? {};
     for (const path of Object.keys(given)) {
-      const problem = pathProblem(path);
+      const problem = skillPathProblem(path);
       if (problem !== undefined) throw new TypeError(`Skill file: ${problem}`);
     }
     let skillMd = given[SKILL_MD];

@@ -14,7 +14,7 @@ import { McpServer } from '../../server/server.js';
 import { connectInMemory, type InMemoryPair } from '../../testing/in-memory.js';
 import { InMemoryTransport } from '../../transport/memory.js';
 import { sha256Digest, contentBytes } from './digest.js';
-import { SkillsClient, SkillVerificationError, SkillsServer, SKILLS_EXTENSION_ID, SkillsMethod, skillsProtocolExtension, type SkillEntry } from './index.js';
+import { SkillsClient, SkillVerificationError, SkillsServer, SKILLS_EXTENSION_ID, SkillsMethod, skillEntryProblem, skillsProtocolExtension, type SkillEntry } from './index.js';
 
 const ERAS: ReadonlyArray<{ era: string; client: { protocolVersion?: string } }> = [
   { era: '2025-11-25 (initialize)', client: {} },
@@ -237,6 +237,89 @@ describe('dynamic skills', () => {
   });
 });
 
+describe('skill URIs on the host side', () => {
+  const digest = `sha256:${'0'.repeat(64)}`;
+  const entryWith = (uri: string, name: string, files: string[]): unknown => ({
+    uri,
+    frontmatter: { name, description: 'd' },
+    resources: [{ uri, digest, size: 1 }, ...files.map((f) => ({ uri: f, digest, size: 1 }))],
+  });
+
+  it('refuses listed files that leave the skill however the path is spelled', () => {
+    const root = 'skill://notes';
+    for (const file of [
+      `${root}/../other/SKILL.md`,
+      `${root}/./x`,
+      `${root}/a/../../x`,
+      `${root}/%2e%2e/other/SKILL.md`,
+      `${root}/%2E%2e/x`,
+      `${root}/.%2e/x`,
+      `${root}/%2e/x`,
+      `${root}/a%2f..%2fx`,
+      `${root}/a%5c..%5cx`,
+      `${root}/a\\..\\x`,
+      `${root}//x`,
+      `${root}/x?y=1`,
+      `${root}/x#f`,
+      `${root}/%zz`,
+      `${root}/a\u202egnp.exe`,
+      `${root}/\u2066x`,
+      `${root}/x%E2%80%AEy`,
+      `${root}/x%00`,
+    ]) {
+      assert.match(skillEntryProblem(entryWith(`${root}/SKILL.md`, 'notes', [file])) ?? 'accepted', /not a file of the skill/, file);
+    }
+    assert.equal(skillEntryProblem(entryWith(`${root}/SKILL.md`, 'notes', [`${root}/references/FORMS.md`, `${root}/a%20b.txt`])), undefined);
+  });
+
+  it('refuses skill names and skill URIs that are not Agent Skills names or clean paths', () => {
+    for (const [uri, name] of [
+      ['skill://../SKILL.md', '..'],
+      ['skill://./SKILL.md', '.'],
+      ['skill://%2e%2e/SKILL.md', '%2e%2e'],
+      ['skill://no\u202etes/SKILL.md', 'no\u202etes'],
+      ['skill://Notes/SKILL.md', 'Notes'],
+      ['skill://-notes/SKILL.md', '-notes'],
+      ['skill://no--tes/SKILL.md', 'no--tes'],
+      ['skill://acme/../notes/SKILL.md', 'notes'],
+      ['skill://acme/%2e%2e/notes/SKILL.md', 'notes'],
+      ['skill://ac\u200fme/notes/SKILL.md', 'notes'],
+      [`skill://${'a'.repeat(65)}/SKILL.md`, 'a'.repeat(65)],
+    ] as const) {
+      assert.notEqual(skillEntryProblem(entryWith(uri, name, [])), undefined, uri);
+    }
+    assert.equal(skillEntryProblem(entryWith('skill://acme/tools/notes-2/SKILL.md', 'notes-2', [])), undefined);
+  });
+
+  it('a "dynamic" skill\'s readFile sends nothing outside the skill, and refuses a read answered for another URI', async () => {
+    const server = new McpServer({ name: 'dynamic', version: '1.0.0' });
+    const uri = 'skill://notes/SKILL.md';
+    const md = '---\nname: notes\ndescription: Take notes\n---\nBody\n';
+    server.extend(skillsProtocolExtension('server'));
+    const asked: string[] = [];
+    server.registerResourceTemplate('skill://{+path}', { name: 'any' }, (u) => {
+      asked.push(u);
+      return { contents: [{ uri: u.endsWith('swapped.md') ? 'skill://notes/other.md' : u, mimeType: 'text/markdown', text: md }] };
+    });
+    server.onConnect((session) =>
+      session.endpoint.setRequestHandler(SkillsMethod.List, () => ({ skills: [{ uri, frontmatter: { name: 'notes', description: 'Take notes' }, resources: 'dynamic' }] })),
+    );
+    let skills!: SkillsClient;
+    const pair = await connectInMemory(server, { onClient: (c) => (skills = new SkillsClient(c)), checkWire: false });
+    try {
+      const [entry] = await skills.listSkills();
+      for (const ref of ['skill://notes/%2e%2e/secret', 'skill://notes/%2E%2E/secret', 'skill://notes/.%2e/secret', 'skill://notes/a%2f..%2f..%2fsecret', '..', 'a/../../secret', 'a/./b', 'x\u202e', '', '/etc/passwd']) {
+        await assert.rejects(skills.readFile(entry!, ref), (e: unknown) => e instanceof SkillVerificationError && e.reason === 'unlisted', ref);
+      }
+      assert.deepEqual(asked, []);
+      await assert.rejects(skills.readFile(entry!, 'swapped.md'), (e: unknown) => e instanceof SkillVerificationError && e.reason === 'content');
+      assert.equal((await skills.readFile(entry!, 'fine.md')).text, md);
+    } finally {
+      await pair.close();
+    }
+  });
+});
+
 describe('skills negotiation', () => {
   it('a client without the extension is refused locally; a server without it answers -32601', async () => {
     const server = new McpServer({ name: 'plain', version: '1.0.0' });
@@ -287,6 +370,8 @@ describe('skills registration', () => {
     assert.throws(() => s.add({ name: 'folder', files: { 'SKILL.md': '---\nname: ok\ndescription: d\n---\n' } }), /named "folder".*"ok"/);
     assert.throws(() => s.add({ frontmatter: { name: 'ok', description: 'd' }, files: { '../etc/passwd': 'x' } }), /"\.\." segment/);
     assert.throws(() => s.add({ frontmatter: { name: 'ok', description: 'd' }, files: { '/abs': 'x' } }), /relative/);
+    assert.throws(() => s.add({ frontmatter: { name: 'ok', description: 'd' }, files: { 'a\u202egnp.md': 'x' } }), /bidirectional/);
+    assert.throws(() => s.add({ frontmatter: { name: 'ok', description: 'd' }, files: { 'refs/\u200bx.md': 'x' } }), /invisible/);
     s.add({ frontmatter: { name: 'ok', description: 'd' } });
     assert.throws(() => s.add({ frontmatter: { name: 'ok', description: 'other' } }), /already published at skill:\/\/ok\/SKILL.md/);
     assert.deepEqual(s.uris, ['skill://ok/SKILL.md']);

@@ -59,6 +59,71 @@ export function skillNameProblem(name: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Characters no skill name, path segment or URI may hold: C0/C1 controls, and the
+ * invisible and bidirectional formatting characters (U+061C, U+200B-U+200F, U+202A-U+202E,
+ * U+2060-U+2069, U+FEFF) that make a path display as something it is not.
+ */
+// eslint-disable-next-line no-control-regex
+const HIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+
+/**
+ * Why the `/`-separated relative path `path` cannot name a file of a skill, or undefined.
+ * Refused: an empty path, a leading `/`, a backslash, an empty, `.` or `..` segment, and
+ * control, invisible or bidirectional formatting characters. Pure.
+ */
+export function skillPathProblem(path: string): string | undefined {
+  if (path.length === 0) return 'the path is empty';
+  if (path.startsWith('/') || path.includes('\\')) return `the path ${JSON.stringify(path)} must be relative and /-separated`;
+  if (HIDDEN_CHARACTERS.test(path)) return `the path ${JSON.stringify(path)} contains control, invisible or bidirectional formatting characters`;
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.' || segment === '..') return `the path ${JSON.stringify(path)} has an empty, "." or ".." segment`;
+  }
+  return undefined;
+}
+
+/**
+ * Why `uri` cannot be the URI of a skill file under the skill directory `root`
+ * (`<scheme>://…/<name>`), or undefined. The URI must start with `root/`, carry no query
+ * or fragment, and its path below the root, each segment percent-decoded, must pass
+ * {@link skillPathProblem}: `%2e%2e`, `%2f`, `%5c` and malformed escapes are refused, so
+ * no reader that normalizes or decodes the URI can be walked out of the skill. Pure.
+ */
+export function skillFileUriProblem(root: string, uri: string): string | undefined {
+  if (!uri.startsWith(`${root}/`)) return `${uri} is not under the skill at ${root}`;
+  if (uri.includes('?') || uri.includes('#')) return `${uri} has a query or fragment`;
+  const decoded: string[] = [];
+  for (const segment of uri.slice(root.length + 1).split('/')) {
+    let plain: string;
+    try {
+      plain = decodeURIComponent(segment);
+    } catch {
+      return `${uri} has a malformed percent-escape`;
+    }
+    if (plain.includes('/') || plain.includes('\\')) return `${uri} has an encoded slash or backslash in a segment`;
+    decoded.push(plain);
+  }
+  const problem = skillPathProblem(decoded.join('/'));
+  return problem === undefined ? undefined : `${uri}: ${problem}`;
+}
+
+/**
+ * Why `uri` cannot be the `SKILL.md` URI of a skill, or undefined: `<scheme>://` then
+ * `/`-separated segments (each passing {@link skillPathProblem} once percent-decoded) whose
+ * last is `SKILL.md` and second-to-last a valid skill name ({@link skillNameProblem}). Pure.
+ */
+export function skillUriProblem(uri: string): string | undefined {
+  const at = uri.indexOf('://');
+  if (at <= 0 || !/^[A-Za-z][A-Za-z0-9+.-]*$/.test(uri.slice(0, at))) return `${uri} is not an absolute URI`;
+  const root = skillRootOf(uri);
+  if (root === undefined) return `${uri} does not end in /<name>/${SKILL_MD}`;
+  const name = skillNameOfUri(uri);
+  const nameProblem = skillNameProblem(name);
+  if (nameProblem !== undefined) return `${uri}: ${nameProblem}`;
+  const inner = skillFileUriProblem(uri.slice(0, at + 2), uri);
+  return inner;
+}
+
 /** The frontmatter of a skill: `name` and `description` at least, every other member verbatim. */
 export interface SkillFrontmatter {
   name: string;
