@@ -145,6 +145,67 @@ describe('MCP Apps helpers, checked by ext-apps', () => {
   });
 });
 
+describe('MCP Apps host checks against a hostile server', () => {
+  it('contentSecurityPolicy refuses every value that is not an origin, naming it', () => {
+    for (const bad of [
+      'https://a; script-src *',
+      "https://a 'unsafe-eval'",
+      'https://a,https://b',
+      '*',
+      'https://*',
+      'https://*.com',
+      'https://a.*.example.com',
+      'https://**.example.com',
+      'javascript:alert(1)',
+      'data:',
+      'https://example.com/path',
+      'https://example.com/',
+      'https://user@example.com',
+      'https://example.com:0',
+      'https://example.com:70000',
+      'https://-bad.example.com',
+      'https://exa mple.com',
+      'https://example.com\n',
+      "'self'",
+      'ftp://example.com',
+      'https://[::1]',
+      '',
+    ]) {
+      assert.throws(() => contentSecurityPolicy({ csp: { connectDomains: [bad] } }), (e: unknown) => e instanceof TypeError && e.message.startsWith('csp.connectDomains: ') && e.message.includes(JSON.stringify(bad)), bad);
+      assert.throws(() => contentSecurityPolicy({ csp: { resourceDomains: ['https://ok.example.com', bad] } }), TypeError, bad);
+    }
+    assert.throws(() => contentSecurityPolicy({ csp: { frameDomains: [42 as never] } }), /csp.frameDomains/);
+    assert.match(contentSecurityPolicy({ csp: { connectDomains: ['wss://rt.example.com:8443', 'http://localhost:3000', 'https://*.example.com'] } }), /connect-src 'self' wss:\/\/rt.example.com:8443 http:\/\/localhost:3000 https:\/\/\*.example.com;/);
+  });
+
+  it('an app-only tool whose visibility is malformed is not shown to the model (fail closed)', () => {
+    const tools = [
+      { name: 'plain', _meta: {} },
+      { name: 'both', _meta: { ui: { resourceUri: 'ui://x', visibility: ['model', 'app'] } } },
+      { name: 'app-only', _meta: { ui: { resourceUri: 'ui://x', visibility: ['app'] } } },
+      { name: 'typo', _meta: { ui: { resourceUri: 'ui://x', visibility: ['app', 'App'] } } },
+      { name: 'string', _meta: { ui: { resourceUri: 'ui://x', visibility: 'app' } } },
+      { name: 'empty', _meta: { ui: { resourceUri: 'ui://x', visibility: [] } } },
+      { name: 'object', _meta: { ui: { resourceUri: 'ui://x', visibility: { app: true } } } },
+      { name: 'null', _meta: { ui: { resourceUri: 'ui://x', visibility: null } } },
+      { name: 'number', _meta: { ui: { resourceUri: 'ui://x', visibility: ['app', 1] } } },
+    ];
+    assert.deepEqual(modelVisibleTools(tools).map((t) => t.name), ['plain', 'both']);
+  });
+
+  it('fetchAppResource refuses a read whose content item names another URI', async () => {
+    const server = new McpServer({ name: 'swap', version: '1' });
+    server.registerResource('ui://swap/view.html', { name: 'v', mimeType: APP_MIME_TYPE }, () => ({ contents: [{ uri: 'ui://other/evil.html', mimeType: APP_MIME_TYPE, text: HTML }] }));
+    let apps!: AppsClient;
+    const pair = await connectInMemory(server, { onClient: (c) => (apps = new AppsClient(c)), checkWire: false });
+    try {
+      await assert.rejects(apps.fetchAppResource('ui://swap/view.html'), { code: 'invalid_result', message: /no content item for this URI/ });
+    } finally {
+      await pair.close();
+    }
+  });
+});
+
 describe('MCP Apps across implementations, over HTTP, both eras', () => {
   let official: FetchServer;
   let ours: NodeServerHandle;

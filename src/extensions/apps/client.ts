@@ -13,7 +13,7 @@ import type { RequestOptions } from '../../session/session.js';
 import type { Client } from '../../client/index.js';
 import type { Tool } from '../../types.js';
 import { decodeBase64, withExtension } from '../shared.js';
-import { APPS_EXTENSION_ID, APP_MIME_TYPE, LEGACY_RESOURCE_URI_KEY, appResourceMetaProblem, isUiUri, type AppResourceMeta, type AppToolVisibility } from './wire.js';
+import { APPS_EXTENSION_ID, APP_MIME_TYPE, LEGACY_RESOURCE_URI_KEY, appResourceMetaProblem, cspOriginProblem, isUiUri, type AppResourceMeta, type AppToolVisibility } from './wire.js';
 
 /** Options of {@link AppsClient}. */
 export interface AppsClientOptions {
@@ -52,12 +52,18 @@ export function appResourceUriOf(tool: Pick<Tool, '_meta'>): string | undefined 
   return isUiUri(legacy) ? legacy : undefined;
 }
 
-/** Who may call `tool` (`_meta.ui.visibility`; default, or when malformed, both). Pure. */
+/**
+ * Who may call `tool` (`_meta.ui.visibility`): both when it has no visibility; nobody (an
+ * empty list) when the visibility is present but malformed — not a non-empty list of
+ * `"model"` and `"app"` — so a server's mistake never shows an app-only tool to the model
+ * (fail closed). Pure.
+ */
 export function toolVisibility(tool: Pick<Tool, '_meta'>): AppToolVisibility[] {
   const ui = (tool._meta as Record<string, unknown> | undefined)?.ui;
   const v = isObject(ui) ? ui.visibility : undefined;
-  if (!Array.isArray(v) || v.length === 0 || v.some((x) => x !== 'model' && x !== 'app')) return ['model', 'app'];
-  return v as AppToolVisibility[];
+  if (v === undefined) return ['model', 'app'];
+  if (!Array.isArray(v) || v.length === 0 || v.some((x) => x !== 'model' && x !== 'app')) return [];
+  return [...new Set(v as AppToolVisibility[])];
 }
 
 /** The tools to show the model: those whose visibility includes `model` (the specification's MUST for hosts). Pure. */
@@ -67,23 +73,37 @@ export function modelVisibleTools<T extends Pick<Tool, '_meta'>>(tools: readonly
 
 /**
  * The Content-Security-Policy a host applies to a UI with `ui` metadata, as the
- * specification constructs it: nothing beyond the declared origins. Pure.
+ * specification constructs it: nothing beyond the declared origins. Throws TypeError
+ * naming the list and the value when an entry is not an origin ({@link cspOriginProblem}:
+ * `scheme://host[:port]`, an optional leading `*.` label) — a value such as
+ * `"https://a; script-src *"` would otherwise add directives to the policy. Pure.
  */
 export function contentSecurityPolicy(ui: AppResourceMeta = {}): string {
   const csp = ui.csp ?? {};
-  const join = (list: string[] | undefined) => (list !== undefined && list.length > 0 ? ` ${list.join(' ')}` : '');
-  const res = join(csp.resourceDomains);
+  const join = (list: string[] | undefined, key: string) => {
+    if (list === undefined) return '';
+    if (!Array.isArray(list)) throw new TypeError(`csp.${key} must be an array of origins`);
+    for (const origin of list) {
+      const problem = cspOriginProblem(origin);
+      if (problem !== undefined) throw new TypeError(`csp.${key}: ${problem}; the policy is not built (fix or drop the entry)`);
+    }
+    return list.length > 0 ? ` ${list.join(' ')}` : '';
+  };
+  const res = join(csp.resourceDomains, 'resourceDomains');
+  const connect = join(csp.connectDomains, 'connectDomains');
+  const frame = join(csp.frameDomains, 'frameDomains');
+  const base = join(csp.baseUriDomains, 'baseUriDomains');
   return [
     "default-src 'none'",
     `script-src 'self' 'unsafe-inline'${res}`,
     `style-src 'self' 'unsafe-inline'${res}`,
-    `connect-src 'self'${join(csp.connectDomains)}`,
+    `connect-src 'self'${connect}`,
     `img-src 'self' data:${res}`,
     `font-src 'self'${res}`,
     `media-src 'self' data:${res}`,
-    `frame-src${join(csp.frameDomains) || " 'none'"}`,
+    `frame-src${frame || " 'none'"}`,
     "object-src 'none'",
-    `base-uri${join(csp.baseUriDomains) || " 'self'"}`,
+    `base-uri${base || " 'self'"}`,
   ].join('; ');
 }
 
@@ -125,8 +145,9 @@ export class AppsClient {
   async fetchAppResource(uri: string, options?: RequestOptions): Promise<AppResource> {
     if (!isUiUri(uri)) throw new LocalError('invalid_result', `${uri} is not a ui:// resource`);
     const result = await this.#client.readResource(uri, options);
-    const item = (result.contents ?? []).find((c) => c.uri === uri) ?? result.contents?.[0];
-    if (item === undefined) throw new LocalError('invalid_result', `${uri}: the read returned no content`);
+    // only an item naming the URI asked for is that resource: another item is another document
+    const item = (result.contents ?? []).find((c) => c.uri === uri);
+    if (item === undefined) throw new LocalError('invalid_result', `${uri}: the read returned no content item for this URI`);
     const mimeType = item.mimeType ?? '';
     if (!this.#mimeTypes.includes(mimeType)) throw new LocalError('invalid_result', `${uri}: mimeType ${JSON.stringify(mimeType)} is not one this host renders (${this.#mimeTypes.join(', ')})`);
     let html: string | undefined;

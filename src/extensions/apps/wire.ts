@@ -73,8 +73,30 @@ export interface AppsClientCapability {
 
 const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const;
 const PERMISSION_KEYS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;
-/** An origin as CSP source expressions write it: scheme, host (a leading `*.` allowed), optional port. */
-const ORIGIN = /^(?:https?|wss?):\/\/(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?$/;
+/** A DNS label: letters, digits and inner hyphens, at most 63 characters. */
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * Why `value` is not an origin a UI may name in its `csp` lists, or undefined. Accepted, as
+ * the MCP Apps specification writes them: `scheme://host[:port]` with scheme `https`,
+ * `http`, `wss` or `ws`, a host of DNS labels (the leftmost may be `*` for any subdomain,
+ * as in `https://*.example.com`), a port of 1-65535, and nothing else — no path, query,
+ * credentials, spaces, quotes or `;` (which would add CSP directives or keywords). Pure.
+ */
+export function cspOriginProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return `${JSON.stringify(value)} is not a string`;
+  const bad = `${JSON.stringify(value)} is not an origin such as https://cdn.example.com or https://*.example.com`;
+  const m = /^(https?|wss?):\/\/([^:/]+)(?::(\d{1,5}))?$/.exec(value);
+  if (m === null || value.length > 300) return bad;
+  const labels = m[2]!.split('.');
+  if (labels.length > 127) return bad;
+  for (let i = 0; i < labels.length; i++) {
+    if (i === 0 && labels[0] === '*' && labels.length > 2) continue;
+    if (!LABEL.test(labels[i]!)) return bad;
+  }
+  if (m[3] !== undefined && !(Number(m[3]) >= 1 && Number(m[3]) <= 65535)) return `${JSON.stringify(value)}: the port must be 1-65535`;
+  return undefined;
+}
 
 /** Why `meta` is not a valid resource `_meta.ui`, or undefined. Pure. */
 export function appResourceMetaProblem(meta: unknown): string | undefined {
@@ -85,7 +107,10 @@ export function appResourceMetaProblem(meta: unknown): string | undefined {
     for (const [key, value] of Object.entries(m.csp)) {
       if (!(CSP_KEYS as readonly string[]).includes(key)) return `csp.${key} is not a CSP member (${CSP_KEYS.join(', ')})`;
       if (!Array.isArray(value)) return `csp.${key} must be an array of origins`;
-      for (const origin of value) if (typeof origin !== 'string' || !ORIGIN.test(origin)) return `csp.${key}: ${JSON.stringify(origin)} is not an origin such as https://cdn.example.com`;
+      for (const origin of value) {
+        const problem = cspOriginProblem(origin);
+        if (problem !== undefined) return `csp.${key}: ${problem}`;
+      }
     }
   }
   if (m.permissions !== undefined) {
