@@ -32,6 +32,9 @@ before(async () => {
   routes.set('/loop', (_req, res) => res.writeHead(302, { location: '/loop' }).end());
   routes.set('/to-doc', (_req, res) => res.writeHead(302, { location: '/doc' }).end());
   routes.set('/to-other-origin', (_req, res) => res.writeHead(302, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/doc` }).end());
+  routes.set('/to-other-origin-307', (_req, res) => res.writeHead(307, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/doc` }).end());
+  routes.set('/to-other-origin-303', (_req, res) => res.writeHead(303, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/doc` }).end());
+  routes.set('/to-other-then-back', (_req, res) => res.writeHead(302, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/to-doc` }).end());
   routes.set('/big-declared', (_req, res) => res.writeHead(200, { 'content-length': String(1024 * 1024) }).end(Buffer.alloc(1024 * 1024)));
   routes.set('/big-chunked', (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -91,6 +94,87 @@ test('isRefusedAddress covers the private, loopback, link-local, ULA, multicast,
   assert.equal(isRefusedAddress('::ffff:127.0.0.1', true), true, 'mapped loopback stays refused');
 });
 
+test('every IANA special-purpose block that can reach a private, loopback or link-local host is refused (one row each)', () => {
+  const rows: Array<[address: string, refused: boolean, why: string]> = [
+    // IPv6 blocks that carry an IPv4 address
+    ['::ffff:0:0:0', true, 'IPv4-translated ::ffff:0:0:0/96 (RFC 2765), base'],
+    ['::ffff:0:7f00:1', true, 'IPv4-translated 127.0.0.1'],
+    ['::ffff:0:a00:1', true, 'IPv4-translated 10.0.0.1'],
+    ['::ffff:0:a9fe:a9fe', true, 'IPv4-translated 169.254.169.254'],
+    ['::ffff:0:808:808', true, 'IPv4-translated, even a public IPv4 (refused whole)'],
+    ['::ffff:127.0.0.1', true, 'IPv4-mapped loopback'],
+    ['::ffff:7f00:1', true, 'IPv4-mapped loopback, hex form'],
+    ['::ffff:169.254.169.254', true, 'IPv4-mapped link-local'],
+    ['::ffff:8.8.8.8', true, 'IPv4-mapped public (refused whole)'],
+    ['::127.0.0.1', true, 'IPv4-compatible ::a.b.c.d loopback'],
+    ['::10.0.0.1', true, 'IPv4-compatible private'],
+    ['::7f00:1', true, 'IPv4-compatible, hex form'],
+    ['::1:0:0:1', true, 'elsewhere in the reserved ::/8'],
+    ['64:ff9b::7f00:1', true, 'NAT64 64:ff9b::/96 carrying 127.0.0.1'],
+    ['64:ff9b::10.0.0.1', true, 'NAT64 carrying 10.0.0.1'],
+    ['64:ff9b::a9fe:a9fe', true, 'NAT64 carrying 169.254.169.254'],
+    ['64:ff9b::808:808', true, 'NAT64 carrying a public IPv4 (refused whole)'],
+    ['64:ff9b:1::a00:1', true, 'local-use NAT64 64:ff9b:1::/48'],
+    ['64:ff9b:1:ffff::1', true, 'local-use NAT64, another embedding'],
+    ['2002:7f00:1::', true, '6to4 2002::/16 embedding 127.0.0.1'],
+    ['2002:c0a8:101::1', true, '6to4 embedding 192.168.1.1'],
+    ['2002:808:808::1', true, '6to4 embedding a public IPv4 (refused whole)'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', true, 'Teredo 2001::/32'],
+    ['2001:0:0:0:0:0:f5ff:fffe', true, 'Teredo whose obfuscated client is 10.0.0.1'],
+    ['2001:2::1', true, 'benchmarking 2001:2::/48'],
+    ['2001:1::1', true, 'IETF protocol assignments 2001::/23 (PCP anycast)'],
+    ['2001:20::1', true, 'ORCHIDv2'],
+    ['2001:db8::1', true, 'documentation 2001:db8::/32'],
+    ['3fff::1', true, 'documentation 3fff::/20'],
+    ['100::1', true, 'discard-only 100::/64'],
+    ['100:0:0:1::1', true, 'dummy prefix 100:0:0:1::/64'],
+    ['5f00::1', true, 'SRv6 SIDs 5f00::/16'],
+    ['::', true, 'unspecified'],
+    ['::1', true, 'loopback'],
+    ['fc00::1', true, 'ULA fc00::/7'],
+    ['fd00:ec2::254', true, 'ULA (the AWS IPv6 metadata address)'],
+    ['fe80::1', true, 'link-local'],
+    ['fe80::1%eth0', true, 'link-local with a zone'],
+    ['febf::1', true, 'link-local, top of fe80::/10'],
+    ['fec0::1', true, 'site-local (deprecated)'],
+    ['ff02::1', true, 'multicast'],
+    ['4000::1', true, 'unassigned (outside 2000::/3)'],
+    ['e000::1', true, 'unassigned (outside 2000::/3)'],
+    ['2606:4700:4700::1111', false, 'global unicast'],
+    ['2a00:1450:4001::200e', false, 'global unicast'],
+    ['2001:200::1', false, 'global unicast just past 2001::/23'],
+    ['2620:4f:8000::1', false, 'AS112 direct delegation (global)'],
+    // IPv4 special-purpose registry
+    ['0.0.0.0', true, 'this network 0.0.0.0/8'],
+    ['0.1.2.3', true, 'this network'],
+    ['10.0.0.1', true, 'private 10/8'],
+    ['100.64.0.1', true, 'shared 100.64/10'],
+    ['100.127.255.254', true, 'shared, top'],
+    ['127.0.0.1', true, 'loopback'],
+    ['127.1.2.3', true, 'loopback /8'],
+    ['169.254.169.254', true, 'link-local (cloud metadata)'],
+    ['172.16.0.1', true, 'private 172.16/12'],
+    ['172.31.255.255', true, 'private, top'],
+    ['192.0.0.1', true, 'IETF protocol assignments 192.0.0.0/24 (DS-Lite)'],
+    ['192.0.0.170', true, 'NAT64 discovery'],
+    ['192.0.2.1', true, 'documentation TEST-NET-1'],
+    ['192.88.99.1', true, '6to4 relay anycast'],
+    ['192.168.1.1', true, 'private 192.168/16'],
+    ['198.18.0.1', true, 'benchmarking'],
+    ['198.51.100.1', true, 'documentation TEST-NET-2'],
+    ['203.0.113.1', true, 'documentation TEST-NET-3'],
+    ['224.0.0.251', true, 'multicast'],
+    ['240.0.0.1', true, 'reserved'],
+    ['255.255.255.255', true, 'limited broadcast'],
+    ['8.8.8.8', false, 'public'],
+    ['100.128.0.1', false, 'public, just past 100.64/10'],
+    ['172.32.0.1', false, 'public, just past 172.16/12'],
+    ['192.31.196.1', false, 'AS112 (global)'],
+    ['not-an-ip', true, 'not an address'],
+  ];
+  for (const [address, refused, why] of rows) assert.equal(isRefusedAddress(address), refused, `${address}: ${why}`);
+});
+
 test('only https is fetched; other schemes are refused before any lookup', async () => {
   const dns = fakeDns({ 'example.com': ['93.184.216.34'] });
   const fetchGuarded = createGuardedFetch({ resolve: dns.resolve });
@@ -109,7 +193,7 @@ test('only https is fetched; other schemes are refused before any lookup', async
 test('address literals in refused ranges are refused without connecting', async () => {
   const fetchGuarded = createGuardedFetch();
   const before = connections;
-  for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://[::ffff:127.0.0.1]/', 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.1/', 'https://192.168.0.1/', 'https://[fd00::1]/', 'https://[fe80::1]/', 'https://224.0.0.1/', 'https://0.0.0.0/', 'https://100.64.0.1/', 'https://2130706433/', 'https://0x7f.1/']) {
+  for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://[::ffff:127.0.0.1]/', 'https://[::ffff:0:7f00:1]/', 'https://[64:ff9b::a9fe:a9fe]/', 'https://[2002:a00:1::1]/', 'https://[::127.0.0.1]/', 'https://017700000001/', 'https://127.1/', 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.1/', 'https://192.168.0.1/', 'https://[fd00::1]/', 'https://[fe80::1]/', 'https://224.0.0.1/', 'https://0.0.0.0/', 'https://100.64.0.1/', 'https://2130706433/', 'https://0x7f.1/']) {
     await refused(fetchGuarded(url), 'blocked_address');
   }
   await refused(fetchGuarded(`${base.replace('http:', 'https:')}/doc`), 'blocked_address');
@@ -170,6 +254,40 @@ test('credentials are dropped on a cross-origin redirect and kept on a same-orig
   assert.equal(seen.at(-1)!.url, '/doc');
   assert.equal(seen.at(-1)!.headers.authorization, undefined);
   assert.equal(seen.at(-1)!.headers.cookie, undefined);
+});
+
+test('a cross-origin redirect carries only the allow-listed headers, and never resends a body', async () => {
+  const dns = fakeDns({ 'loopback.test': ['127.0.0.1'] });
+  const fetchGuarded = createGuardedFetch({ resolve: dns.resolve, dangerouslyAllowHttpLoopbackForTesting: true });
+  const secrets = {
+    authorization: 'DPoP token',
+    cookie: 'a=b',
+    'proxy-authorization': 'Basic cHJveHk6cHc=',
+    dpop: 'eyJ.proof',
+    'x-api-key': 'key',
+    'x-amz-security-token': 'tok',
+    'private-token': 'gl',
+    'x-custom': 'anything',
+  };
+  for (const path of ['/to-other-origin', '/to-other-then-back']) {
+    seen.length = 0;
+    await fetchGuarded(`${base}${path}`, { headers: { ...secrets, accept: 'application/json', 'user-agent': 'mcpkit-test' } });
+    const last = seen.at(-1)!;
+    assert.equal(last.url, '/doc', path);
+    for (const name of Object.keys(secrets)) assert.equal(last.headers[name], undefined, `${path}: ${name} crossed origins`);
+    assert.equal(last.headers.accept, 'application/json');
+    assert.equal(last.headers['user-agent'], 'mcpkit-test');
+  }
+  // a 307 would resend the body (a token request's code, verifier or client secret) to the other origin: refused
+  seen.length = 0;
+  await refused(fetchGuarded(`${base}/to-other-origin-307`, { method: 'POST', body: new URLSearchParams({ client_secret: 's' }) }), 'blocked_redirect');
+  assert.deepEqual(seen.map((r) => r.url), ['/to-other-origin-307']);
+  // a 303 continues as a GET without the body
+  seen.length = 0;
+  const response = await fetchGuarded(`${base}/to-other-origin-303`, { method: 'POST', body: 'x=1', headers: { 'x-api-key': 'key' } });
+  assert.equal(response.status, 200);
+  assert.equal(seen.at(-1)!.headers['x-api-key'], undefined);
+  assert.equal(seen.at(-1)!.headers['content-length'], undefined);
 });
 
 test('response size is capped (declared and streamed)', async () => {

@@ -12,13 +12,24 @@
  *   connected to, checked in the socket's `connect` event before the request is written. The
  *   connection goes to an address the guard's own lookup returned, so a DNS answer that
  *   changes between the check and the connection (rebinding) cannot slip through.
- * - Refused ranges: unspecified, loopback, private (RFC 1918), shared (CGNAT), link-local,
- *   ULA, site-local, multicast, broadcast, documentation, benchmarking, reserved,
- *   IPv4-mapped / IPv4-compatible / NAT64 / 6to4 / Teredo IPv6 (which can embed any IPv4
- *   address), and the discard prefix.
+ * - Refused IPv4 ranges (IANA IPv4 Special-Purpose Address Registry): "this network",
+ *   private (RFC 1918), shared (CGNAT), loopback, link-local, IETF protocol assignments,
+ *   documentation, the 6to4 relay anycast, benchmarking, multicast, reserved and broadcast.
+ * - IPv6 (IANA IPv6 Special-Purpose Address Registry): only global unicast (2000::/3) is
+ *   fetched, so everything outside it is refused — unspecified, loopback, the whole
+ *   reserved ::/8 (IPv4-compatible ::a.b.c.d, IPv4-mapped ::ffff:0:0/96, IPv4-translated
+ *   ::ffff:0:0:0/96), NAT64 64:ff9b::/96 and 64:ff9b:1::/48, discard 100::/64, the dummy
+ *   prefix, ULA, link-local, site-local, SRv6 SIDs and multicast; inside 2000::/3 the IETF
+ *   protocol assignments 2001::/23 (Teredo, benchmarking, ORCHID), documentation
+ *   (2001:db8::/32, 3fff::/20) and 6to4 2002::/16 are refused. Every block that embeds an
+ *   IPv4 address is refused whole, whatever the embedded address: a translator behind it
+ *   may reach a private IPv4 host, and the guard cannot know which translator that is.
  * - Redirects are followed by hand, at most `maxRedirects` hops, each hop checked like the
- *   first (scheme and addresses); credentials (`authorization`, `cookie`) are dropped when a
- *   redirect changes origin. 303 (and 301/302 after a POST) continue as GET.
+ *   first (scheme and addresses). A redirect to another origin carries only the headers of
+ *   {@link CROSS_ORIGIN_HEADERS} (no `authorization`, `cookie`, `proxy-authorization`,
+ *   `dpop`, API keys or any other header), and one that would resend a request body to
+ *   another origin (307/308 after a POST) is refused (`blocked_redirect`). 303 (and 301/302
+ *   after a POST) continue as GET.
  * - One deadline (`timeoutMs`) covers every hop, connection and body; the body is read with a
  *   size cap (`maxBytes`, checked against `Content-Length` first and while streaming). The
  *   result is a web `Response` holding the whole body.
@@ -34,6 +45,8 @@ export type FetchGuardErrorCode =
   | 'blocked_scheme'
   /** The host resolves or connects to a refused address. */
   | 'blocked_address'
+  /** A redirect would resend the request body to another origin (307/308 across origins). */
+  | 'blocked_redirect'
   /** More redirects than allowed. */
   | 'too_many_redirects'
   /** The body exceeds `maxBytes`. */
@@ -117,23 +130,37 @@ for (const [net, prefix] of [
   REFUSED_V4.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
+  // outside 2000::/3 everything is refused anyway (see GLOBAL_V6); listed for the record
   ['::', 128], // unspecified
   ['::1', 128], // loopback
-  ['::', 96], // IPv4-compatible (deprecated)
-  ['::ffff:0:0', 96], // IPv4-mapped
-  ['64:ff9b::', 96], // NAT64
+  ['::', 8], // reserved: IPv4-compatible ::/96, IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96
+  ['64:ff9b::', 96], // NAT64 well-known prefix
   ['64:ff9b:1::', 48], // local-use NAT64
-  ['100::', 64], // discard
-  ['2001::', 32], // Teredo
-  ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4
+  ['100::', 64], // discard-only
+  ['100:0:0:1::', 64], // dummy prefix
+  ['5f00::', 16], // SRv6 SIDs
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
+  // inside global unicast
+  ['2001::', 23], // IETF protocol assignments: Teredo 2001::/32, benchmarking 2001:2::/48, ORCHID, anycast services
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4 (embeds an IPv4 address)
+  ['3fff::', 20], // documentation
 ] as const) {
   REFUSED_V6.addSubnet(net, prefix, 'ipv6');
 }
+/** IPv6 global unicast: the only IPv6 space fetched (the special blocks inside it excepted). */
+const GLOBAL_V6 = new BlockList();
+GLOBAL_V6.addSubnet('2000::', 3, 'ipv6');
+
+/**
+ * The request headers a redirect to another origin carries; every other header (credentials
+ * of any kind: `authorization`, `cookie`, `proxy-authorization`, `dpop`, `x-api-key`, …) is
+ * dropped on such a hop, and stays dropped for the hops after it.
+ */
+export const CROSS_ORIGIN_HEADERS: readonly string[] = Object.freeze(['accept', 'accept-language', 'content-language', 'content-type', 'user-agent', 'cache-control', 'pragma']);
 
 const LOOPBACK_V4 = new BlockList();
 LOOPBACK_V4.addSubnet('127.0.0.0', 8, 'ipv4');
@@ -150,7 +177,7 @@ export function isRefusedAddress(address: string, allowLoopback = false): boolea
   if (family === 0) return true;
   if (family === 4) return !(allowLoopback && LOOPBACK_V4.check(plain, 'ipv4')) && REFUSED_V4.check(plain, 'ipv4');
   if (allowLoopback && plain.toLowerCase() === '::1') return false;
-  return REFUSED_V6.check(plain, 'ipv6');
+  return !GLOBAL_V6.check(plain, 'ipv6') || REFUSED_V6.check(plain, 'ipv6');
 }
 
 const defaultResolve = (hostname: string): Promise<readonly ResolvedAddress[]> =>
@@ -196,7 +223,7 @@ function toHeaderRecord(headers: RequestInit['headers'] | undefined): Record<str
  * Creates a guarded `fetch` (see the module notes). The returned function resolves with a
  * `Response` whose body is fully read (at most `maxBytes`); 3xx responses are followed, not
  * returned (a redirect without `Location` is returned as is). It rejects with a
- * {@link FetchGuardError}: `blocked_scheme`, `blocked_address`, `too_many_redirects`,
+ * {@link FetchGuardError}: `blocked_scheme`, `blocked_address`, `blocked_redirect`, `too_many_redirects`,
  * `response_too_large`, `timeout`, `network_error`. Safe for concurrent use; holds no
  * connection between calls (no keep-alive). Throws `RangeError` for invalid limits.
  */
@@ -354,9 +381,12 @@ export function createGuardedFetch(options: FetchGuardOptions = {}): GuardedFetc
             delete headers['content-type'];
           }
           if (next.origin !== url.origin) {
-            headers = { ...headers };
-            delete headers.authorization;
-            delete headers.cookie;
+            if (body !== undefined) {
+              throw new FetchGuardError('blocked_redirect', next.href, `Refused: ${url.origin} redirected a ${method} with a body to another origin (${next.origin}); the body is not resent`);
+            }
+            const kept: Record<string, string> = {};
+            for (const name of CROSS_ORIGIN_HEADERS) if (headers[name] !== undefined) kept[name] = headers[name]!;
+            headers = kept;
           }
           url = next;
           continue;
