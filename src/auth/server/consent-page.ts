@@ -13,6 +13,8 @@ export interface ConsentDetails {
   clientId: string;
   /** Where the authorization code will be sent. */
   redirectUri: string;
+  /** The client's own site (`client_uri`), shown as stated (unverified) when given. */
+  clientUri?: string;
   /** The scopes requested. */
   scopes: readonly string[];
   /** The service the user signs in to next (the upstream authorization server). */
@@ -36,6 +38,27 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/**
+ * Characters that change how the text around them displays without showing themselves:
+ * C0/C1 controls, bidirectional overrides, embeddings, isolates and marks (U+061C,
+ * U+200E-U+200F, U+202A-U+202E, U+2066-U+2069), zero-width and invisible characters
+ * (U+00AD, U+034F, U+115F-U+1160, U+17B4-U+17B5, U+180E, U+200B-U+200D, U+2060-U+2064,
+ * U+3164, U+FE00-U+FE0F, U+FEFF, U+FFA0), line and paragraph separators, and unpaired
+ * surrogates.
+ */
+// eslint-disable-next-line no-control-regex
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A value a client chose (its name, id, URIs, …) as page text: every hidden or
+ * direction-changing character shown as its code (`<U+202E>`), HTML-escaped, and isolated
+ * in a `<bdi>` element so right-to-left text in it cannot reorder the page around it.
+ */
+export function clientText(text: string): string {
+  const visible = text.replace(HIDDEN, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`);
+  return `<bdi>${escapeHtml(visible)}</bdi>`;
 }
 
 const STYLE = 'body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5}code{word-break:break-all}.warn{color:#8a4b00}button{margin-right:.5rem;padding:.4rem 1rem}';
@@ -63,7 +86,7 @@ function isLoopback(uri: string): boolean {
 
 /** The consent page (a form marked `data-consent` with approve and deny buttons named `decision`). */
 export function renderConsentPage(details: ConsentDetails): string {
-  const scopes = details.scopes.length === 0 ? '<li>(no specific permissions)</li>' : details.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
+  const scopes = details.scopes.length === 0 ? '<li>(no specific permissions)</li>' : details.scopes.map((s) => `<li><code>${clientText(s)}</code></li>`).join('');
   const hidden = Object.entries(details.fields)
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join('');
@@ -72,10 +95,11 @@ export function renderConsentPage(details: ConsentDetails): string {
     : '';
   return page(
     'Authorize application',
-    `<h1>Allow ${escapeHtml(details.clientName)}?</h1>` +
-      `<p><strong>${escapeHtml(details.clientName)}</strong> (<code>${escapeHtml(details.clientId)}</code>) asks to use this server on your behalf, with your ${escapeHtml(details.upstreamName)} account.</p>` +
+    `<h1>Allow ${clientText(details.clientName)}?</h1>` +
+      `<p><strong>${clientText(details.clientName)}</strong> (<code>${clientText(details.clientId)}</code>) asks to use this server on your behalf, with your ${escapeHtml(details.upstreamName)} account.</p>` +
+      (details.clientUri !== undefined ? `<p>The application's site, as it states it: <code>${clientText(details.clientUri)}</code> (not verified).</p>` : '') +
       `<p>Permissions requested:</p><ul>${scopes}</ul>` +
-      `<p>The result is sent to <strong>${escapeHtml(hostOf(details.redirectUri))}</strong> (<code>${escapeHtml(details.redirectUri)}</code>).</p>` +
+      `<p>The result is sent to <strong>${clientText(hostOf(details.redirectUri))}</strong> (<code>${clientText(details.redirectUri)}</code>).</p>` +
       warning +
       `<form method="post" action="${escapeHtml(details.action)}" data-consent>${hidden}` +
       '<button type="submit" name="decision" value="approve">Allow</button>' +
@@ -85,5 +109,5 @@ export function renderConsentPage(details: ConsentDetails): string {
 
 /** A page for an error the user sees (nothing is redirected). */
 export function renderErrorPage(error: string, description: string): string {
-  return page('Authorization error', `<h1>Authorization failed</h1><p><code>${escapeHtml(error)}</code></p><p>${escapeHtml(description)}</p>`);
+  return page('Authorization error', `<h1>Authorization failed</h1><p><code>${clientText(error)}</code></p><p>${clientText(description)}</p>`);
 }

@@ -43,9 +43,15 @@ export interface ClientRecord {
   client_uri?: string;
   /** Registered through a client ID metadata document (cached, not registered). */
   metadata_document?: boolean;
+  /**
+   * A dynamic registration that has not completed an authorization yet: kept
+   * `unconfirmedClientTtlSeconds` within its own budget; cleared when its first code is
+   * redeemed.
+   */
+  unconfirmed?: boolean;
 }
 
-/** One browser (user agent), known by its cookie: the clients its user approved. */
+/** One browser (user agent) that completed a sign-in, known by its cookie: the clients its user approved. */
 export interface BrowserRecord {
   /** Client id → scopes approved for it. */
   consents: Record<string, string[]>;

@@ -37,6 +37,7 @@ import type * as Oauth from 'oauth4webapi';
 import type { HttpReply, HttpRequest } from '../../http/server/types.js';
 import { describeWebRequest, toWebResponse } from '../../http/server/web.js';
 import { createGuardedFetch, type FetchGuardOptions, type GuardedFetch } from '../fetch-guard.js';
+import { AdmissionBudget } from './admission.js';
 import { PAGE_HEADERS, renderConsentPage, renderErrorPage } from './consent-page.js';
 import { parseResource } from './metadata.js';
 import {
@@ -105,6 +106,30 @@ export interface ThirdPartyAuthServerOptions {
   consentTtlSeconds?: number;
   /** Serve dynamic client registration. Default true. */
   registration?: boolean;
+  /**
+   * Most dynamic registrations kept that have not completed an authorization yet. Anyone can
+   * register, so these are anonymous records with a budget of their own: past it
+   * `POST /register` answers 503 `temporarily_unavailable` with `Retry-After`, and nothing
+   * already stored is dropped to make room. A registration is confirmed — kept like a
+   * pre-registered client — when its first authorization code is redeemed. Default 10 000
+   * (per process).
+   */
+  maxUnconfirmedClients?: number;
+  /** How long a registration that has not completed an authorization is kept, seconds. Default 3600. */
+  unconfirmedClientTtlSeconds?: number;
+  /** Most client ID metadata documents cached at once; past it a document is used without being cached. Default 10 000 (per process). */
+  maxCachedMetadataDocuments?: number;
+  /**
+   * Most authorization requests in progress (consent page shown or sign-in under way, each
+   * until it ends or `transactionTtlSeconds` pass) started by browsers that have not
+   * completed a sign-in here — anyone without a cookie. Past it `GET /authorize` answers
+   * 503 with `Retry-After`; requests in progress are never dropped to make room. Browsers
+   * that completed a sign-in have a budget of the same size of their own, so such a flood
+   * does not lock them out. Default 10 000 (per process).
+   */
+  maxPendingAuthorizations?: number;
+  /** Most authorization requests in progress per browser that completed a sign-in; past it 429 with `Retry-After`. Default 10. */
+  maxPendingAuthorizationsPerBrowser?: number;
   /** Accept client ID metadata documents (https URL client ids). Default true. */
   clientIdMetadataDocuments?: boolean;
   /** Trust policy for metadata document URLs (e.g. a domain allowlist). Default: any https URL. */
@@ -355,6 +380,14 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
   const transactionTtl = options.transactionTtlSeconds ?? 600;
   const consentTtl = options.consentTtlSeconds ?? 30 * 24 * 3600;
   const refreshSkew = options.upstream.refreshSkewSeconds ?? 30;
+  const unconfirmedTtl = options.unconfirmedClientTtlSeconds ?? 3600;
+  const confirmedTtl = 10 * 365 * 24 * 3600;
+  const maxPending = options.maxPendingAuthorizations ?? 10_000;
+  // anonymous records get budgets of their own: full budgets refuse, they never evict
+  const unconfirmedClients = new AdmissionBudget(options.maxUnconfirmedClients ?? 10_000, unconfirmedTtl, now);
+  const cachedDocuments = new AdmissionBudget(options.maxCachedMetadataDocuments ?? 10_000, 24 * 3600, now);
+  const anonymousSignIns = new AdmissionBudget(maxPending, transactionTtl, now);
+  const knownSignIns = new AdmissionBudget(maxPending, transactionTtl, now, options.maxPendingAuthorizationsPerBrowser ?? 10);
   const upstreamName = options.upstream.name ?? upstreamIssuer.host;
   const upstreamAuth = options.upstream.authMethod ?? (options.upstream.clientSecret !== undefined ? 'client_secret_basic' : 'none');
   const cookieName = insecure && issuerUrl.protocol === 'http:' ? 'mcpkit-as-browser' : '__Host-mcpkit-as-browser';
@@ -496,12 +529,23 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     };
   }
 
-  async function register(body: Record<string, unknown>): Promise<ClientRegistration> {
+  /**
+   * Registers a client: `anonymous` (the registration endpoint) ones are unconfirmed — kept
+   * `unconfirmedClientTtlSeconds` within their budget (past it OAuthFailure 503 with
+   * Retry-After) — until their first code is redeemed; programmatic ones are confirmed.
+   */
+  async function register(body: Record<string, unknown>, anonymous: boolean): Promise<ClientRegistration> {
     const validated = await validateClientMetadata(body, false);
     const clientId = randomToken();
+    if (anonymous) {
+      const admitted = unconfirmedClients.admit(clientId);
+      if (admitted.retryAfter > 0) {
+        throw new OAuthFailure(503, 'temporarily_unavailable', `Too many new registrations are waiting for their first authorization; try again in ${admitted.retryAfter} seconds`, { 'retry-after': String(admitted.retryAfter) });
+      }
+    }
     const clientSecret = validated.token_endpoint_auth_method === 'none' ? undefined : randomToken();
-    const client: ClientRecord = { client_id: clientId, ...validated, ...(clientSecret !== undefined ? { client_secret_hash: await digest(clientSecret) } : {}) };
-    await store.set('client', clientId, client, 10 * 365 * 24 * 3600);
+    const client: ClientRecord = { client_id: clientId, ...validated, ...(clientSecret !== undefined ? { client_secret_hash: await digest(clientSecret) } : {}), ...(anonymous ? { unconfirmed: true } : {}) };
+    await store.set('client', clientId, client, anonymous ? unconfirmedTtl : confirmedTtl);
     return {
       client_id: clientId,
       ...(clientSecret !== undefined ? { client_secret: clientSecret, client_secret_expires_at: 0 } : {}),
@@ -546,7 +590,8 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
       return undefined;
     }
     const client: ClientRecord = { client_id: clientId, ...validated };
-    await store.set('client', clientId, client, maxAge);
+    // cached within a budget of its own; past it the document is used without being cached
+    if (cachedDocuments.admit(clientId).retryAfter === 0) await store.set('client', clientId, client, maxAge);
     return client;
   }
 
@@ -601,20 +646,34 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     id: string;
     key: string;
     record: BrowserRecord;
+    /** It completed a sign-in here (its record is stored); otherwise anonymous. */
+    known: boolean;
     /** A cookie to set (a new browser). */
     setCookie: string | undefined;
   }
 
+  /**
+   * The browser a request comes from, by its cookie. A browser record is stored only once
+   * a sign-in completes (see `callback`), so anonymous requests create no lasting record;
+   * until then a browser is known by its cookie alone (`known: false`). Without a usable
+   * cookie: a new browser when `create`, else undefined.
+   */
   async function browserOf(req: HttpRequest, create: boolean): Promise<Browser | undefined> {
     const value = cookieValue(req.headers('cookie'), cookieName);
     if (value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value)) {
       const key = await digest(value);
       const record = await store.get<BrowserRecord>('browser', key);
-      if (record !== undefined) return { id: value, key, record, setCookie: undefined };
+      return { id: value, key, record: record ?? { consents: {} }, known: record !== undefined, setCookie: undefined };
     }
     if (!create) return undefined;
     const id = randomToken();
-    return { id, key: await digest(id), record: { consents: {} }, setCookie: `${cookieName}=${id}; ${cookieAttributes}; Max-Age=${consentTtl}` };
+    return { id, key: await digest(id), record: { consents: {} }, known: false, setCookie: `${cookieName}=${id}; ${cookieAttributes}; Max-Age=${consentTtl}` };
+  }
+
+  /** Ends a transaction's hold on the sign-in budgets. */
+  function releaseSignIn(transactionId: string): void {
+    anonymousSignIns.release(transactionId);
+    knownSignIns.release(transactionId);
   }
 
   function redirectTo(location: string, status = 302, setCookie?: string): HttpReply {
@@ -663,15 +722,21 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
 
     const browser = (await browserOf(req, true))!;
     const transactionId = randomToken();
+    // sign-ins of browsers without a completed sign-in share a budget; known browsers have their own, a share each
+    const admitted = browser.known ? knownSignIns.admit(transactionId, browser.key) : anonymousSignIns.admit(transactionId);
+    if (admitted.retryAfter > 0) {
+      const busy = admitted.reason === 'owner' ? 'This browser has too many sign-ins in progress' : 'Too many sign-ins are in progress';
+      return { status: admitted.reason === 'owner' ? 429 : 503, headers: { ...PAGE_HEADERS, 'retry-after': String(admitted.retryAfter) }, body: renderErrorPage('temporarily_unavailable', `${busy}; try again in ${admitted.retryAfter} seconds`) };
+    }
     const transaction: TransactionRecord = { browser: browser.key, clientId, redirectUri, state, codeChallenge: challenge, scopes, resource, csrf: randomToken() };
     await store.set('transaction', transactionId, transaction, transactionTtl);
-    if (browser.setCookie !== undefined) await store.set('browser', browser.key, browser.record, consentTtl);
     const approved = browser.record.consents[clientId];
     if (approved !== undefined && scopes.every((s) => approved.includes(s))) return goUpstream(transactionId, transaction, 302, browser.setCookie);
     const body = renderConsentPage({
       clientName: client.client_name ?? clientId,
       clientId,
       redirectUri,
+      ...(client.client_uri !== undefined ? { clientUri: client.client_uri } : {}),
       scopes,
       upstreamName,
       action: `${origin}${paths.consent}`,
@@ -700,10 +765,12 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     }
     if (params.get('decision') !== 'approve') {
       await store.delete('transaction', transactionId);
+      releaseSignIn(transactionId);
       return respondToClient(transaction.redirectUri, { error: 'access_denied', error_description: 'The user declined', state: transaction.state }, 303);
     }
-    const consents = { ...browser.record.consents, [transaction.clientId]: [...new Set([...(browser.record.consents[transaction.clientId] ?? []), ...transaction.scopes])] };
-    await store.set('browser', browser.key, { consents }, consentTtl);
+    // the form is answered once: a second post cannot start a second upstream sign-in
+    await store.set<TransactionRecord>('transaction', transactionId, { ...transaction, csrf: randomToken() }, transactionTtl);
+    // the approval is remembered for the browser once the sign-in completes (callback)
     return goUpstream(transactionId, transaction, 303);
   }
 
@@ -747,6 +814,7 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     const pending = upstreamState === null ? undefined : await store.take<UpstreamStateRecord>('upstream_state', upstreamState);
     if (pending === undefined) return errorPage(400, 'invalid_request', 'This sign-in is unknown or expired; start again from the application');
     const transaction = await store.take<TransactionRecord>('transaction', pending.transaction);
+    releaseSignIn(pending.transaction);
     const browser = await browserOf(req, false);
     if (transaction === undefined || browser === undefined || browser.key !== transaction.browser) {
       return errorPage(400, 'invalid_request', 'This sign-in was not started in this browser; start again from the application');
@@ -786,6 +854,9 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
       createdAt: seconds(),
     };
     await store.set('grant', grantId, grant, refreshTtl);
+    // the sign-in completed: the browser is known from now on, and remembers its approval of this client
+    const approved = [...new Set([...(browser.record.consents[transaction.clientId] ?? []), ...transaction.scopes])];
+    await store.set<BrowserRecord>('browser', browser.key, { consents: { ...browser.record.consents, [transaction.clientId]: approved } }, consentTtl);
     const code = randomToken();
     await store.set<CodeRecord>(
       'code',
@@ -854,6 +925,12 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
       const requestedResource = params.get('resource');
       if (requestedResource !== undefined && canonicalResource(requestedResource) !== canonical) throw new OAuthFailure(400, 'invalid_target', `Tokens are issued for ${record.resource} only`);
       if ((await store.get<GrantRecord>('grant', record.grant)) === undefined) throw new OAuthFailure(400, 'invalid_grant', 'The authorization was revoked');
+      if (client.unconfirmed === true) {
+        // its first completed authorization: a registered client from now on, out of the anonymous budget
+        const { unconfirmed: _unconfirmed, ...confirmed } = client;
+        await store.set<ClientRecord>('client', client.client_id, confirmed, confirmedTtl);
+        unconfirmedClients.release(client.client_id);
+      }
       return issueTokens(record.grant, client, record.scopes, record.resource);
     }
     if (grantType === 'refresh_token') {
@@ -930,7 +1007,7 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
       throw new OAuthFailure(400, 'invalid_client_metadata', 'The body is not JSON');
     }
     if (!isObject(body)) throw new OAuthFailure(400, 'invalid_client_metadata', 'The body must be a JSON object');
-    return json(201, await register(body as Record<string, unknown>));
+    return json(201, await register(body as Record<string, unknown>, true));
   }
 
   function preflight(): HttpReply {
@@ -1063,7 +1140,7 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     },
     async registerClient(body) {
       try {
-        return await register(body);
+        return await register(body, false);
       } catch (error) {
         if (error instanceof OAuthFailure) throw new Error(`${error.error}: ${error.message}`);
         throw error;
