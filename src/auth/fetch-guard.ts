@@ -38,6 +38,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction, type Socket } from 'node:net';
+import { CROSS_ORIGIN_HEADERS } from './redirect-headers.js';
 
 /** Stable codes of {@link FetchGuardError}. */
 export type FetchGuardErrorCode =
@@ -154,13 +155,6 @@ for (const [net, prefix] of [
 /** IPv6 global unicast: the only IPv6 space fetched (the special blocks inside it excepted). */
 const GLOBAL_V6 = new BlockList();
 GLOBAL_V6.addSubnet('2000::', 3, 'ipv6');
-
-/**
- * The request headers a redirect to another origin carries; every other header (credentials
- * of any kind: `authorization`, `cookie`, `proxy-authorization`, `dpop`, `x-api-key`, …) is
- * dropped on such a hop, and stays dropped for the hops after it.
- */
-export const CROSS_ORIGIN_HEADERS: readonly string[] = Object.freeze(['accept', 'accept-language', 'content-language', 'content-type', 'user-agent', 'cache-control', 'pragma']);
 
 const LOOPBACK_V4 = new BlockList();
 LOOPBACK_V4.addSubnet('127.0.0.0', 8, 'ipv4');

@@ -47,6 +47,7 @@ import { clientAuthentication, oauthClient, requestOptions, storedTokens, tokenE
 import { canonicalServerUri, requireBrowserUrl, requireFetchableUrl, requireRedirectUri, sameRedirectUri } from './urls.js';
 import { isDpopNonceChallenge, resourceChallenge, splitScopes, type ResourceChallenge } from './www-authenticate.js';
 import { isObject } from '../../jsonrpc/values.js';
+import { REDIRECT_STATUSES, crossOriginHeaders, redirectedMethod } from '../redirect-headers.js';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -186,6 +187,8 @@ const ID_TOKEN = 'urn:ietf:params:oauth:token-type:id_token';
 const EXPIRY_SKEW_MS = 1_000;
 /** Bound on the attempts of one request (challenges, replays). */
 const MAX_ROUNDS = 8;
+/** Most redirects an authorized request follows (as fetch does). */
+const MAX_REDIRECTS = 20;
 
 function discard(response: Response): void {
   if (response.body && !response.bodyUsed) response.body.cancel().catch(() => undefined);
@@ -328,10 +331,11 @@ export class OAuthClient implements HttpAuthorization {
 
   // ───────────── requests ─────────────
 
-  async #send(inner: typeof fetch, input: string | URL | Request, init: RequestInit | undefined): Promise<Response> {
+  async #send(inner: typeof fetch, input: string | URL | Request, init: RequestInit | undefined, hops = 0): Promise<Response> {
     const isRequest = typeof Request !== 'undefined' && input instanceof Request;
     const url = new URL(isRequest ? (input as Request).url : String(input));
     if (url.origin !== this.#server.origin) return inner(input, init);
+    const callerRedirect = init?.redirect ?? (isRequest ? (input as Request).redirect : 'follow');
     const method = (init?.method ?? (isRequest ? (input as Request).method : 'GET')).toUpperCase();
     const template = isRequest ? new Request(input as Request, init) : undefined;
     const replayable = template ? true : isReplayableBody(init?.body);
@@ -344,7 +348,15 @@ export class OAuthClient implements HttpAuthorization {
       const tokens = await this.#usableTokens(true);
       const headers = new Headers(baseHeaders);
       if (tokens) await this.#authorizeHeaders(headers, method, url, tokens);
-      const response = template ? await inner(new Request(template.clone(), { headers })) : await inner(input, { ...init, headers });
+      // with credentials attached, redirects are followed here, so that none of them crosses origins
+      const byHand = tokens !== undefined && callerRedirect === 'follow';
+      const response = template
+        ? await inner(new Request(template.clone(), { headers, ...(byHand ? { redirect: 'manual' as const } : {}) }))
+        : await inner(input, { ...init, headers, ...(byHand ? { redirect: 'manual' as const } : {}) });
+      if (byHand && REDIRECT_STATUSES.has(response.status) && response.headers.has('location')) {
+        if (tokens?.tokenType === 'DPoP') (await this.#dpop)?.noteNonce(url, response.headers);
+        return this.#redirected(inner, url, method, template, init, baseHeaders, response, hops);
+      }
       if (response.status !== 401 && response.status !== 403) {
         if (tokens?.tokenType === 'DPoP') (await this.#dpop)?.noteNonce(url, response.headers);
         return response;
@@ -375,6 +387,36 @@ export class OAuthClient implements HttpAuthorization {
       await this.#recoverScope(challenge, tokens, protocolVersion);
       stepUps++;
     }
+  }
+
+  /**
+   * Follows a redirect of an authorized request: to the server's origin, authorized again
+   * (a fresh DPoP proof for the new URL); to another origin, with only the allow-listed
+   * headers (`redirect-headers.ts`: no `authorization`, `dpop`, cookies or API keys), and
+   * never with a request body (the redirect response is returned instead). At most
+   * {@link MAX_REDIRECTS} hops; past them, or for an unusable `Location`, the redirect
+   * response itself is returned.
+   */
+  async #redirected(inner: typeof fetch, from: URL, method: string, template: Request | undefined, init: RequestInit | undefined, baseHeaders: Headers, response: Response, hops: number): Promise<Response> {
+    if (hops >= MAX_REDIRECTS) return response;
+    let next: URL;
+    try {
+      next = new URL(response.headers.get('location')!, from);
+    } catch {
+      return response;
+    }
+    if (next.protocol !== 'https:' && next.protocol !== 'http:') return response;
+    const { method: nextMethod, dropBody } = redirectedMethod(response.status, method);
+    const hasBody = !dropBody && (template !== undefined ? template.body !== null : init?.body !== undefined && init.body !== null);
+    const sameOrigin = next.origin === from.origin;
+    if (!sameOrigin && hasBody) return response;
+    discard(response);
+    const headers = sameOrigin ? new Headers(baseHeaders) : crossOriginHeaders(baseHeaders);
+    if (dropBody) headers.delete('content-type');
+    const body = !hasBody ? undefined : template !== undefined ? await template.clone().arrayBuffer() : init!.body!;
+    const signal = init?.signal ?? template?.signal;
+    const nextInit: RequestInit = { method: nextMethod, headers, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}) };
+    return sameOrigin ? this.#send(inner, next.href, nextInit, hops + 1) : inner(next.href, nextInit);
   }
 
   async #authorizeHeaders(headers: Headers, method: string, url: URL, tokens: StoredTokens): Promise<void> {
