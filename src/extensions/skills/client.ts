@@ -180,9 +180,13 @@ export class SkillsClient {
    * The direct children of a skill directory (`resources/directory/read`, every page
    * walked, at most `maxPages`); subdirectories have `mimeType` {@link DIRECTORY_MIME_TYPE}.
    * Rejects with LocalError `capability_missing` when the server did not declare
-   * `directoryRead`, McpError -32602 for a URI that is not a directory it serves.
+   * `directoryRead`, McpError -32602 for a URI that is not a directory it serves,
+   * LocalError `invalid_result` for a child that is not one clean segment below `uri`
+   * (`..`, `%2e%2e`, encoded slashes, hidden or bidi characters) or whose `name` differs
+   * from that segment.
    */
   async readDirectory(uri: string, options?: RequestOptions): Promise<DirectoryChild[]> {
+    const base = uri.replace(/\/+$/, '');
     const out: DirectoryChild[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < this.#maxPages; page++) {
@@ -190,6 +194,12 @@ export class SkillsClient {
       if (!isObject(result) || !Array.isArray(result.resources)) throw new LocalError('invalid_result', 'The resources/directory/read result has no resources array');
       for (const child of result.resources) {
         if (!isObject(child) || typeof child.uri !== 'string') throw new LocalError('invalid_result', 'A resources/directory/read child has no string uri');
+        // a child is one segment below the directory asked for, named by that segment: nothing else is listed
+        const problem = skillFileUriProblem(base, child.uri) ?? (child.uri.slice(base.length + 1).includes('/') ? `${child.uri} is not a direct child of ${base}` : undefined);
+        if (problem !== undefined) throw new LocalError('invalid_result', `A resources/directory/read child is refused: ${problem}`);
+        if (typeof child.name === 'string' && child.name !== decodeURIComponent(child.uri.slice(base.length + 1))) {
+          throw new LocalError('invalid_result', `A resources/directory/read child is named ${JSON.stringify(child.name)} but its URI names ${child.uri}`);
+        }
         out.push(child);
       }
       if (typeof result.nextCursor !== 'string' || result.nextCursor === '') return out;

@@ -291,6 +291,33 @@ describe('skill URIs on the host side', () => {
     assert.equal(skillEntryProblem(entryWith('skill://acme/tools/notes-2/SKILL.md', 'notes-2', [])), undefined);
   });
 
+  it('readDirectory refuses children that are not one clean segment below the directory', async () => {
+    const server = new McpServer({ name: 'dirs', version: '1.0.0' });
+    server.extend(skillsProtocolExtension('server', { directoryRead: true }));
+    let children: unknown[] = [];
+    server.onConnect((session) => session.endpoint.setRequestHandler(SkillsMethod.DirectoryRead, () => ({ resources: children })));
+    let skills!: SkillsClient;
+    const pair = await connectInMemory(server, { onClient: (c) => (skills = new SkillsClient(c)), checkWire: false });
+    try {
+      for (const [uri, name] of [
+        ['skill://notes/../other', '..'],
+        ['skill://notes/%2e%2e', '..'],
+        ['skill://other/x.md', 'x.md'],
+        ['skill://notes/a/b.md', 'b.md'],
+        ['skill://notes/a%2fb', 'a/b'],
+        ['skill://notes/x\u202etxt.md', 'x\u202etxt.md'],
+        ['skill://notes/x.md', 'README.md'],
+      ]) {
+        children = [{ uri, name }];
+        await assert.rejects(skills.readDirectory('skill://notes'), { code: 'invalid_result' }, uri);
+      }
+      children = [{ uri: 'skill://notes/a%20b.md', name: 'a b.md', size: 1 }];
+      assert.deepEqual(await skills.readDirectory('skill://notes/'), children);
+    } finally {
+      await pair.close();
+    }
+  });
+
   it('a "dynamic" skill\'s readFile sends nothing outside the skill, and refuses a read answered for another URI', async () => {
     const server = new McpServer({ name: 'dynamic', version: '1.0.0' });
     const uri = 'skill://notes/SKILL.md';
