@@ -4,7 +4,7 @@
  * skill's name.
  */
 import { constants, existsSync } from 'node:fs';
-import { lstat, open, readdir, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { SkillDefinition } from './server.js';
 import { SKILL_LIMITS, SKILL_MD } from './wire.js';
@@ -45,7 +45,8 @@ function looksLikeText(_path: string, bytes: Uint8Array): boolean {
  * is opened once without following a symbolic link (`O_NOFOLLOW`) and checked through the
  * open handle (`fstat`), never by a path checked first and opened later; on Linux the
  * entries of a folder are opened through its open handle (`/proc/self/fd`), so a folder
- * swapped for a link mid-walk is not followed either. Throws TypeError when `SKILL.md` is
+ * swapped for a link mid-walk is not followed either (elsewhere folders are checked with
+ * `lstat` before they are listed, and the files in them still on their handles). Throws TypeError when `SKILL.md` is
  * missing or the folder's name differs from the frontmatter's `name` (checked by `add`),
  * RangeError past the limits (checked before reading more).
  */
@@ -56,10 +57,11 @@ export async function loadSkillDirectory(dir: string, options: LoadSkillDirector
   const files: Record<string, string | Uint8Array> = {};
   let count = 0;
   let total = 0;
-  const top = await open(dir, constants.O_RDONLY | DIRECTORY);
-  const device = (await top.stat()).dev;
-  async function walk(handle: FileHandle, fallback: string, rel: string): Promise<void> {
-    const base = PROC_FD ? `/proc/self/fd/${handle.fd}` : fallback;
+  // folders are held open (and their entries reached through the handle) where the platform allows it
+  const top = PROC_FD ? await open(dir, constants.O_RDONLY | DIRECTORY) : undefined;
+  const device = (top !== undefined ? await top.stat() : await stat(dir)).dev;
+  async function walk(handle: FileHandle | undefined, fallback: string, rel: string): Promise<void> {
+    const base = handle !== undefined ? `/proc/self/fd/${handle.fd}` : fallback;
     const entries = (await readdir(base, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
@@ -68,6 +70,11 @@ export async function loadSkillDirectory(dir: string, options: LoadSkillDirector
       const seen = await lstat(join(base, entry.name));
       if (!seen.isDirectory() && !seen.isFile()) throw notRegular(path);
       if (seen.isFile() && ++count > maxFiles) throw new RangeError(`The skill in ${dir} has more than ${maxFiles} files`);
+      if (seen.isDirectory() && !PROC_FD) {
+        if (seen.dev !== device) throw new TypeError(`Skill folder ${path} is on another device than the skill folder and is not served`);
+        await walk(undefined, join(fallback, entry.name), path);
+        continue;
+      }
       const child = await openNoFollow(join(base, entry.name), path, seen.isDirectory());
       try {
         const info = await child.stat();
@@ -91,7 +98,7 @@ export async function loadSkillDirectory(dir: string, options: LoadSkillDirector
   try {
     await walk(top, dir, '');
   } finally {
-    await top.close();
+    await top?.close();
   }
   if (typeof files[SKILL_MD] !== 'string') throw new TypeError(`${join(dir, SKILL_MD)} is missing or not text`);
   return { name: basename(dir), files };
