@@ -86,18 +86,26 @@ describe('frontmatter', () => {
     assert.match((parseYamlSubset(quoted) as { k: string }).k, /end$/);
   });
 
-  it('a quoted scalar of 60 000 spaces is read with linear work', () => {
+  it('a quoted scalar of 60 000 spaces (or of words, or over many lines) is read with linear work', () => {
     for (const q of ['"', "'"]) {
-      const text = `k: ${q}${' '.repeat(60_000)}${q}\n`;
-      parseWork.steps = 0;
-      assert.equal((parseYamlSubset(text) as { k: string }).k, ' '.repeat(60_000));
-      assert.ok(parseWork.steps <= 20 * text.length, `${parseWork.steps} steps for ${text.length} characters`);
+      for (const [inner, folded] of [
+        [' '.repeat(60_000), ' '.repeat(60_000)],
+        ['a '.repeat(30_000), 'a '.repeat(30_000)],
+        ['a\n  '.repeat(12_000), `${'a '.repeat(11_999)}a `],
+      ] as const) {
+        const text = `k: ${q}${inner}${q}\n`;
+        parseWork.steps = 0;
+        assert.equal((parseYamlSubset(text) as { k: string }).k, folded);
+        assert.ok(parseWork.steps <= 30 * text.length, `${parseWork.steps} steps for ${text.length} characters`);
+      }
     }
   });
 
   it('does work linear in the input whatever its shape (property: characters visited counted, not time)', () => {
     const unit = fc.array(fc.constantFrom(' ', '\t', '\n', '\n  ', '"', "'", ':', ': ', '#', ' #', '-', '- ', '[', ']', '{', '}', ',', '\\', 'a', '|', '>', '?', '&', '1', '.'), { minLength: 1, maxLength: 10 }).map((parts) => parts.join(''));
     const prefix = fc.constantFrom('k: "', "k: '", 'k: ', 'k: [', 'k: {', '- ', '"', 'k: |\n  ', 'k: >-\n  ', 'k:\n  - ', 'k: [{a: "', '');
+    // what closes the prefix, so that the input also reads to its end (not only fails early)
+    const suffix = fc.constantFrom('', '"', "'", ']', '}', '"}]', '\n');
     const perCharacter = (text: string): number => {
       parseWork.steps = 0;
       try {
@@ -108,12 +116,12 @@ describe('frontmatter', () => {
       return parseWork.steps / text.length;
     };
     fc.assert(
-      fc.property(prefix, unit, (start, repeated) => {
-        const sized = (n: number) => start + repeated.repeat(Math.ceil(n / repeated.length));
+      fc.property(prefix, unit, suffix, (start, repeated, end) => {
+        const sized = (n: number) => start + repeated.repeat(Math.ceil(n / repeated.length)) + end;
         const small = perCharacter(sized(1_000));
         const large = perCharacter(sized(32_000));
         // the cost per character must not grow with the input (quadratic work would grow it 32-fold)
-        assert.ok(large <= small * 1.5 + 4, `${JSON.stringify(start)} + ${JSON.stringify(repeated)}…: ${small.toFixed(1)} steps per character at 1k, ${large.toFixed(1)} at 32k`);
+        assert.ok(large <= small * 1.5 + 4, `${JSON.stringify(start)} + ${JSON.stringify(repeated)}… + ${JSON.stringify(end)}: ${small.toFixed(1)} steps per character at 1k, ${large.toFixed(1)} at 32k`);
         assert.ok(large <= 100, `${large} steps per character`);
       }),
       { numRuns: 300 },
