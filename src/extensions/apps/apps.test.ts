@@ -105,6 +105,7 @@ describe('MCP Apps helpers, checked by ext-apps', () => {
     const server = new McpServer({ name: 'bad', version: '1' });
     assert.throws(() => registerAppResource(server, 'https://x/view.html', { name: 'v', html: HTML }), /must start with ui:\/\//);
     assert.throws(() => registerAppResource(server, 'ui://x', { name: 'v', html: HTML, ui: { csp: { connectDomains: ['not an origin'] } } }), /csp.connectDomains: "not an origin"/);
+    assert.throws(() => registerAppResource(server, 'ui://x', { name: 'v', html: HTML, ui: { csp: { resourceDomains: ['https://a; script-src *'] } } }), /csp.resourceDomains: "https:\/\/a; script-src \*" is not an origin/);
     assert.throws(() => registerAppResource(server, 'ui://x', { name: 'v', html: HTML, ui: { permissions: { usb: {} } as never } }), /permissions.usb is not a permission/);
     assert.throws(() => registerAppTool(server, 't', { ui: { resourceUri: 'ui://x', visibility: [] } }, () => 'x'), /non-empty list/);
     assert.throws(() => registerAppTool(server, 't', { ui: { resourceUri: 'ui://x', visibility: ['user' as never] } }, () => 'x'), /"model" and "app"/);
