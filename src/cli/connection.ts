@@ -179,8 +179,13 @@ export async function runClientCommand(argv: readonly string[], spec: CommandSpe
   const offerPages = async (error: UrlElicitationRequiredError): Promise<boolean> => {
     view.clear();
     if (!canAsk()) {
-      for (const page of error.elicitations) view.line(refusedUrlReason(String(page.url)) ?? describeUrlRequest(String(page.url), String(page.message ?? '')));
-      notice('mcpkit: stdin is not a terminal, so nobody can agree to open it; open the page yourself, then run the command again');
+      let offered = false;
+      for (const page of error.elicitations) {
+        const refused = refusedUrlReason(String(page.url));
+        offered ||= refused === undefined;
+        view.line(refused ?? describeUrlRequest(String(page.url), String(page.message ?? '')));
+      }
+      if (offered) notice('mcpkit: stdin is not a terminal, so nobody can agree to open it; open the page yourself, then run the command again');
       return false;
     }
     const asker = terminalAsker(() => interrupt.trigger());

@@ -41,20 +41,39 @@ export function locateSyntaxError(file: string): string | undefined {
   return undefined;
 }
 
-/** `text` with the source line and a caret added under the first `file:line:column: ` it names (esbuild's form). */
+/**
+ * The file esbuild meant by `named`: itself when it exists, else the same name with another
+ * TypeScript extension (tsx reports an `.mts` file under a `.ts` name), else undefined.
+ */
+function existingSource(named: string): string | undefined {
+  if (existsSync(named)) return named;
+  const stem = named.slice(0, named.length - extname(named).length);
+  return ['.mts', '.cts', '.tsx', '.ts'].map((ext) => stem + ext).find((candidate) => existsSync(candidate));
+}
+
+/**
+ * `text` with the source line and a caret added under the first `file:line:column: ` it
+ * names (esbuild's form), that file name corrected when tsx reported it with another
+ * extension.
+ */
 export function addCaret(text: string): string {
   const m = /^(.*?\S):(\d+):(\d+): /m.exec(text);
-  if (m === null || !existsSync(m[1]!)) return text;
+  if (m === null) return text;
+  const file = existingSource(m[1]!);
+  if (file === undefined) return text;
   let source: string;
   try {
-    source = readFileSync(m[1]!, 'utf8').split('\n')[Number(m[2]) - 1] ?? '';
+    source = readFileSync(file, 'utf8').split('\n')[Number(m[2]) - 1] ?? '';
   } catch {
     return text;
   }
   const column = Number(m[3]);
-  if (source === '' || source.length > MAX_SOURCE_LINE || column > source.length) return text;
-  const end = m.index + m[0].length + text.slice(m.index + m[0].length).search(/\n|$/);
-  return `${text.slice(0, end)}\n    ${source.replace(/\t/g, ' ')}\n    ${' '.repeat(column)}^${text.slice(end)}`;
+  const located = file === m[1] ? text : `${text.slice(0, m.index)}${file}${text.slice(m.index + m[1]!.length)}`;
+  if (source === '' || source.length > MAX_SOURCE_LINE || column > source.length) return located;
+  const shift = file.length - m[1]!.length;
+  const start = m.index + m[0].length + shift;
+  const end = start + located.slice(start).search(/\n|$/);
+  return `${located.slice(0, end)}\n    ${source.replace(/\t/g, ' ')}\n    ${' '.repeat(column)}^${located.slice(end)}`;
 }
 
 /** The nearest package.json above `file`, or undefined. */
