@@ -7,7 +7,12 @@
  *   close aborts every POST still on its way, and the notification is one);
  * - it reports the task a `tools/call` became in the 2026-07-28 era (`resultType: "task"`)
  *   and each `tasks/get` answer for it, so the command can show the task's status while
- *   the client waits for it.
+ *   the client waits for it;
+ * - it reports every URL-mode elicitation the server asks for, so the command can say why
+ *   the client declined one that is not https.
+ *
+ * Requests it watches are remembered by id until answered (only `tools/call` and
+ * `tasks/get`, which a command sends a few of).
  */
 import type { JSONObject, JSONRPCMessage, RequestId } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
@@ -15,6 +20,9 @@ import type { SendOptions, Transport, TransportReceiver } from '../transport/typ
 
 /** How long {@link TapTransport.close} waits for cancellations still being sent, in ms. */
 export const CANCEL_FLUSH_MS = 2000;
+
+/** Most task ids remembered per connection (a CLI command makes one or a few). */
+const MAX_TASKS_WATCHED = 1000;
 
 /** A task as the server described it (`taskId`, `status`, optional `statusMessage`). */
 export interface TaskSighting {
@@ -42,6 +50,8 @@ export class TapTransport implements Transport {
   /** Methods of our requests still unanswered, by id (only the two watched methods). */
   readonly #watched = new Map<RequestId, string>();
   readonly #cancelling = new Set<Promise<unknown>>();
+  /** Tasks that `tools/call` answers created (their `tasks/get` answers are reported). */
+  readonly #tasks = new Set<string>();
 
   /** Present when the wrapped transport has it: a fresh copy of it, wrapped the same way. */
   readonly fresh?: () => Transport;
@@ -106,9 +116,14 @@ export class TapTransport implements Transport {
       if (watchUrls && isObject(m)) this.#urlElicitations(m);
       if (this.#options.onTask === undefined) continue;
       if (!isObject(m) || (typeof m.id !== 'string' && typeof m.id !== 'number') || !this.#watched.has(m.id)) continue;
+      const method = this.#watched.get(m.id);
       this.#watched.delete(m.id);
       const r = m.result;
       if (!isObject(r) || typeof r.taskId !== 'string' || typeof r.status !== 'string') continue;
+      // only the tasks our own calls became (not a `tasks get` of some other task)
+      if (method === 'tools/call') {
+        if (this.#tasks.size < MAX_TASKS_WATCHED) this.#tasks.add(r.taskId);
+      } else if (!this.#tasks.has(r.taskId)) continue;
       // a tools/call answer describes a task only when the call became one (2026-07-28 `resultType: "task"`)
       const sighting: TaskSighting = { taskId: r.taskId, status: r.status };
       if (typeof r.statusMessage === 'string') sighting.statusMessage = r.statusMessage;
