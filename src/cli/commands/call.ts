@@ -24,18 +24,20 @@ import { listNames } from '../terminal.js';
 
 const HELP = `Usage: mcpkit call TARGET TOOL [key=value...] [--args JSON] [--task] [options]
        mcpkit call TOOL [key=value...] [options] -- COMMAND [ARGS...]
+       mcpkit call TARGET TOOL --help     the tool's parameters (type, required, default, description)
 
 Calls a tool and prints its result: text as is, images and audio summarized (or saved with
 --save DIR), resource links and embedded resources labelled, structured content as JSON.
 key=value arguments are converted by the tool's input schema (numbers, booleans, arrays as
 JSON or comma-separated, objects as JSON); --args takes the whole object as JSON and
-key=value pairs override it. Arguments that do not match the schema are reported before
-anything is sent. Progress is drawn on stderr; Ctrl-C cancels the call.
+key=value pairs override it. Arguments that do not match the schema, and every missing
+required one, are reported before anything is sent. Progress is drawn on stderr; Ctrl-C cancels the call.
 
 Options of call:
   --args JSON     the arguments as one JSON object
   --task          run the call as a task (when the tool supports tasks), showing its status
-                  while it is polled; Ctrl-C cancels the task
+                  while it is polled; Ctrl-C cancels the task. A tool that only runs as a
+                  task (execution.taskSupport "required") runs as one without it
 
 Examples:
   mcpkit call http://127.0.0.1:3000/mcp add a=1 b=2
