@@ -1,6 +1,6 @@
 // What `require('mcpkit')` (or any mcpkit/... entry point) loads: mcpkit is an ES module
 // package, so a CommonJS require gets this clear error instead of Node's
-// ERR_PACKAGE_PATH_NOT_EXPORTED. See docs/getting-started.md and docs/cli-serve.md.
+// ERR_PACKAGE_PATH_NOT_EXPORTED. See docs/cli-serve.md ("ES modules only").
 'use strict';
 const error = new Error(
   'mcpkit is an ES module package: load it with import, not require(). ' +

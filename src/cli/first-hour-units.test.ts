@@ -104,6 +104,10 @@ test('tool parameters: types, required, defaults, enums, arrays, unions', () => 
     required: ['path', 'edits'],
   };
   assert.equal(parameterList(schema), 'path edits mode? n? raw?');
+  assert.equal(parameterList({ type: 'object', properties: { z: {}, a: {} }, required: ['a'] }), 'a z?', 'required first');
+  const many = { type: 'object', properties: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`param${i}`, {}])) };
+  assert.equal(parameterList(many).length, 48);
+  assert.ok(parameterList(many).endsWith('…'));
   assert.deepEqual(parametersOf(schema).map((p) => [p.name, p.type, p.required, p.default]), [
     ['path', 'string', true, ''],
     ['edits', 'array of object', true, ''],

@@ -63,11 +63,16 @@ function cut(text: string): string {
   return text.length > MAX_CELL_CHARS ? `${text.slice(0, MAX_CELL_CHARS - 1)}…` : text;
 }
 
-/** The parameter list of `mcpkit list`: names, optional ones with `?` (`a b ms?`). */
+/** Longest parameter list `mcpkit list` shows, in characters; a longer one ends with "…". */
+const MAX_PARAMETER_LIST_CHARS = 48;
+
+/** The parameter list of `mcpkit list`: names, optional ones with `?` (`a b ms?`), required ones first. */
 export function parameterList(inputSchema: unknown): string {
-  return parametersOf(inputSchema)
+  const params = parametersOf(inputSchema);
+  const text = [...params.filter((p) => p.required), ...params.filter((p) => !p.required)]
     .map((p) => `${p.name}${p.required ? '' : '?'}`)
     .join(' ');
+  return text.length > MAX_PARAMETER_LIST_CHARS ? `${text.slice(0, MAX_PARAMETER_LIST_CHARS - 1)}…` : text;
 }
 
 /** The text of `mcpkit call TARGET TOOL --help`. */
