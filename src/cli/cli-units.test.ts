@@ -42,10 +42,22 @@ test('key=value pairs are converted by the property types', async () => {
   assert.equal(convertValue('k', 'not json', {}), 'not json');
 });
 
+test('an array of objects is taken whole, with or without its brackets; scalar arrays split at commas', () => {
+  const edits = { type: 'array', items: { type: 'object', properties: { oldText: { type: 'string' } } } };
+  const value = [{ oldText: 'a, b', newText: 'c' }, { oldText: 'd', newText: 'e, f' }];
+  assert.deepEqual(convertValue('edits', JSON.stringify(value), edits), value);
+  assert.deepEqual(convertValue('edits', JSON.stringify(value).slice(1, -1), edits), value);
+  assert.deepEqual(convertValue('edits', ' [{"x":1}]', { type: 'array' }), [{ x: 1 }]);
+  assert.deepEqual(convertValue('names', 'a,b', { type: 'array', items: { type: 'string' } }), ['a', 'b']);
+  assert.throws(() => convertValue('edits', '{"oldText":', edits), /argument edits: not valid JSON/);
+});
+
 test('wrong arguments are usage errors naming the argument', async () => {
   await assert.rejects(buildToolArguments(schema, ['n=1.5'], undefined), (e: Error) => e instanceof UsageError && /argument n: "1.5" is not an integer/.test(e.message));
   await assert.rejects(buildToolArguments(schema, ['flag=yes', 'n=1'], undefined), /argument flag: "yes" is not a boolean/);
-  await assert.rejects(buildToolArguments(schema, ['x=1'], undefined), /input schema/);
+  await assert.rejects(buildToolArguments(schema, ['x=1'], undefined), /missing required argument: n=<integer> \(mcpkit call TARGET TOOL --help lists the parameters\)/);
+  await assert.rejects(buildToolArguments({ ...schema, required: ['n', 'x', 's'] }, ['x=1'], undefined, 'calc'), /missing required arguments: n=<integer> s=<string> \(mcpkit call TARGET calc --help/);
+  await assert.rejects(buildToolArguments({ ...schema, properties: { ...schema.properties, n: { type: 'integer', minimum: 5 } } }, ['n=1'], undefined), /input schema/);
   await assert.rejects(buildToolArguments(schema, ['novalue'], undefined), /key=value/);
   await assert.rejects(buildToolArguments(schema, ['n=1', 'n=2'], undefined), /given twice/);
   await assert.rejects(buildToolArguments(schema, [], '[1]'), /must be a JSON object/);

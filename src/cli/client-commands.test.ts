@@ -96,8 +96,8 @@ for (const t of targets) {
     test('list (tables)', async () => {
       const r = await cli('list');
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /^Tools \(\d+\)\nNAME +DESCRIPTION\n/m);
-      assert.match(r.stdout, /^add +Adds/m);
+      assert.match(r.stdout, /^Tools \(\d+\)\nNAME +PARAMETERS +DESCRIPTION\n/m);
+      assert.match(r.stdout, /^add +a b +Adds/m);
       assert.match(r.stdout, /^Prompts \(\d+\)$/m);
     });
 
@@ -127,7 +127,7 @@ for (const t of targets) {
       assert.match(r.stderr, /argument a: "one" is not a number/);
       const missing = await cli('call', 'add', 'a=1');
       assert.equal(missing.code, 2);
-      assert.match(missing.stderr, /input schema.*b/);
+      assert.match(missing.stderr, /missing required argument: b=<number>/);
     });
 
     test('read --json checked as ReadResourceResult', async () => {

@@ -26,6 +26,10 @@ import { ProgressView } from './progress.js';
 import type { RenderOptions } from './render.js';
 import { declineSampling, runSamplingCommand } from './sampling.js';
 import { resolveTarget, type HttpTarget, type Target } from './target.js';
+import { relayStderr } from './server-stderr.js';
+import { consentToOpen, describeUrlRequest, offerRequiredPages, refusedUrlReason } from './url-elicitation.js';
+import type { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
+import { TapTransport } from './tap-transport.js';
 import { clean } from './terminal.js';
 import { UsageError } from './usage-error.js';
 
@@ -53,6 +57,12 @@ export interface Connection {
   requestOptions(progress?: boolean): RequestOptions;
   /** Writes `text` to stdout. */
   print(text: string): void;
+  /**
+   * Offers the pages of a -32042 error (see url-elicitation.ts) and waits until the server
+   * says they are done (`notifications/elicitation/complete`) or the person presses Enter.
+   * Resolves with true when the request should be tried again.
+   */
+  offerRequiredPages(error: UrlElicitationRequiredError): Promise<boolean>;
 }
 
 /** How a command wants its connection. */
@@ -69,6 +79,11 @@ export interface CommandSpec {
   configure?: (options: ClientOptions, line: CommandLine) => void;
   /** Called with the client before it connects (to add extensions such as tasks). */
   prepare?: (client: Client) => void;
+  /**
+   * `--help` after a target and an operand (`mcpkit call TARGET TOOL --help`) connects and
+   * leaves the help to {@link run}; without an operand the command's help is printed.
+   */
+  toolHelp?: boolean;
   /** The work; resolves with the exit code. */
   run: (connection: Connection) => Promise<number>;
 }
@@ -93,7 +108,7 @@ export async function runClientCommand(argv: readonly string[], spec: CommandSpe
   let logLevel: LoggingLevel | undefined;
   try {
     line = parseCommandLine(argv, spec.options);
-    if (line.values.help) {
+    if (line.values.help && !(spec.toolHelp === true && namesOperand(line))) {
       printHelp(spec);
       return ExitCode.Ok;
     }
@@ -129,15 +144,14 @@ export async function runClientCommand(argv: readonly string[], spec: CommandSpe
       }
     },
     url: async (request) => {
-      view.line(`mcpkit: the server asks you to open a page on ${clean(request.domain, true)}:\n  ${clean(request.message, true)}\n  ${clean(request.url, true)}`);
+      view.line(describeUrlRequest(request.url, request.message));
       if (!canAsk()) {
         notice('mcpkit: stdin is not a terminal, so nobody can agree; declined');
         return 'decline';
       }
       const asker = terminalAsker(() => interrupt.trigger());
       try {
-        const answer = (await asker.ask('Open this URL in your browser? [y/N] ')).trim().toLowerCase();
-        if (answer !== 'y' && answer !== 'yes') return 'decline';
+        if (!(await consentToOpen(asker))) return 'decline';
         await openUrl(request.url, notice);
         return 'accept';
       } finally {
@@ -155,6 +169,42 @@ export async function runClientCommand(argv: readonly string[], spec: CommandSpe
     const logger = typeof p?.logger === 'string' ? ` ${p.logger}` : '';
     view.line(clean(`[${level}]${logger}: ${data}`, true));
   });
+  const completed = new Set<string>();
+  let onCompleted: (() => void) | undefined;
+  client.on(Notification.ElicitationComplete, (p) => {
+    if (typeof p?.elicitationId !== 'string' || completed.size >= 1000) return;
+    completed.add(p.elicitationId);
+    onCompleted?.();
+  });
+  const offerPages = async (error: UrlElicitationRequiredError): Promise<boolean> => {
+    view.clear();
+    if (!canAsk()) {
+      let offered = false;
+      for (const page of error.elicitations) {
+        const refused = refusedUrlReason(String(page.url));
+        offered ||= refused === undefined;
+        view.line(refused ?? describeUrlRequest(String(page.url), String(page.message ?? '')));
+      }
+      if (offered) notice('mcpkit: stdin is not a terminal, so nobody can agree to open it; open the page yourself, then run the command again');
+      return false;
+    }
+    const asker = terminalAsker(() => interrupt.trigger());
+    try {
+      if (!(await offerRequiredPages(error.elicitations, asker, notice, (url) => openUrl(url, notice)))) return false;
+      const ids = error.elicitations.map((e) => e.elicitationId);
+      const done = () => ids.every((id) => completed.has(id));
+      if (done()) return true;
+      const finished = new Promise<void>((resolve) => (onCompleted = () => done() && resolve()));
+      const entered = asker.ask('When you are done on the page, press Enter to try again (the server may also say it is done): ');
+      entered.catch(() => {});
+      await Promise.race([finished, entered]);
+      if (done()) notice('mcpkit: the server says the page is done; trying again');
+      return true;
+    } finally {
+      onCompleted = undefined;
+      asker.close();
+    }
+  };
   spec.prepare?.(client);
   const json = line.values.json === true;
   const saveDir = stringOption(line, 'save');
@@ -165,7 +215,22 @@ export async function runClientCommand(argv: readonly string[], spec: CommandSpe
   };
   let connected = false;
   try {
-    const transport = await createTransport(target);
+    const quiet = line.values.quiet === true;
+    const explained = new Set<string>();
+    const transport = new TapTransport(await createTransport(target, (text) => view.line(text), quiet), {
+      // the client declines URLs that are not https without asking: say why
+      onUrlElicitation: ({ url }) => {
+        const reason = refusedUrlReason(url);
+        if (reason !== undefined && !explained.has(url) && explained.size < 100) {
+          explained.add(url);
+          view.line(reason);
+        }
+      },
+      // 2026-07-28: the client waits for a task itself; show its status as 2025-11-25 tasks do
+      onTask: (task) => {
+        if (isStatelessRevision(client.protocolVersion)) view.status(`task ${task.taskId}: ${task.status}${task.statusMessage ? ` - ${clean(task.statusMessage, true)}` : ''}`);
+      },
+    });
     await client.connect(transport, { signal: interrupt.signal, timeoutMs });
     connected = true;
     if (logLevel !== undefined && client.serverCapabilities?.logging !== undefined) await client.setLoggingLevel(logLevel, requestOptions());
@@ -180,6 +245,7 @@ export async function runClientCommand(argv: readonly string[], spec: CommandSpe
       render: saveDir === undefined ? {} : { saveDir },
       requestOptions,
       print: (text) => process.stdout.write(text),
+      offerRequiredPages: offerPages,
     });
     view.clear();
     return code;
@@ -193,6 +259,15 @@ export async function runClientCommand(argv: readonly string[], spec: CommandSpe
   } finally {
     interrupt.dispose();
     await client.close().catch(() => {});
+  }
+}
+
+/** True when `line` has a resolvable target and an operand after it. */
+function namesOperand(line: CommandLine): boolean {
+  try {
+    return resolveTarget(line).operands.length > 0;
+  } catch {
+    return false;
   }
 }
 
@@ -225,13 +300,19 @@ function rootsOption(dirs: readonly string[]): Root[] {
   });
 }
 
-/** The transport for `target`; the HTTP stack and the OAuth client are loaded only when needed. */
-async function createTransport(target: Target): Promise<Transport> {
+/**
+ * The transport for `target`; the HTTP stack and the OAuth client are loaded only when
+ * needed. A stdio server's stderr goes to `stderrLine` line by line, cleaned (see
+ * server-stderr.ts), or nowhere when `quiet`.
+ */
+async function createTransport(target: Target, stderrLine: (text: string) => void, quiet: boolean): Promise<Transport> {
   if (target.kind === 'stdio') {
     const { StdioClientTransport } = await import('../stdio/index.js');
-    const options: ConstructorParameters<typeof StdioClientTransport>[0] = { command: target.command, args: target.args, env: target.env, stderr: 'inherit' };
+    const options: ConstructorParameters<typeof StdioClientTransport>[0] = { command: target.command, args: target.args, env: target.env, stderr: 'pipe' };
     if (target.cwd !== undefined) options.cwd = target.cwd;
-    return new StdioClientTransport(options);
+    const transport = new StdioClientTransport(options);
+    relayStderr(transport.stderr!, stderrLine, quiet);
+    return transport;
   }
   return httpTransport(target);
 }

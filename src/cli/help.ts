@@ -26,11 +26,13 @@ Client configs:
   uninstall  remove a server from a client's config
   installed  list servers in a client's config
 
+  completion print a completion script for bash, zsh or fish (mcpkit completion --help)
   help       show this help; mcpkit <command> --help shows a command's options and examples
 
 Examples:
   mcpkit list -- npx mcpkit demo
   mcpkit call http://127.0.0.1:3000/mcp add a=1 b=2
+  mcpkit call http://127.0.0.1:3000/mcp add --help     (a tool's parameters)
   mcpkit call long_running_job ms=3000 -- npx mcpkit demo
   mcpkit read my-server test://static-text --config .mcp.json
   mcpkit login https://mcp.example.com/mcp

@@ -39,6 +39,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./install/uninstall-command.js')).run(rest);
     case 'installed':
       return (await import('./install/installed-command.js')).run(rest);
+    case 'completion':
+      return (await import('./commands/completion.js')).run(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -22,6 +22,7 @@ export const CLIENT_OPTIONS: OptionSpec = {
   'sampling-command': { type: 'string' },
   save: { type: 'string' },
   transport: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -47,6 +48,7 @@ Options:
                              stdin and writes the answer text, or a CreateMessageResult, on stdout);
                              without it sampling requests are declined
   --save DIR                 write image, audio and binary content to files in DIR
+  -q, --quiet                hide a stdio server's stderr (shown by default, escape sequences made visible)
   -h, --help                 show this help
 `;
 

@@ -50,9 +50,14 @@ export function convertValue(key: string, value: string, schema: unknown): JSONV
         if (value === 'null') return null;
         break;
       case 'array': {
+        // a JSON array is taken whole (its items may hold commas: edits=[{"a":1,"b":2},{...}])
         if (value.trim().startsWith('[')) return parseJson(key, value, fail);
         const items = (schema as JSONObject).items;
-        return value === '' ? [] : value.split(',').map((item) => convertValue(key, item, items));
+        if (value === '') return [];
+        // items that are objects or arrays: `{...},{...}` is the array's JSON without brackets
+        const itemTypes = typesOf(items);
+        if (itemTypes.includes('object') || itemTypes.includes('array') || /^\s*[{[]/.test(value)) return parseJson(key, `[${value}]`, fail);
+        return value.split(',').map((item) => convertValue(key, item, items));
       }
       case 'object':
         if (value.trim().startsWith('{')) return parseJson(key, value, fail);
@@ -61,6 +66,12 @@ export function convertValue(key: string, value: string, schema: unknown): JSONV
   }
   if (types.includes('string')) return value;
   return fail(`${JSON.stringify(value)} is not ${types.map((t) => (t === 'integer' ? 'an integer' : t === 'object' || t === 'array' ? `a JSON ${t}` : `a ${t}`)).join(' or ')}`);
+}
+
+/** `<type>` for a missing-argument message: `<integer>`, `<string>`, `<value>`. */
+function describeType(schema: unknown): string {
+  const types = typesOf(schema).filter((t) => t !== 'null');
+  return `<${types.length > 0 ? types.join('|') : 'value'}>`;
 }
 
 function parseLoose(value: string): JSONValue {
@@ -83,9 +94,10 @@ function parseJson(key: string, value: string, fail: (what: string) => never): J
  * Builds a tool's arguments from `pairs` (`key=value`) and `json` (`--args`), converting by
  * `inputSchema`, and validates them against it. A key given twice for an array property
  * appends. Throws {@link UsageError} for a pair without `=`, a value of the wrong type,
- * `--args` that is not a JSON object, or arguments the schema refuses.
+ * `--args` that is not a JSON object, missing required arguments (every one named, with
+ * `toolName` in the hint), or arguments the schema refuses.
  */
-export async function buildToolArguments(inputSchema: JSONObject | undefined, pairs: readonly string[], json: string | undefined): Promise<JSONObject> {
+export async function buildToolArguments(inputSchema: JSONObject | undefined, pairs: readonly string[], json: string | undefined, toolName = 'TOOL'): Promise<JSONObject> {
   let args: JSONObject = {};
   if (json !== undefined) {
     if (json.length > MAX_ARGS_JSON_CHARS) throw new UsageError(`--args is longer than ${MAX_ARGS_JSON_CHARS} characters`);
@@ -111,6 +123,12 @@ export async function buildToolArguments(inputSchema: JSONObject | undefined, pa
     else if (seen.has(key)) throw new UsageError(`argument ${key} is given twice`);
     else Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
     seen.add(key);
+  }
+  // every missing argument at once (a validator names only the first), with where to read about them
+  const required = Array.isArray(inputSchema?.required) ? inputSchema.required.filter((r): r is string => typeof r === 'string') : [];
+  const missing = required.filter((name) => !Object.prototype.hasOwnProperty.call(args, name));
+  if (missing.length > 0) {
+    throw new UsageError(`missing required argument${missing.length > 1 ? 's' : ''}: ${missing.map((m) => `${m}=${describeType(properties[m])}`).join(' ')} (mcpkit call TARGET ${toolName} --help lists the parameters)`);
   }
   if (inputSchema !== undefined) {
     let checked;

@@ -7,6 +7,7 @@ import type { Connection } from '../connection.js';
 import { printJson, runClientCommand } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
 import { table, terminalWidth } from '../terminal.js';
+import { parameterList } from '../tool-help.js';
 import { UsageError } from '../usage-error.js';
 
 const KINDS = ['tools', 'resources', 'templates', 'prompts'] as const;
@@ -64,8 +65,9 @@ async function list(c: Connection, only: Kind | undefined): Promise<number> {
   const sections: string[] = [];
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
   if (out.tools) {
-    const rows = (out.tools as Array<Record<string, unknown>>).map((t) => [text(t.name), text(t.description) || text(t.title)]);
-    sections.push(`Tools (${rows.length})\n${rows.length > 0 ? table(['NAME', 'DESCRIPTION'], rows, width) : '  none\n'}`);
+    const rows = (out.tools as Array<Record<string, unknown>>).map((t) => [text(t.name), parameterList(t.inputSchema), text(t.description) || text(t.title)]);
+    const hint = rows.length > 0 ? '(PARAMETERS: name? is optional; mcpkit call TARGET TOOL --help shows types, defaults and descriptions)\n' : '';
+    sections.push(`Tools (${rows.length})\n${rows.length > 0 ? table(['NAME', 'PARAMETERS', 'DESCRIPTION'], rows, width) : '  none\n'}${hint}`);
   }
   if (out.resources) {
     const rows = (out.resources as Array<Record<string, unknown>>).map((r) => [text(r.uri), text(r.name), text(r.mimeType), text(r.description)]);

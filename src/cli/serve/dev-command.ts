@@ -34,7 +34,8 @@ Like "mcpkit run", and reloads the server when FILE or a file it imports (relati
 imports, followed transitively) changes. Each reload runs the module in a fresh
 process, so every import is loaded anew.
 
-  --http          serve on http://127.0.0.1:PORT/mcp; prints "LISTENING <url>" first
+  --http          serve on http://127.0.0.1:PORT/mcp; prints "LISTENING <url>" once the
+                  code has loaded (not while it fails to)
   --port N        the port for --http (default 3000; 0 picks a free one)
   --export NAME   use this export instead of default / server / createServer
 
@@ -104,6 +105,8 @@ class DevSupervisor {
   #loading = false;
   #again = false;
   #stopping = false;
+  /** The URL to print as `LISTENING <url>` once a generation first serves (HTTP). */
+  #announce: string | undefined;
   readonly #all = new Set<Generation>();
 
   /** `script` is the generation script each generation runs ({@link generationScript}). */
@@ -131,8 +134,9 @@ class DevSupervisor {
         return 1;
       }
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-      process.stdout.write(`LISTENING ${url}\n`);
-      log(`serving ${this.#args.file} at ${url}; reloading when it or its imports change`);
+      // LISTENING waits for the first code that loads: until then there is nothing to talk to
+      this.#announce = url;
+      log(`bound ${url}; loading ${this.#args.file} (LISTENING follows once it serves; reloading when it or its imports change)`);
       stopped = untilSignal();
     } else {
       onLines(process.stdin, (line) => this.#relay!.fromClient(line), (n) => log(`dropped a ${n}-byte line from the client (too long)`));
@@ -229,6 +233,10 @@ class DevSupervisor {
       return;
     }
     this.#current = generation;
+    if (this.#announce !== undefined) {
+      process.stdout.write(`LISTENING ${this.#announce}\n`);
+      this.#announce = undefined;
+    }
     log(previous === undefined ? `ready (generation ${generation.id})` : `reloaded (generation ${generation.id})`);
     if (previous !== undefined) void this.#retire(previous);
   }

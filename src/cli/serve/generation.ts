@@ -6,8 +6,8 @@
  * parent `{type: 'ready', port?}` or `{type: 'failed', message}`. It exits when the parent
  * goes away, when its stdin ends (stdio), or on SIGTERM.
  */
-import { loadServer, ServerLoadError, describeError } from './load-server.js';
-import { serveHttp, serveStdio } from './serve.js';
+import { loadServer, ServerLoadError, describeError, selfConnectedMessage } from './load-server.js';
+import { serveHttp, serveStdio, stdinEnded } from './serve.js';
 
 /** A message from a generation to the dev process. */
 export type GenerationMessage = { type: 'ready'; port?: number; path?: string } | { type: 'failed'; message: string };
@@ -23,13 +23,24 @@ async function main(): Promise<void> {
   const [file, mode, exportName] = process.argv.slice(2);
   process.on('disconnect', () => process.exit(0));
   process.on('SIGTERM', () => process.exit(0));
-  let server;
+  let loaded;
   try {
-    server = await loadServer(file!, exportName || undefined);
+    loaded = await loadServer(file!, exportName || undefined);
   } catch (err) {
     await tell({ type: 'failed', message: err instanceof ServerLoadError ? err.message : describeError(err) });
     process.exit(1);
   }
+  if (loaded.kind === 'self-connected') {
+    if (mode === 'http') {
+      await tell({ type: 'failed', message: selfConnectedMessage(file!, 'mcpkit dev --http cannot serve it') });
+      process.exit(1);
+    }
+    // it serves this process's stdin/stdout (the dev process's relay) already
+    await tell({ type: 'ready' });
+    await stdinEnded();
+    process.exit(0);
+  }
+  const server = loaded.server;
   if (mode === 'http') {
     const running = await serveHttp(server, 0, (err) => void process.stderr.write(`mcpkit dev: ${err.message}\n`));
     await tell({ type: 'ready', port: running.port, path: new URL(running.url).pathname });

@@ -16,6 +16,7 @@ import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { McpServer } from '../../server/server.js';
 import { libraryRoot } from '../library-root.js';
+import { addCaret, commonJsHint, locateSyntaxError } from './load-errors.js';
 
 /** Loading failed; `message` says why and is meant for the terminal (it may hold the module's own stack). */
 export class ServerLoadError extends Error {
@@ -64,19 +65,44 @@ function isOfficialSdkServer(value: unknown): boolean {
 }
 
 /**
- * Imports `file` and returns its server by the lookup in the module note. Throws
- * {@link ServerLoadError} when the file cannot be loaded (the module's own error is in the
- * message), exports nothing usable, or its factory fails.
+ * What a module gave: its exported server, or nothing to connect because the module
+ * connected a server to stdio itself while it loaded (as README's "A server in ten lines"
+ * does: `await server.connect(new StdioServerTransport())`).
  */
-export async function loadServer(file: string, exportName?: string): Promise<McpServer> {
+export type LoadedServer = { kind: 'exported'; server: McpServer } | { kind: 'self-connected' };
+
+/** How many listeners read this process's stdin (a stdio server transport adds one). */
+function stdinReaders(): number {
+  return process.stdin.listenerCount('data') + process.stdin.listenerCount('readable');
+}
+
+/** The message for a module that connected itself when mcpkit cannot serve it that way. */
+export function selfConnectedMessage(file: string, how: string): string {
+  return (
+    `${file} connects its server to stdio itself while it loads (server.connect(new StdioServerTransport())), so ${how}. ` +
+    'Replace that line with "export default server;" and mcpkit connects it (over stdio, or --http), or start the file with node (or tsx) directly'
+  );
+}
+
+/**
+ * Imports `file` and returns its server by the lookup in the module note, or
+ * `{ kind: 'self-connected' }` when the module connected a server to this process's stdio
+ * itself (then nothing must connect it again). Throws {@link ServerLoadError} when the file
+ * cannot be loaded (the module's own error is in the message, with file:line and a caret for
+ * a syntax error, and what to change for a module loaded as CommonJS), exports nothing
+ * usable, or its factory fails.
+ */
+export async function loadServer(file: string, exportName?: string): Promise<LoadedServer> {
   const path = resolve(file);
   if (TYPESCRIPT_EXTENSIONS.has(extname(path))) await enableTypeScript();
+  const readersBefore = stdinReaders();
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new ServerLoadError(`cannot load ${file}: ${describeError(err)}`);
+    throw new ServerLoadError(`cannot load ${file}: ${describeLoadError(err, path)}`);
   }
+  if (stdinReaders() > readersBefore) return { kind: 'self-connected' };
   const names = exportName !== undefined ? [exportName] : EXPORT_LOOKUP;
   const name = names.find((n) => module[n] !== undefined);
   if (name === undefined) {
@@ -94,7 +120,22 @@ export async function loadServer(file: string, exportName?: string): Promise<Mcp
     throw new ServerLoadError(`the export ${JSON.stringify(name)} of ${file} is a server of the official SDK (@modelcontextprotocol/sdk); mcpkit run and dev serve mcpkit's McpServer (import it from 'mcpkit/server')`);
   }
   if (!isServer(value)) throw new ServerLoadError(`the export ${JSON.stringify(name)} of ${file} is not an McpServer${typeof module[name] === 'function' ? ' (the function returned something else)' : ''}`);
-  return value;
+  return { kind: 'exported', server: value };
+}
+
+/**
+ * A module's load error for the terminal: {@link describeError}, with the location and caret
+ * of a syntax error kept (see load-errors.ts) and, for a module loaded as CommonJS, what to
+ * change.
+ */
+export function describeLoadError(err: unknown, path: string): string {
+  let text = describeError(err);
+  if (err instanceof SyntaxError && !/:\d+/.test(text.split('\n')[0] ?? '')) {
+    const located = locateSyntaxError(path);
+    if (located !== undefined) text = located;
+  } else text = addCaret(text);
+  const hint = commonJsHint(path, text);
+  return hint === undefined ? text : `${text}\n${hint}`;
 }
 
 /** Most stack frames shown for a module's error. */

@@ -5,8 +5,8 @@
  * line, `LISTENING <url>`. Everything else goes to stderr.
  */
 import { serveArgsOrExit } from './args.js';
-import { loadServer, ServerLoadError } from './load-server.js';
-import { serveHttp, serveStdio, untilSignal } from './serve.js';
+import { loadServer, selfConnectedMessage, ServerLoadError } from './load-server.js';
+import { serveHttp, serveStdio, stdinEnded, untilSignal } from './serve.js';
 
 /** `mcpkit run --help`. */
 export const RUN_USAGE = `Usage: mcpkit run FILE [--http [--port N]] [--export NAME]
@@ -22,7 +22,9 @@ Serves the MCP server that FILE exports, over stdio (default) or Streamable HTTP
 
 The module exports the server as its default export, or as "server", or as
 "createServer" (tried in that order): an McpServer, or a function (may be async)
-returning one, called once. The module must not connect the server itself.
+returning one, called once. A module that connects its server to stdio itself
+(await server.connect(new StdioServerTransport())) is served as it is over stdio;
+for --http, export the server instead.
 
 Exit codes: 0 stopped normally, 1 the module could not be loaded or the port bound,
 2 wrong arguments.
@@ -37,13 +39,24 @@ Examples:
 export async function run(argv: string[]): Promise<number> {
   const args = serveArgsOrExit('run', argv, RUN_USAGE);
   if (typeof args === 'number') return args;
-  let server;
+  let loaded;
   try {
-    server = await loadServer(args.file, args.exportName);
+    loaded = await loadServer(args.file, args.exportName);
   } catch (err) {
     process.stderr.write(`mcpkit run: ${err instanceof ServerLoadError ? err.message : String(err)}\n`);
     return 1;
   }
+  if (loaded.kind === 'self-connected') {
+    if (args.http) {
+      process.stderr.write(`mcpkit run: ${selfConnectedMessage(args.file, 'it cannot be served over --http')}\n`);
+      return 1;
+    }
+    // it serves this process's stdio already: let it, until the client goes away
+    process.stderr.write(`mcpkit run: ${args.file} connected its server to stdio itself; serving it as it is (export it instead, "export default server;", to let mcpkit connect it)\n`);
+    await stdinEnded();
+    return 0;
+  }
+  const server = loaded.server;
   if (!args.http) {
     await serveStdio(server);
     return 0;

@@ -30,6 +30,14 @@ export function parsePort(value: string | undefined, fallback: number): number |
   return port <= 65535 ? port : undefined;
 }
 
+/** Resolves when this process's stdin has ended (or closed). */
+export function stdinEnded(): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdin.readableEnded || process.stdin.destroyed) return resolve();
+    process.stdin.once('end', () => resolve()).once('close', () => resolve());
+  });
+}
+
 /** Resolves on the first SIGINT or SIGTERM. */
 export function untilSignal(): Promise<void> {
   return new Promise((resolve) => {

@@ -105,6 +105,10 @@ export class TmuxSession {
   capture(): string {
     return spawnSync('tmux', ['-S', this.#socket, 'capture-pane', '-p', '-J', '-S', '-200', '-t', this.name], { encoding: 'utf8' }).stdout ?? '';
   }
+  /** The pane's title (what an OSC 0/2 sequence written to the terminal would set). */
+  title(): string {
+    return (spawnSync('tmux', ['-S', this.#socket, 'display-message', '-p', '-t', this.name, '#{pane_title}'], { encoding: 'utf8' }).stdout ?? '').trim();
+  }
   /** Sends keys (tmux key names, e.g. 'Enter', 'C-c', or literal text with `literal`). */
   send(keys: string, literal = false): void {
     spawnSync('tmux', ['-S', this.#socket, 'send-keys', '-t', this.name, ...(literal ? ['-l', keys] : [keys])]);
