@@ -10,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DIST } from '../../test/helpers/repo.js';
+import type { JSONObject } from '../jsonrpc/types.js';
+import { InMemoryTransport } from '../transport/memory.js';
 import { connectInMemory } from '../testing/in-memory.js';
 import { McpServer } from './server.js';
 import { ToolHandlerError } from './tools.js';
@@ -140,4 +142,28 @@ test('results of the right shapes pass unchanged', async () => {
   } finally {
     await pair.close();
   }
+});
+
+test('a 2026-07-28 request that asks for input is not reported, even when the handler lets the signal through a catch', async () => {
+  const reported: Error[] = [];
+  const server = new McpServer({ name: 'mrtr', version: '1.0.0' }, { onError: (e) => reported.push(e) });
+  server.registerTool('ask', {}, async (_args, ctx) => {
+    try {
+      const answer = await ctx.elicitForm({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+      return `hello ${String((answer.content as JSONObject | undefined)?.name)}`;
+    } catch (error) {
+      throw new Error(`wrapped: ${(error as Error).message}`);
+    }
+  });
+  const [serverEnd, peer] = InMemoryTransport.createPair();
+  await server.connect(serverEnd);
+  const answered = new Promise<JSONObject>((resolve) =>
+    peer.start({ message: (data) => resolve(JSON.parse(data as string) as JSONObject), error: () => {}, closed: () => {} }),
+  );
+  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} }, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } };
+  await peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: {}, _meta } });
+  const response = await answered;
+  assert.equal((response.result as JSONObject).resultType, 'input_required');
+  assert.deepEqual(reported, []);
+  await server.close();
 });

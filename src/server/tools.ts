@@ -26,7 +26,6 @@ import type { ServerRequestContext } from './context.js';
 import { toolResultForRevision } from './content-compat.js';
 import type { ToolArgs, ToolStructured } from './infer.js';
 import { findNonJson } from './json-check.js';
-import { InputRequiredSignal } from './stateless/mrtr.js';
 import { toolReturnProblem, type StructuredToolReturn, type ToolReturn } from './tool-return.js';
 
 export type { StructuredToolReturn, ToolContentResult, ToolReturn, ToolStructuredResult } from './tool-return.js';
@@ -338,12 +337,14 @@ function runHandler(entry: Entry, name: string, args: unknown, ctx: ServerReques
  * -32042); anything else, including an error the client answered a nested request with
  * (sampling, elicitation), is the tool's failure: the client gets its message as a tool
  * error, and `onError` gets a {@link ToolHandlerError} (the stack with `MCPKIT_DEBUG=1`).
- * Not reported: the 2026-07-28 era's request for input (an `InputRequiredSignal`, answered
- * as `InputRequiredResult`) and a failure after the request was cancelled.
+ * Not reported: a 2026-07-28 request that asked the client for input (it is answered with
+ * `InputRequiredResult`, see stateless/mrtr.ts) and a failure after the request was cancelled.
  */
 function handlerFailed(entry: Entry, name: string, err: unknown, ctx: ServerRequestContext): CallToolResult {
   if (err instanceof McpError && !err.received) throw err;
-  if (!(err instanceof InputRequiredSignal) && ctx?.signal?.aborted !== true) entry.report(new ToolHandlerError(name, err));
+  // a 2026-07-28 request waiting for input ends as InputRequiredResult, whatever was thrown
+  const awaitsInput = ctx?.era?.stateless?.round?.hasPending === true;
+  if (!awaitsInput && ctx?.signal?.aborted !== true) entry.report(new ToolHandlerError(name, err));
   return toolError(err instanceof Error ? err.message : String(err));
 }
 
