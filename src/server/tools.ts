@@ -4,7 +4,8 @@
  *
  * - typed (`registerTool`): arguments validated against the input schema (JSON Schema or
  *   Standard Schema, compiled once), invalid input and thrown errors become `isError: true`
- *   results (SEP-1303), `structuredContent` validated against the output schema and given a
+ *   results (SEP-1303; thrown errors also go to `onError` as {@link ToolHandlerError}), a
+ *   returned value of the wrong shape is refused naming the tool (tool-return.ts), `structuredContent` validated against the output schema and given a
  *   text fallback, content blocks the client's revision lacks rewritten (content-compat.ts);
  *   `structuredContent` JSON cannot carry (Infinity, NaN, bigints, cycles) is a tool error
  *   naming the field, since serialization would change it (json-check.ts);
