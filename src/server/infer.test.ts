@@ -13,6 +13,7 @@ import type { FromJsonSchema, PromptArgs, ToolArgs, ToolStructured } from './inf
 import { McpServer } from './server.js';
 import type { ToolContentResult, ToolReturn, ToolStructuredResult } from './tool-return.js';
 import type { CallToolResult } from '../types.js';
+import { registerAppTool } from '../extensions/apps/server.js';
 
 type IsAny<T> = 0 extends 1 & T ? true : false;
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -111,6 +112,11 @@ const full: CallToolResult = { content: [{ type: 'text', text: 'x' }] };
 server.registerTool('ret-ok', {}, async (_args, ctx) => (ctx === undefined ? 'text' : Math.random() > 0.5 ? full : { structuredContent: { any: 1 } }));
 server.registerTool('ret-out-ok', { outputSchema: z3.object({ n: z3.number() }) }, async () => (Math.random() > 0.5 ? { structuredContent: { n: 1 } } : { content: [{ type: 'text', text: 'failed' }], isError: true }));
 type _return = Expect<Equal<ToolReturn, string | ToolContentResult | ToolStructuredResult>>;
+// the same through mcpkit/apps' registerAppTool (ToolHandlerFor: the output schema's type comes from the config alone)
+registerAppTool(server, 'app-ok', { ui: { resourceUri: 'ui://a' } }, async () => full);
+registerAppTool(server, 'app-out', { ui: { resourceUri: 'ui://a' }, outputSchema: z.object({ n: z.number() }) }, () => ({ structuredContent: { n: 1 } }));
+// @ts-expect-error structuredContent typed from the app tool's output schema
+registerAppTool(server, 'app-out-wrong', { ui: { resourceUri: 'ui://a' }, outputSchema: z.object({ n: z.number() }) }, () => ({ structuredContent: { n: '1' } }));
 
 // ── prompts: arguments typed from their declaration ──
 server.registerPrompt('greet', { arguments: [{ name: 'name', required: true }, { name: 'tone' }] }, (args) => {
@@ -132,5 +138,5 @@ type _structured = Expect<Equal<ToolStructured<undefined>, Record<string, unknow
 type _prompt = Expect<Equal<PromptArgs<readonly { name: string; required?: boolean }[]>, Record<string, string | undefined>>>;
 
 test('the type assertions of this file compiled (npm test builds before it runs)', () => {
-  assert.equal(server.tools.size, 22);
+  assert.equal(server.tools.size, 25);
 });
