@@ -4,7 +4,20 @@ export { ServerSession } from './server-session.js';
 export { ServerRequestContext } from './context.js';
 export { SessionEra, type ServerEra, type EraRequest, type ElicitUrlParams } from './era.js';
 export type { StatelessDispatch, StatelessReplyChannel } from './stateless/dispatch.js';
-export { toolError, type ToolConfig, type ToolHandler, type ToolReturn, type RawToolHandler, type RegisteredTool, type UserSchema } from './tools.js';
+export {
+  toolError,
+  ToolHandlerError,
+  type ToolConfig,
+  type ToolHandler,
+  type StructuredToolHandler,
+  type ToolReturn,
+  type StructuredToolReturn,
+  type ToolContentResult,
+  type ToolStructuredResult,
+  type RawToolHandler,
+  type RegisteredTool,
+  type UserSchema,
+} from './tools.js';
 export type { ResourceMetadata, ResourceReader, ResourceTemplateConfig, TemplateReader, ReadReturn, RegisteredResource } from './resources.js';
 export type { PromptConfig, PromptHandler, RegisteredPrompt } from './prompts.js';
 export type { Completer, CompletionContext } from './completions.js';

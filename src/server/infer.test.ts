@@ -11,6 +11,9 @@ import * as z from 'zod';
 import { z as z3 } from 'zod3';
 import type { FromJsonSchema, PromptArgs, ToolArgs, ToolStructured } from './infer.js';
 import { McpServer } from './server.js';
+import type { ToolContentResult, ToolReturn, ToolStructuredResult } from './tool-return.js';
+import type { CallToolResult } from '../types.js';
+import { registerAppTool } from '../extensions/apps/server.js';
 
 type IsAny<T> = 0 extends 1 & T ? true : false;
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -86,6 +89,35 @@ server.registerTool('dynamic', { inputSchema: dynamic }, (args) => {
   return 'ok';
 });
 
+// ── what a handler returns: exactly a string, a result with content, or structuredContent ──
+// @ts-expect-error a result needs "content" or "structuredContent"
+server.registerTool('ret-text', {}, () => ({ text: 'hi' }));
+// @ts-expect-error content is an array of content blocks
+server.registerTool('ret-content-string', {}, () => ({ content: 'hello' }));
+// @ts-expect-error "contents" is not a member of a tool result
+server.registerTool('ret-contents', {}, () => ({ contents: [{ type: 'text', text: 'x' }] }));
+// @ts-expect-error nor is "result", also from an async handler
+server.registerTool('ret-result', {}, async () => ({ result: 42 }));
+// @ts-expect-error a content block has a known type and its members
+server.registerTool('ret-block', {}, () => ({ content: [{ type: 'txt', text: 'x' }] }));
+// @ts-expect-error a tool with an output schema returns structuredContent, not text
+server.registerTool('ret-out-text', { outputSchema: z.object({ n: z.number() }) }, () => 'text');
+// @ts-expect-error ... nor content without isError: true
+server.registerTool('ret-out-content', { outputSchema: v.object({ n: v.number() }) }, () => ({ content: [{ type: 'text', text: 'x' }] }));
+// @ts-expect-error structuredContent typed from an arktype output schema
+server.registerTool('ret-ark', { outputSchema: type({ n: 'number' }) }, () => ({ structuredContent: { n: 'one' } }));
+// @ts-expect-error structuredContent typed from a zod 3 output schema
+server.registerTool('ret-z3', { outputSchema: z3.object({ n: z3.number() }) }, async () => ({ structuredContent: { m: 1 } }));
+const full: CallToolResult = { content: [{ type: 'text', text: 'x' }] };
+server.registerTool('ret-ok', {}, async (_args, ctx) => (ctx === undefined ? 'text' : Math.random() > 0.5 ? full : { structuredContent: { any: 1 } }));
+server.registerTool('ret-out-ok', { outputSchema: z3.object({ n: z3.number() }) }, async () => (Math.random() > 0.5 ? { structuredContent: { n: 1 } } : { content: [{ type: 'text', text: 'failed' }], isError: true }));
+type _return = Expect<Equal<ToolReturn, string | ToolContentResult | ToolStructuredResult>>;
+// the same through mcpkit/apps' registerAppTool (ToolHandlerFor: the output schema's type comes from the config alone)
+registerAppTool(server, 'app-ok', { ui: { resourceUri: 'ui://a' } }, async () => full);
+registerAppTool(server, 'app-out', { ui: { resourceUri: 'ui://a' }, outputSchema: z.object({ n: z.number() }) }, () => ({ structuredContent: { n: 1 } }));
+// @ts-expect-error structuredContent typed from the app tool's output schema
+registerAppTool(server, 'app-out-wrong', { ui: { resourceUri: 'ui://a' }, outputSchema: z.object({ n: z.number() }) }, () => ({ structuredContent: { n: '1' } }));
+
 // ── prompts: arguments typed from their declaration ──
 server.registerPrompt('greet', { arguments: [{ name: 'name', required: true }, { name: 'tone' }] }, (args) => {
   type _args = Expect<Equal<typeof args, { name: string; tone?: string }>>;
@@ -106,5 +138,5 @@ type _structured = Expect<Equal<ToolStructured<undefined>, Record<string, unknow
 type _prompt = Expect<Equal<PromptArgs<readonly { name: string; required?: boolean }[]>, Record<string, string | undefined>>>;
 
 test('the type assertions of this file compiled (npm test builds before it runs)', () => {
-  assert.equal(server.tools.size, 11);
+  assert.equal(server.tools.size, 25);
 });

@@ -73,7 +73,7 @@ describe('checks at registration', () => {
   it('refuses input and output schemas that are not object schemas', () => {
     refuses(() => server.registerTool('a', { inputSchema: z.string() }, () => 'x'), /inputSchema of tool "a" must describe an object/);
     refuses(() => server.registerTool('b', { inputSchema: { type: 'array' } }, () => 'x'), /inputSchema of tool "b" must describe an object .* has type "array"/);
-    refuses(() => server.registerTool('c', { outputSchema: v.string() }, () => 'x'), /outputSchema of tool "c" must describe an object/);
+    refuses(() => server.registerTool('c', { outputSchema: v.string() }, () => ({ structuredContent: 'x' })), /outputSchema of tool "c" must describe an object/);
   });
 
   it('refuses a raw shape of zod schemas with what to write', () => {

@@ -50,7 +50,13 @@ export interface ConnectOptions {
 export interface ServerOptions extends EndpointOptions {
   /** Sent to clients in the initialize result. */
   instructions?: string;
-  /** Capabilities declared in addition to those derived from the registries (merged over them). */
+  /**
+   * Capabilities declared in addition to those derived from the registries (merged over them).
+   * The capabilities are fixed when the server starts serving (its first connection or
+   * `ready()`): a server that registers tools, resources or prompts only after that declares
+   * them here, e.g. `{ tools: { listChanged: true } }` (a registration of a kind not declared
+   * by then throws a TypeError naming this option).
+   */
   capabilities?: ServerCapabilities;
   /** Items per page of every list method. Default 100. */
   pageSize?: number;
@@ -170,21 +176,25 @@ export class McpServer implements ServerCore {
     config: ToolConfig<I, O>,
     handler: ToolHandlerFor<I, O>,
   ): RegisteredTool<ToolArgs<I>, ToolStructured<O>> {
+    this.#mayServe('tools', `tool ${JSON.stringify(name)}`);
     return this.tools.register(name, config, handler);
   }
 
   /** Registers a raw tool (no validation; params in, wire result out). */
   registerRawTool(definition: Tool, handler: RawToolHandler): RegisteredTool {
+    this.#mayServe('tools', `tool ${JSON.stringify(definition.name)}`);
     return this.tools.registerRaw(definition, handler);
   }
 
   /** Registers a static resource. */
   registerResource(uri: string, metadata: ResourceMetadata, read: ResourceReader): RegisteredResource {
+    this.#mayServe('resources', `resource ${uri}`);
     return this.resources.register(uri, metadata, read);
   }
 
   /** Registers an RFC 6570 resource template. */
   registerResourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, read: TemplateReader): RegisteredResource {
+    this.#mayServe('resources', `resource template ${uriTemplate}`);
     return this.resources.registerTemplate(uriTemplate, config, read);
   }
 
@@ -194,6 +204,7 @@ export class McpServer implements ServerCore {
    * an empty or duplicate name.
    */
   registerPrompt<const A extends readonly PromptArgument[] | undefined = undefined>(name: string, config: PromptConfig<A>, handler: PromptHandler<PromptArgs<A>>): RegisteredPrompt {
+    this.#mayServe('prompts', `prompt ${JSON.stringify(name)}`);
     return this.prompts.register(name, config, handler);
   }
 
@@ -218,6 +229,22 @@ export class McpServer implements ServerCore {
     return this;
   }
 
+  /**
+   * Refuses a registration the clients could never use: once the server serves (its first
+   * connection, or {@link ready}), its capabilities are fixed (they were sent in
+   * `initialize` and `server/discover`), and a client does not call `tools/*`,
+   * `resources/*` or `prompts/*` of a server that did not declare them.
+   */
+  #mayServe(kind: 'tools' | 'resources' | 'prompts', what: string): void {
+    const caps = this.#capabilities;
+    if (caps === undefined || caps[kind] !== undefined) return;
+    const declared = kind === 'resources' ? '{ resources: { subscribe: true, listChanged: true } }' : `{ ${kind}: { listChanged: true } }`;
+    throw new TypeError(
+      `Cannot register ${what}: this server already serves without the "${kind}" capability (nothing of the kind was registered when it first connected), so its clients were told it has no ${kind}. ` +
+        `Declare the capability up front with the option capabilities: ${declared} (new McpServer(info, { capabilities: ${declared} })), or register before connect()`,
+    );
+  }
+
   /** Calls `listener` with every new connection, before its transport starts (to install handlers). */
   onConnect(listener: (session: ServerSession) => void): this {
     this.#connectListeners.push(listener);
@@ -230,7 +257,8 @@ export class McpServer implements ServerCore {
 
   /**
    * The capabilities declared at initialization: derived from what is registered
-   * (fixed at the first connection) and merged with `options.capabilities`.
+   * (fixed at the first connection) and merged with `options.capabilities`. A tool,
+   * resource or prompt registered later must be of a kind declared by then.
    */
   capabilities(): ServerCapabilities {
     if (this.#capabilities) return this.#capabilities;

@@ -4,7 +4,8 @@
  *
  * - typed (`registerTool`): arguments validated against the input schema (JSON Schema or
  *   Standard Schema, compiled once), invalid input and thrown errors become `isError: true`
- *   results (SEP-1303), `structuredContent` validated against the output schema and given a
+ *   results (SEP-1303; thrown errors also go to `onError` as {@link ToolHandlerError}), a
+ *   returned value of the wrong shape is refused naming the tool (tool-return.ts), `structuredContent` validated against the output schema and given a
  *   text fallback, content blocks the client's revision lacks rewritten (content-compat.ts);
  *   `structuredContent` JSON cannot carry (Infinity, NaN, bigints, cycles) is a tool error
  *   naming the field, since serialization would change it (json-check.ts);
@@ -26,6 +27,9 @@ import type { ServerRequestContext } from './context.js';
 import { toolResultForRevision } from './content-compat.js';
 import type { ToolArgs, ToolStructured } from './infer.js';
 import { findNonJson } from './json-check.js';
+import { toolReturnProblem, type StructuredToolReturn, type ToolReturn } from './tool-return.js';
+
+export type { StructuredToolReturn, ToolContentResult, ToolReturn, ToolStructuredResult } from './tool-return.js';
 
 /**
  * A user schema: a plain JSON Schema object (a literal is typed as written, no `as const`
@@ -55,22 +59,25 @@ export interface ToolConfig<I extends UserSchema | undefined = UserSchema | unde
 }
 
 /**
- * What a typed handler may return: a full result, a result with only `structuredContent`
- * (content is derived), or a string (one text item).
- */
-export type ToolReturn<S = Record<string, unknown>> =
-  | (Omit<CallToolResult, 'structuredContent'> & { structuredContent?: S })
-  | { structuredContent: S; content?: CallToolResult['content']; isError?: boolean; _meta?: Meta }
-  | string;
-
-/**
  * A typed tool handler. `args` are the validated (and, for Standard Schemas, parsed)
  * arguments, typed from the input schema; `structuredContent` is typed from the output schema.
  */
 export type ToolHandler<A = Record<string, unknown>, S = Record<string, unknown>> = (args: A, ctx: ServerRequestContext) => ToolReturn<S> | Promise<ToolReturn<S>>;
 
-/** The handler type {@link McpServer.registerTool} expects for a config. */
-export type ToolHandlerFor<I extends UserSchema | undefined, O extends UserSchema | undefined> = ToolHandler<ToolArgs<I>, ToolStructured<O>>;
+/**
+ * The handler type {@link McpServer.registerTool} expects for a config: with an output
+ * schema a {@link StructuredToolHandler}, else a {@link ToolHandler}. The output schema's
+ * type comes from the config alone (`NoInfer`): what a handler returns never steers it.
+ */
+export type ToolHandlerFor<I extends UserSchema | undefined, O extends UserSchema | undefined> = [NoInfer<O>] extends [undefined]
+  ? ToolHandler<ToolArgs<I>, ToolStructured<NoInfer<O>>>
+  : StructuredToolHandler<ToolArgs<I>, ToolStructured<NoInfer<O>>>;
+
+/**
+ * A typed handler of a tool with an output schema: it returns `structuredContent` matching
+ * the schema (content optional), or a tool error (`isError: true`) with content.
+ */
+export type StructuredToolHandler<A = Record<string, unknown>, S = Record<string, unknown>> = (args: A, ctx: ServerRequestContext) => StructuredToolReturn<S> | Promise<StructuredToolReturn<S>>;
 
 /** How the registry calls any handler (the typed ones are checked at their registration). */
 type StoredHandler = (args: unknown, ctx: ServerRequestContext) => ToolReturn<unknown> | Promise<ToolReturn<unknown>>;
@@ -100,6 +107,29 @@ interface Entry {
   raw: RawToolHandler | undefined;
   /** Pending while a schema's wire form is being produced (a converter loaded on first use). */
   ready: Promise<void> | undefined;
+  /** Where the handler's failures and refused results are reported (`ServerOptions.onError`). */
+  report: (error: Error) => void;
+}
+
+/**
+ * What `ServerOptions.onError` receives when a typed tool failed: its handler threw (the
+ * thrown value is the `cause`, and its `stack` is this error's `stack`, so `MCPKIT_DEBUG=1`
+ * prints where it was thrown) or returned a result the registry refused (malformed, or not matching
+ * the output schema). The client gets a tool error (`isError: true`) with the thrown error's
+ * message, or the refusal, either way; this is the developer's copy.
+ */
+export class ToolHandlerError extends Error {
+  /** The tool's name. */
+  readonly tool: string;
+  constructor(tool: string, thrown: unknown, refusal?: string) {
+    const inner = thrown instanceof Error ? thrown : undefined;
+    const what = refusal ?? `tool ${tool} threw ${inner ? `${inner.name}: ${inner.message}` : String(thrown)}`;
+    super(what, thrown === undefined ? undefined : { cause: thrown });
+    this.name = 'ToolHandlerError';
+    this.tool = tool;
+    // where it was thrown, not where it was caught
+    if (inner?.stack !== undefined) this.stack = inner.stack;
+  }
 }
 
 /** Builds an `isError: true` result carrying `message`. */
@@ -118,7 +148,8 @@ export class ToolRegistry {
 
   /**
    * `changed` announces `list_changed`; `failed` reports a tool dropped because its schema's
-   * wire form could not be produced (only schemas converted after registration can fail late).
+   * wire form could not be produced (only schemas converted after registration can fail late),
+   * and each failure of a typed tool's handler ({@link ToolHandlerError}).
    */
   constructor(changed: () => void, validator?: JsonSchemaValidator, failed: (error: Error) => void = () => {}) {
     this.#changed = changed;
@@ -160,7 +191,7 @@ export class ToolRegistry {
   /** Registers a raw tool whose definition goes on the wire as given. */
   registerRaw(definition: Tool, handler: RawToolHandler): RegisteredTool {
     this.#checkName(definition.name);
-    this.#tools.set(definition.name, { definition, input: undefined, output: undefined, handler: undefined, raw: handler, ready: undefined });
+    this.#tools.set(definition.name, { definition, input: undefined, output: undefined, handler: undefined, raw: handler, ready: undefined, report: this.#failed });
     this.#touch();
     const name = definition.name;
     return {
@@ -191,7 +222,7 @@ export class ToolRegistry {
     if (config.icons !== undefined) definition.icons = config.icons;
     if (config.execution !== undefined) definition.execution = config.execution;
     if (config._meta !== undefined) definition._meta = config._meta;
-    const entry: Entry = { definition, input, output, handler, raw: undefined, ready: undefined };
+    const entry: Entry = { definition, input, output, handler, raw: undefined, ready: undefined, report: this.#failed };
     if (late.length > 0) entry.ready = this.#whenConverted(name, entry, late);
     return entry;
   }
@@ -296,41 +327,54 @@ function runHandler(entry: Entry, name: string, args: unknown, ctx: ServerReques
   try {
     returned = entry.handler!(args, ctx);
   } catch (err) {
-    return handlerFailed(err);
+    return handlerFailed(entry, name, err, ctx);
   }
-  if (isThenable(returned)) return Promise.resolve(returned).then((r) => shapeResult(entry, name, r, ctx), handlerFailed);
+  if (isThenable(returned)) return Promise.resolve(returned).then((r) => shapeResult(entry, name, r, ctx), (err: unknown) => handlerFailed(entry, name, err, ctx));
   return shapeResult(entry, name, returned, ctx);
 }
 
 /**
  * A handler's failure: a protocol error the handler raised itself passes through (e.g.
  * -32042); anything else, including an error the client answered a nested request with
- * (sampling, elicitation), is the tool's failure.
+ * (sampling, elicitation), is the tool's failure: the client gets its message as a tool
+ * error, and `onError` gets a {@link ToolHandlerError} (the stack with `MCPKIT_DEBUG=1`).
+ * Not reported: a 2026-07-28 request that asked the client for input (it is answered with
+ * `InputRequiredResult`, see stateless/mrtr.ts) and a failure after the request was cancelled.
  */
-function handlerFailed(err: unknown): CallToolResult {
+function handlerFailed(entry: Entry, name: string, err: unknown, ctx: ServerRequestContext): CallToolResult {
   if (err instanceof McpError && !err.received) throw err;
+  // a 2026-07-28 request waiting for input ends as InputRequiredResult, whatever was thrown
+  const awaitsInput = ctx?.era?.stateless?.round?.hasPending === true;
+  if (!awaitsInput && ctx?.signal?.aborted !== true) entry.report(new ToolHandlerError(name, err));
   return toolError(err instanceof Error ? err.message : String(err));
+}
+
+/** A result refused because the handler got it wrong: a tool error for the client, and `onError` for the developer. */
+function refused(entry: Entry, name: string, message: string): CallToolResult {
+  entry.report(new ToolHandlerError(name, undefined, message));
+  return toolError(message);
 }
 
 /** What the handler returned, checked and shaped into the result sent. */
 function shapeResult(entry: Entry, name: string, returned: ToolReturn<unknown>, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
-  if (typeof returned === 'string') return entry.output ? toolError(`Tool ${name} returned text but declares an output schema`) : { content: [{ type: 'text', text: returned }] };
-  if (typeof returned !== 'object' || returned === null) return toolError(`Tool ${name} returned no result`);
+  if (typeof returned === 'string') return entry.output ? refused(entry, name, `Tool ${name} returned text but declares an output schema; return { structuredContent: {…} }`) : { content: [{ type: 'text', text: returned }] };
+  const problem = toolReturnProblem(returned);
+  if (problem !== undefined) return refused(entry, name, `Tool ${name} returned ${problem}`);
   const result = returned as CallToolResult;
   // Validate what will be serialized: JSON has no Infinity or NaN (they would go out as null).
   const nonJson = result.structuredContent === undefined ? undefined : findNonJson(result.structuredContent);
-  if (nonJson !== undefined) return toolError(`Tool ${name} returned structuredContent that JSON cannot carry: ${nonJson}`);
+  if (nonJson !== undefined) return refused(entry, name, `Tool ${name} returned structuredContent that JSON cannot carry: ${nonJson}`);
   if (entry.output && !result.isError) {
-    if (result.structuredContent === undefined) return toolError(`Tool ${name} returned no structuredContent although it declares an output schema`);
+    if (result.structuredContent === undefined) return refused(entry, name, `Tool ${name} returned no structuredContent although it declares an output schema`);
     const checked = entry.output.validate(result.structuredContent);
-    if (isThenable(checked)) return Promise.resolve(checked).then((c) => afterOutput(name, result, c, ctx));
-    return afterOutput(name, result, checked, ctx);
+    if (isThenable(checked)) return Promise.resolve(checked).then((c) => afterOutput(entry, name, result, c, ctx));
+    return afterOutput(entry, name, result, checked, ctx);
   }
   return finalResult(result, ctx);
 }
 
-function afterOutput(name: string, result: CallToolResult, checked: ValidationResult<unknown>, ctx: ServerRequestContext): CallToolResult {
-  if (!checked.valid) return toolError(`Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
+function afterOutput(entry: Entry, name: string, result: CallToolResult, checked: ValidationResult<unknown>, ctx: ServerRequestContext): CallToolResult {
+  if (!checked.valid) return refused(entry, name, `Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
   return finalResult(result, ctx);
 }
 

@@ -345,7 +345,8 @@ export class Session {
     const elapsed = Date.now() - entry.startedAt;
     const max = entry.maxTotalMs;
     const what = max !== undefined && elapsed >= max ? `the maximum total time of ${max} ms` : `${entry.timeoutMs} ms`;
-    this.#cancelOutgoing(entry, new LocalError('timeout', `Request ${entry.method} timed out after ${what}`), 'timeout');
+    const peer = this.#transport.peer;
+    this.#cancelOutgoing(entry, new LocalError('timeout', `Request ${entry.method}${peer === undefined ? '' : ` to ${peer}`} timed out after ${what}`), 'timeout');
   }
 
   #cancelOutgoing(entry: PendingRequest, error: LocalError, reason: unknown): void {

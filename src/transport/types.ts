@@ -49,6 +49,11 @@ export interface Transport {
   /** A transport-assigned session id, when the transport has one (Streamable HTTP). */
   readonly sessionId?: string | undefined;
   /**
+   * What the transport talks to, for error messages (an HTTP client transport's URL; a
+   * request that times out names it). Optional.
+   */
+  readonly peer?: string | undefined;
+  /**
    * Told the negotiated protocol revision once the handshake settled it (HTTP clients send
    * it as `MCP-Protocol-Version` on every later request). Optional.
    */

@@ -12,7 +12,7 @@
  * - a strict consumer project (`strict`, `exactOptionalPropertyTypes`,
  *   `noUncheckedIndexedAccess`, no `skipLibCheck`) compiles against every entry point on
  *   TypeScript 5.x and on the newest major, and the web-standard entry points compile without
- *   @types/node.
+ *   @types/node; in it, what tool handlers return is typed exactly (wrong shapes do not compile).
  * Installs come from the npm cache that `npm ci` filled (`--prefer-offline`).
  */
 import { after, before, describe, it } from 'node:test';
@@ -53,6 +53,47 @@ export async function usage(): Promise<void> {
   await client.connect(new StdioClientTransport({ command: 'node', args: ['server.js'] }));
   const result = await client.callTool({ name: 'forecast', arguments: args });
   console.log(result.content, listening);
+}
+`;
+
+/**
+ * What tool handlers return, typed exactly (each wrong shape is a compile error, so an unused
+ * `@ts-expect-error` fails the build as much as a right shape refused).
+ */
+const RETURNS = `import { McpServer, toolError, type ToolReturn } from 'mcpkit/server';
+import type { CallToolResult } from 'mcpkit';
+import * as z from 'zod';
+
+export function returns(server: McpServer, full: CallToolResult): void {
+  server.registerTool('text', {}, () => 'hi');
+  server.registerTool('content', {}, async () => ({ content: [{ type: 'text', text: 'hi' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] }));
+  server.registerTool('full', {}, () => full);
+  server.registerTool('error', {}, () => toolError('failed'));
+  server.registerTool('structured-only', {}, () => ({ structuredContent: { any: 1 } }));
+  server.registerTool('zod-out', { outputSchema: z.object({ temp: z.number() }) }, async () => ({ structuredContent: { temp: 21 } }));
+  server.registerTool('zod-out-error', { outputSchema: z.object({ temp: z.number() }) }, () => ({ content: [{ type: 'text', text: 'no sensor' }], isError: true }));
+  server.registerTool('json-out', { outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] } }, () => ({ structuredContent: { temp: 3 } }));
+  const value: ToolReturn = 'text';
+
+  // @ts-expect-error a result needs "content" or "structuredContent"
+  server.registerTool('bad-text', {}, () => ({ text: 'hi' }));
+  // @ts-expect-error content is an array of content blocks
+  server.registerTool('bad-content', {}, () => ({ content: 'hello' }));
+  // @ts-expect-error "contents" is not a member of a tool result
+  server.registerTool('bad-contents', {}, () => ({ contents: [{ type: 'text', text: 'x' }] }));
+  // @ts-expect-error nor is "result"
+  server.registerTool('bad-result', {}, async () => ({ result: 42 }));
+  // @ts-expect-error a content block has a known type
+  server.registerTool('bad-block', {}, () => ({ content: [{ type: 'txt', text: 'x' }] }));
+  // @ts-expect-error structuredContent is typed from the zod output schema
+  server.registerTool('bad-zod-out', { outputSchema: z.object({ temp: z.number() }) }, () => ({ structuredContent: { temp: 'warm' } }));
+  // @ts-expect-error structuredContent is typed from the JSON Schema literal
+  server.registerTool('bad-json-out', { outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] } }, () => ({ structuredContent: {} }));
+  // @ts-expect-error a tool with an output schema returns structuredContent, not text
+  server.registerTool('bad-out-text', { outputSchema: z.object({ temp: z.number() }) }, () => 'warm');
+  // @ts-expect-error nor content without isError: true
+  server.registerTool('bad-out-content', { outputSchema: z.object({ temp: z.number() }) }, async () => ({ content: [{ type: 'text', text: 'warm' }] }));
+  console.log(value);
 }
 `;
 
@@ -178,6 +219,7 @@ describe('the packed package', { timeout: 600_000 }, () => {
       mkdirSync(join(consumer, 'web'));
       writeFileSync(join(consumer, 'all', 'index.ts'), `${entries.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nexport const all = [${entries.map((_, i) => `m${i}`).join(', ')}];\n`);
       writeFileSync(join(consumer, 'all', 'usage.ts'), USAGE);
+      writeFileSync(join(consumer, 'all', 'returns.ts'), RETURNS);
       writeFileSync(join(consumer, 'tsconfig.all.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, lib: ['ES2023'], types: ['node'] }, include: ['all'] }));
       const web = ['mcpkit', 'mcpkit/server', 'mcpkit/client', 'mcpkit/schema', 'mcpkit/http', 'mcpkit/http/server', 'mcpkit/http/client'];
       writeFileSync(join(consumer, 'web', 'index.ts'), `${web.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nexport const web = [${web.map((_, i) => `m${i}`).join(', ')}];\n`);

@@ -99,6 +99,7 @@ describe('tools', () => {
     server.registerTool('no_structured', {
       description: 'Declares an output schema but returns text',
       outputSchema: { type: 'object', properties: { sum: { type: 'number' } } },
+      // @ts-expect-error a tool with an output schema returns structuredContent (or isError: true)
     }, () => ({ content: [{ type: 'text', text: 'five' }] }));
     const c = await h.raw(server);
     await c.init();

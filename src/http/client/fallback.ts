@@ -96,6 +96,11 @@ export class FallbackTransport implements Transport {
     return this.#kind;
   }
 
+  /** The URL this transport sends to (see `Transport.peer`). */
+  get peer(): string {
+    return this.#url.href;
+  }
+
   /** The Streamable HTTP session id (undefined for the legacy transport). */
   get sessionId(): string | undefined {
     return this.#active.sessionId;

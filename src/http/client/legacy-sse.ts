@@ -44,6 +44,7 @@ import {
 } from './common.js';
 import { transportFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError, type RedirectRefusedError } from './errors.js';
+import { connectionFailureReason } from './connection-failure.js';
 
 /** Options of {@link SseClientTransport}. */
 export interface SseClientTransportOptions extends HttpClientCommonOptions {
@@ -99,6 +100,11 @@ export class SseClientTransport implements Transport {
     return this.#endpoint;
   }
 
+  /** The URL this transport sends to (see `Transport.peer`). */
+  get peer(): string {
+    return this.#url.href;
+  }
+
   /** This transport has no transport-level session id (the server may encode one in the endpoint). */
   get sessionId(): string | undefined {
     return undefined;
@@ -133,7 +139,7 @@ export class SseClientTransport implements Transport {
         response = await this.#fetch(this.#url, { ...this.#options.requestInit, method: 'GET', headers, signal: controller.signal });
       } catch (err) {
         if (this.#closed || err instanceof LocalError) throw this.#closed ? closedError() : err;
-        throw new LocalError('connection_closed', `GET ${this.#url.href} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new LocalError('connection_closed', `GET ${this.#url.href} failed: ${connectionFailureReason(err, this.#url)}`, { cause: err });
       }
       if (!response.ok) {
         const { text } = await readText(response.body, this.#maxErrorChars, controller.signal);
@@ -320,7 +326,7 @@ export class SseClientTransport implements Transport {
       } catch (err) {
         if (this.#closed) throw closedError();
         if (err instanceof LocalError) throw err;
-        throw new LocalError('connection_closed', `POST ${endpoint.href} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new LocalError('connection_closed', `POST ${endpoint.href} failed: ${connectionFailureReason(err, endpoint)}`, { cause: err });
       } finally {
         dispatched();
       }

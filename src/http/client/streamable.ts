@@ -100,6 +100,7 @@ import {
 } from './common.js';
 import { splitFetch, wholeFetch, type SplitFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
+import { connectionFailureReason } from './connection-failure.js';
 import { StatelessRequestHeaders } from './stateless/headers.js';
 
 /** Options of {@link StreamableHttpClientTransport}. */
@@ -290,6 +291,11 @@ export class StreamableHttpClientTransport implements Transport {
       if (!isValidSessionId(options.sessionId)) throw new TypeError('sessionId must be visible ASCII characters only');
       this.#sessionId = options.sessionId;
     }
+  }
+
+  /** The URL this transport sends to (see `Transport.peer`). */
+  get peer(): string {
+    return this.#url.href;
   }
 
   /** The session id the server assigned (or the one given in the options); undefined after expiry or close. */
@@ -573,8 +579,7 @@ export class StreamableHttpClientTransport implements Transport {
   #failure(err: unknown, method: string): Error {
     if (this.#closed) return closedError();
     if (err instanceof LocalError) return err;
-    const reason = err instanceof Error ? err.message : String(err);
-    return new LocalError('connection_closed', `${method} ${this.#url.href} failed: ${reason}`, { cause: err });
+    return new LocalError('connection_closed', `${method} ${this.#url.href} failed: ${connectionFailureReason(err, this.#url)}`, { cause: err });
   }
 
   #captureSession(response: ClientResponse): void {
@@ -836,7 +841,7 @@ export class StreamableHttpClientTransport implements Transport {
           this.#receiver?.error(err);
           return;
         }
-        problem = err instanceof Error ? err.message : String(err);
+        problem = err instanceof LocalError ? err.message : connectionFailureReason(err, this.#url);
       } finally {
         this.#controllers.delete(controller);
       }

@@ -27,6 +27,7 @@
  */
 import type { Socket } from 'node:net';
 import { LocalError } from '../../jsonrpc/errors.js';
+import { connectionFailureReason } from '../client/connection-failure.js';
 import type { Exchange, ExchangeCarrier, ExchangeQueue } from './exchange.js';
 import { ResponseParser } from './response-parser.js';
 
@@ -157,7 +158,7 @@ export class Connection implements ExchangeCarrier {
     const origin = this.#pool.origin;
     const error = this.#error;
     if (!this.#connected) {
-      return new LocalError('connection_closed', `Cannot connect to ${origin}: ${error?.message ?? 'the connection closed'}`, { cause: error });
+      return new LocalError('connection_closed', `Cannot connect to ${origin}: ${error === undefined ? 'the connection closed' : connectionFailureReason(error, new URL(origin))}`, { cause: error });
     }
     const what = parseError instanceof Error ? parseError.message : 'The connection closed';
     return new LocalError('connection_closed', `${what} (${origin}${error ? `: ${error.message}` : ''})`, { cause: error ?? parseError });
@@ -302,7 +303,7 @@ export class OriginPool implements ExchangeQueue {
       // packets can only come once connected, after `conn` is set
       socket = this.#host.connect(this.#url, (end, data) => conn!.data(end, data));
     } catch (error) {
-      exchange.fail(new LocalError('connection_closed', `Cannot connect to ${this.origin}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+      exchange.fail(new LocalError('connection_closed', `Cannot connect to ${this.origin}: ${connectionFailureReason(error, new URL(this.origin))}`, { cause: error }));
       this.#maybeEmpty();
       return;
     }

@@ -544,7 +544,7 @@ test('https: a self-signed certificate (openssl) trusted through tls.ca, SNI fro
   assert.equal(servername, 'localhost');
   assert.equal(running.connections, 1);
   const untrusted = nodeHttpRequester();
-  await assert.rejects(get(untrusted, `https://localhost:${port}/`), /Cannot connect to https:\/\/localhost:\d+: self[- ]signed certificate/);
+  await assert.rejects(get(untrusted, `https://localhost:${port}/`), /Cannot connect to https:\/\/localhost:\d+: the server's TLS certificate was not accepted \(DEPTH_ZERO_SELF_SIGNED_CERT: self[- ]signed certificate\)/);
   trusted.close();
   untrusted.close();
   await running.close();
