@@ -552,12 +552,36 @@ export interface ServeNodeOptions extends NodeListenerOptions {
   port?: number;
   /** Interface to bind. Default `127.0.0.1` (loopback only). */
   host?: string;
-  /** Time allowed to receive a whole request, in ms (Node's `requestTimeout`). Default 30 000. */
+  /**
+   * Time allowed to receive a whole request (headers and body), in ms (Node's
+   * `requestTimeout`; raised to `headersTimeoutMs` when shorter). A request still incomplete
+   * then is answered 408 and its connection closed, at most {@link MAX_TIMEOUT_CHECK_MS} late.
+   * Default 30 000.
+   */
   requestTimeoutMs?: number;
-  /** Time allowed to receive the request headers, in ms (Node's `headersTimeout`). Default 10 000. */
+  /**
+   * Time allowed to receive the request headers, in ms (Node's `headersTimeout`); enforced
+   * like `requestTimeoutMs`, at most {@link MAX_TIMEOUT_CHECK_MS} (or a tenth of this, when
+   * shorter) late. Default 10 000.
+   */
   headersTimeoutMs?: number;
   /** Idle time of a kept-alive connection between requests, in ms. Default 5 000. */
   keepAliveTimeoutMs?: number;
+}
+
+/** The longest time between two of Node's checks of the receive timeouts (1 s). */
+const MAX_TIMEOUT_CHECK_MS = 1000;
+
+/**
+ * How often Node checks the receive timeouts of open connections (its
+ * `connectionsCheckingInterval`, 30 s by default, which let a 30 s `requestTimeout` fire only
+ * after up to 60 s): every {@link MAX_TIMEOUT_CHECK_MS}, or every tenth of `headersTimeout`
+ * when that is shorter, so each timeout is enforced at most that much late. One check walks
+ * the open connections (a few instructions each). A `headersTimeout` of 0 (off) leaves the
+ * checks at {@link MAX_TIMEOUT_CHECK_MS}.
+ */
+function timeoutCheckInterval(headersTimeout: number): number {
+  return headersTimeout > 0 ? Math.max(10, Math.min(MAX_TIMEOUT_CHECK_MS, Math.floor(headersTimeout / 10))) : MAX_TIMEOUT_CHECK_MS;
 }
 
 /** A running Node server from {@link serveNode}. */
@@ -574,14 +598,16 @@ export interface NodeServerHandle {
 /**
  * Serves `handler` on a new `node:http` server bound to `options.host` (default
  * `127.0.0.1`). Resolves once listening; rejects when the port cannot be bound. Timeouts on
- * receiving requests are set (defaults 10 s for headers, 30 s for the whole request); a
- * long SSE response is not limited by them.
+ * receiving requests are set (defaults 10 s for headers, 30 s for the whole request) and
+ * checked every second, so each holds within a second; a long SSE response is not limited
+ * by them.
  */
 export async function serveNode(handler: StreamableHttpHandler, options: ServeNodeOptions = {}): Promise<NodeServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout);
   const server = createServer(
-    { requestTimeout: Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout), headersTimeout },
+    { requestTimeout, headersTimeout, connectionsCheckingInterval: timeoutCheckInterval(headersTimeout) },
     toNodeListener(handler, options),
   );
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5000;
