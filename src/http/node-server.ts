@@ -30,6 +30,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { counterText } from '../jsonrpc/values.js';
 import { StreamableHttpHandler } from './server/handler.js';
 import { internalErrorReply } from './server/replies.js';
+import { targetPath } from './server/request-guard.js';
 import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
 import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge } from './server/web.js';
@@ -449,12 +450,21 @@ export interface NodeListenerOptions extends OutboundOptions {
 /**
  * A `node:http` request listener serving `handler`. Usable with `http.createServer()` and
  * frameworks that pass Node's objects (Express, Fastify's raw mode). The auth info handed to
- * MCP handlers is `req.auth` when an auth middleware set it. Replies leave at the pace the
+ * MCP handlers is `req.auth` when an auth middleware set it.
+ *
+ * Called with a third argument `next` (as Connect and Express call a middleware: mount it
+ * at the application's root with `app.use(listener)`), it serves the handler's endpoints and
+ * the routes of its authorizer (the protected resource metadata of `requireBearerAuth`, at
+ * `/.well-known/oauth-protected-resource/...`), and calls `next()` for every other request,
+ * its body unread. Without `next` (or for a handler subclass with its own `handle()`) every
+ * request is the handler's: other paths get 404.
+ *
+ * Replies leave at the pace the
  * client reads them, within the bounds of `options` (a client past them is disconnected and
  * reported). Never throws; internal failures become 500 replies (reported through the
  * handler's `onError`). Throws `RangeError` at once for a limit that is not positive.
  */
-export function toNodeListener(handler: StreamableHttpHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function toNodeListener(handler: StreamableHttpHandler, options: NodeListenerOptions = {}): NodeListener {
   const onError = options.onError ?? ((error: Error) => handler.reportError(error));
   const discard: DiscardLimits = {
     maxDiscardBytes: options.maxDiscardBytes ?? DEFAULT_MAX_DISCARD_BYTES,
@@ -475,9 +485,29 @@ export function toNodeListener(handler: StreamableHttpHandler, options: NodeList
   };
   // a subclass's own handle() is honoured; the handler's is entered without its promise
   const direct = handler.handle === StreamableHttpHandler.prototype.handle;
-  return (req, res) => {
-    serve(handler, direct, req as AuthenticatedRequest, res, outbound);
+  return (req, res, next) => {
+    if (typeof next === 'function' && direct && !handler._ownsPath(targetPath(req.url ?? '/'))) passOrServe(handler, req as AuthenticatedRequest, res, outbound, next);
+    else serve(handler, direct, req as AuthenticatedRequest, res, outbound);
   };
+}
+
+/** The listener {@link toNodeListener} returns: a `node:http` request listener, and a Connect/Express middleware when given `next`. */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/**
+ * A request, in a middleware chain, for a path other than the handler's endpoints: the
+ * authorizer's routes (its metadata) may answer it; else it goes on down the chain with its
+ * body unread.
+ */
+function passOrServe(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, next: (error?: unknown) => void): void {
+  const request = describe(req, req.method === 'GET' || req.method === 'HEAD' ? undefined : new NodeBody(req));
+  const answer = (reply: HttpReply | undefined): void => {
+    if (reply === undefined) next();
+    else writeReply(res, reply, outbound);
+  };
+  const replied = handler._handleOwn(request, req.auth === undefined ? undefined : { authInfo: req.auth });
+  if (replied instanceof Promise) replied.then(answer, (error: unknown) => answer(handler._internalError(error)));
+  else answer(replied);
 }
 
 function serve(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
@@ -512,18 +542,23 @@ function readFirst(handler: StreamableHttpHandler, req: AuthenticatedRequest, re
   gatherBody(req, Infinity, (text) => dispatch(handler, true, req, res, outbound, text), noop);
 }
 
-/**
- * Hands one request to the core and writes its reply. `body`: the text already read, or the
- * reader the core calls (which also tells whether the body was cut for size), or none.
- */
-function dispatch(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, body: string | NodeBody | undefined): void {
-  const request: HttpRequest = {
+/** The core's description of `req`; `body`: its text already read, or its reader, or none. */
+function describe(req: IncomingMessage, body: string | NodeBody | undefined): HttpRequest {
+  return {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
     headers: headerLookup(req),
     body: typeof body === 'object' ? body.read : body,
     rawHeaders: req.headers,
   };
+}
+
+/**
+ * Hands one request to the core and writes its reply. `body`: the text already read, or the
+ * reader the core calls (which also tells whether the body was cut for size), or none.
+ */
+function dispatch(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, body: string | NodeBody | undefined): void {
+  const request = describe(req, body);
   const answer = (reply: HttpReply): void => {
     // the 413 leaves at once; the connection is kept (no `Connection: close`, which would make
     // Node close it under the upload) while the rest of the body is dropped within bounds

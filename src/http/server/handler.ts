@@ -326,6 +326,30 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     }
   }
 
+  /**
+   * @internal {@link _handle} for an adapter that can pass a request on (a framework's
+   * middleware chain): a request for none of the handler's paths — not the MCP endpoint or a
+   * legacy endpoint, and not answered by the authorizer's routes (which are asked only for an
+   * allowed Host while the handler is open) — gets `undefined` instead of 404 (or the 403 of
+   * a foreign Host): it is the application's. Nothing of such a request's body is read.
+   */
+  _handleOwn(request: HttpRequest, info?: HttpRequestInfo): HttpReply | undefined | Promise<HttpReply | undefined> {
+    try {
+      if (this._ownsPath(targetPath(request.url))) return this.#route(request, info);
+      const route = this.#authorizer?.route;
+      if (route === undefined || this.#closed || this.#guard.check(request.headers('host'), request.url) !== HOST_OK) return undefined;
+      const routed = route.call(this.#authorizer, request);
+      return routed instanceof Promise ? routed.then(undefined, (error: unknown) => this._internalError(error)) : routed;
+    } catch (error) {
+      return this._internalError(error);
+    }
+  }
+
+  /** @internal True when `path` is the MCP endpoint or, with `legacySse`, a legacy endpoint. */
+  _ownsPath(path: string): boolean {
+    return path === this.endpoint || this.#legacy?.serves(path) === true;
+  }
+
   /** @internal The 500 for a failure of mcpkit's own; the error goes to `onError`. */
   _internalError(error: unknown): HttpReply {
     this.reportError(toError(error));
