@@ -31,7 +31,7 @@ import { counterText } from '../jsonrpc/values.js';
 import { StreamableHttpHandler } from './server/handler.js';
 import { internalErrorReply } from './server/replies.js';
 import { targetPath } from './server/request-guard.js';
-import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
+import { budgetRefusal, PacedWriter, refusedResponseId, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
 import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge } from './server/web.js';
 
@@ -259,12 +259,16 @@ class NodeSseSink implements SseSink {
   #ended = false;
   #listening = false;
 
-  constructor(res: ServerResponse, reply: HttpStreamReply, outbound: NodeOutbound) {
+  /** The POST body whose reply this is, when the adapter read it: the id of a refused response comes from it. */
+  readonly #requestText: string | undefined;
+
+  constructor(res: ServerResponse, reply: HttpStreamReply, outbound: NodeOutbound, requestText: string | undefined) {
     this.#res = res;
     this.#stream = reply.stream;
     this.#status = reply.status;
     this.#headers = reply.headers;
     this.#outbound = outbound;
+    this.#requestText = requestText;
   }
 
   /** The stream's `attach()` returned: unless it ended there, the head leaves at the end of this turn, even if no event came yet. */
@@ -276,7 +280,9 @@ class NodeSseSink implements SseSink {
   write(text: string): void {
     if (this.#ended || this.#res.destroyed) return;
     this.#pending += text;
-    if (this.#pending.length > FLUSH_CHARS) this.#flush();
+    // Text the budget would refuse waits for the end of the turn: when the stream ends first,
+    // it held the response, and the refusal takes the request's id (see #admitted).
+    if (this.#pending.length > FLUSH_CHARS && this.#outbound.limits.budget.admits(this.#pending.length)) this.#flush();
     else if (!this.#attaching) this.#schedule();
   }
 
@@ -289,7 +295,7 @@ class NodeSseSink implements SseSink {
     }
     const res = this.#res;
     if (res.destroyed) return;
-    const body = this.#pending;
+    const body = this.#admitted(this.#pending, true);
     this.#pending = '';
     if (!this.#headSent) {
       this.#headSent = true;
@@ -303,6 +309,25 @@ class NodeSseSink implements SseSink {
     const writer = this.#paced();
     writer.write(body);
     writer.end();
+  }
+
+  /**
+   * `text`, or, when it is larger than a slice and does not fit in the outbound budget and
+   * carries a response, a JSON-RPC error event for that response instead (reported): unread
+   * replies of other clients fill the budget, and this one is not queued behind them. Text
+   * without a response goes on (the budget then cuts the laggards). `final`: the stream ends
+   * with this text.
+   */
+  #admitted(text: string, final: boolean): string {
+    const budget = this.#outbound.limits.budget;
+    if (text.length <= SLICE_CHARS || budget.admits(text.length)) return text;
+    // the text a POST's stream ends with holds its response: the request's id, without
+    // searching the text (which would copy it whole: V8 flattens a concatenated string first)
+    const id = (final ? requestIdText(this.#requestText) : undefined) ?? refusedResponseId(text, true);
+    if (id === undefined) return text;
+    const refusal = budgetRefusal(budget, id, text.length);
+    this.#outbound.report(refusal.error);
+    return 'data: ' + refusal.body + '\n\n';
   }
 
   /** The end of the turn the stream started (or last wrote) in; see {@link flushAtTurnEnd}. */
@@ -340,7 +365,7 @@ class NodeSseSink implements SseSink {
     if (this.#pending.length > 0) {
       const text = this.#pending;
       this.#pending = '';
-      this.#paced().write(text);
+      this.#paced().write(this.#admitted(text, false));
     }
   }
 
@@ -390,16 +415,53 @@ function withLength(headers: HttpHeaders, body: string): string[] {
   return lines;
 }
 
-/** Writes a core reply to a Node response; a large body leaves in slices as the client reads. Never throws. */
-function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutbound): void {
+/**
+ * The id of the one request the POST body `text` carries, as JSON text; undefined for a
+ * batch, a body without a request, or no text. Parses the body again: called only for a reply
+ * the budget refused.
+ */
+function requestIdText(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? JSON.stringify(id) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The headers of a JSON reply refused by the outbound budget (503): retry once readers caught up. */
+const REFUSAL_HEADERS: HttpHeaders = Object.freeze({ 'content-type': 'application/json', 'retry-after': '5' });
+
+/**
+ * Writes a core reply to a Node response; a large body leaves in slices as the client reads.
+ * A JSON response larger than {@link WHOLE_REPLY_CHARS} that does not fit in the outbound
+ * budget is replaced by 503 with a JSON-RPC error for its id (see `budgetRefusal`). Never throws.
+ */
+function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutbound, requestText?: string): void {
   if (res.destroyed) {
     reply.stream?.disconnected();
     return;
   }
   try {
     if (reply.stream === undefined) {
-      const body = reply.body;
-      res.writeHead(reply.status, body === undefined ? reply.headers : withLength(reply.headers, body));
+      let body = reply.body;
+      let status = reply.status;
+      let headers = reply.headers;
+      if (body !== undefined && body.length > WHOLE_REPLY_CHARS && !outbound.limits.budget.admits(body.length)) {
+        // unread replies fill the budget: this one is not queued; its client gets a JSON-RPC
+        // error. The id comes from the request when the adapter read it (reading the reply's
+        // text would copy it whole: V8 flattens a concatenated string to search it).
+        const id = requestIdText(requestText) ?? refusedResponseId(body, false);
+        if (id !== undefined) {
+          const refusal = budgetRefusal(outbound.limits.budget, id, body.length);
+          outbound.report(refusal.error);
+          body = refusal.body;
+          status = 503;
+          headers = REFUSAL_HEADERS;
+        }
+      }
+      res.writeHead(status, body === undefined ? headers : withLength(headers, body));
       if (body === undefined || body.length <= WHOLE_REPLY_CHARS) {
         res.end(body);
         return;
@@ -410,7 +472,7 @@ function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutboun
       writer.end();
       return;
     }
-    const sink = new NodeSseSink(res, reply, outbound);
+    const sink = new NodeSseSink(res, reply, outbound, requestText);
     reply.stream.attach(sink);
     sink.attached();
   } catch {
@@ -563,7 +625,7 @@ function dispatch(handler: StreamableHttpHandler, direct: boolean, req: Authenti
     // the 413 leaves at once; the connection is kept (no `Connection: close`, which would make
     // Node close it under the upload) while the rest of the body is dropped within bounds
     if (typeof body === 'object' && body.tooLarge) discardRest(req, outbound.discard);
-    writeReply(res, reply, outbound);
+    writeReply(res, reply, outbound, typeof body === 'string' ? body : undefined);
   };
   const info = req.auth === undefined ? undefined : { authInfo: req.auth };
   let replied: HttpReply | Promise<HttpReply>;
