@@ -22,7 +22,8 @@
  *   two thirds are headroom for the copies a reply takes while it is produced (the
  *   handler's result, its JSON text, its SSE framing: up to four times its size, until
  *   collected), so the memory slow readers make the process hold stays under
- *   `maxTotalQueuedBytes` while no single reply is larger than a sixth of it. Text that still crosses the whole bound
+ *   `maxTotalQueuedBytes` while no single reply is larger than a sixth of it. A reply is
+ *   never refused while nothing waits (one larger than the whole bound is then cut, below). Text that still crosses the whole bound
  *   (events added to streams already under way) cuts the writers that went longest without
  *   drain progress until the total is back within it.
  * Sizes are counted in UTF-16 code units of queued text: for the JSON MCP sends (mostly
@@ -132,13 +133,13 @@ export class OutboundBudget {
   }
 
   /**
-   * True when a new reply of `chars` (UTF-16 code units) fits: the text waiting now plus
-   * `chars` is within a third of {@link maxTotalQueuedBytes} (the rest is headroom for the
-   * copies of replies being produced; see the module note). Adapters ask before queueing a
+   * True when a new reply of `chars` (UTF-16 code units) fits: nothing waits now, or the
+   * text waiting now plus `chars` is within a third of {@link maxTotalQueuedBytes} (the rest
+   * is headroom for the copies of replies being produced; see the module note). Adapters ask before queueing a
    * reply larger than a slice, and refuse it when it does not fit (see {@link budgetRefusal}).
    */
   admits(chars: number): boolean {
-    return this.#total + chars <= this.maxTotalQueuedBytes * ADMITTED_SHARE;
+    return this.#total === 0 || this.#total + chars <= this.maxTotalQueuedBytes * ADMITTED_SHARE;
   }
 
   /** @internal `writer` queued `chars` more; cuts laggards when the bound is crossed. */
