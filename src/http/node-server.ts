@@ -22,7 +22,13 @@
  * reading past the outbound bounds (no progress for `stallTimeoutMs`, more than
  * `maxQueuedBytes` behind, or the laggard of a full {@link OutboundBudget}), is disconnected,
  * reported through `onError` and, for a stream, to the core as gone — it never throws out of
- * the adapter.
+ * the adapter. A large reply that does not fit in the {@link OutboundBudget}'s share for new
+ * replies is refused before it is queued: its client gets a JSON-RPC error for the request
+ * instead (503 for a JSON reply, an error event on a stream; see `OutboundBudget.admits`).
+ *
+ * Called as a Connect/Express middleware (with `next`), the listener serves only the
+ * handler's endpoints and its authorizer's routes and passes every other request on
+ * ({@link toNodeListener}).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
