@@ -16,6 +16,8 @@ interface ChildConfig {
   serve?: ServeNodeOptions;
   /** Gives the listener its own {@link OutboundBudget} of this size. */
   maxTotalQueuedBytes?: number;
+  /** How often garbage is collected, in ms. Default 200. */
+  gcIntervalMs?: number;
   /** Prints `ANSWERED <method>` once each request's answer was handed to the transport (a turn of the loop after its handler returned). */
   traceAnswers?: boolean;
 }
@@ -39,7 +41,7 @@ const handler = createStreamableHttpHandler({ server, responseMode: config.respo
 const budget = config.maxTotalQueuedBytes === undefined ? undefined : new OutboundBudget(config.maxTotalQueuedBytes);
 const running = await serveNode(handler, { ...config.serve, ...(budget === undefined ? {} : { budget }) });
 const gc = (globalThis as { gc?: () => void }).gc;
-if (gc !== undefined) setInterval(gc, 200).unref();
+if (gc !== undefined) setInterval(gc, config.gcIntervalMs ?? 200).unref();
 process.stdout.write(`LISTENING ${running.url}\n`);
 process.once('SIGTERM', () => {
   void running.close().then(() => process.exit(0));
