@@ -16,6 +16,7 @@
 export { createStreamableHttpHandler, StreamableHttpHandler, type StreamableHttpOptions } from './server/handler.js';
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions, type StoredEvent } from './server/event-store.js';
 export { RequestGuard, LOOPBACK_HOSTS } from './server/request-guard.js';
+export { RequestRefusedError } from './server/refusal-report.js';
 export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, StreamableSessionTransport, type JsonOutcome } from './server/session-transport.js';
 export type { FollowEnd, FollowedStream, RoutedKind, SessionDirectory, SessionDirectoryListener, SessionPatch, SessionRecord, StreamFeed, StreamFollower } from './server/session-directory.js';
 export { LegacySseTransport } from './server/legacy-sse.js';

@@ -22,7 +22,13 @@
  * reading past the outbound bounds (no progress for `stallTimeoutMs`, more than
  * `maxQueuedBytes` behind, or the laggard of a full {@link OutboundBudget}), is disconnected,
  * reported through `onError` and, for a stream, to the core as gone — it never throws out of
- * the adapter.
+ * the adapter. A large reply that does not fit in the {@link OutboundBudget}'s share for new
+ * replies is refused before it is queued: its client gets a JSON-RPC error for the request
+ * instead (503 for a JSON reply, an error event on a stream; see `OutboundBudget.admits`).
+ *
+ * Called as a Connect/Express middleware (with `next`), the listener serves only the
+ * handler's endpoints and its authorizer's routes and passes every other request on
+ * ({@link toNodeListener}).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +36,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { counterText } from '../jsonrpc/values.js';
 import { StreamableHttpHandler } from './server/handler.js';
 import { internalErrorReply } from './server/replies.js';
-import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
+import { targetPath } from './server/request-guard.js';
+import { budgetRefusal, PacedWriter, refusedResponseId, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
 import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge } from './server/web.js';
 
@@ -258,12 +265,16 @@ class NodeSseSink implements SseSink {
   #ended = false;
   #listening = false;
 
-  constructor(res: ServerResponse, reply: HttpStreamReply, outbound: NodeOutbound) {
+  /** The POST body whose reply this is, when the adapter read it: the id of a refused response comes from it. */
+  readonly #requestText: string | undefined;
+
+  constructor(res: ServerResponse, reply: HttpStreamReply, outbound: NodeOutbound, requestText: string | undefined) {
     this.#res = res;
     this.#stream = reply.stream;
     this.#status = reply.status;
     this.#headers = reply.headers;
     this.#outbound = outbound;
+    this.#requestText = requestText;
   }
 
   /** The stream's `attach()` returned: unless it ended there, the head leaves at the end of this turn, even if no event came yet. */
@@ -275,7 +286,9 @@ class NodeSseSink implements SseSink {
   write(text: string): void {
     if (this.#ended || this.#res.destroyed) return;
     this.#pending += text;
-    if (this.#pending.length > FLUSH_CHARS) this.#flush();
+    // Text the budget would refuse waits for the end of the turn: when the stream ends first,
+    // it held the response, and the refusal takes the request's id (see #admitted).
+    if (this.#pending.length > FLUSH_CHARS && this.#outbound.limits.budget.admits(this.#pending.length)) this.#flush();
     else if (!this.#attaching) this.#schedule();
   }
 
@@ -288,7 +301,7 @@ class NodeSseSink implements SseSink {
     }
     const res = this.#res;
     if (res.destroyed) return;
-    const body = this.#pending;
+    const body = this.#admitted(this.#pending, true);
     this.#pending = '';
     if (!this.#headSent) {
       this.#headSent = true;
@@ -302,6 +315,25 @@ class NodeSseSink implements SseSink {
     const writer = this.#paced();
     writer.write(body);
     writer.end();
+  }
+
+  /**
+   * `text`, or, when it is larger than a slice and does not fit in the outbound budget and
+   * carries a response, a JSON-RPC error event for that response instead (reported): unread
+   * replies of other clients fill the budget, and this one is not queued behind them. Text
+   * without a response goes on (the budget then cuts the laggards). `final`: the stream ends
+   * with this text.
+   */
+  #admitted(text: string, final: boolean): string {
+    const budget = this.#outbound.limits.budget;
+    if (text.length <= SLICE_CHARS || budget.admits(text.length)) return text;
+    // the text a POST's stream ends with holds its response: the request's id, without
+    // searching the text (which would copy it whole: V8 flattens a concatenated string first)
+    const id = (final ? requestIdText(this.#requestText) : undefined) ?? refusedResponseId(text, true);
+    if (id === undefined) return text;
+    const refusal = budgetRefusal(budget, id, text.length);
+    this.#outbound.report(refusal.error);
+    return 'data: ' + refusal.body + '\n\n';
   }
 
   /** The end of the turn the stream started (or last wrote) in; see {@link flushAtTurnEnd}. */
@@ -339,7 +371,7 @@ class NodeSseSink implements SseSink {
     if (this.#pending.length > 0) {
       const text = this.#pending;
       this.#pending = '';
-      this.#paced().write(text);
+      this.#paced().write(this.#admitted(text, false));
     }
   }
 
@@ -389,16 +421,53 @@ function withLength(headers: HttpHeaders, body: string): string[] {
   return lines;
 }
 
-/** Writes a core reply to a Node response; a large body leaves in slices as the client reads. Never throws. */
-function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutbound): void {
+/**
+ * The id of the one request the POST body `text` carries, as JSON text; undefined for a
+ * batch, a body without a request, or no text. Parses the body again: called only for a reply
+ * the budget refused.
+ */
+function requestIdText(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? JSON.stringify(id) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The headers of a JSON reply refused by the outbound budget (503): retry once readers caught up. */
+const REFUSAL_HEADERS: HttpHeaders = Object.freeze({ 'content-type': 'application/json', 'retry-after': '5' });
+
+/**
+ * Writes a core reply to a Node response; a large body leaves in slices as the client reads.
+ * A JSON response larger than {@link WHOLE_REPLY_CHARS} that does not fit in the outbound
+ * budget is replaced by 503 with a JSON-RPC error for its id (see `budgetRefusal`). Never throws.
+ */
+function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutbound, requestText?: string): void {
   if (res.destroyed) {
     reply.stream?.disconnected();
     return;
   }
   try {
     if (reply.stream === undefined) {
-      const body = reply.body;
-      res.writeHead(reply.status, body === undefined ? reply.headers : withLength(reply.headers, body));
+      let body = reply.body;
+      let status = reply.status;
+      let headers = reply.headers;
+      if (body !== undefined && body.length > WHOLE_REPLY_CHARS && !outbound.limits.budget.admits(body.length)) {
+        // unread replies fill the budget: this one is not queued; its client gets a JSON-RPC
+        // error. The id comes from the request when the adapter read it (reading the reply's
+        // text would copy it whole: V8 flattens a concatenated string to search it).
+        const id = requestIdText(requestText) ?? refusedResponseId(body, false);
+        if (id !== undefined) {
+          const refusal = budgetRefusal(outbound.limits.budget, id, body.length);
+          outbound.report(refusal.error);
+          body = refusal.body;
+          status = 503;
+          headers = REFUSAL_HEADERS;
+        }
+      }
+      res.writeHead(status, body === undefined ? headers : withLength(headers, body));
       if (body === undefined || body.length <= WHOLE_REPLY_CHARS) {
         res.end(body);
         return;
@@ -409,7 +478,7 @@ function writeReply(res: ServerResponse, reply: HttpReply, outbound: NodeOutboun
       writer.end();
       return;
     }
-    const sink = new NodeSseSink(res, reply, outbound);
+    const sink = new NodeSseSink(res, reply, outbound, requestText);
     reply.stream.attach(sink);
     sink.attached();
   } catch {
@@ -449,12 +518,21 @@ export interface NodeListenerOptions extends OutboundOptions {
 /**
  * A `node:http` request listener serving `handler`. Usable with `http.createServer()` and
  * frameworks that pass Node's objects (Express, Fastify's raw mode). The auth info handed to
- * MCP handlers is `req.auth` when an auth middleware set it. Replies leave at the pace the
+ * MCP handlers is `req.auth` when an auth middleware set it.
+ *
+ * Called with a third argument `next` (as Connect and Express call a middleware: mount it
+ * at the application's root with `app.use(listener)`), it serves the handler's endpoints and
+ * the routes of its authorizer (the protected resource metadata of `requireBearerAuth`, at
+ * `/.well-known/oauth-protected-resource/...`), and calls `next()` for every other request,
+ * its body unread. Without `next` (or for a handler subclass with its own `handle()`) every
+ * request is the handler's: other paths get 404.
+ *
+ * Replies leave at the pace the
  * client reads them, within the bounds of `options` (a client past them is disconnected and
  * reported). Never throws; internal failures become 500 replies (reported through the
  * handler's `onError`). Throws `RangeError` at once for a limit that is not positive.
  */
-export function toNodeListener(handler: StreamableHttpHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function toNodeListener(handler: StreamableHttpHandler, options: NodeListenerOptions = {}): NodeListener {
   const onError = options.onError ?? ((error: Error) => handler.reportError(error));
   const discard: DiscardLimits = {
     maxDiscardBytes: options.maxDiscardBytes ?? DEFAULT_MAX_DISCARD_BYTES,
@@ -475,9 +553,29 @@ export function toNodeListener(handler: StreamableHttpHandler, options: NodeList
   };
   // a subclass's own handle() is honoured; the handler's is entered without its promise
   const direct = handler.handle === StreamableHttpHandler.prototype.handle;
-  return (req, res) => {
-    serve(handler, direct, req as AuthenticatedRequest, res, outbound);
+  return (req, res, next) => {
+    if (typeof next === 'function' && direct && !handler._ownsPath(targetPath(req.url ?? '/'))) passOrServe(handler, req as AuthenticatedRequest, res, outbound, next);
+    else serve(handler, direct, req as AuthenticatedRequest, res, outbound);
   };
+}
+
+/** The listener {@link toNodeListener} returns: a `node:http` request listener, and a Connect/Express middleware when given `next`. */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/**
+ * A request, in a middleware chain, for a path other than the handler's endpoints: the
+ * authorizer's routes (its metadata) may answer it; else it goes on down the chain with its
+ * body unread.
+ */
+function passOrServe(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, next: (error?: unknown) => void): void {
+  const request = describe(req, req.method === 'GET' || req.method === 'HEAD' ? undefined : new NodeBody(req));
+  const answer = (reply: HttpReply | undefined): void => {
+    if (reply === undefined) next();
+    else writeReply(res, reply, outbound);
+  };
+  const replied = handler._handleOwn(request, req.auth === undefined ? undefined : { authInfo: req.auth });
+  if (replied instanceof Promise) replied.then(answer, (error: unknown) => answer(handler._internalError(error)));
+  else answer(replied);
 }
 
 function serve(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
@@ -512,23 +610,28 @@ function readFirst(handler: StreamableHttpHandler, req: AuthenticatedRequest, re
   gatherBody(req, Infinity, (text) => dispatch(handler, true, req, res, outbound, text), noop);
 }
 
-/**
- * Hands one request to the core and writes its reply. `body`: the text already read, or the
- * reader the core calls (which also tells whether the body was cut for size), or none.
- */
-function dispatch(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, body: string | NodeBody | undefined): void {
-  const request: HttpRequest = {
+/** The core's description of `req`; `body`: its text already read, or its reader, or none. */
+function describe(req: IncomingMessage, body: string | NodeBody | undefined): HttpRequest {
+  return {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
     headers: headerLookup(req),
     body: typeof body === 'object' ? body.read : body,
     rawHeaders: req.headers,
   };
+}
+
+/**
+ * Hands one request to the core and writes its reply. `body`: the text already read, or the
+ * reader the core calls (which also tells whether the body was cut for size), or none.
+ */
+function dispatch(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, body: string | NodeBody | undefined): void {
+  const request = describe(req, body);
   const answer = (reply: HttpReply): void => {
     // the 413 leaves at once; the connection is kept (no `Connection: close`, which would make
     // Node close it under the upload) while the rest of the body is dropped within bounds
     if (typeof body === 'object' && body.tooLarge) discardRest(req, outbound.discard);
-    writeReply(res, reply, outbound);
+    writeReply(res, reply, outbound, typeof body === 'string' ? body : undefined);
   };
   const info = req.auth === undefined ? undefined : { authInfo: req.auth };
   let replied: HttpReply | Promise<HttpReply>;
@@ -552,12 +655,36 @@ export interface ServeNodeOptions extends NodeListenerOptions {
   port?: number;
   /** Interface to bind. Default `127.0.0.1` (loopback only). */
   host?: string;
-  /** Time allowed to receive a whole request, in ms (Node's `requestTimeout`). Default 30 000. */
+  /**
+   * Time allowed to receive a whole request (headers and body), in ms (Node's
+   * `requestTimeout`; raised to `headersTimeoutMs` when shorter). A request still incomplete
+   * then is answered 408 and its connection closed, at most {@link MAX_TIMEOUT_CHECK_MS} late.
+   * Default 30 000.
+   */
   requestTimeoutMs?: number;
-  /** Time allowed to receive the request headers, in ms (Node's `headersTimeout`). Default 10 000. */
+  /**
+   * Time allowed to receive the request headers, in ms (Node's `headersTimeout`); enforced
+   * like `requestTimeoutMs`, at most {@link MAX_TIMEOUT_CHECK_MS} (or a tenth of this, when
+   * shorter) late. Default 10 000.
+   */
   headersTimeoutMs?: number;
   /** Idle time of a kept-alive connection between requests, in ms. Default 5 000. */
   keepAliveTimeoutMs?: number;
+}
+
+/** The longest time between two of Node's checks of the receive timeouts (1 s). */
+const MAX_TIMEOUT_CHECK_MS = 1000;
+
+/**
+ * How often Node checks the receive timeouts of open connections (its
+ * `connectionsCheckingInterval`, 30 s by default, which let a 30 s `requestTimeout` fire only
+ * after up to 60 s): every {@link MAX_TIMEOUT_CHECK_MS}, or every tenth of `headersTimeout`
+ * when that is shorter, so each timeout is enforced at most that much late. One check walks
+ * the open connections (a few instructions each). A `headersTimeout` of 0 (off) leaves the
+ * checks at {@link MAX_TIMEOUT_CHECK_MS}.
+ */
+function timeoutCheckInterval(headersTimeout: number): number {
+  return headersTimeout > 0 ? Math.max(10, Math.min(MAX_TIMEOUT_CHECK_MS, Math.floor(headersTimeout / 10))) : MAX_TIMEOUT_CHECK_MS;
 }
 
 /** A running Node server from {@link serveNode}. */
@@ -574,14 +701,16 @@ export interface NodeServerHandle {
 /**
  * Serves `handler` on a new `node:http` server bound to `options.host` (default
  * `127.0.0.1`). Resolves once listening; rejects when the port cannot be bound. Timeouts on
- * receiving requests are set (defaults 10 s for headers, 30 s for the whole request); a
- * long SSE response is not limited by them.
+ * receiving requests are set (defaults 10 s for headers, 30 s for the whole request) and
+ * checked every second, so each holds within a second; a long SSE response is not limited
+ * by them.
  */
 export async function serveNode(handler: StreamableHttpHandler, options: ServeNodeOptions = {}): Promise<NodeServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout);
   const server = createServer(
-    { requestTimeout: Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout), headersTimeout },
+    { requestTimeout, headersTimeout, connectionsCheckingInterval: timeoutCheckInterval(headersTimeout) },
     toNodeListener(handler, options),
   );
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5000;

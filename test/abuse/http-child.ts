@@ -16,6 +16,8 @@ export interface ChildServer {
   readonly port: number;
   /** `ONERROR` lines seen so far: `<code> <message>`. */
   readonly errors: string[];
+  /** `ANSWERED` lines seen so far (with `traceAnswers`): the methods of the requests answered. */
+  readonly answered: string[];
   /** Stops the child (SIGTERM, then SIGKILL after 5 s) and waits for its exit. */
   stop(): Promise<void>;
 }
@@ -25,6 +27,7 @@ export async function startChild(config: unknown): Promise<ChildServer> {
   const script = fileURLToPath(new URL('./http-abuse-server.js', import.meta.url));
   const child = spawn(process.execPath, ['--expose-gc', script, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const errors: string[] = [];
+  const answered: string[] = [];
   let buffer = '';
   child.stdout!.setEncoding('utf8');
   const url = await new Promise<string>((resolve, reject) => {
@@ -39,6 +42,7 @@ export async function startChild(config: unknown): Promise<ChildServer> {
           clearTimeout(timer);
           resolve(line.slice('LISTENING '.length));
         } else if (line.startsWith('ONERROR ')) errors.push(line.slice('ONERROR '.length));
+        else if (line.startsWith('ANSWERED ')) answered.push(line.slice('ANSWERED '.length));
       }
     });
     child.once('exit', (code) => {
@@ -51,6 +55,7 @@ export async function startChild(config: unknown): Promise<ChildServer> {
     url,
     port: Number(new URL(url).port),
     errors,
+    answered,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');

@@ -43,7 +43,8 @@ import { LegacyEndpoints } from './legacy-endpoints.js';
 import type { LegacyHost, LegacySseTransport } from './legacy-sse.js';
 import { classifyPost, endpointPostRefusal, NOT_JSON, notJson, parseJsonValue, PostBody, readBody, refuseMessages } from './post-checks.js';
 import { errorReply, internalErrorReply, TRANSPORT_ERROR } from './replies.js';
-import { HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
+import { HOST_MALFORMED, HOST_OK, RequestGuard, targetAuthority, targetPath } from './request-guard.js';
+import { RefusalReport, type RequestRefusedError } from './refusal-report.js';
 import { SessionPath } from './session-path.js';
 import type { SessionDirectory } from './session-directory.js';
 import { SessionRegistry } from './session-registry.js';
@@ -180,8 +181,10 @@ export interface StreamableHttpOptions {
   statelessEra?: StatelessPostOptions | false;
   /**
    * Receives transport problems no client is told about (store failures, unroutable
-   * messages). Default: one line per error on stderr (`MCPKIT_DEBUG` adds the stack); pass
-   * `() => {}` to drop them.
+   * messages), and a {@link RequestRefusedError} for the first request refused with each
+   * distinct foreign `Host` or `Origin` (at most 64 values of each, then one note), naming
+   * the value and the option that admits it. Default: one line per error on stderr
+   * (`MCPKIT_DEBUG` adds the stack); pass `() => {}` to drop them.
    */
   onError?: (error: Error) => void;
 }
@@ -201,12 +204,8 @@ function ownerKeyOf(authorizer: HttpAuthorizer | undefined): ((authInfo: unknown
   return key === undefined ? undefined : (authInfo) => key.call(authorizer, authInfo);
 }
 
-/** The reply to a request the guard refused: 400 for a malformed Host or target (RFC 9112 § 3.2), else 403. */
-function hostRefusal(verdict: number): HttpReply {
-  return verdict === HOST_MALFORMED
-    ? errorReply(400, TRANSPORT_ERROR, 'Bad Request: malformed Host header or request target')
-    : errorReply(403, TRANSPORT_ERROR, 'Forbidden: Host not allowed');
-}
+/** The reply to a request whose Host or target is malformed (RFC 9112 § 3.2). */
+const HOST_MALFORMED_REPLY_TEXT = 'Bad Request: malformed Host header or request target';
 
 /**
  * A Streamable HTTP handler: the web-standard entry point {@link fetch}, the
@@ -232,6 +231,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   /** The legacy HTTP+SSE endpoints; undefined unless `legacySse` (never in the sessionless mode). */
   readonly #legacy: LegacyEndpoints | undefined = undefined;
   readonly #onError: ((error: Error) => void) | undefined;
+  /** Reports the first refusal of each foreign Host and Origin (refusal-report.ts). */
+  readonly #refusals = new RefusalReport((error) => this.reportError(error));
   #closed = false;
 
   /** Throws `RangeError` for an invalid limit and `TypeError` for an invalid host or origin entry or contradictory options. */
@@ -295,8 +296,9 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     // The Request URL is absolute: its authority is the target's (a runtime puts an
     // absolute-form target there, RFC 9112 § 3.2.2), so it is checked like Host. The
     // description handed on keeps the origin-form path, as routes and authorizers expect.
-    const verdict = this.#guard.check(request.headers.get('host'), request.url);
-    if (verdict !== HOST_OK) return toWebResponse(hostRefusal(verdict));
+    const host = request.headers.get('host');
+    const verdict = this.#guard.check(host, request.url);
+    if (verdict !== HOST_OK) return toWebResponse(this.#hostRefusal(verdict, host, request.url));
     return toWebResponse(await this.handle(describeWebRequest(request), info), this.#webOutbound);
   }
 
@@ -322,6 +324,30 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     } catch (error) {
       return this._internalError(error);
     }
+  }
+
+  /**
+   * @internal {@link _handle} for an adapter that can pass a request on (a framework's
+   * middleware chain): a request for none of the handler's paths — not the MCP endpoint or a
+   * legacy endpoint, and not answered by the authorizer's routes (which are asked only for an
+   * allowed Host while the handler is open) — gets `undefined` instead of 404 (or the 403 of
+   * a foreign Host): it is the application's. Nothing of such a request's body is read.
+   */
+  _handleOwn(request: HttpRequest, info?: HttpRequestInfo): HttpReply | undefined | Promise<HttpReply | undefined> {
+    try {
+      if (this._ownsPath(targetPath(request.url))) return this.#route(request, info);
+      const route = this.#authorizer?.route;
+      if (route === undefined || this.#closed || this.#guard.check(request.headers('host'), request.url) !== HOST_OK) return undefined;
+      const routed = route.call(this.#authorizer, request);
+      return routed instanceof Promise ? routed.then(undefined, (error: unknown) => this._internalError(error)) : routed;
+    } catch (error) {
+      return this._internalError(error);
+    }
+  }
+
+  /** @internal True when `path` is the MCP endpoint or, with `legacySse`, a legacy endpoint. */
+  _ownsPath(path: string): boolean {
+    return path === this.endpoint || this.#legacy?.serves(path) === true;
   }
 
   /** @internal The 500 for a failure of mcpkit's own; the error goes to `onError`. */
@@ -370,8 +396,9 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
    */
   #route(req: HttpRequest, info: HttpRequestInfo | undefined): HttpReply | Promise<HttpReply> {
     if (this.#closed) return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the server is shutting down');
-    const hostVerdict = this.#guard.check(req.headers('host'), req.url);
-    if (hostVerdict !== HOST_OK) return hostRefusal(hostVerdict);
+    const host = req.headers('host');
+    const hostVerdict = this.#guard.check(host, req.url);
+    if (hostVerdict !== HOST_OK) return this.#hostRefusal(hostVerdict, host, req.url);
     const path = targetPath(req.url);
     const mcp = path === this.endpoint;
     const legacy = !mcp && this.#legacy?.serves(path) === true;
@@ -385,8 +412,25 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     return routed ?? this.#routeEndpoint(req, info, path, false, false);
   }
 
+  /**
+   * The reply to a request the guard refused: 400 for a malformed Host or target (RFC 9112
+   * § 3.2), else 403, whose refused value (Host, or the absolute-form target's authority) is
+   * reported once (refusal-report.ts).
+   */
+  #hostRefusal(verdict: number, host: string | null, target: string): HttpReply {
+    if (verdict === HOST_MALFORMED) return errorReply(400, TRANSPORT_ERROR, HOST_MALFORMED_REPLY_TEXT);
+    // the target's authority was refused when the Host beside it (if any) passes alone
+    const fromTarget = host === null || this.#guard.check(host, '/') === HOST_OK;
+    this.#refusals.refused('host', fromTarget ? targetAuthority(target) : host, fromTarget);
+    return errorReply(403, TRANSPORT_ERROR, 'Forbidden: Host not allowed (the server operator can admit it in allowedHosts)');
+  }
+
   #routeEndpoint(req: HttpRequest, info: HttpRequestInfo | undefined, path: string, mcp: boolean, legacy: boolean): HttpReply | Promise<HttpReply> {
-    if (!this.#guard.originAllowed(req.headers('origin'))) return errorReply(403, TRANSPORT_ERROR, 'Forbidden: Origin not allowed');
+    const origin = req.headers('origin');
+    if (!this.#guard.originAllowed(origin)) {
+      this.#refusals.refused('origin', origin!);
+      return errorReply(403, TRANSPORT_ERROR, 'Forbidden: Origin not allowed (the server operator can admit it in allowedOrigins)');
+    }
     if (this.#authorizer !== undefined && (mcp || legacy) && req.method !== 'OPTIONS') return this.#authenticated(req, info, path, mcp, legacy);
     return this.#serve(req, info, path, mcp, legacy);
   }

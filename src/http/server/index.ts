@@ -9,6 +9,7 @@
 export { createStreamableHttpHandler, StreamableHttpHandler, type StreamableHttpOptions } from './handler.js';
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions, type StoredEvent } from './event-store.js';
 export { RequestGuard, LOOPBACK_HOSTS } from './request-guard.js';
+export { RequestRefusedError } from './refusal-report.js';
 export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, StreamableSessionTransport, type JsonOutcome } from './session-transport.js';
 export type { FollowEnd, FollowedStream, RoutedKind, SessionDirectory, SessionDirectoryListener, SessionPatch, SessionRecord, StreamFeed, StreamFollower } from './session-directory.js';
 export { LegacySseTransport } from './legacy-sse.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OutboundBudget, PacedWriter, resolveOutbound, SLICE_CHARS, SlowReaderError, type OutboundOptions, type PacedOutput } from './outbound.js';
+import { budgetRefusal, OutboundBudget, PacedWriter, refusedResponseId, resolveOutbound, SLICE_CHARS, SlowReaderError, type OutboundOptions, type PacedOutput } from './outbound.js';
 
 /** An output that takes `room` slices before it reports itself full, until `drain()`. */
 class FakeOutput implements PacedOutput {
@@ -135,4 +135,35 @@ test('outbound limits: a limit that is not positive is a RangeError', () => {
   assert.throws(() => resolveOutbound({ stallTimeoutMs: -1 }), RangeError);
   assert.throws(() => new OutboundBudget(0), RangeError);
   assert.equal(resolveOutbound().budget, OutboundBudget.shared);
+});
+
+test('OutboundBudget.admits: a new reply fits while nothing waits, or within a third of the bound', () => {
+  const budget = new OutboundBudget(210_000);
+  assert.equal(budget.admits(1000), true, 'nothing waits: even a reply past the bound is admitted (the bound then cuts it)');
+  const writer = new PacedWriter({ write: () => false, end: () => {}, abort: () => {} }, { maxQueuedBytes: 1000, stallTimeoutMs: 60_000, budget }, () => {});
+  writer.write('x'.repeat(SLICE_CHARS + 50)); // the first slice leaves, 50 wait
+  assert.equal(budget.total, 50);
+  assert.equal(budget.admits(69_950), true, '50 + 69 950 is within a third of 210 000');
+  assert.equal(budget.admits(69_951), false);
+  writer.closed();
+  assert.equal(budget.total, 0);
+});
+
+test('refusedResponseId finds the response a refused reply carries; budgetRefusal answers it with -32000', () => {
+  assert.equal(refusedResponseId('{"jsonrpc":"2.0","id":7,"result":{}}', false), '7');
+  assert.equal(refusedResponseId('{"jsonrpc":"2.0","id":"a\\"b","error":{}}', false), '"a\\"b"');
+  assert.equal(refusedResponseId('[{"jsonrpc":"2.0","id":7,"result":{}}]', false), undefined, 'a batch has no one id');
+  assert.equal(refusedResponseId('{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage"}', false), undefined, 'a server request is no response');
+  const sse = 'id: s/1/0\nretry: 1000\ndata: \n\n' +
+    'id: s/1/1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"data: {\\"jsonrpc\\":\\"2.0\\",\\"id\\":9,\\"result\\":1}"}}\n\n' +
+    'id: s/1/2\ndata: {"jsonrpc":"2.0","id":"req-1","result":{"content":[]}}\n\n';
+  assert.equal(refusedResponseId(sse, true), '"req-1"', 'the response event, not text inside a notification');
+  assert.equal(refusedResponseId('data: {"jsonrpc":"2.0","method":"notifications/message"}\n\n', true), undefined);
+  const budget = new OutboundBudget(1024);
+  const { body, error } = budgetRefusal(budget, '"req-1"', 5000);
+  assert.deepEqual(JSON.parse(body).id, 'req-1');
+  assert.equal(JSON.parse(body).error.code, -32000);
+  assert.match(JSON.parse(body).error.message, /The result of this request \(5000 bytes\) was not sent: .*maxTotalQueuedBytes.*retry it later/);
+  assert.equal(error.code, 'slow_reader');
+  assert.equal(error.reason, 'refused');
 });

@@ -14,12 +14,18 @@
  * - per connection, size: a new message arrives while more than `maxQueuedBytes` wait
  *   (checked before the message is queued, so one message larger than the limit is still
  *   sent — it costs nothing beyond its string — but a reader cannot fall further behind);
- * - per process (or per {@link OutboundBudget} shared by several listeners): when the text
- *   waiting across all its writers exceeds `maxTotalQueuedBytes`, the writers that went
- *   longest without drain progress are cut until the total is back within the bound (so a
- *   single reply larger than the bound is cut at once: keep the bound above the largest
- *   reply a server produces). A waiting write would not help here (the text exists
- *   already), so cutting is the choice.
+ * - per process (or per {@link OutboundBudget} shared by several listeners), before a reply
+ *   is queued or copied: a new reply larger than a slice that would take the text waiting
+ *   across all the budget's writers past a third of `maxTotalQueuedBytes` is refused
+ *   ({@link OutboundBudget.admits}; the adapter sends a small JSON-RPC error for it instead,
+ *   see {@link budgetRefusal}), so the readers already behind keep their replies. The other
+ *   two thirds are headroom for the copies a reply takes while it is produced (the
+ *   handler's result, its JSON text, its SSE framing: up to four times its size, until
+ *   collected), so the memory slow readers make the process hold stays under
+ *   `maxTotalQueuedBytes` while no single reply is larger than a sixth of it. A reply is
+ *   never refused while nothing waits (one larger than the whole bound is then cut, below). Text that still crosses the whole bound
+ *   (events added to streams already under way) cuts the writers that went longest without
+ *   drain progress until the total is back within it.
  * Sizes are counted in UTF-16 code units of queued text: for the JSON MCP sends (mostly
  * ASCII) about its UTF-8 size, and what the strings occupy in memory. Runtime-neutral.
  */
@@ -30,16 +36,22 @@ export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 /** The default size of the process-wide {@link OutboundBudget} (256 MiB). */
 export const DEFAULT_MAX_TOTAL_QUEUED_BYTES = 256 * 1024 * 1024;
+/** The share of `maxTotalQueuedBytes` new replies may fill; the rest is headroom for replies being produced (see the module note). */
+const ADMITTED_SHARE = 1 / 3;
 /** Largest slice handed to an output in one `write()`, in UTF-16 code units (64 Ki). */
 export const SLICE_CHARS = 64 * 1024;
 
-/** Why a {@link PacedWriter} cut its reader. */
-export type SlowReaderReason = 'stalled' | 'behind' | 'budget';
+/**
+ * Why a {@link PacedWriter} cut its reader (`stalled`, `behind`, `budget`), or, for
+ * `refused`, why a reply was not sent: it did not fit in the {@link OutboundBudget} (the
+ * reader was not cut; it got a JSON-RPC error in place of the reply).
+ */
+export type SlowReaderReason = 'stalled' | 'behind' | 'budget' | 'refused';
 
 /**
- * A reader was disconnected for not reading its replies (`code` is always `slow_reader`;
- * `reason` says which limit it crossed). Reported through the adapter's `onError`; never
- * sent to anyone.
+ * A reader was disconnected for not reading its replies, or a reply was refused because
+ * others' unread replies filled the budget (`code` is always `slow_reader`; `reason` says
+ * which limit it crossed). Reported through the adapter's `onError`; never sent to anyone.
  */
 export class SlowReaderError extends Error {
   readonly code = 'slow_reader';
@@ -118,6 +130,16 @@ export class OutboundBudget {
   /** Writers holding waiting text now. */
   get waitingWriters(): number {
     return this.#waiting.size;
+  }
+
+  /**
+   * True when a new reply of `chars` (UTF-16 code units) fits: nothing waits now, or the
+   * text waiting now plus `chars` is within a third of {@link maxTotalQueuedBytes} (the rest
+   * is headroom for the copies of replies being produced; see the module note). Adapters ask before queueing a
+   * reply larger than a slice, and refuse it when it does not fit (see {@link budgetRefusal}).
+   */
+  admits(chars: number): boolean {
+    return this.#total === 0 || this.#total + chars <= this.maxTotalQueuedBytes * ADMITTED_SHARE;
   }
 
   /** @internal `writer` queued `chars` more; cuts laggards when the bound is crossed. */
@@ -298,4 +320,44 @@ export class PacedWriter {
     this.#queue.length = 0;
     this.#offset = 0;
   }
+}
+
+/** What a reply refused by the budget carries: `{"jsonrpc":"2.0","id":` opens the JSON-RPC response it replaces. */
+const RESPONSE_OPENING = '{"jsonrpc":"2.0","id":';
+/** The id (as JSON text) of a response whose text starts at the opening, when what follows it is `result` or `error`. */
+const RESPONSE_ID = /^\{"jsonrpc":"2\.0","id":("(?:[^"\\]|\\.){0,256}"|-?\d{1,20}(?:\.\d{1,20})?(?:[eE][+-]?\d{1,5})?),"(?:result|error)":/;
+
+/** The JSON text of the id of the response whose text begins at `at` in `text`, or undefined when no response begins there. */
+function responseIdAt(text: string, at: number): string | undefined {
+  return RESPONSE_ID.exec(text.slice(at, at + 320))?.[1];
+}
+
+/**
+ * The JSON text of the id of the JSON-RPC response that `text` carries: a JSON body that is
+ * one response (`sse` false), or, in SSE text (`sse` true), the first event whose data is a
+ * response. Undefined when there is none (a batch, notifications, server requests).
+ */
+export function refusedResponseId(text: string, sse: boolean): string | undefined {
+  if (!sse) return text.startsWith(RESPONSE_OPENING) ? responseIdAt(text, 0) : undefined;
+  const mark = 'data: ' + RESPONSE_OPENING;
+  for (let at = text.indexOf(mark); at >= 0; at = text.indexOf(mark, at + mark.length)) {
+    if (at > 0 && text.charCodeAt(at - 1) !== 10 /* \n */) continue;
+    const id = responseIdAt(text, at + 6);
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}
+
+/**
+ * The JSON-RPC error response sent in place of a reply of `chars` that the budget refused
+ * (`id`: the refused response's id as JSON text), and the report for `onError`. The error
+ * code is -32000 (a server error of the transport); the message says that the request was
+ * processed but its result dropped, and why.
+ */
+export function budgetRefusal(budget: OutboundBudget, id: string, chars: number): { body: string; error: SlowReaderError } {
+  const message = `The result of this request (${chars} bytes) was not sent: the server already holds as many unread replies as its limit (maxTotalQueuedBytes) allows. The request was processed; retry it later, or ask for a smaller result.`;
+  return {
+    body: '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":' + JSON.stringify(message) + '}}',
+    error: new SlowReaderError('refused', `refused a reply of ${chars} bytes to request ${id.length > 64 ? id.slice(0, 64) + '…' : id}: ${budget.total} bytes of replies wait for slow readers, and a new reply must fit in a third of maxTotalQueuedBytes (${budget.maxTotalQueuedBytes})`),
+  };
 }

@@ -90,6 +90,13 @@ function authorityEnd(url: string, from: number): number {
   return url.length;
 }
 
+/** The authority of an absolute-form request target (`http://host:1/mcp` → `host:1`); '' for any other form. */
+export function targetAuthority(url: string): string {
+  if (url.charCodeAt(0) === 47 /* / */) return '';
+  const scheme = url.indexOf('://');
+  return scheme < 0 ? '' : url.slice(scheme + 3, authorityEnd(url, scheme + 3));
+}
+
 /**
  * The path of a request target: origin-form (`/mcp?x` → `/mcp`) or absolute-form
  * (`http://host/mcp?x` → `/mcp`, `http://host` → `/`); '' for any other form.
