@@ -271,6 +271,9 @@ function shape(text: string, edit: Edit, file: ConfigFile): Edit[] {
     if (comment !== null) return [{ offset: offset + comment[1]!.length, length: 1, content: '' }, { offset: offset + comment[0].length, length: length - comment[0].length, content: '' }];
     // removing the first entry: the line break and indentation after the brace stay
     if (!/[{[]/.test(text[offset - 1] ?? '')) return [edit];
+    // the only entry: the container becomes empty, `{}`
+    const tail = /^[ \t\r\n]*[}\]]/.exec(text.slice(offset + length, offset + length + 4096));
+    if (tail !== null) return [{ offset, length: length + tail[0].length - 1, content }];
     const blanks = /^[ \t\r\n]*/.exec(text.slice(offset, offset + Math.min(length, 4096)))![0].length;
     return [{ offset: offset + blanks, length: length - blanks, content }];
   }
@@ -284,13 +287,13 @@ function shape(text: string, edit: Edit, file: ConfigFile): Edit[] {
   const head = property?.[0] ?? '';
   const value: unknown = JSON.parse(body.slice(head.length));
   if (after) {
-    // the rest of the sibling's line (a comma, a // comment) ending in a line break means one
-    // entry a line: the new one goes on a line of its own after it, the comment stays put
-    const rest = /^[ \t]*(,?)[ \t]*(?:\/\/[^\r\n]*)?(?=\r?\n)/.exec(text.slice(offset, offset + 4096));
-    if (rest === null) return [edit];
+    // the rest of the sibling's line (a comma, comments) ending in a line break means one entry
+    // a line: the new one goes on a line of its own after it, and the comments stay put
+    const rest = restOfLine(text, offset);
+    if (rest === undefined) return [edit];
     const indent = indentAt(text, offset);
-    const line = { offset: offset + rest[0].length, length: 0, content: `${file.eol}${indent}${head}${layout(value, indent, file)}` };
-    return rest[1] === ',' ? [line] : [{ offset, length: 0, content: ',' }, line];
+    const line = { offset: rest.end, length: 0, content: `${file.eol}${indent}${head}${layout(value, indent, file)}` };
+    return rest.comma ? [line] : [{ offset, length: 0, content: ',' }, line];
   }
   if (!text.includes('\n')) return [edit];
   // an empty container: `{}`, `{ }` or `{\n}`; its blanks are replaced
@@ -298,6 +301,33 @@ function shape(text: string, edit: Edit, file: ConfigFile): Edit[] {
   const outer = indentAt(text, offset);
   const inner = outer + file.indent;
   return [{ offset, length: blanks.length, content: `${file.eol}${inner}${head}${layout(value, inner, file)}${file.eol}${outer}` }];
+}
+
+/**
+ * From `offset` (just after a value), skips blanks, one comma and one-line comments; returns
+ * where the line ends (before its line break) and whether a comma was seen, or undefined when
+ * something else follows on the same line.
+ */
+function restOfLine(text: string, offset: number): { end: number; comma: boolean } | undefined {
+  let comma = false;
+  const limit = Math.min(text.length, offset + 4096);
+  for (let i = offset; i < limit; ) {
+    const ch = text[i]!;
+    if (ch === ' ' || ch === '\t') i++;
+    else if (ch === ',' && !comma) {
+      comma = true;
+      i++;
+    } else if (text.startsWith('//', i)) {
+      const next = text.slice(i, limit).search(/\r?\n/);
+      return next < 0 ? undefined : { end: i + next, comma };
+    } else if (text.startsWith('/*', i)) {
+      const close = text.indexOf('*/', i + 2);
+      if (close < 0 || close > limit || text.slice(i, close).includes('\n')) return undefined;
+      i = close + 2;
+    } else if (ch === '\n' || (ch === '\r' && text[i + 1] === '\n')) return { end: i, comma };
+    else return undefined;
+  }
+  return undefined;
 }
 
 /** One text edit, as jsonc-parser's `modify` gives it. */

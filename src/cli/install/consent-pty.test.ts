@@ -62,24 +62,38 @@ for (const [label, keys] of CANCELS) {
   });
 }
 
-test('consent prompt on a terminal: a file changed by another program while waiting is not overwritten', async () => {
+/** Starts an install of "files", and while the prompt waits writes `theirs` into the file; then answers yes. */
+async function changedMeanwhile(name: string, theirs: string): Promise<{ screen: string; code: number; file: string; dir: string }> {
   const dir = tempDir();
   const path = join(dir, 'mcp.json');
   writeFileSync(path, ORIGINAL);
   const line = [process.execPath, MCPKIT_BIN, 'install', '--config', path, '--name', 'files', '--', 'npx', 'server'].map(shellWord).join(' ');
-  const tmux = new TmuxSession('changed-meanwhile', line, dir);
+  const tmux = new TmuxSession(name, line, dir);
   try {
     await tmux.waitFor(/Type "yes" to install it, anything else cancels: /);
-    const theirs = '{"mcpServers": {"theirs": {"command": "x"}}}\n';
     writeFileSync(path, theirs);
     tmux.keys(['yes'], true);
     tmux.keys(['Enter']);
     const [, code] = await tmux.waitFor(/EXIT=(\d+)/);
-    assert.equal(Number(code), 1, tmux.screen());
-    assert.match(tmux.screen(), /changed while mcpkit was waiting; nothing was written/);
-    assert.equal(readFileSync(path, 'utf8'), theirs);
-    assert.equal(existsSync(join(dir, 'mcp.json.bak')), false);
+    return { screen: tmux.screen(), code: Number(code), file: readFileSync(path, 'utf8'), dir };
   } finally {
     tmux.close();
   }
+}
+
+test('consent prompt on a terminal: a server of the same name added by another program while waiting is not overwritten', async () => {
+  const theirs = '{"mcpServers": {"files": {"command": "theirs"}}}\n';
+  const { screen, code, file, dir } = await changedMeanwhile('changed-same-name', theirs);
+  assert.equal(code, 1, screen);
+  assert.match(screen, /changed while mcpkit was waiting: it now holds a server named "files"; nothing was written/);
+  assert.equal(file, theirs);
+  assert.equal(existsSync(join(dir, 'mcp.json.bak')), false);
+});
+
+test('consent prompt on a terminal: another program\'s change made while waiting is kept, and the server added to it', async () => {
+  const theirs = '{"mcpServers": {"theirs": {"command": "x"}}}\n';
+  const { screen, code, file, dir } = await changedMeanwhile('changed-other', theirs);
+  assert.equal(code, 0, screen);
+  assert.equal(file, '{"mcpServers": {"theirs": {"command": "x"},"files": {"command":"npx","args":["server"]}}}\n');
+  assert.equal(readFileSync(join(dir, 'mcp.json.bak'), 'utf8'), theirs, 'the backup is the content the change was made on');
 });

@@ -49,8 +49,8 @@ test('variables: secret-looking names masked with their length, code-loading nam
   assert.equal(describeVariable('API_KEY', 'sk-123'), 'API_KEY=******** (secret, 6 characters, not shown)');
   assert.equal(describeVariable('GITHUB_TOKEN', '${input:token}'), "GITHUB_TOKEN='${input:token}'");
   assert.equal(describeVariable('DEBUG', '1'), 'DEBUG=1');
-  assert.equal(describeVariable('NODE_OPTIONS', '--require /tmp/x.js'), "NODE_OPTIONS='--require /tmp/x.js'   <- changes which code runs");
-  assert.equal(describeVariable('LD_PRELOAD', '/tmp/evil.so'), 'LD_PRELOAD=/tmp/evil.so   <- changes which code runs');
+  assert.equal(describeVariable('NODE_OPTIONS', '--require /tmp/x.js'), "NODE_OPTIONS='--require /tmp/x.js'   <- changes which code runs: loads code into the program");
+  assert.equal(describeVariable('LD_PRELOAD', '/tmp/evil.so'), 'LD_PRELOAD=/tmp/evil.so   <- changes which code runs: loads code into the program');
 });
 
 test('placeholders are not secrets; a secret next to a placeholder still is', () => {

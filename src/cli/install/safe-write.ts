@@ -169,6 +169,11 @@ async function removeIfStale(lockPath: string, staleMs: number): Promise<boolean
   let text = '';
   try {
     info = await lstat(lockPath);
+  } catch {
+    return false; // gone (taken and released): try again
+  }
+  if (!info.isFile()) throw new NotARegularFileError(`${lockPath} is not a lock file mcpkit made (a symbolic link or something else); nothing was written: delete it and run the command again`);
+  try {
     const handle = await open(lockPath, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
     try {
       const buffer = Buffer.alloc(256);
