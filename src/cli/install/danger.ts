@@ -25,7 +25,12 @@ export interface CommandAnalysis {
   dangers: Danger[];
   /** The inline scripts found (the argument after `-c`, `/c`, `-e`, ...). */
   scripts: string[];
+  /** Script words still to look at: scripts inside scripts are looked at up to this budget. */
+  budget: number;
 }
+
+/** Most script words looked at for one command line (nested scripts count again). */
+const SCRIPT_WORD_BUDGET = 200_000;
 
 const ESCALATORS = new Set(['sudo', 'doas', 'su', 'pkexec', 'runas', 'gsudo', 'run0', 'sudo-rs']);
 /** Wrappers that run the rest of the line as another command. */
@@ -57,7 +62,7 @@ export function programName(word: string): string {
 
 /** Finds the dangerous patterns in `command args...` (see the module note). */
 export function analyzeCommand(command: string, args: readonly string[]): CommandAnalysis {
-  const found: CommandAnalysis = { dangers: [], scripts: [] };
+  const found: CommandAnalysis = { dangers: [], scripts: [], budget: SCRIPT_WORD_BUDGET };
   checkCommand([command, ...args], 0, found, 0, false);
   return found;
 }
@@ -115,15 +120,18 @@ function checkCommand(words: readonly string[], at: number, found: CommandAnalys
   if (flags !== undefined) {
     const f = indexInCommand(words, i, (w) => flags.includes(stripQuotes(w).toLowerCase()));
     if (f >= 0 && f + 1 < words.length) {
-      const takesRest = name === 'cmd' || name === 'powershell' || name === 'pwsh';
-      const text = takesRest ? words.slice(f + 1).join(' ') : words[f + 1]!;
+      // in a script the words are not unquoted: the inline script is the rest of the command
+      const takesRest = script || name === 'cmd' || name === 'powershell' || name === 'pwsh';
       add('shell', `${INTERPRETERS.has(name) ? 'an interpreter' : 'a shell'} runs the inline script given with ${name} ${stripQuotes(words[f]!)}: everything that script does runs too`);
-      inlineScript(text, `${name} ${words[f]}`, found, depth);
+      if (found.budget > 0) inlineScript(takesRest ? words.slice(f + 1, script ? f + 65 : undefined).join(' ') : words[f + 1]!, `${name} ${words[f]}`, found, depth);
+      else add('shell', 'the inline script is too long to check completely: read all of it before you agree');
     }
   }
   if (FETCHERS.has(name)) {
-    for (let j = i + 1; j < words.length && !/^(\|\||&&|[;&\n)`])$/.test(words[j]!); j++) {
+    // bounded look-ahead: a pipeline of a few stages
+    for (let j = i + 1; j < Math.min(words.length, i + 64) && !/^(\|\||&&|[;&\n)`])$/.test(words[j]!); j++) {
       if (words[j] !== '|') continue;
+      if (FETCHERS.has(programName(words[j + 1] ?? ''))) break; // that download is looked at on its own
       let k = j + 1;
       while (k < words.length && ESCALATORS.has(programName(words[k]!))) k = skipOptions(words, k + 1, /^-[ugCDhprtTU]$/);
       if (k < words.length && SHELLS_AND_INTERPRETERS.has(programName(words[k]!))) {
@@ -139,15 +147,6 @@ function checkCommand(words: readonly string[], at: number, found: CommandAnalys
   if (name === 'iex' || name === 'invoke-expression') add('download-run', 'runs text as PowerShell code (iex / Invoke-Expression), often code just downloaded');
   destructive(words, i, add);
   runner(words, i, add);
-  if (script) {
-    // every later command of the script
-    for (let j = i + 1; j < words.length; j++) {
-      if (SEPARATOR.test(words[j]!) && j + 1 < words.length && !SEPARATOR.test(words[j + 1]!)) {
-        checkCommand(words, j + 1, found, depth, true);
-        return;
-      }
-    }
-  }
 }
 
 function inlineScript(text: string, how: string, found: CommandAnalysis, depth: number): void {
@@ -155,9 +154,16 @@ function inlineScript(text: string, how: string, found: CommandAnalysis, depth: 
   if (/:\(\)\{:\|:&\};:/.test(text.replace(/\s+/g, ''))) adder(found)('destructive', 'damages the system (a fork bomb)');
   if (/downloadstring\s*\(|downloadfile\s*\(/i.test(text)) adder(found)('download-run', `downloads code in the script given with ${how}`);
   if (depth >= MAX_SCRIPT_DEPTH) return;
+  if (found.budget <= 0 || text.length > found.budget * 8) {
+    adder(found)('shell', 'the inline script is too long to check completely: read all of it before you agree');
+    return;
+  }
   const words = tokenize(text);
-  const first = words.findIndex((w) => !SEPARATOR.test(w));
-  if (first >= 0) checkCommand(words, first, found, depth + 1, true);
+  found.budget -= words.length;
+  // every command of the script: the first word, and each word after a separator
+  for (let j = 0; j < words.length; j++) {
+    if (!SEPARATOR.test(words[j]!) && (j === 0 || SEPARATOR.test(words[j - 1]!))) checkCommand(words, j, found, depth + 1, true);
+  }
 }
 
 /** The index of the first word after `at` and before the end of its command that matches. */
@@ -173,14 +179,14 @@ function stripQuotes(word: string): string {
 function destructive(words: readonly string[], at: number, add: Add): void {
   const name = programName(words[at]!);
   const options: string[] = [];
-  for (let j = at + 1; j < words.length && !SEPARATOR.test(words[j]!); j++) options.push(stripQuotes(words[j]!).toLowerCase());
+  for (let j = at + 1; j < words.length && !SEPARATOR.test(words[j]!) && options.length < 256; j++) options.push(stripQuotes(words[j]!).toLowerCase());
   if (name === 'rm' && options.some((o) => /^-[a-z]*r/i.test(o) || o === '--recursive')) add('destructive', 'deletes files recursively (rm -r)');
   if (/^(mkfs(\..+)?|shred|wipefs|fdisk|sfdisk|parted|diskpart|mke2fs)$/.test(name)) add('destructive', `overwrites disks or files beyond recovery (${name})`);
   if (name === 'dd' && options.some((o) => o.startsWith('of=/dev/'))) add('destructive', 'overwrites a disk (dd of=/dev/...)');
   if ((name === 'remove-item' || name === 'ri' || name === 'rmdir' || name === 'rd' || name === 'del' || name === 'erase') && options.some((o) => o === '-recurse' || o === '/s' || o === '-r')) add('destructive', `deletes files recursively (${name} ${options.find((o) => o === '-recurse' || o === '/s' || o === '-r')})`);
   if (name === 'format' && options.some((o) => /^[a-z]:$/.test(o))) add('destructive', 'formats a disk (format)');
   if ((name === 'chmod' || name === 'chown') && options.includes('/')) add('destructive', `changes permissions of the whole system (${name} ... /)`);
-  if (words.slice(at + 1).some((w) => /^>+\/dev\/(sd|nvme|hd|disk|mmcblk)/.test(w))) add('destructive', 'overwrites a disk (> /dev/...)');
+  if (options.some((o, k) => /^\d?>+\/dev\/(sd|nvme|hd|disk|mmcblk)/.test(o) || (/^\d?>+$/.test(o) && /^\/dev\/(sd|nvme|hd|disk|mmcblk)/.test(options[k + 1] ?? '')))) add('destructive', 'overwrites a disk (> /dev/...)');
 }
 
 function skipOptions(words: readonly string[], from: number, takesValue: RegExp): number {
