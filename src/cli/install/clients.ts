@@ -14,6 +14,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { entryFromJson, InstallInputError, type ServerEntry } from './entry.js';
+import { isObject } from '../../jsonrpc/values.js';
 
 /** One client's config format and default location. */
 export interface ClientFormat {
@@ -29,6 +30,11 @@ export interface ClientFormat {
   toJson(entry: ServerEntry): Record<string, unknown>;
   /** Field of a remote entry's URL, for reading entries back. */
   urlKey: string;
+  /**
+   * How a remote entry read back from this client's file is reached, when the format says it
+   * by field rather than by `type` (Gemini CLI: `httpUrl` is Streamable HTTP, `url` is SSE).
+   */
+  transportOf?(value: Record<string, unknown>): 'http' | 'sse' | undefined;
 }
 
 const stdioFields = (entry: ServerEntry, typed: boolean, withCwd: boolean): Record<string, unknown> => {
@@ -79,7 +85,11 @@ export const CLIENTS: ReadonlyMap<string, ClientFormat> = new Map([
   format('cursor', 'Cursor', 'mcpServers', () => join(homedir(), '.cursor', 'mcp.json'), { typed: false, cwd: false, remote: (e) => withHeaders({ url: e.url }, e), urlKey: 'url' }),
   format('vscode', 'VS Code', 'servers', () => resolve('.vscode', 'mcp.json'), { typed: true, cwd: true, remote: typedRemote, urlKey: 'url' }),
   format('windsurf', 'Windsurf', 'mcpServers', () => join(homedir(), '.codeium', 'windsurf', 'mcp_config.json'), { typed: false, cwd: false, remote: (e) => withHeaders({ serverUrl: e.url }, e), urlKey: 'serverUrl' }),
-  format('gemini', 'Gemini CLI', 'mcpServers', () => join(homedir(), '.gemini', 'settings.json'), { typed: false, cwd: true, remote: (e) => withHeaders(e.transport === 'sse' ? { url: e.url } : { httpUrl: e.url }, e), urlKey: 'httpUrl' }),
+  {
+    ...format('gemini', 'Gemini CLI', 'mcpServers', () => join(homedir(), '.gemini', 'settings.json'), { typed: false, cwd: true, remote: (e) => withHeaders(e.transport === 'sse' ? { url: e.url } : { httpUrl: e.url }, e), urlKey: 'httpUrl' }),
+    // Gemini CLI: `httpUrl` is Streamable HTTP; `url` is SSE unless `type` says "http"
+    transportOf: (value: Record<string, unknown>) => (value.httpUrl !== undefined || value.type === 'http' || value.type === 'streamable-http' ? 'http' : value.url !== undefined ? 'sse' : undefined),
+  },
   format('mcp-servers', 'your MCP client', 'mcpServers', () => undefined, { typed: false, cwd: true, remote: (e) => withHeaders(e.transport === 'sse' ? { type: 'sse', url: e.url } : { url: e.url }, e), urlKey: 'url' }),
 ].map((f) => [f.id, f]));
 
@@ -100,10 +110,12 @@ export function chooseTarget(client: string | undefined, config: string | undefi
   return { format: chosen, path };
 }
 
-/** Reads one entry of a config back (for `installed`); an entry that does not parse is reported as such. */
-export function readEntry(name: string, value: unknown): ServerEntry | { name: string; error: string } {
+/** Reads one entry of `format`'s config back (for `installed`); an entry that does not parse is reported as such. */
+export function readEntry(format: ClientFormat, name: string, value: unknown): ServerEntry | { name: string; error: string } {
   try {
-    return entryFromJson(name, value, `entry ${JSON.stringify(name)}`, false);
+    const entry = entryFromJson(name, value, `entry ${JSON.stringify(name)}`, false);
+    if (entry.url !== undefined && format.transportOf !== undefined && isObject(value)) entry.transport = format.transportOf(value) ?? entry.transport;
+    return entry;
   } catch (err) {
     return { name, error: (err as Error).message };
   }

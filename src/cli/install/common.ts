@@ -6,6 +6,17 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 import { InstallInputError } from './entry.js';
+import { safeText } from './display.js';
+
+/** Writes `text` on stderr with every control, bidi and invisible character escaped (see {@link safeText}). */
+export function printErr(text: string): void {
+  process.stderr.write(safeText(text));
+}
+
+/** Writes `text` on stdout with every control, bidi and invisible character escaped (see {@link safeText}). */
+export function printOut(text: string): void {
+  process.stdout.write(safeText(text));
+}
 
 /** Exit codes of the install commands. */
 export const Exit = {
@@ -45,7 +56,7 @@ export function parseOptions<T extends OptionsConfig>(args: string[], options: T
 export function parseOrHelp<T extends OptionsConfig & typeof TARGET_OPTIONS>(args: string[], options: T, usage: string): ReturnType<typeof parseOptions<T>> | undefined {
   const parsed = parseOptions(args, options);
   if (!(parsed.values as { help?: boolean }).help) return parsed;
-  process.stdout.write(usage);
+  printOut(usage);
   return undefined;
 }
 
@@ -58,11 +69,11 @@ export async function runCommand(command: string, body: () => Promise<number>): 
     return await body();
   } catch (err) {
     if (err instanceof InstallInputError) {
-      process.stderr.write(`mcpkit ${command}: ${err.message}\n(see mcpkit ${command} --help)\n`);
+      printErr(`mcpkit ${command}: ${err.message}\n(see mcpkit ${command} --help)\n`);
       return Exit.usage;
     }
     const code = (err as NodeJS.ErrnoException).code;
-    process.stderr.write(`mcpkit ${command}: ${code !== undefined ? `${code}: ` : ''}${(err as Error).message}\n`);
+    printErr(`mcpkit ${command}: ${code !== undefined ? `${code}: ` : ''}${(err as Error).message}\n`);
     return Exit.failed;
   }
 }

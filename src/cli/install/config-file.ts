@@ -1,47 +1,70 @@
 /**
- * Reading and rewriting a client's JSON config file without losing anything:
+ * Reading and changing a client's config file without losing anything:
  *
- * - The file is parsed as plain JSON; a file with comments or trailing commas (JSONC, as VS
- *   Code allows) is refused with a clear message rather than rewritten without its comments.
- * - Only one key of the servers map changes; every other key of the file and of the map keeps
- *   its value and its order. The file's indentation and line ending are kept.
- * - Before the change the previous content is copied to `<file>.bak` (same mode), then the new
- *   content is written to a temporary file in the same folder with the same mode and renamed
- *   over the original (an atomic replace on POSIX), following a symlink to its target.
- * - Right before the rename the file is read again: if it changed since it was read (another
- *   program wrote it while the user was answering), nothing is written.
+ * - The file is read as JSON with comments and trailing commas (JSONC, as VS Code and Cursor
+ *   allow), after a bounded scan (size, nesting depth, number of values) so that a hostile
+ *   file cannot exhaust the stack or memory. A file that is not UTF-8, or does not parse, is
+ *   refused with the line and column of the problem (never quoting its text).
+ * - A change edits the text (jsonc-parser's `modify` + `applyEdits`, as VS Code does): only the
+ *   entry added, replaced or removed changes. Comments, key order, duplicate keys elsewhere,
+ *   numbers beyond double precision, a byte-order mark, CRLF line ends, indentation and compact
+ *   entries all stay as they were. The new entry is laid out like its neighbours (one line in a
+ *   one-line map, indented otherwise). The result is parsed again and must equal the old
+ *   content with exactly that change, or nothing is written.
+ * - A key the change depends on that occurs twice (two `mcpServers` maps, or the server's name
+ *   twice in one map) is refused: which one a client reads is not defined.
+ * - Writing (see safe-write.ts) never follows a link: the config path itself may be a link (the
+ *   consent screen names the real file, which is what changes), but the backup, temporary and
+ *   lock files are created with `O_EXCL` and renamed into place. Under an exclusive lock file
+ *   the file is read again; if it changed since the consent screen, the change is made again on
+ *   the new content when what the user agreed to still holds (the server is still absent, or
+ *   still the same entry), and refused otherwise.
  */
-import { randomBytes } from 'node:crypto';
-import { chmod, copyFile, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, lstat, readlink, realpath } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import jsonc from 'jsonc-parser';
 import { InstallInputError } from './entry.js';
+import { readNoFollow, replaceFile, withLock, type LockOptions } from './safe-write.js';
 import { isObject } from '../../jsonrpc/values.js';
 
-/** The config file changed between reading and writing it (another program wrote it); nothing was written. */
+/** The config file changed between reading and writing it in a way that matters; nothing was written. */
 export class ConfigChangedError extends Error {
   override name = 'ConfigChangedError';
 }
 
 /** Default for {@link ConfigLimits.maxConfigBytes}. */
 export const DEFAULT_MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+/** Default for {@link ConfigLimits.maxConfigDepth}. */
+export const DEFAULT_MAX_CONFIG_DEPTH = 100;
+/** Default for {@link ConfigLimits.maxConfigValues}. */
+export const DEFAULT_MAX_CONFIG_VALUES = 1_000_000;
 
-/** Limits on the config files read. */
-export interface ConfigLimits {
-  /**
-   * Largest config file read, in bytes (default {@link DEFAULT_MAX_CONFIG_BYTES}, 16 MiB). A
-   * larger file is refused before it is parsed and left untouched.
-   */
+/** Limits on the config files read, and how long to wait for the lock. */
+export interface ConfigLimits extends LockOptions {
+  /** Largest config file read, in bytes (default 16 MiB); a larger file is refused before it is parsed and left untouched. */
   maxConfigBytes?: number;
+  /** Deepest nesting of objects and arrays (default 100); deeper is refused before parsing. */
+  maxConfigDepth?: number;
+  /** Most values (strings, numbers, literals, objects, arrays) in the file (default 1,000,000); more is refused before parsing. */
+  maxConfigValues?: number;
 }
 
-/** A config file as read: its exact bytes (to compare before writing) and its parsed content. */
+/** A config file as read. */
 export interface ConfigFile {
-  /** The path given (a symlink is followed when writing). */
+  /** The path given. */
   path: string;
-  /** The exact content read, or null when the file does not exist yet. */
+  /** The file that is read and changed: `path` with symbolic links resolved. */
+  target: string;
+  /** The exact bytes read, or null when the file does not exist yet. */
   original: Buffer | null;
-  /** The parsed top-level object (`{}` for a missing or blank file). */
+  /** The text, without a byte-order mark. */
+  text: string;
+  /** Whether the file starts with a UTF-8 byte-order mark (kept). */
+  bom: boolean;
+  /** The parsed top-level object (`{}` for a missing or blank file); keys never reach a prototype. */
   data: Record<string, unknown>;
+  /** Key paths (JSON of the path array) that occur more than once in their object. */
+  duplicates: Set<string>;
   /** The file mode to keep, or 0o600 for a new file (it may hold secrets). */
   mode: number;
   /** Indentation unit found in the file (two spaces when none is found). */
@@ -50,136 +73,320 @@ export interface ConfigFile {
   eol: '\n' | '\r\n';
 }
 
-/** Reads and parses a config file; throws {@link InstallInputError} when it cannot be used. */
+/**
+ * Reads and parses a config file. Throws {@link InstallInputError} when it cannot be used
+ * (see the module note), including a link to a missing file.
+ */
 export async function readConfigFile(path: string, limits: ConfigLimits = {}): Promise<ConfigFile> {
-  const max = limits.maxConfigBytes ?? DEFAULT_MAX_CONFIG_BYTES;
-  let original: Buffer;
-  let mode: number;
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) throw new InstallInputError(`${path} is not a regular file`);
-    if (info.size > max) throw new InstallInputError(`${path} is larger than ${max} bytes; not touching it`);
-    mode = info.mode & 0o7777;
-    original = await readFile(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { path, original: null, data: {}, mode: 0o600, indent: '  ', eol: '\n' };
+  const target = await resolveTarget(path);
+  const read = await readNoFollow(target, limits.maxConfigBytes ?? DEFAULT_MAX_CONFIG_BYTES).catch((err: Error) => {
+    if (err.name === 'NotARegularFileError') throw new InstallInputError(err.message);
     throw err;
+  });
+  if (read === null) return emptyConfig(path, target);
+  return parseConfig(path, target, read.bytes, read.mode, limits);
+}
+
+/** `path` with every symbolic link resolved; a link to a missing file is refused. */
+async function resolveTarget(path: string): Promise<string> {
+  const absolute = resolve(path);
+  const info = await lstat(absolute).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (info === undefined) {
+    // a new file: resolve the folder, if it exists
+    return realpath(dirname(absolute)).then((folder) => join(folder, basename(absolute)), () => absolute);
   }
-  if (original.length > max) throw new InstallInputError(`${path} is larger than ${max} bytes; not touching it`);
-  const text = original.toString('utf8');
+  try {
+    return await realpath(absolute);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const to = await readlink(absolute).catch(() => '?');
+    throw new InstallInputError(`${path} is a symbolic link to a missing file (${to}); mcpkit does not create files through links: remove the link or point it at an existing file`);
+  }
+}
+
+function emptyConfig(path: string, target: string): ConfigFile {
+  return { path, target, original: null, text: '', bom: false, data: {}, duplicates: new Set(), mode: 0o600, indent: '  ', eol: '\n' };
+}
+
+function parseConfig(path: string, target: string, bytes: Buffer, mode: number, limits: ConfigLimits): ConfigFile {
+  let decoded: string;
+  try {
+    decoded = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new InstallInputError(`${path} is not UTF-8 text; not touching it`);
+  }
+  const bom = decoded.startsWith('\uFEFF');
+  const text = bom ? decoded.slice(1) : decoded;
   let data: unknown = {};
+  let duplicates = new Set<string>();
   if (text.trim() !== '') {
-    try {
-      data = JSON.parse(text.replace(/^\uFEFF/, ''));
-    } catch (err) {
-      if (looksLikeJsonc(text)) {
-        throw new InstallInputError(`${path} has comments or trailing commas (JSONC); mcpkit does not rewrite it, so that they are not lost: remove them, or add the server by hand`);
-      }
-      throw new InstallInputError(`${path} is not valid JSON (${(err as Error).message}); fix it first`);
-    }
+    checkShape(text, path, limits);
+    ({ value: data, duplicates } = parseJsonc(text, path));
   }
   if (!isObject(data)) throw new InstallInputError(`${path} does not hold a JSON object at the top level`);
   const indent = /\n([ \t]+)\S/.exec(text)?.[1] ?? '  ';
-  return { path, original, data, mode, indent, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+  return { path, target, original: bytes, text, bom, data, duplicates, mode, indent, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+}
+
+/** One linear pass over the tokens: refuses too deep a nesting or too many values before anything recursive runs. */
+function checkShape(text: string, path: string, limits: ConfigLimits): void {
+  const maxDepth = limits.maxConfigDepth ?? DEFAULT_MAX_CONFIG_DEPTH;
+  const maxValues = limits.maxConfigValues ?? DEFAULT_MAX_CONFIG_VALUES;
+  const scanner = jsonc.createScanner(text, true);
+  let depth = 0;
+  let values = 0;
+  for (let kind = scanner.scan(); kind !== 17 /* EOF */; kind = scanner.scan()) {
+    if (kind === 1 || kind === 3) {
+      // { [
+      if (++depth > maxDepth) throw new InstallInputError(`${path} nests objects and arrays deeper than ${maxDepth} levels; not touching it`);
+      values++;
+    } else if (kind === 2 || kind === 4) depth--;
+    else if (kind >= 7 && kind <= 11) values++;
+    if (values > maxValues) throw new InstallInputError(`${path} holds more than ${maxValues} values; not touching it`);
+  }
 }
 
 /**
- * The servers map of `file` under `key`, created (empty, at the end of the file's keys) when
- * missing. Throws {@link InstallInputError} when the key holds something other than an object.
+ * Parses JSONC into plain objects whose keys are own properties (`__proto__` is a key like any
+ * other), recording the key paths that occur twice. Throws {@link InstallInputError} with the
+ * line and column of the first syntax error.
  */
-export function serversOf(file: ConfigFile, key: string, create: boolean): Record<string, unknown> | undefined {
-  const servers = file.data[key];
-  if (servers === undefined) {
-    if (!create) return undefined;
-    const fresh: Record<string, unknown> = {};
-    file.data[key] = fresh;
-    return fresh;
+function parseJsonc(text: string, where: string): { value: unknown; duplicates: Set<string> } {
+  const duplicates = new Set<string>();
+  const stack: { container: Record<string, unknown> | unknown[]; path: string[] }[] = [];
+  let key: string | undefined;
+  let root: unknown;
+  let error: string | undefined;
+  const put = (value: unknown): void => {
+    const top = stack.at(-1);
+    if (top === undefined) root = value;
+    else if (Array.isArray(top.container)) top.container.push(value);
+    else {
+      if (Object.hasOwn(top.container, key!)) duplicates.add(JSON.stringify([...top.path, key!]));
+      Object.defineProperty(top.container, key!, { value, enumerable: true, writable: true, configurable: true });
+    }
+  };
+  const childPath = (): string[] => {
+    const top = stack.at(-1);
+    if (top === undefined) return [];
+    return Array.isArray(top.container) ? [...top.path, String(top.container.length)] : [...top.path, key!];
+  };
+  const open = (container: Record<string, unknown> | unknown[]): void => {
+    const path = childPath();
+    put(container);
+    stack.push({ container, path });
+  };
+  jsonc.visit(
+    text,
+    {
+      onObjectBegin: () => open({}),
+      onObjectProperty: (name) => (key = name),
+      onObjectEnd: () => void stack.pop(),
+      onArrayBegin: () => open([]),
+      onArrayEnd: () => void stack.pop(),
+      onLiteralValue: (value) => put(value),
+      onError: (code, _offset, _length, line, column) => {
+        error ??= `${jsonc.printParseErrorCode(code)} at line ${line + 1}, column ${column + 1}`;
+      },
+    },
+    { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false },
+  );
+  if (error !== undefined) throw new InstallInputError(`${where} is not valid JSON or JSONC (${error}); fix it first`);
+  return { value: root, duplicates };
+}
+
+/**
+ * The servers map of `file` under `key` (undefined when missing). Throws
+ * {@link InstallInputError} when the key holds something other than an object, or occurs twice.
+ */
+export function serversOf(file: ConfigFile, key: string): Record<string, unknown> | undefined {
+  if (file.duplicates.has(JSON.stringify([key]))) {
+    throw new InstallInputError(`${file.path} has the key "${key}" more than once; which one a client reads is not defined, so mcpkit does not guess: merge them by hand first`);
   }
+  const servers = file.data[key];
+  if (servers === undefined) return undefined;
   if (!isObject(servers)) throw new InstallInputError(`${file.path}: "${key}" is not an object; not touching the file`);
   return servers;
 }
 
-/** Sets or deletes one key of a map without going through `__proto__` setters. */
-export function setKey(map: Record<string, unknown>, key: string, value: unknown): void {
-  if (value === undefined) delete map[key];
-  else Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
+/** Throws {@link InstallInputError} when `name` occurs twice in the servers map `key`. */
+export function checkUniqueName(file: ConfigFile, key: string, name: string): void {
+  if (file.duplicates.has(JSON.stringify([key, name]))) {
+    throw new InstallInputError(`${file.path} has the server ${JSON.stringify(name)} more than once in "${key}"; which one a client reads is not defined: remove one by hand first`);
+  }
+}
+
+/** A JSON path: keys and array indexes (-1 appends). */
+export type JsonPath = (string | number)[];
+
+/**
+ * The text of `file` with the value at `path` set to `value` (or removed when undefined), as
+ * one text edit laid out like its surroundings. Throws when the edited text would not parse
+ * back to the old content with exactly that change.
+ */
+export function editText(file: ConfigFile, text: string, path: JsonPath, value: unknown): string {
+  let next: string;
+  if (text.trim() === '') {
+    if (value === undefined) return text;
+    let whole: unknown = value;
+    for (const segment of [...path].reverse()) whole = typeof segment === 'number' ? [whole] : { [segment]: whole };
+    next = layout(whole, '', file) + file.eol;
+  } else {
+    const edits = jsonc.modify(text, path, value, {});
+    if (edits.length === 0) return text;
+    next = jsonc.applyEdits(text, shape(text, edits[0]!, file));
+  }
+  const before = text.trim() === '' ? {} : parseJsonc(text, file.path).value;
+  const expected = applyToValue(before, path, value);
+  const after = parseJsonc(next, file.path).value;
+  if (JSON.stringify(after) !== JSON.stringify(expected)) throw new Error(`${file.path}: the edit did not give the expected content; nothing was written (please report this)`);
+  return next;
+}
+
+/** `value` as JSON, indented with the file's unit and its line ending, continuing at `lineIndent`. */
+function layout(value: unknown, lineIndent: string, file: ConfigFile): string {
+  return JSON.stringify(value, null, file.indent).split('\n').join(file.eol + lineIndent);
+}
+
+/** Leading blanks of the line holding `offset`. */
+function indentAt(text: string, offset: number): string {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start, start + 256))![0];
 }
 
 /**
- * Writes `file.data` back: checks the file still holds `file.original`, copies it to
- * `<path>.bak`, writes a temporary file with the same mode in the same folder, and renames it
- * over the target. Returns the backup path (undefined for a new file). Throws
- * {@link ConfigChangedError} if the file changed meanwhile; on any failure the original is
- * left as it was and the temporary file is removed.
+ * Lays out `modify`'s one compact edit like its surroundings: an insertion after a sibling
+ * that is followed by a line break goes on a line of its own at the sibling's indentation; an
+ * insertion into an empty container of a multi-line file opens it one level deeper; a
+ * replaced value keeps the old value's style (one line stays one line).
  */
-export async function writeConfigFile(file: ConfigFile): Promise<string | undefined> {
-  const target = file.original === null ? file.path : await realpath(file.path);
-  const current = await readFile(target).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return null;
-    throw err;
-  });
-  const unchanged = current === null ? file.original === null : file.original !== null && current.equals(file.original);
-  if (!unchanged) throw new ConfigChangedError(`${file.path} changed while mcpkit was waiting; nothing was written, run the command again`);
-  let text = JSON.stringify(file.data, null, file.indent) + '\n';
-  if (file.eol === '\r\n') text = text.replaceAll('\n', '\r\n');
-  await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-  let backup: string | undefined;
-  if (file.original !== null) {
-    backup = `${target}.bak`;
-    await copyFile(target, backup);
-    await chmod(backup, file.mode);
+function shape(text: string, edit: Edit, file: ConfigFile): Edit[] {
+  const { offset, length, content } = edit;
+  if (content === '') {
+    // removing a later entry: a // comment on the line of the entry before it stays there
+    const comment = /^([ \t]*),([ \t]*\/\/[^\r\n]*)/.exec(text.slice(offset, offset + Math.min(length, 4096)));
+    if (comment !== null) return [{ offset: offset + comment[1]!.length, length: 1, content: '' }, { offset: offset + comment[0].length, length: length - comment[0].length, content: '' }];
+    // removing the first entry: the line break and indentation after the brace stay
+    if (!/[{[]/.test(text[offset - 1] ?? '')) return [edit];
+    // the only entry: the container becomes empty, `{}`
+    const tail = /^[ \t\r\n]*[}\]]/.exec(text.slice(offset + length, offset + length + 4096));
+    if (tail !== null) return [{ offset, length: length + tail[0].length - 1, content }];
+    const blanks = /^[ \t\r\n]*/.exec(text.slice(offset, offset + Math.min(length, 4096)))![0].length;
+    return [{ offset: offset + blanks, length: length - blanks, content }];
   }
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    const handle = await open(temp, 'wx', file.mode);
-    try {
-      await handle.chmod(file.mode);
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, target);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
+  if (length > 0) {
+    if (!text.slice(offset, offset + length).includes('\n')) return [edit];
+    return [{ offset, length, content: layout(JSON.parse(content), indentAt(text, offset), file) }];
   }
-  return backup;
+  const after = content.startsWith(',');
+  const body = after ? content.slice(1) : content;
+  const property = /^"(?:[^"\\]|\\.)*": /.exec(body);
+  const head = property?.[0] ?? '';
+  const value: unknown = JSON.parse(body.slice(head.length));
+  if (after) {
+    // the rest of the sibling's line (a comma, comments) ending in a line break means one entry
+    // a line: the new one goes on a line of its own after it, and the comments stay put
+    const rest = restOfLine(text, offset);
+    if (rest === undefined) return [edit];
+    const indent = indentAt(text, offset);
+    const line = { offset: rest.end, length: 0, content: `${file.eol}${indent}${head}${layout(value, indent, file)}` };
+    return rest.comma ? [line] : [{ offset, length: 0, content: ',' }, line];
+  }
+  if (!text.includes('\n')) return [edit];
+  // an empty container: `{}`, `{ }` or `{\n}`; its blanks are replaced
+  const blanks = /^[ \t\r\n]*/.exec(text.slice(offset, offset + 4096))![0];
+  const outer = indentAt(text, offset);
+  const inner = outer + file.indent;
+  return [{ offset, length: blanks.length, content: `${file.eol}${inner}${head}${layout(value, inner, file)}${file.eol}${outer}` }];
 }
 
-/** True when stripping `//` and `/* *\/` comments and trailing commas makes `text` parse. */
-function looksLikeJsonc(text: string): boolean {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
+/**
+ * From `offset` (just after a value), skips blanks, one comma and one-line comments; returns
+ * where the line ends (before its line break) and whether a comma was seen, or undefined when
+ * something else follows on the same line.
+ */
+function restOfLine(text: string, offset: number): { end: number; comma: boolean } | undefined {
+  let comma = false;
+  const limit = Math.min(text.length, offset + 4096);
+  for (let i = offset; i < limit; ) {
     const ch = text[i]!;
-    if (ch === '"') {
-      const end = endOfString(text, i);
-      out += text.slice(i, end);
-      i = end - 1;
-    } else if (ch === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (ch === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      if (end < 0) return false;
-      i = end + 1;
-      out += ' ';
-    } else {
-      out += ch;
-    }
+    if (ch === ' ' || ch === '\t') i++;
+    else if (ch === ',' && !comma) {
+      comma = true;
+      i++;
+    } else if (text.startsWith('//', i)) {
+      const next = text.slice(i, limit).search(/\r?\n/);
+      return next < 0 ? undefined : { end: i + next, comma };
+    } else if (text.startsWith('/*', i)) {
+      const close = text.indexOf('*/', i + 2);
+      if (close < 0 || close > limit || text.slice(i, close).includes('\n')) return undefined;
+      i = close + 2;
+    } else if (ch === '\n' || (ch === '\r' && text[i + 1] === '\n')) return { end: i, comma };
+    else return undefined;
   }
-  try {
-    JSON.parse(out.replace(/,(\s*[}\]])/g, '$1'));
-    return true;
-  } catch {
-    return false;
-  }
+  return undefined;
 }
 
-function endOfString(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i + 1;
+/** One text edit, as jsonc-parser's `modify` gives it. */
+interface Edit {
+  offset: number;
+  length: number;
+  content: string;
+}
+
+/** A copy of `root` with `value` set at `path` (removed when undefined), as `modify` does it. */
+function applyToValue(root: unknown, path: JsonPath, value: unknown): unknown {
+  const copy = structuredClone(root) as Record<string, unknown>;
+  let node: unknown = copy;
+  for (let i = 0; i < path.length - 1; i++) {
+    const segment = path[i]!;
+    const container = node as Record<string | number, unknown>;
+    if (container[segment] === undefined) Object.defineProperty(container, segment, { value: typeof path[i + 1] === 'number' ? [] : {}, enumerable: true, writable: true, configurable: true });
+    node = container[segment];
   }
-  return text.length;
+  const last = path.at(-1)!;
+  if (Array.isArray(node) && last === -1) node.push(value);
+  else if (value === undefined) delete (node as Record<string | number, unknown>)[last];
+  else Object.defineProperty(node, last, { value, enumerable: true, writable: true, configurable: true });
+  return copy;
+}
+
+/** The full new content of `file` from its edited text: the byte-order mark kept. */
+function finish(file: ConfigFile, text: string): string {
+  return (file.bom ? '\uFEFF' : '') + text;
+}
+
+/**
+ * Changes the file under its lock: reads it again (without following a link), and when it
+ * changed since `file` was read, parses the new content; `change` gets the current file and
+ * whether it is unchanged, and returns the new text (from {@link editText}) or throws
+ * {@link ConfigChangedError} when what was agreed to no longer holds. The previous content is
+ * kept as `<target>.bak` (same mode), then the new text replaces the file. Resolves with the
+ * backup path (undefined for a new file).
+ */
+export async function commitChange(file: ConfigFile, change: (current: ConfigFile, unchanged: boolean) => string, limits: ConfigLimits = {}): Promise<string | undefined> {
+  await mkdir(dirname(file.target), { recursive: true, mode: 0o700 });
+  return withLock(
+    file.target,
+    async () => {
+      const read = await readNoFollow(file.target, limits.maxConfigBytes ?? DEFAULT_MAX_CONFIG_BYTES).catch((err: Error) => {
+        if (err.name === 'NotARegularFileError') throw new ConfigChangedError(`${err.message}; nothing was written`);
+        throw err;
+      });
+      const unchanged = read === null ? file.original === null : file.original !== null && read.bytes.equals(file.original);
+      const current = unchanged ? file : read === null ? emptyConfig(file.path, file.target) : parseConfig(file.path, file.target, read.bytes, read.mode, limits);
+      const text = finish(current, change(current, unchanged));
+      let backup: string | undefined;
+      if (current.original !== null) {
+        backup = `${current.target}.bak`;
+        await replaceFile(backup, current.original, current.mode);
+      }
+      await replaceFile(current.target, text, current.mode);
+      return backup;
+    },
+    limits,
+  );
 }

@@ -8,22 +8,34 @@
  * `--yes` was given.
  */
 import { createInterface } from 'node:readline';
-import { describeVariable, hasHiddenCharacters, isCodeLoadingEnv, quote, quoteCommandLine } from './display.js';
+import { analyzeCommand } from './danger.js';
+import { describeVariable, escapeNonAscii, hasHiddenCharacters, isCodeLoadingEnv, quote, quoteCommandLine } from './display.js';
 import type { ServerEntry } from './entry.js';
 
 /** Default for the longest consent answer read, in characters. */
 export const MAX_ANSWER_LENGTH = 1024;
 
-/** The consent screen for `entry` going into `path` for `client`, as lines of text. */
-export function describeInstall(entry: ServerEntry, client: string, path: string, replaces: boolean): string {
+/**
+ * The consent screen for `entry` going into `path` for `client`, as lines of text. When
+ * `path` is a symbolic link (or lies in a linked folder), `target` is the file that will
+ * really change, and the screen names it.
+ */
+export function describeInstall(entry: ServerEntry, client: string, path: string, replaces: boolean, target?: string): string {
   const lines: string[] = [];
   lines.push(`mcpkit install: ${replaces ? 'replace' : 'add'} the MCP server ${quote(entry.name)} in ${quote(path)} (${client})`);
+  if (target !== undefined && target !== path) lines.push(`  NOTE: ${quote(path)} is a symbolic link (or in a linked folder): the file changed is ${quote(target)}`);
   lines.push('');
   if (entry.command !== undefined) {
-    lines.push(`  ${client} will run this command (${entry.args.length} argument${entry.args.length === 1 ? '' : 's'}, no shell):`);
+    const analysis = analyzeCommand(entry.command, entry.args);
+    const count = `${entry.args.length} argument${entry.args.length === 1 ? '' : 's'}`;
+    const how = analysis.scripts.length > 0 ? `${count}; it starts a shell or interpreter that runs the inline script in it` : `${count}, run directly, no shell`;
+    lines.push(`  ${client} will run this command (${how}):`);
     lines.push('');
     lines.push(`    ${quoteCommandLine(entry.command, entry.args)}`);
     lines.push('');
+    for (const danger of analysis.dangers) lines.push(`  DANGER: ${danger.text}`);
+    if (analysis.dangers.length > 0) lines.push('');
+    if (/[^\x20-\x7e]/.test(entry.command)) lines.push(`  NOTE: the program name holds characters other than plain ASCII (a look-alike name?): ${quote(escapeNonAscii(entry.command))}`);
     if (entry.cwd !== undefined) lines.push(`  in the folder ${quote(entry.cwd)}`);
     const names = Object.keys(entry.env);
     if (names.length === 0) lines.push('  with no extra environment variables');
@@ -43,7 +55,7 @@ export function describeInstall(entry: ServerEntry, client: string, path: string
     lines.push(`  ${client} will ask you for ${quote(input.id)}${input.description !== undefined ? ` (${quote(input.description)})` : ''}${input.password ? ', typed hidden' : ''} when it starts the server`);
   }
   if (entry.ignored.length > 0) lines.push(`  ignored fields of the input (not written): ${entry.ignored.map(quote).join(', ')}`);
-  const texts = [entry.name, entry.command ?? '', ...entry.args, ...Object.entries(entry.env).flat(), entry.url ?? ''];
+  const texts = [entry.name, entry.command ?? '', ...entry.args, ...Object.entries(entry.env).flat(), entry.url ?? '', ...Object.entries(entry.headers).flat(), entry.cwd ?? ''];
   if (texts.some(hasHiddenCharacters)) lines.push('  NOTE: some text above holds invisible or control characters, shown as $\'\\...\' escapes.');
   if (Object.keys(entry.env).some(isCodeLoadingEnv)) lines.push('  NOTE: an environment variable above changes which code the command loads.');
   lines.push('');

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
-import { describeVariable, hasHiddenCharacters, quote, quoteCommandLine } from './display.js';
+import { describeVariable, hasHiddenCharacters, quote, quoteCommandLine, safeJson, safeText } from './display.js';
 
 /** What bash makes of `quoted` as one word: each byte, read back as UTF-8. */
 function bashReads(quotedWords: string): string[] {
@@ -49,12 +49,43 @@ test('variables: secret-looking names masked with their length, code-loading nam
   assert.equal(describeVariable('API_KEY', 'sk-123'), 'API_KEY=******** (secret, 6 characters, not shown)');
   assert.equal(describeVariable('GITHUB_TOKEN', '${input:token}'), "GITHUB_TOKEN='${input:token}'");
   assert.equal(describeVariable('DEBUG', '1'), 'DEBUG=1');
-  assert.equal(describeVariable('NODE_OPTIONS', '--require /tmp/x.js'), "NODE_OPTIONS='--require /tmp/x.js'   <- changes which code runs");
-  assert.equal(describeVariable('LD_PRELOAD', '/tmp/evil.so'), 'LD_PRELOAD=/tmp/evil.so   <- changes which code runs');
+  assert.equal(describeVariable('NODE_OPTIONS', '--require /tmp/x.js'), "NODE_OPTIONS='--require /tmp/x.js'   <- changes which code runs: loads code into the program");
+  assert.equal(describeVariable('LD_PRELOAD', '/tmp/evil.so'), 'LD_PRELOAD=/tmp/evil.so   <- changes which code runs: loads code into the program');
 });
 
 test('placeholders are not secrets; a secret next to a placeholder still is', () => {
   assert.equal(describeVariable('Authorization', 'Bearer ${input:token}'), "Authorization='Bearer ${input:token}'");
   assert.match(describeVariable('Authorization', 'Bearer sk-1 ${input:x}'), /\*{8} \(secret/);
   assert.match(describeVariable('API_KEY', '${input:a}sk-live'), /\*{8} \(secret/);
+});
+
+test('invisible and confusable code points beyond Cf/Zs are escaped: Hangul fillers, braille blank, CGJ, variation selectors, tags', () => {
+  const cases: [string, string][] = [
+    ['a\u3164b', "$'a\\u3164b'"],
+    ['a\u115Fb', "$'a\\u115fb'"],
+    ['a\uFFA0b', "$'a\\uffa0b'"],
+    ['a\u2800b', "$'a\\u2800b'"],
+    ['a\u034Fb', "$'a\\u034fb'"],
+    ['a\uFE0Fb', "$'a\\ufe0fb'"],
+    ['a\u{E0100}b', "$'a\\U000e0100b'"],
+    ['a\u{E0061}b', "$'a\\U000e0061b'"],
+    ['a\u180Eb', "$'a\\u180eb'"],
+    ['a\u17B4b', "$'a\\u17b4b'"],
+    ['a\u2061b', "$'a\\u2061b'"],
+  ];
+  for (const [text, shown] of cases) {
+    assert.equal(quote(text), shown, JSON.stringify(text));
+    assert.equal(hasHiddenCharacters(text), true);
+  }
+});
+
+test('safeText escapes ESC, OSC, C1 controls and bidi in any line (keeping line feeds); safeJson keeps the JSON value', () => {
+  const hostile = 'x\x1b]0;pwned\x07 \x1b[2J \u009b31m \u202Eevil\u2066 \u3164 end\nnext';
+  const safe = safeText(hostile);
+  assert.ok(!/[\x1b\x07\u009b\u202e\u2066\u3164]/.test(safe), safe);
+  assert.equal(safe, 'x\\x1b]0;pwned\\x07 \\x1b[2J \\u009b31m \\u202eevil\\u2066 \\u3164 end\nnext');
+  const json = JSON.stringify({ name: hostile, astral: '\u{E0041}' });
+  const safeJ = safeJson(json);
+  assert.ok(!/[\x1b\u009b\u202e\u2066\u3164\u{E0041}]/u.test(safeJ), safeJ);
+  assert.deepEqual(JSON.parse(safeJ), JSON.parse(json));
 });

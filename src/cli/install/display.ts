@@ -9,6 +9,7 @@
  * shell: plain words stay bare, other text is single-quoted, and text with characters that
  * must be escaped uses the `$'...'` form (bash, zsh, ksh, and POSIX.1-2024 sh).
  */
+import { codeEnvRow } from './code-env.js';
 
 /** Characters that need no quoting in a shell word. */
 const BARE = /^[A-Za-z0-9_@%+=:,./-]+$/;
@@ -16,10 +17,14 @@ const BARE = /^[A-Za-z0-9_@%+=:,./-]+$/;
 /**
  * Characters that must never be shown raw: C0/C1 controls and DEL (Cc), format characters such
  * as bidi overrides, zero-width joiners and tag characters (Cf), lone surrogates (Cs),
- * private-use and unassigned code points (Co, Cn), line and paragraph separators (Zl, Zp), and
- * every space other than U+0020 (Zs).
+ * private-use and unassigned code points (Co, Cn), line and paragraph separators (Zl, Zp),
+ * every space other than U+0020 (Zs), every code point Unicode marks as default-ignorable
+ * (drawn as nothing: U+034F COMBINING GRAPHEME JOINER, the Hangul fillers U+115F, U+1160,
+ * U+3164 and U+FFA0, variation selectors, tags, ...), and the blank-looking U+2800 BRAILLE
+ * PATTERN BLANK.
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|(?! )\p{Zs}/u;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}/u;
+const HIDDEN_ALL = new RegExp(HIDDEN.source, 'gu');
 
 const NAMED_ESCAPES: Record<string, string> = {
   '\\': '\\\\', "'": "\\'", '\n': '\\n', '\r': '\\r', '\t': '\\t', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\x1b': '\\E',
@@ -72,16 +77,9 @@ function isPlaceholder(value: string): boolean {
   return value.includes('${') && (rest === '' || /^(Bearer|Basic|Token)$/i.test(rest));
 }
 
-/**
- * Environment variables that change which code a process runs or loads: shown with their
- * value, never masked, and flagged, since a link can use them to run code even when the
- * command itself looks harmless.
- */
-const CODE_LOADING_ENV = /^(LD_[A-Z_]+|DYLD_[A-Z_]+|NODE_OPTIONS|NODE_PATH|PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|BASH_ENV|ENV|ZDOTDIR|GIT_SSH_COMMAND|GIT_EXEC_PATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|CLASSPATH|npm_config_[a-z_]+|NPM_CONFIG_[A-Z_]+)$/;
-
-/** True when an environment variable named `name` changes what code a process runs. */
+/** True when an environment variable named `name` (any letter case) changes what code a process runs (see {@link CODE_ENV}). */
 export function isCodeLoadingEnv(name: string): boolean {
-  return CODE_LOADING_ENV.test(name);
+  return codeEnvRow(name) !== undefined;
 }
 
 /**
@@ -90,7 +88,35 @@ export function isCodeLoadingEnv(name: string): boolean {
  * is a placeholder; both name and value quoted with {@link quote}.
  */
 export function describeVariable(name: string, value: string): string {
-  if (isCodeLoadingEnv(name)) return `${quote(name)}=${quote(value)}   <- changes which code runs`;
+  const row = codeEnvRow(name);
+  if (row !== undefined) return `${quote(name)}=${quote(value)}   <- changes which code runs: ${row.effect}`;
   if (SECRET_NAME.test(name) && !isPlaceholder(value)) return `${quote(name)}=******** (secret, ${[...value].length} characters, not shown)`;
   return `${quote(name)}=${quote(value)}`;
+}
+
+/**
+ * Text safe to print on a terminal, for every line the install commands write that is not
+ * built from {@link quote}d parts (error messages, which may quote input, paths, names):
+ * each character {@link quote} would escape, except the line feed, is written as `\xHH`,
+ * `\uHHHH` or `\UHHHHHHHH`, so no escape sequence, bidi override or invisible
+ * character reaches the terminal raw.
+ */
+export function safeText(text: string): string {
+  return text.replace(HIDDEN_ALL, (ch) => (ch === '\n' ? ch : escapeCodePoint(ch.codePointAt(0)!)));
+}
+
+/**
+ * JSON text with every character {@link quote} would escape written as a `\uHHHH` escape
+ * (a pair for code points above U+FFFF): the same JSON value, safe to print on a terminal.
+ * Valid for JSON without indentation, where such characters occur only inside strings.
+ */
+export function safeJson(json: string): string {
+  return json.replace(HIDDEN_ALL, (ch) => [...Array(ch.length).keys()].map((i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
+}
+
+/** Every character outside printable ASCII as an escape: shows what a look-alike name really is. */
+export function escapeNonAscii(text: string): string {
+  let out = '';
+  for (const ch of text) out += /[\x20-\x7e]/.test(ch) ? ch : escapeCodePoint(ch.codePointAt(0)!);
+  return out;
 }

@@ -62,6 +62,21 @@ export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/;
 /** Environment variable and header names: no `=`, no control characters, no spaces. */
 const VARIABLE_NAME = /^[^\s=\p{Cc}]{1,256}$/u;
 
+/** HTTP header names: an RFC 9110 token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+/** What a header value must not hold: CR, LF, NUL and the other controls but horizontal tab (RFC 9110 field-value). */
+const HEADER_VALUE_BAD = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/**
+ * Throws {@link InstallInputError} unless `name` is an HTTP header name (a token) and `value`
+ * holds no CR, LF or other control character: a line break in a value would let a link
+ * smuggle extra header lines (or a whole request) into what the client sends.
+ */
+export function checkHeader(name: string, value: string, where: string): void {
+  if (!HEADER_NAME.test(name)) throw new InstallInputError(`${where}: ${JSON.stringify(name)} is not a valid HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`);
+  if (HEADER_VALUE_BAD.test(value)) throw new InstallInputError(`${where}: the value of header ${JSON.stringify(name)} holds a line break or control character (CR, LF, NUL, ...); header values must be one line`);
+}
+
 /** Throws {@link InstallInputError} unless `name` matches {@link SERVER_NAME}. */
 export function checkServerName(name: string): string {
   if (!SERVER_NAME.test(name)) {
@@ -102,6 +117,7 @@ export function entryFromJson(name: string, value: unknown, where: string, check
     entry.url = checkUrl(url, where);
     entry.transport = type === 'sse' ? 'sse' : 'http';
     entry.headers = stringRecord(value, 'headers', where);
+    for (const [k, v] of Object.entries(entry.headers)) checkHeader(k, v, where);
   } else {
     throw new InstallInputError(`${where}: the server configuration has neither a "command" nor a "url"`);
   }
@@ -179,8 +195,10 @@ function stringRecord(obj: Record<string, unknown>, key: string, where: string):
 /** Parses `NAME=VALUE` (from `--env` or `--header NAME: VALUE`) into the record; throws {@link InstallInputError}. */
 export function addPair(into: Record<string, string>, text: string, separator: '=' | ':', flag: string): void {
   const at = text.indexOf(separator);
-  const name = at > 0 ? text.slice(0, at).trim() : '';
+  // only blanks are trimmed: a CR or LF stays, so that a header value holding one is refused
+  const name = at > 0 ? text.slice(0, at).replace(/^[ \t]+|[ \t]+$/g, '') : '';
   if (!VARIABLE_NAME.test(name)) throw new InstallInputError(`${flag} needs NAME${separator}VALUE, got ${JSON.stringify(text)}`);
-  const value = separator === ':' ? text.slice(at + 1).trim() : text.slice(at + 1);
+  const value = separator === ':' ? text.slice(at + 1).replace(/^[ \t]+|[ \t]+$/g, '') : text.slice(at + 1);
+  if (separator === ':') checkHeader(name, value, flag);
   Object.defineProperty(into, name, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -4,8 +4,8 @@
  * getting an explicit yes (see consent.ts). It never runs the command it installs.
  */
 import { CLIENT_NAMES, chooseTarget } from './clients.js';
-import { Exit, parseOptions, parseOrHelp, runCommand, TARGET_OPTIONS } from './common.js';
-import { readConfigFile, serversOf, setKey, writeConfigFile } from './config-file.js';
+import { Exit, parseOptions, parseOrHelp, printErr, runCommand, TARGET_OPTIONS } from './common.js';
+import { checkUniqueName, commitChange, ConfigChangedError, editText, readConfigFile, serversOf, type ConfigFile } from './config-file.js';
 import { askYes, canAsk, describeInstall } from './consent.js';
 import { addPair, checkUrl, emptyEntry, InstallInputError, type InputVariable, type ServerEntry } from './entry.js';
 import { entryFromLink, entryFromSnippet, isInstallLink } from './sources.js';
@@ -46,6 +46,8 @@ Options:
 Exit codes: 0 installed, 1 the file could not be read or written (or changed meanwhile),
 2 wrong arguments or input, 3 cancelled (no consent, or no terminal and no --yes).
 Nothing is written unless the exit code is 0. The previous file is kept as FILE.bak.
+JSON with comments (JSONC) is fine: only the new entry's text is added, nothing else changes.
+Concurrent installs into one file wait for each other (lock file FILE.lock).
 
 Examples:
   mcpkit install --client cursor --name files -- npx -y @modelcontextprotocol/server-filesystem ~/notes
@@ -80,32 +82,44 @@ export function run(argv: string[]): Promise<number> {
     const entry = entryFromInput(values, positionals, command);
     const target = chooseTarget(values.client, values.config);
     const file = await readConfigFile(target.path);
-    const servers = serversOf(file, target.format.serversKey, true)!;
+    const key = target.format.serversKey;
+    const servers = serversOf(file, key) ?? {};
+    checkUniqueName(file, key, entry.name);
     const replaces = Object.hasOwn(servers, entry.name);
     if (replaces && !values.force) {
       throw new InstallInputError(`${target.path} already has a server named ${JSON.stringify(entry.name)}; use --force to replace it, or pick another --name`);
     }
+    const agreed = replaces ? JSON.stringify(servers[entry.name]) : undefined;
     const json = target.format.toJson(entry);
-    const newInputs = target.format.id === 'vscode' ? inputsToAdd(file.data, entry.inputs, target.path) : [];
-    if (target.format.id !== 'vscode' && entry.inputs.length > 0) {
+    const vscode = target.format.id === 'vscode';
+    if (vscode) inputsToAdd(file.data, entry.inputs, target.path);
+    else if (entry.inputs.length > 0) {
       entry.ignored.push('inputs');
       entry.inputs = [];
     }
-    process.stderr.write(describeInstall(entry, target.format.label, target.path, replaces));
+    printErr(describeInstall(entry, target.format.label, target.path, replaces, file.target));
     if (!values.yes) {
       if (!canAsk()) {
-        process.stderr.write('\nmcpkit install: refusing: there is no terminal to ask for consent on. Nothing was written.\nRun it in a terminal, or pass --yes if you have checked the command above.\n');
+        printErr('\nmcpkit install: refusing: there is no terminal to ask for consent on. Nothing was written.\nRun it in a terminal, or pass --yes if you have checked the command above.\n');
         return Exit.cancelled;
       }
       if (!(await askYes('\nType "yes" to install it, anything else cancels: '))) {
-        process.stderr.write('mcpkit install: cancelled. Nothing was written.\n');
+        printErr('mcpkit install: cancelled. Nothing was written.\n');
         return Exit.cancelled;
       }
     }
-    setKey(servers, entry.name, json);
-    if (newInputs.length > 0) file.data.inputs = [...((file.data.inputs as unknown[] | undefined) ?? []), ...newInputs];
-    const backup = await writeConfigFile(file);
-    process.stderr.write(`mcpkit install: ${replaces ? 'replaced' : 'added'} ${JSON.stringify(entry.name)} in ${target.path}${backup ? ` (previous file kept as ${backup})` : ''}. Restart ${target.format.label} to load it.\n`);
+    const backup = await commitChange(file, (current: ConfigFile, unchanged: boolean) => {
+      const now = serversOf(current, key) ?? {};
+      checkUniqueName(current, key, entry.name);
+      const present = Object.hasOwn(now, entry.name);
+      if (!unchanged && (present !== replaces || (present && JSON.stringify(now[entry.name]) !== agreed))) {
+        throw new ConfigChangedError(`${target.path} changed while mcpkit was waiting: ${present ? `it now holds ${replaces ? 'another' : 'a'} server named ${JSON.stringify(entry.name)}` : `the server ${JSON.stringify(entry.name)} is gone`}; nothing was written, run the command again`);
+      }
+      let text = editText(current, current.text, [key, entry.name], json);
+      if (vscode) for (const input of inputsToAdd(current.data, entry.inputs, target.path)) text = editText(current, text, ['inputs', -1], input);
+      return text;
+    });
+    printErr(`mcpkit install: ${replaces ? 'replaced' : 'added'} ${JSON.stringify(entry.name)} in ${file.target}${backup ? ` (previous file kept as ${backup})` : ''}. Restart ${target.format.label} to load it.\n`);
     return Exit.ok;
   });
 }

@@ -202,20 +202,20 @@ test('remote servers: URL, headers (secret values masked) and SSE, per format', 
   assert.deepEqual(JSON.parse(readFileSync(http, 'utf8')).mcpServers.h, { httpUrl: 'https://example.com/mcp' });
 });
 
-test('a VS Code file with comments (JSONC) is refused, not rewritten without them; invalid JSON too', async () => {
+test('a VS Code file with comments (JSONC) gets the entry, its comments and trailing commas kept; invalid JSON is refused', async () => {
   const dir = tempDir();
   mkdirSync(join(dir, '.vscode'));
   const path = join(dir, '.vscode', 'mcp.json');
-  const jsonc = '{\n  // my servers\n  "servers": {\n    "a": { "type": "stdio", "command": "x", },\n  },\n}\n';
+  const jsonc = '{\n  // my servers\n  "servers": {\n    "a": { "type": "stdio", "command": "x", }, /* inline */\n  },\n}\n';
   writeFileSync(path, jsonc);
   const result = await runCli(['install', '--client', 'vscode', '--yes', ...FORMS.args!], { cwd: dir });
-  assert.equal(result.code, 2);
-  assert.match(result.stderr, /has comments or trailing commas \(JSONC\)/);
-  assert.equal(readFileSync(path, 'utf8'), jsonc);
+  assert.equal(result.code, 0, result.stderr);
+  const demo = JSON.stringify(EXPECTED.vscode!.value, null, 2).replaceAll('\n', '\n    ');
+  assert.equal(readFileSync(path, 'utf8'), `{\n  // my servers\n  "servers": {\n    "a": { "type": "stdio", "command": "x", }, /* inline */\n    "demo": ${demo}\n  },\n}\n`);
   writeFileSync(path, '{"servers": ');
   const broken = await runCli(['install', '--client', 'vscode', '--yes', ...FORMS.args!], { cwd: dir });
   assert.equal(broken.code, 2);
-  assert.match(broken.stderr, /is not valid JSON/);
+  assert.match(broken.stderr, /is not valid JSON or JSONC \(ValueExpected at line 1, column 13\)/);
   writeFileSync(path, '{"servers": []}');
   const wrongShape = await runCli(['install', '--client', 'vscode', '--yes', ...FORMS.args!], { cwd: dir });
   assert.equal(wrongShape.code, 2);

@@ -5,9 +5,9 @@
  */
 import { access } from 'node:fs/promises';
 import { CLIENT_NAMES, CLIENTS, chooseTarget, readEntry, type ClientFormat } from './clients.js';
-import { Exit, parseOrHelp, runCommand, TARGET_OPTIONS } from './common.js';
+import { Exit, parseOrHelp, printErr, printOut, runCommand, TARGET_OPTIONS } from './common.js';
 import { readConfigFile, serversOf } from './config-file.js';
-import { describeVariable, quote, quoteCommandLine } from './display.js';
+import { describeVariable, quote, quoteCommandLine, safeJson } from './display.js';
 import { InstallInputError } from './entry.js';
 
 /** `mcpkit installed --help`. */
@@ -19,7 +19,11 @@ Secret values are never printed.
 
   --json    one JSON object on stdout: {"configs":[{"client","path","servers":[...]}]},
             each server {"name","command","args","envNames","cwd"} or {"name","url","transport",
-            "headerNames"}, or {"name","error"} for an entry mcpkit cannot read
+            "headerNames"}, or {"name","error"} for an entry mcpkit cannot read;
+            a config that cannot be read has "error" and no servers
+
+A file that cannot be read (not JSON, too large, ...) is reported and the others are still
+listed; the exit code is then 1. JSON with comments (JSONC) is read.
 
 Exit codes: 0 listed, 1 a config file could not be read, 2 wrong arguments.
 
@@ -35,6 +39,8 @@ interface ListedConfig {
   client: string;
   path: string;
   servers: Record<string, unknown>[];
+  /** Why the file could not be read (then `servers` is empty). */
+  error?: string;
 }
 
 /** Runs `mcpkit installed`; resolves with the exit code (see {@link Exit}). */
@@ -52,20 +58,28 @@ export function run(argv: string[]): Promise<number> {
         if (path !== undefined && (await access(path).then(() => true, () => false))) targets.push({ format, path });
       }
     }
+    // one file that cannot be read is reported, and the others are still listed
     const listed: ListedConfig[] = [];
     for (const { format, path } of targets) {
-      const file = await readConfigFile(path);
-      const servers = serversOf(file, format.serversKey, false) ?? {};
-      listed.push({ client: format.id, path, servers: Object.entries(servers).map(([name, value]) => summarize(name, value)) });
+      try {
+        const file = await readConfigFile(path);
+        const servers = serversOf(file, format.serversKey) ?? {};
+        listed.push({ client: format.id, path, servers: Object.entries(servers).map(([name, value]) => summarize(format, name, value)) });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        listed.push({ client: format.id, path, servers: [], error: `${code !== undefined ? `${code}: ` : ''}${(err as Error).message}` });
+      }
     }
-    if (values.json) process.stdout.write(JSON.stringify({ configs: listed.map(withoutValues) }) + '\n');
-    else process.stdout.write(render(listed));
-    return Exit.ok;
+    if (values.json) printOut(safeJson(JSON.stringify({ configs: listed.map(withoutValues) })) + '\n');
+    else printOut(render(listed));
+    const failed = listed.filter((config) => config.error !== undefined);
+    for (const config of failed) printErr(`mcpkit installed: cannot read ${config.path}: ${config.error}\n`);
+    return failed.length > 0 ? Exit.failed : Exit.ok;
   });
 }
 
-function summarize(name: string, value: unknown): Record<string, unknown> {
-  const entry = readEntry(name, value);
+function summarize(format: ClientFormat, name: string, value: unknown): Record<string, unknown> {
+  const entry = readEntry(format, name, value);
   if ('error' in entry) return { name, error: entry.error };
   if (entry.command !== undefined) {
     return { name, command: entry.command, args: entry.args, envNames: Object.keys(entry.env), ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}), env: entry.env };
@@ -82,8 +96,9 @@ function render(listed: ListedConfig[]): string {
   if (listed.length === 0) return 'No config file of a supported client was found (see mcpkit installed --help).\n';
   let out = '';
   for (const config of listed) {
-    out += `${CLIENTS.get(config.client)!.label}: ${config.path}\n`;
-    if (config.servers.length === 0) out += '  (no servers)\n';
+    out += `${CLIENTS.get(config.client)!.label}: ${quote(config.path)}\n`;
+    if (config.error !== undefined) out += `  cannot read this file: ${config.error}\n`;
+    else if (config.servers.length === 0) out += '  (no servers)\n';
     for (const server of config.servers) {
       out += `  ${quote(server.name as string)}\n`;
       if (server.error !== undefined) out += `    cannot read this entry: ${server.error}\n`;

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InstallInputError } from './entry.js';
-import { entryFromLink, entryFromSnippet } from './sources.js';
+import { entryFromLink, entryFromSnippet, isInstallLink } from './sources.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 
@@ -44,4 +44,25 @@ test('names and env keys cannot reach Object.prototype', () => {
   const entry = entryFromSnippet('{"name": "n", "command": "x", "env": {"__proto__": "v"}}', undefined);
   assert.equal(Object.getOwnPropertyDescriptor(entry.env, '__proto__')?.value, 'v');
   assert.equal(Object.getPrototypeOf(entry.env), Object.prototype);
+});
+
+test('web install links read like the app links: cursor.com (with or without a locale) and vscode.dev / insiders.vscode.dev', () => {
+  const config = { command: 'npx', args: ['-y', 'pkg'] };
+  for (const link of [
+    `https://cursor.com/en/install-mcp?name=web&config=${b64(config)}`,
+    `https://cursor.com/install-mcp?name=web&config=${encodeURIComponent(b64(config))}`,
+    `https://www.cursor.com/pt-BR/install-mcp?name=web&config=${b64(config)}#top`,
+    `https://vscode.dev/redirect/mcp/install?name=web&config=${encodeURIComponent(JSON.stringify(config))}`,
+    `https://insiders.vscode.dev/redirect/mcp/install?name=web&config=${encodeURIComponent(JSON.stringify(config))}&quality=insiders`,
+  ]) {
+    assert.equal(isInstallLink(link), true, link);
+    const entry = entryFromLink(link, undefined);
+    assert.deepEqual([entry.name, entry.command, entry.args], ['web', 'npx', ['-y', 'pkg']], link);
+  }
+  const remote = entryFromLink(`https://insiders.vscode.dev/redirect/mcp/install?name=gh&config=${encodeURIComponent(JSON.stringify({ type: 'http', url: 'https://api.example.com/mcp/' }))}`, undefined);
+  assert.deepEqual([remote.url, remote.transport], ['https://api.example.com/mcp/', 'http']);
+  assert.equal(isInstallLink('https://cursor.com/docs'), false);
+  assert.equal(isInstallLink('https://vscode.dev/github/x'), false);
+  assert.throws(() => entryFromLink('https://vscode.dev/redirect/mcp/install?name=a&name=b&config=%7B%7D', undefined), /gives "name" twice/);
+  assert.throws(() => entryFromLink('https://vscode.dev/redirect/mcp/install?name=a', undefined), /no config parameter/);
 });

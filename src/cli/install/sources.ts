@@ -6,6 +6,11 @@
  *   object keyed by the server name);
  * - a VS Code install link, `vscode:mcp/install?JSON` (also `vscode-insiders:`), where the
  *   percent-encoded JSON holds `name` and the server's configuration, as `code --add-mcp` takes;
+ * - the web forms of both, which a browser turns into the links above:
+ *   `https://cursor.com/[LOCALE/]install-mcp?name=NAME&config=BASE64` (read like the Cursor
+ *   link) and `https://vscode.dev/redirect/mcp/install?name=NAME&config=JSON` (also on
+ *   `insiders.vscode.dev`, with an optional `quality=insiders`), where the percent-encoded
+ *   JSON is the server's configuration;
  * - a JSON snippet: `{"name": ..., "command": ...}`, `{"mcpServers": {NAME: {...}}}`,
  *   `{"servers": {NAME: {...}}}`, `{NAME: {...}}`, or a bare configuration with `--name`.
  *
@@ -29,10 +34,14 @@ export interface SourceLimits {
 
 const CURSOR_PREFIX = 'cursor://anysphere.cursor-deeplink/mcp/install?';
 const VSCODE_LINK = /^vscode(-insiders)?:(\/\/)?mcp\/install\?/;
+/** Cursor's web install page, with or without a locale (`/en/`, `/pt-BR/`). */
+const CURSOR_WEB = /^https:\/\/(www\.)?cursor\.com\/([a-z]{2}(-[A-Za-z]{2,4})?\/)?install-mcp\?/i;
+/** VS Code's web redirect to its install link. */
+const VSCODE_WEB = /^https:\/\/(insiders\.)?vscode\.dev\/redirect\/mcp\/install\?/i;
 
-/** True when `text` looks like one of the install links this module reads. */
+/** True when `text` looks like one of the install links this module reads (app links and their web forms). */
 export function isInstallLink(text: string): boolean {
-  return text.startsWith(CURSOR_PREFIX) || VSCODE_LINK.test(text) || text.startsWith('cursor:') || text.startsWith('vscode:') || text.startsWith('vscode-insiders:');
+  return text.startsWith(CURSOR_PREFIX) || VSCODE_LINK.test(text) || CURSOR_WEB.test(text) || VSCODE_WEB.test(text) || text.startsWith('cursor:') || text.startsWith('vscode:') || text.startsWith('vscode-insiders:');
 }
 
 /**
@@ -42,19 +51,48 @@ export function isInstallLink(text: string): boolean {
 export function entryFromLink(link: string, nameOverride: string | undefined, limits: SourceLimits = {}): ServerEntry {
   checkSize(link, 'the install link', limits);
   if (link.startsWith(CURSOR_PREFIX)) return fromCursorLink(link.slice(CURSOR_PREFIX.length), nameOverride);
+  const cursorWeb = CURSOR_WEB.exec(link);
+  if (cursorWeb) return fromCursorLink(withoutFragment(link.slice(cursorWeb[0].length)), nameOverride);
   const vscode = VSCODE_LINK.exec(link);
   if (vscode) return fromVscodeLink(link.slice(vscode[0].length), nameOverride);
-  throw new InstallInputError('unknown install link: expected cursor://anysphere.cursor-deeplink/mcp/install?name=...&config=... or vscode:mcp/install?{...}');
+  const vscodeWeb = VSCODE_WEB.exec(link);
+  if (vscodeWeb) return fromVscodeWebLink(withoutFragment(link.slice(vscodeWeb[0].length)), nameOverride);
+  throw new InstallInputError('unknown install link: expected cursor://anysphere.cursor-deeplink/mcp/install?name=...&config=..., vscode:mcp/install?{...}, https://cursor.com/install-mcp?... or https://vscode.dev/redirect/mcp/install?...');
 }
 
-function fromCursorLink(query: string, nameOverride: string | undefined): ServerEntry {
-  // Split by hand: URLSearchParams turns '+' into a space, and '+' is a base64 digit.
+function withoutFragment(query: string): string {
+  const hash = query.indexOf('#');
+  return hash < 0 ? query : query.slice(0, hash);
+}
+
+/** The `name=value` pairs of a query, split by hand: URLSearchParams turns '+' into a space, and '+' is a base64 digit. */
+function queryParams(query: string, where: string): Map<string, string> {
   const params = new Map<string, string>();
   for (const part of query.split('&')) {
     const at = part.indexOf('=');
     const key = at < 0 ? part : part.slice(0, at);
-    params.set(percentDecode(key, 'the Cursor link'), percentDecode(at < 0 ? '' : part.slice(at + 1), 'the Cursor link'));
+    const name = percentDecode(key, where);
+    if (params.has(name)) throw new InstallInputError(`${where} gives "${name}" twice; which one counts is not defined`);
+    params.set(name, percentDecode(at < 0 ? '' : part.slice(at + 1), where));
   }
+  return params;
+}
+
+function fromVscodeWebLink(query: string, nameOverride: string | undefined): ServerEntry {
+  const where = 'the vscode.dev link';
+  const params = queryParams(query, where);
+  const config = params.get('config');
+  if (config === undefined || config === '') throw new InstallInputError(`${where} has no config parameter`);
+  const json = parseJson(config, `${where}'s config`);
+  if (!isObject(json)) throw new InstallInputError(`${where}'s config must be a JSON object`);
+  const { name: inner, ...rest } = json;
+  const chosen = nameOverride ?? params.get('name') ?? (typeof inner === 'string' ? inner : undefined);
+  if (chosen === undefined) throw new InstallInputError(`${where} has no name; give one with --name`);
+  return entryFromJson(chosen, rest, where);
+}
+
+function fromCursorLink(query: string, nameOverride: string | undefined): ServerEntry {
+  const params = queryParams(query, 'the Cursor link');
   const encoded = params.get('config');
   if (encoded === undefined || encoded === '') throw new InstallInputError('the Cursor link has no config parameter');
   const json = parseJson(decodeBase64(encoded), 'the Cursor link\'s config');

@@ -4,8 +4,8 @@
  * it does not ask.
  */
 import { CLIENT_NAMES, chooseTarget } from './clients.js';
-import { Exit, parseOrHelp, runCommand, TARGET_OPTIONS } from './common.js';
-import { readConfigFile, serversOf, setKey, writeConfigFile } from './config-file.js';
+import { Exit, parseOrHelp, printErr, runCommand, TARGET_OPTIONS } from './common.js';
+import { checkUniqueName, commitChange, ConfigChangedError, editText, readConfigFile, serversOf } from './config-file.js';
 import { InstallInputError } from './entry.js';
 
 /** `mcpkit uninstall --help`. */
@@ -34,14 +34,20 @@ export function run(argv: string[]): Promise<number> {
     const name = positionals[0]!;
     const target = chooseTarget(values.client, values.config);
     const file = await readConfigFile(target.path);
-    const servers = serversOf(file, target.format.serversKey, false);
+    const key = target.format.serversKey;
+    const servers = serversOf(file, key);
     if (file.original === null || servers === undefined || !Object.hasOwn(servers, name)) {
-      process.stderr.write(`mcpkit uninstall: ${target.path} has no server named ${JSON.stringify(name)}; nothing changed\n`);
+      printErr(`mcpkit uninstall: ${target.path} has no server named ${JSON.stringify(name)}; nothing changed\n`);
       return Exit.failed;
     }
-    setKey(servers, name, undefined);
-    const backup = await writeConfigFile(file);
-    process.stderr.write(`mcpkit uninstall: removed ${JSON.stringify(name)} from ${target.path} (previous file kept as ${backup})\n`);
+    checkUniqueName(file, key, name);
+    const backup = await commitChange(file, (current) => {
+      const now = serversOf(current, key);
+      checkUniqueName(current, key, name);
+      if (now === undefined || !Object.hasOwn(now, name)) throw new ConfigChangedError(`${target.path} no longer has a server named ${JSON.stringify(name)} (another program removed it); nothing changed`);
+      return editText(current, current.text, [key, name], undefined);
+    });
+    printErr(`mcpkit uninstall: removed ${JSON.stringify(name)} from ${file.target} (previous file kept as ${backup})\n`);
     return Exit.ok;
   });
 }

@@ -1,0 +1,269 @@
+/**
+ * The dangerous patterns SEP-1024 asks an installer to highlight, found in a server's command
+ * line: privilege escalation (`sudo`, `doas`, `su`, `pkexec`, `runas`), a shell or interpreter
+ * given a script inline (`sh -c`, `cmd /c`, `powershell -Command`, `node -e`, `python -c`),
+ * download-and-run (`curl … | sh`, `wget -O- … |`, `iex (iwr …)`, `bash <(curl …)`),
+ * destructive commands (`rm -rf`, `mkfs`, `dd of=/dev/…`, `format`, `Remove-Item -Recurse`), and
+ * runners that download a package and run it each time the server starts (`npx`, `npm exec`,
+ * `pnpm dlx`, `yarn dlx`, `bunx`, `uvx`, `uv tool run`, `pipx run`, `docker run`, ...), with the
+ * package they fetch and whether its version is pinned.
+ *
+ * This is a warning aid, not a sandbox: it reads the command line as the client will run it
+ * (command words, then the text of inline scripts) and may flag harmless lines; a clean result
+ * never means the command is safe, and the screen says so.
+ */
+
+/** One finding, shown as a `DANGER:` line on the consent screen. */
+export interface Danger {
+  kind: 'privilege' | 'shell' | 'download-run' | 'destructive' | 'runner';
+  /** What it does, for people. */
+  text: string;
+}
+
+/** The findings for a command line, and whether a shell or interpreter runs inline code. */
+export interface CommandAnalysis {
+  dangers: Danger[];
+  /** The inline scripts found (the argument after `-c`, `/c`, `-e`, ...). */
+  scripts: string[];
+  /** Script words still to look at: scripts inside scripts are looked at up to this budget. */
+  budget: number;
+}
+
+/** Most script words looked at for one command line (nested scripts count again). */
+const SCRIPT_WORD_BUDGET = 200_000;
+
+const ESCALATORS = new Set(['sudo', 'doas', 'su', 'pkexec', 'runas', 'gsudo', 'run0', 'sudo-rs']);
+/** Wrappers that run the rest of the line as another command. */
+const WRAPPERS = new Set(['env', 'nohup', 'nice', 'ionice', 'timeout', 'stdbuf', 'setsid', 'exec', 'command', 'xargs', 'chroot', 'time', 'caffeinate', 'start']);
+/** Shells and interpreters, with the flags that take an inline script. */
+const INLINE: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  ...['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'busybox'].map((s): [string, readonly string[]] => [s, ['-c']]),
+  ['cmd', ['/c', '/k', '/r']],
+  ['powershell', ['-c', '-command', '-encodedcommand', '-e', '-ec']],
+  ['pwsh', ['-c', '-command', '-encodedcommand', '-e', '-ec']],
+  ['node', ['-e', '--eval', '-p', '--print']],
+  ['deno', ['eval']],
+  ['bun', ['-e', '--eval']],
+  ['python', ['-c']],
+  ['python3', ['-c']],
+  ['py', ['-c']],
+  ['perl', ['-e', '-E']],
+  ['ruby', ['-e']],
+  ['php', ['-r']],
+  ['osascript', ['-e']],
+  ['lua', ['-e']],
+]);
+
+/** The program name of a word: its last path part, lower case, without a Windows extension or a version suffix. */
+export function programName(word: string): string {
+  const base = word.replace(/^['"]+|['"]+$/g, '').split(/[\\/]/).pop()!.toLowerCase().replace(/\.(exe|cmd|bat|com|ps1)$/, '');
+  return /^python3?(\.\d+)?$/.test(base) ? base.replace(/\.\d+$/, '') : base;
+}
+
+/** Finds the dangerous patterns in `command args...` (see the module note). */
+export function analyzeCommand(command: string, args: readonly string[]): CommandAnalysis {
+  const found: CommandAnalysis = { dangers: [], scripts: [], budget: SCRIPT_WORD_BUDGET };
+  checkCommand([command, ...args], 0, found, 0, false);
+  return found;
+}
+
+type Add = (kind: Danger['kind'], text: string) => void;
+
+function adder(found: CommandAnalysis): Add {
+  return (kind, text) => {
+    if (!found.dangers.some((d) => d.text === text)) found.dangers.push({ kind, text });
+  };
+}
+
+/** Shell words that end a command (the next word is a command again). */
+const SEPARATOR = /^(\|\||&&|[|;&\n()`]|\$\(|<\()$/;
+const FETCHERS = new Set(['curl', 'wget', 'fetch', 'iwr', 'irm', 'invoke-webrequest', 'invoke-restmethod', 'aria2c', 'http', 'xh']);
+const SHELLS_AND_INTERPRETERS = new Set([...INLINE.keys(), 'iex', 'invoke-expression', 'source', '.']);
+const INTERPRETERS = new Set(['node', 'deno', 'bun', 'python', 'python3', 'py', 'perl', 'ruby', 'php', 'osascript', 'lua']);
+const MAX_SCRIPT_DEPTH = 4;
+
+/**
+ * Splits a shell script into words and separators, in one linear pass; quotes are not
+ * interpreted (a quoted word keeps its quote characters, which {@link programName} drops),
+ * so a script inside a script is still seen.
+ */
+function tokenize(script: string): string[] {
+  return script.split(/(\|\||&&|[|;&\n()`]|\$\(|<\()|\s+/).filter((t) => t !== undefined && t !== '');
+}
+
+/** Looks at the command starting at `words[at]` (and, in a script, every later command). */
+function checkCommand(words: readonly string[], at: number, found: CommandAnalysis, depth: number, script: boolean): void {
+  const add = adder(found);
+  let i = at;
+  for (let guard = 0; i < words.length && guard < 64; guard++) {
+    const name = programName(words[i]!);
+    if (ESCALATORS.has(name)) {
+      add('privilege', `runs as another user (usually root) through ${name}: it can change anything on this machine`);
+      if (name === 'su') {
+        const c = indexInCommand(words, i, (w) => w === '-c' || w === '--command');
+        if (c >= 0 && c + 1 < words.length) inlineScript(words[c + 1]!, 'su -c', found, depth);
+        return;
+      }
+      i = skipOptions(words, i + 1, name === 'sudo' || name === 'doas' ? /^-[ugCDhprtTU]$/ : /^$/);
+      continue;
+    }
+    if (WRAPPERS.has(name)) {
+      i = skipOptions(words, i + 1, /^-[ksSuC]$/);
+      if (name === 'timeout' && i < words.length && /^\d/.test(words[i]!)) i++;
+      continue;
+    }
+    break;
+  }
+  if (i >= words.length) return;
+  const name = programName(words[i]!);
+  const flags = INLINE.get(name);
+  if (flags !== undefined) {
+    const f = indexInCommand(words, i, (w) => flags.includes(stripQuotes(w).toLowerCase()));
+    if (f >= 0 && f + 1 < words.length) {
+      // in a script the words are not unquoted: the inline script is the rest of the command
+      const takesRest = script || name === 'cmd' || name === 'powershell' || name === 'pwsh';
+      add('shell', `${INTERPRETERS.has(name) ? 'an interpreter' : 'a shell'} runs the inline script given with ${name} ${stripQuotes(words[f]!)}: everything that script does runs too`);
+      if (found.budget > 0) inlineScript(takesRest ? words.slice(f + 1, script ? f + 65 : undefined).join(' ') : words[f + 1]!, `${name} ${words[f]}`, found, depth);
+      else add('shell', 'the inline script is too long to check completely: read all of it before you agree');
+    }
+  }
+  if (FETCHERS.has(name)) {
+    // bounded look-ahead: a pipeline of a few stages
+    for (let j = i + 1; j < Math.min(words.length, i + 64) && !/^(\|\||&&|[;&\n)`])$/.test(words[j]!); j++) {
+      if (words[j] !== '|') continue;
+      if (FETCHERS.has(programName(words[j + 1] ?? ''))) break; // that download is looked at on its own
+      let k = j + 1;
+      while (k < words.length && ESCALATORS.has(programName(words[k]!))) k = skipOptions(words, k + 1, /^-[ugCDhprtTU]$/);
+      if (k < words.length && SHELLS_AND_INTERPRETERS.has(programName(words[k]!))) {
+        add('download-run', `downloads code and runs it (${name} … | ${programName(words[k]!)}): what runs is whatever that server sends at that moment`);
+      }
+    }
+    if (name === 'wget' && indexInCommand(words, i, (w) => /^(-q?O-?|--output-document=-|-qO-|-O-)$/.test(stripQuotes(w))) >= 0) {
+      const o = indexInCommand(words, i, (w) => /^-q?O$/.test(stripQuotes(w)));
+      if (o < 0 || stripQuotes(words[o + 1] ?? '') === '-' || indexInCommand(words, i, (w) => /^(-q?O-|--output-document=-)$/.test(stripQuotes(w))) >= 0) add('download-run', 'downloads a file to standard output (wget -O-), usually to run it');
+    }
+    if (i > 0 && /^(\$\(|`|<\()$/.test(words[i - 1]!)) add('download-run', `downloads code and runs it (the output of ${name} used as a script): what runs is whatever that server sends at that moment`);
+  }
+  if (name === 'iex' || name === 'invoke-expression') add('download-run', 'runs text as PowerShell code (iex / Invoke-Expression), often code just downloaded');
+  destructive(words, i, add);
+  runner(words, i, add);
+}
+
+function inlineScript(text: string, how: string, found: CommandAnalysis, depth: number): void {
+  found.scripts.push(text);
+  if (/:\(\)\{:\|:&\};:/.test(text.replace(/\s+/g, ''))) adder(found)('destructive', 'damages the system (a fork bomb)');
+  if (/downloadstring\s*\(|downloadfile\s*\(/i.test(text)) adder(found)('download-run', `downloads code in the script given with ${how}`);
+  if (depth >= MAX_SCRIPT_DEPTH) return;
+  if (found.budget <= 0 || text.length > found.budget * 8) {
+    adder(found)('shell', 'the inline script is too long to check completely: read all of it before you agree');
+    return;
+  }
+  const words = tokenize(text);
+  found.budget -= words.length;
+  // every command of the script: the first word, and each word after a separator
+  for (let j = 0; j < words.length; j++) {
+    if (!SEPARATOR.test(words[j]!) && (j === 0 || SEPARATOR.test(words[j - 1]!))) checkCommand(words, j, found, depth + 1, true);
+  }
+}
+
+/** The index of the first word after `at` and before the end of its command that matches. */
+function indexInCommand(words: readonly string[], at: number, match: (word: string) => boolean): number {
+  for (let j = at + 1; j < words.length && !SEPARATOR.test(words[j]!); j++) if (match(words[j]!)) return j;
+  return -1;
+}
+
+function stripQuotes(word: string): string {
+  return word.replace(/^['"]+|['"]+$/g, '');
+}
+
+function destructive(words: readonly string[], at: number, add: Add): void {
+  const name = programName(words[at]!);
+  const options: string[] = [];
+  for (let j = at + 1; j < words.length && !SEPARATOR.test(words[j]!) && options.length < 256; j++) options.push(stripQuotes(words[j]!).toLowerCase());
+  if (name === 'rm' && options.some((o) => /^-[a-z]*r/i.test(o) || o === '--recursive')) add('destructive', 'deletes files recursively (rm -r)');
+  if (/^(mkfs(\..+)?|shred|wipefs|fdisk|sfdisk|parted|diskpart|mke2fs)$/.test(name)) add('destructive', `overwrites disks or files beyond recovery (${name})`);
+  if (name === 'dd' && options.some((o) => o.startsWith('of=/dev/'))) add('destructive', 'overwrites a disk (dd of=/dev/...)');
+  if ((name === 'remove-item' || name === 'ri' || name === 'rmdir' || name === 'rd' || name === 'del' || name === 'erase') && options.some((o) => o === '-recurse' || o === '/s' || o === '-r')) add('destructive', `deletes files recursively (${name} ${options.find((o) => o === '-recurse' || o === '/s' || o === '-r')})`);
+  if (name === 'format' && options.some((o) => /^[a-z]:$/.test(o))) add('destructive', 'formats a disk (format)');
+  if ((name === 'chmod' || name === 'chown') && options.includes('/')) add('destructive', `changes permissions of the whole system (${name} ... /)`);
+  if (options.some((o, k) => /^\d?>+\/dev\/(sd|nvme|hd|disk|mmcblk)/.test(o) || (/^\d?>+$/.test(o) && /^\/dev\/(sd|nvme|hd|disk|mmcblk)/.test(options[k + 1] ?? '')))) add('destructive', 'overwrites a disk (> /dev/...)');
+}
+
+function skipOptions(words: readonly string[], from: number, takesValue: RegExp): number {
+  let i = from;
+  while (i < words.length) {
+    const w = words[i]!;
+    if (w === '--') return i + 1;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) i++; // env NAME=value
+    else if (w.startsWith('-')) i += takesValue.test(w) ? 2 : 1;
+    else break;
+  }
+  return i;
+}
+
+/** Auto-installing runners: the package they fetch, and whether its version is pinned. */
+function runner(words: readonly string[], at: number, add: Add): void {
+  const name = programName(words[at]!);
+  const sub = words[at + 1]?.toLowerCase();
+  let rest: number | undefined;
+  let registry = '';
+  let valueFlags = /^$/;
+  let packageFlag: RegExp | undefined;
+  if (name === 'npx' || name === 'pnpx' || name === 'bunx' || (name === 'npm' && (sub === 'exec' || sub === 'x')) || ((name === 'pnpm' || name === 'yarn') && sub === 'dlx') || (name === 'bun' && sub === 'x')) {
+    rest = name === 'npx' || name === 'pnpx' || name === 'bunx' ? at + 1 : at + 2;
+    registry = 'npm';
+    valueFlags = /^(-p|--package|--registry|--cache|-c|--call|--userconfig)$/;
+    packageFlag = /^(-p|--package)(=|$)/;
+  } else if (name === 'uvx' || (name === 'uv' && sub === 'tool' && words[at + 2] === 'run')) {
+    rest = name === 'uvx' ? at + 1 : at + 3;
+    registry = 'PyPI';
+    valueFlags = /^(--from|--with|--index|--index-url|--default-index|--extra-index-url|--python|-p|--with-requirements|--constraints|-c)$/;
+    packageFlag = /^--from(=|$)/;
+  } else if (name === 'pipx' && sub === 'run') {
+    rest = at + 2;
+    registry = 'PyPI';
+    valueFlags = /^(--spec|--index-url|-i|--python|--pip-args)$/;
+    packageFlag = /^--spec(=|$)/;
+  } else if ((name === 'docker' || name === 'podman' || name === 'nerdctl') && sub === 'run') {
+    rest = at + 2;
+    registry = 'a container registry';
+    valueFlags = /^(-e|--env|-v|--volume|--name|-p|--publish|-u|--user|-w|--workdir|--network|--entrypoint|--env-file|--mount|--platform|--pull|-l|--label|--add-host|--cap-add|--device)$/;
+  } else if (name === 'dnx' || (name === 'dotnet' && sub === 'dnx')) {
+    rest = name === 'dnx' ? at + 1 : at + 2;
+    registry = 'NuGet';
+    valueFlags = /^(--version|--source|--add-source)$/;
+  } else if (name === 'deno' && sub === 'run') {
+    const spec = words.slice(at + 2).find((w) => /^(npm:|jsr:|https?:)/.test(w));
+    if (spec !== undefined) add('runner', `fetches and runs ${spec} each time it starts (deno run)${pinned(spec) ? '' : ', version not pinned'}`);
+    return;
+  } else {
+    return;
+  }
+  let spec: string | undefined;
+  let yes = false;
+  for (let i = rest; i < words.length; i++) {
+    const w = stripQuotes(words[i]!);
+    if (SEPARATOR.test(words[i]!)) break;
+    if (w === '--') {
+      spec ??= words[i + 1];
+      break;
+    }
+    if (w === '-y' || w === '--yes') yes = true;
+    if (packageFlag?.test(w)) spec = w.includes('=') ? w.slice(w.indexOf('=') + 1) : words[i + 1];
+    if (w.startsWith('-')) {
+      if (valueFlags.test(w)) i++;
+      continue;
+    }
+    spec ??= w;
+    break;
+  }
+  if (spec === undefined) return;
+  const how = registry === 'npm' ? `${programName(words[at]!)}${yes ? ' -y: without asking' : ''}` : programName(words[at]!);
+  add('runner', `downloads the package ${spec} from ${registry} and runs it each time the server starts (${how})${pinned(spec) ? '' : ', version not pinned: you get whatever is published then'}`);
+}
+
+/** True when a package spec names an exact version (`pkg@1.2.3`, `pkg==1.2.3`, `image@sha256:…`, `image:1.2.3`). */
+function pinned(spec: string): boolean {
+  return /@sha256:[0-9a-f]{64}$/.test(spec) || /(^@?[^@]+@|==)v?\d+\.\d+\.\d+([-+][\w.]+)?$/.test(spec) || /^[^@/:]+(\/[^@:/]+)*:v?\d+\.\d+\.\d+$/.test(spec);
+}
+
