@@ -615,7 +615,7 @@ export class Client {
   #rememberSchemas(tools: Tool[], complete: boolean): void {
     if (complete || !this.#outputSchemas) this.#outputSchemas = new Map();
     for (const t of tools) this.#outputSchemas.set(t.name, null);
-    for (const t of tools) if (t.outputSchema && typeof t.outputSchema === 'object') this.#outputSchemas.set(t.name, lazyAdapter(t.outputSchema));
+    for (const t of tools) if (t.outputSchema && typeof t.outputSchema === 'object') this.#outputSchemas.set(t.name, lazyAdapter(t.name, t.outputSchema));
   }
 
   /**
@@ -796,14 +796,28 @@ type OutputCheck = (value: unknown) => Promise<ValidationResult>;
 /**
  * The check of one output schema, compiled on the first call: the schema layer (and Ajv
  * with it) is imported then, not when the client is loaded, so a client whose tools declare
- * no output schema never loads it.
+ * no output schema never loads it. The schema is the server's, so it is untrusted: it is
+ * compiled by the peer-schema validator (patterns on a linear-time engine, work per value
+ * bounded; see schema/peer-schema.ts). A schema it refuses fails the call with LocalError
+ * `invalid_result` naming the tool.
  */
-function lazyAdapter(schema: JSONObject): OutputCheck {
+function lazyAdapter(name: string, schema: JSONObject): OutputCheck {
   let adapter: Promise<{ validate(value: unknown): ValidationResult | Promise<ValidationResult> }> | undefined;
   return async (value) => {
-    adapter ??= import('../schema/standard-schema.js').then(({ toSchemaAdapter }) => toSchemaAdapter(schema, undefined, PEER_SCHEMA));
-    return (await adapter).validate(value);
-  };
+    adapter ??= Promise.all([import('../schema/standard-schema.js'), import('../schema/peer-schema.js')]).then(async ([{ toSchemaAdapter }, peer]) => {
+      await peer.loadPeerSchemaEngine();
+      const made = toSchemaAdapter(schema, new peer.PeerSchemaValidator(), PEER_SCHEMA);
+      made.prepare();
+      return made;
+    });
+    let ready: { validate(value: unknown): ValidationResult | Promise<ValidationResult> };
+    try {
+      ready = await adapter;
+    } catch (error) {
+      throw new LocalError('invalid_result', `Tool ${name} declares an output schema this client refuses: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    return ready.validate(value);
+  }
 }
 
 export { V2025_11_25 };
