@@ -20,7 +20,7 @@ import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
 import { isThenable } from '../jsonrpc/values.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-import { BatchCollector, RequestContext } from './context.js';
+import { BatchCollector, RequestContext, sentRecentProgress } from './context.js';
 import { IdTable, OUTGOING_SLOTS } from './id-table.js';
 
 /** What the layer above the session supplies. */
@@ -563,9 +563,28 @@ export class Session {
       if (!cancelled) batch.responses.push(response);
       this.#batchDone(batch);
     } else if (!cancelled) {
+      if (sentRecentProgress(ctx)) {
+        this.#answerAfterProgress(ctx, response);
+        return;
+      }
       // A response names its request by its id; transports route it by that (no options object per response).
       this.#send(response as JSONRPCMessage).catch((err) => this.#hooks.error?.(err));
     }
+  }
+
+  /**
+   * Writes the response of a request that sent progress moments ago once the peer has read
+   * that progress: a `ping` on the request's own channel (answered after the peer handled
+   * everything it read before it) comes back first, or fails, or times out after
+   * {@link PROGRESS_CONFIRM_TIMEOUT_MS}. A client that handles notifications a microtask after
+   * responses (the official TypeScript SDKs) would otherwise drop a last progress it read in
+   * the same chunk as the response. Only requests that reported progress pay the round trip.
+   */
+  #answerAfterProgress(ctx: RequestContext, response: object): void {
+    const send = (): void => {
+      if (!this.#closed) this.#send(response as JSONRPCMessage).catch((err) => this.#hooks.error?.(err));
+    };
+    this.request('ping', undefined, { relatedRequestId: ctx.id, timeoutMs: PROGRESS_CONFIRM_TIMEOUT_MS }).then(send, send);
   }
 
   #toWireError(err: unknown): JSONRPCErrorObject {
@@ -609,6 +628,9 @@ export class Session {
     this.#hooks.closed?.(reason);
   }
 }
+
+/** Longest wait for the peer's confirmation that it read a request's recent progress. */
+const PROGRESS_CONFIRM_TIMEOUT_MS = 2000;
 
 /**
  * The wire error of a request handler's failure: an {@link McpError} as it is; anything else
