@@ -566,6 +566,14 @@ export class Client {
    * Rejects with McpError for an error answer, LocalError otherwise.
    */
   request<T = JSONObject>(method: string, params?: JSONObject, options?: RequestOptions): Promise<T> {
+    try {
+      return this.#request<T>(method, params, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #request<T>(method: string, params: JSONObject | undefined, options: RequestOptions | undefined): Promise<T> {
     if (this.#renewal !== undefined) return this.#renewal.then(() => this.request<T>(method, params, options));
     if (this.#transport?.fresh === undefined || this.#options.reinitialize === false) return this.#ep().request(method, params, options) as Promise<T>;
     // the id tells whether the 404 refused this very request (then it never ran)
@@ -591,7 +599,11 @@ export class Client {
 
   /** Sends a notification of the negotiated revision. */
   notify(method: string, params?: JSONObject): Promise<void> {
-    return this.#ep().notify(method, params);
+    try {
+      return this.#ep().notify(method, params);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   ping(options?: RequestOptions): Promise<JSONObject> {
@@ -624,7 +636,7 @@ export class Client {
    * rejects with {@link UrlElicitationRequiredError}.
    */
   callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult> {
-    const args: unknown = params.arguments;
+    const args: unknown = params?.arguments;
     if (args !== undefined && !isObject(args)) {
       return Promise.reject(new LocalError('validation_failed', `callTool: "arguments" must be an object of argument values, not ${Array.isArray(args) ? 'an array' : String(args)}`));
     }

@@ -252,6 +252,14 @@ export class SkillsClient {
    * `digest`, `content`.
    */
   readFile(entry: SkillEntry, ref: string, options?: RequestOptions): Promise<SkillFile> {
+    try {
+      return this.#readFile(entry, ref, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #readFile(entry: SkillEntry, ref: string, options: RequestOptions | undefined): Promise<SkillFile> {
     checked(entry, 'given');
     const root = skillRootOf(entry.uri)!;
     const uri = ref.includes('://') ? ref : `${root}/${ref.split('/').map(encodeURIComponent).join('/')}`;
