@@ -610,7 +610,16 @@ export class Session {
 
   // ───────────── closing ─────────────
 
+  /**
+   * The error pending and later requests fail with once closed: LocalError `connection_closed`
+   * with the close reason as its cause, except that a reason that is itself the whole story —
+   * a LocalError `process_exited` (the stdio server process exited: `ProcessExitedError`,
+   * with its exit code, signal and stderr) — is the error, so `instanceof ProcessExitedError`
+   * works on what `connect()` and requests reject with.
+   */
   #closedError(): LocalError {
+    const reason = this.#closeReason;
+    if (reason instanceof LocalError && reason.code === 'process_exited') return reason;
     return new LocalError('connection_closed', this.#closeReason ? `Connection closed: ${this.#closeReason.message}` : 'Connection closed', { cause: this.#closeReason });
   }
 
