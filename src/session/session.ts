@@ -22,6 +22,8 @@ import { isThenable } from '../jsonrpc/values.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { BatchCollector, RequestContext, sentRecentProgress } from './context.js';
 import { IdTable, OUTGOING_SLOTS } from './id-table.js';
+import { DiscardedResponseError } from './discarded-response.js';
+import { EnvelopeScanner } from '../framing/envelope-scan.js';
 
 /** What the layer above the session supplies. */
 export interface SessionHooks {
@@ -210,6 +212,7 @@ export class Session {
       this.#session.#receive(data, info);
     }
     error(error: Error): void {
+      if (error instanceof DiscardedResponseError) this.#session.#failDiscarded(error);
       this.#session.#hooks.error?.(error);
     }
     closed(reason?: Error): void {
@@ -400,6 +403,12 @@ export class Session {
     let value = data;
     if (typeof data === 'string') {
       if (data.length > this.#limits.maxMessageChars) {
+        const envelope = scanEnvelope(data);
+        if (envelope.kind === 'response') {
+          // a response is never answered (JSON-RPC 2.0 section 5); the request it answers fails now
+          if (envelope.id !== null) this.#failDiscarded(new DiscardedResponseError(envelope.id, 'message_too_large', `The response to request ${JSON.stringify(envelope.id)} exceeds the limit of ${this.#limits.maxMessageChars} characters (maxMessageChars) and was discarded`));
+          return;
+        }
         this.#sendError(null, ErrorCode.InvalidRequest, `Message exceeds the limit of ${this.#limits.maxMessageChars} characters`);
         return;
       }
@@ -414,6 +423,11 @@ export class Session {
     // a short one needs no walk
     if ((typeof data !== 'string' || data.length > 2 * this.#limits.maxDepth) && exceedsDepth(value, this.#limits.maxDepth)) {
       const id = (value as { id?: unknown } | null)?.id;
+      const m = value as Record<string, unknown>;
+      if (typeof m === 'object' && m !== null && !Array.isArray(m) && m.method === undefined && ('result' in m || 'error' in m)) {
+        if (typeof id === 'string' || typeof id === 'number') this.#failDiscarded(new DiscardedResponseError(id, 'invalid_message', `The response to request ${JSON.stringify(id)} nests deeper than ${this.#limits.maxDepth} levels and was discarded`));
+        return;
+      }
       this.#sendError(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null, ErrorCode.InvalidRequest, `Message nests deeper than ${this.#limits.maxDepth} levels`);
       return;
     }
@@ -462,6 +476,14 @@ export class Session {
         this.#respond(batch, { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${reason}` } });
       }
     }
+  }
+
+  /** A response to a pending request was discarded unread: that request fails now (see discarded-response.ts). */
+  #failDiscarded(error: DiscardedResponseError): void {
+    const entry = this.#pending?.get(error.requestId);
+    if (entry === undefined) return;
+    this.#settle(entry);
+    entry.reject(error);
   }
 
   #onResponse(m: Record<string, unknown>, isError: boolean): void {
@@ -636,6 +658,13 @@ export class Session {
     for (const ctx of this.#incoming.values()) ctx.cancel(error);
     this.#hooks.closed?.(reason);
   }
+}
+
+/** What a scan of a message's top-level members finds (kind and id), in constant memory. */
+function scanEnvelope(text: string): ReturnType<EnvelopeScanner['summary']> {
+  const scanner = new EnvelopeScanner();
+  scanner.pushText(text);
+  return scanner.summary();
 }
 
 /** Longest wait for the peer's confirmation that it read a request's recent progress. */

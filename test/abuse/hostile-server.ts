@@ -10,8 +10,8 @@ import { InMemoryTransport } from '../../src/transport/memory.js';
 /** What the hostile server does. */
 export interface HostileServer {
   tools: JSONObject[];
-  /** The result of `tools/call` for `params`. */
-  call(params: JSONObject): JSONObject;
+  /** The result of `tools/call` for `params`; a string is sent as the whole response text (`$ID` replaced by the request's id). */
+  call(params: JSONObject): JSONObject | string;
 }
 
 /** Starts the hostile server; returns the client's end of the connection. */
@@ -27,8 +27,11 @@ export function hostileServer(behaviour: HostileServer): InMemoryTransport {
           return answer({ protocolVersion: (m.params as JSONObject).protocolVersion as string, capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1.0.0' } });
         case 'tools/list':
           return answer({ tools: behaviour.tools });
-        case 'tools/call':
-          return answer(behaviour.call(m.params as JSONObject));
+        case 'tools/call': {
+          const result = behaviour.call(m.params as JSONObject);
+          if (typeof result === 'string') return void serverEnd.send(result.replace('$ID', JSON.stringify(m.id)));
+          return answer(result);
+        }
         default:
           return answer({});
       }
