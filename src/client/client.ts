@@ -92,6 +92,13 @@ export interface ClientOptions extends EndpointOptions {
   /** Most pages an auto-paginating helper fetches before giving up. Default 1000. */
   maxPages?: number;
   /**
+   * A tool's `outputSchema` comes from the server and is untrusted: its patterns run on a
+   * linear-time engine, and a schema under which one place of a value could be checked
+   * against more than this many subschemas (`$ref` chains under `anyOf` and the like) is
+   * refused, failing `callTool` with LocalError `invalid_result`. Default 10,000.
+   */
+  maxOutputSchemaWork?: number;
+  /**
    * The stateless era (2026-07-28), used when `protocolVersions` includes a stateless
    * revision (see {@link ALL_REVISIONS}) and `protocolVersion` does not pin a stateful one:
    * how long the `server/discover` probe may take before the server is taken for a 2025-era
@@ -627,7 +634,7 @@ export class Client {
   #rememberSchemas(tools: Tool[], complete: boolean): void {
     if (complete || !this.#outputSchemas) this.#outputSchemas = new Map();
     for (const t of tools) this.#outputSchemas.set(t.name, null);
-    for (const t of tools) if (t.outputSchema && typeof t.outputSchema === 'object') this.#outputSchemas.set(t.name, lazyAdapter(t.name, t.outputSchema));
+    for (const t of tools) if (t.outputSchema && typeof t.outputSchema === 'object') this.#outputSchemas.set(t.name, lazyAdapter(t.name, t.outputSchema, this.#options.maxOutputSchemaWork));
   }
 
   /**
@@ -813,12 +820,12 @@ type OutputCheck = (value: unknown) => Promise<ValidationResult>;
  * bounded; see schema/peer-schema.ts). A schema it refuses fails the call with LocalError
  * `invalid_result` naming the tool.
  */
-function lazyAdapter(name: string, schema: JSONObject): OutputCheck {
+function lazyAdapter(name: string, schema: JSONObject, maxSchemaWork: number | undefined): OutputCheck {
   let adapter: Promise<{ validate(value: unknown): ValidationResult | Promise<ValidationResult> }> | undefined;
   return async (value) => {
     adapter ??= Promise.all([import('../schema/standard-schema.js'), import('../schema/peer-schema.js')]).then(async ([{ toSchemaAdapter }, peer]) => {
       await peer.loadPeerSchemaEngine();
-      const made = toSchemaAdapter(schema, new peer.PeerSchemaValidator(), PEER_SCHEMA);
+      const made = toSchemaAdapter(schema, new peer.PeerSchemaValidator(maxSchemaWork === undefined ? {} : { maxSchemaWork }), PEER_SCHEMA);
       made.prepare();
       return made;
     });

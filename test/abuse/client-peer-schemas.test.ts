@@ -98,3 +98,20 @@ describe('peer output schemas cannot stall the client', () => {
     assert.ok(!(outcome instanceof Error), String(outcome));
   });
 });
+
+describe('maxOutputSchemaWork', () => {
+  it('tightens the bound: a modest fan-out is refused under a small limit', async () => {
+    const defs: JSONObject = {};
+    for (let i = 0; i < 6; i++) defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+    defs['a6'] = { type: 'string' };
+    const schema = { type: 'object', properties: { v: { $ref: '#/$defs/a0' } }, $defs: defs };
+    const transport = hostileServer({ tools: [{ name: 't', inputSchema: { type: 'object' }, outputSchema: schema }], call: () => ({ content: [], structuredContent: { v: 'x' } }) });
+    const client = new Client({ name: 'c', version: '1' }, { maxOutputSchemaWork: 32 });
+    await client.connect(transport);
+    try {
+      await assert.rejects(client.callTool({ name: 't', arguments: {} }), (e: unknown) => e instanceof LocalError && /more than 32 subschemas/.test(e.message));
+    } finally {
+      await client.close();
+    }
+  });
+});
