@@ -10,7 +10,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync, existsSync } from 'node:fs';
 import { Client } from '../client/client.js';
+import { TmuxSession, hasTmux, shellQuote } from '../../test/helpers/cli/cli-run.js';
 import { StdioClientTransport } from './client-transport.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-group-'));
@@ -108,4 +110,35 @@ const timer = setInterval(() => {
   for (const pid of leftOver) if (!(await gone(pid, 3000))) stillThere.push(pid);
   for (const pid of stillThere) process.kill(pid, 'SIGKILL');
   assert.deepEqual(stillThere, [], 'processes left running after Ctrl-C');
+});
+
+test('Ctrl-C in a terminal (tmux) ends the client, the server and the grandchild', { skip: process.platform === 'win32' || !hasTmux() }, async () => {
+  const pidFile = join(dir, 'pids.txt');
+  const parentScript = join(dir, 'terminal-parent.mjs');
+  writeFileSync(
+    parentScript,
+    `import { writeFileSync } from 'node:fs';
+import { StdioClientTransport } from ${JSON.stringify(new URL('./client-transport.js', import.meta.url).href)};
+const transport = new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(SERVER)}] });
+await transport.start({ message() {}, error() {}, closed() {} });
+const timer = setInterval(() => {
+  const m = /grandchild (\\d+)/.exec(transport.stderrTail());
+  if (m) { clearInterval(timer); writeFileSync(${JSON.stringify(pidFile)}, process.pid + ' ' + transport.pid + ' ' + m[1]); console.log('READY'); }
+}, 20);
+`,
+  );
+  const tmux = new TmuxSession('stdio-ctrl-c', `${shellQuote(process.execPath)} ${shellQuote(parentScript)}`);
+  let pids: number[] = [];
+  try {
+    await tmux.waitFor((pane) => pane.includes('READY') && existsSync(pidFile), 'the client to start its server');
+    pids = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
+    assert.equal(pids.length, 3);
+    tmux.send('C-c');
+    const stillThere: number[] = [];
+    for (const pid of pids) if (!(await gone(pid, 5000))) stillThere.push(pid);
+    assert.deepEqual(stillThere, [], `left running after Ctrl-C (client, server, grandchild: ${pids.join(' ')})`);
+  } finally {
+    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    tmux.kill();
+  }
 });
