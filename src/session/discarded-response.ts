@@ -6,6 +6,7 @@
  */
 import { LocalError, type LocalErrorCode } from '../jsonrpc/errors.js';
 import type { RequestId } from '../jsonrpc/types.js';
+import type { EnvelopeSummary } from '../framing/envelope-scan.js';
 
 /** A {@link LocalError} (`message_too_large`, or `invalid_message` for nesting) naming the request whose response was discarded. */
 export class DiscardedResponseError extends LocalError {
@@ -16,4 +17,14 @@ export class DiscardedResponseError extends LocalError {
     this.name = 'DiscardedResponseError';
     this.requestId = requestId;
   }
+}
+
+/**
+ * The error for a message a transport dropped unread, when a scan of it (`envelope`) shows a
+ * response with a readable id; undefined otherwise. `why` ends the sentence "The server's
+ * response to request N …", e.g. "exceeds the 4194304-byte line limit (maxLineBytes)".
+ */
+export function discardedResponse(envelope: EnvelopeSummary, why: string): DiscardedResponseError | undefined {
+  if (envelope.kind !== 'response' || envelope.id === null) return undefined;
+  return new DiscardedResponseError(envelope.id, 'message_too_large', `The server's response to request ${JSON.stringify(envelope.id)} ${why} and was discarded`);
 }

@@ -47,7 +47,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { NdjsonDecoder, encodeLine, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
 import type { EnvelopeSummary } from '../framing/envelope-scan.js';
 import { LocalError, toError } from '../jsonrpc/errors.js';
-import { DiscardedResponseError } from '../session/discarded-response.js';
+import { discardedResponse } from '../session/discarded-response.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { LineWriter, outputHighWater, pauseInputUnderPressure } from './line-writer.js';
@@ -552,9 +552,9 @@ export class StdioClientTransport implements Transport {
       },
       // a discarded response whose id the scan recovered fails its request at once
       oversizedEnd: (envelope: EnvelopeSummary): void => {
-        if (this.#state === 'closed' || envelope.kind !== 'response' || envelope.id === null) return;
-        const limit = this.#decoder.maxLineBytes;
-        this.#reportError(new DiscardedResponseError(envelope.id, 'message_too_large', `The server's response to request ${JSON.stringify(envelope.id)} exceeds the ${limit}-byte line limit (maxLineBytes) and was discarded`));
+        if (this.#state === 'closed') return;
+        const discarded = discardedResponse(envelope, `exceeds the ${this.#decoder.maxLineBytes}-byte line limit (maxLineBytes)`);
+        if (discarded !== undefined) this.#reportError(discarded);
       },
     };
   }
