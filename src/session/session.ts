@@ -585,7 +585,7 @@ export class Session {
       if (!cancelled) batch.responses.push(response);
       this.#batchDone(batch);
     } else if (!cancelled) {
-      if (sentRecentProgress(ctx)) {
+      if (sentRecentProgress(ctx) && this.#transport.answersRequests !== false) {
         this.#answerAfterProgress(ctx, response);
         return;
       }

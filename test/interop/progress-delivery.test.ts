@@ -24,13 +24,16 @@ const FIXTURE = fileURLToPath(new URL('./fixtures/progress-server.js', import.me
 
 let sse: NodeServerHandle;
 let json: NodeServerHandle;
+let sessionless: NodeServerHandle;
 before(async () => {
+  sessionless = await serveNode(createStreamableHttpHandler({ server: createProgressServer(), sessionless: true, statelessEra: false }), { port: 0, host: '127.0.0.1' });
   sse = await serveNode(createStreamableHttpHandler({ server: createProgressServer(), statelessEra: false }), { port: 0, host: '127.0.0.1' });
   json = await serveNode(createStreamableHttpHandler({ server: createProgressServer(), responseMode: 'json', statelessEra: false }), { port: 0, host: '127.0.0.1' });
 });
 after(async () => {
   await sse?.close();
   await json?.close();
+  await sessionless?.close();
 });
 
 /** What the two official clients have in common here. */
@@ -40,14 +43,14 @@ interface AnyClient {
   close(): Promise<void>;
 }
 
-type Transport = 'stdio' | 'sse' | 'json';
+type Transport = 'stdio' | 'sse' | 'json' | 'sessionless';
 
 function transportFor(version: 'v1' | 'v2', kind: Transport): unknown {
   if (kind === 'stdio') {
     const params = { command: process.execPath, args: [FIXTURE], stderr: 'inherit' as const };
     return version === 'v1' ? new V1Stdio(params) : new V2Stdio(params);
   }
-  const url = new URL(`${(kind === 'sse' ? sse : json).url}`);
+  const url = new URL(`${(kind === 'sse' ? sse : kind === 'json' ? json : sessionless).url}`);
   return version === 'v1' ? new V1Http(url) : new V2Http(url);
 }
 
@@ -71,7 +74,7 @@ async function missedProgress(version: 'v1' | 'v2', kind: Transport): Promise<st
 
 describe('the official clients see every progress notification', { timeout: SUITE_TIMEOUT_MS }, () => {
   for (const version of ['v1', 'v2'] as const) {
-    for (const kind of ['stdio', 'sse', 'json'] as const) {
+    for (const kind of ['stdio', 'sse', 'json', 'sessionless'] as const) {
       it(`${version} client over ${kind}: 0, 50, 100 in each of ${CALLS} calls`, async () => {
         const missed = await missedProgress(version, kind);
         assert.deepEqual(missed, [], `${missed.length} of ${CALLS} calls missed progress`);
