@@ -806,9 +806,6 @@ export interface CallToolParams {
   _meta?: JSONObject | undefined;
 }
 
-/** A server's schema: unknown keywords are ignored rather than refused. */
-const PEER_SCHEMA = { strict: false } as const;
-
 /** Checks a tool's `structuredContent` against its declared output schema. */
 type OutputCheck = (value: unknown) => Promise<ValidationResult>;
 
@@ -823,12 +820,7 @@ type OutputCheck = (value: unknown) => Promise<ValidationResult>;
 function lazyAdapter(name: string, schema: JSONObject, maxSchemaWork: number | undefined): OutputCheck {
   let adapter: Promise<{ validate(value: unknown): ValidationResult | Promise<ValidationResult> }> | undefined;
   return async (value) => {
-    adapter ??= Promise.all([import('../schema/standard-schema.js'), import('../schema/peer-schema.js')]).then(async ([{ toSchemaAdapter }, peer]) => {
-      await peer.loadPeerSchemaEngine();
-      const made = toSchemaAdapter(schema, new peer.PeerSchemaValidator(maxSchemaWork === undefined ? {} : { maxSchemaWork }), PEER_SCHEMA);
-      made.prepare();
-      return made;
-    });
+    adapter ??= import('../schema/peer-schema.js').then(({ peerSchemaAdapter }) => peerSchemaAdapter(schema, maxSchemaWork === undefined ? {} : { maxSchemaWork }));
     let ready: { validate(value: unknown): ValidationResult | Promise<ValidationResult> };
     try {
       ready = await adapter;

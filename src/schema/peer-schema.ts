@@ -21,7 +21,8 @@ import type { Options } from 'ajv';
 import { loadJsonSchemaEngine } from './ajv-engine.js';
 import { AjvPair, compileWithAjv, type AjvInstance } from './ajv-validator.js';
 import { DEFAULT_MAX_SCHEMA_WORK, checkSchemaWork } from './schema-work.js';
-import { SchemaError, type CompiledValidator, type JsonSchema, type JsonSchemaValidator } from './types.js';
+import { toSchemaAdapter } from './standard-schema.js';
+import { SchemaError, type CompiledValidator, type JsonSchema, type JsonSchemaValidator, type SchemaAdapter } from './types.js';
 import { isObject } from '../jsonrpc/values.js';
 
 /** The parts of re2js used here. */
@@ -117,4 +118,16 @@ export class PeerSchemaValidator implements JsonSchemaValidator {
     checkSchemaWork(schema, this.#maxWork);
     return compileWithAjv(schema, peerPair());
   }
+}
+
+/**
+ * The adapter that checks values against `schema`, a schema a peer sent: loads the engine,
+ * then compiles with a {@link PeerSchemaValidator} (unknown keywords ignored, as JSON Schema
+ * says of unknown keywords). Rejects with {@link SchemaError} for a schema it refuses.
+ */
+export async function peerSchemaAdapter(schema: Record<string, unknown>, options: PeerSchemaValidatorOptions = {}): Promise<SchemaAdapter> {
+  await loadPeerSchemaEngine();
+  const adapter = toSchemaAdapter(schema, new PeerSchemaValidator(options), { strict: false });
+  adapter.prepare();
+  return adapter;
 }
