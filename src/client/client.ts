@@ -92,6 +92,13 @@ export interface ClientOptions extends EndpointOptions {
   /** Most pages an auto-paginating helper fetches before giving up. Default 1000. */
   maxPages?: number;
   /**
+   * A tool's `outputSchema` comes from the server and is untrusted: its patterns run on a
+   * linear-time engine, and a schema under which one place of a value could be checked
+   * against more than this many subschemas (`$ref` chains under `anyOf` and the like) is
+   * refused, failing `callTool` with LocalError `invalid_result`. Default 10,000.
+   */
+  maxOutputSchemaWork?: number;
+  /**
    * The stateless era (2026-07-28), used when `protocolVersions` includes a stateless
    * revision (see {@link ALL_REVISIONS}) and `protocolVersion` does not pin a stateful one:
    * how long the `server/discover` probe may take before the server is taken for a 2025-era
@@ -566,6 +573,14 @@ export class Client {
    * Rejects with McpError for an error answer, LocalError otherwise.
    */
   request<T = JSONObject>(method: string, params?: JSONObject, options?: RequestOptions): Promise<T> {
+    try {
+      return this.#request<T>(method, params, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #request<T>(method: string, params: JSONObject | undefined, options: RequestOptions | undefined): Promise<T> {
     if (this.#renewal !== undefined) return this.#renewal.then(() => this.request<T>(method, params, options));
     if (this.#transport?.fresh === undefined || this.#options.reinitialize === false) return this.#ep().request(method, params, options) as Promise<T>;
     // the id tells whether the 404 refused this very request (then it never ran)
@@ -591,7 +606,11 @@ export class Client {
 
   /** Sends a notification of the negotiated revision. */
   notify(method: string, params?: JSONObject): Promise<void> {
-    return this.#ep().notify(method, params);
+    try {
+      return this.#ep().notify(method, params);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   ping(options?: RequestOptions): Promise<JSONObject> {
@@ -615,7 +634,7 @@ export class Client {
   #rememberSchemas(tools: Tool[], complete: boolean): void {
     if (complete || !this.#outputSchemas) this.#outputSchemas = new Map();
     for (const t of tools) this.#outputSchemas.set(t.name, null);
-    for (const t of tools) if (t.outputSchema && typeof t.outputSchema === 'object') this.#outputSchemas.set(t.name, lazyAdapter(t.outputSchema));
+    for (const t of tools) if (t.outputSchema && typeof t.outputSchema === 'object') this.#outputSchemas.set(t.name, lazyAdapter(t.name, t.outputSchema, this.#options.maxOutputSchemaWork));
   }
 
   /**
@@ -624,7 +643,7 @@ export class Client {
    * rejects with {@link UrlElicitationRequiredError}.
    */
   callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult> {
-    const args: unknown = params.arguments;
+    const args: unknown = params?.arguments;
     if (args !== undefined && !isObject(args)) {
       return Promise.reject(new LocalError('validation_failed', `callTool: "arguments" must be an object of argument values, not ${Array.isArray(args) ? 'an array' : String(args)}`));
     }
@@ -787,23 +806,29 @@ export interface CallToolParams {
   _meta?: JSONObject | undefined;
 }
 
-/** A server's schema: unknown keywords are ignored rather than refused. */
-const PEER_SCHEMA = { strict: false } as const;
-
 /** Checks a tool's `structuredContent` against its declared output schema. */
 type OutputCheck = (value: unknown) => Promise<ValidationResult>;
 
 /**
  * The check of one output schema, compiled on the first call: the schema layer (and Ajv
  * with it) is imported then, not when the client is loaded, so a client whose tools declare
- * no output schema never loads it.
+ * no output schema never loads it. The schema is the server's, so it is untrusted: it is
+ * compiled by the peer-schema validator (patterns on a linear-time engine, work per value
+ * bounded; see schema/peer-schema.ts). A schema it refuses fails the call with LocalError
+ * `invalid_result` naming the tool.
  */
-function lazyAdapter(schema: JSONObject): OutputCheck {
+function lazyAdapter(name: string, schema: JSONObject, maxSchemaWork: number | undefined): OutputCheck {
   let adapter: Promise<{ validate(value: unknown): ValidationResult | Promise<ValidationResult> }> | undefined;
   return async (value) => {
-    adapter ??= import('../schema/standard-schema.js').then(({ toSchemaAdapter }) => toSchemaAdapter(schema, undefined, PEER_SCHEMA));
-    return (await adapter).validate(value);
-  };
+    adapter ??= import('../schema/peer-schema.js').then(({ peerSchemaAdapter }) => peerSchemaAdapter(schema, maxSchemaWork === undefined ? {} : { maxSchemaWork }));
+    let ready: { validate(value: unknown): ValidationResult | Promise<ValidationResult> };
+    try {
+      ready = await adapter;
+    } catch (error) {
+      throw new LocalError('invalid_result', `Tool ${name} declares an output schema this client refuses: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    return ready.validate(value);
+  }
 }
 
 export { V2025_11_25 };

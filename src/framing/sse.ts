@@ -10,6 +10,7 @@
  * Runtime-neutral: no `node:*` imports.
  */
 import { LocalError } from '../jsonrpc/errors.js';
+import { EnvelopeScanner, type EnvelopeSummary } from './envelope-scan.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 
 /** One dispatched event. `data` has its lines joined with LF. */
@@ -26,8 +27,12 @@ export interface SseSink {
   event(event: SseEvent): void;
   /** A `retry` field with a valid number of milliseconds. */
   retry?(ms: number): void;
-  /** An event exceeded the size limit and was dropped. */
-  oversized?(error: LocalError): void;
+  /**
+   * An event exceeded the size limit and was dropped. `envelope`: what a scan of the start of
+   * its data found (kind and id of the JSON-RPC message), so a dropped response can fail its
+   * request at once.
+   */
+  oversized?(error: LocalError, envelope: EnvelopeSummary): void;
 }
 
 /** Default bound of one event's data: 4 Mi characters. */
@@ -58,6 +63,9 @@ export class SseParser {
   #partsChars = 0;
   /** True while skipping the rest of a line that outgrew the bound. */
   #skippingLine = false;
+  /** The scan of the event being skipped (see {@link #startScan}); whether the skipped line is a `data` line. */
+  #skipScan: EnvelopeScanner | undefined = undefined;
+  #skipIsData = false;
   #data = '';
   #hasData = false;
   #eventType = '';
@@ -133,6 +141,7 @@ export class SseParser {
     const tail = this.#utf8.flush();
     if (tail.length > 0) this.push(tail);
     this.#dropHeld();
+    if (this.#skippingLine) this.#endSkip('', 0, 0);
     this.#skippingLine = false;
     this.#data = '';
     this.#hasData = false;
@@ -147,13 +156,17 @@ export class SseParser {
 
   /** Keeps `text[start, end)` as part of the incomplete line, within the bound. */
   #hold(text: string, start: number, end: number): void {
-    if (this.#skippingLine) return;
+    if (this.#skippingLine) {
+      this.#skipScan?.pushText(text, start, end);
+      return;
+    }
     const chars = this.#partsChars + (end - start);
     if (chars > this.#maxLine) {
-      // An unterminated line longer than any allowed event: drop it and its event.
+      // An unterminated line longer than any allowed event: drop it and its event; the rest
+      // of the line is scanned as it is skipped, and the drop reported when the line ends.
+      this.#skipScan = this.#startScan(this.#parts.join('') + text.slice(start, end));
       this.#dropHeld();
       this.#skippingLine = true;
-      this.#overflow();
       return;
     }
     this.#parts.push(start === 0 && end === text.length ? text : text.slice(start, end));
@@ -164,12 +177,14 @@ export class SseParser {
   #endLine(text: string, start: number, end: number): void {
     if (this.#skippingLine) {
       this.#skippingLine = false;
+      this.#endSkip(text, start, end);
       return;
     }
     if (this.#partsChars + (end - start) > this.#maxLine) {
       // The same rule as for a line still arriving, so chunking cannot change the outcome.
+      const envelope = this.#startScan(this.#parts.join('') + text.slice(start, end)).summary();
       this.#dropHeld();
-      this.#overflow();
+      this.#overflow(envelope);
       return;
     }
     let line = text.slice(start, end);
@@ -181,8 +196,30 @@ export class SseParser {
     this.#line(line);
   }
 
-  #overflow(): void {
-    if (!this.#tooBig) this.#sink.oversized?.(new LocalError('message_too_large', `An SSE event exceeded ${this.#max} characters and was dropped`));
+  /**
+   * A scan of the dropped event's data: the data lines so far, then `line` (the line that
+   * overflowed, so far) when it is a `data` line; the rest of a skipped line is pushed as it
+   * arrives. Constant memory (the scanner keeps no text).
+   */
+  #startScan(line: string): EnvelopeScanner {
+    const scanner = new EnvelopeScanner();
+    if (this.#hasData) scanner.pushText(this.#data + '\n');
+    this.#skipIsData = line.startsWith('data:');
+    if (this.#skipIsData) scanner.pushText(line, line.charCodeAt(5) === 32 ? 6 : 5);
+    return scanner;
+  }
+
+  /** The skipped line ended (with `text[start, end)`, or at the end of the stream): report the drop with what the scan found. */
+  #endSkip(text: string, start: number, end: number): void {
+    const scanner = this.#skipScan;
+    this.#skipScan = undefined;
+    if (scanner === undefined) return;
+    if (this.#skipIsData) scanner.pushText(text, start, end);
+    this.#overflow(scanner.summary());
+  }
+
+  #overflow(envelope: EnvelopeSummary): void {
+    if (!this.#tooBig) this.#sink.oversized?.(new LocalError('message_too_large', `An SSE event exceeded ${this.#max} characters and was dropped`), envelope);
     this.#tooBig = true;
     this.#data = '';
     this.#hasData = false;
@@ -208,7 +245,7 @@ export class SseParser {
       case 'data':
         if (this.#tooBig) return;
         if (this.#data.length + value.length + (this.#hasData ? 1 : 0) > this.#max) {
-          this.#overflow();
+          this.#overflow(this.#startScan('data: ' + value).summary());
           return;
         }
         this.#data = this.#hasData ? this.#data + '\n' + value : value;

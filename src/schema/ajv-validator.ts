@@ -40,36 +40,61 @@ const AJV_OPTIONS: Options = {
   validateFormats: true,
 };
 
-type AjvInstance = Ajv | Ajv2020;
+/** An Ajv instance of either dialect. */
+export type AjvInstance = Ajv | Ajv2020;
 
-let draft2020Instance: Ajv2020 | undefined;
-let draft07Instance: Ajv | undefined;
+/**
+ * The two Ajv instances (draft 2020-12 and draft-07) of one configuration, made on first use:
+ * one pair for the application's own schemas, another (peer-schema.ts) for schemas a peer
+ * sent, whose regular expressions run on a linear-time engine.
+ */
+export class AjvPair {
+  #draft2020: Ajv2020 | undefined;
+  #draft07: Ajv | undefined;
+  readonly #options: Options;
+  readonly #setUp: ((ajv: AjvInstance) => void) | undefined;
+
+  /** `options` are added to the shared ones; `setUp` runs on each instance after the formats are added. */
+  constructor(options: Options = {}, setUp?: (ajv: AjvInstance) => void) {
+    this.#options = { ...AJV_OPTIONS, ...options };
+    this.#setUp = setUp;
+  }
+
+  /** The instance for `schema`'s dialect. */
+  forSchema(schema: object): AjvInstance {
+    return dialectOf(schema) === 'draft-07' ? this.#draft07Instance() : this.#draft2020Instance();
+  }
+
+  #draft2020Instance(): Ajv2020 {
+    if (this.#draft2020 === undefined) {
+      const engine = ajvEngine();
+      const ajv = new engine.Ajv2020(this.#options);
+      engine.addFormats(ajv);
+      this.#setUp?.(ajv);
+      alias(ajv, 'http://json-schema.org/draft/2020-12/schema', DIALECT_URI['draft-2020-12']);
+      this.#draft2020 = ajv;
+    }
+    return this.#draft2020;
+  }
+
+  #draft07Instance(): Ajv {
+    if (this.#draft07 === undefined) {
+      const engine = ajvEngine();
+      const ajv = new engine.Ajv(this.#options);
+      engine.addFormats(ajv);
+      this.#setUp?.(ajv);
+      alias(ajv, 'https://json-schema.org/draft-07/schema', 'http://json-schema.org/draft-07/schema');
+      this.#draft07 = ajv;
+    }
+    return this.#draft07;
+  }
+}
+
+const OWN = new AjvPair();
 
 /** Registers `alias` as another name of the already known schema `target`. */
 function alias(ajv: AjvInstance, aliasUri: string, target: string): void {
   (ajv.refs as Record<string, unknown>)[aliasUri] = target;
-}
-
-function draft2020(): Ajv2020 {
-  if (draft2020Instance === undefined) {
-    const engine = ajvEngine();
-    const ajv = new engine.Ajv2020(AJV_OPTIONS);
-    engine.addFormats(ajv);
-    alias(ajv, 'http://json-schema.org/draft/2020-12/schema', DIALECT_URI['draft-2020-12']);
-    draft2020Instance = ajv;
-  }
-  return draft2020Instance;
-}
-
-function draft07(): Ajv {
-  if (draft07Instance === undefined) {
-    const engine = ajvEngine();
-    const ajv = new engine.Ajv(AJV_OPTIONS);
-    engine.addFormats(ajv);
-    alias(ajv, 'https://json-schema.org/draft-07/schema', 'http://json-schema.org/draft-07/schema');
-    draft07Instance = ajv;
-  }
-  return draft07Instance;
 }
 
 const VALID: ValidationOutcome = Object.freeze({ valid: true as const });
@@ -155,8 +180,12 @@ export function defaultJsonSchemaValidator(): AjvJsonSchemaValidator {
   return (sharedValidator ??= new AjvJsonSchemaValidator());
 }
 
-function compileWithAjv(schema: object): CompiledValidator {
-  const ajv: AjvInstance = dialectOf(schema) === 'draft-07' ? draft07() : draft2020();
+/**
+ * Compiles `schema` on the instance of `pair` for its dialect, leaving the instance's
+ * registries as they were. Throws {@link SchemaError} (see {@link AjvJsonSchemaValidator.compile}).
+ */
+export function compileWithAjv(schema: object, pair: AjvPair = OWN): CompiledValidator {
+  const ajv = pair.forSchema(schema);
   const refsBefore = { ...ajv.refs };
   const schemasBefore = { ...ajv.schemas };
   let fn: ValidateFunction;

@@ -106,6 +106,7 @@ export class RequestContext {
     const params: JSONObject = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
+    lastProgressAt.set(this, Date.now());
     await this.session.notify('notifications/progress', params, { relatedRequestId: this.id });
   }
 
@@ -120,6 +121,24 @@ export class RequestContext {
   finish(): void {
     this.#done = true;
   }
+}
+
+/**
+ * When each request last sent progress. The official TypeScript clients (v1 and v2) handle a
+ * notification a microtask after a response read in the same chunk, so a request's last
+ * progress read together with its response is dropped by them: the session confirms the
+ * peer has read recent progress (a `ping` round trip) before it writes such a response
+ * (see `Session#answer`).
+ */
+const lastProgressAt = new WeakMap<RequestContext, number>();
+
+/** How recent a request's last progress must be for its response to wait for the confirmation. */
+export const PROGRESS_CONFIRM_WINDOW_MS = 100;
+
+/** @internal True when `ctx` sent progress within {@link PROGRESS_CONFIRM_WINDOW_MS}. */
+export function sentRecentProgress(ctx: RequestContext): boolean {
+  const at = lastProgressAt.get(ctx);
+  return at !== undefined && Date.now() - at < PROGRESS_CONFIRM_WINDOW_MS;
 }
 
 /** @internal Collects the responses of one received batch; sends them together. */

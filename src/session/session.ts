@@ -20,8 +20,10 @@ import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
 import { isThenable } from '../jsonrpc/values.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-import { BatchCollector, RequestContext } from './context.js';
+import { BatchCollector, RequestContext, sentRecentProgress } from './context.js';
 import { IdTable, OUTGOING_SLOTS } from './id-table.js';
+import { DiscardedResponseError } from './discarded-response.js';
+import { EnvelopeScanner } from '../framing/envelope-scan.js';
 
 /** What the layer above the session supplies. */
 export interface SessionHooks {
@@ -210,6 +212,7 @@ export class Session {
       this.#session.#receive(data, info);
     }
     error(error: Error): void {
+      if (error instanceof DiscardedResponseError) this.#session.#failDiscarded(error);
       this.#session.#hooks.error?.(error);
     }
     closed(reason?: Error): void {
@@ -401,6 +404,12 @@ export class Session {
     let value = data;
     if (typeof data === 'string') {
       if (data.length > this.#limits.maxMessageChars) {
+        const envelope = scanEnvelope(data);
+        if (envelope.kind === 'response') {
+          // a response is never answered (JSON-RPC 2.0 section 5); the request it answers fails now
+          if (envelope.id !== null) this.#failDiscarded(new DiscardedResponseError(envelope.id, 'message_too_large', `The response to request ${JSON.stringify(envelope.id)} exceeds the limit of ${this.#limits.maxMessageChars} characters (maxMessageChars) and was discarded`));
+          return;
+        }
         this.#sendError(null, ErrorCode.InvalidRequest, `Message exceeds the limit of ${this.#limits.maxMessageChars} characters`);
         return;
       }
@@ -415,6 +424,11 @@ export class Session {
     // a short one needs no walk
     if ((typeof data !== 'string' || data.length > 2 * this.#limits.maxDepth) && exceedsDepth(value, this.#limits.maxDepth)) {
       const id = (value as { id?: unknown } | null)?.id;
+      const m = value as Record<string, unknown>;
+      if (typeof m === 'object' && m !== null && !Array.isArray(m) && m.method === undefined && ('result' in m || 'error' in m)) {
+        if (typeof id === 'string' || typeof id === 'number') this.#failDiscarded(new DiscardedResponseError(id, 'invalid_message', `The response to request ${JSON.stringify(id)} nests deeper than ${this.#limits.maxDepth} levels and was discarded`));
+        return;
+      }
       this.#sendError(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null, ErrorCode.InvalidRequest, `Message nests deeper than ${this.#limits.maxDepth} levels`);
       return;
     }
@@ -463,6 +477,14 @@ export class Session {
         this.#respond(batch, { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${reason}` } });
       }
     }
+  }
+
+  /** A response to a pending request was discarded unread: that request fails now (see discarded-response.ts). */
+  #failDiscarded(error: DiscardedResponseError): void {
+    const entry = this.#pending?.get(error.requestId);
+    if (entry === undefined) return;
+    this.#settle(entry);
+    entry.reject(error);
   }
 
   #onResponse(m: Record<string, unknown>, isError: boolean): void {
@@ -564,9 +586,28 @@ export class Session {
       if (!cancelled) batch.responses.push(response);
       this.#batchDone(batch);
     } else if (!cancelled) {
+      if (sentRecentProgress(ctx) && this.#transport.answersRequests !== false) {
+        this.#answerAfterProgress(ctx, response);
+        return;
+      }
       // A response names its request by its id; transports route it by that (no options object per response).
       this.#send(response as JSONRPCMessage).catch((err) => this.#hooks.error?.(err));
     }
+  }
+
+  /**
+   * Writes the response of a request that sent progress moments ago once the peer has read
+   * that progress: a `ping` on the request's own channel (answered after the peer handled
+   * everything it read before it) comes back first, or fails, or times out after
+   * {@link PROGRESS_CONFIRM_TIMEOUT_MS}. A client that handles notifications a microtask after
+   * responses (the official TypeScript SDKs) would otherwise drop a last progress it read in
+   * the same chunk as the response. Only requests that reported progress pay the round trip.
+   */
+  #answerAfterProgress(ctx: RequestContext, response: object): void {
+    const send = (): void => {
+      if (!this.#closed) this.#send(response as JSONRPCMessage).catch((err) => this.#hooks.error?.(err));
+    };
+    this.request('ping', undefined, { relatedRequestId: ctx.id, timeoutMs: PROGRESS_CONFIRM_TIMEOUT_MS }).then(send, send);
   }
 
   #toWireError(err: unknown): JSONRPCErrorObject {
@@ -592,7 +633,16 @@ export class Session {
 
   // ───────────── closing ─────────────
 
+  /**
+   * The error pending and later requests fail with once closed: LocalError `connection_closed`
+   * with the close reason as its cause, except that a reason that is itself the whole story —
+   * a LocalError `process_exited` (the stdio server process exited: `ProcessExitedError`,
+   * with its exit code, signal and stderr) — is the error, so `instanceof ProcessExitedError`
+   * works on what `connect()` and requests reject with.
+   */
   #closedError(): LocalError {
+    const reason = this.#closeReason;
+    if (reason instanceof LocalError && reason.code === 'process_exited') return reason;
     return new LocalError('connection_closed', this.#closeReason ? `Connection closed: ${this.#closeReason.message}` : 'Connection closed', { cause: this.#closeReason });
   }
 
@@ -610,6 +660,16 @@ export class Session {
     this.#hooks.closed?.(reason);
   }
 }
+
+/** What a scan of a message's top-level members finds (kind and id), in constant memory. */
+function scanEnvelope(text: string): ReturnType<EnvelopeScanner['summary']> {
+  const scanner = new EnvelopeScanner();
+  scanner.pushText(text);
+  return scanner.summary();
+}
+
+/** Longest wait for the peer's confirmation that it read a request's recent progress. */
+const PROGRESS_CONFIRM_TIMEOUT_MS = 2000;
 
 /**
  * The wire error of a request handler's failure: an {@link McpError} as it is; anything else

@@ -20,7 +20,14 @@
  * - stderr is read continuously (never left to fill the pipe and stall the child); the last
  *   64 KiB are kept in a fixed ring buffer, and a copy goes to the {@link stderr} stream
  *   for whoever wants the log, dropped rather than buffered without bound if nobody reads.
- * - `close()` follows the spec's order: end stdin, wait, SIGTERM, wait, SIGKILL.
+ * - `close()` follows the spec's order: end stdin, wait, SIGTERM, wait, SIGKILL. On POSIX the
+ *   child is started in its own process group (`detached`) and the signals go to the whole
+ *   group, so the server's own children (a wrapper's `npx`/`uvx` child, a worker) end with
+ *   it; once the child has exited, a group still alive gets SIGTERM, then SIGKILL after
+ *   `termMs`. A detached group does not get the terminal's Ctrl-C, so while children are
+ *   running the transport listens for SIGINT, SIGTERM and SIGHUP and forwards them to the
+ *   groups; when nothing else in the application listens for that signal, the process then
+ *   ends by it as it would have without the listener (see {@link forwardSignal}).
  * - Backpressure: writes to the child's stdin wait for 'drain'. While more than
  *   `maxQueuedOutputChars` of *replies* (responses to the server's requests) wait for a
  *   server that does not read its stdin, the child's stdout is paused, so a server that
@@ -38,7 +45,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { NdjsonDecoder, encodeLine, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
+import type { EnvelopeSummary } from '../framing/envelope-scan.js';
 import { LocalError, toError } from '../jsonrpc/errors.js';
+import { discardedResponse } from '../session/discarded-response.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { LineWriter, outputHighWater, pauseInputUnderPressure } from './line-writer.js';
@@ -277,6 +286,7 @@ export class StdioClientTransport implements Transport {
     try {
       child = spawn(this.#command, this.#args, {
         shell: false,
+        detached: OWN_GROUP,
         env: this.#env,
         cwd: this.#cwd,
         stdio: ['pipe', 'pipe', this.#stderrMode],
@@ -288,6 +298,7 @@ export class StdioClientTransport implements Transport {
       return Promise.reject(failure);
     }
     this.#child = child;
+    if (OWN_GROUP && child.pid !== undefined) watchGroup(child.pid);
     const stdin = child.stdin!;
     const stdout = child.stdout!;
     // A stdin that breaks without an event: the exit that follows reports why.
@@ -387,18 +398,33 @@ export class StdioClientTransport implements Transport {
     const child = this.#child!;
     this.#writer!.flush();
     child.stdin!.end();
-    if (await this.#waitForExit(this.#stdinMs)) return this.#waitForFinish();
+    if (await this.#waitForExit(this.#stdinMs)) return this.#afterExit(child);
     this.#kill(child, 'SIGTERM');
-    if (await this.#waitForExit(this.#termMs)) return this.#waitForFinish();
+    if (await this.#waitForExit(this.#termMs)) return this.#afterExit(child);
     this.#kill(child, 'SIGKILL');
     // SIGKILL cannot be ignored; the bound only guards against a kill that failed outright.
-    if (await this.#waitForExit(Math.max(this.#termMs, 1000))) return this.#waitForFinish();
+    if (await this.#waitForExit(Math.max(this.#termMs, 1000))) return this.#afterExit(child);
     this.#finish(undefined);
   }
 
+  /** The child exited during `close()`: end what is left of its group, then wait for `closed`. */
+  async #afterExit(child: ChildProcess): Promise<void> {
+    const pid = child.pid;
+    if (OWN_GROUP && pid !== undefined && groupAlive(pid)) {
+      signalGroup(pid, 'SIGTERM');
+      const deadline = Date.now() + this.#termMs;
+      while (groupAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
+      if (groupAlive(pid)) signalGroup(pid, 'SIGKILL');
+    }
+    if (pid !== undefined) unwatchGroup(pid);
+    return this.#waitForFinish();
+  }
+
+  /** Signals the child's process group (POSIX), or the child alone. */
   #kill(child: ChildProcess, signal: NodeJS.Signals): void {
     try {
-      child.kill(signal);
+      if (OWN_GROUP && child.pid !== undefined) signalGroup(child.pid, signal);
+      else child.kill(signal);
     } catch (error) {
       this.#reportError(error);
     }
@@ -484,6 +510,7 @@ export class StdioClientTransport implements Transport {
     this.#decoder.push(this.#text.end());
     this.#decoder.end();
     this.#state = 'closed';
+    if (this.#child?.pid !== undefined) unwatchGroup(this.#child.pid);
     this.#writer?.fail(new LocalError('connection_closed', 'Transport is closed', reason === undefined ? undefined : { cause: reason }));
     const child = this.#child;
     if (child) {
@@ -523,6 +550,12 @@ export class StdioClientTransport implements Transport {
       oversized: (error: OversizedLineError): void => {
         if (this.#state !== 'closed') this.#reportError(error);
       },
+      // a discarded response whose id the scan recovered fails its request at once
+      oversizedEnd: (envelope: EnvelopeSummary): void => {
+        if (this.#state === 'closed') return;
+        const discarded = discardedResponse(envelope, `exceeds the ${this.#decoder.maxLineBytes}-byte line limit (maxLineBytes)`);
+        if (discarded !== undefined) this.#reportError(discarded);
+      },
     };
   }
 
@@ -544,6 +577,52 @@ function isReply(message: JSONRPCMessage | JSONRPCMessage[] | string): boolean {
   if (typeof message === 'string') return true;
   if (Array.isArray(message)) return message.some((item) => !('method' in item));
   return !('method' in message);
+}
+
+/** Whether children get their own process group (POSIX: `detached`; Windows has no groups to signal). */
+const OWN_GROUP = process.platform !== 'win32';
+/** How often `close()` looks whether a signalled group is gone. */
+const GROUP_POLL_MS = 20;
+const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** Process groups of running children (their leaders' pids). */
+const groups = new Set<number>();
+
+/** Sends `signal` to process group `pid`; false when the group is gone. */
+function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  return signalGroup(pid, 0);
+}
+
+/**
+ * A terminal's Ctrl-C (or a SIGTERM/SIGHUP to this process) reaches detached children only
+ * through us: forward it to every group. When this listener is the only one for the signal,
+ * the application did not ask to handle it: remove the listener and send the signal to
+ * ourselves again, so the process ends by it exactly as it would have without us.
+ */
+function forwardSignal(signal: NodeJS.Signals): void {
+  for (const pid of groups) signalGroup(pid, signal);
+  if (process.listenerCount(signal) === 1) {
+    for (const s of FORWARDED) process.off(s, forwardSignal);
+    process.kill(process.pid, signal);
+  }
+}
+
+function watchGroup(pid: number): void {
+  if (groups.size === 0) for (const signal of FORWARDED) process.on(signal, forwardSignal);
+  groups.add(pid);
+}
+
+function unwatchGroup(pid: number): void {
+  if (!groups.delete(pid) || groups.size > 0) return;
+  for (const signal of FORWARDED) process.off(signal, forwardSignal);
 }
 
 function checkDelay(name: string, value: number): number {

@@ -126,7 +126,11 @@ export class TaskClient {
    * the draft answers -32602 unless it completed). Rejects with the original McpError.
    */
   getTaskResult<T = JSONObject>(taskId: string, options?: RequestOptions): Promise<T> {
-    return this.#ready().endpoint.request(TaskMethod.Result, { taskId }, options) as Promise<T>;
+    try {
+      return this.#ready().endpoint.request(TaskMethod.Result, { taskId }, options) as Promise<T>;
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** One page of `tasks/list`. */

@@ -54,6 +54,12 @@ export interface Transport {
    */
   readonly peer?: string | undefined;
   /**
+   * False when requests sent over this transport cannot be answered (the sessionless mode of
+   * Streamable HTTP: the peer's answer would reach another throwaway session), so the session
+   * sends none it could do without. Optional; absent means they can.
+   */
+  readonly answersRequests?: boolean;
+  /**
    * Told the negotiated protocol revision once the handshake settled it (HTTP clients send
    * it as `MCP-Protocol-Version` on every later request). Optional.
    */

@@ -145,6 +145,10 @@ describe('progress', () => {
       { expect: notification('notifications/progress', { progressToken: 'tok-1', progress: 0, total: 100, message: 'Started' }) },
       { expect: notification('notifications/progress', { progressToken: 'tok-1', progress: 50, total: 100, message: 'Half way' }) },
       { expect: notification('notifications/progress', { progressToken: 'tok-1', progress: 100, total: 100, message: 'Done' }) },
+      // the answer follows progress sent moments ago only once a ping confirms the client read
+      // it (the official TypeScript clients drop a last progress read with the response)
+      { expect: { jsonrpc: '2.0', id: 1, method: 'ping' } },
+      { send: { jsonrpc: '2.0', id: 1, result: {} } },
       { expect: result(1, { content: [{ type: 'text', text: 'tok-1' }] }) },
     ]);
   });

@@ -20,6 +20,7 @@
  * - The stream cannot be resumed (a new GET would be a new session), so when it ends the
  *   transport closes: `receiver.closed` gets a LocalError `connection_closed`.
  */
+import { discardedResponse } from '../../session/discarded-response.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
 import { serializeMessage } from '../../jsonrpc/preset-json.js';
@@ -182,8 +183,12 @@ export class SseClientTransport implements Transport {
           if (event.event === 'endpoint') this.#onEndpoint(event.data);
           else if (event.event === 'message' && event.data !== '') this.#deliverText(event.data);
         },
-        oversized: (err) => {
-          if (!this.#closed) this.#receiver?.error(err);
+        oversized: (err, envelope) => {
+          if (this.#closed) return;
+          this.#receiver?.error(err);
+          // a dropped response whose id the scan recovered fails its request at once
+          const discarded = discardedResponse(envelope, `exceeds ${this.#maxChars} characters (maxEventChars)`);
+          if (discarded !== undefined) this.#receiver?.error(discarded);
         },
       },
       { maxEventChars: this.#maxChars },

@@ -64,6 +64,7 @@
  *   (405 and failures ignored, bounded by `closeTimeoutMs`) and then calls
  *   `receiver.closed()`.
  */
+import { discardedResponse } from '../../session/discarded-response.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
 import { serializeMessage } from '../../jsonrpc/preset-json.js';
@@ -747,8 +748,12 @@ export class StreamableHttpClientTransport implements Transport {
           // the server's choice, within the client's bound
           cursor.retryMs = Math.min(ms, this.#policy.maxDelayMs);
         },
-        oversized: (err) => {
-          if (!this.#closed) this.#receiver?.error(err);
+        oversized: (err, envelope) => {
+          if (this.#closed) return;
+          this.#receiver?.error(err);
+          // a dropped response whose id the scan recovered fails its request at once
+          const discarded = discardedResponse(envelope, `exceeds ${this.#maxChars} characters (maxEventChars)`);
+          if (discarded !== undefined) this.#receiver?.error(discarded);
         },
       },
       { maxEventChars: this.#maxChars },

@@ -230,6 +230,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   readonly sessionId: string | undefined;
   /** The server session connected to this transport (set by the handler after connect). */
   server: ServerSession | undefined = undefined;
+
+  /** A sessionless transport cannot get the answer of a request it sends (see {@link Transport.answersRequests}). */
+  get answersRequests(): boolean {
+    return this.sessionId !== undefined;
+  }
   /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); set by the handler. */
   owner: string | undefined = undefined;
   /** Time of the last request delivered or finished, or the last stream closed, for idle reaping (ms since epoch). */

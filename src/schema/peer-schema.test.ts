@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultJsonSchemaValidator } from './ajv-validator.js';
+import { PeerSchemaValidator, loadPeerSchemaEngine, peerSchemaAdapter } from './peer-schema.js';
+import { checkSchemaWork } from './schema-work.js';
+import { SchemaError } from './types.js';
+
+test("the application's own schemas keep the native engine (lookaround works there)", () => {
+  const check = defaultJsonSchemaValidator().compile({ type: 'string', pattern: '^(?=a)a+$' });
+  assert.equal(check('aaa').valid, true);
+  assert.equal(check('b').valid, false);
+});
+
+test('a peer schema: RE2 patterns check values; lookaround is refused with a clear SchemaError', async () => {
+  await loadPeerSchemaEngine();
+  const peer = new PeerSchemaValidator();
+  const check = peer.compile({ type: 'object', patternProperties: { '^x-[a-z]+$': { type: 'integer' } }, properties: { s: { type: 'string', pattern: '^[0-9]{3}$' } } });
+  assert.equal(check({ s: '123', 'x-a': 1 }).valid, true);
+  assert.equal(check({ s: '12' }).valid, false);
+  assert.equal(check({ 'x-a': 'no' }).valid, false);
+  assert.throws(() => peer.compile({ type: 'string', pattern: '(?<=a)b' }), (e: unknown) => e instanceof SchemaError && e.code === 'invalid_schema' && /linear-time engine \(RE2\)/.test(e.message));
+  // case-insensitive and unicode flags as Ajv passes them
+  assert.equal(peer.compile({ type: 'string', pattern: '^é+$' })('ééé').valid, true);
+});
+
+test('peerSchemaAdapter refuses what the validator refuses, before any value is checked', async () => {
+  await assert.rejects(peerSchemaAdapter({ type: 'string', pattern: '(a)\\1' }), (e: unknown) => e instanceof SchemaError);
+  const adapter = await peerSchemaAdapter({ type: 'object', properties: { u: { type: 'string', format: 'url' } } });
+  assert.equal((await adapter.validate({ u: 'not a url at all' })).valid, true, 'url is an annotation in a peer schema');
+});
+
+test('checkSchemaWork: linear recursive schemas pass, fan-out per place is refused, $ref must resolve', () => {
+  checkSchemaWork({ $defs: { n: { type: 'object', properties: { left: { $ref: '#/$defs/n' }, right: { $ref: '#/$defs/n' } } } }, $ref: '#/$defs/n' });
+  checkSchemaWork({ type: 'array', prefixItems: [{ $ref: '#' }, { $ref: '#' }] });
+  assert.throws(() => checkSchemaWork({ $defs: { a: { anyOf: [{ $ref: '#/$defs/b' }, { $ref: '#/$defs/b' }] }, b: { anyOf: [{ $ref: '#/$defs/c' }, { $ref: '#/$defs/c' }] }, c: { type: 'string' } }, $ref: '#/$defs/a' }, 3), /more than 3 subschemas/);
+  assert.throws(() => checkSchemaWork({ $ref: '#/$defs/missing' }), (e: unknown) => e instanceof SchemaError && e.code === 'unresolved_ref');
+  assert.throws(() => checkSchemaWork({ $defs: { a: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' }), /never goes into the value/);
+});
