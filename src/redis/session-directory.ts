@@ -110,7 +110,7 @@ interface Feeding {
   handle: FollowedStream | undefined;
 }
 
-/** A message on a stream channel: `f` follow, `u` unfollow (to the owner); `o` opened, `n` not open, `e` event, `x` end (to the follower). */
+/** A message on a stream channel: `f` follow, `u` unfollow (to the owner); `o` opened, `n` not open, `e` event, `x` end (to the follower); `c` a client message relayed to the instance it concerns. */
 interface StreamNote {
   k?: unknown;
   f?: unknown;
@@ -287,6 +287,26 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#redis.publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: kind, m: text, e: origin })).then(undefined, (error: Error) => this.#onError(error));
   }
 
+  /**
+   * Relays client message `text` of session `id` to the instance tagged `to` (one PUBLISH on
+   * its stream channel; true when it is subscribed, false when it stopped), or with `to`
+   * undefined to every instance (the routing channel). Rejects with `RedisUnavailableError`
+   * when Redis cannot be reached; an oversized message is reported to `onError` and
+   * resolves false.
+   */
+  async relay(id: string, to: string | undefined, text: string): Promise<boolean> {
+    if (text.length > this.#maxRouted) {
+      this.#onError(new RangeError(`Did not route a message of ${text.length} characters (maxRoutedChars ${this.#maxRouted})`));
+      return false;
+    }
+    if (to === undefined || !TAG.test(to)) {
+      await this.#redis.publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: 'client', m: text }));
+      return true;
+    }
+    if (to === this.streamTag) return false;
+    return (await this.#redis.publish(`sessions:stream:${to}`, JSON.stringify({ k: 'c', id, m: text }))) > 0;
+  }
+
   /** Adds a listener for sessions removed or updated by other instances; returns its remover. */
   watch(listener: SessionDirectoryListener): () => void {
     this.#listeners.add(listener);
@@ -418,6 +438,10 @@ export class RedisSessionDirectory implements SessionDirectory {
       note = JSON.parse(message) as StreamNote;
     } catch {
       return this.#onError(new Error('Dropped a malformed stream message'));
+    }
+    if (isObject(note as JSONObject) && note.k === 'c' && typeof note.id === 'string' && typeof note.m === 'string') {
+      for (const listener of this.#listeners) listener.forwarded?.(note.id, 'client', note.m);
+      return;
     }
     if (!isObject(note as JSONObject) || typeof note.f !== 'string') return this.#onError(new Error('Dropped a malformed stream message'));
     const f = note.f;

@@ -151,6 +151,19 @@ export interface SessionDirectory {
    * it nothing is routed between instances. Never throws.
    */
   forward?(id: string, kind: RoutedKind, text: string, origin?: string): void;
+  /**
+   * Hands client message `text` of session `id` (an answer to a server → client request, or
+   * progress or a cancellation the client sent) to the instance tagged `to` — the
+   * {@link streamTag} named by the request id's prefix (see `Transport.requestIdPrefix`) —
+   * or, with `to` undefined, to every other instance (the one it concerns delivers it).
+   * Resolves true when a running instance received it, false when none did (the instance
+   * tagged `to` stopped: nothing waits for the message any more, or the message was too
+   * long to route, reported); rejects when it cannot be relayed now (the directory cannot be
+   * reached), and the handler answers the POST 503 with `Retry-After` so that the client
+   * sends it again. Optional: without it such messages go through {@link forward}, and one
+   * that cannot be relayed is lost.
+   */
+  relay?(id: string, to: string | undefined, text: string): Promise<boolean>;
   /** Adds a listener for sessions changed elsewhere; returns the function that removes it. */
   watch(listener: SessionDirectoryListener): () => void;
   /**

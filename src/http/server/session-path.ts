@@ -93,8 +93,11 @@ export class SessionPath implements EndpointMode {
       const refused = batchRefusal(session.server?.protocolVersion);
       if (refused !== undefined) return refused;
     }
-    // a client message for work of another instance goes there (202: it was accepted)
-    if (this.#sharing !== undefined && body.ids.length === 0 && !body.hasInvalid && this.#sharing.route(session, body.value)) return emptyReply(202);
+    // a client message for work of another instance goes there (202 once relayed, 503 when it cannot be)
+    if (this.#sharing !== undefined && body.ids.length === 0 && !body.hasInvalid) {
+      const routed = this.#sharing.route(session, body.value);
+      if (routed !== undefined) return routed.then((reply) => reply ?? deliverPost(session, req, info, body, this.#settings.mode));
+    }
     return deliverPost(session, req, info, body, this.#settings.mode);
   }
 

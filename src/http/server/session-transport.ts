@@ -261,6 +261,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   readonly #tag: string | undefined;
   /** The start of every event id: empty, or `<storeTag>.`. */
   readonly #idBase: string;
+  /** See `Transport.requestIdPrefix`: `<storeTag>-` for a shared session's transport, so its server → client request ids are unique across the instances. */
+  readonly requestIdPrefix: string | undefined;
   /** Resumptions of other instances' streams in progress here. */
   #remote: Set<RemoteFollow> | undefined = undefined;
   /** The GET stream of another instance last resumed here ({@link AdoptedStandalone}). */
@@ -278,6 +280,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     this.sessionId = sessionId;
     this.#tag = storeTag;
     this.#idBase = storeTag === undefined ? '' : `${storeTag}.`;
+    this.requestIdPrefix = storeTag === undefined ? undefined : `${storeTag}-`;
     this.#resumable = sessionId !== undefined && host.store !== undefined;
     this.lastActivity = Date.now();
   }
