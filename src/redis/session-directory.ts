@@ -85,6 +85,14 @@ export interface RedisSessionDirectoryOptions {
    * the response ends. Default 1000.
    */
   followCheckMs?: number;
+  /**
+   * How long `delete` waits, at most, for every other instance to confirm it forgot the
+   * session (each one that heard the announcement answers on the deleting instance's
+   * channel), in ms, so that a session deleted is deleted everywhere before DELETE is
+   * answered. An instance that does not confirm in time (stopped, or its subscriber
+   * disconnected) finds the session gone when it next checks its record. Default 2000.
+   */
+  deleteAckMs?: number;
   /** Receives failed touches and malformed announcements or records. Default: ignored. */
   onError?: (error: Error) => void;
 }
@@ -165,6 +173,12 @@ export class RedisSessionDirectory implements SessionDirectory {
   readonly #following = new Map<string, Following>();
   readonly #feeding = new Map<string, Feeding>();
   #followSeq = 0;
+  readonly #deleteAck: number;
+  /** Deletes of this instance waiting for the other instances' confirmations, by nonce. */
+  readonly #deleting = new Map<string, { acked: number; target: number; done: () => void }>();
+  #deleteSeq = 0;
+  /** The subscriber was seen disconnected: announcements may have been lost since. */
+  #gap = false;
   #unsubscribe: Array<() => Promise<void>> = [];
   #closed = false;
 
@@ -193,6 +207,7 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#maxRouted = positiveInteger('maxRoutedChars', options.maxRoutedChars ?? 4 * 1024 * 1024);
     this.#followAnswer = positiveInteger('followAnswerMs', options.followAnswerMs ?? 5000);
     this.#followCheck = positiveInteger('followCheckMs', options.followCheckMs ?? 1000);
+    this.#deleteAck = positiveInteger('deleteAckMs', options.deleteAckMs ?? 2000);
     this.streamTag = randomUUID().replace(/-/g, '').slice(0, 16);
   }
 
@@ -267,10 +282,59 @@ export class RedisSessionDirectory implements SessionDirectory {
     await this.#eval(SESSION_SCRIPTS.update, [this.#key(id)], [this.#channel, JSON.stringify(note), level === undefined ? '0' : '1', level ?? '', s]);
   }
 
-  /** Deletes the record of `id` and announces it (one round trip). Rejects with `RedisUnavailableError`. */
+  /**
+   * Deletes the record of `id` and announces it (one round trip), then waits until every
+   * other instance the announcement reached confirmed it forgot the session (at most
+   * `deleteAckMs`). Rejects with `RedisUnavailableError`.
+   */
   async delete(id: string): Promise<void> {
     this.#touched.delete(id);
-    await this.#eval(SESSION_SCRIPTS.delete, [this.#key(id), this.#live], [id, this.#channel, JSON.stringify({ o: this.instanceId, e: 'd', id })]);
+    const nonce = `${++this.#deleteSeq}`;
+    const note = JSON.stringify({ o: this.instanceId, e: 'd', id, r: this.streamTag, n: nonce });
+    let done = () => {};
+    const confirmed = new Promise<void>((resolve) => (done = resolve));
+    // confirmations may come before the script's answer: counted from now on
+    const waiting = { acked: 0, target: Infinity, done };
+    this.#deleting.set(nonce, waiting);
+    try {
+      // every subscriber connection but this instance's own answers
+      waiting.target = Number(await this.#eval(SESSION_SCRIPTS.delete, [this.#key(id), this.#live], [id, this.#channel, note])) - 1;
+    } catch (error) {
+      this.#deleting.delete(nonce);
+      throw error;
+    }
+    if (waiting.acked >= waiting.target) {
+      this.#deleting.delete(nonce);
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([confirmed, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#deleteAck)))]);
+    clearTimeout(timer);
+    this.#deleting.delete(nonce);
+  }
+
+  /**
+   * Undefined while announcements flow (a held session is current); else, when the
+   * subscriber was seen disconnected (announcements of deletes may have been lost), whether
+   * the record of `id` still exists (true when Redis cannot be asked). The first check after
+   * the subscriber is back also checks every other held session in the background.
+   */
+  check(id: string): Promise<boolean> | undefined {
+    if (this.#redis.subscribed) {
+      if (!this.#gap) return undefined;
+      this.#gap = false;
+      for (const held of [...this.#touched.keys()]) if (held !== id) void this.#exists(held).then((alive) => alive || this.#removed(held));
+    } else this.#gap = true;
+    return this.#exists(id);
+  }
+
+  async #exists(id: string): Promise<boolean> {
+    try {
+      return (await this.#redis.run((c) => c.exists(this.#key(id)))) === 1;
+    } catch (error) {
+      this.#onError(error as Error);
+      return true;
+    }
   }
 
   /** Forgets the touch bookkeeping of `id`. */
@@ -386,7 +450,15 @@ export class RedisSessionDirectory implements SessionDirectory {
     if (!isObject(note) || typeof note.id !== 'string' || (note.e !== 'd' && note.e !== 'u')) return this.#onError(new Error('Dropped a malformed session announcement'));
     if (note.o === this.instanceId) return;
     const id = note.id;
-    if (note.e === 'd') return this.#removed(id);
+    if (note.e === 'd') {
+      this.#removed(id);
+      const to = (note as { r?: unknown }).r;
+      const nonce = (note as { n?: unknown }).n;
+      if (typeof to === 'string' && TAG.test(to) && typeof nonce === 'string' && nonce.length <= 20) {
+        this.#redis.publish(`sessions:stream:${to}`, JSON.stringify({ k: 'a', n: nonce })).then(undefined, (error: Error) => this.#onError(error));
+      }
+      return;
+    }
     if (!isStringArray(note.s) || (note.l !== undefined && typeof note.l !== 'string')) return this.#onError(new Error('Dropped a malformed session announcement'));
     const patch: SessionPatch = { logLevel: note.l as string | undefined, subscriptions: note.s };
     for (const listener of this.#listeners) listener.updated(id, patch);
@@ -438,6 +510,11 @@ export class RedisSessionDirectory implements SessionDirectory {
       note = JSON.parse(message) as StreamNote;
     } catch {
       return this.#onError(new Error('Dropped a malformed stream message'));
+    }
+    if (isObject(note as JSONObject) && note.k === 'a') {
+      const waiting = typeof (note as { n?: unknown }).n === 'string' ? this.#deleting.get((note as { n: string }).n) : undefined;
+      if (waiting !== undefined && ++waiting.acked >= waiting.target) waiting.done();
+      return;
     }
     if (isObject(note as JSONObject) && note.k === 'c' && typeof note.id === 'string' && typeof note.m === 'string') {
       for (const listener of this.#listeners) listener.forwarded?.(note.id, 'client', note.m);

@@ -69,12 +69,14 @@ redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1
 `;
 
-/** Delete. KEYS: session, live set. ARGV: id, channel, announcement. Returns 1 (announced either way). */
+/**
+ * Delete. KEYS: session, live set. ARGV: id, channel, announcement. Returns how many
+ * subscriber connections the announcement reached (announced either way).
+ */
 const DELETE = `
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('PUBLISH', ARGV[2], ARGV[3])
-return 1
+return redis.call('PUBLISH', ARGV[2], ARGV[3])
 `;
 
 /** One script of the directory, the same shape as the task store's. */
@@ -86,5 +88,5 @@ export const SESSION_SCRIPTS = {
   read: { name: 'mcpkitSessionRead1', keys: 2, lua: READ },
   touch: { name: 'mcpkitSessionTouch1', keys: 2, lua: TOUCH },
   update: { name: 'mcpkitSessionUpdate1', keys: 1, lua: UPDATE },
-  delete: { name: 'mcpkitSessionDelete1', keys: 2, lua: DELETE },
+  delete: { name: 'mcpkitSessionDelete2', keys: 2, lua: DELETE },
 } as const satisfies Record<string, SessionScript>;

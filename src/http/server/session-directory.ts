@@ -139,8 +139,19 @@ export interface SessionDirectory {
   touch(id: string, idleMs: number): void;
   /** Writes `patch` into the record of `id` and tells the other instances. */
   update(id: string, patch: SessionPatch): Promise<void>;
-  /** Ends session `id` everywhere (its record is deleted, the other instances are told). */
+  /**
+   * Ends session `id` everywhere (its record is deleted, the other instances are told)
+   * before it resolves: an instance holding it does not serve it once this resolved.
+   */
   delete(id: string): Promise<void>;
+  /**
+   * Whether the held session `id` may be served without asking: undefined when the
+   * directory knows its announcements of deletes reached this instance; else a promise of
+   * whether the record still exists (the handler forgets the session and answers 404 when
+   * not). Optional: without it a held session is served until an announcement or a failed
+   * touch removes it. Never throws; the promise never rejects.
+   */
+  check?(id: string): Promise<boolean> | undefined;
   /** This handler no longer holds session `id` (it may forget per-session bookkeeping). Must not throw. */
   release(id: string): void;
   /**

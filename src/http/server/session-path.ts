@@ -73,10 +73,7 @@ export class SessionPath implements EndpointMode {
     const held = this.#registry.lookup(sessionId, info);
     const sharing = this.#sharing;
     if (sharing === undefined) return held ?? sessionNotFound();
-    if (held !== undefined) {
-      sharing.touch(sessionId);
-      return held;
-    }
+    if (held !== undefined) return sharing.use(held);
     // held for another principal: the same 404 as an unknown session
     return this.#registry.held(sessionId) !== undefined ? sessionNotFound() : sharing.restore(sessionId, info);
   }

@@ -210,9 +210,22 @@ export class SessionSharing {
     );
   }
 
-  /** Session `id` served a request here: its record's expiry moves on (throttled by the directory). */
-  touch(id: string): void {
+  /**
+   * The held session `transport` serves a request here: its record's expiry moves on
+   * (throttled by the directory). Returns it, or (when the directory may have missed
+   * telling of a delete, see `SessionDirectory.check`) a promise of it, or of the 404 when
+   * its record is gone (the session is forgotten here).
+   */
+  use(transport: StreamableSessionTransport): StreamableSessionTransport | Promise<StreamableSessionTransport | HttpReply> {
+    const id = transport.sessionId!;
     this.#directory.touch(id, this.#idleMs);
+    const current = this.#directory.check?.(id);
+    if (current === undefined) return transport;
+    return current.then((alive) => {
+      if (alive) return transport;
+      this.#registry.forget(id);
+      return sessionNotFound();
+    });
   }
 
   /**
