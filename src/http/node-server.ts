@@ -29,6 +29,7 @@ import type { AddressInfo } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { counterText } from '../jsonrpc/values.js';
 import { StreamableHttpHandler } from './server/handler.js';
+import type { CloseOptions } from './server/drain.js';
 import { internalErrorReply } from './server/replies.js';
 import { PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
 import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
@@ -567,8 +568,12 @@ export interface NodeServerHandle {
   readonly port: number;
   /** The MCP endpoint's URL (`http://127.0.0.1:PORT/mcp`). */
   readonly url: string;
-  /** Closes the handler's sessions, then every connection and the listening socket. */
-  close(): Promise<void>;
+  /**
+   * Closes the handler's sessions (with `drainMs`, after draining them: see the handler's
+   * `close`), then every connection and the listening socket. Idempotent: a second call
+   * resolves with the first.
+   */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /**
@@ -599,9 +604,9 @@ export async function serveNode(handler: StreamableHttpHandler, options: ServeNo
     server,
     port,
     url: `http://${urlHost}:${port}${handler.endpoint}`,
-    close: () =>
+    close: (closeOptions?: CloseOptions) =>
       (closing ??= (async () => {
-        await handler.close();
+        await handler.close(closeOptions);
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await done;

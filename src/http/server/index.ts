@@ -7,6 +7,7 @@
  * Runtime-neutral: nothing here imports `node:*`.
  */
 export { createStreamableHttpHandler, StreamableHttpHandler, type StreamableHttpOptions } from './handler.js';
+export { DRAIN_CUT_MESSAGE, type CloseOptions } from './drain.js';
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions, type StoredEvent } from './event-store.js';
 export { RequestGuard, LOOPBACK_HOSTS } from './request-guard.js';
 export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, StreamableSessionTransport, type JsonOutcome } from './session-transport.js';

@@ -181,6 +181,11 @@ export class SessionRegistry {
     }
   }
 
+  /** The `Mcp-Session-Id` sessions held now. */
+  heldSessions(): IterableIterator<StreamableSessionTransport> {
+    return this.#sessions.values();
+  }
+
   /** Stops the sweep and closes every session (their streams end). */
   async close(): Promise<void> {
     this.#stopSweep();

@@ -330,9 +330,52 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
 
   /** Ends every stream and connection, forgets stored events, fires `receiver.closed()`. Idempotent. */
   close(): Promise<void> {
+    return this.#close(false);
+  }
+
+  /**
+   * Closes like {@link close}, but leaves the stored events of a shared store (`shared`)
+   * alone: this instance stops (drained), and a client resuming one of its streams on
+   * another instance replays them there (the store's own expiry removes them).
+   */
+  closeForHandover(): Promise<void> {
+    return this.#close(this.#host.store?.shared === true);
+  }
+
+  /** True while a request of the client is in progress here. */
+  get busy(): boolean {
+    return this.#byRequest !== undefined && this.#byRequest.size > 0;
+  }
+
+  /**
+   * Ends the GET stream's connection, if one is attached (the client reconnects, with
+   * `Last-Event-ID`, to whichever instance it reaches next); the stream itself stays.
+   */
+  endStandalone(): void {
+    const stream = this.#standalone;
+    if (stream !== undefined && stream.conn !== undefined) this.#detach(stream);
+  }
+
+  /**
+   * Answers every request of the client still in progress here with JSON-RPC error
+   * `code` / `message` (on its POST's stream: written when attached, stored for a
+   * resumption when not), so that no client waits for a response that will not come.
+   */
+  failOpenRequests(code: number, message: string): void {
+    const byRequest = this.#byRequest;
+    if (byRequest === undefined || byRequest.size === 0 || this.#closed) return;
+    const ids: RequestId[] = [];
+    for (const stream of new Set(byRequest.values())) {
+      const own = stream.ids === undefined ? [] : Array.isArray(stream.ids) ? stream.ids : [stream.ids];
+      for (const id of own) if (byRequest.get(id) === stream) ids.push(id);
+    }
+    for (const id of ids) void this.send({ jsonrpc: '2.0', id, error: { code, message } });
+  }
+
+  #close(keepEvents: boolean): Promise<void> {
     if (this.#closed) return RESOLVED;
     this.#closed = true;
-    const store = this.#host.store;
+    const store = keepEvents ? undefined : this.#host.store;
     const streams = this.#streams;
     if (streams !== undefined) {
       for (const stream of streams.values()) this.#shut(stream, store);
