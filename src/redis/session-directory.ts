@@ -36,7 +36,7 @@
  *   scored by expiry time on Redis' clock, expired ones pruned on every create.
  */
 import { randomUUID } from 'node:crypto';
-import type { JSONObject } from '../jsonrpc/types.js';
+import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type {
   FollowEnd,
   FollowedStream,
@@ -101,6 +101,9 @@ type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
 const defined = new WeakSet<object>();
 
 const TAG = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** How long the record of a stream's open requests lives at most (a stream its instance never ended). */
+const INFLIGHT_TTL_MS = 3_600_000;
 
 /** A follow this instance makes (the resuming side). */
 interface Following {
@@ -349,6 +352,45 @@ export class RedisSessionDirectory implements SessionDirectory {
       return;
     }
     this.#redis.publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: kind, m: text, e: origin })).then(undefined, (error: Error) => this.#onError(error));
+  }
+
+  /**
+   * Records the request ids of this instance's open POST stream `stream` of session `id`
+   * (`<prefix>inflight:<id>.<streamTag>/<stream>`, expiring after an hour), not awaited;
+   * failures go to `onError`. Never throws.
+   */
+  streamOpened(id: string, stream: number, ids: readonly RequestId[]): void {
+    const key = this.#inflightKey(id, this.streamTag, stream);
+    this.#redis.run((c) => c.set(key, JSON.stringify(ids), 'PX', INFLIGHT_TTL_MS)).then(undefined, (error: Error) => this.#onError(error));
+  }
+
+  /** Deletes the record of {@link streamOpened}, not awaited. Never throws. */
+  streamEnded(id: string, stream: number): void {
+    const key = this.#inflightKey(id, this.streamTag, stream);
+    this.#redis.run((c) => c.del(key)).then(undefined, (error: Error) => this.#onError(error));
+  }
+
+  /** The ids the instance tagged `owner` recorded for its stream `stream` of session `id`; [] when none. Rejects with `RedisUnavailableError`. */
+  async openRequests(id: string, owner: string, stream: number): Promise<RequestId[]> {
+    if (!TAG.test(owner) || !Number.isSafeInteger(stream)) return [];
+    const key = this.#inflightKey(id, owner, stream);
+    const raw = await this.#redis.run((c) => c.get(key));
+    if (raw === null) return [];
+    let ids: unknown;
+    try {
+      ids = JSON.parse(raw);
+    } catch {
+      ids = undefined;
+    }
+    if (!Array.isArray(ids) || !ids.every((v) => typeof v === 'string' || typeof v === 'number')) {
+      this.#onError(new Error('Ignored a malformed record of open requests'));
+      return [];
+    }
+    return ids as RequestId[];
+  }
+
+  #inflightKey(id: string, owner: string, stream: number): string {
+    return this.#redis.key('inflight', `${id}.${owner}/${stream}`);
   }
 
   /**

@@ -26,7 +26,7 @@
  *   resuming instance replays what the event store kept and ends the stream.
  * Runtime-neutral: no `node:*` imports.
  */
-import type { JSONObject } from '../../jsonrpc/types.js';
+import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 
 /** Everything an instance needs to serve a request of a session it did not create. */
 export interface SessionRecord {
@@ -175,6 +175,22 @@ export interface SessionDirectory {
    * that cannot be relayed is lost.
    */
   relay?(id: string, to: string | undefined, text: string): Promise<boolean>;
+  /**
+   * POST stream `stream` of session `id`, opened by this instance (its {@link streamTag}),
+   * carries the client's requests `ids`: recorded until {@link streamEnded}, so that an
+   * instance resuming the stream after this one stopped (killed, cut off) can answer them
+   * with an error instead of leaving the client waiting ({@link openRequests}). Optional,
+   * with the two below. Never throws (failures go to the directory's error reporting).
+   */
+  streamOpened?(id: string, stream: number, ids: readonly RequestId[]): void;
+  /** Stream `stream` of session `id` (this instance's) got its responses or was cancelled: its record goes. Never throws. */
+  streamEnded?(id: string, stream: number): void;
+  /**
+   * The request ids recorded for stream `stream` of session `id` that the instance tagged
+   * `owner` opened and did not end; [] when none. Rejects when the directory cannot be
+   * reached.
+   */
+  openRequests?(id: string, owner: string, stream: number): Promise<RequestId[]>;
   /** Adds a listener for sessions changed elsewhere; returns the function that removes it. */
   watch(listener: SessionDirectoryListener): () => void;
   /**

@@ -156,6 +156,9 @@ export class SessionSharing {
       released: (transport) => host.released(transport),
       unattached: (transport, text, origin) => directory.forward?.(transport.sessionId!, 'stream', text, origin),
       follow: follow === undefined ? undefined : (transport, owner, stream, follower) => follow(transport.sessionId!, owner, stream, follower),
+      streamOpened: directory.streamOpened === undefined ? undefined : (transport, stream, ids) => directory.streamOpened!(transport.sessionId!, stream, ids),
+      streamEnded: directory.streamEnded === undefined ? undefined : (transport, stream) => directory.streamEnded!(transport.sessionId!, stream),
+      openRequests: directory.openRequests === undefined ? undefined : (transport, owner, stream) => directory.openRequests!(transport.sessionId!, owner, stream),
     };
     this.#unwatch = directory.watch({
       removed: (id) => registry.forget(id),

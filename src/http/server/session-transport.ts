@@ -73,6 +73,19 @@ export interface TransportHost {
    * such a stream is replayed from the store and ended. Must not throw.
    */
   follow?(transport: StreamableSessionTransport, owner: string, stream: number, follower: StreamFollower): () => void;
+  /**
+   * POST stream `stream` of a shared session's transport carries requests `ids` (see
+   * `SessionDirectory.streamOpened`); {@link streamEnded} follows when it got its
+   * responses. Optional. Must not throw.
+   */
+  streamOpened?(transport: StreamableSessionTransport, stream: number, ids: readonly RequestId[]): void;
+  /** See {@link streamOpened}. Optional. Must not throw. */
+  streamEnded?(transport: StreamableSessionTransport, stream: number): void;
+  /**
+   * The requests of stream `stream` of the instance tagged `owner` that it opened and did
+   * not answer (see `SessionDirectory.openRequests`). Optional; rejects when unknown.
+   */
+  openRequests?(transport: StreamableSessionTransport, owner: string, stream: number): Promise<RequestId[]>;
 }
 
 /** Something that can close the SSE stream carrying a request (see {@link closeSseStream}). */
@@ -179,6 +192,8 @@ class OutStream implements SseConnectionOwner {
   done = false;
   /** Completed while detached and kept for a resumption. */
   retained = false;
+  /** Its open requests are recorded in the directory (see `TransportHost.streamOpened`). */
+  tracked = false;
   lastAppend: Promise<void> | undefined = undefined;
   /** JSON mode: the response text, once sent. */
   body: string | undefined = undefined;
@@ -390,7 +405,16 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     return RESOLVED;
   }
 
+  /** Ends the record of `stream`'s open requests (see `TransportHost.streamOpened`). */
+  #untrack(stream: OutStream): void {
+    if (!stream.tracked) return;
+    stream.tracked = false;
+    this.#host.streamEnded?.(this, stream.id);
+  }
+
   #shut(stream: OutStream, store: EventStore | undefined): void {
+    // closed for handover (store undefined): the record stays for a resumption elsewhere
+    if (store !== undefined || this.#host.store === undefined) this.#untrack(stream);
     stream.done = true;
     if (stream.conn !== undefined) {
       stream.conn.owner = undefined;
@@ -426,7 +450,13 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       const conn = new SseConnection(stream);
       stream.conn = conn;
       this.connections++;
-      if (this.#resumable) conn.write(primingEvent(this.#label(stream) + '0', this.#host.retryMs));
+      if (this.#resumable) {
+        conn.write(primingEvent(this.#label(stream) + '0', this.#host.retryMs));
+        if (this.#tag !== undefined && this.#host.streamOpened !== undefined) {
+          stream.tracked = true;
+          this.#host.streamOpened(this, stream.id, ids);
+        }
+      }
     }
     return stream;
   }
@@ -573,6 +603,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       {
         store: this.#host.store!,
         reportError: (error) => this.#host.reportError(error),
+        openRequests: this.#host.openRequests === undefined ? undefined : () => this.#host.openRequests!(this, tag, streamNo),
         finished: (f) => {
           if (this.#remote?.delete(f) === true) this.connections--;
           this.lastActivity = Date.now();
@@ -736,6 +767,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #complete(stream: OutStream): void {
     if (stream.done) return;
     stream.done = true;
+    this.#untrack(stream);
     this.lastActivity = Date.now();
     const byRequest = this.#byRequest!;
     const ids = stream.ids;
