@@ -180,8 +180,7 @@ export class RedisSessionDirectory implements SessionDirectory {
   /** Deletes of this instance waiting for the other instances' confirmations, by nonce. */
   readonly #deleting = new Map<string, { acked: number; target: number; done: () => void }>();
   #deleteSeq = 0;
-  /** The subscriber was seen disconnected: announcements may have been lost since. */
-  #gap = false;
+
   #unsubscribe: Array<() => Promise<void>> = [];
   #closed = false;
 
@@ -316,30 +315,6 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#deleting.delete(nonce);
   }
 
-  /**
-   * Undefined while announcements flow (a held session is current); else, when the
-   * subscriber was seen disconnected (announcements of deletes may have been lost), whether
-   * the record of `id` still exists (true when Redis cannot be asked). The first check after
-   * the subscriber is back also checks every other held session in the background.
-   */
-  check(id: string): Promise<boolean> | undefined {
-    if (this.#redis.subscribed) {
-      if (!this.#gap) return undefined;
-      this.#gap = false;
-      for (const held of [...this.#touched.keys()]) if (held !== id) void this.#exists(held).then((alive) => alive || this.#removed(held));
-    } else this.#gap = true;
-    return this.#exists(id);
-  }
-
-  async #exists(id: string): Promise<boolean> {
-    try {
-      return (await this.#redis.run((c) => c.exists(this.#key(id)))) === 1;
-    } catch (error) {
-      this.#onError(error as Error);
-      return true;
-    }
-  }
-
   /** Forgets the touch bookkeeping of `id`. */
   release(id: string): void {
     this.#touched.delete(id);
@@ -370,11 +345,21 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#redis.run((c) => c.del(key)).then(undefined, (error: Error) => this.#onError(error));
   }
 
-  /** The ids the instance tagged `owner` recorded for its stream `stream` of session `id`; [] when none. Rejects with `RedisUnavailableError`. */
+  /**
+   * Takes the ids the instance tagged `owner` recorded for its stream `stream` of session
+   * `id` (read and deleted at once: one caller gets them); [] when none. Rejects with
+   * `RedisUnavailableError`.
+   */
   async openRequests(id: string, owner: string, stream: number): Promise<RequestId[]> {
     if (!TAG.test(owner) || !Number.isSafeInteger(stream)) return [];
     const key = this.#inflightKey(id, owner, stream);
-    const raw = await this.#redis.run((c) => c.get(key));
+    // taken: the first instance to ask answers them, a later resumption finds none
+    const raw = await this.#redis.run(async (c) => {
+      const replies = await c.multi().get(key).del(key).exec();
+      const [error, value] = replies?.[0] ?? [null, null];
+      if (error) throw error;
+      return value as string | null;
+    });
     if (raw === null) return [];
     let ids: unknown;
     try {

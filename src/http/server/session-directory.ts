@@ -144,14 +144,6 @@ export interface SessionDirectory {
    * before it resolves: an instance holding it does not serve it once this resolved.
    */
   delete(id: string): Promise<void>;
-  /**
-   * Whether the held session `id` may be served without asking: undefined when the
-   * directory knows its announcements of deletes reached this instance; else a promise of
-   * whether the record still exists (the handler forgets the session and answers 404 when
-   * not). Optional: without it a held session is served until an announcement or a failed
-   * touch removes it. Never throws; the promise never rejects.
-   */
-  check?(id: string): Promise<boolean> | undefined;
   /** This handler no longer holds session `id` (it may forget per-session bookkeeping). Must not throw. */
   release(id: string): void;
   /**
@@ -186,8 +178,9 @@ export interface SessionDirectory {
   /** Stream `stream` of session `id` (this instance's) got its responses or was cancelled: its record goes. Never throws. */
   streamEnded?(id: string, stream: number): void;
   /**
-   * The request ids recorded for stream `stream` of session `id` that the instance tagged
-   * `owner` opened and did not end; [] when none. Rejects when the directory cannot be
+   * Takes the request ids recorded for stream `stream` of session `id` that the instance
+   * tagged `owner` opened and did not end: the record goes, so that only the first
+   * instance asking answers them; [] when none. Rejects when the directory cannot be
    * reached.
    */
   openRequests?(id: string, owner: string, stream: number): Promise<RequestId[]>;

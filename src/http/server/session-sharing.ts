@@ -213,22 +213,10 @@ export class SessionSharing {
     );
   }
 
-  /**
-   * The held session `transport` serves a request here: its record's expiry moves on
-   * (throttled by the directory). Returns it, or (when the directory may have missed
-   * telling of a delete, see `SessionDirectory.check`) a promise of it, or of the 404 when
-   * its record is gone (the session is forgotten here).
-   */
-  use(transport: StreamableSessionTransport): StreamableSessionTransport | Promise<StreamableSessionTransport | HttpReply> {
-    const id = transport.sessionId!;
-    this.#directory.touch(id, this.#idleMs);
-    const current = this.#directory.check?.(id);
-    if (current === undefined) return transport;
-    return current.then((alive) => {
-      if (alive) return transport;
-      this.#registry.forget(id);
-      return sessionNotFound();
-    });
+  /** The held session `transport` serves a request here: its record's expiry moves on (throttled by the directory). */
+  use(transport: StreamableSessionTransport): StreamableSessionTransport {
+    this.#directory.touch(transport.sessionId!, this.#idleMs);
+    return transport;
   }
 
   /**

@@ -296,6 +296,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     this.#tag = storeTag;
     this.#idBase = storeTag === undefined ? '' : `${storeTag}.`;
     this.requestIdPrefix = storeTag === undefined ? undefined : `${storeTag}-`;
+    // a shared session's GET stream exists from the start: what other instances relay for it is stored at once
+    if (storeTag !== undefined && sessionId !== undefined) this.#standalone = new OutStream(this, 0, MODE_STANDALONE);
     this.#resumable = sessionId !== undefined && host.store !== undefined;
     this.lastActivity = Date.now();
   }
@@ -723,7 +725,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
 
   /**
    * Writes `text` (a message another instance produced for this session's GET stream) to
-   * the GET stream when one is attached here; false, doing nothing, when none is. `origin`,
+   * the GET stream when one is attached here, or (resumable) stores it on the GET stream
+   * for a later GET here; false, doing nothing, when neither. `origin`,
    * the message's event id on the producing instance's GET stream: a message the resumption
    * of that stream here replayed from the store is dropped (true), and while that resumption
    * runs every relayed message is held and written after the replay (true).
@@ -739,7 +742,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       }
     }
     const stream = this.#standalone;
-    if (stream === undefined || stream.conn === undefined) return false;
+    if (stream === undefined) return false;
+    // not attached here: kept in the store all the same (a shared session's GET stream
+    // exists from the start), so the client's resumption of this instance's GET stream,
+    // or its first GET here, gets it
+    if (stream.conn === undefined && !this.#resumable) return false;
     this.#emit(stream, oneLineJson(text));
     return true;
   }
