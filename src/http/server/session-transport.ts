@@ -592,7 +592,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
     const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
     this.lastActivity = Date.now();
-    const reply = await this.#attachResumed(stream, stream.delivered, conn);
+    // what this instance stored on its own GET stream while the client's GET was elsewhere
+    // reached the client there, or is in the log just replayed: it is not written again
+    const reply = await this.#attachResumed(stream, stream.seq, conn);
     adopted.held = undefined;
     for (const m of held) this.relayToStandalone(m.text, m.origin);
     return reply;
