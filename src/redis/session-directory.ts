@@ -229,9 +229,14 @@ export class RedisSessionDirectory implements SessionDirectory {
     return 'created';
   }
 
-  /** The record of `id` with its expiry pushed out (one round trip), or undefined; rejects with `RedisUnavailableError`. */
-  async get(id: string): Promise<SessionRecord | undefined> {
-    const raw = (await this.#eval(SESSION_SCRIPTS.read, [this.#key(id), this.#live], [id])) as [string, string | null, string, string] | null;
+  /**
+   * The record of `id` with its expiry pushed out (one round trip), or undefined; with
+   * `reader`, undefined for a record bound to another principal, whose expiry is left alone
+   * (checked in the same script, before the touch). Rejects with `RedisUnavailableError`.
+   */
+  async get(id: string, reader?: { readonly owner: string | undefined }): Promise<SessionRecord | undefined> {
+    const args = reader === undefined ? [id, '0', ''] : [id, '1', reader.owner ?? ''];
+    const raw = (await this.#eval(SESSION_SCRIPTS.read, [this.#key(id), this.#live], args)) as [string, string | null, string, string] | null;
     if (raw === null) return undefined;
     let fixed: FixedPart;
     let subscriptions: unknown;

@@ -32,8 +32,10 @@ return 1
 `;
 
 /**
- * Read and touch. KEYS: session, live set. ARGV: id. Returns [r, l or false, s, t] with the
- * expiry pushed out by the record's own ttl, or false when there is no record.
+ * Read and touch. KEYS: session, live set. ARGV: id, '1' when the reader's principal must
+ * own the record ('0' else), that principal's key ('' for none). Returns [r, l or false, s,
+ * t] with the expiry pushed out by the record's own ttl; false when there is no record, or
+ * (nothing touched) when it is bound to another principal.
  */
 const READ = `${NOW}
 local v = redis.call('HMGET', KEYS[1], 'r', 'l', 's', 't')
@@ -41,6 +43,11 @@ local ttl = tonumber(v[4])
 if not v[1] or not ttl then
   redis.call('ZREM', KEYS[2], ARGV[1])
   return false
+end
+if ARGV[2] == '1' then
+  local ok, fixed = pcall(cjson.decode, v[1])
+  local owner = ok and type(fixed) == 'table' and fixed.o or ''
+  if type(owner) ~= 'string' or owner ~= ARGV[3] then return false end
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('ZADD', KEYS[2], 'XX', now + ttl, ARGV[1])
@@ -85,7 +92,7 @@ export type SessionScript = TaskScript;
 /** Every script of the session directory. */
 export const SESSION_SCRIPTS = {
   create: { name: 'mcpkitSessionCreate1', keys: 2, lua: CREATE },
-  read: { name: 'mcpkitSessionRead1', keys: 2, lua: READ },
+  read: { name: 'mcpkitSessionRead2', keys: 2, lua: READ },
   touch: { name: 'mcpkitSessionTouch1', keys: 2, lua: TOUCH },
   update: { name: 'mcpkitSessionUpdate1', keys: 1, lua: UPDATE },
   delete: { name: 'mcpkitSessionDelete2', keys: 2, lua: DELETE },

@@ -130,8 +130,15 @@ export interface SessionDirectory {
    * on sessions is reached, which the handler answers with 503 and `Retry-After`.
    */
   create(record: SessionRecord): Promise<'created' | 'full'>;
-  /** The record of `id`, or undefined when there is none (never created, deleted, expired). */
-  get(id: string): Promise<SessionRecord | undefined>;
+  /**
+   * The record of `id`, or undefined when there is none (never created, deleted, expired).
+   * With `reader` (sessions are bound to principals), also undefined when the record is
+   * bound to another principal than `reader.owner`: then its expiry must not move (a
+   * refused request does not keep another principal's session alive). A directory that
+   * ignores `reader` lets such requests extend the record's expiry (the handler still
+   * answers them 404).
+   */
+  get(id: string, reader?: { readonly owner: string | undefined }): Promise<SessionRecord | undefined>;
   /**
    * Session `id` was used now: pushes its expiry out to `idleMs` from now. May do nothing
    * (throttled); never throws nor rejects (failures go to the directory's error reporting).

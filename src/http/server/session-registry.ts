@@ -122,6 +122,12 @@ export class SessionRegistry {
     return this.#sessions.get(sessionId);
   }
 
+  /** The principal a request with `info` acts for, when sessions are bound; undefined when they are not. */
+  reader(info: HttpRequestInfo | undefined): { readonly owner: string | undefined } | undefined {
+    const key = this.#settings.sessionOwner;
+    return key === undefined ? undefined : { owner: key(info?.authInfo) };
+  }
+
   /** True when a request with `info` may use a session bound to `owner` (always, when sessions are not bound). */
   mayUse(owner: string | undefined, info: HttpRequestInfo | undefined): boolean {
     const key = this.#settings.sessionOwner;

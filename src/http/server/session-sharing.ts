@@ -244,11 +244,14 @@ export class SessionSharing {
 
   /** The session `id` this handler does not hold, restored from its record (when `info`'s principal may use it), or the reply. */
   async restore(id: string, info: HttpRequestInfo | undefined): Promise<StreamableSessionTransport | HttpReply> {
-    let pending = this.#restoring.get(id);
+    // the owner is checked in the directory before its expiry moves: a refused request keeps nothing alive
+    const reader = this.#registry.reader(info);
+    const key = reader === undefined ? id : `${id}\n${reader.owner ?? ''}`;
+    let pending = this.#restoring.get(key);
     if (pending === undefined) {
-      pending = this.#load(id);
-      this.#restoring.set(id, pending);
-      void pending.then(() => this.#restoring.delete(id));
+      pending = this.#load(id, reader);
+      this.#restoring.set(key, pending);
+      void pending.then(() => this.#restoring.delete(key));
     }
     const found = await pending;
     if (!(found instanceof StreamableSessionTransport)) return found;
@@ -271,10 +274,10 @@ export class SessionSharing {
     this.#unwatch();
   }
 
-  async #load(id: string): Promise<StreamableSessionTransport | HttpReply> {
+  async #load(id: string, reader: { readonly owner: string | undefined } | undefined): Promise<StreamableSessionTransport | HttpReply> {
     let record: SessionRecord | undefined;
     try {
-      record = await this.#directory.get(id);
+      record = await this.#directory.get(id, reader);
     } catch (error) {
       this.#host.reportError(error as Error);
       return unavailable();
