@@ -14,6 +14,7 @@
 
 // ───────────── server (mcpkit/http/server) ─────────────
 export { createStreamableHttpHandler, StreamableHttpHandler, type StreamableHttpOptions } from './server/handler.js';
+export { DRAIN_CUT_MESSAGE, type CloseOptions } from './server/drain.js';
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions, type StoredEvent } from './server/event-store.js';
 export { RequestGuard, LOOPBACK_HOSTS } from './server/request-guard.js';
 export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, StreamableSessionTransport, type JsonOutcome } from './server/session-transport.js';
