@@ -35,7 +35,7 @@
  * - The session cap counts cluster-wide: live ids in the sorted set `<prefix>sessions:live`,
  *   scored by expiry time on Redis' clock, expired ones pruned on every create.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type {
   FollowEnd,
@@ -44,6 +44,7 @@ import type {
   SessionDirectory,
   SessionDirectoryListener,
   SessionPatch,
+  SessionLimits,
   SessionRecord,
   StreamFeed,
   StreamFollower,
@@ -213,16 +214,28 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.streamTag = randomUUID().replace(/-/g, '').slice(0, 16);
   }
 
-  /** Resolves `'full'` at `maxSessions`; rejects with RangeError past `maxRecordChars`, `RedisUnavailableError` when Redis cannot be reached. */
-  async create(record: SessionRecord): Promise<'created' | 'full'> {
+  /**
+   * Resolves `'full'` at `maxSessions`, `'crowded'` when the record's owner holds
+   * `limits.maxPerOwner` live sessions and none is quiet (at the limit the least recently
+   * used quiet one is ended to make room, as the handler does in memory); rejects with
+   * RangeError past `maxRecordChars`, `RedisUnavailableError` when Redis cannot be reached.
+   */
+  async create(record: SessionRecord, limits?: SessionLimits): Promise<'created' | 'full' | 'crowded'> {
     const fixed: FixedPart = { v: record.revision, c: record.clientCapabilities, t: record.idleMs };
     if (record.clientInfo !== undefined) fixed.i = record.clientInfo;
     if (record.owner !== undefined) fixed.o = record.owner;
     const r = JSON.stringify(fixed);
     const s = JSON.stringify(record.subscriptions);
     this.#checkSize(r.length + s.length + (record.logLevel?.length ?? 0));
-    const created = await this.#eval(SESSION_SCRIPTS.create, [this.#key(record.id), this.#live], [record.id, this.#max, ttlOf(record.idleMs), r, s]);
-    if (created !== 1) return 'full';
+    const counted = record.owner !== undefined && limits !== undefined;
+    const ownerKey = `${this.#redis.prefix}sessions:owner:${counted ? createHash('sha256').update(record.owner!).digest('hex') : '-'}`;
+    const created = await this.#eval(
+      SESSION_SCRIPTS.create,
+      [this.#key(record.id), this.#live, ownerKey],
+      [record.id, this.#max, ttlOf(record.idleMs), r, s, counted ? positiveInteger('maxPerOwner', limits.maxPerOwner) : 0, `${this.#redis.prefix}session:`, this.#channel, this.instanceId],
+    );
+    if (created === 0) return 'full';
+    if (created === 2) return 'crowded';
     this.#touched.set(record.id, Date.now());
     // a level set during initialization (none today) is stored with the first update
     if (record.logLevel !== undefined) await this.update(record.id, { logLevel: record.logLevel });

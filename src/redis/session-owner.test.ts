@@ -42,3 +42,31 @@ it('reads a bound record only for its owner, and leaves its expiry alone for any
   // unbound reads (sessions not bound to principals) still find it
   assert.equal((await directory.get(id))?.id, id);
 });
+
+it('counts a principal\'s sessions across instances, ends its least recently used quiet one at the limit, and refuses when none is quiet', async () => {
+  const other = await RedisConnection.connect({ url: server.url, prefix: 'owner:' });
+  const second = await RedisSessionDirectory.open(other);
+  const removed: string[] = [];
+  const unwatch = second.watch({ removed: (id) => void removed.push(id), updated: () => {} });
+  try {
+    const record = (id: string, owner: string) => ({ id, revision: '2025-06-18', clientCapabilities: {}, clientInfo: undefined, logLevel: undefined, subscriptions: [], owner, idleMs: 1000 });
+    const limits = { maxPerOwner: 2 };
+    // one on each instance: the limit counts both
+    assert.equal(await directory.create(record('cap-a1', 'carol'), limits), 'created');
+    assert.equal(await second.create(record('cap-a2', 'carol'), limits), 'created');
+    assert.equal(await directory.create(record('cap-a3', 'carol'), limits), 'crowded', 'both are in use: refused');
+    assert.equal(await second.create(record('cap-b1', 'dave'), limits), 'created', 'another principal is not affected');
+    // once quiet, the least recently used one makes room, everywhere
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    assert.notEqual(await second.get('cap-a2', { owner: 'carol' }), undefined, 'a2 used again (touched)');
+    assert.equal(await directory.create(record('cap-a3', 'carol'), limits), 'created');
+    assert.equal(await directory.get('cap-a1', { owner: 'carol' }), undefined, 'a1, the least recently used, was ended');
+    assert.notEqual(await directory.get('cap-a2', { owner: 'carol' }), undefined, 'a2 lives on');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(removed, ['cap-a1'], 'and its end was announced to the other instances');
+  } finally {
+    unwatch();
+    await second.close();
+    await other.close();
+  }
+});

@@ -18,16 +18,56 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
 /**
- * Create. KEYS: session, live set. ARGV: id, max sessions, ttl ms, r, s.
- * Returns 1, or 0 (nothing written) when the live set holds `max` unexpired ids.
+ * Create. KEYS: session, live set, the owner's set (a placeholder when unbound). ARGV: id,
+ * max sessions, ttl ms, r, s, max per owner ('0': unbound, not counted), the prefix of
+ * session keys, the announcement channel, this instance's id.
+ * Returns 1; 0 (nothing written) when the live set holds `max` unexpired ids; 2 (nothing
+ * written) when the owner holds `max per owner` live sessions and none is quiet.
+ *
+ * Per owner: `<p>sessions:owner:<sha256 of owner>` (a set, kept a week past the owner's last
+ * new session) holds the owner's session ids. At its
+ * limit the ids whose record is gone are dropped; if still at it, the least recently used
+ * one (the smallest remaining ttl) is ended when it is quiet — untouched for 3/5 of its ttl
+ * (an instance touches a session in use at least every half idle timeout, and the ttl is
+ * 5/4 of it) — as in memory: its record and ids deleted, the deletion announced.
  */
 const CREATE = `${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
+local perOwner = tonumber(ARGV[6])
+if perOwner > 0 then
+  local ids = redis.call('SMEMBERS', KEYS[3])
+  local alive = 0
+  local oldest, oldestTtl, oldestT = nil, nil, nil
+  for _, sid in ipairs(ids) do
+    local key = ARGV[7] .. sid
+    local left = redis.call('PTTL', key)
+    if left < 0 then
+      redis.call('SREM', KEYS[3], sid)
+    else
+      alive = alive + 1
+      if oldestTtl == nil or left < oldestTtl then
+        oldest, oldestTtl, oldestT = sid, left, tonumber(redis.call('HGET', key, 't'))
+      end
+    end
+  end
+  if alive >= perOwner then
+    if oldest == nil or oldestT == nil or (oldestT - oldestTtl) < oldestT * 3 / 5 then return 2 end
+    redis.call('DEL', ARGV[7] .. oldest)
+    redis.call('ZREM', KEYS[2], oldest)
+    redis.call('SREM', KEYS[3], oldest)
+    redis.call('PUBLISH', ARGV[8], cjson.encode({o = ARGV[9], e = 'd', id = oldest}))
+  end
+end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'r', ARGV[4], 's', ARGV[5], 't', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+if perOwner > 0 then
+  redis.call('SADD', KEYS[3], ARGV[1])
+  -- kept a week past the owner's last new session (dead ids are dropped at the limit)
+  redis.call('PEXPIRE', KEYS[3], math.max(tonumber(ARGV[3]), 604800000))
+end
 return 1
 `;
 
@@ -91,7 +131,7 @@ export type SessionScript = TaskScript;
 
 /** Every script of the session directory. */
 export const SESSION_SCRIPTS = {
-  create: { name: 'mcpkitSessionCreate1', keys: 2, lua: CREATE },
+  create: { name: 'mcpkitSessionCreate2', keys: 3, lua: CREATE },
   read: { name: 'mcpkitSessionRead2', keys: 2, lua: READ },
   touch: { name: 'mcpkitSessionTouch1', keys: 2, lua: TOUCH },
   update: { name: 'mcpkitSessionUpdate1', keys: 1, lua: UPDATE },

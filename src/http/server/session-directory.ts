@@ -48,6 +48,18 @@ export interface SessionRecord {
   readonly idleMs: number;
 }
 
+/**
+ * The handler's limits a directory applies across instances when it creates a record.
+ * `maxPerOwner`: most live sessions of one principal (a record's `owner`); at it the
+ * directory ends that principal's least recently used quiet session to make room, or
+ * resolves `'crowded'` (the handler answers 429 with `Retry-After`) when none is quiet. A
+ * directory that does not count per principal ignores it (the handler then counts per
+ * instance only).
+ */
+export interface SessionLimits {
+  readonly maxPerOwner: number;
+}
+
 /** The parts of a record a request may change. */
 export interface SessionPatch {
   readonly logLevel?: string | undefined;
@@ -127,9 +139,11 @@ export interface SessionDirectoryListener {
 export interface SessionDirectory {
   /**
    * Records a new session; resolves `'full'` (no record made) when the directory's own cap
-   * on sessions is reached, which the handler answers with 503 and `Retry-After`.
+   * on sessions is reached, which the handler answers with 503 and `Retry-After`, and
+   * `'crowded'` when the record's owner is at `limits.maxPerOwner` with no quiet session to
+   * end (429 with `Retry-After`).
    */
-  create(record: SessionRecord): Promise<'created' | 'full'>;
+  create(record: SessionRecord, limits?: SessionLimits): Promise<'created' | 'full' | 'crowded'>;
   /**
    * The record of `id`, or undefined when there is none (never created, deleted, expired).
    * With `reader` (sessions are bound to principals), also undefined when the record is

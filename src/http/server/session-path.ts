@@ -129,7 +129,7 @@ export class SessionPath implements EndpointMode {
   }
 
   async #initialize(req: HttpRequest, info: HttpRequestInfo | undefined, body: PostBody): Promise<HttpReply> {
-    const owner = this.#registry.admit(info);
+    const owner = this.#registry.admit(info, this.#sharing !== undefined);
     if (typeof owner === 'object') return owner;
     const sessionId = newSessionId();
     const transport = this.#sharing?.newTransport(sessionId) ?? new StreamableSessionTransport(this.#host, sessionId);

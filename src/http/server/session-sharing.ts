@@ -226,9 +226,9 @@ export class SessionSharing {
    */
   async record(transport: StreamableSessionTransport): Promise<HttpReply | undefined> {
     const session = transport.server!;
-    let verdict: 'created' | 'full';
+    let verdict: 'created' | 'full' | 'crowded';
     try {
-      verdict = await this.#directory.create(recordOf(transport.sessionId!, session, transport.owner, this.#idleMs));
+      verdict = await this.#directory.create(recordOf(transport.sessionId!, session, transport.owner, this.#idleMs), { maxPerOwner: this.#registry.maxPerPrincipal });
     } catch (error) {
       void transport.close();
       this.#host.reportError(error as Error);
@@ -237,6 +237,10 @@ export class SessionSharing {
     if (verdict === 'full') {
       void transport.close();
       return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
+    }
+    if (verdict === 'crowded') {
+      void transport.close();
+      return errorReply(429, TRANSPORT_ERROR, 'Too Many Requests: this principal holds too many sessions; end one (DELETE) or retry later', { 'retry-after': RETRY_AFTER_SECONDS });
     }
     this.#writeThrough(session, transport.sessionId!);
     return undefined;
