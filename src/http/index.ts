@@ -14,11 +14,12 @@
 
 // ───────────── server (mcpkit/http/server) ─────────────
 export { createStreamableHttpHandler, StreamableHttpHandler, type StreamableHttpOptions } from './server/handler.js';
+export { DRAIN_CUT_MESSAGE, type CloseOptions } from './server/drain.js';
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions, type StoredEvent } from './server/event-store.js';
 export { RequestGuard, LOOPBACK_HOSTS } from './server/request-guard.js';
 export { RequestRefusedError } from './server/refusal-report.js';
 export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, StreamableSessionTransport, type JsonOutcome } from './server/session-transport.js';
-export type { FollowEnd, FollowedStream, RoutedKind, SessionDirectory, SessionDirectoryListener, SessionPatch, SessionRecord, StreamFeed, StreamFollower } from './server/session-directory.js';
+export type { FollowEnd, FollowedStream, RoutedKind, SessionDirectory, SessionDirectoryListener, SessionLimits, SessionPatch, SessionRecord, StreamFeed, StreamFollower } from './server/session-directory.js';
 export { LegacySseTransport } from './server/legacy-sse.js';
 export { describeWebRequest, toWebResponse, bodyTooLarge, MAX_BUFFERED_BYTES, type WebResponseOptions } from './server/web.js';
 export { OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';

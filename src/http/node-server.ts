@@ -35,6 +35,7 @@ import type { AddressInfo } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { counterText } from '../jsonrpc/values.js';
 import { StreamableHttpHandler } from './server/handler.js';
+import type { CloseOptions } from './server/drain.js';
 import { internalErrorReply } from './server/replies.js';
 import { targetPath } from './server/request-guard.js';
 import { budgetRefusal, PacedWriter, refusedResponseId, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
@@ -694,8 +695,12 @@ export interface NodeServerHandle {
   readonly port: number;
   /** The MCP endpoint's URL (`http://127.0.0.1:PORT/mcp`). */
   readonly url: string;
-  /** Closes the handler's sessions, then every connection and the listening socket. */
-  close(): Promise<void>;
+  /**
+   * Closes the handler's sessions (with `drainMs`, after draining them: see the handler's
+   * `close`), then every connection and the listening socket. Idempotent: a second call
+   * resolves with the first.
+   */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /**
@@ -728,9 +733,9 @@ export async function serveNode(handler: StreamableHttpHandler, options: ServeNo
     server,
     port,
     url: `http://${urlHost}:${port}${handler.endpoint}`,
-    close: () =>
+    close: (closeOptions?: CloseOptions) =>
       (closing ??= (async () => {
-        await handler.close();
+        await handler.close(closeOptions);
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await done;

@@ -25,7 +25,29 @@ after(async () => {
   await server.close();
 });
 
+/** How many times Redis ran `command` so far (INFO commandstats). */
+async function calls(command: string): Promise<number> {
+  const info = await redis.run((c) => c.info('commandstats'));
+  const m = new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info);
+  return m === null ? 0 : Number(m[1]);
+}
+
 describe('RedisEventStore', () => {
+  it('sends the appends of one turn as one transaction (issue 36 item 7), each append settling on its own', async () => {
+    const store = new RedisEventStore(redis);
+    const multiBefore = await calls('multi');
+    const xaddBefore = await calls('xadd');
+    // what a tool emits between two awaits of real I/O: progress, logs, on two streams
+    const appends = [1, 2, 3, 4, 5, 6, 7, 8].map((seq) => store.append('turn-a/1', seq, `p${seq}`));
+    appends.push(store.append('turn-a/0', 1, 'log'));
+    appends.push(store.append('turn-a/1', 3, 'out of order: refused by Redis'));
+    const settled = await Promise.allSettled(appends);
+    assert.deepEqual(settled.map((r) => r.status), [...Array(9).fill('fulfilled'), 'rejected'], 'each append settles with its own reply');
+    assert.equal((await calls('multi')) - multiBefore, 1, 'one MULTI for the turn');
+    assert.equal((await calls('xadd')) - xaddBefore, 10);
+    assert.deepEqual((await store.replay('turn-a/1', 0)).map((e) => e.data), ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8']);
+  });
+
   it('replays after a sequence number, per stream, in order', async () => {
     const store = new RedisEventStore(redis);
     for (let i = 1; i <= 5; i++) await store.append('sess-a/1', i, `a${i}`);

@@ -11,6 +11,10 @@
  *   internal nodes, which is cheap); replay never returns more than `maxEventsPerStream`.
  *   Every append renews the stream's expiry (PEXPIRE `streamTtlMs`), so an abandoned stream
  *   disappears by itself. Append and expiry go in one MULTI.
+ * - One transaction per turn: the appends made in one turn of the event loop (a tool's
+ *   progress, log messages and server requests between two awaits of real I/O) are sent at
+ *   its end (`setImmediate`) as one MULTI — an XADD each, one PEXPIRE per stream — in call
+ *   order; each append's promise settles with its own command's reply.
  * - The stream key comes from the transport (`<session id>/<n>`); it is checked before it
  *   becomes a key part: a session id of visible ASCII without `/` (the spec's character range
  *   for session ids), a decimal stream number.
@@ -29,6 +33,15 @@ export interface RedisEventStoreOptions {
   maxEventChars?: number;
 }
 
+/** An append waiting for the end of its turn. */
+interface PendingAppend {
+  readonly key: string;
+  readonly seq: number;
+  readonly data: string;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
 const STREAM_KEY = /^[\x21-\x2e\x30-\x7e]{1,256}\/[0-9]{1,15}$/;
 const KIND = 'events';
 
@@ -45,6 +58,8 @@ export class RedisEventStore implements EventStore {
   readonly #max: number;
   readonly #ttl: number;
   readonly #maxChars: number;
+  /** The appends of this turn, not sent yet. */
+  #batch: PendingAppend[] = [];
 
   constructor(redis: RedisConnection, options: RedisEventStoreOptions = {}) {
     this.#redis = redis;
@@ -53,17 +68,49 @@ export class RedisEventStore implements EventStore {
     this.#maxChars = positive('maxEventChars', options.maxEventChars ?? 4 * 1024 * 1024);
   }
 
-  /** Appends event `seq`. Rejects with RangeError for a malformed stream key, a sequence number below 1 or an oversized event. */
-  async append(streamKey: string, seq: number, data: string): Promise<void> {
-    if (!STREAM_KEY.test(streamKey)) throw new RangeError('Invalid SSE stream key');
-    if (!(Number.isSafeInteger(seq) && seq >= 1)) throw new RangeError('An event sequence number is a positive integer');
-    if (data.length > this.#maxChars) throw new RangeError(`Event of ${data.length} characters exceeds maxEventChars (${this.#maxChars}); it is not stored`);
-    const key = this.#redis.key(KIND, streamKey);
-    await this.#redis.run(async (c) => {
-      const replies = await c.multi().xadd(key, 'MAXLEN', '~', this.#max, `${seq}-0`, 'd', data).pexpire(key, this.#ttl).exec();
-      for (const [err] of replies ?? []) if (err) throw err;
+  /**
+   * Appends event `seq` (sent with the other appends of this turn, see the module note).
+   * Rejects with RangeError for a malformed stream key, a sequence number below 1 or an
+   * oversized event, with `RedisUnavailableError` when Redis cannot be reached.
+   */
+  append(streamKey: string, seq: number, data: string): Promise<void> {
+    if (!STREAM_KEY.test(streamKey)) return Promise.reject(new RangeError('Invalid SSE stream key'));
+    if (!(Number.isSafeInteger(seq) && seq >= 1)) return Promise.reject(new RangeError('An event sequence number is a positive integer'));
+    if (data.length > this.#maxChars) return Promise.reject(new RangeError(`Event of ${data.length} characters exceeds maxEventChars (${this.#maxChars}); it is not stored`));
+    return new Promise((resolve, reject) => {
+      if (this.#batch.length === 0) setImmediate(this.#flush);
+      this.#batch.push({ key: this.#redis.key(KIND, streamKey), seq, data, resolve, reject });
     });
   }
+
+  /** Sends the appends of the turn as one MULTI. */
+  readonly #flush = (): void => {
+    const batch = this.#batch;
+    this.#batch = [];
+    const keys = new Set<string>();
+    this.#redis
+      .run(async (c) => {
+        const multi = c.multi();
+        for (const a of batch) {
+          multi.xadd(a.key, 'MAXLEN', '~', this.#max, `${a.seq}-0`, 'd', a.data);
+          keys.add(a.key);
+        }
+        for (const key of keys) multi.pexpire(key, this.#ttl);
+        return (await multi.exec()) ?? [];
+      })
+      .then(
+        (replies) => {
+          for (let i = 0; i < batch.length; i++) {
+            const error = replies[i]?.[0];
+            if (error) batch[i]!.reject(error);
+            else batch[i]!.resolve();
+          }
+        },
+        (error: unknown) => {
+          for (const a of batch) a.reject(error);
+        },
+      );
+  };
 
   /** The stored events above `afterSeq`, oldest first, at most `maxEventsPerStream` (the newest); [] for an unknown or malformed key. */
   async replay(streamKey: string, afterSeq: number): Promise<StoredEvent[]> {

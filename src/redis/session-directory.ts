@@ -35,8 +35,8 @@
  * - The session cap counts cluster-wide: live ids in the sorted set `<prefix>sessions:live`,
  *   scored by expiry time on Redis' clock, expired ones pruned on every create.
  */
-import { randomUUID } from 'node:crypto';
-import type { JSONObject } from '../jsonrpc/types.js';
+import { createHash, randomUUID } from 'node:crypto';
+import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type {
   FollowEnd,
   FollowedStream,
@@ -44,6 +44,7 @@ import type {
   SessionDirectory,
   SessionDirectoryListener,
   SessionPatch,
+  SessionLimits,
   SessionRecord,
   StreamFeed,
   StreamFollower,
@@ -85,6 +86,14 @@ export interface RedisSessionDirectoryOptions {
    * the response ends. Default 1000.
    */
   followCheckMs?: number;
+  /**
+   * How long `delete` waits, at most, for every other instance to confirm it forgot the
+   * session (each one that heard the announcement answers on the deleting instance's
+   * channel), in ms, so that a session deleted is deleted everywhere before DELETE is
+   * answered. An instance that does not confirm in time (stopped, or its subscriber
+   * disconnected) finds the session gone when it next checks its record. Default 2000.
+   */
+  deleteAckMs?: number;
   /** Receives failed touches and malformed announcements or records. Default: ignored. */
   onError?: (error: Error) => void;
 }
@@ -93,6 +102,9 @@ type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
 const defined = new WeakSet<object>();
 
 const TAG = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** How long the record of a stream's open requests lives at most (a stream its instance never ended). */
+const INFLIGHT_TTL_MS = 3_600_000;
 
 /** A follow this instance makes (the resuming side). */
 interface Following {
@@ -110,7 +122,7 @@ interface Feeding {
   handle: FollowedStream | undefined;
 }
 
-/** A message on a stream channel: `f` follow, `u` unfollow (to the owner); `o` opened, `n` not open, `e` event, `x` end (to the follower). */
+/** A message on a stream channel: `f` follow, `u` unfollow (to the owner); `o` opened, `n` not open, `e` event, `x` end (to the follower); `c` a client message relayed to the instance it concerns. */
 interface StreamNote {
   k?: unknown;
   f?: unknown;
@@ -165,6 +177,11 @@ export class RedisSessionDirectory implements SessionDirectory {
   readonly #following = new Map<string, Following>();
   readonly #feeding = new Map<string, Feeding>();
   #followSeq = 0;
+  readonly #deleteAck: number;
+  /** Deletes of this instance waiting for the other instances' confirmations, by nonce. */
+  readonly #deleting = new Map<string, { acked: number; target: number; done: () => void }>();
+  #deleteSeq = 0;
+
   #unsubscribe: Array<() => Promise<void>> = [];
   #closed = false;
 
@@ -193,28 +210,46 @@ export class RedisSessionDirectory implements SessionDirectory {
     this.#maxRouted = positiveInteger('maxRoutedChars', options.maxRoutedChars ?? 4 * 1024 * 1024);
     this.#followAnswer = positiveInteger('followAnswerMs', options.followAnswerMs ?? 5000);
     this.#followCheck = positiveInteger('followCheckMs', options.followCheckMs ?? 1000);
+    this.#deleteAck = positiveInteger('deleteAckMs', options.deleteAckMs ?? 2000);
     this.streamTag = randomUUID().replace(/-/g, '').slice(0, 16);
   }
 
-  /** Resolves `'full'` at `maxSessions`; rejects with RangeError past `maxRecordChars`, `RedisUnavailableError` when Redis cannot be reached. */
-  async create(record: SessionRecord): Promise<'created' | 'full'> {
+  /**
+   * Resolves `'full'` at `maxSessions`, `'crowded'` when the record's owner holds
+   * `limits.maxPerOwner` live sessions and none is quiet (at the limit the least recently
+   * used quiet one is ended to make room, as the handler does in memory); rejects with
+   * RangeError past `maxRecordChars`, `RedisUnavailableError` when Redis cannot be reached.
+   */
+  async create(record: SessionRecord, limits?: SessionLimits): Promise<'created' | 'full' | 'crowded'> {
     const fixed: FixedPart = { v: record.revision, c: record.clientCapabilities, t: record.idleMs };
     if (record.clientInfo !== undefined) fixed.i = record.clientInfo;
     if (record.owner !== undefined) fixed.o = record.owner;
     const r = JSON.stringify(fixed);
     const s = JSON.stringify(record.subscriptions);
     this.#checkSize(r.length + s.length + (record.logLevel?.length ?? 0));
-    const created = await this.#eval(SESSION_SCRIPTS.create, [this.#key(record.id), this.#live], [record.id, this.#max, ttlOf(record.idleMs), r, s]);
-    if (created !== 1) return 'full';
+    const counted = record.owner !== undefined && limits !== undefined;
+    const ownerKey = `${this.#redis.prefix}sessions:owner:${counted ? createHash('sha256').update(record.owner!).digest('hex') : '-'}`;
+    const created = await this.#eval(
+      SESSION_SCRIPTS.create,
+      [this.#key(record.id), this.#live, ownerKey],
+      [record.id, this.#max, ttlOf(record.idleMs), r, s, counted ? positiveInteger('maxPerOwner', limits.maxPerOwner) : 0, `${this.#redis.prefix}session:`, this.#channel, this.instanceId],
+    );
+    if (created === 0) return 'full';
+    if (created === 2) return 'crowded';
     this.#touched.set(record.id, Date.now());
     // a level set during initialization (none today) is stored with the first update
     if (record.logLevel !== undefined) await this.update(record.id, { logLevel: record.logLevel });
     return 'created';
   }
 
-  /** The record of `id` with its expiry pushed out (one round trip), or undefined; rejects with `RedisUnavailableError`. */
-  async get(id: string): Promise<SessionRecord | undefined> {
-    const raw = (await this.#eval(SESSION_SCRIPTS.read, [this.#key(id), this.#live], [id])) as [string, string | null, string, string] | null;
+  /**
+   * The record of `id` with its expiry pushed out (one round trip), or undefined; with
+   * `reader`, undefined for a record bound to another principal, whose expiry is left alone
+   * (checked in the same script, before the touch). Rejects with `RedisUnavailableError`.
+   */
+  async get(id: string, reader?: { readonly owner: string | undefined }): Promise<SessionRecord | undefined> {
+    const args = reader === undefined ? [id, '0', ''] : [id, '1', reader.owner ?? ''];
+    const raw = (await this.#eval(SESSION_SCRIPTS.read, [this.#key(id), this.#live], args)) as [string, string | null, string, string] | null;
     if (raw === null) return undefined;
     let fixed: FixedPart;
     let subscriptions: unknown;
@@ -267,10 +302,35 @@ export class RedisSessionDirectory implements SessionDirectory {
     await this.#eval(SESSION_SCRIPTS.update, [this.#key(id)], [this.#channel, JSON.stringify(note), level === undefined ? '0' : '1', level ?? '', s]);
   }
 
-  /** Deletes the record of `id` and announces it (one round trip). Rejects with `RedisUnavailableError`. */
+  /**
+   * Deletes the record of `id` and announces it (one round trip), then waits until every
+   * other instance the announcement reached confirmed it forgot the session (at most
+   * `deleteAckMs`). Rejects with `RedisUnavailableError`.
+   */
   async delete(id: string): Promise<void> {
     this.#touched.delete(id);
-    await this.#eval(SESSION_SCRIPTS.delete, [this.#key(id), this.#live], [id, this.#channel, JSON.stringify({ o: this.instanceId, e: 'd', id })]);
+    const nonce = `${++this.#deleteSeq}`;
+    const note = JSON.stringify({ o: this.instanceId, e: 'd', id, r: this.streamTag, n: nonce });
+    let done = () => {};
+    const confirmed = new Promise<void>((resolve) => (done = resolve));
+    // confirmations may come before the script's answer: counted from now on
+    const waiting = { acked: 0, target: Infinity, done };
+    this.#deleting.set(nonce, waiting);
+    try {
+      // every subscriber connection but this instance's own answers
+      waiting.target = Number(await this.#eval(SESSION_SCRIPTS.delete, [this.#key(id), this.#live], [id, this.#channel, note])) - 1;
+    } catch (error) {
+      this.#deleting.delete(nonce);
+      throw error;
+    }
+    if (waiting.acked >= waiting.target) {
+      this.#deleting.delete(nonce);
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([confirmed, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#deleteAck)))]);
+    clearTimeout(timer);
+    this.#deleting.delete(nonce);
   }
 
   /** Forgets the touch bookkeeping of `id`. */
@@ -285,6 +345,75 @@ export class RedisSessionDirectory implements SessionDirectory {
       return;
     }
     this.#redis.publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: kind, m: text, e: origin })).then(undefined, (error: Error) => this.#onError(error));
+  }
+
+  /**
+   * Records the request ids of this instance's open POST stream `stream` of session `id`
+   * (`<prefix>inflight:<id>.<streamTag>/<stream>`, expiring after an hour), not awaited;
+   * failures go to `onError`. Never throws.
+   */
+  streamOpened(id: string, stream: number, ids: readonly RequestId[]): void {
+    const key = this.#inflightKey(id, this.streamTag, stream);
+    this.#redis.run((c) => c.set(key, JSON.stringify(ids), 'PX', INFLIGHT_TTL_MS)).then(undefined, (error: Error) => this.#onError(error));
+  }
+
+  /** Deletes the record of {@link streamOpened}, not awaited. Never throws. */
+  streamEnded(id: string, stream: number): void {
+    const key = this.#inflightKey(id, this.streamTag, stream);
+    this.#redis.run((c) => c.del(key)).then(undefined, (error: Error) => this.#onError(error));
+  }
+
+  /**
+   * Takes the ids the instance tagged `owner` recorded for its stream `stream` of session
+   * `id` (read and deleted at once: one caller gets them); [] when none. Rejects with
+   * `RedisUnavailableError`.
+   */
+  async openRequests(id: string, owner: string, stream: number): Promise<RequestId[]> {
+    if (!TAG.test(owner) || !Number.isSafeInteger(stream)) return [];
+    const key = this.#inflightKey(id, owner, stream);
+    // taken: the first instance to ask answers them, a later resumption finds none
+    const raw = await this.#redis.run(async (c) => {
+      const replies = await c.multi().get(key).del(key).exec();
+      const [error, value] = replies?.[0] ?? [null, null];
+      if (error) throw error;
+      return value as string | null;
+    });
+    if (raw === null) return [];
+    let ids: unknown;
+    try {
+      ids = JSON.parse(raw);
+    } catch {
+      ids = undefined;
+    }
+    if (!Array.isArray(ids) || !ids.every((v) => typeof v === 'string' || typeof v === 'number')) {
+      this.#onError(new Error('Ignored a malformed record of open requests'));
+      return [];
+    }
+    return ids as RequestId[];
+  }
+
+  #inflightKey(id: string, owner: string, stream: number): string {
+    return this.#redis.key('inflight', `${id}.${owner}/${stream}`);
+  }
+
+  /**
+   * Relays client message `text` of session `id` to the instance tagged `to` (one PUBLISH on
+   * its stream channel; true when it is subscribed, false when it stopped), or with `to`
+   * undefined to every instance (the routing channel). Rejects with `RedisUnavailableError`
+   * when Redis cannot be reached; an oversized message is reported to `onError` and
+   * resolves false.
+   */
+  async relay(id: string, to: string | undefined, text: string): Promise<boolean> {
+    if (text.length > this.#maxRouted) {
+      this.#onError(new RangeError(`Did not route a message of ${text.length} characters (maxRoutedChars ${this.#maxRouted})`));
+      return false;
+    }
+    if (to === undefined || !TAG.test(to)) {
+      await this.#redis.publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: 'client', m: text }));
+      return true;
+    }
+    if (to === this.streamTag) return false;
+    return (await this.#redis.publish(`sessions:stream:${to}`, JSON.stringify({ k: 'c', id, m: text }))) > 0;
   }
 
   /** Adds a listener for sessions removed or updated by other instances; returns its remover. */
@@ -366,7 +495,15 @@ export class RedisSessionDirectory implements SessionDirectory {
     if (!isObject(note) || typeof note.id !== 'string' || (note.e !== 'd' && note.e !== 'u')) return this.#onError(new Error('Dropped a malformed session announcement'));
     if (note.o === this.instanceId) return;
     const id = note.id;
-    if (note.e === 'd') return this.#removed(id);
+    if (note.e === 'd') {
+      this.#removed(id);
+      const to = (note as { r?: unknown }).r;
+      const nonce = (note as { n?: unknown }).n;
+      if (typeof to === 'string' && TAG.test(to) && typeof nonce === 'string' && nonce.length <= 20) {
+        this.#redis.publish(`sessions:stream:${to}`, JSON.stringify({ k: 'a', n: nonce })).then(undefined, (error: Error) => this.#onError(error));
+      }
+      return;
+    }
     if (!isStringArray(note.s) || (note.l !== undefined && typeof note.l !== 'string')) return this.#onError(new Error('Dropped a malformed session announcement'));
     const patch: SessionPatch = { logLevel: note.l as string | undefined, subscriptions: note.s };
     for (const listener of this.#listeners) listener.updated(id, patch);
@@ -418,6 +555,15 @@ export class RedisSessionDirectory implements SessionDirectory {
       note = JSON.parse(message) as StreamNote;
     } catch {
       return this.#onError(new Error('Dropped a malformed stream message'));
+    }
+    if (isObject(note as JSONObject) && note.k === 'a') {
+      const waiting = typeof (note as { n?: unknown }).n === 'string' ? this.#deleting.get((note as { n: string }).n) : undefined;
+      if (waiting !== undefined && ++waiting.acked >= waiting.target) waiting.done();
+      return;
+    }
+    if (isObject(note as JSONObject) && note.k === 'c' && typeof note.id === 'string' && typeof note.m === 'string') {
+      for (const listener of this.#listeners) listener.forwarded?.(note.id, 'client', note.m);
+      return;
     }
     if (!isObject(note as JSONObject) || typeof note.f !== 'string') return this.#onError(new Error('Dropped a malformed stream message'));
     const f = note.f;

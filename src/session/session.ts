@@ -18,7 +18,7 @@
 import { describeInvalid, classify, exceedsDepth, DEFAULT_DECODE_LIMITS, KIND_ERROR, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, type DecodeLimits } from '../jsonrpc/decode.js';
 import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
-import { isThenable } from '../jsonrpc/values.js';
+import { counterText, isThenable } from '../jsonrpc/values.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { BatchCollector, RequestContext, sentRecentProgress } from './context.js';
 import { IdTable, OUTGOING_SLOTS } from './id-table.js';
@@ -97,7 +97,7 @@ class PendingRequest {
   abortListener: (() => void) | undefined = undefined;
   constructor(
     readonly session: Session,
-    readonly id: number,
+    readonly id: RequestId,
     readonly method: string,
     readonly resolve: (value: unknown) => void,
     readonly reject: (reason: unknown) => void,
@@ -195,6 +195,8 @@ export class Session {
   /** In-flight incoming requests by id (an IdTable: no Map churn per request, see id-table.ts). */
   readonly #incoming = new IdTable<RequestContext>();
   #nextId = 0;
+  /** The transport's `requestIdPrefix`: outgoing ids are `<prefix><n>` strings when set. */
+  readonly #idPrefix: string | undefined;
   #closed = false;
   #closeReason: Error | undefined;
   #started = false;
@@ -228,6 +230,7 @@ export class Session {
     this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
     this.#maxTotalMs = options.maxTotalTimeoutMs;
     this.#maxInFlight = options.maxInFlight ?? 1024;
+    this.#idPrefix = transport.requestIdPrefix;
   }
 
   /** The transport's session id, when it has one. */
@@ -277,7 +280,8 @@ export class Session {
    */
   request(method: string, params: JSONObject | undefined, options?: RequestOptions): Promise<unknown> {
     if (this.#closed) return Promise.reject(this.#closedError());
-    const id = ++this.#nextId;
+    const n = ++this.#nextId;
+    const id: RequestId = this.#idPrefix === undefined ? n : this.#idPrefix + counterText(n);
     options?.onRequestId?.(id);
     if (options?.onProgress) {
       const meta = params?._meta as JSONObject | undefined;

@@ -60,6 +60,14 @@ export interface Transport {
    */
   readonly answersRequests?: boolean;
   /**
+   * When set, the session numbers the requests it sends `<prefix>1`, `<prefix>2`, … (string
+   * ids) instead of 1, 2, …: a transport of a session shared by several server instances
+   * gives each instance its own prefix, so that request ids are unique per session across
+   * the instances and an answer names the instance that asked. Read once, at connect.
+   * Optional.
+   */
+  readonly requestIdPrefix?: string | undefined;
+  /**
    * Told the negotiated protocol revision once the handshake settled it (HTTP clients send
    * it as `MCP-Protocol-Version` on every later request). Optional.
    */

@@ -19,7 +19,7 @@ import type { SharedNotifier } from '../../server/shared-notifications.js';
 import type { DemoToggles, ToggleState } from '../../demo/toggles.js';
 
 /** The demo's `--help`. */
-export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N] [--redis URL]] [--task-db FILE] [--request-state-secret S]
+export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N] [--redis URL] [--drain-ms N]] [--task-db FILE] [--request-state-secret S]
 
 Serves the demo MCP server (every tool, resource and prompt of the conformance suite's
 server contract, plus echo, add, slow, long_running_job and more) over stdio: it reads
@@ -36,6 +36,11 @@ Options:
                   URL (redis://host:port[/db]), so several
                   instances can serve one client behind a load balancer (needs the
                   optional dependency ioredis; legacy SSE sessions stay on their instance)
+  --drain-ms N    with --http: on SIGTERM or SIGINT, stop taking new sessions and
+                  requests (503 with Retry-After; GET /ready answers 503), end GET
+                  streams so clients resume elsewhere, let running requests finish for
+                  up to N ms (default 10000), answer the rest with an error, then exit;
+                  a second signal exits at once (docs/deploying.md)
   --task-db FILE  keep tasks in a SQLite file, so they survive a restart
                   (needs the optional dependency better-sqlite3)
   --request-state-secret S
@@ -276,22 +281,46 @@ async function demoHttp(args: string[], tasks: { store?: TaskStore }, secret: st
       return 2;
     }
   }
+  const drainMs = drainMsOf(args);
+  if (drainMs === undefined) return 2;
   const onError = (err: Error) => process.stderr.write(`mcpkit demo: ${err.message}\n`);
   const shared = await sharedState(args, secret, onError);
   if (typeof shared === 'number') return shared;
   try {
-    return await serveDemoHttp(port, tasks.store === undefined && shared !== undefined ? { store: shared.tasks, inputRelay: shared.inputRelay } : tasks, shared, shared?.requestStateSecret ?? secret, onError);
+    return await serveDemoHttp(port, tasks.store === undefined && shared !== undefined ? { store: shared.tasks, inputRelay: shared.inputRelay } : tasks, shared, shared?.requestStateSecret ?? secret, onError, drainMs);
   } finally {
     await shared?.close();
   }
 }
 
-async function serveDemoHttp(port: number, tasks: { store?: TaskStore; inputRelay?: TaskInputRelay }, shared: SharedState | undefined, secret: string | undefined, onError: (err: Error) => void): Promise<number> {
+/** The default of `--drain-ms`: how long a stopping demo lets running requests finish. */
+const DEFAULT_DRAIN_MS = 10_000;
+
+/** `--drain-ms N` (default {@link DEFAULT_DRAIN_MS}); undefined (after saying why) for a bad value. */
+function drainMsOf(args: string[]): number | undefined {
+  const at = args.indexOf('--drain-ms');
+  if (at < 0) return DEFAULT_DRAIN_MS;
+  const value = args[at + 1];
+  if (value === undefined || !/^\d{1,7}$/.test(value)) {
+    process.stderr.write('mcpkit demo: --drain-ms needs a number of milliseconds from 0 to 9999999\n');
+    return undefined;
+  }
+  return Number(value);
+}
+
+async function serveDemoHttp(
+  port: number,
+  tasks: { store?: TaskStore; inputRelay?: TaskInputRelay },
+  shared: SharedState | undefined,
+  secret: string | undefined,
+  onError: (err: Error) => void,
+  drainMs: number,
+): Promise<number> {
   const server = createDemoServer({ onError, tasks, ...statelessOptions(secret), ...(shared === undefined ? {} : { notifier: shared.notifier, toggles: shared.toggles }) });
   // SEP-1699 polling for the conformance scenario: test_reconnection's stream is closed
   // right after its priming event; the client resumes with GET and Last-Event-ID.
   server.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'test_reconnection'));
-  const handler = createStreamableHttpHandler({ server, legacySse: true, onError, ...(shared === undefined ? {} : { sessions: shared.sessions, eventStore: shared.eventStore }) });
+  const handler = createStreamableHttpHandler({ server, legacySse: true, onError, readinessPath: '/ready', ...(shared === undefined ? {} : { sessions: shared.sessions, eventStore: shared.eventStore }) });
   let running;
   try {
     running = await serveNode(handler, { port, host: '127.0.0.1' });
@@ -301,10 +330,24 @@ async function serveDemoHttp(port: number, tasks: { store?: TaskStore; inputRela
   }
   process.stdout.write(`LISTENING ${running.url}\n`);
   process.stderr.write(`mcpkit demo: Streamable HTTP at ${running.url}, legacy SSE at http://127.0.0.1:${running.port}/sse${shared === undefined ? '' : ' (sessions, events, tasks and notifications shared through Redis)'}\n`);
-  await new Promise<void>((resolve) => {
+  if (shared !== undefined) {
+    process.stderr.write(
+      'mcpkit demo: legacy HTTP+SSE sessions (/sse, /messages) are not shared through Redis: each lives on the instance that opened it, so a balancer must send all of its requests there (docs/redis.md)\n',
+    );
+  }
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  await running.close();
+  // a second signal does not wait for the drain
+  const again = () => {
+    process.stderr.write('mcpkit demo: second signal, exiting without waiting for running requests\n');
+    process.exit(1);
+  };
+  process.once('SIGINT', again);
+  process.once('SIGTERM', again);
+  if (drainMs > 0) process.stderr.write(`mcpkit demo: ${signal}: draining (no new sessions or requests; running ones get up to ${drainMs} ms)\n`);
+  await running.close({ drainMs });
+  process.stderr.write('mcpkit demo: stopped\n');
   return 0;
 }

@@ -42,6 +42,7 @@ import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { LegacyEndpoints } from './legacy-endpoints.js';
 import type { LegacyHost, LegacySseTransport } from './legacy-sse.js';
 import { classifyPost, endpointPostRefusal, NOT_JSON, notJson, parseJsonValue, PostBody, readBody, refuseMessages } from './post-checks.js';
+import { drainingReply, drainMsOf, drainSessions, readinessReply, type CloseOptions } from './drain.js';
 import { errorReply, internalErrorReply, TRANSPORT_ERROR } from './replies.js';
 import { HOST_MALFORMED, HOST_OK, RequestGuard, targetAuthority, targetPath } from './request-guard.js';
 import { RefusalReport, type RequestRefusedError } from './refusal-report.js';
@@ -133,6 +134,11 @@ export interface StreamableHttpOptions {
   allowedOrigins?: readonly string[] | '*';
   /** Largest accepted POST body in bytes; larger ones get 413. Default 4 MiB. */
   maxBodyBytes?: number;
+  /**
+   * A path answering GET with 200 while the handler takes work and 503 once it drains or is
+   * closed (see `close({ drainMs })`), for a load balancer's readiness check. Default: none.
+   */
+  readinessPath?: string;
   /** Serve the GET stream (default true); false answers GET with 405. */
   enableGetStream?: boolean;
   /** Also serve the 2024-11-05 HTTP+SSE transport (`GET /sse`, `POST /messages`). Default false; ignored when `sessionless`. */
@@ -233,7 +239,11 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   readonly #onError: ((error: Error) => void) | undefined;
   /** Reports the first refusal of each foreign Host and Origin (refusal-report.ts). */
   readonly #refusals = new RefusalReport((error) => this.reportError(error));
+  readonly #readinessPath: string | undefined;
   #closed = false;
+  /** `close({ drainMs })` runs: no new work is taken (drain.ts). */
+  #draining = false;
+  #closing: Promise<void> | undefined = undefined;
 
   /** Throws `RangeError` for an invalid limit and `TypeError` for an invalid host or origin entry or contradictory options. */
   constructor(options: StreamableHttpOptions) {
@@ -252,6 +262,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const share = options.dangerouslyShareSessionsAcrossPrincipals === true;
     if (share && options.sessionOwner !== undefined) throw new TypeError('sessionOwner and dangerouslyShareSessionsAcrossPrincipals contradict each other');
     this.#onError = options.onError ?? defaultErrorReporter('http');
+    this.#readinessPath = options.readinessPath;
     if (!(idleMs > 0)) throw new RangeError('sessionIdleTimeoutMs must be positive');
     if (!(maxSessions >= 1)) throw new RangeError('maxSessions must be at least 1');
     if (!(maxPerPrincipal >= 1)) throw new RangeError('maxSessionsPerPrincipal must be at least 1');
@@ -356,8 +367,35 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     return internalErrorReply();
   }
 
-  /** Closes every session (their streams end) and refuses later requests with 503. Idempotent. */
-  async close(): Promise<void> {
+  /**
+   * Closes every session (their streams end) and refuses later requests with 503.
+   * Idempotent (a second call resolves with the first). With `drainMs` (see drain.ts) it
+   * first drains: no new sessions, requests or GET streams (503 with `Retry-After`, the
+   * readiness route unready), GET streams ended so their clients resume elsewhere, running
+   * requests given up to `drainMs` to finish and then answered with an error; stored events
+   * of a shared event store are left for resumptions on other instances. Rejects with
+   * RangeError for a negative or non-finite `drainMs`.
+   */
+  close(options?: CloseOptions): Promise<void> {
+    let drainMs: number;
+    try {
+      drainMs = drainMsOf(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return (this.#closing ??= this.#shutDown(drainMs));
+  }
+
+  /** True while the handler takes new work (not draining, not closed). */
+  get ready(): boolean {
+    return !this.#draining && !this.#closed;
+  }
+
+  async #shutDown(drainMs: number): Promise<void> {
+    if (drainMs > 0) {
+      this.#draining = true;
+      await drainSessions(() => this.#registry.heldSessions(), drainMs);
+    }
     this.#closed = true;
     this.#mode2025.close?.();
     await Promise.all([this.#registry.close(), this.#era2026?.close()]);
@@ -400,6 +438,8 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const hostVerdict = this.#guard.check(host, req.url);
     if (hostVerdict !== HOST_OK) return this.#hostRefusal(hostVerdict, host, req.url);
     const path = targetPath(req.url);
+    if (path === this.#readinessPath && req.method === 'GET') return readinessReply(this.ready);
+    if (this.#draining && req.method === 'GET') return drainingReply();
     const mcp = path === this.endpoint;
     const legacy = !mcp && this.#legacy?.serves(path) === true;
     if (!mcp && !legacy && this.#authorizer?.route !== undefined) return this.#routeOwn(req, info, path);
@@ -482,12 +522,15 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
     const era2026 = this.#era2026;
     // one message the stateless era claims goes there as it is (no batch bookkeeping)
     if (era2026 !== undefined && !Array.isArray(value) && era2026.claims(value, byHeader)) {
+      if (this.#draining) return drainingReply();
       return era2026.post(req, info, value as JSONObject, versionHeader, this.#authorizer);
     }
     const body = classifyPost(value);
     if (!(body instanceof PostBody)) return body;
     const refused = refuseMessages(this.#authorizer, body.value, info);
     if (refused !== undefined) return refused;
+    // draining: answers and notifications for running work still pass, new work does not
+    if (this.#draining && (body.ids.length > 0 || body.initialize)) return drainingReply();
     return this.#mode2025.post(req, info, body, versionHeader, session);
   }
 }

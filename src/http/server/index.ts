@@ -7,11 +7,12 @@
  * Runtime-neutral: nothing here imports `node:*`.
  */
 export { createStreamableHttpHandler, StreamableHttpHandler, type StreamableHttpOptions } from './handler.js';
+export { DRAIN_CUT_MESSAGE, type CloseOptions } from './drain.js';
 export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions, type StoredEvent } from './event-store.js';
 export { RequestGuard, LOOPBACK_HOSTS } from './request-guard.js';
 export { RequestRefusedError } from './refusal-report.js';
 export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, StreamableSessionTransport, type JsonOutcome } from './session-transport.js';
-export type { FollowEnd, FollowedStream, RoutedKind, SessionDirectory, SessionDirectoryListener, SessionPatch, SessionRecord, StreamFeed, StreamFollower } from './session-directory.js';
+export type { FollowEnd, FollowedStream, RoutedKind, SessionDirectory, SessionDirectoryListener, SessionLimits, SessionPatch, SessionRecord, StreamFeed, StreamFollower } from './session-directory.js';
 export { LegacySseTransport } from './legacy-sse.js';
 export { describeWebRequest, toWebResponse, bodyTooLarge, MAX_BUFFERED_BYTES, type WebResponseOptions } from './web.js';
 export { OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './outbound.js';

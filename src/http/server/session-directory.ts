@@ -26,7 +26,7 @@
  *   resuming instance replays what the event store kept and ends the stream.
  * Runtime-neutral: no `node:*` imports.
  */
-import type { JSONObject } from '../../jsonrpc/types.js';
+import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 
 /** Everything an instance needs to serve a request of a session it did not create. */
 export interface SessionRecord {
@@ -46,6 +46,18 @@ export interface SessionRecord {
   readonly owner: string | undefined;
   /** The idle timeout of the session, in ms (the handler's `sessionIdleTimeoutMs`). */
   readonly idleMs: number;
+}
+
+/**
+ * The handler's limits a directory applies across instances when it creates a record.
+ * `maxPerOwner`: most live sessions of one principal (a record's `owner`); at it the
+ * directory ends that principal's least recently used quiet session to make room, or
+ * resolves `'crowded'` (the handler answers 429 with `Retry-After`) when none is quiet. A
+ * directory that does not count per principal ignores it (the handler then counts per
+ * instance only).
+ */
+export interface SessionLimits {
+  readonly maxPerOwner: number;
 }
 
 /** The parts of a record a request may change. */
@@ -127,11 +139,20 @@ export interface SessionDirectoryListener {
 export interface SessionDirectory {
   /**
    * Records a new session; resolves `'full'` (no record made) when the directory's own cap
-   * on sessions is reached, which the handler answers with 503 and `Retry-After`.
+   * on sessions is reached, which the handler answers with 503 and `Retry-After`, and
+   * `'crowded'` when the record's owner is at `limits.maxPerOwner` with no quiet session to
+   * end (429 with `Retry-After`).
    */
-  create(record: SessionRecord): Promise<'created' | 'full'>;
-  /** The record of `id`, or undefined when there is none (never created, deleted, expired). */
-  get(id: string): Promise<SessionRecord | undefined>;
+  create(record: SessionRecord, limits?: SessionLimits): Promise<'created' | 'full' | 'crowded'>;
+  /**
+   * The record of `id`, or undefined when there is none (never created, deleted, expired).
+   * With `reader` (sessions are bound to principals), also undefined when the record is
+   * bound to another principal than `reader.owner`: then its expiry must not move (a
+   * refused request does not keep another principal's session alive). A directory that
+   * ignores `reader` lets such requests extend the record's expiry (the handler still
+   * answers them 404).
+   */
+  get(id: string, reader?: { readonly owner: string | undefined }): Promise<SessionRecord | undefined>;
   /**
    * Session `id` was used now: pushes its expiry out to `idleMs` from now. May do nothing
    * (throttled); never throws nor rejects (failures go to the directory's error reporting).
@@ -139,7 +160,10 @@ export interface SessionDirectory {
   touch(id: string, idleMs: number): void;
   /** Writes `patch` into the record of `id` and tells the other instances. */
   update(id: string, patch: SessionPatch): Promise<void>;
-  /** Ends session `id` everywhere (its record is deleted, the other instances are told). */
+  /**
+   * Ends session `id` everywhere (its record is deleted, the other instances are told)
+   * before it resolves: an instance holding it does not serve it once this resolved.
+   */
   delete(id: string): Promise<void>;
   /** This handler no longer holds session `id` (it may forget per-session bookkeeping). Must not throw. */
   release(id: string): void;
@@ -151,6 +175,36 @@ export interface SessionDirectory {
    * it nothing is routed between instances. Never throws.
    */
   forward?(id: string, kind: RoutedKind, text: string, origin?: string): void;
+  /**
+   * Hands client message `text` of session `id` (an answer to a server → client request, or
+   * progress or a cancellation the client sent) to the instance tagged `to` — the
+   * {@link streamTag} named by the request id's prefix (see `Transport.requestIdPrefix`) —
+   * or, with `to` undefined, to every other instance (the one it concerns delivers it).
+   * Resolves true when a running instance received it, false when none did (the instance
+   * tagged `to` stopped: nothing waits for the message any more, or the message was too
+   * long to route, reported); rejects when it cannot be relayed now (the directory cannot be
+   * reached), and the handler answers the POST 503 with `Retry-After` so that the client
+   * sends it again. Optional: without it such messages go through {@link forward}, and one
+   * that cannot be relayed is lost.
+   */
+  relay?(id: string, to: string | undefined, text: string): Promise<boolean>;
+  /**
+   * POST stream `stream` of session `id`, opened by this instance (its {@link streamTag}),
+   * carries the client's requests `ids`: recorded until {@link streamEnded}, so that an
+   * instance resuming the stream after this one stopped (killed, cut off) can answer them
+   * with an error instead of leaving the client waiting ({@link openRequests}). Optional,
+   * with the two below. Never throws (failures go to the directory's error reporting).
+   */
+  streamOpened?(id: string, stream: number, ids: readonly RequestId[]): void;
+  /** Stream `stream` of session `id` (this instance's) got its responses or was cancelled: its record goes. Never throws. */
+  streamEnded?(id: string, stream: number): void;
+  /**
+   * Takes the request ids recorded for stream `stream` of session `id` that the instance
+   * tagged `owner` opened and did not end: the record goes, so that only the first
+   * instance asking answers them; [] when none. Rejects when the directory cannot be
+   * reached.
+   */
+  openRequests?(id: string, owner: string, stream: number): Promise<RequestId[]>;
   /** Adds a listener for sessions changed elsewhere; returns the function that removes it. */
   watch(listener: SessionDirectoryListener): () => void;
   /**

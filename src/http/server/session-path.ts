@@ -73,10 +73,7 @@ export class SessionPath implements EndpointMode {
     const held = this.#registry.lookup(sessionId, info);
     const sharing = this.#sharing;
     if (sharing === undefined) return held ?? sessionNotFound();
-    if (held !== undefined) {
-      sharing.touch(sessionId);
-      return held;
-    }
+    if (held !== undefined) return sharing.use(held);
     // held for another principal: the same 404 as an unknown session
     return this.#registry.held(sessionId) !== undefined ? sessionNotFound() : sharing.restore(sessionId, info);
   }
@@ -93,8 +90,11 @@ export class SessionPath implements EndpointMode {
       const refused = batchRefusal(session.server?.protocolVersion);
       if (refused !== undefined) return refused;
     }
-    // a client message for work of another instance goes there (202: it was accepted)
-    if (this.#sharing !== undefined && body.ids.length === 0 && !body.hasInvalid && this.#sharing.route(session, body.value)) return emptyReply(202);
+    // a client message for work of another instance goes there (202 once relayed, 503 when it cannot be)
+    if (this.#sharing !== undefined && body.ids.length === 0 && !body.hasInvalid) {
+      const routed = this.#sharing.route(session, body.value);
+      if (routed !== undefined) return routed.then((reply) => reply ?? deliverPost(session, req, info, body, this.#settings.mode));
+    }
     return deliverPost(session, req, info, body, this.#settings.mode);
   }
 
@@ -129,7 +129,7 @@ export class SessionPath implements EndpointMode {
   }
 
   async #initialize(req: HttpRequest, info: HttpRequestInfo | undefined, body: PostBody): Promise<HttpReply> {
-    const owner = this.#registry.admit(info);
+    const owner = this.#registry.admit(info, this.#sharing !== undefined);
     if (typeof owner === 'object') return owner;
     const sessionId = newSessionId();
     const transport = this.#sharing?.newTransport(sessionId) ?? new StreamableSessionTransport(this.#host, sessionId);

@@ -77,6 +77,11 @@ export class SessionRegistry {
     this.#settings = settings;
   }
 
+  /** Most sessions of one principal (the handler's `maxSessionsPerPrincipal`). */
+  get maxPerPrincipal(): number {
+    return this.#settings.maxPerPrincipal;
+  }
+
   /** Open sessions of both kinds. */
   get count(): number {
     return this.#sessions.size + this.#legacy.size;
@@ -86,13 +91,17 @@ export class SessionRegistry {
    * Admission of a new session: its owner (undefined when sessions are not bound), or the
    * refusal — 500 when it must be bound and cannot be (the reason goes to `reportError`),
    * 429 when its principal is at `maxPerPrincipal` with every session busy, 503 at
-   * `maxSessions` (both with `Retry-After`).
+   * `maxSessions` (both with `Retry-After`). `shared`: an `Mcp-Session-Id` session to be
+   * recorded in the directory, which counts per principal across instances (not here).
    */
-  admit(info: HttpRequestInfo | undefined): string | undefined | HttpReply {
+  admit(info: HttpRequestInfo | undefined, shared = false): string | undefined | HttpReply {
     const owner = this.#ownerOf(info);
     if (owner === UNBINDABLE) return internalErrorReply();
-    const crowded = this.#roomFor(owner);
-    if (crowded !== undefined) return crowded;
+    // with a directory the held sessions are a cache: the directory counts each principal's sessions across instances
+    if (!shared || this.#settings.directory === undefined) {
+      const crowded = this.#roomFor(owner);
+      if (crowded !== undefined) return crowded;
+    }
     return this.roomForOne() ?? owner;
   }
 
@@ -120,6 +129,12 @@ export class SessionRegistry {
   /** The session `id` this handler holds, whoever owns it (for changes made elsewhere); undefined when it holds none. */
   held(sessionId: string): StreamableSessionTransport | undefined {
     return this.#sessions.get(sessionId);
+  }
+
+  /** The principal a request with `info` acts for, when sessions are bound; undefined when they are not. */
+  reader(info: HttpRequestInfo | undefined): { readonly owner: string | undefined } | undefined {
+    const key = this.#settings.sessionOwner;
+    return key === undefined ? undefined : { owner: key(info?.authInfo) };
   }
 
   /** True when a request with `info` may use a session bound to `owner` (always, when sessions are not bound). */
@@ -179,6 +194,11 @@ export class SessionRegistry {
       this.#legacy.delete(transport.sessionId);
       this.#disown(transport);
     }
+  }
+
+  /** The `Mcp-Session-Id` sessions held now. */
+  heldSessions(): IterableIterator<StreamableSessionTransport> {
+    return this.#sessions.values();
   }
 
   /** Stops the sweep and closes every session (their streams end). */

@@ -26,7 +26,7 @@ import type { MessageInfo } from '../../transport/types.js';
 import type { McpServer } from '../../server/server.js';
 import type { ServerSession } from '../../server/server-session.js';
 import type { Implementation, LoggingLevel } from '../../types.js';
-import { errorReply, internalErrorReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
+import { emptyReply, errorReply, internalErrorReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import type { RoutedKind, SessionDirectory, SessionPatch, SessionRecord } from './session-directory.js';
 import { connectTransport } from './session-dispatch.js';
 import { newSessionId, RETRY_AFTER_SECONDS, type SessionRegistry } from './session-registry.js';
@@ -54,6 +54,24 @@ function concerns(transport: StreamableSessionTransport, session: ServerSession,
   if (method === Notification.Cancelled) return isId(params?.requestId) && transport.isOpenRequest(params.requestId);
   if (method === Notification.Progress) return isId(params?.progressToken) && session.endpoint.session.awaits(params.progressToken);
   return false;
+}
+
+/** Seconds a client waits before sending again an answer that could not be relayed. */
+const RELAY_RETRY_SECONDS = '1';
+
+/**
+ * The tag of the instance a client message is for, when its request id (an answer's `id`, a
+ * progress notification's `progressToken`) carries one (`<tag>-<n>`, see
+ * `Transport.requestIdPrefix`) other than `own`; else undefined (for every instance).
+ */
+function askerOf(m: unknown, own: string): string | undefined {
+  const { id, method, params } = m as { id?: unknown; method?: unknown; params?: { progressToken?: unknown } };
+  const ref = method === undefined ? id : method === Notification.Progress ? params?.progressToken : undefined;
+  if (typeof ref !== 'string') return undefined;
+  const dash = ref.lastIndexOf('-');
+  if (dash <= 0 || !/^\d{1,15}$/.test(ref.slice(dash + 1))) return undefined;
+  const tag = ref.slice(0, dash);
+  return tag !== own && /^[A-Za-z0-9_-]{1,32}$/.test(tag) ? tag : undefined;
 }
 
 /** True for the client messages that may concern another instance: responses, cancellations, progress. */
@@ -138,6 +156,9 @@ export class SessionSharing {
       released: (transport) => host.released(transport),
       unattached: (transport, text, origin) => directory.forward?.(transport.sessionId!, 'stream', text, origin),
       follow: follow === undefined ? undefined : (transport, owner, stream, follower) => follow(transport.sessionId!, owner, stream, follower),
+      streamOpened: directory.streamOpened === undefined ? undefined : (transport, stream, ids) => directory.streamOpened!(transport.sessionId!, stream, ids),
+      streamEnded: directory.streamEnded === undefined ? undefined : (transport, stream) => directory.streamEnded!(transport.sessionId!, stream),
+      openRequests: directory.openRequests === undefined ? undefined : (transport, owner, stream) => directory.openRequests!(transport.sessionId!, owner, stream),
     };
     this.#unwatch = directory.watch({
       removed: (id) => registry.forget(id),
@@ -157,25 +178,45 @@ export class SessionSharing {
 
   /**
    * Routes the client messages of a POST without requests (`value`, parsed): those that may
-   * concern another instance and concern no request of this one are forwarded. True when
-   * the POST was one such message, which then is not delivered here.
+   * concern another instance and concern no request of this one go there — an answer (or
+   * progress) to the instance its request id's prefix names, anything else to every
+   * instance. Undefined when nothing was routed (deliver the POST here, synchronously).
+   * Else resolves with the reply once routed: 503 with `Retry-After` when a message could
+   * not be relayed (nothing of the POST was delivered, the client sends it again), 202 when
+   * the POST was one routed message, undefined when the rest is to be delivered here.
    */
-  route(transport: StreamableSessionTransport, value: unknown): boolean {
+  route(transport: StreamableSessionTransport, value: unknown): Promise<HttpReply | undefined> | undefined {
     const session = transport.server;
-    if (session === undefined || this.#directory.forward === undefined) return false;
+    const directory = this.#directory;
+    if (session === undefined || (directory.forward === undefined && directory.relay === undefined)) return undefined;
     const messages = Array.isArray(value) ? value : [value];
+    const relayed: Array<Promise<boolean>> = [];
     let forwarded = 0;
     for (const m of messages) {
       if (!routable(m) || concerns(transport, session, m)) continue;
-      this.#directory.forward(transport.sessionId!, 'client', JSON.stringify(m));
       forwarded++;
+      const text = JSON.stringify(m);
+      if (directory.relay === undefined) directory.forward!(transport.sessionId!, 'client', text);
+      else relayed.push(directory.relay(transport.sessionId!, askerOf(m, this.#tag), text));
     }
-    return !Array.isArray(value) && forwarded === 1;
+    if (forwarded === 0) return undefined;
+    const single = !Array.isArray(value) && forwarded === 1;
+    if (relayed.length === 0) return Promise.resolve(single ? emptyReply(202) : undefined);
+    return Promise.all(relayed).then(
+      () => (single ? emptyReply(202) : undefined),
+      (error: unknown) => {
+        this.#host.reportError(error as Error);
+        return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the answer cannot be relayed to the server instance that asked for it now; send it again', {
+          'retry-after': RELAY_RETRY_SECONDS,
+        });
+      },
+    );
   }
 
-  /** Session `id` served a request here: its record's expiry moves on (throttled by the directory). */
-  touch(id: string): void {
-    this.#directory.touch(id, this.#idleMs);
+  /** The held session `transport` serves a request here: its record's expiry moves on (throttled by the directory). */
+  use(transport: StreamableSessionTransport): StreamableSessionTransport {
+    this.#directory.touch(transport.sessionId!, this.#idleMs);
+    return transport;
   }
 
   /**
@@ -185,9 +226,9 @@ export class SessionSharing {
    */
   async record(transport: StreamableSessionTransport): Promise<HttpReply | undefined> {
     const session = transport.server!;
-    let verdict: 'created' | 'full';
+    let verdict: 'created' | 'full' | 'crowded';
     try {
-      verdict = await this.#directory.create(recordOf(transport.sessionId!, session, transport.owner, this.#idleMs));
+      verdict = await this.#directory.create(recordOf(transport.sessionId!, session, transport.owner, this.#idleMs), { maxPerOwner: this.#registry.maxPerPrincipal });
     } catch (error) {
       void transport.close();
       this.#host.reportError(error as Error);
@@ -197,17 +238,24 @@ export class SessionSharing {
       void transport.close();
       return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });
     }
+    if (verdict === 'crowded') {
+      void transport.close();
+      return errorReply(429, TRANSPORT_ERROR, 'Too Many Requests: this principal holds too many sessions; end one (DELETE) or retry later', { 'retry-after': RETRY_AFTER_SECONDS });
+    }
     this.#writeThrough(session, transport.sessionId!);
     return undefined;
   }
 
   /** The session `id` this handler does not hold, restored from its record (when `info`'s principal may use it), or the reply. */
   async restore(id: string, info: HttpRequestInfo | undefined): Promise<StreamableSessionTransport | HttpReply> {
-    let pending = this.#restoring.get(id);
+    // the owner is checked in the directory before its expiry moves: a refused request keeps nothing alive
+    const reader = this.#registry.reader(info);
+    const key = reader === undefined ? id : `${id}\n${reader.owner ?? ''}`;
+    let pending = this.#restoring.get(key);
     if (pending === undefined) {
-      pending = this.#load(id);
-      this.#restoring.set(id, pending);
-      void pending.then(() => this.#restoring.delete(id));
+      pending = this.#load(id, reader);
+      this.#restoring.set(key, pending);
+      void pending.then(() => this.#restoring.delete(key));
     }
     const found = await pending;
     if (!(found instanceof StreamableSessionTransport)) return found;
@@ -230,10 +278,10 @@ export class SessionSharing {
     this.#unwatch();
   }
 
-  async #load(id: string): Promise<StreamableSessionTransport | HttpReply> {
+  async #load(id: string, reader: { readonly owner: string | undefined } | undefined): Promise<StreamableSessionTransport | HttpReply> {
     let record: SessionRecord | undefined;
     try {
-      record = await this.#directory.get(id);
+      record = await this.#directory.get(id, reader);
     } catch (error) {
       this.#host.reportError(error as Error);
       return unavailable();

@@ -73,6 +73,19 @@ export interface TransportHost {
    * such a stream is replayed from the store and ended. Must not throw.
    */
   follow?(transport: StreamableSessionTransport, owner: string, stream: number, follower: StreamFollower): () => void;
+  /**
+   * POST stream `stream` of a shared session's transport carries requests `ids` (see
+   * `SessionDirectory.streamOpened`); {@link streamEnded} follows when it got its
+   * responses. Optional. Must not throw.
+   */
+  streamOpened?(transport: StreamableSessionTransport, stream: number, ids: readonly RequestId[]): void;
+  /** See {@link streamOpened}. Optional. Must not throw. */
+  streamEnded?(transport: StreamableSessionTransport, stream: number): void;
+  /**
+   * The requests of stream `stream` of the instance tagged `owner` that it opened and did
+   * not answer (see `SessionDirectory.openRequests`). Optional; rejects when unknown.
+   */
+  openRequests?(transport: StreamableSessionTransport, owner: string, stream: number): Promise<RequestId[]>;
 }
 
 /** Something that can close the SSE stream carrying a request (see {@link closeSseStream}). */
@@ -179,6 +192,8 @@ class OutStream implements SseConnectionOwner {
   done = false;
   /** Completed while detached and kept for a resumption. */
   retained = false;
+  /** Its open requests are recorded in the directory (see `TransportHost.streamOpened`). */
+  tracked = false;
   lastAppend: Promise<void> | undefined = undefined;
   /** JSON mode: the response text, once sent. */
   body: string | undefined = undefined;
@@ -266,6 +281,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   readonly #tag: string | undefined;
   /** The start of every event id: empty, or `<storeTag>.`. */
   readonly #idBase: string;
+  /** See `Transport.requestIdPrefix`: `<storeTag>-` for a shared session's transport, so its server → client request ids are unique across the instances. */
+  readonly requestIdPrefix: string | undefined;
   /** Resumptions of other instances' streams in progress here. */
   #remote: Set<RemoteFollow> | undefined = undefined;
   /** The GET stream of another instance last resumed here ({@link AdoptedStandalone}). */
@@ -283,6 +300,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     this.sessionId = sessionId;
     this.#tag = storeTag;
     this.#idBase = storeTag === undefined ? '' : `${storeTag}.`;
+    this.requestIdPrefix = storeTag === undefined ? undefined : `${storeTag}-`;
+    // a shared session's GET stream exists from the start: what other instances relay for it is stored at once
+    if (storeTag !== undefined && sessionId !== undefined) this.#standalone = new OutStream(this, 0, MODE_STANDALONE);
     this.#resumable = sessionId !== undefined && host.store !== undefined;
     this.lastActivity = Date.now();
   }
@@ -332,9 +352,52 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
 
   /** Ends every stream and connection, forgets stored events, fires `receiver.closed()`. Idempotent. */
   close(): Promise<void> {
+    return this.#close(false);
+  }
+
+  /**
+   * Closes like {@link close}, but leaves the stored events of a shared store (`shared`)
+   * alone: this instance stops (drained), and a client resuming one of its streams on
+   * another instance replays them there (the store's own expiry removes them).
+   */
+  closeForHandover(): Promise<void> {
+    return this.#close(this.#host.store?.shared === true);
+  }
+
+  /** True while a request of the client is in progress here. */
+  get busy(): boolean {
+    return this.#byRequest !== undefined && this.#byRequest.size > 0;
+  }
+
+  /**
+   * Ends the GET stream's connection, if one is attached (the client reconnects, with
+   * `Last-Event-ID`, to whichever instance it reaches next); the stream itself stays.
+   */
+  endStandalone(): void {
+    const stream = this.#standalone;
+    if (stream !== undefined && stream.conn !== undefined) this.#detach(stream);
+  }
+
+  /**
+   * Answers every request of the client still in progress here with JSON-RPC error
+   * `code` / `message` (on its POST's stream: written when attached, stored for a
+   * resumption when not), so that no client waits for a response that will not come.
+   */
+  failOpenRequests(code: number, message: string): void {
+    const byRequest = this.#byRequest;
+    if (byRequest === undefined || byRequest.size === 0 || this.#closed) return;
+    const ids: RequestId[] = [];
+    for (const stream of new Set(byRequest.values())) {
+      const own = stream.ids === undefined ? [] : Array.isArray(stream.ids) ? stream.ids : [stream.ids];
+      for (const id of own) if (byRequest.get(id) === stream) ids.push(id);
+    }
+    for (const id of ids) void this.send({ jsonrpc: '2.0', id, error: { code, message } });
+  }
+
+  #close(keepEvents: boolean): Promise<void> {
     if (this.#closed) return RESOLVED;
     this.#closed = true;
-    const store = this.#host.store;
+    const store = keepEvents ? undefined : this.#host.store;
     const streams = this.#streams;
     if (streams !== undefined) {
       for (const stream of streams.values()) this.#shut(stream, store);
@@ -349,7 +412,16 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     return RESOLVED;
   }
 
+  /** Ends the record of `stream`'s open requests (see `TransportHost.streamOpened`). */
+  #untrack(stream: OutStream): void {
+    if (!stream.tracked) return;
+    stream.tracked = false;
+    this.#host.streamEnded?.(this, stream.id);
+  }
+
   #shut(stream: OutStream, store: EventStore | undefined): void {
+    // closed for handover (store undefined): the record stays for a resumption elsewhere
+    if (store !== undefined || this.#host.store === undefined) this.#untrack(stream);
     stream.done = true;
     if (stream.conn !== undefined) {
       stream.conn.owner = undefined;
@@ -385,7 +457,13 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       const conn = new SseConnection(stream);
       stream.conn = conn;
       this.connections++;
-      if (this.#resumable) conn.write(primingEvent(this.#label(stream) + '0', this.#host.retryMs));
+      if (this.#resumable) {
+        conn.write(primingEvent(this.#label(stream) + '0', this.#host.retryMs));
+        if (this.#tag !== undefined && this.#host.streamOpened !== undefined) {
+          stream.tracked = true;
+          this.#host.streamOpened(this, stream.id, ids);
+        }
+      }
     }
     return stream;
   }
@@ -519,7 +597,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
     const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
     this.lastActivity = Date.now();
-    const reply = await this.#attachResumed(stream, stream.delivered, conn);
+    // what this instance stored on its own GET stream while the client's GET was elsewhere
+    // reached the client there, or is in the log just replayed: it is not written again
+    const reply = await this.#attachResumed(stream, stream.seq, conn);
     adopted.held = undefined;
     for (const m of held) this.relayToStandalone(m.text, m.origin);
     return reply;
@@ -532,6 +612,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       {
         store: this.#host.store!,
         reportError: (error) => this.#host.reportError(error),
+        openRequests: this.#host.openRequests === undefined ? undefined : () => this.#host.openRequests!(this, tag, streamNo),
         finished: (f) => {
           if (this.#remote?.delete(f) === true) this.connections--;
           this.lastActivity = Date.now();
@@ -651,7 +732,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
 
   /**
    * Writes `text` (a message another instance produced for this session's GET stream) to
-   * the GET stream when one is attached here; false, doing nothing, when none is. `origin`,
+   * the GET stream when one is attached here, or (resumable) stores it on the GET stream
+   * for a later GET here; false, doing nothing, when neither. `origin`,
    * the message's event id on the producing instance's GET stream: a message the resumption
    * of that stream here replayed from the store is dropped (true), and while that resumption
    * runs every relayed message is held and written after the replay (true).
@@ -667,7 +749,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       }
     }
     const stream = this.#standalone;
-    if (stream === undefined || stream.conn === undefined) return false;
+    if (stream === undefined) return false;
+    // not attached here: kept in the store all the same (a shared session's GET stream
+    // exists from the start), so the client's resumption of this instance's GET stream,
+    // or its first GET here, gets it
+    if (stream.conn === undefined && !this.#resumable) return false;
     this.#emit(stream, oneLineJson(text));
     return true;
   }
@@ -695,6 +781,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #complete(stream: OutStream): void {
     if (stream.done) return;
     stream.done = true;
+    this.#untrack(stream);
     this.lastActivity = Date.now();
     const byRequest = this.#byRequest!;
     const ids = stream.ids;

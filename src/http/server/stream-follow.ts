@@ -29,6 +29,7 @@
  */
 import { encodeSseEvent } from '../../framing/sse.js';
 import { toError } from '../../jsonrpc/errors.js';
+import { ErrorCode, type RequestId } from '../../jsonrpc/types.js';
 import type { EventStore, StoredEvent } from './event-store.js';
 import type { FollowEnd, StreamFollower } from './session-directory.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
@@ -40,7 +41,15 @@ export interface FollowHost {
   reportError(error: Error): void;
   /** The follow ended (response ended, client gone, or closed). Called once. Must not throw. */
   finished(follow: RemoteFollow): void;
+  /**
+   * The requests of the followed stream that its owner recorded as open and never ended
+   * (see `SessionDirectory.openRequests`); rejects when they cannot be read. Optional.
+   */
+  readonly openRequests?: (() => Promise<RequestId[]>) | undefined;
 }
+
+/** The error message of a request whose instance stopped before answering it. */
+export const ORPHAN_MESSAGE = 'The server instance running this request stopped before answering it (killed, or cut off from the shared store); send the request again';
 
 /** Store reads of the initial replay against a store still catching up. */
 const MAX_REPLAY_ROUNDS = 16;
@@ -73,6 +82,10 @@ export class RemoteFollow implements StreamFollower, SseConnectionOwner {
   #gapChecked = -1;
   #finalRead = false;
   #done = false;
+  /** The owner's requests it never answered (read once the follow ended other than `completed`); undefined before. */
+  #orphans: RequestId[] | undefined = undefined;
+  /** The orphans were looked up and answered. */
+  #orphansAnswered = false;
 
   /** Follows store stream `key` (event ids `label` + seq) after sequence number `afterSeq`. */
   constructor(host: FollowHost, key: string, label: string, afterSeq: number) {
@@ -134,6 +147,11 @@ export class RemoteFollow implements StreamFollower, SseConnectionOwner {
       if (this.#opened < 0 || this.#last >= this.#opened || this.#last === before) break;
       from = this.#last;
     }
+    if (!found && this.#opened < 0 && !failed && this.#ended !== undefined && this.#ended !== 'completed') {
+      // nothing stored after Last-Event-ID (perhaps only the priming event was sent) and the owner is not running it
+      this.#orphans = await this.#readOrphans();
+      if (this.#orphans !== undefined && this.#orphans.length > 0) found = true;
+    }
     if (!found && this.#opened < 0) {
       this.#done = true;
       this.cancel();
@@ -190,10 +208,59 @@ export class RemoteFollow implements StreamFollower, SseConnectionOwner {
       this.#finalRead = true;
       return this.#catchUp();
     }
+    if (!this.#orphansAnswered && this.#ended !== 'completed' && this.#host.openRequests !== undefined) return this.#answerOrphans();
     this.conn.owner = undefined;
     this.conn.end();
     this.#stop();
     this.#forget();
+  }
+
+  /**
+   * The owner does not run the stream any more and did not complete it: each request it
+   * recorded as open and whose response is not among the stored events gets a JSON-RPC
+   * error (-32603), so the client is not left waiting; then the response ends.
+   */
+  #answerOrphans(): void {
+    this.#busy = true;
+    void (async () => {
+      const orphans = this.#orphans ?? (await this.#readOrphans()) ?? [];
+      const answered = orphans.length === 0 ? new Set<RequestId>() : await this.#answeredIds();
+      this.#busy = false;
+      this.#orphansAnswered = true;
+      if (this.#done) return;
+      for (const id of orphans) {
+        if (answered.has(id)) continue;
+        this.conn.write(encodeSseEvent({ id: this.#label + ++this.#last, data: JSON.stringify({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: ORPHAN_MESSAGE } }) }));
+      }
+      this.#drain();
+    })();
+  }
+
+  async #readOrphans(): Promise<RequestId[] | undefined> {
+    try {
+      return (await this.#host.openRequests?.()) ?? [];
+    } catch (error) {
+      this.#host.reportError(toError(error));
+      return undefined;
+    }
+  }
+
+  /** The ids of the responses among the stream's stored events. */
+  async #answeredIds(): Promise<Set<RequestId>> {
+    const ids = new Set<RequestId>();
+    for (const event of (await this.#read(0)) ?? []) {
+      let value: unknown;
+      try {
+        value = JSON.parse(event.data);
+      } catch {
+        continue;
+      }
+      for (const m of Array.isArray(value) ? value : [value]) {
+        const { id, method } = (m ?? {}) as { id?: unknown; method?: unknown };
+        if (method === undefined && (typeof id === 'string' || typeof id === 'number')) ids.add(id);
+      }
+    }
+    return ids;
   }
 
   /** Deletes the stream's events: it ended, and its rest was written to a live connection. */

@@ -20,6 +20,8 @@ export interface RoundRobinProxy {
   /** The proxy's MCP endpoint URL. */
   readonly url: string;
   readonly exchanges: ProxiedExchange[];
+  /** Takes upstream `index` out of the rotation (as a balancer's health check would); requests already proxied go on. */
+  down(index: number): void;
   close(): Promise<void>;
 }
 
@@ -27,8 +29,10 @@ export interface RoundRobinProxy {
 export async function roundRobinProxy(upstreams: readonly number[], path = '/mcp'): Promise<RoundRobinProxy> {
   let next = 0;
   const exchanges: ProxiedExchange[] = [];
+  const downed = new Set<number>();
   const server: Server = createServer((req, res) => {
-    const upstream = next++ % upstreams.length;
+    let upstream = next++ % upstreams.length;
+    for (let i = 0; i < upstreams.length && downed.has(upstream); i++) upstream = next++ % upstreams.length;
     const exchange: ProxiedExchange = { method: req.method ?? '', upstream, status: undefined, ended: false };
     exchanges.push(exchange);
     const headers: IncomingHttpHeaders = { ...req.headers };
@@ -37,7 +41,11 @@ export async function roundRobinProxy(upstreams: readonly number[], path = '/mcp
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
       up.on('end', () => (exchange.ended = true));
-      up.on('close', () => (exchange.ended = true));
+      up.on('close', () => {
+        exchange.ended = true;
+        // the upstream went away mid-response (killed): the client's response breaks too, as behind a real balancer
+        if (!res.writableEnded) res.destroy();
+      });
     });
     out.on('error', () => {
       exchange.ended = true;
@@ -52,6 +60,7 @@ export async function roundRobinProxy(upstreams: readonly number[], path = '/mcp
   return {
     url: `http://127.0.0.1:${port}${path}`,
     exchanges,
+    down: (index) => void downed.add(index),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

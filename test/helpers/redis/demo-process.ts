@@ -17,10 +17,10 @@ export interface DemoProcess {
 }
 
 /** Starts a demo on `redisUrl` and waits (at most 20 s) for its LISTENING line; rejects if it exits first. */
-export function startRedisDemo(redisUrl: string): Promise<DemoProcess> {
+export function startRedisDemo(redisUrl: string, extraArgs: readonly string[] = []): Promise<DemoProcess> {
   const env = { ...process.env };
   delete env.NODE_TEST_CONTEXT; // the demo is not a test file
-  const child = spawn(process.execPath, [BIN, 'demo', '--http', '--port', '0', '--redis', redisUrl], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'demo', '--http', '--port', '0', '--redis', redisUrl, ...extraArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err = (err + c.toString('utf8')).slice(-20_000)));
