@@ -196,7 +196,7 @@ export class Session {
   readonly #incoming = new IdTable<RequestContext>();
   #nextId = 0;
   /** The transport's `requestIdPrefix`: outgoing ids are `<prefix><n>` strings when set. */
-  readonly #idPrefix: string | undefined;
+  #idPrefix: string | undefined;
   #closed = false;
   #closeReason: Error | undefined;
   #started = false;
@@ -230,7 +230,6 @@ export class Session {
     this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
     this.#maxTotalMs = options.maxTotalTimeoutMs;
     this.#maxInFlight = options.maxInFlight ?? 1024;
-    this.#idPrefix = transport.requestIdPrefix;
   }
 
   /** The transport's session id, when it has one. */
@@ -262,6 +261,7 @@ export class Session {
   async start(): Promise<void> {
     if (this.#started) throw new LocalError('already_connected', 'Session already started');
     this.#started = true;
+    this.#idPrefix = this.#transport.requestIdPrefix;
     await this.#transport.start(new Session.#Receiver(this));
   }
 

@@ -63,7 +63,7 @@ export interface Transport {
    * When set, the session numbers the requests it sends `<prefix>1`, `<prefix>2`, … (string
    * ids) instead of 1, 2, …: a transport of a session shared by several server instances
    * gives each instance its own prefix, so that request ids are unique per session across
-   * the instances and an answer names the instance that asked. Read once, at connect.
+   * the instances and an answer names the instance that asked. Read once, when the session starts.
    * Optional.
    */
   readonly requestIdPrefix?: string | undefined;
