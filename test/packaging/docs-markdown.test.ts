@@ -6,22 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { markdownFiles } from '../helpers/markdown-files.js';
 import { REPO_ROOT } from '../helpers/repo.js';
-
-function markdownFiles(): string[] {
-  const files = [join(REPO_ROOT, 'README.md')];
-  (function walk(dir: string) {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir).sort()) {
-      const path = join(dir, entry);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (entry.endsWith('.md')) files.push(path);
-    }
-  })(join(REPO_ROOT, 'docs'));
-  return files;
-}
 
 const ROW = /^\s*\|.*\|\s*$/;
 const DELIMITER = /^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$/;

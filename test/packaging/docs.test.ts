@@ -7,8 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { markdownFiles } from '../helpers/markdown-files.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 const ROOT = REPO_ROOT;
@@ -23,20 +24,6 @@ interface Block {
   code: string;
   /** Name of the extracted file, without extension. */
   name: string;
-}
-
-function markdownFiles(): string[] {
-  const files = [join(ROOT, 'README.md')];
-  const docs = join(ROOT, 'docs');
-  (function walk(dir: string) {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir).sort()) {
-      const path = join(dir, entry);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (entry.endsWith('.md')) files.push(path);
-    }
-  })(docs);
-  return files;
 }
 
 /** The ```ts / ```typescript blocks of a Markdown file, with the line each starts on. */
