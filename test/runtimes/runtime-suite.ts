@@ -1,0 +1,127 @@
+/**
+ * What every web-standard runtime must show (used by bun.test.ts and deno.test.ts): mcpkit's
+ * Streamable HTTP handler served by the runtime's own server (`Bun.serve` / `Deno.serve`, no
+ * adapter) as a real child process on 127.0.0.1 answers the demo's tools to the official v2
+ * client and to mcpkit's client, in both eras (2025 with in-memory sessions, and with
+ * `sessionless`; 2026-07-28 beside each); and mcpkit's client running inside the runtime calls
+ * a Node mcpkit server in both eras.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client as V2Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import { ALL_REVISIONS, Client } from '../../src/client/index.js';
+import { createDemoServer } from '../../src/demo/server.js';
+import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
+import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
+import { serveNode, type NodeServerHandle } from '../../src/http/node.js';
+import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
+import { fixture, runRuntimeScript, startRuntimeServer, type Runtime, type RuntimeServer } from './harness.js';
+
+const T = { timeoutMs: 15_000 };
+const ELICITED = { username: 'ada', email: 'ada@example.com' };
+
+function firstText(result: unknown): string {
+  const content = (result as { content?: Array<{ type?: string; text?: string }> }).content;
+  assert.ok(Array.isArray(content), 'the result has a content array');
+  assert.equal(content[0]?.type, 'text');
+  return String(content[0]?.text);
+}
+
+/** The official v2 client in `mode` ('legacy': 2025 era; pinned 2026-07-28), answering form elicitation. */
+async function officialClientRound(url: string, mode: 'legacy' | { pin: '2026-07-28' }, sessionless: boolean): Promise<void> {
+  const client = new V2Client({ name: 'v2-client', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } });
+  const elicited: string[] = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    elicited.push(String(request.params.message));
+    return { action: 'accept', content: ELICITED };
+  });
+  await client.connect(new V2Transport(new URL(url)), { timeout: 15_000 });
+  try {
+    assert.equal(client.getNegotiatedProtocolVersion(), mode === 'legacy' ? '2025-11-25' : '2026-07-28');
+    assert.equal(client.getServerVersion()?.name, 'mcpkit-demo');
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    for (const name of ['echo', 'add', 'test_simple_text', 'test_elicitation']) assert.ok(tools.includes(name), `tools/list has ${name}: ${tools.join(', ')}`);
+    assert.equal(firstText(await client.callTool({ name: 'echo', arguments: { message: 'hi from the official client' } })), 'hi from the official client');
+    const add = await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } });
+    assert.deepEqual(add.structuredContent, { sum: 42 });
+    assert.equal(firstText(await client.callTool({ name: 'test_simple_text', arguments: {} })), 'This is a simple text response for testing.');
+    if (mode === 'legacy' && sessionless) {
+      // sessionless 2025: no initialize state, so no declared capabilities to ask against
+      const refused = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+      assert.equal(refused.isError, true);
+      assert.match(firstText(refused), /needs the "elicitation" capability/);
+    } else if (mode === 'legacy') {
+      // a server → client request inside the session
+      assert.match(firstText(await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } })), /action=accept/);
+      assert.deepEqual(elicited, ['Who are you?']);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** mcpkit's client (in this Node process) in the 2025 era or, with ALL_REVISIONS, the 2026-07-28 one. */
+async function mcpkitClientRound(url: string, era: '2025' | '2026'): Promise<void> {
+  const client = new Client({ name: 'mcpkit-client', version: '1.0.0' }, era === '2026' ? { protocolVersions: ALL_REVISIONS } : {});
+  await client.connect(new StreamableHttpClientTransport({ url }), T);
+  try {
+    assert.equal(client.protocolVersion, era === '2026' ? '2026-07-28' : '2025-11-25');
+    const tools = (await client.listTools(undefined, T)).tools.map((t) => t.name);
+    assert.ok(tools.includes('echo') && tools.includes('add'), tools.join(', '));
+    assert.equal(firstText(await client.callTool({ name: 'echo', arguments: { message: `mcpkit ${era}` } }, T)), `mcpkit ${era}`);
+    assert.deepEqual((await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }, T)).structuredContent, { sum: 3 });
+  } finally {
+    await client.close();
+  }
+}
+
+/** Declares the suite for `runtime`. */
+export function runtimeSuite(runtime: Runtime): void {
+  const name = runtime === 'bun' ? 'Bun.serve' : 'Deno.serve';
+  for (const [mode, response] of [['sessions', 'sse'], ['sessionless', 'json']] as const) {
+    describe(`${name} serving the demo (2025 era: ${mode}, ${response} replies; 2026-07-28 beside it)`, { timeout: SUITE_TIMEOUT_MS }, () => {
+      let server: RuntimeServer;
+      before(async () => {
+        server = await startRuntimeServer(runtime, fixture('serve-demo.mjs'), [mode, response]);
+      });
+      after(async () => {
+        await server?.close();
+      });
+
+      it('answers the official v2 client in the 2025 era', async () => {
+        await officialClientRound(server.url, 'legacy', mode === 'sessionless');
+      });
+      it('answers the official v2 client in the 2026-07-28 era', async () => {
+        await officialClientRound(server.url, { pin: '2026-07-28' }, mode === 'sessionless');
+      });
+      it("answers mcpkit's client in both eras", async () => {
+        await mcpkitClientRound(server.url, '2025');
+        await mcpkitClientRound(server.url, '2026');
+      });
+    });
+  }
+
+  describe(`mcpkit's client inside ${runtime} calling a Node mcpkit server`, { timeout: SUITE_TIMEOUT_MS }, () => {
+    let node: NodeServerHandle;
+    before(async () => {
+      node = await serveNode(createStreamableHttpHandler({ server: createDemoServer({ tasks: false }) }), { port: 0, host: '127.0.0.1' });
+    });
+    after(async () => {
+      await node?.close();
+    });
+
+    for (const era of ['2025', '2026'] as const) {
+      it(`lists and calls tools and answers an elicitation, ${era === '2025' ? '2025 era' : '2026-07-28 era'}`, async () => {
+        const seen = await runRuntimeScript(runtime, fixture('client.mjs'), [node.url, era]);
+        assert.equal(seen.runtime, runtime);
+        assert.equal(seen.protocolVersion, era === '2025' ? '2025-11-25' : '2026-07-28');
+        assert.equal(seen.era, era === '2025' ? 'stateful' : 'stateless');
+        assert.ok((seen.tools as string[]).includes('echo'), String(seen.tools));
+        assert.equal(seen.echo, `hello from ${runtime}`);
+        assert.deepEqual(seen.elicited, ['Who are you?']);
+        assert.equal(seen.elicitation, `User response: action=accept, content=${JSON.stringify(ELICITED)}`);
+      });
+    }
+  });
+}
