@@ -29,7 +29,7 @@ function firstText(result: unknown): string {
 }
 
 /** The official v2 client in `mode` ('legacy': 2025 era; pinned 2026-07-28), answering form elicitation. */
-async function officialClientRound(url: string, mode: 'legacy' | { pin: '2026-07-28' }, sessionless: boolean): Promise<void> {
+export async function officialClientRound(url: string, mode: 'legacy' | { pin: '2026-07-28' }, sessionless: boolean): Promise<void> {
   const client = new V2Client({ name: 'v2-client', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } });
   const elicited: string[] = [];
   client.setRequestHandler('elicitation/create', async (request) => {
@@ -62,7 +62,7 @@ async function officialClientRound(url: string, mode: 'legacy' | { pin: '2026-07
 }
 
 /** mcpkit's client (in this Node process) in the 2025 era or, with ALL_REVISIONS, the 2026-07-28 one. */
-async function mcpkitClientRound(url: string, era: '2025' | '2026'): Promise<void> {
+export async function mcpkitClientRound(url: string, era: '2025' | '2026'): Promise<void> {
   const client = new Client({ name: 'mcpkit-client', version: '1.0.0' }, era === '2026' ? { protocolVersions: ALL_REVISIONS } : {});
   await client.connect(new StreamableHttpClientTransport({ url }), T);
   try {
