@@ -1,6 +1,6 @@
 /**
  * Cloudflare Workers: mcpkit's handler bundled as a Worker (test/runtimes/fixtures/demo-worker.mjs,
- * `sessionless` with JSON replies, the 2026-07-28 era beside it) and run by workerd as a real
+ * `sessionless` with SSE replies, the 2026-07-28 era beside it) and run by workerd as a real
  * child process on 127.0.0.1 answers the demo's tools to the official v2 client and to
  * mcpkit's client in both eras; the example Worker (examples/workers/) serves its own tool.
  */
@@ -16,7 +16,7 @@ import { fixture, type RuntimeServer } from './harness.js';
 import { mcpkitClientRound, officialClientRound } from './runtime-suite.js';
 import { startWorker } from './workerd.js';
 
-describe('a Worker on workerd serving the demo (2026-07-28, and 2025 sessionless with JSON replies)', { timeout: SUITE_TIMEOUT_MS }, () => {
+describe('a Worker on workerd serving the demo (2026-07-28, and 2025 sessionless with SSE replies)', { timeout: SUITE_TIMEOUT_MS }, () => {
   let worker: RuntimeServer;
   before(async () => {
     worker = await startWorker(fixture('demo-worker.mjs'));
