@@ -102,6 +102,41 @@ export function runtimeSuite(runtime: Runtime): void {
     });
   }
 
+  describe(`${name} serving the demo behind mcpkit/auth's requireBearerAuth (imported from dist/ inside ${runtime})`, { timeout: SUITE_TIMEOUT_MS }, () => {
+    const TOKEN = 'runtime-test-token-0123456789';
+    let server: RuntimeServer;
+    before(async () => {
+      server = await startRuntimeServer(runtime, fixture('serve-demo.mjs'), ['sessions', 'sse', 'bearer', TOKEN]);
+    });
+    after(async () => {
+      await server?.close();
+    });
+
+    it('answers 401 with a challenge naming its resource metadata, and serves that metadata', async () => {
+      const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+      await response.body?.cancel();
+      assert.equal(response.status, 401);
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+      assert.ok(metadataUrl !== undefined, `the challenge names the metadata: ${challenge}`);
+      const metadata = (await (await fetch(new URL(new URL(metadataUrl).pathname, server.url))).json()) as { resource?: string; authorization_servers?: string[] };
+      assert.deepEqual(metadata.authorization_servers, ['https://as.example']);
+    });
+
+    it('serves a client presenting the token, and refuses one presenting another', async () => {
+      const client = new Client({ name: 'bearer-client', version: '1.0.0' });
+      await client.connect(new StreamableHttpClientTransport({ url: server.url, headers: { authorization: `Bearer ${TOKEN}` } }), T);
+      try {
+        assert.equal(firstText(await client.callTool({ name: 'echo', arguments: { message: 'authorized' } }, T)), 'authorized');
+      } finally {
+        await client.close();
+      }
+      const intruder = new Client({ name: 'intruder', version: '1.0.0' });
+      await assert.rejects(intruder.connect(new StreamableHttpClientTransport({ url: server.url, headers: { authorization: 'Bearer wrong' } }), T), /401/);
+      await intruder.close();
+    });
+  });
+
   describe(`mcpkit's client inside ${runtime} calling a Node mcpkit server`, { timeout: SUITE_TIMEOUT_MS }, () => {
     let node: NodeServerHandle;
     before(async () => {
