@@ -15,7 +15,9 @@ import { createDemoServer } from '../../src/demo/server.js';
 import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
 import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
 import { serveNode, type NodeServerHandle } from '../../src/http/node.js';
+import { join } from 'node:path';
 import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 import { fixture, runRuntimeScript, startRuntimeServer, type Runtime, type RuntimeServer } from './harness.js';
 
 const T = { timeoutMs: 15_000 };
@@ -134,6 +136,26 @@ export function runtimeSuite(runtime: Runtime): void {
       const intruder = new Client({ name: 'intruder', version: '1.0.0' });
       await assert.rejects(intruder.connect(new StreamableHttpClientTransport({ url: server.url, headers: { authorization: 'Bearer wrong' } }), T), /401/);
       await intruder.close();
+    });
+  });
+
+  describe(`the ${runtime} example (examples/${runtime}/server.ts)`, { timeout: SUITE_TIMEOUT_MS }, () => {
+    it("serves its tool to mcpkit's client in both eras", async () => {
+      const server = await startRuntimeServer(runtime, join(REPO_ROOT, 'examples', runtime, 'server.ts'), ['0']);
+      try {
+        for (const era of ['2025', '2026'] as const) {
+          const client = new Client({ name: 'example-client', version: '1.0.0' }, era === '2026' ? { protocolVersions: ALL_REVISIONS } : {});
+          await client.connect(new StreamableHttpClientTransport({ url: server.url }), T);
+          try {
+            assert.equal(client.protocolVersion, era === '2026' ? '2026-07-28' : '2025-11-25');
+            assert.equal(firstText(await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } }, T)), '42');
+          } finally {
+            await client.close();
+          }
+        }
+      } finally {
+        await server.close();
+      }
     });
   });
 
