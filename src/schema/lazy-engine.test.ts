@@ -68,4 +68,11 @@ const first = adapter.validate('x');
 console.log(String(first instanceof Promise), String((await first).valid));`);
     assert.deepEqual(lines, ['engine_not_loaded', 'true false']);
   });
+
+  it('a runtime that forbids code generation (Workers) gets code_generation_forbidden naming the way out, not "invalid schema"', () => {
+    const lines = inChild(`globalThis.Function = function () { throw new EvalError('Code generation from strings disallowed for this context'); };
+const schema = await import(${JSON.stringify(ENTRY('./index.js'))});
+try { schema.defaultJsonSchemaValidator().compile({ type: 'integer' }); console.log('compiled'); } catch (e) { console.log(e.code); console.log(String(/jsonSchemaValidator that interprets schemas/.test(e.message))); }`);
+    assert.deepEqual(lines, ['code_generation_forbidden', 'true']);
+  });
 });
