@@ -40,17 +40,18 @@ export async function bundleWorker(entry: string): Promise<string> {
 
 /**
  * Bundles `entry` and serves it on workerd with the text `bindings` (the Worker's `env`);
- * resolves once workerd reports its socket listening (at most `ms`), with the URL of `/mcp`.
+ * resolves once workerd reports its socket listening (at most `ms`), with the URL of `path`.
+ * The Worker's outbound `fetch` may reach loopback addresses (the tests' Node servers) as
+ * well as public ones; workerd's default allows public addresses only.
  */
-export async function startWorker(entry: string, bindings: Record<string, string> = {}, ms = 30_000): Promise<RuntimeServer> {
-  const path = '/mcp';
+export async function startWorker(entry: string, bindings: Record<string, string> = {}, ms = 30_000, path = '/mcp'): Promise<RuntimeServer> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-workerd-'));
   writeFileSync(join(dir, 'worker.js'), await bundleWorker(entry));
   writeFileSync(
     join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .mainWorker) ],
+  services = [ (name = "main", worker = .mainWorker), (name = "internet", network = (allow = ["public", "local"])) ],
   sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
 );
 const mainWorker :Workerd.Worker = (

@@ -13,6 +13,9 @@ import { StreamableHttpClientTransport } from '../../src/http/client/streamable.
 import { REPO_ROOT } from '../helpers/repo.js';
 import { join } from 'node:path';
 import { fixture, type RuntimeServer } from './harness.js';
+import { createDemoServer } from '../../src/demo/server.js';
+import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
+import { serveNode, type NodeServerHandle } from '../../src/http/node.js';
 import { mcpkitClientRound, officialClientRound } from './runtime-suite.js';
 import { startWorker } from './workerd.js';
 
@@ -85,4 +88,32 @@ describe('the example Worker (examples/workers/worker.ts) on workerd', { timeout
     assert.equal(await statusWithHost(worker.url, 'evil.example'), 403);
     assert.notEqual(await statusWithHost(worker.url, 'mcp.example.test'), 403);
   });
+});
+
+describe("mcpkit's client inside a Worker on workerd calling a Node mcpkit server", { timeout: SUITE_TIMEOUT_MS }, () => {
+  let node: NodeServerHandle;
+  let worker: RuntimeServer;
+  before(async () => {
+    node = await serveNode(createStreamableHttpHandler({ server: createDemoServer({ tasks: false }) }), { port: 0, host: '127.0.0.1' });
+    worker = await startWorker(fixture('client-worker.mjs'), {}, 30_000, '/');
+  });
+  after(async () => {
+    await worker?.close();
+    await node?.close();
+  });
+
+  for (const era of ['2025', '2026'] as const) {
+    it(`lists and calls tools and answers an elicitation, ${era === '2025' ? '2025 era' : '2026-07-28 era'}`, async () => {
+      const response = await fetch(`${worker.url}?server=${encodeURIComponent(node.url)}&era=${era}`);
+      const text = await response.text();
+      assert.equal(response.status, 200, `the Worker's client failed: ${text}\n${worker.stderr()}`);
+      const seen = JSON.parse(text) as Record<string, unknown>;
+      assert.equal(seen.protocolVersion, era === '2025' ? '2025-11-25' : '2026-07-28');
+      assert.equal(seen.era, era === '2025' ? 'stateful' : 'stateless');
+      assert.ok((seen.tools as string[]).includes('echo'), String(seen.tools));
+      assert.equal(seen.echo, 'hello from workerd');
+      assert.deepEqual(seen.elicited, ['Who are you?']);
+      assert.equal(seen.elicitation, 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}');
+    });
+  }
 });
