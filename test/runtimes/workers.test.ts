@@ -117,3 +117,41 @@ describe("mcpkit's client inside a Worker on workerd calling a Node mcpkit serve
     });
   }
 });
+
+describe("mcpkit/auth/web's requireBearerAuth protecting the handler in a Worker on workerd", { timeout: SUITE_TIMEOUT_MS }, () => {
+  const TOKEN = 'worker-test-token-0123456789';
+  let worker: RuntimeServer;
+  before(async () => {
+    worker = await startWorker(fixture('bearer-worker.mjs'), { TOKEN });
+  });
+  after(async () => {
+    await worker?.close();
+  });
+
+  it('answers 401 with a challenge naming its resource metadata, and serves that metadata', async () => {
+    const response = await fetch(worker.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    await response.body?.cancel();
+    assert.equal(response.status, 401);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+    assert.ok(metadataUrl !== undefined, `the challenge names the metadata: ${challenge}`);
+    const metadata = (await (await fetch(new URL(new URL(metadataUrl).pathname, worker.url))).json()) as { authorization_servers?: string[] };
+    assert.deepEqual(metadata.authorization_servers, ['https://as.example']);
+  });
+
+  it('serves a client presenting the token (its auth info reaches the tool), and refuses another token', async () => {
+    for (const protocolVersions of [undefined, ['2026-07-28']]) {
+      const client = new Client({ name: 'c', version: '1.0.0' }, protocolVersions === undefined ? {} : { protocolVersions });
+      await client.connect(new StreamableHttpClientTransport({ url: worker.url, headers: { authorization: `Bearer ${TOKEN}` } }), { timeoutMs: 15_000 });
+      try {
+        const result = await client.callTool({ name: 'whoami', arguments: {} }, { timeoutMs: 15_000 });
+        assert.deepEqual(result.content, [{ type: 'text', text: 'subject=ada' }]);
+      } finally {
+        await client.close();
+      }
+    }
+    const intruder = new Client({ name: 'intruder', version: '1.0.0' });
+    await assert.rejects(intruder.connect(new StreamableHttpClientTransport({ url: worker.url, headers: { authorization: 'Bearer wrong' } }), { timeoutMs: 15_000 }), /401/);
+    await intruder.close();
+  });
+});
