@@ -44,7 +44,8 @@ process.once('exit', () => {
 
 /**
  * The command running `script` with `args` on `runtime`. Deno gets only the permissions the
- * fixtures need: the loopback network and reading the checkout.
+ * fixtures need: the loopback network, reading the checkout, and reading the environment
+ * (ioredis's `debug` dependency lists it at load; nothing is written).
  */
 export function runtimeCommand(runtime: Runtime, script: string, args: readonly string[]): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const binary = runtimeBinary(runtime);
@@ -52,7 +53,7 @@ export function runtimeCommand(runtime: Runtime, script: string, args: readonly 
   if (runtime === 'bun') return { command: binary, args: [script, ...args], env: { ...env, BUN_RUNTIME_TRANSPILER_CACHE_PATH: '0' } };
   return {
     command: binary,
-    args: ['run', '--no-prompt', '--allow-net=127.0.0.1', `--allow-read=${REPO_ROOT}`, script, ...args],
+    args: ['run', '--no-prompt', '--allow-net=127.0.0.1', `--allow-read=${REPO_ROOT}`, '--allow-env', script, ...args],
     env: { ...env, DENO_DIR: denoCache(), DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
   };
 }
