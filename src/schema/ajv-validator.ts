@@ -238,6 +238,13 @@ function translateCompileError(error: unknown): SchemaError {
     );
   }
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof EvalError) {
+    return new SchemaError(
+      'code_generation_forbidden',
+      `This runtime forbids generating code from strings (${message}), which the default JSON Schema validator (Ajv) needs: pass a jsonSchemaValidator that interprets schemas (e.g. one on @cfworker/json-schema; see docs/deploying.md, Cloudflare Workers)`,
+      { cause: error },
+    );
+  }
   return new SchemaError('invalid_schema', `Invalid JSON Schema: ${message}`, { cause: error });
 }
 

@@ -57,4 +57,22 @@ console.log(String(first instanceof Promise), String((await first).valid));
 console.log(String(adapter.validate(3) instanceof Promise), String(schema.defaultJsonSchemaValidator().compile({ type: 'integer' })(3).valid));`);
     assert.deepEqual(lines, ['engine_not_loaded', 'true false', 'false true']);
   });
+
+  it('a createRequire that refuses the module URL (a bundled Worker on workerd) counts as no synchronous loader, not a crash', () => {
+    const lines = inChild(`const real = process.getBuiltinModule.bind(process);
+process.getBuiltinModule = (id) => id === 'module' ? { createRequire: () => { throw new TypeError('The argument must be a file URL object'); } } : real(id);
+const schema = await import(${JSON.stringify(ENTRY('./index.js'))});
+try { schema.defaultJsonSchemaValidator().compile({ type: 'integer' }); console.log('compiled'); } catch (e) { console.log(e.code); }
+const adapter = schema.toSchemaAdapter({ type: 'integer' });
+const first = adapter.validate('x');
+console.log(String(first instanceof Promise), String((await first).valid));`);
+    assert.deepEqual(lines, ['engine_not_loaded', 'true false']);
+  });
+
+  it('a runtime that forbids code generation (Workers) gets code_generation_forbidden naming the way out, not "invalid schema"', () => {
+    const lines = inChild(`globalThis.Function = function () { throw new EvalError('Code generation from strings disallowed for this context'); };
+const schema = await import(${JSON.stringify(ENTRY('./index.js'))});
+try { schema.defaultJsonSchemaValidator().compile({ type: 'integer' }); console.log('compiled'); } catch (e) { console.log(e.code); console.log(String(/jsonSchemaValidator that interprets schemas/.test(e.message))); }`);
+    assert.deepEqual(lines, ['code_generation_forbidden', 'true']);
+  });
 });

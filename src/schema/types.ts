@@ -94,7 +94,13 @@ export type SchemaErrorCode =
    * The JSON Schema engine (Ajv) is not loaded: the packages are missing, or the runtime has
    * no synchronous module loader and `loadJsonSchemaEngine()` has not resolved yet.
    */
-  | 'engine_not_loaded';
+  | 'engine_not_loaded'
+  /**
+   * The runtime forbids generating code from strings (Cloudflare Workers, pages under a
+   * Content-Security-Policy without `unsafe-eval`), which Ajv needs: pass a
+   * `JsonSchemaValidator` that interprets schemas instead (docs/deploying.md, Cloudflare Workers).
+   */
+  | 'code_generation_forbidden';
 
 /**
  * A problem with a schema itself (never with a validated value). Thrown by

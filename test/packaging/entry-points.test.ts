@@ -20,7 +20,7 @@ const dist = DIST;
 const builtins = new Set(builtinModules);
 
 /** The runtime-neutral entry points (the framing codecs are in their bundles: the core's, the transports'). */
-const NEUTRAL = ['index.js', 'server/index.js', 'client/index.js', 'schema/index.js', 'http/index.js', 'http/server/index.js', 'http/client/index.js'];
+const NEUTRAL = ['index.js', 'server/index.js', 'client/index.js', 'schema/index.js', 'http/index.js', 'http/server/index.js', 'http/client/index.js', 'auth/web.js'];
 
 for (const entry of NEUTRAL) {
   test(`${entry} imports no node:* or Node built-in module`, () => {

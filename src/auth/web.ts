@@ -1,0 +1,74 @@
+/**
+ * `mcpkit/auth/web`: the runtime-neutral part of `mcpkit/auth`, for Cloudflare Workers, browsers
+ * and any runtime without Node's modules — the bearer middleware and the OAuth client with
+ * what they are built from. Nothing reachable from here imports `node:*` (the layering test
+ * enforces it), so a bundler targeting a Worker or a page takes it as it is. The same values
+ * as `mcpkit/auth` exports (one class is one class, whichever entry point it came from).
+ *
+ * Left out, because they need Node's modules: the fetch guard (`createGuardedFetch`:
+ * `node:dns`, `node:net`, `node:http`, `node:https`) and what fetches through it
+ * (`createJwtVerifier`, whose JWKS fetch is guarded, and the third-party authorization
+ * server), `FileOAuthStore` (`node:fs`), `LoopbackRedirect` (`node:http`) and
+ * `openInBrowser`. Where no DNS API exists nothing can check the addresses a host name
+ * resolves to, so no guarded fetch is offered: verify tokens with
+ * `createIntrospectionVerifier` or a `TokenVerifier` of your own, whose `fetch` is the
+ * platform's (on Cloudflare Workers, outbound requests cannot reach private addresses).
+ */
+
+// ───────────── resource server ─────────────
+export { requireBearerAuth, principalOf, type BearerAuth, type BearerAuthOptions } from './server/bearer.js';
+export { createIntrospectionVerifier, type IntrospectionVerifierOptions } from './server/introspection-verifier.js';
+export { requireScopes, requiredScopesFor, type ScopeRequirements } from './server/scopes.js';
+export {
+  bearerChallenge,
+  parseResource,
+  protectedResourceMetadataPath,
+  protectedResourceMetadataUrl,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  type BearerChallenge,
+  type ProtectedResourceMetadata,
+} from './server/metadata.js';
+export {
+  AuthError,
+  InvalidTokenError,
+  InsufficientScopeError,
+  VerifierUnavailableError,
+  INSUFFICIENT_SCOPE_CODE,
+  isAuthInfo,
+  type AuthErrorCode,
+  type AuthInfo,
+  type TokenVerifier,
+} from './server/types.js';
+export type { HttpAuthorizer, HttpAuthResult } from '../http/server/types.js';
+
+// ───────────── client ─────────────
+export {
+  OAuthClient,
+  type OAuthClientOptions,
+  type OAuthGrant,
+  type AuthorizationCodeGrant,
+  type ClientCredentialsGrant,
+  type JwtBearerGrant,
+  type EnterpriseManagedGrant,
+  type AssertionContext,
+  type AuthorizationRequest,
+  type UserAgent,
+  type PreRegisteredClient,
+  type ClientMetadata,
+} from './client/oauth-client.js';
+export { OAuthClientError, type OAuthClientErrorCode, type OAuthClientErrorDetails } from './client/errors.js';
+export {
+  InMemoryOAuthStore,
+  PENDING_AUTHORIZATION_TTL_MS,
+  type OAuthStore,
+  type StoredClient,
+  type StoredTokens,
+  type PendingAuthorization,
+  type RegistrationMethod,
+  type TokenEndpointAuthMethod,
+} from './client/store.js';
+export { clientMetadataDocument, type ClientMetadataDocumentOptions } from './client/metadata-document.js';
+export { parseWwwAuthenticate, resourceChallenge, type AuthChallenge, type ResourceChallenge } from './client/www-authenticate.js';
+export { discoverProtectedResource, discoverAuthorizationServer, discoverLegacyAuthorizationServer, type ResourceMetadataDocument, type DiscoveredResource, type DiscoveredAuthorizationServer } from './client/discovery.js';
+export { DpopProver } from './client/dpop.js';
+export { type ClientPrivateKey } from './client/token-endpoint.js';
