@@ -15,14 +15,20 @@
  *   (checked before the message is queued, so one message larger than the limit is still
  *   sent — it costs nothing beyond its string — but a reader cannot fall further behind);
  * - per process (or per {@link OutboundBudget} shared by several listeners), before a reply
- *   is queued or copied: a new reply larger than a slice that would take the text waiting
- *   across all the budget's writers past a third of `maxTotalQueuedBytes` is refused
- *   ({@link OutboundBudget.admits}; the adapter sends a small JSON-RPC error for it instead,
- *   see {@link budgetRefusal}), so the readers already behind keep their replies. The other
- *   two thirds are headroom for the copies a reply takes while it is produced (the
- *   handler's result, its JSON text, its SSE framing: up to four times its size, until
- *   collected), so the memory slow readers make the process hold stays under
- *   `maxTotalQueuedBytes` while no single reply is larger than a sixth of it. A reply is
+ *   is serialized: a new reply larger than a slice that would take the text waiting across
+ *   all the budget's writers past a third of `maxTotalQueuedBytes` is refused, and a small
+ *   JSON-RPC error sent for it instead (see {@link budgetRefusal}), so the readers already
+ *   behind keep their replies. The session transport asks
+ *   {@link OutboundBudget.refusesUnserialized} with the response's result before making its
+ *   text (one comparison while nothing waits; else a measure of a lower bound of its JSON
+ *   length, {@link jsonLengthAtLeast}, that stops once the reply cannot fit), so a refused
+ *   reply costs only the handler's result; the Node adapter checks the text again
+ *   ({@link OutboundBudget.admits}) for a reply the measure underestimated (escapes, long
+ *   numbers, `toJSON`) and for text other than one response. The other two thirds are
+ *   headroom for the copies an admitted reply takes while it is produced (the handler's
+ *   result, its JSON text, its SSE framing: up to four times its size, until collected), so
+ *   the memory slow readers make the process hold stays under `maxTotalQueuedBytes` while no
+ *   single reply is larger than a sixth of it. A reply is
  *   never refused while nothing waits (one larger than the whole bound is then cut, below). Text that still crosses the whole bound
  *   (events added to streams already under way) cuts the writers that went longest without
  *   drain progress until the total is back within it.
@@ -181,8 +187,8 @@ const MEASURED_DEPTH = 64;
 /**
  * A lower bound of the length of `JSON.stringify(value)` in UTF-16 code units, measured
  * until it passes `cap` (then a number above `cap` is returned at once). A string counts its
- * characters and quotes, a member its name, quotes, colon and comma, `null` four, any other
- * number or boolean one, brackets two; what `JSON.stringify` leaves out (undefined,
+ * characters and quotes, a member its name, quotes, colon and comma, `null` and `true` four,
+ * `false` five, a number one, brackets two; what `JSON.stringify` leaves out (undefined,
  * functions, symbols) nothing, and so does an object with `toJSON` (what it becomes is not
  * known without calling it) and anything nested deeper than 64 levels. Never throws on plain
  * JSON values (a getter that throws propagates).
@@ -196,8 +202,9 @@ function measure(value: unknown, cap: number, depth: number, sofar: number): num
     case 'string':
       return sofar + value.length + 2;
     case 'number':
-    case 'boolean':
       return sofar + 1;
+    case 'boolean':
+      return sofar + (value ? 4 : 5);
     case 'object':
       break;
     default:
