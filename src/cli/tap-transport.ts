@@ -96,8 +96,8 @@ export class TapTransport implements Transport {
     return this.#inner.send(message, options);
   }
 
-  close(): Promise<void> {
-    return this.#inner.close();
+  async close(): Promise<void> {
+    await this.#inner.close();
   }
 
   #incoming(data: unknown): void {
