@@ -1,7 +1,7 @@
 /**
  * Units of the first-hour pieces of the CLI: the stdio-stderr relay (lines cleaned, split
- * and long lines bounded), the transport tap (a cancellation in flight delays close, at most
- * its bound; task sightings only for our own calls), the tool-parameter table, and the
+ * and long lines bounded), the transport tap (every optional transport member forwarded;
+ * task sightings only for our own calls), the tool-parameter table, and the
  * load-error helpers (caret under esbuild's location, the CommonJS hint).
  */
 import { test } from 'node:test';
@@ -60,18 +60,37 @@ function slowTransport(): { transport: Transport; sent: unknown[]; release: () =
   };
 }
 
-test('TapTransport: close waits for a cancellation being sent, and only for it', async () => {
+/** The optional members of `Transport`: a member added there and not listed here fails to compile. */
+type OptionalKey<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? K : never }[keyof T];
+const OPTIONAL_MEMBERS: Record<OptionalKey<Transport>, true> = { sessionId: true, peer: true, answersRequests: true, requestIdPrefix: true, setProtocolVersion: true, fresh: true };
+
+test('TapTransport: forwards every optional member of the transport it wraps, and only what it has', async () => {
+  const versions: string[] = [];
   const inner = slowTransport();
-  const tap = new TapTransport(inner.transport);
-  await tap.start({ message() {}, error() {}, closed() {} });
-  void tap.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } });
-  const closing = tap.close();
-  await new Promise((r) => setTimeout(r, 50));
-  assert.equal(inner.closedAt(), undefined, 'not closed while the cancellation is on its way');
-  inner.release();
-  await closing;
-  assert.ok(inner.closedAt() !== undefined);
-  assert.equal('fresh' in tap && tap.fresh !== undefined, false, 'no fresh() when the wrapped transport has none');
+  const full: Transport = {
+    ...inner.transport,
+    sessionId: 'session-1',
+    peer: 'http://127.0.0.1:1/mcp',
+    answersRequests: false,
+    requestIdPrefix: 'node-a:',
+    setProtocolVersion: (v) => void versions.push(v),
+    fresh: () => slowTransport().transport,
+  };
+  const tap = new TapTransport(full);
+  for (const key of Object.keys(OPTIONAL_MEMBERS) as Array<OptionalKey<Transport>>) {
+    if (typeof full[key] === 'function') assert.equal(typeof tap[key], 'function', `${key} is forwarded`);
+    else assert.equal(tap[key], full[key], `${key} is forwarded`);
+  }
+  tap.setProtocolVersion('2025-11-25');
+  assert.deepEqual(versions, ['2025-11-25']);
+  assert.ok(tap.fresh!() instanceof TapTransport, 'fresh() wraps the fresh transport the same way');
+  const bare = new TapTransport(inner.transport);
+  assert.equal(bare.fresh, undefined, 'no fresh() when the wrapped transport has none');
+  assert.equal(bare.peer, undefined);
+  assert.equal(bare.answersRequests, undefined);
+  assert.equal(bare.requestIdPrefix, undefined);
+  await bare.close();
+  assert.ok(inner.closedAt() !== undefined, 'close() closes the transport underneath');
 });
 
 test('TapTransport: task sightings for the tasks our tools/call became, not for other tasks/get answers', async () => {

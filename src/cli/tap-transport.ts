@@ -1,10 +1,8 @@
 /**
- * A transport wrapper for the CLI that watches the messages going by, without changing them:
+ * A transport wrapper for the CLI that watches the messages going by, without changing them
+ * (Ctrl-C's `notifications/cancelled` needs no help here: the Streamable HTTP transport's
+ * `close()` lets notifications already on their way finish):
  *
- * - it keeps the send of every `notifications/cancelled` in flight, and {@link close} waits
- *   (bounded) for them before closing the transport underneath, so Ctrl-C's cancellation
- *   reaches the server even when the command ends right after it (over Streamable HTTP a
- *   close aborts every POST still on its way, and the notification is one);
  * - it reports the task a `tools/call` became in the 2026-07-28 era (`resultType: "task"`)
  *   and each `tasks/get` answer for it, so the command can show the task's status while
  *   the client waits for it;
@@ -17,9 +15,6 @@
 import type { JSONObject, JSONRPCMessage, RequestId } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-
-/** How long {@link TapTransport.close} waits for cancellations still being sent, in ms. */
-export const CANCEL_FLUSH_MS = 2000;
 
 /** Most task ids remembered per connection (a CLI command makes one or a few). */
 const MAX_TASKS_WATCHED = 1000;
@@ -49,7 +44,6 @@ export class TapTransport implements Transport {
   readonly #options: TapOptions;
   /** Methods of our requests still unanswered, by id (only the two watched methods). */
   readonly #watched = new Map<RequestId, string>();
-  readonly #cancelling = new Set<Promise<unknown>>();
   /** Tasks that `tools/call` answers created (their `tasks/get` answers are reported). */
   readonly #tasks = new Set<string>();
 
@@ -64,6 +58,18 @@ export class TapTransport implements Transport {
 
   get sessionId(): string | undefined {
     return this.#inner.sessionId;
+  }
+
+  get peer(): string | undefined {
+    return this.#inner.peer;
+  }
+
+  get answersRequests(): boolean | undefined {
+    return this.#inner.answersRequests;
+  }
+
+  get requestIdPrefix(): string | undefined {
+    return this.#inner.requestIdPrefix;
   }
 
   setProtocolVersion(version: string): void {
@@ -83,28 +89,14 @@ export class TapTransport implements Transport {
 
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions): Promise<void> | void {
     const value: unknown = typeof message === 'string' ? safeParse(message) : message;
-    let cancel = false;
     for (const m of Array.isArray(value) ? value : [value]) {
       if (!isObject(m) || typeof m.method !== 'string') continue;
-      if (m.method === 'notifications/cancelled') cancel = true;
-      else if ((m.method === 'tools/call' || m.method === 'tasks/get') && (typeof m.id === 'string' || typeof m.id === 'number')) this.#watched.set(m.id, m.method);
+      if ((m.method === 'tools/call' || m.method === 'tasks/get') && (typeof m.id === 'string' || typeof m.id === 'number')) this.#watched.set(m.id, m.method);
     }
-    const sent = this.#inner.send(message, options);
-    if (cancel && sent instanceof Promise) {
-      const tracked = sent.catch(() => {});
-      this.#cancelling.add(tracked);
-      void tracked.then(() => this.#cancelling.delete(tracked));
-    }
-    return sent;
+    return this.#inner.send(message, options);
   }
 
-  /** Waits at most {@link CANCEL_FLUSH_MS} for cancellations being sent, then closes the transport underneath. */
   async close(): Promise<void> {
-    if (this.#cancelling.size > 0) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([Promise.all(this.#cancelling), new Promise((r) => (timer = setTimeout(r, CANCEL_FLUSH_MS)))]);
-      clearTimeout(timer);
-    }
     await this.#inner.close();
   }
 

@@ -81,3 +81,38 @@ test('the bound does not depend on chunking, and data of exactly maxEventChars i
   assert.equal(collect(['data: ' + 'd'.repeat(21) + '\n\n'], 20).oversized, 1);
   assert.throws(() => new SseParser({ event: () => {} }, { maxEventChars: 0 }), RangeError);
 });
+
+test('a dropped event split over several data lines: its id is recovered from the joined data, in any chunking, reported once', () => {
+  const big = 'z'.repeat(3000);
+  const shapes: Array<[string, string, unknown]> = [
+    // the limit is crossed by one long line, and the message closes on a later line
+    ['pretty-printed', `data: {\ndata:  "jsonrpc": "2.0",\ndata:  "id": 7,\ndata:  "result": {"t": "${big}"}\ndata: }\n\n`, 7],
+    // the limit is crossed by the sum of short lines
+    ['many short lines', `data: {"jsonrpc":"2.0","id":"a-8",\ndata: "result":{"a":[\n${'data: "zzzzzzzzzz",\n'.repeat(400)}data: 1]}}\n\n`, 'a-8'],
+    // the long line that crosses the limit is followed by more long data lines
+    ['long lines after the drop', `data: {"jsonrpc":"2.0","id":9,"result":{"a":[\ndata: "${big}",\ndata: "${big}"\ndata: ]}}\n\n`, 9],
+    // a request (with a method) is not taken for a response
+    ['request', `data: {"jsonrpc":"2.0",\ndata: "id":10,\ndata: "method":"sampling/createMessage","params":{"t":"${big}"}}\n\n`, 10],
+  ];
+  for (const [name, text, id] of shapes) {
+    for (const size of [text.length, 997, 7]) {
+      const reports: unknown[] = [];
+      const events: SseEvent[] = [];
+      const p = new SseParser({ event: (e) => events.push(e), oversized: (_err, envelope) => reports.push(envelope) }, { maxEventChars: 1000 });
+      for (let i = 0; i < text.length; i += size) p.push(text.slice(i, i + size));
+      p.push('data: after\n\n');
+      const kind = name === 'request' ? 'request' : 'response';
+      assert.deepEqual(reports, [{ kind, id }], `${name}, chunks of ${size}`);
+      assert.deepEqual(events.map((e) => e.data), ['after'], `${name}, chunks of ${size}: the next event is delivered`);
+      assert.ok(p.bufferedChars <= 1008);
+    }
+  }
+  // an event dropped and never closed is reported when the stream ends
+  const reports: unknown[] = [];
+  const p = new SseParser({ event: () => {}, oversized: (_err, envelope) => reports.push(envelope) }, { maxEventChars: 100 });
+  p.push(`data: {"jsonrpc":"2.0","id":3,\ndata: "result":"${'q'.repeat(200)}`);
+  p.push('\ndata: and more');
+  assert.equal(reports.length, 0, 'the scan waits for the event to go on');
+  p.end();
+  assert.equal(reports.length, 1);
+});

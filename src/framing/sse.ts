@@ -28,9 +28,13 @@ export interface SseSink {
   /** A `retry` field with a valid number of milliseconds. */
   retry?(ms: number): void;
   /**
-   * An event exceeded the size limit and was dropped. `envelope`: what a scan of the start of
-   * its data found (kind and id of the JSON-RPC message), so a dropped response can fail its
-   * request at once.
+   * An event exceeded the size limit and was dropped. `envelope`: what a scan of its data
+   * found (kind and id of the JSON-RPC message), so a dropped response can fail its request
+   * at once. The scan reads the event's data lines joined with LF, as a kept event's data
+   * would be, without keeping them: it goes on through the data lines after the limit was
+   * crossed, so a message split over several `data:` lines is recognised like one on a
+   * single line. Called once per dropped event, as soon as the scan knows the message's kind
+   * and id, or when the event (or the stream) ends.
    */
   oversized?(error: LocalError, envelope: EnvelopeSummary): void;
 }
@@ -66,6 +70,8 @@ export class SseParser {
   /** The scan of the event being skipped (see {@link #startScan}); whether the skipped line is a `data` line. */
   #skipScan: EnvelopeScanner | undefined = undefined;
   #skipIsData = false;
+  /** The scan of the dropped event (`#tooBig`), fed its later data lines until the drop is reported. */
+  #dropScan: EnvelopeScanner | undefined = undefined;
   #data = '';
   #hasData = false;
   #eventType = '';
@@ -143,6 +149,7 @@ export class SseParser {
     this.#dropHeld();
     if (this.#skippingLine) this.#endSkip('', 0, 0);
     this.#skippingLine = false;
+    this.#report(true);
     this.#data = '';
     this.#hasData = false;
     this.#eventType = '';
@@ -182,9 +189,9 @@ export class SseParser {
     }
     if (this.#partsChars + (end - start) > this.#maxLine) {
       // The same rule as for a line still arriving, so chunking cannot change the outcome.
-      const envelope = this.#startScan(this.#parts.join('') + text.slice(start, end)).summary();
+      const scanner = this.#startScan(this.#parts.join('') + text.slice(start, end));
       this.#dropHeld();
-      this.#overflow(envelope);
+      this.#overflow(scanner);
       return;
     }
     let line = text.slice(start, end);
@@ -199,30 +206,48 @@ export class SseParser {
   /**
    * A scan of the dropped event's data: the data lines so far, then `line` (the line that
    * overflowed, so far) when it is a `data` line; the rest of a skipped line is pushed as it
-   * arrives. Constant memory (the scanner keeps no text).
+   * arrives. For an event already dropped, the scan it has (if its drop is not reported yet)
+   * goes on with `line`. Constant memory (the scanner keeps no text).
    */
-  #startScan(line: string): EnvelopeScanner {
-    const scanner = new EnvelopeScanner();
-    if (this.#hasData) scanner.pushText(this.#data + '\n');
+  #startScan(line: string): EnvelopeScanner | undefined {
     this.#skipIsData = line.startsWith('data:');
-    if (this.#skipIsData) scanner.pushText(line, line.charCodeAt(5) === 32 ? 6 : 5);
+    let scanner: EnvelopeScanner | undefined;
+    if (this.#tooBig) {
+      scanner = this.#dropScan;
+      if (scanner !== undefined && this.#skipIsData) scanner.pushText('\n');
+    } else {
+      scanner = new EnvelopeScanner();
+      if (this.#hasData) scanner.pushText(this.#data + '\n');
+    }
+    if (scanner !== undefined && this.#skipIsData) scanner.pushText(line, line.charCodeAt(5) === 32 ? 6 : 5);
     return scanner;
   }
 
-  /** The skipped line ended (with `text[start, end)`, or at the end of the stream): report the drop with what the scan found. */
+  /** The skipped line ended (with `text[start, end)`, or at the end of the stream): the scan takes the rest of it. */
   #endSkip(text: string, start: number, end: number): void {
     const scanner = this.#skipScan;
     this.#skipScan = undefined;
-    if (scanner === undefined) return;
-    if (this.#skipIsData) scanner.pushText(text, start, end);
-    this.#overflow(scanner.summary());
+    if (scanner !== undefined && this.#skipIsData) scanner.pushText(text, start, end);
+    this.#overflow(scanner);
   }
 
-  #overflow(envelope: EnvelopeSummary): void {
-    if (!this.#tooBig) this.#sink.oversized?.(new LocalError('message_too_large', `An SSE event exceeded ${this.#max} characters and was dropped`), envelope);
-    this.#tooBig = true;
+  /** The event is dropped (its data so far let go); `scanner` scans it, and the drop is reported once the scan knows enough. */
+  #overflow(scanner: EnvelopeScanner | undefined): void {
+    if (!this.#tooBig) {
+      this.#tooBig = true;
+      this.#dropScan = scanner;
+    }
     this.#data = '';
     this.#hasData = false;
+    this.#report(false);
+  }
+
+  /** Reports the dropped event to `sink.oversized` once its scan is done, or now (`final`: the event or the stream ended). */
+  #report(final: boolean): void {
+    const scanner = this.#dropScan;
+    if (scanner === undefined || (!final && !scanner.done)) return;
+    this.#dropScan = undefined;
+    this.#sink.oversized?.(new LocalError('message_too_large', `An SSE event exceeded ${this.#max} characters and was dropped`), scanner.summary());
   }
 
   #line(line: string): void {
@@ -243,9 +268,17 @@ export class SseParser {
     }
     switch (field) {
       case 'data':
-        if (this.#tooBig) return;
+        if (this.#tooBig) {
+          const scanner = this.#dropScan;
+          if (scanner !== undefined) {
+            scanner.pushText('\n');
+            scanner.pushText(value);
+            this.#report(false);
+          }
+          return;
+        }
         if (this.#data.length + value.length + (this.#hasData ? 1 : 0) > this.#max) {
-          this.#overflow(this.#startScan('data: ' + value).summary());
+          this.#overflow(this.#startScan('data: ' + value));
           return;
         }
         this.#data = this.#hasData ? this.#data + '\n' + value : value;
@@ -273,6 +306,7 @@ export class SseParser {
     this.#hasData = false;
     this.#eventType = '';
     if (this.#tooBig) {
+      this.#report(true);
       this.#tooBig = false;
       return;
     }

@@ -552,6 +552,8 @@ export function toNodeListener(handler: StreamableHttpHandler, options: NodeList
       }
     },
   };
+  // the session transports refuse a reply that does not fit before they serialize it
+  handler._outbound = { budget: outbound.limits.budget, report: outbound.report };
   // a subclass's own handle() is honoured; the handler's is entered without its promise
   const direct = handler.handle === StreamableHttpHandler.prototype.handle;
   return (req, res, next) => {

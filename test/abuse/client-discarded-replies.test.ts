@@ -14,7 +14,7 @@ import { LocalError } from '../../src/jsonrpc/errors.js';
 import { StdioClientTransport } from '../../src/stdio/client-transport.js';
 import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
 import { hostileServer } from './hostile-server.js';
-import { HttpPeer, answerHandshake, openSse, writeSse } from './client-peer.js';
+import { HttpPeer, answerHandshake, openSse } from './client-peer.js';
 
 const TIMEOUT_MS = 20_000;
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-discarded-'));
@@ -90,32 +90,44 @@ test('a response nested deeper than maxDepth fails its request at once', async (
   }
 });
 
-test('Streamable HTTP: an SSE event over maxEventChars that holds a response fails its request at once', { timeout: 60_000 }, async () => {
-  const server = await HttpPeer.listen((r, res) => {
-    if (answerHandshake(r, res)) return;
-    const m = r.message;
-    if (m !== undefined && !Array.isArray(m) && m.method === 'tools/call') {
-      // the response, too big, on a stream the server then keeps open
-      openSse(res);
-      writeSse(res, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'z'.repeat(64 * 1024) }] } });
-      return;
+/** How a server writes one message as an SSE event: on one `data:` line, or over several. */
+const SSE_SHAPES: Array<[string, (message: unknown) => string]> = [
+  ['on one data line', (m) => `data: ${JSON.stringify(m)}\n\n`],
+  // pretty-printed: the long line crosses the limit, the message closes on a later line
+  ['pretty-printed over several data lines', (m) => `${JSON.stringify(m, null, 1).split('\n').map((l) => `data: ${l}\n`).join('')}\n`],
+  // every line short: the lines together cross the limit
+  ['split into short data lines', (m) => `${JSON.stringify(m, null, 1).replace(/"z{1000,}"/, (t) => t.slice(1, -1).match(/.{1,100}/g)!.map((p) => `"${p}"`).join(',\n')).split('\n').map((l) => `data: ${l}\n`).join('')}\n`],
+];
+
+for (const [shape, encode] of SSE_SHAPES) {
+  test(`Streamable HTTP: an SSE event over maxEventChars that holds a response (${shape}) fails its request at once`, { timeout: 60_000 }, async () => {
+    const server = await HttpPeer.listen((r, res) => {
+      if (answerHandshake(r, res)) return;
+      const m = r.message;
+      if (m !== undefined && !Array.isArray(m) && m.method === 'tools/call') {
+        // the response, too big, on a stream the server then keeps open
+        openSse(res);
+        const text = shape.startsWith('split') ? ['z'.repeat(64 * 1024)] : 'z'.repeat(64 * 1024);
+        res.write(encode({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'big' }], structuredContent: { text } } }));
+        return;
+      }
+      if (m !== undefined && !Array.isArray(m) && m.method === 'tools/list') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: [] } }));
+        return;
+      }
+      res.writeHead(400).end();
+    });
+    const transport = new StreamableHttpClientTransport({ url: server.url('/mcp'), maxEventChars: 16 * 1024 });
+    const client = new Client({ name: 'c', version: '1' }, { onError: () => {} });
+    try {
+      await client.connect(transport);
+      const { error, ms } = await failure(client.callTool({ name: 'big', arguments: {} }, { timeoutMs: TIMEOUT_MS }));
+      assert.ok(error instanceof LocalError && error.code === 'message_too_large', String(error));
+      assert.match(error.message, /response to request \d+ exceeds 16384 characters \(maxEventChars\)/);
+      assert.ok(ms < TIMEOUT_MS / 2, `failed after ${ms} ms`);
+    } finally {
+      await client.close();
+      await server.close();
     }
-    if (m !== undefined && !Array.isArray(m) && m.method === 'tools/list') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: [] } }));
-      return;
-    }
-    res.writeHead(400).end();
   });
-  const transport = new StreamableHttpClientTransport({ url: server.url('/mcp'), maxEventChars: 16 * 1024 });
-  const client = new Client({ name: 'c', version: '1' }, { onError: () => {} });
-  try {
-    await client.connect(transport);
-    const { error, ms } = await failure(client.callTool({ name: 'big', arguments: {} }, { timeoutMs: TIMEOUT_MS }));
-    assert.ok(error instanceof LocalError && error.code === 'message_too_large', String(error));
-    assert.match(error.message, /response to request \d+ exceeds 16384 characters \(maxEventChars\)/);
-    assert.ok(ms < TIMEOUT_MS / 2, `failed after ${ms} ms`);
-  } finally {
-    await client.close();
-    await server.close();
-  }
-});
+}

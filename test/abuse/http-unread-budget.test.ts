@@ -3,7 +3,8 @@
  * The process-wide outbound budget (`maxTotalQueuedBytes`, default 256 MiB) must bound the
  * memory they make the server hold *at its peak*, not only once the stall cut frees it: a new
  * large reply that does not fit in the budget's admitted share (a third) is refused before it
- * is queued or copied, and its client gets a JSON-RPC error for that request (503 in JSON
+ * is serialized (the session transport measures its result; http-unread-serialize.test.ts
+ * shows that no text of it is made), and its client gets a JSON-RPC error for that request (503 in JSON
  * mode; an SSE error event in SSE mode) instead of waiting behind the others. Measured as the
  * RSS of a child process (http-abuse-server.ts, which collects garbage every 200 ms).
  *
@@ -86,7 +87,8 @@ async function unreadResults(t: { diagnostic(message: string): void }, responseM
       if (!error) continue;
       refused++;
       if (responseMode === 'json') assert.match(text, /^HTTP\/1\.1 503 .*\r\n(?:.*\r\n)*retry-after: 5\r\n/i, 'JSON mode: 503 with Retry-After');
-      else assert.match(text, /^HTTP\/1\.1 200 .*\r\n(?:.*\r\n)*content-type: text\/event-stream\r\n[\s\S]*\r\ndata: \{"jsonrpc"/i, 'SSE mode: an error event');
+      // the refusal is an event of the request's stream (an event id when the stream is resumable)
+      else assert.match(text, /^HTTP\/1\.1 200 .*\r\n(?:.*\r\n)*content-type: text\/event-stream\r\n[\s\S]*\ndata: \{"jsonrpc"/i, 'SSE mode: an error event');
       laggards[i]!.destroy();
     }
     assert.ok(refused >= MIN_REFUSED, `${refused} clients got the refusal for their request`);

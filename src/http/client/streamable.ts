@@ -60,9 +60,11 @@
  *   request's own controller and is removed
  *   when its body is done. The exchange of a POST points at the controller of the HTTP
  *   request reading its responses, so a cancellation (or the drain deadline) can abort it.
- *   `close()` aborts everything, cancels every wait, sends `DELETE` with the session id
- *   (405 and failures ignored, bounded by `closeTimeoutMs`) and then calls
- *   `receiver.closed()`.
+ *   `close()` refuses new sends, waits (bounded by `closeTimeoutMs`) for the POSTs without
+ *   requests already in flight — notifications and responses, so a `notifications/cancelled`
+ *   sent just before closing still reaches the server — then aborts everything else,
+ *   cancels every wait, sends `DELETE` with the session id (405 and failures ignored,
+ *   bounded by `closeTimeoutMs`) and calls `receiver.closed()`.
  */
 import { discardedResponse } from '../../session/discarded-response.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
@@ -124,7 +126,11 @@ export interface StreamableHttpClientTransportOptions extends HttpClientCommonOp
    * `receiver.error`.
    */
   onSessionExpired?: (sessionId: string) => void;
-  /** Bound on the `DELETE` that `close()` sends, in milliseconds. Default 3000. */
+  /**
+   * Bound on each of the two waits of `close()`, in milliseconds: for the POSTs without
+   * requests still on their way (a `notifications/cancelled` sent just before closing, a
+   * response), then for the `DELETE` of the session. Default 3000.
+   */
   closeTimeoutMs?: number;
 }
 
@@ -256,6 +262,10 @@ export class StreamableHttpClientTransport implements Transport {
   #closed = false;
   #closedNotified = false;
   #closing: Promise<void> | undefined;
+  /** POSTs without requests (notifications, responses) not settled yet: `close()` lets them finish. */
+  #quietPosts = 0;
+  /** Called when {@link #quietPosts} drops to 0 while `close()` waits for it. */
+  #quietDone: (() => void) | undefined = undefined;
   /** The latest send, until it has been handed to fetch (then undefined: nothing to wait for). */
   #tail: Handoff | undefined = undefined;
   readonly #controllers = new AborterSet();
@@ -346,7 +356,7 @@ export class StreamableHttpClientTransport implements Transport {
    * when every request it carried was cancelled.
    */
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
-    if (this.#closed) return Promise.reject(closedError());
+    if (this.#closed || this.#closing !== undefined) return Promise.reject(closedError());
     if (!this.#receiver) return Promise.reject(new LocalError('not_connected', 'start() must be called before send()'));
     let body: string;
     let value: unknown;
@@ -405,6 +415,7 @@ export class StreamableHttpClientTransport implements Transport {
     let controller: Aborter | undefined;
     /** Bounds a POST without requests (nothing else would). */
     let deadline: AcceptDeadline | undefined;
+    if (exchange === undefined) this.#quietPosts++;
     try {
       let response: ClientResponse;
       let sentSession: string | undefined;
@@ -484,6 +495,7 @@ export class StreamableHttpClientTransport implements Transport {
         }
       }
       if (exchange !== undefined) this.#release(exchange);
+      else if (--this.#quietPosts === 0) this.#quietDone?.();
     }
   }
 
@@ -893,8 +905,10 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /**
-   * Aborts every request and stream, sends `DELETE` with the session id (a 405, an error or
-   * no answer within `closeTimeoutMs` is ignored), then calls `receiver.closed()`.
+   * Refuses new sends; waits at most `closeTimeoutMs` for the POSTs without requests already
+   * in flight (a `notifications/cancelled` sent just before, a response) to be accepted;
+   * aborts every other request and stream; sends `DELETE` with the session id (a 405, an
+   * error or no answer within `closeTimeoutMs` is ignored); then calls `receiver.closed()`.
    * Idempotent; never rejects.
    */
   close(): Promise<void> {
@@ -903,6 +917,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   async #close(): Promise<void> {
+    if (!this.#closed && this.#quietPosts > 0) await this.#quiet();
     const wasOpen = !this.#closed;
     this.#shutdown();
     const sessionId = this.#sessionId;
@@ -911,6 +926,17 @@ export class StreamableHttpClientTransport implements Transport {
       this.#sessionId = undefined;
     }
     this.#notifyClosed(undefined);
+  }
+
+  /** Resolves when every POST without requests settled, or after `closeTimeoutMs`. */
+  async #quiet(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      this.#quietDone = resolve;
+      timer = setTimeout(resolve, this.#options.closeTimeoutMs ?? 3000);
+    });
+    clearTimeout(timer);
+    this.#quietDone = undefined;
   }
 
   async #deleteSession(sessionId: string): Promise<void> {

@@ -5,7 +5,7 @@
  * refused requests, close(), HTTPS with a self-signed certificate made by `openssl`, and
  * a flat heap over many calls.
  */
-import { test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,7 +18,23 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ClientResponse } from '../client/common.js';
-import { nodeHttpRequester, type NodeHttpRequester } from './requester.js';
+import { nodeHttpRequester as makeRequester, type NodeHttpRequester, type NodeHttpRequesterOptions } from './requester.js';
+
+/**
+ * What each test opened (requesters, servers): closed after it, passed or failed, so a failed
+ * assertion ends its test instead of leaving sockets that keep the process running.
+ */
+const opened: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const close of opened.splice(0).reverse()) await close();
+});
+
+/** A requester closed after the test (see {@link opened}); close() is idempotent, so a test may still close it itself. */
+function nodeHttpRequester(options?: NodeHttpRequesterOptions): NodeHttpRequester {
+  const requester = makeRequester(options);
+  opened.push(() => requester.close());
+  return requester;
+}
 
 /** A listening server and the sockets it accepted. */
 interface Running<S extends Server | NetServer> {
@@ -46,11 +62,13 @@ async function listen<S extends Server | NetServer>(server: S, scheme = 'http'):
     allClosed: async () => {
       while (sockets.size > 0) await new Promise((r) => setTimeout(r, 5));
     },
-    close: async () => {
+    close: () => (closing ??= (async () => {
       for (const s of sockets) s.destroy();
       await new Promise((r) => server.close(r));
-    },
+    })()),
   };
+  let closing: Promise<void> | undefined;
+  opened.push(() => running.close());
   server.on(scheme === 'https' ? 'secureConnection' : 'connection', (socket: Socket) => {
     sockets.add(socket);
     running.connections++;

@@ -50,7 +50,7 @@ import { SessionPath } from './session-path.js';
 import type { SessionDirectory } from './session-directory.js';
 import { SessionRegistry } from './session-registry.js';
 import { SessionlessPost } from './sessionless-post.js';
-import { StreamableSessionTransport, type TransportHost } from './session-transport.js';
+import { StreamableSessionTransport, type OutboundSeam, type TransportHost } from './session-transport.js';
 import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 import { describeWebRequest, toWebResponse } from './web.js';
 
@@ -402,6 +402,13 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   }
 
   // ───────────── hosts of the transports ─────────────
+
+  /**
+   * @internal The outbound budget of the Node listener serving this handler (`toNodeListener`
+   * sets it; the latest listener's when several serve it), and where its refusals go: a
+   * response that would not fit is refused before it is serialized.
+   */
+  _outbound: OutboundSeam | undefined = undefined;
 
   /** The web path's outbound options: a reader cut for not reading is reported through `onError`. */
   readonly #webOutbound = { onError: (error: Error) => this.reportError(error) };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { budgetRefusal, OutboundBudget, PacedWriter, refusedResponseId, resolveOutbound, SLICE_CHARS, SlowReaderError, type OutboundOptions, type PacedOutput } from './outbound.js';
+import { budgetRefusal, jsonLengthAtLeast, OutboundBudget, PacedWriter, refusedResponseId, resolveOutbound, SLICE_CHARS, SlowReaderError, type OutboundOptions, type PacedOutput } from './outbound.js';
 
 /** An output that takes `room` slices before it reports itself full, until `drain()`. */
 class FakeOutput implements PacedOutput {
@@ -166,4 +166,59 @@ test('refusedResponseId finds the response a refused reply carries; budgetRefusa
   assert.match(JSON.parse(body).error.message, /The result of this request \(5000 bytes\) was not sent: .*maxTotalQueuedBytes.*retry it later/);
   assert.equal(error.code, 'slow_reader');
   assert.equal(error.reason, 'refused');
+});
+
+test('jsonLengthAtLeast: never more than JSON.stringify makes, close to it for plain values, and stops past the cap', () => {
+  const values: unknown[] = [
+    null,
+    7,
+    'text',
+    'é\n"quoted"',
+    [],
+    {},
+    [1, 'a', null, true, [2, [3]]],
+    { a: 1, b: 'two', c: [null, false], d: { e: {} } },
+    { skipped: undefined, fn: () => 1, kept: 'x' },
+    [undefined, () => 1],
+    { date: new Date(0), nested: { toJSON: () => 'a much longer replacement text' } },
+    { content: [{ type: 'text', text: 'y'.repeat(10_000) }], structuredContent: { n: 12345.678, list: Array.from({ length: 100 }, (_, i) => ({ i })) } },
+  ];
+  for (const value of values) {
+    const real = JSON.stringify(value).length;
+    const measured = jsonLengthAtLeast(value, Infinity);
+    assert.ok(measured <= real, `${JSON.stringify(value).slice(0, 60)}: ${measured} <= ${real}`);
+  }
+  // exact for values without escapes, numbers past one digit or toJSON
+  for (const value of [{ a: 'b', c: [1, null, true, 'd'], e: {} }, ['x', ['y'], { z: 'w' }]]) assert.equal(jsonLengthAtLeast(value, Infinity), JSON.stringify(value).length);
+  // stops soon after the cap: a huge array is not walked to its end
+  let reads = 0;
+  const huge = new Proxy(Array.from({ length: 1_000_000 }, () => 'abcdefgh'), {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  assert.ok(jsonLengthAtLeast(huge, 1000) > 1000);
+  assert.ok(reads < 200, `${reads} elements read`);
+  // deep nesting is bounded (counted as nothing past 64 levels), cycles end
+  let deep: unknown = 'leaf';
+  for (let i = 0; i < 10_000; i++) deep = [deep];
+  assert.ok(jsonLengthAtLeast(deep, Infinity) >= 128);
+  const cycle: Record<string, unknown> = { name: 'c' };
+  cycle.self = cycle;
+  assert.ok(Number.isFinite(jsonLengthAtLeast(cycle, Infinity)));
+});
+
+test('OutboundBudget.refusesUnserialized: 0 while nothing waits or the reply fits; past the room a lower bound of its size', () => {
+  const budget = new OutboundBudget(3 * SLICE_CHARS * 4);
+  const big = { content: [{ type: 'text', text: 'x'.repeat(SLICE_CHARS * 5) }] };
+  assert.equal(budget.refusesUnserialized(big), 0, 'nothing waits: admitted');
+  const writer = new PacedWriter({ write: () => false, end: () => {}, abort: () => {} }, { maxQueuedBytes: 1 << 30, stallTimeoutMs: 60_000, budget }, () => {});
+  writer.write('w'.repeat(SLICE_CHARS * 3 + 10)); // one slice leaves: 2 slices + 10 wait, the admitted share is 4 slices
+  assert.equal(budget.refusesUnserialized({ content: [{ type: 'text', text: 'x'.repeat(SLICE_CHARS) }] }), 0, 'fits in the room left');
+  const size = budget.refusesUnserialized(big);
+  assert.ok(size > SLICE_CHARS * 2 && size <= JSON.stringify(big).length, `refused with a lower bound of its size (${size})`);
+  assert.equal(budget.admits(JSON.stringify(big).length), false, 'the adapter would refuse it too');
+  assert.equal(budget.refusesUnserialized({ text: 'x'.repeat(SLICE_CHARS - 100) }), 0, 'a reply within a slice is never refused');
+  writer.closed();
 });

@@ -15,14 +15,20 @@
  *   (checked before the message is queued, so one message larger than the limit is still
  *   sent — it costs nothing beyond its string — but a reader cannot fall further behind);
  * - per process (or per {@link OutboundBudget} shared by several listeners), before a reply
- *   is queued or copied: a new reply larger than a slice that would take the text waiting
- *   across all the budget's writers past a third of `maxTotalQueuedBytes` is refused
- *   ({@link OutboundBudget.admits}; the adapter sends a small JSON-RPC error for it instead,
- *   see {@link budgetRefusal}), so the readers already behind keep their replies. The other
- *   two thirds are headroom for the copies a reply takes while it is produced (the
- *   handler's result, its JSON text, its SSE framing: up to four times its size, until
- *   collected), so the memory slow readers make the process hold stays under
- *   `maxTotalQueuedBytes` while no single reply is larger than a sixth of it. A reply is
+ *   is serialized: a new reply larger than a slice that would take the text waiting across
+ *   all the budget's writers past a third of `maxTotalQueuedBytes` is refused, and a small
+ *   JSON-RPC error sent for it instead (see {@link budgetRefusal}), so the readers already
+ *   behind keep their replies. The session transport asks
+ *   {@link OutboundBudget.refusesUnserialized} with the response's result before making its
+ *   text (one comparison while nothing waits; else a measure of a lower bound of its JSON
+ *   length, {@link jsonLengthAtLeast}, that stops once the reply cannot fit), so a refused
+ *   reply costs only the handler's result; the Node adapter checks the text again
+ *   ({@link OutboundBudget.admits}) for a reply the measure underestimated (escapes, long
+ *   numbers, `toJSON`) and for text other than one response. The other two thirds are
+ *   headroom for the copies an admitted reply takes while it is produced (the handler's
+ *   result, its JSON text, its SSE framing: up to four times its size, until collected), so
+ *   the memory slow readers make the process hold stays under `maxTotalQueuedBytes` while no
+ *   single reply is larger than a sixth of it. A reply is
  *   never refused while nothing waits (one larger than the whole bound is then cut, below). Text that still crosses the whole bound
  *   (events added to streams already under way) cuts the writers that went longest without
  *   drain progress until the total is back within it.
@@ -142,6 +148,21 @@ export class OutboundBudget {
     return this.#total === 0 || this.#total + chars <= this.maxTotalQueuedBytes * ADMITTED_SHARE;
   }
 
+  /**
+   * Asked before a response is serialized, with its `result`: 0 when it may be serialized
+   * and sent — nothing waits now (one comparison), or it fits — else a lower bound of its
+   * size (see {@link jsonLengthAtLeast}) that is larger than a slice and than {@link admits}
+   * takes. The caller then refuses it unserialized (see {@link budgetRefusal}): a reply the
+   * adapter would refuse once serialized is refused before any copy of its text exists.
+   * The measure stops as soon as the reply is known not to fit.
+   */
+  refusesUnserialized(result: unknown): number {
+    if (this.#total === 0) return 0;
+    const room = Math.max(this.maxTotalQueuedBytes * ADMITTED_SHARE - this.#total, SLICE_CHARS);
+    const size = jsonLengthAtLeast(result, room);
+    return size > room ? size : 0;
+  }
+
   /** @internal `writer` queued `chars` more; cuts laggards when the bound is crossed. */
   _charge(writer: PacedWriter, chars: number): void {
     this.#total += chars;
@@ -158,6 +179,57 @@ export class OutboundBudget {
     this.#total -= chars;
     if (empty) this.#waiting.delete(writer);
   }
+}
+
+/** Levels of nesting {@link jsonLengthAtLeast} measures; deeper values count as nothing. */
+const MEASURED_DEPTH = 64;
+
+/**
+ * A lower bound of the length of `JSON.stringify(value)` in UTF-16 code units, measured
+ * until it passes `cap` (then a number above `cap` is returned at once). A string counts its
+ * characters and quotes, a member its name, quotes, colon and comma, `null` and `true` four,
+ * `false` five, a number one, brackets two; what `JSON.stringify` leaves out (undefined,
+ * functions, symbols) nothing, and so does an object with `toJSON` (what it becomes is not
+ * known without calling it) and anything nested deeper than 64 levels. Never throws on plain
+ * JSON values (a getter that throws propagates).
+ */
+export function jsonLengthAtLeast(value: unknown, cap: number): number {
+  return measure(value, cap, 0, 0);
+}
+
+function measure(value: unknown, cap: number, depth: number, sofar: number): number {
+  switch (typeof value) {
+    case 'string':
+      return sofar + value.length + 2;
+    case 'number':
+      return sofar + 1;
+    case 'boolean':
+      return sofar + (value ? 4 : 5);
+    case 'object':
+      break;
+    default:
+      return sofar;
+  }
+  if (value === null) return sofar + 4;
+  if (depth >= MEASURED_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return sofar;
+  let n = sofar + 2;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      n = measure(value[i], cap, depth + 1, i === 0 ? n : n + 1);
+      if (n > cap) return n;
+    }
+    return n;
+  }
+  let first = true;
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    const member = object[key];
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+    n = measure(member, cap, depth + 1, n + key.length + (first ? 3 : 4));
+    first = false;
+    if (n > cap) return n;
+  }
+  return n;
 }
 
 /** The length of a slice of `text` from `start` of at most `max` units that does not split a surrogate pair. */

@@ -17,6 +17,14 @@ export function emptyReply(status: number, headers: HttpHeaders = NO_HEADERS): H
   return { status, headers };
 }
 
+/** The headers of a JSON reply refused by the outbound budget (503): retry once readers caught up. */
+const REFUSAL_HEADERS: HttpHeaders = Object.freeze({ 'content-type': 'application/json', 'retry-after': '5' });
+
+/** 503 with `body`, the JSON-RPC error sent in place of a reply the outbound budget refused (see outbound.ts `budgetRefusal`). */
+export function refusedReply(body: string): HttpPlainReply {
+  return { status: 503, headers: REFUSAL_HEADERS, body };
+}
+
 /** A JSON reply whose body is `body` (already serialized). */
 export function jsonReply(status: number, body: string, sessionId?: string): HttpPlainReply {
   return {

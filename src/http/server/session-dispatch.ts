@@ -14,7 +14,7 @@ import type { McpServer } from '../../server/server.js';
 import type { ServerSession } from '../../server/server-session.js';
 import type { LegacySseTransport } from './legacy-sse.js';
 import type { PostBody } from './post-checks.js';
-import { emptyReply, errorReply, jsonReply, SESSION_NOT_FOUND } from './replies.js';
+import { emptyReply, errorReply, jsonReply, refusedReply, SESSION_NOT_FOUND } from './replies.js';
 import { HttpMessageInfo, type JsonOutcome, type StreamableSessionTransport } from './session-transport.js';
 import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
@@ -89,6 +89,6 @@ export function deliverPost(
 
 /** The HTTP reply of a JSON-mode POST's outcome: its response(s), else 404 (the session closed under it) or 202. */
 function outcomeReply(transport: StreamableSessionTransport, outcome: JsonOutcome): HttpReply {
-  if (outcome.body !== undefined) return jsonReply(200, outcome.body, transport.sessionId);
+  if (outcome.body !== undefined) return outcome.refused ? refusedReply(outcome.body) : jsonReply(200, outcome.body, transport.sessionId);
   return transport.closed && transport.sessionId !== undefined ? errorReply(404, SESSION_NOT_FOUND, 'Session not found') : emptyReply(202);
 }

@@ -48,6 +48,7 @@ import { RemoteFollow } from './stream-follow.js';
 import { errorReply, primingEvent, sseHeaders, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
 import type { HttpHeaders, HttpReply } from './types.js';
+import { budgetRefusal, type OutboundBudget } from './outbound.js';
 
 /** What a session transport needs from the handler that owns it (one object per handler). */
 export interface TransportHost {
@@ -57,6 +58,12 @@ export interface TransportHost {
   readonly retryMs: number;
   /** Reports a problem nobody else hears about. Must not throw. */
   reportError(error: Error): void;
+  /**
+   * The outbound budget of the adapter serving these transports (see outbound.ts), and where
+   * its refusals are reported: a response that would not fit is refused before it is
+   * serialized. Undefined when no adapter with a budget serves the host.
+   */
+  readonly _outbound?: OutboundSeam | undefined;
   /** The transport closed (DELETE, reaping, server-side close, shutdown). Must not throw. */
   released(transport: StreamableSessionTransport): void;
   /**
@@ -86,6 +93,13 @@ export interface TransportHost {
    * not answer (see `SessionDirectory.openRequests`). Optional; rejects when unknown.
    */
   openRequests?(transport: StreamableSessionTransport, owner: string, stream: number): Promise<RequestId[]>;
+}
+
+/** What an adapter with an outbound budget tells the transports' host (see {@link TransportHost._outbound}). */
+export interface OutboundSeam {
+  readonly budget: OutboundBudget;
+  /** Reports a refusal. Must not throw. */
+  report(error: Error): void;
 }
 
 /** Something that can close the SSE stream carrying a request (see {@link closeSseStream}). */
@@ -199,6 +213,8 @@ class OutStream implements SseConnectionOwner {
   body: string | undefined = undefined;
   /** JSON mode: the response is an error response. */
   isError = false;
+  /** JSON mode: the response is the refusal of a reply the outbound budget had no room for. */
+  refused = false;
   /**
    * JSON mode: the resolver of {@link StreamableSessionTransport.whenAnswered}'s promise,
    * called with this stream. Kept as the bare resolver, not a closure over the stream: a
@@ -233,6 +249,8 @@ export interface JsonOutcome {
   readonly body: string | undefined;
   /** The single response is an error response. */
   readonly isError: boolean;
+  /** The response is the JSON-RPC error sent in place of a reply the outbound budget refused (the HTTP reply is then 503). */
+  readonly refused: boolean;
 }
 
 /**
@@ -273,6 +291,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #nextStream = 1;
   #retained = 0;
   #delivering: OutStream | undefined = undefined;
+  /** True while {@link send} routes a response it refused for the outbound budget. */
+  #refusing = false;
   /** The start of every event store key: `<session id>/`, or `<session id>.<storeTag>/`; built on the first stored event. */
   #keyBase: string | undefined = undefined;
   /** The headers of this session's SSE replies, built on the first. */
@@ -335,13 +355,27 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
         value = JSON.parse(message);
         // one line, like serialized text, so every event below is written unchecked
         text = oneLineJson(message);
-      } else text = serializeMessage(message);
+      } else {
+        // one comparison while no reply waits for a slow reader; else a reply that does not
+        // fit in the budget is refused before its text is made (see OutboundBudget.refusesUnserialized)
+        const outbound = this.#host._outbound;
+        if (outbound !== undefined && outbound.budget.total !== 0 && !Array.isArray(message)) {
+          const refusal = this.#refusal(outbound, message as { id?: unknown; method?: unknown; result?: unknown });
+          if (refusal !== undefined) {
+            text = refusal;
+            value = JSON.parse(refusal);
+            this.#refusing = true;
+          } else text = serializeMessage(message);
+        } else text = serializeMessage(message);
+      }
     } catch (error) {
       return Promise.reject(new LocalError('invalid_message', 'The message cannot be encoded as JSON', { cause: error }));
     }
     const first = (Array.isArray(value) ? value[0] : value) as { id?: unknown; method?: unknown } | undefined;
-    if (first !== undefined && first !== null && first.method === undefined) this.#routeResponse(value, first, text);
-    else {
+    if (first !== undefined && first !== null && first.method === undefined) {
+      this.#routeResponse(value, first, text);
+      this.#refusing = false;
+    } else {
       const related = options?.relatedRequestId;
       const stream = related === undefined ? undefined : this.#byRequest?.get(related);
       if (stream !== undefined && stream.mode === MODE_SSE) this.#emit(stream, text);
@@ -392,6 +426,16 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       for (const id of own) if (byRequest.get(id) === stream) ids.push(id);
     }
     for (const id of ids) void this.send({ jsonrpc: '2.0', id, error: { code, message } });
+  }
+
+  /** The refusal text for response `m` when the outbound budget has no room for its result (reported), else undefined. */
+  #refusal(outbound: OutboundSeam, m: { id?: unknown; method?: unknown; result?: unknown }): string | undefined {
+    if (m.method !== undefined || m.result === undefined || (typeof m.id !== 'string' && typeof m.id !== 'number')) return undefined;
+    const size = outbound.budget.refusesUnserialized(m.result);
+    if (size === 0) return undefined;
+    const refusal = budgetRefusal(outbound.budget, JSON.stringify(m.id), size);
+    outbound.report(refusal.error);
+    return refusal.body;
   }
 
   #close(keepEvents: boolean): Promise<void> {
@@ -695,6 +739,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (stream.mode === MODE_JSON) {
       stream.body = text;
       stream.isError = !Array.isArray(value) && (value as { error?: unknown }).error !== undefined;
+      stream.refused = this.#refusing;
     } else if (stream.conn !== undefined) {
       // the last event, written to a live connection: the stream is forgotten right after,
       // so it is not stored (it gets its sequence number all the same)
