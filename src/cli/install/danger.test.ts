@@ -146,3 +146,12 @@ test('attack round 2: runners that download code: go run pkg@version, nix run, u
   assert.match(texts('nix', 'run', 'github:evil/x'), /fetches github:evil\/x/);
   assert.match(texts('uv', 'run', '--with', 'evilpkg', 'python', '-m', 'evil'), /package evilpkg from PyPI.*not pinned/);
 });
+
+test('attack round 2: look-alike characters in an argument (the package a runner fetches) or the server address are named', () => {
+  const screen = describeInstall({ name: 'fs', command: 'npx', args: ['-y', '@modelcontextprotocol/server-f\u0456lesystem'], env: {}, headers: {}, inputs: [], ignored: [] } as unknown as ServerEntry, 'Cursor', '/tmp/mcp.json', false);
+  assert.match(screen, /NOTE: 1 argument holds characters other than plain ASCII \(a look-alike name\?\): '@modelcontextprotocol\/server-f\\u0456lesystem'/);
+  const remote = describeInstall({ name: 'r', url: 'https://\u0430pi.example.com/mcp', env: {}, args: [], headers: {}, inputs: [], ignored: [] } as unknown as ServerEntry, 'Cursor', '/tmp/mcp.json', false);
+  assert.match(remote, /the host is really xn--pi-6kc\.example\.com/);
+  const plain = describeInstall({ name: 'r', url: 'https://api.example.com/mcp', env: {}, args: [], headers: {}, inputs: [], ignored: [] } as unknown as ServerEntry, 'Cursor', '/tmp/mcp.json', false);
+  assert.doesNotMatch(plain, /look-alike/);
+});
