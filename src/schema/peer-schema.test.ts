@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultJsonSchemaValidator } from './ajv-validator.js';
 import { PeerSchemaValidator, loadPeerSchemaEngine, peerSchemaAdapter } from './peer-schema.js';
-import { checkSchemaWork } from './schema-work.js';
+import { MAX_SUBSCHEMAS, checkSchemaWork } from './schema-work.js';
 import { SchemaError } from './types.js';
 
 test("the application's own schemas keep the native engine (lookaround works there)", () => {
@@ -53,4 +53,17 @@ test('attack round 2: uniqueItems in a peer schema is linear (50 000 distinct ob
   }
   assert.equal(check({ x: [0, -0] }).valid, false, '0 and -0 are the same JSON number');
   assert.equal(new PeerSchemaValidator().compile({ type: 'array', uniqueItems: false })([1, 1]).valid, true);
+});
+
+test('attack round 2: a peer schema with more subschemas than Ajv compiles quickly is refused before compiling (2 000 patternProperties took 5 s, 4 000 overflowed the stack)', async () => {
+  const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`^p${i}$`, { type: 'string' }]));
+  for (const schema of [
+    { type: 'object', patternProperties: many(MAX_SUBSCHEMAS) },
+    { type: 'object', dependentSchemas: Object.fromEntries(Array.from({ length: 4000 }, (_, i) => [`k${i}`, { required: ['a'] }])) },
+    { allOf: Array.from({ length: 1500 }, (_, i) => ({ properties: { [`k${i}`]: { type: 'string' } } })) },
+  ]) {
+    await assert.rejects(peerSchemaAdapter(schema), (e: unknown) => e instanceof SchemaError && e.code === 'invalid_schema' && /more than 2000 subschemas/.test(e.message));
+  }
+  // a large real-world shape stays accepted, and enum values are data, not subschemas
+  await peerSchemaAdapter({ type: 'object', properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, { type: 'string', enum: Array.from({ length: 20 }, (_, j) => ({ v: j })) }])) });
 });
