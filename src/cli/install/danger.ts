@@ -235,6 +235,40 @@ function inlineScript(text: string, how: string, found: CommandAnalysis, depth: 
   for (let j = 0; j < words.length; j++) {
     if (!SEPARATOR.test(words[j]!) && (j === 0 || SEPARATOR.test(words[j - 1]!))) checkCommand(words, j, found, depth + 1, true);
   }
+  downloadThenRun(words, adder(found));
+}
+
+/**
+ * Download-and-run in two steps: a fetcher saves a file (`curl -o x.sh URL`, `curl -O
+ * URL/x.sh`, `wget URL/x.sh`, `iwr URL -OutFile x.ps1`) and a later command of the script runs
+ * it (`sh x.sh`, `./x.sh`, `python x.py`, `& .\x.ps1`). One linear pass.
+ */
+function downloadThenRun(words: readonly string[], add: Add): void {
+  const saved = new Set<string>();
+  const base = (w: string): string => stripQuotes(w).split(/[\\/]/).pop()!.toLowerCase();
+  let start = 0;
+  for (let j = 0; j <= words.length; j++) {
+    if (j < words.length && !SEPARATOR.test(words[j]!)) continue;
+    const command = words.slice(start, j);
+    start = j + 1;
+    if (command.length === 0) continue;
+    const name = programName(command[0]!);
+    if (FETCHERS.has(name)) {
+      const remoteName = name === 'wget' || command.some((c) => /^(-O|--remote-name)$/.test(stripQuotes(c)));
+      for (let k = 1; k < command.length; k++) {
+        const w = stripQuotes(command[k]!);
+        if (/^(-o|--output|-outfile|--output-document|-O)$/i.test(w) && !(name === 'curl' && w === '-O') && k + 1 < command.length) saved.add(base(command[k + 1]!));
+        else if (/^(--output|--output-document)=/.test(w)) saved.add(base(w.slice(w.indexOf('=') + 1)));
+        else if (/^https?:\/\//i.test(w) && remoteName) saved.add(base(w.replace(/[?#].*$/, '')));
+      }
+      continue;
+    }
+    if (saved.size === 0) continue;
+    // a shell or interpreter runs its first operand (the words after it are the script's arguments)
+    const script = command.slice(1).find((w) => !stripQuotes(w).startsWith('-'));
+    const runsSaved = saved.has(base(command[0]!)) || (SHELLS_AND_INTERPRETERS.has(name) && script !== undefined && saved.has(base(script)));
+    if (runsSaved) add('download-run', `downloads a file and then runs it (${name}): what runs is whatever that server sends at that moment`);
+  }
 }
 
 /** The index of the first word after `at` and before the end of its command that matches. */
