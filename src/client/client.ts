@@ -95,7 +95,9 @@ export interface ClientOptions extends EndpointOptions {
    * A tool's `outputSchema` comes from the server and is untrusted: its patterns run on a
    * linear-time engine, and a schema under which one place of a value could be checked
    * against more than this many subschemas (`$ref` chains under `anyOf` and the like) is
-   * refused, failing `callTool` with LocalError `invalid_result`. Default 10,000.
+   * refused, failing `callTool` with LocalError `invalid_result`. Default 10,000. A schema of
+   * more than 2,000 subschemas is refused the same way (its compile time would block the
+   * process for seconds).
    */
   maxOutputSchemaWork?: number;
   /**

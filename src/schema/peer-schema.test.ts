@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultJsonSchemaValidator } from './ajv-validator.js';
 import { PeerSchemaValidator, loadPeerSchemaEngine, peerSchemaAdapter } from './peer-schema.js';
-import { checkSchemaWork } from './schema-work.js';
+import { MAX_SUBSCHEMAS, checkSchemaWork } from './schema-work.js';
 import { SchemaError } from './types.js';
 
 test("the application's own schemas keep the native engine (lookaround works there)", () => {
@@ -35,4 +35,35 @@ test('checkSchemaWork: linear recursive schemas pass, fan-out per place is refus
   assert.throws(() => checkSchemaWork({ $defs: { a: { anyOf: [{ $ref: '#/$defs/b' }, { $ref: '#/$defs/b' }] }, b: { anyOf: [{ $ref: '#/$defs/c' }, { $ref: '#/$defs/c' }] }, c: { type: 'string' } }, $ref: '#/$defs/a' }, 3), /more than 3 subschemas/);
   assert.throws(() => checkSchemaWork({ $ref: '#/$defs/missing' }), (e: unknown) => e instanceof SchemaError && e.code === 'unresolved_ref');
   assert.throws(() => checkSchemaWork({ $defs: { a: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' }), /never goes into the value/);
+});
+
+test('attack round 2: uniqueItems in a peer schema is linear (50 000 distinct objects: Ajv compares every pair, ~1.25e9 comparisons) and still finds duplicates as JSON compares them', async () => {
+  await loadPeerSchemaEngine();
+  const check = new PeerSchemaValidator().compile({ type: 'object', properties: { x: { type: 'array', uniqueItems: true } } });
+  const items = Array.from({ length: 50_000 }, (_, i) => ({ a: i, b: [i, { c: String(i) }] }));
+  const started = performance.now();
+  assert.equal(check({ x: items }).valid, true);
+  // generous: the pairwise check takes tens of seconds here, the linear one tens of milliseconds
+  assert.ok(performance.now() - started < 5000, `took ${performance.now() - started} ms`);
+  const dup = check({ x: [{ a: 1, b: { c: [1, 2] } }, 'x', { b: { c: [1, 2] }, a: 1.0 }] });
+  assert.equal(dup.valid, false);
+  assert.match(dup.valid ? '' : dup.errors[0]!.message, /must not contain duplicates \(items 0 and 2 are equal\)/);
+  for (const distinct of [[1, '1'], [[1, 2], [2, 1]], [{ a: 1 }, { a: 1, b: null }], [null, 'null'], [{ a: '1' }, { a: 1 }], [true, 1]]) {
+    assert.equal(check({ x: distinct }).valid, true, JSON.stringify(distinct));
+  }
+  assert.equal(check({ x: [0, -0] }).valid, false, '0 and -0 are the same JSON number');
+  assert.equal(new PeerSchemaValidator().compile({ type: 'array', uniqueItems: false })([1, 1]).valid, true);
+});
+
+test('attack round 2: a peer schema with more subschemas than Ajv compiles quickly is refused before compiling (2 000 patternProperties took 5 s, 4 000 overflowed the stack)', async () => {
+  const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`^p${i}$`, { type: 'string' }]));
+  for (const schema of [
+    { type: 'object', patternProperties: many(MAX_SUBSCHEMAS) },
+    { type: 'object', dependentSchemas: Object.fromEntries(Array.from({ length: 4000 }, (_, i) => [`k${i}`, { required: ['a'] }])) },
+    { allOf: Array.from({ length: 1500 }, (_, i) => ({ properties: { [`k${i}`]: { type: 'string' } } })) },
+  ]) {
+    await assert.rejects(peerSchemaAdapter(schema), (e: unknown) => e instanceof SchemaError && e.code === 'invalid_schema' && /more than 2000 subschemas/.test(e.message));
+  }
+  // a large real-world shape stays accepted, and enum values are data, not subschemas
+  await peerSchemaAdapter({ type: 'object', properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, { type: 'string', enum: Array.from({ length: 20 }, (_, j) => ({ v: j })) }])) });
 });

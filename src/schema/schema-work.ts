@@ -18,7 +18,8 @@
  * followed until nothing applies, the counts stop changing, or the value's nesting limit
  * (64) is reached. Over-approximations (every `patternProperties` member is taken to match)
  * only ever count more. The check also refuses a `$ref` it cannot resolve inside the schema,
- * and a `$ref` cycle that never goes into the value (it would recurse forever).
+ * a `$ref` cycle that never goes into the value (it would recurse forever), and a schema of
+ * more than {@link MAX_SUBSCHEMAS} objects (compile time).
  *
  * Runtime-neutral: no imports beyond the schema layer's types.
  */
@@ -28,6 +29,13 @@ import { SchemaError } from './types.js';
 export const DEFAULT_MAX_SCHEMA_WORK = 10_000;
 /** How many levels of a value the check follows: the JSON-RPC decoder's nesting limit. */
 const MAX_LEVELS = 64;
+/**
+ * Most objects (subschemas and keyword maps such as `properties`) in a peer's schema. Ajv's
+ * compile time grows with them, faster than linearly for `patternProperties`,
+ * `dependentSchemas` and `allOf` of `properties` (2 000 patterns: 5 s; 4 000: a stack
+ * overflow): 2 000 keeps one compile near a second at worst, far above real output schemas.
+ */
+export const MAX_SUBSCHEMAS = 2_000;
 /** Most steps the check itself may take before it gives up (and refuses the schema). */
 const MAX_STEPS = 2_000_000;
 
@@ -68,6 +76,7 @@ class WorkCheck {
   readonly #ids = new Map<string, Node>();
   readonly #anchors = new Map<string, Node>();
   #steps = 0;
+  #objects = 0;
 
   constructor(root: Node, limit: number) {
     this.#root = root;
@@ -97,6 +106,9 @@ class WorkCheck {
       return;
     }
     if (!isNode(node)) return;
+    if (++this.#objects > MAX_SUBSCHEMAS) {
+      throw new SchemaError('invalid_schema', `The schema is refused: it holds more than ${MAX_SUBSCHEMAS} subschemas, and compiling a schema from a peer that large would block this process for seconds. Ask the server for a smaller schema.`);
+    }
     const id = node['$id'] ?? node['id'];
     if (typeof id === 'string') {
       if (id.startsWith('#')) this.#anchors.set(id.slice(1), node);

@@ -145,3 +145,17 @@ test('the consent page shows client-chosen text with hidden and bidi characters 
   const rtl = (await (await register(as, { client_name: 'تطبيق' })).json()) as { client_id: string };
   assert.ok((await (await authorize(as, rtl.client_id)).text()).includes('<bdi>تطبيق</bdi>'));
 });
+
+test('attack round 2: every other invisible, format or disguising character of client-chosen text is shown as its code (tags, variation selectors, braille blank, Arabic signs, stacked and enclosing marks)', async () => {
+  const { as } = authServer();
+  for (const c of ['\u{E0041}', '\u{E0100}', '\u2800', '\ufff9', '\u0600', '\u{1D173}', '\u2065', '\u20dd', '\u0336\u0336\u0336', '\u{F0000}']) {
+    const registration = (await (await register(as, { client_name: `Good App ${c}x`, client_uri: 'https://app.example/' })).json()) as { client_id: string; error?: string };
+    assert.equal(registration.error, undefined);
+    const html = await (await authorize(as, registration.client_id)).text();
+    const codes = [...c].map((ch) => `&lt;U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}&gt;`).join('');
+    assert.ok(!html.includes(c), `${JSON.stringify(c)} reached the page`);
+    assert.ok(html.includes(`<bdi>Good App ${codes}x</bdi>`), `${JSON.stringify(c)} is shown as its code`);
+  }
+  const accented = (await (await register(as, { client_name: 'Cafe\u0301' })).json()) as { client_id: string };
+  assert.ok((await (await authorize(as, accented.client_id)).text()).includes('<bdi>Cafe\u0301</bdi>'), 'a mark on a letter is text');
+});

@@ -41,15 +41,16 @@ export function escapeHtml(text: string): string {
 }
 
 /**
- * Characters that change how the text around them displays without showing themselves:
- * C0/C1 controls, bidirectional overrides, embeddings, isolates and marks (U+061C,
- * U+200E-U+200F, U+202A-U+202E, U+2066-U+2069), zero-width and invisible characters
- * (U+00AD, U+034F, U+115F-U+1160, U+17B4-U+17B5, U+180E, U+200B-U+200D, U+2060-U+2064,
- * U+3164, U+FE00-U+FE0F, U+FEFF, U+FFA0), line and paragraph separators, and unpaired
- * surrogates.
+ * Characters that change how the text around them displays without showing themselves, or
+ * that draw as nothing: controls (Cc), every format character (Cf: bidirectional overrides,
+ * embeddings, isolates and marks, zero-width characters, tags, Arabic number signs,
+ * interlinear annotations, ...), unpaired surrogates, private-use and unassigned code points,
+ * line and paragraph separators, every default-ignorable code point (U+034F, the Hangul
+ * fillers, variation selectors, ...) and the blank U+2800; also enclosing marks and combining
+ * marks that do not sit on a letter or digit, or stack more than two deep (they draw over
+ * the lines around them).
  */
-// eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Me}\u2800]|(?<![\p{L}\p{N}\p{M}])\p{M}+|(?<=[\p{L}\p{N}])\p{M}{3,}/gu;
 
 /**
  * A value a client chose (its name, id, URIs, …) as page text: every hidden or
@@ -57,7 +58,7 @@ const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\
  * in a `<bdi>` element so right-to-left text in it cannot reorder the page around it.
  */
 export function clientText(text: string): string {
-  const visible = text.replace(HIDDEN, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`);
+  const visible = text.replace(HIDDEN, (run) => [...run].map((c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`).join(''));
   return `<bdi>${escapeHtml(visible)}</bdi>`;
 }
 

@@ -36,6 +36,12 @@ export function describeInstall(entry: ServerEntry, client: string, path: string
     for (const danger of analysis.dangers) lines.push(`  DANGER: ${danger.text}`);
     if (analysis.dangers.length > 0) lines.push('');
     if (/[^\x20-\x7e]/.test(entry.command)) lines.push(`  NOTE: the program name holds characters other than plain ASCII (a look-alike name?): ${quote(escapeNonAscii(entry.command))}`);
+    // a package a runner fetches (npx -y @scope/fіlesystem) is an argument: look-alikes there too
+    const nonAscii = entry.args.filter((a) => /[^\x20-\x7e]/.test(a));
+    if (nonAscii.length > 0) {
+      const shown = nonAscii.slice(0, MAX_NOTED).map((a) => quote(escapeNonAscii(a))).join(', ');
+      lines.push(`  NOTE: ${nonAscii.length} argument${nonAscii.length === 1 ? '' : 's'} hold${nonAscii.length === 1 ? 's' : ''} characters other than plain ASCII (a look-alike name?): ${shown}${nonAscii.length > MAX_NOTED ? ', ...' : ''}`);
+    }
     if (entry.cwd !== undefined) lines.push(`  in the folder ${quote(entry.cwd)}`);
     const names = Object.keys(entry.env);
     if (names.length === 0) lines.push('  with no extra environment variables');
@@ -45,6 +51,10 @@ export function describeInstall(entry: ServerEntry, client: string, path: string
     }
   } else {
     lines.push(`  ${client} will connect to the remote server ${quote(entry.url!)} (${entry.transport === 'sse' ? 'legacy HTTP+SSE' : 'Streamable HTTP'})`);
+    const host = hostOf(entry.url!);
+    if (/[^\x20-\x7e]/.test(entry.url!) || host.split('.').some((label) => label.startsWith('xn--'))) {
+      lines.push(`  NOTE: the address holds characters other than plain ASCII (a look-alike name?): the host is really ${quote(host)}, the address ${quote(escapeNonAscii(entry.url!))}`);
+    }
     const names = Object.keys(entry.headers);
     if (names.length > 0) {
       lines.push(`  sending ${names.length} header${names.length === 1 ? '' : 's'}:`);
@@ -68,6 +78,18 @@ export function describeInstall(entry: ServerEntry, client: string, path: string
     lines.push('  Add it only if you trust where it came from.');
   }
   return lines.join('\n') + '\n';
+}
+
+/** Most arguments listed in the look-alike note. */
+const MAX_NOTED = 8;
+
+/** The host of an absolute URL as the client will resolve it (international names in their xn-- form). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
 }
 
 /** True when `answer` is an explicit yes: "y" or "yes" in any case, surrounding blanks ignored. */

@@ -42,11 +42,10 @@ const INLINE: ReadonlyMap<string, readonly string[]> = new Map<string, readonly 
   ['powershell', ['-c', '-command', '-encodedcommand', '-e', '-ec']],
   ['pwsh', ['-c', '-command', '-encodedcommand', '-e', '-ec']],
   ['node', ['-e', '--eval', '-p', '--print']],
+  ['nodejs', ['-e', '--eval', '-p', '--print']],
   ['deno', ['eval']],
   ['bun', ['-e', '--eval']],
-  ['python', ['-c']],
-  ['python3', ['-c']],
-  ['py', ['-c']],
+  ...['python', 'python3', 'pythonw', 'py', 'pypy', 'pypy3'].map((s): [string, readonly string[]] => [s, ['-c']]),
   ['perl', ['-e', '-E']],
   ['ruby', ['-e']],
   ['php', ['-r']],
@@ -79,7 +78,7 @@ function adder(found: CommandAnalysis): Add {
 const SEPARATOR = /^(\|\||&&|[|;&\n()`]|\$\(|<\()$/;
 const FETCHERS = new Set(['curl', 'wget', 'fetch', 'iwr', 'irm', 'invoke-webrequest', 'invoke-restmethod', 'aria2c', 'http', 'xh']);
 const SHELLS_AND_INTERPRETERS = new Set([...INLINE.keys(), 'iex', 'invoke-expression', 'source', '.']);
-const INTERPRETERS = new Set(['node', 'deno', 'bun', 'python', 'python3', 'py', 'perl', 'ruby', 'php', 'osascript', 'lua']);
+const INTERPRETERS = new Set(['node', 'nodejs', 'deno', 'bun', 'python', 'python3', 'pythonw', 'py', 'pypy', 'pypy3', 'perl', 'ruby', 'php', 'osascript', 'lua']);
 const MAX_SCRIPT_DEPTH = 4;
 
 /**
@@ -108,6 +107,16 @@ function checkCommand(words: readonly string[], at: number, found: CommandAnalys
       continue;
     }
     if (WRAPPERS.has(name)) {
+      if (name === 'env') {
+        // env -S 'command words': the string is split into the command line that runs
+        const split = indexInCommand(words, i, (w) => /^(-[a-zA-Z]*S|--split-string(=|$))/.test(stripQuotes(w)));
+        if (split >= 0) {
+          const w = stripQuotes(words[split]!);
+          const attached = w.startsWith('--') ? w.slice(w.indexOf('=') + 1) : w.slice(w.indexOf('S') + 1);
+          const line = w.includes('=') || (attached !== '' && !w.startsWith('--')) ? attached : words[split + 1];
+          if (line !== undefined && found.budget > 0) commandLine(line, found, depth);
+        }
+      }
       i = skipOptions(words, i + 1, /^-[ksSuC]$/);
       if (name === 'timeout' && i < words.length && /^\d/.test(words[i]!)) i++;
       continue;
@@ -116,14 +125,17 @@ function checkCommand(words: readonly string[], at: number, found: CommandAnalys
   }
   if (i >= words.length) return;
   const name = programName(words[i]!);
-  const flags = INLINE.get(name);
-  if (flags !== undefined) {
-    const f = indexInCommand(words, i, (w) => flags.includes(stripQuotes(w).toLowerCase()));
-    if (f >= 0 && f + 1 < words.length) {
+  const inline = findInline(name, words, i);
+  if (inline !== undefined) {
+    const { at: f, attached } = inline;
+    if (attached !== undefined || f + 1 < words.length) {
       // in a script the words are not unquoted: the inline script is the rest of the command
       const takesRest = script || name === 'cmd' || name === 'powershell' || name === 'pwsh';
-      add('shell', `${INTERPRETERS.has(name) ? 'an interpreter' : 'a shell'} runs the inline script given with ${name} ${stripQuotes(words[f]!)}: everything that script does runs too`);
-      if (found.budget > 0) inlineScript(takesRest ? words.slice(f + 1, script ? f + 65 : undefined).join(' ') : words[f + 1]!, `${name} ${words[f]}`, found, depth);
+      const flag = stripQuotes(words[f]!);
+      add('shell', `${INTERPRETERS.has(name) ? 'an interpreter' : 'a shell'} runs the inline script given with ${name} ${attached === undefined ? flag : flag.slice(0, flag.length - attached.length)}: everything that script does runs too`);
+      const rest = takesRest ? words.slice(f + 1, script ? f + 65 : undefined).join(' ') : words[f + 1] ?? '';
+      const text = attached === undefined ? rest : takesRest ? `${attached} ${rest}` : attached;
+      if (found.budget > 0) inlineScript(text, `${name} ${flag}`, found, depth);
       else add('shell', 'the inline script is too long to check completely: read all of it before you agree');
     }
   }
@@ -149,6 +161,65 @@ function checkCommand(words: readonly string[], at: number, found: CommandAnalys
   runner(words, i, add);
 }
 
+/** PowerShell parameters that take a value (any unambiguous prefix is accepted by PowerShell). */
+const PS_VALUE_PARAMS = ['-executionpolicy', '-windowstyle', '-outputformat', '-inputformat', '-configurationname', '-version', '-psconsolefile', '-workingdirectory', '-settingsfile', '-custompipename'];
+
+/**
+ * Where the inline script of `words[at]` (a shell or interpreter) is: the word holding the
+ * flag, and the script text when it is attached to that word. Reads the forms these programs
+ * accept: a short flag inside a cluster (`bash -lc`, `perl -le`, `node -pe`), attached
+ * (`python -cCODE`, `cmd /cCODE`, `node --eval=CODE`), PowerShell's parameter prefixes
+ * (`-Comm`, `-enc`, `/Command`) and Windows PowerShell's positional command.
+ */
+function findInline(name: string, words: readonly string[], at: number): { at: number; attached?: string } | undefined {
+  const flags = INLINE.get(name);
+  if (flags === undefined) return undefined;
+  const powershell = name === 'powershell' || name === 'pwsh';
+  for (let j = at + 1; j < words.length && !SEPARATOR.test(words[j]!); j++) {
+    const raw = stripQuotes(words[j]!);
+    const w = raw.toLowerCase();
+    if (flags.includes(w)) return { at: j };
+    if (powershell) {
+      const p = w.replace(/^(--|\/)/, '-');
+      if (p.length >= 2 && ('-command'.startsWith(p) || '-encodedcommand'.startsWith(p) || p === '-ec')) return { at: j };
+      if (/^-f(i(le?)?)?$/.test(p)) return undefined; // a script file
+      if (p.startsWith('-')) {
+        if (PS_VALUE_PARAMS.some((v) => p.length >= 3 && v.startsWith(p))) j++;
+        continue;
+      }
+      // Windows PowerShell runs its first positional argument as a command (pwsh as a file)
+      return name === 'powershell' ? { at: j, attached: words.slice(j).join(' ') } : undefined;
+    }
+    if (name === 'cmd') {
+      if (/^\/[ckr]./.test(w)) return { at: j, attached: raw.slice(2) };
+      continue;
+    }
+    const eq = flags.find((f) => f.startsWith('--') && w.startsWith(`${f}=`));
+    if (eq !== undefined) return { at: j, attached: raw.slice(eq.length + 1) };
+    // a cluster of short options: the script follows the flag letter (attached) or is the next word
+    if (/^-[a-z0-9]{2,}/i.test(raw)) {
+      const letters = flags.filter((f) => /^-[a-z]$/i.test(f)).map((f) => f[1]!);
+      // `-pe`, `-le`, `-lc`: letters only, ending with the flag: the script is the next word
+      if (/^-[a-z]+$/i.test(raw) && letters.includes(raw[raw.length - 1]!)) return { at: j };
+      const k = [...raw.slice(1)].findIndex((c) => letters.includes(c));
+      if (k >= 0) return INLINE_SHELLS.has(name) ? { at: j } : { at: j, attached: raw.slice(k + 2) };
+    }
+  }
+  return undefined;
+}
+
+const INLINE_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'busybox']);
+
+/** Looks at a command line given as one string (`env -S`), word by word. */
+function commandLine(text: string, found: CommandAnalysis, depth: number): void {
+  if (depth >= MAX_SCRIPT_DEPTH) return;
+  const words = tokenize(text);
+  found.budget -= words.length;
+  for (let j = 0; j < words.length; j++) {
+    if (!SEPARATOR.test(words[j]!) && (j === 0 || SEPARATOR.test(words[j - 1]!))) checkCommand(words, j, found, depth + 1, true);
+  }
+}
+
 function inlineScript(text: string, how: string, found: CommandAnalysis, depth: number): void {
   found.scripts.push(text);
   if (/:\(\)\{:\|:&\};:/.test(text.replace(/\s+/g, ''))) adder(found)('destructive', 'damages the system (a fork bomb)');
@@ -163,6 +234,40 @@ function inlineScript(text: string, how: string, found: CommandAnalysis, depth: 
   // every command of the script: the first word, and each word after a separator
   for (let j = 0; j < words.length; j++) {
     if (!SEPARATOR.test(words[j]!) && (j === 0 || SEPARATOR.test(words[j - 1]!))) checkCommand(words, j, found, depth + 1, true);
+  }
+  downloadThenRun(words, adder(found));
+}
+
+/**
+ * Download-and-run in two steps: a fetcher saves a file (`curl -o x.sh URL`, `curl -O
+ * URL/x.sh`, `wget URL/x.sh`, `iwr URL -OutFile x.ps1`) and a later command of the script runs
+ * it (`sh x.sh`, `./x.sh`, `python x.py`, `& .\x.ps1`). One linear pass.
+ */
+function downloadThenRun(words: readonly string[], add: Add): void {
+  const saved = new Set<string>();
+  const base = (w: string): string => stripQuotes(w).split(/[\\/]/).pop()!.toLowerCase();
+  let start = 0;
+  for (let j = 0; j <= words.length; j++) {
+    if (j < words.length && !SEPARATOR.test(words[j]!)) continue;
+    const command = words.slice(start, j);
+    start = j + 1;
+    if (command.length === 0) continue;
+    const name = programName(command[0]!);
+    if (FETCHERS.has(name)) {
+      const remoteName = name === 'wget' || command.some((c) => /^(-O|--remote-name)$/.test(stripQuotes(c)));
+      for (let k = 1; k < command.length; k++) {
+        const w = stripQuotes(command[k]!);
+        if (/^(-o|--output|-outfile|--output-document|-O)$/i.test(w) && !(name === 'curl' && w === '-O') && k + 1 < command.length) saved.add(base(command[k + 1]!));
+        else if (/^(--output|--output-document)=/.test(w)) saved.add(base(w.slice(w.indexOf('=') + 1)));
+        else if (/^https?:\/\//i.test(w) && remoteName) saved.add(base(w.replace(/[?#].*$/, '')));
+      }
+      continue;
+    }
+    if (saved.size === 0) continue;
+    // a shell or interpreter runs its first operand (the words after it are the script's arguments)
+    const script = command.slice(1).find((w) => !stripQuotes(w).startsWith('-'));
+    const runsSaved = saved.has(base(command[0]!)) || (SHELLS_AND_INTERPRETERS.has(name) && script !== undefined && saved.has(base(script)));
+    if (runsSaved) add('download-run', `downloads a file and then runs it (${name}): what runs is whatever that server sends at that moment`);
   }
 }
 
@@ -232,6 +337,23 @@ function runner(words: readonly string[], at: number, add: Add): void {
     rest = name === 'dnx' ? at + 1 : at + 2;
     registry = 'NuGet';
     valueFlags = /^(--version|--source|--add-source)$/;
+  } else if (name === 'go' && sub === 'run') {
+    // `go run module/path@version` downloads that module and runs it
+    const spec = words.slice(at + 2).find((w) => !w.startsWith('-') && w.includes('@'));
+    if (spec !== undefined) add('runner', `downloads the Go module ${spec} and runs it each time the server starts (go run)${pinned(spec) ? '' : ', version not pinned'}`);
+    return;
+  } else if ((name === 'nix' && (sub === 'run' || sub === 'shell')) || name === 'nix-shell') {
+    const spec = words.slice(name === 'nix' ? at + 2 : at + 1).find((w) => !w.startsWith('-'));
+    if (spec !== undefined) add('runner', `fetches ${spec} and runs it each time the server starts (${name}${name === 'nix' ? ` ${sub}` : ''})`);
+    return;
+  } else if (name === 'uv' && sub === 'run') {
+    // uv run --with PKG downloads PKG (from PyPI) into the environment the command runs in
+    for (let j = at + 2; j < words.length && !SEPARATOR.test(words[j]!); j++) {
+      const w = stripQuotes(words[j]!);
+      const spec = /^--with(=|$)/.test(w) ? (w.includes('=') ? w.slice(7) : words[j + 1]) : undefined;
+      if (spec !== undefined) add('runner', `downloads the package ${spec} from PyPI and runs the command with it each time the server starts (uv run --with)${pinned(spec) ? '' : ', version not pinned'}`);
+    }
+    return;
   } else if (name === 'deno' && sub === 'run') {
     const spec = words.slice(at + 2).find((w) => /^(npm:|jsr:|https?:)/.test(w));
     if (spec !== undefined) add('runner', `fetches and runs ${spec} each time it starts (deno run)${pinned(spec) ? '' : ', version not pinned'}`);

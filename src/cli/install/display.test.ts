@@ -89,3 +89,17 @@ test('safeText escapes ESC, OSC, C1 controls and bidi in any line (keeping line 
   assert.ok(!/[\x1b\u009b\u202e\u2066\u3164\u{E0041}]/u.test(safeJ), safeJ);
   assert.deepEqual(JSON.parse(safeJ), JSON.parse(json));
 });
+
+test('attack round 2: combining marks that disguise are escaped (on a quote or space, stacked over other lines); marks on letters stay', () => {
+  const onQuote = "a' \u0338b";
+  assert.equal(quote(onQuote), "$'a\\' \\u0338b'");
+  assert.equal(quote('\u20DDx'), "$'\\u20ddx'", 'an enclosing mark is always escaped');
+  const zalgo = `npx${'\u0336\u0301\u0353'.repeat(40)}`;
+  assert.ok(hasHiddenCharacters(zalgo));
+  assert.ok(!/\p{M}/u.test(quote(zalgo)), quote(zalgo));
+  assert.ok(!/\p{M}/u.test(safeText(`line ${zalgo}\n`)));
+  assert.ok(!/\p{M}/u.test(safeJson(JSON.stringify({ a: zalgo }))));
+  assert.deepEqual(JSON.parse(safeJson(JSON.stringify({ a: zalgo }))), { a: zalgo });
+  assert.equal(quote('cafe\u0301 x'), "'cafe\u0301 x'", 'a decomposed é is text');
+  assert.equal(hasHiddenCharacters('re\u0301sume\u0301'), false);
+});

@@ -23,7 +23,16 @@ const BARE = /^[A-Za-z0-9_@%+=:,./-]+$/;
  * U+3164 and U+FFA0, variation selectors, tags, ...), and the blank-looking U+2800 BRAILLE
  * PATTERN BLANK.
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]|(?! )\p{Zs}/u;
+const HIDDEN_CHAR = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800\p{Me}]|(?! )\p{Zs}/u;
+/**
+ * Combining marks that disguise rather than spell: a mark not after a letter or digit (it
+ * would draw over a quote, a space or a sign: `'` with U+0338 reads as another character),
+ * and marks stacked more than {@link MAX_MARKS} deep (they draw over the lines above and below
+ * the text, hiding a DANGER line). Marks on letters, as in `é` written decomposed, stay.
+ */
+const MAX_MARKS = 2;
+const DISGUISING_MARKS = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])\\p{M}+|(?<=[\\p{L}\\p{N}])\\p{M}{${MAX_MARKS + 1},}`, 'u');
+const HIDDEN = new RegExp(`${HIDDEN_CHAR.source}|${DISGUISING_MARKS.source}`, 'u');
 const HIDDEN_ALL = new RegExp(HIDDEN.source, 'gu');
 
 const NAMED_ESCAPES: Record<string, string> = {
@@ -45,13 +54,13 @@ export function quote(text: string): string {
   if (BARE.test(text)) return text;
   if (!HIDDEN.test(text)) return `'${text.replaceAll("'", `'\\''`)}'`;
   let out = "$'";
-  for (const ch of text) {
-    const named = NAMED_ESCAPES[ch];
-    if (named !== undefined) out += named;
-    else if (HIDDEN.test(ch)) out += escapeCodePoint(ch.codePointAt(0)!);
-    else out += ch;
+  let last = 0;
+  for (const match of text.matchAll(HIDDEN_ALL)) {
+    out += text.slice(last, match.index).replace(/[\\']/g, (ch) => NAMED_ESCAPES[ch]!);
+    for (const ch of match[0]) out += NAMED_ESCAPES[ch] ?? escapeCodePoint(ch.codePointAt(0)!);
+    last = match.index + match[0].length;
   }
-  return `${out}'`;
+  return `${out}${text.slice(last).replace(/[\\']/g, (ch) => NAMED_ESCAPES[ch]!)}'`;
 }
 
 function escapeCodePoint(cp: number): string {
@@ -102,7 +111,7 @@ export function describeVariable(name: string, value: string): string {
  * character reaches the terminal raw.
  */
 export function safeText(text: string): string {
-  return text.replace(HIDDEN_ALL, (ch) => (ch === '\n' ? ch : escapeCodePoint(ch.codePointAt(0)!)));
+  return text.replace(HIDDEN_ALL, (run) => [...run].map((ch) => (ch === '\n' ? ch : escapeCodePoint(ch.codePointAt(0)!))).join(''));
 }
 
 /**
@@ -111,7 +120,7 @@ export function safeText(text: string): string {
  * Valid for JSON without indentation, where such characters occur only inside strings.
  */
 export function safeJson(json: string): string {
-  return json.replace(HIDDEN_ALL, (ch) => [...Array(ch.length).keys()].map((i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
+  return json.replace(HIDDEN_ALL, (run) => [...Array(run.length).keys()].map((i) => `\\u${run.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
 }
 
 /** Every character outside printable ASCII as an escape: shows what a look-alike name really is. */

@@ -190,8 +190,29 @@ describe('MCP Apps host checks against a hostile server', () => {
       { name: 'object', _meta: { ui: { resourceUri: 'ui://x', visibility: { app: true } } } },
       { name: 'null', _meta: { ui: { resourceUri: 'ui://x', visibility: null } } },
       { name: 'number', _meta: { ui: { resourceUri: 'ui://x', visibility: ['app', 1] } } },
+      // attack round 2: `_meta.ui` itself malformed, with the legacy resource key still linking a UI
+      { name: 'ui-string', _meta: { ui: 'app', 'ui/resourceUri': 'ui://x' } },
+      { name: 'ui-array', _meta: { ui: ['app'], 'ui/resourceUri': 'ui://x' } },
+      { name: 'ui-null', _meta: { ui: null, 'ui/resourceUri': 'ui://x' } },
     ];
     assert.deepEqual(modelVisibleTools(tools).map((t) => t.name), ['plain', 'both']);
+  });
+
+  it('attack round 2: a domain that could carry a header, a directive or markup is refused (registration and host)', async () => {
+    const registering = new McpServer({ name: 'bad', version: '1' });
+    for (const domain of ['a.example\r\nSet-Cookie: x=1', 'a.example; script-src *', 'a.example, https://evil.example', '"><script>', 'a b', 'xn--a\u0430.example', 'a'.repeat(301)]) {
+      assert.throws(() => registerAppResource(registering, 'ui://x', { name: 'v', html: HTML, ui: { domain } }), /domain .* not an origin or host name/, JSON.stringify(domain));
+    }
+    registerAppResource(registering, 'ui://ok', { name: 'v', html: HTML, ui: { domain: 'https://abc123.sandbox.example:8443' } });
+    const server = new McpServer({ name: 'hostile', version: '1' });
+    server.registerResource('ui://h/view.html', { name: 'v', mimeType: APP_MIME_TYPE }, () => ({ contents: [{ uri: 'ui://h/view.html', mimeType: APP_MIME_TYPE, text: HTML, _meta: { ui: { domain: 'x.example\r\nX-Injected: 1' } } }] }));
+    let apps!: AppsClient;
+    const pair = await connectInMemory(server, { onClient: (c) => (apps = new AppsClient(c)), checkWire: false });
+    try {
+      await assert.rejects(apps.fetchAppResource('ui://h/view.html'), { code: 'invalid_result', message: /_meta.ui: domain .* not an origin or host name/ });
+    } finally {
+      await pair.close();
+    }
   });
 
   it('fetchAppResource refuses a read whose content item names another URI', async () => {

@@ -54,12 +54,14 @@ export function appResourceUriOf(tool: Pick<Tool, '_meta'>): string | undefined 
 
 /**
  * Who may call `tool` (`_meta.ui.visibility`): both when it has no visibility; nobody (an
- * empty list) when the visibility is present but malformed — not a non-empty list of
+ * empty list) when the visibility, or `_meta.ui` itself, is present but malformed — not a non-empty list of
  * `"model"` and `"app"` — so a server's mistake never shows an app-only tool to the model
  * (fail closed). Pure.
  */
 export function toolVisibility(tool: Pick<Tool, '_meta'>): AppToolVisibility[] {
   const ui = (tool._meta as Record<string, unknown> | undefined)?.ui;
+  // a `_meta.ui` that is not an object (`"app"`, `["app"]`, null) is malformed too: nobody
+  if (ui !== undefined && !isObject(ui)) return [];
   const v = isObject(ui) ? ui.visibility : undefined;
   if (v === undefined) return ['model', 'app'];
   if (!Array.isArray(v) || v.length === 0 || v.some((x) => x !== 'model' && x !== 'app')) return [];

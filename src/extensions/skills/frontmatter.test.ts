@@ -76,6 +76,13 @@ describe('frontmatter', () => {
     for (const [text, message] of refused) assert.throws(() => parseYamlSubset(text), (e: unknown) => e instanceof FrontmatterError && message.test(e.message), text);
   });
 
+  it('attack round 2: a key with invisible or control characters (a duplicate in disguise) is refused, block and flow', () => {
+    for (const body of ['name: x\ndescription: d\nna\u200bme: y', 'name: x\ndescription: d\n\ufeffname: y', 'name: x\ndescription: d\n"name\\0": y', 'name: x\ndescription: d\nm: {a: 1, "a\\u200d": 2}', 'name: x\ndescription: d\nm: {a\u2066: 1}']) {
+      assert.throws(() => parseFrontmatter(`---\n${body}\n---\n`), (e: unknown) => e instanceof FrontmatterError && /look-alike of another key/.test(e.message), JSON.stringify(body));
+    }
+    assert.deepEqual(parseFrontmatter('---\nname: x\ndescription: d\nclé: y\n---\n').frontmatter, { name: 'x', description: 'd', clé: 'y' });
+  });
+
   it('stays linear on hostile input (bounded work, not bounded time)', () => {
     // lines that once made a regex backtrack: many colons, long flow collections, a long quoted scalar over many lines
     const colons = `k: ${'a:b'.repeat(20_000)}\n`;

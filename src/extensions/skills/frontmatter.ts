@@ -205,6 +205,7 @@ class Parser {
       const found = mappingKey(content);
       if (found === undefined) throw new FrontmatterError('expected "key: value"', line.no);
       const key = found.key;
+      checkKey(key, line.no);
       if (Object.prototype.hasOwnProperty.call(out, key)) throw new FrontmatterError(`duplicate key "${key}"`, line.no);
       this.#i++;
       const rest = found.rest;
@@ -549,6 +550,7 @@ class FlowReader {
       this.#ws();
       if (this.text[this.#pos++] !== ':') throw new FrontmatterError('malformed flow mapping', this.no);
       // a key given twice is refused, as in block mappings (a later value must not silently win)
+      checkKey(key, this.no);
       if (Object.prototype.hasOwnProperty.call(out, key)) throw new FrontmatterError(`duplicate key "${key}"`, this.no);
       Object.defineProperty(out, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
       this.#ws();
@@ -657,4 +659,14 @@ export function frontmatterDifferences(expected: Readonly<Record<string, unknown
     if (!sameFrontmatterValue(e ?? null, a ?? null)) out.push(`${key}: entry ${JSON.stringify(e ?? null)}, file ${JSON.stringify(a ?? null)}`);
   }
   return out;
+}
+
+/**
+ * A key holding a control, format (zero-width, bidi, BOM), invisible or unassigned character
+ * is refused: `na\u200bme` would be shown as a second `name` (a duplicate key in disguise).
+ */
+const HIDDEN_IN_KEY = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+
+function checkKey(key: string, line: number): void {
+  if (HIDDEN_IN_KEY.test(key)) throw new FrontmatterError(`the key ${JSON.stringify(key)} holds control or invisible characters (a look-alike of another key?)`, line);
 }

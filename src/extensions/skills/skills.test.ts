@@ -272,6 +272,29 @@ describe('skill URIs on the host side', () => {
     assert.equal(skillEntryProblem(entryWith(`${root}/SKILL.md`, 'notes', [`${root}/references/FORMS.md`, `${root}/a%20b.txt`])), undefined);
   });
 
+  it('attack round 2: refuses double encoding, NFKC look-alike dots and slashes, dot-and-space segments and other invisible characters', () => {
+    const root = 'skill://notes';
+    for (const file of [
+      `${root}/%252e%252e/other/SKILL.md`,
+      `${root}/%252E%252E/x`,
+      `${root}/a%252fb`,
+      `${root}/%EF%BC%8E%EF%BC%8E/x`, // fullwidth full stops: NFKC ".."
+      `${root}/\uff0e\uff0e/x`,
+      `${root}/a\uff0f..\uff0fx`, // fullwidth solidus
+      `${root}/a%EF%BC%BCb`, // fullwidth reverse solidus
+      `${root}/...`,
+      `${root}/..%20/x`,
+      `${root}/.%20./x`,
+      `${root}/x\u3164y`, // Hangul filler
+      `${root}/x%E2%80%8Dy`, // zero-width joiner, encoded
+      `${root}/x\u{E0041}y`, // tag character
+      `${root}/%C0%AE%C0%AE/x`, // overlong UTF-8
+    ]) {
+      assert.match(skillEntryProblem(entryWith(`${root}/SKILL.md`, 'notes', [file])) ?? 'accepted', /not a file of the skill/, file);
+    }
+    assert.equal(skillEntryProblem(entryWith(`${root}/SKILL.md`, 'notes', [`${root}/v1.2/notes..md`, `${root}/caf%C3%A9.md`, `${root}/.hidden`])), undefined);
+  });
+
   it('refuses skill names and skill URIs that are not Agent Skills names or clean paths', () => {
     for (const [uri, name] of [
       ['skill://../SKILL.md', '..'],

@@ -65,19 +65,32 @@ export function skillNameProblem(name: unknown): string | undefined {
  * U+2060-U+2069, U+FEFF) that make a path display as something it is not.
  */
 // eslint-disable-next-line no-control-regex
-const HIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+const HIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+
+/**
+ * Why one path segment is a way out of the folder for some reader, or undefined: `.` and `..`,
+ * a segment of only dots and spaces (Windows drops trailing dots and spaces, so `.. ` and `...`
+ * become `..` or `.` there), and a segment whose compatibility form (NFKC, which some readers
+ * and file systems apply) is one of those or holds a slash or backslash (`．．`, `／`).
+ */
+function segmentProblem(segment: string): boolean {
+  if (segment === '' || /^[. ]+$/.test(segment)) return true;
+  const compatible = segment.normalize('NFKC');
+  return /^[. ]+$/.test(compatible) || compatible.includes('/') || compatible.includes('\\');
+}
 
 /**
  * Why the `/`-separated relative path `path` cannot name a file of a skill, or undefined.
- * Refused: an empty path, a leading `/`, a backslash, an empty, `.` or `..` segment, and
- * control, invisible or bidirectional formatting characters. Pure.
+ * Refused: an empty path, a leading `/`, a backslash, an empty, `.` or `..` segment (or one
+ * only of dots and spaces, or whose NFKC form is one or holds a slash), and control, invisible,
+ * unassigned or bidirectional formatting characters. Pure.
  */
 export function skillPathProblem(path: string): string | undefined {
   if (path.length === 0) return 'the path is empty';
   if (path.startsWith('/') || path.includes('\\')) return `the path ${JSON.stringify(path)} must be relative and /-separated`;
   if (HIDDEN_CHARACTERS.test(path)) return `the path ${JSON.stringify(path)} contains control, invisible or bidirectional formatting characters`;
   for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.' || segment === '..') return `the path ${JSON.stringify(path)} has an empty, "." or ".." segment`;
+    if (segmentProblem(segment)) return `the path ${JSON.stringify(path)} has an empty, "." or ".." segment (or one that some reader turns into one: only dots and spaces, or look-alike dots or slashes)`;
   }
   return undefined;
 }
@@ -101,6 +114,8 @@ export function skillFileUriProblem(root: string, uri: string): string | undefin
       return `${uri} has a malformed percent-escape`;
     }
     if (plain.includes('/') || plain.includes('\\')) return `${uri} has an encoded slash or backslash in a segment`;
+    // `%252e%252e` decodes to `%2e%2e`: a reader that decodes once more walks out
+    if (/%[0-9a-f]{2}/i.test(plain)) return `${uri} is percent-encoded twice (a segment still holds an escape once decoded)`;
     decoded.push(plain);
   }
   const problem = skillPathProblem(decoded.join('/'));

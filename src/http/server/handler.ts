@@ -290,6 +290,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
         messagesPath: options.legacyMessagesPath ?? '/messages',
         maxBodyBytes: this.maxBodyBytes,
         authorizer: this.#authorizer,
+        draining: () => this.#draining,
       });
     }
   }

@@ -17,6 +17,7 @@ import { emptyReply, errorReply, internalErrorReply, SESSION_NOT_FOUND, sseReply
 import { connectTransport } from './session-dispatch.js';
 import { newSessionId, type SessionRegistry } from './session-registry.js';
 import { HttpMessageInfo } from './session-transport.js';
+import { drainingReply } from './drain.js';
 import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
 /** The settings of {@link LegacyEndpoints}, from the handler's options. */
@@ -29,6 +30,14 @@ export interface LegacyEndpointSettings {
   readonly maxBodyBytes: number;
   /** The handler's authorizer, for its refusal of messages. */
   readonly authorizer: HttpAuthorizer | undefined;
+  /** True while the handler drains (`close({ drainMs })`): a POST carrying requests gets 503, as on the Streamable endpoint. */
+  readonly draining: () => boolean;
+}
+
+/** True when a POSTed body (one message or a batch) holds a request (a method and an id). */
+function carriesRequest(value: unknown): boolean {
+  const isRequest = (m: unknown): boolean => typeof m === 'object' && m !== null && 'method' in m && 'id' in m;
+  return Array.isArray(value) ? value.some(isRequest) : isRequest(value);
 }
 
 function queryParam(url: string, name: string): string | null {
@@ -85,6 +94,8 @@ export class LegacyEndpoints {
     if (body.status !== undefined) return body;
     const denied = refuseMessages(this.#settings.authorizer, body.value, info);
     if (denied !== undefined) return denied;
+    // draining: answers and notifications for running work still pass, new work does not
+    if (this.#settings.draining() && carriesRequest(body.value)) return drainingReply();
     transport.deliver(body.value, new HttpMessageInfo(transport, info?.authInfo, req.rawHeaders));
     return emptyReply(202);
   }

@@ -55,3 +55,31 @@ test('legacy endpoints: custom paths, method checks, and handler close ends the 
   await handler.close();
   assert.deepEqual(await sse.rest(1000), []);
 });
+
+test('attack round 2: while the handler drains, a legacy POST carrying a request gets 503 with Retry-After (as on the Streamable endpoint); notifications still pass', async () => {
+  const handler = makeHandler({ legacySse: true });
+  const res = await handler.fetch(new Request('http://localhost:3000/sse', { headers: { accept: 'text/event-stream' } }));
+  const sse = new SseReader(res);
+  const endpoint = (await sse.next()).data;
+  assert.equal((await postMessage(handler, endpoint, initRequest('2024-11-05'))).status, 202);
+  await sse.next();
+  assert.equal((await postMessage(handler, endpoint, note('notifications/initialized'))).status, 202);
+  // a Streamable session with a call in progress keeps the drain going
+  const init = await handler.fetch(new Request('http://localhost:3000/mcp', { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, body: JSON.stringify(initRequest()) }));
+  const sessionId = init.headers.get('mcp-session-id')!;
+  await init.text();
+  const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': JSON.parse(JSON.stringify(initRequest())).params.protocolVersion };
+  await (await handler.fetch(new Request('http://localhost:3000/mcp', { method: 'POST', headers, body: JSON.stringify(note('notifications/initialized')) }))).text();
+  const running = handler.fetch(new Request('http://localhost:3000/mcp', { method: 'POST', headers, body: JSON.stringify(rpc(9, 'tools/call', { name: 'wait', arguments: { ms: 600 } })) }));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const closing = handler.close({ drainMs: 5000 });
+  const refused = await postMessage(handler, endpoint, rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'new work' } }));
+  assert.equal(refused.status, 503);
+  assert.equal(refused.headers.get('retry-after'), '1');
+  const batch = await postMessage(handler, endpoint, [note('notifications/progress'), rpc(3, 'ping')]);
+  assert.equal(batch.status, 503, 'a batch holding a request is new work too');
+  assert.equal((await postMessage(handler, endpoint, note('notifications/cancelled', { requestId: 99 }))).status, 202);
+  await (await running).text();
+  await closing;
+  await sse.cancel().catch(() => undefined);
+});

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { ACCEPT_BOTH, initRequest, makeHandler } from '../../../test/helpers/http/server-harness.js';
 import { serveNode } from '../node.js';
-import { MAX_REFUSALS_REPORTED, RequestRefusedError } from './refusal-report.js';
+import { MAX_REFUSALS_REPORTED, RefusalReport, RequestRefusedError } from './refusal-report.js';
 
 function initAt(host: string, origin?: string, target = `http://${host}/mcp`): Request {
   const headers: Record<string, string> = { accept: ACCEPT_BOTH, 'content-type': 'application/json', host };
@@ -113,4 +113,15 @@ test('serveNode: an absolute-form target naming a foreign host is reported as th
   } finally {
     await running.close();
   }
+});
+
+test('attack round 2: a refused value with C1 controls (header byte 0x9B as U+009B, the 8-bit CSI), DEL, bidi or separators reaches the report escaped', () => {
+  const reports: Error[] = [];
+  const report = new RefusalReport((e) => reports.push(e));
+  report.refused('host', 'evil.example\u009b31m\u007f\u0085');
+  report.refused('origin', 'https://a.example\u202e\u2028x');
+  assert.equal(reports.length, 2);
+  for (const r of reports) assert.ok(!/[\u007f-\u009f\u202e\u2028]/.test(r.message), JSON.stringify(r.message));
+  assert.match(reports[0]!.message, /Host "evil\.example\\u009b31m\\u007f\\u0085"/);
+  assert.match(reports[1]!.message, /Origin "https:\/\/a\.example\\u202e\\u2028x"/);
 });

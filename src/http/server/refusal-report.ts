@@ -39,9 +39,15 @@ export class RequestRefusedError extends Error {
   }
 }
 
-/** `value` cut to {@link MAX_REPORTED_VALUE_CHARS} and quoted as JSON (no raw control character reaches a log). */
+/**
+ * `value` cut to {@link MAX_REPORTED_VALUE_CHARS} and quoted as JSON, with the characters JSON
+ * leaves raw but a terminal acts on or hides also escaped: DEL and the C1 controls (a header
+ * byte 0x9B reads as U+009B, the 8-bit CSI), bidi and other format characters, line and
+ * paragraph separators. No raw control character reaches a log.
+ */
 function quoted(value: string): string {
-  return JSON.stringify(value.length > MAX_REPORTED_VALUE_CHARS ? value.slice(0, MAX_REPORTED_VALUE_CHARS) + '…' : value);
+  const json = JSON.stringify(value.length > MAX_REPORTED_VALUE_CHARS ? value.slice(0, MAX_REPORTED_VALUE_CHARS) + '…' : value);
+  return json.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The host name of a `host[:port]` value (brackets of an IPv6 literal kept), for the suggestion; the value itself when it has no port. */
