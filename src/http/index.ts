@@ -24,6 +24,7 @@ export { LegacySseTransport } from './server/legacy-sse.js';
 export { describeWebRequest, toWebResponse, bodyTooLarge, MAX_BUFFERED_BYTES, type WebResponseOptions } from './server/web.js';
 export { withCors, CORS_REQUEST_HEADERS, CORS_EXPOSED_HEADERS, type CorsOptions, type FetchHandler } from './server/cors.js';
 export { OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
+export { BodyBudgetError, DEFAULT_MAX_TOTAL_BODY_BYTES, InboundBudget } from './server/inbound.js';
 export type { BodyReader, HttpRequest, HttpRequestInfo, HttpHeaders, HttpReply, HttpPlainReply, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless/post.js';
 export { StatelessMessageInfo } from './server/stateless/exchange.js';

@@ -36,12 +36,14 @@ import { StringDecoder } from 'node:string_decoder';
 import { counterText } from '../jsonrpc/values.js';
 import { StreamableHttpHandler } from './server/handler.js';
 import type { CloseOptions } from './server/drain.js';
+import { BodyBudgetError, bodyBudgetReply, InboundBudget } from './server/inbound.js';
 import { internalErrorReply } from './server/replies.js';
 import { targetPath } from './server/request-guard.js';
 import { budgetRefusal, PacedWriter, refusedResponseId, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
 import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge } from './server/web.js';
 
+export { BodyBudgetError, DEFAULT_MAX_TOTAL_BODY_BYTES, InboundBudget } from './server/inbound.js';
 export { MAX_BUFFERED_BYTES, OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
 
 /** The default `maxDiscardBytes`: what is read and dropped of an oversized body after the 413 (64 MiB). */
@@ -53,8 +55,14 @@ const noop = (): void => {};
 
 /**
  * Reads the body of `req` and calls `done` with its text when it ends, or `oversized` as
- * soon as more than `maxBytes` came (reading then stops), or `gone` (when given) when the
- * client left before the end. At most one of them is called, once.
+ * soon as more than `maxBytes` came or (`overBudget` true) a chunk did not fit in `budget`
+ * (reading then stops), or `gone` when the client left before the end. At most one of them
+ * is called, once.
+ *
+ * `reserved`: the bytes the caller already reserved in `budget` for this body (its declared
+ * length), or {@link GROWS} for a body of unknown length, which reserves each chunk as it
+ * comes. Whatever was reserved is released when the body ends, is cut or its client leaves,
+ * before the callback runs: one subtraction for a body of declared length.
  *
  * A body of one chunk (nearly every request) is decoded whole at its end; from a second chunk
  * on, it is decoded chunk by chunk, not gathered and concatenated: a large body would
@@ -63,12 +71,22 @@ const noop = (): void => {};
  * StringDecoder costs two native allocations of its own, so it is made only then. The state
  * lives in the listeners' shared context: no object of its own per request.
  *
- * Two listeners (three with `gone`), none removed once the body has ended: the request object
- * dies with its exchange, and each `on`/`off` costs about 500 instructions (a fifth of an
- * echo's reading). No `error` listener: an IncomingMessage emits `error` only to listeners it
- * has (node:_http_incoming); one cut short emits `close` either way.
+ * Three listeners, none removed once the body has ended: the request object dies with its
+ * exchange, and each `on`/`off` costs about 500 instructions (a fifth of an echo's reading).
+ * No `error` listener: an IncomingMessage emits `error` only to listeners it has
+ * (node:_http_incoming); one cut short emits `close` either way.
  */
-function gatherBody(req: IncomingMessage, maxBytes: number, done: (text: string) => void, oversized: () => void, gone?: () => void): void {
+function gatherBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  budget: InboundBudget,
+  reserved: number,
+  done: (text: string) => void,
+  oversized: (overBudget: boolean) => void,
+  gone: () => void,
+): void {
+  const grows = reserved === GROWS;
+  let held = grows ? 0 : reserved;
   let size = 0;
   let first: Buffer | undefined;
   let decoder: StringDecoder | undefined;
@@ -77,12 +95,15 @@ function gatherBody(req: IncomingMessage, maxBytes: number, done: (text: string)
   const onData = (chunk: Buffer): void => {
     if (ended) return;
     size += chunk.length;
-    if (size > maxBytes) {
+    const overBudget = size <= maxBytes && grows && !budget.reserve(chunk.length);
+    if (size > maxBytes || overBudget) {
       ended = true;
       req.off('data', onData);
-      oversized();
+      budget.release(held);
+      oversized(overBudget);
       return;
     }
+    if (grows) held += chunk.length;
     if (decoder !== undefined) text += decoder.write(chunk);
     else if (first === undefined) first = chunk;
     else {
@@ -95,42 +116,56 @@ function gatherBody(req: IncomingMessage, maxBytes: number, done: (text: string)
   req.on('end', () => {
     if (ended) return;
     ended = true;
+    budget.release(held);
     done(decoder !== undefined ? text + decoder.end() : first === undefined ? '' : first.toString('utf8'));
   });
-  if (gone === undefined) return;
   req.on('close', () => {
     if (ended) return;
     ended = true;
+    budget.release(held);
     gone();
   });
 }
 
+/** The `reserved` of {@link gatherBody} for a body of unknown length: each chunk reserves as it comes. */
+const GROWS = -1;
+
 /**
  * Reads the body of one request when the core asks, after its checks: a body too large or of
  * unknown length to read first (see {@link readsFirst}), or any body for a subclass's own
- * `handle()`. Remembers whether it was cut for size.
+ * `handle()`. Remembers whether it was cut for size or refused by the inbound budget (the
+ * rest is then dropped; see {@link discardRest}).
  */
 class NodeBody {
   readonly #req: IncomingMessage;
+  readonly #budget: InboundBudget;
+  /** True when the body was cut (past `maxBytes`) or refused (past the inbound budget) before its end. */
   tooLarge = false;
 
-  constructor(req: IncomingMessage) {
+  constructor(req: IncomingMessage, budget: InboundBudget) {
     this.#req = req;
+    this.#budget = budget;
   }
 
   readonly read = (maxBytes: number): Promise<string> => {
     const req = this.#req;
-    const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > maxBytes) {
+    const budget = this.#budget;
+    const header = req.headers['content-length'];
+    const declared = header === undefined ? GROWS : Number(header);
+    if (declared > maxBytes) {
       this.tooLarge = true;
       return Promise.reject(bodyTooLarge(maxBytes));
     }
+    if (declared !== GROWS && !budget.reserve(declared)) {
+      this.tooLarge = true;
+      return Promise.reject(new BodyBudgetError(budget.maxTotalBodyBytes));
+    }
     return new Promise<string>((resolve, reject) => {
-      const oversized = (): void => {
+      const oversized = (overBudget: boolean): void => {
         this.tooLarge = true;
-        reject(bodyTooLarge(maxBytes));
+        reject(overBudget ? new BodyBudgetError(budget.maxTotalBodyBytes) : bodyTooLarge(maxBytes));
       };
-      gatherBody(req, maxBytes, resolve, oversized, () => reject(new Error('The client closed the connection before the body was read')));
+      gatherBody(req, maxBytes, budget, declared, resolve, oversized, () => reject(new Error('The client closed the connection before the body was read')));
     });
   };
 }
@@ -194,6 +229,8 @@ interface NodeOutbound {
   readonly limits: Required<OutboundOptions>;
   readonly report: (error: Error) => void;
   readonly discard: DiscardLimits;
+  /** The bound on request-body bytes being read at once. */
+  readonly bodies: InboundBudget;
 }
 
 /** A {@link PacedOutput} over a Node response whose head is set (`writeHead`) but perhaps not sent. */
@@ -510,6 +547,18 @@ export interface NodeListenerOptions extends OutboundOptions {
    */
   discardTimeoutMs?: number;
   /**
+   * The most request-body bytes this listener holds at once, across all its connections: a
+   * body reserves its declared `Content-Length` before it is read (a chunked body, each chunk
+   * as it comes) and releases it once read, cut or abandoned; a request whose body does not
+   * fit is answered 503 with `Retry-After`, its body unread. Gives the listener a budget of
+   * its own; without it (and without `bodyBudget`) the listener shares
+   * {@link InboundBudget.shared} (64 MiB per process: sixteen 4 MiB bodies, or a thousand
+   * 64 KiB ones, at once).
+   */
+  maxTotalBodyBytes?: number;
+  /** An inbound budget shared with other listeners (instead of `maxTotalBodyBytes`). Default {@link InboundBudget.shared}. */
+  bodyBudget?: InboundBudget;
+  /**
    * Receives the adapter's reports: a {@link SlowReaderError} for each client cut for not
    * reading its replies. Default: the handler's `onError`. Must not throw.
    */
@@ -541,8 +590,10 @@ export function toNodeListener(handler: StreamableHttpHandler, options: NodeList
   };
   if (!(discard.maxDiscardBytes >= 0)) throw new RangeError('maxDiscardBytes must not be negative');
   if (!(discard.discardTimeoutMs >= 1)) throw new RangeError('discardTimeoutMs must be at least 1');
+  if (options.maxTotalBodyBytes !== undefined && options.bodyBudget !== undefined) throw new RangeError('give maxTotalBodyBytes or bodyBudget, not both');
   const outbound: NodeOutbound = {
     discard,
+    bodies: options.bodyBudget ?? (options.maxTotalBodyBytes === undefined ? InboundBudget.shared : new InboundBudget(options.maxTotalBodyBytes)),
     limits: resolveOutbound(options),
     report: (error) => {
       try {
@@ -571,7 +622,7 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (e
  * body unread.
  */
 function passOrServe(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, next: (error?: unknown) => void): void {
-  const request = describe(req, req.method === 'GET' || req.method === 'HEAD' ? undefined : new NodeBody(req));
+  const request = describe(req, req.method === 'GET' || req.method === 'HEAD' ? undefined : new NodeBody(req, outbound.bodies));
   const answer = (reply: HttpReply | undefined): void => {
     if (reply === undefined) next();
     else writeReply(res, reply, outbound);
@@ -584,7 +635,7 @@ function passOrServe(handler: StreamableHttpHandler, req: AuthenticatedRequest, 
 function serve(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
   if (req.method !== 'POST') dispatch(handler, direct, req, res, outbound, undefined);
   else if (direct && readsFirst(req, handler.maxBodyBytes)) readFirst(handler, req, res, outbound);
-  else dispatch(handler, direct, req, res, outbound, new NodeBody(req));
+  else dispatch(handler, direct, req, res, outbound, new NodeBody(req, outbound.bodies));
 }
 
 /**
@@ -606,11 +657,19 @@ function readsFirst(req: IncomingMessage, maxBytes: number): boolean {
  * answer then comes in the turn the body ended in, without the promise, the two reactions and
  * the microtask turn a body reader costs per request. A client gone before its body ended
  * never reaches the core: there is no one to answer. Larger bodies, and bodies of unknown
- * length, are read by the core once its checks pass (see {@link NodeBody}).
+ * length, are read by the core once its checks pass (see {@link NodeBody}). A body that does
+ * not fit in the inbound budget is not read: 503 with `Retry-After`.
  */
 function readFirst(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {
+  const declared = Number(req.headers['content-length']);
+  if (!outbound.bodies.reserve(declared)) {
+    // refused unread: the rest is dropped within the discard bounds, not held
+    discardRest(req, outbound.discard);
+    writeReply(res, bodyBudgetReply(), outbound);
+    return;
+  }
   // no size bound here: Node's parser ends a body at its declared length, which readsFirst checked
-  gatherBody(req, Infinity, (text) => dispatch(handler, true, req, res, outbound, text), noop);
+  gatherBody(req, Infinity, outbound.bodies, declared, (text) => dispatch(handler, true, req, res, outbound, text), noop, noop);
 }
 
 /** The core's description of `req`; `body`: its text already read, or its reader, or none. */
@@ -673,7 +732,22 @@ export interface ServeNodeOptions extends NodeListenerOptions {
   headersTimeoutMs?: number;
   /** Idle time of a kept-alive connection between requests, in ms. Default 5 000. */
   keepAliveTimeoutMs?: number;
+  /**
+   * The most connections open at once (Node's `server.maxConnections`): a connection past it
+   * is closed by Node as soon as it is accepted, before any of it is read. Default
+   * {@link DEFAULT_MAX_CONNECTIONS} (4096). Must be at least 1.
+   */
+  maxConnections?: number;
 }
+
+/**
+ * The default `maxConnections` of {@link serveNode}: 4096. Each open connection costs a file
+ * descriptor, kernel socket buffers and Node's parser state (a few KiB to a few hundred KiB),
+ * so this keeps what idle or trickling connections can pin to a few hundred MiB at worst,
+ * while far above what one MCP server needs (a client holds one or two: its POSTs and a GET
+ * stream). Raise it (and the process's file limit) for a server with more clients.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 4096;
 
 /** The longest time between two of Node's checks of the receive timeouts (1 s). */
 const MAX_TIMEOUT_CHECK_MS = 1000;
@@ -695,6 +769,8 @@ export interface NodeServerHandle {
   readonly server: Server;
   /** The bound port. */
   readonly port: number;
+  /** The inbound budget the server's bodies are read under (`held` tells the bytes reserved now). */
+  readonly bodyBudget: InboundBudget;
   /** The MCP endpoint's URL (`http://127.0.0.1:PORT/mcp`). */
   readonly url: string;
   /**
@@ -710,17 +786,23 @@ export interface NodeServerHandle {
  * `127.0.0.1`). Resolves once listening; rejects when the port cannot be bound. Timeouts on
  * receiving requests are set (defaults 10 s for headers, 30 s for the whole request) and
  * checked every second, so each holds within a second; a long SSE response is not limited
- * by them.
+ * by them. Connections are capped (`maxConnections`) and request bodies read at once share
+ * an inbound budget (`maxTotalBodyBytes`). Throws `RangeError` for a limit below 1.
  */
 export async function serveNode(handler: StreamableHttpHandler, options: ServeNodeOptions = {}): Promise<NodeServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout);
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (!(maxConnections >= 1)) throw new RangeError('maxConnections must be at least 1');
+  if (options.maxTotalBodyBytes !== undefined && options.bodyBudget !== undefined) throw new RangeError('give maxTotalBodyBytes or bodyBudget, not both');
+  const bodyBudget = options.bodyBudget ?? (options.maxTotalBodyBytes === undefined ? InboundBudget.shared : new InboundBudget(options.maxTotalBodyBytes));
   const server = createServer(
     { requestTimeout, headersTimeout, connectionsCheckingInterval: timeoutCheckInterval(headersTimeout) },
-    toNodeListener(handler, options),
+    toNodeListener(handler, { ...options, maxTotalBodyBytes: undefined, bodyBudget }),
   );
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5000;
+  server.maxConnections = maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -734,6 +816,7 @@ export async function serveNode(handler: StreamableHttpHandler, options: ServeNo
   return {
     server,
     port,
+    bodyBudget,
     url: `http://${urlHost}:${port}${handler.endpoint}`,
     close: (closeOptions?: CloseOptions) =>
       (closing ??= (async () => {

@@ -17,6 +17,7 @@ export { LegacySseTransport } from './legacy-sse.js';
 export { describeWebRequest, toWebResponse, bodyTooLarge, MAX_BUFFERED_BYTES, type WebResponseOptions } from './web.js';
 export { withCors, CORS_REQUEST_HEADERS, CORS_EXPOSED_HEADERS, type CorsOptions, type FetchHandler } from './cors.js';
 export { OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './outbound.js';
+export { BodyBudgetError, DEFAULT_MAX_TOTAL_BODY_BYTES, InboundBudget } from './inbound.js';
 export type { BodyReader, HttpRequest, HttpRequestInfo, HttpHeaders, HttpReply, HttpPlainReply, HttpStreamReply, SseReplyStream, SseSink } from './types.js';
 export { StatelessPostHandler, type StatelessPostOptions } from './stateless/post.js';
 export { StatelessMessageInfo } from './stateless/exchange.js';

@@ -15,6 +15,7 @@ import { LocalError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type RequestId } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/methods.js';
 import { tableFor } from '../../protocol/table.js';
+import { BodyBudgetError, bodyBudgetReply } from './inbound.js';
 import { errorReply, TRANSPORT_ERROR } from './replies.js';
 import { hasContentCoding } from './request-guard.js';
 import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
@@ -129,7 +130,8 @@ export function notJson(): HttpReply {
 
 /**
  * Hands the body's text to `then` and returns what it returns; the refusal instead when the
- * body is larger than `maxBytes` (413) or cannot be read (400). Synchronous for a body the
+ * body is larger than `maxBytes` (413), does not fit in the inbound budget (503), or cannot
+ * be read (400). Synchronous for a body the
  * adapter already holds as text; for a streamed one, a promise: the body's own, followed
  * once (no async wrapper: each level of one is a promise and a microtask per request).
  */
@@ -146,9 +148,10 @@ export function readBody<T>(req: HttpRequest, maxBytes: number, then: (text: str
   return pending.then(then, (error: unknown) => unreadable(error, maxBytes));
 }
 
-/** The refusal of a body whose reading failed with `error`: 413 past the limit, else 400. */
+/** The refusal of a body whose reading failed with `error`: 413 past the limit, 503 past the inbound budget, else 400. */
 function unreadable(error: unknown, maxBytes: number): HttpReply {
   if (error instanceof LocalError && error.code === 'message_too_large') return tooLarge(maxBytes);
+  if (error instanceof BodyBudgetError) return bodyBudgetReply();
   return errorReply(400, TRANSPORT_ERROR, 'Bad Request: the request body could not be read');
 }
 

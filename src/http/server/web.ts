@@ -13,6 +13,7 @@
  * body the runtime writes as it does any other.
  */
 import { LocalError } from '../../jsonrpc/errors.js';
+import { BodyBudgetError, InboundBudget } from './inbound.js';
 import { MAX_BUFFERED_BYTES, PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './outbound.js';
 import type { HttpReply, HttpRequest, SseReplyStream, SseSink } from './types.js';
 
@@ -25,36 +26,59 @@ export function bodyTooLarge(maxBytes: number): LocalError {
   return new LocalError('message_too_large', `The request body exceeds ${maxBytes} bytes`);
 }
 
-/** Reads a web request body, stopping (and cancelling it) as soon as it crosses `maxBytes`. */
-async function readWebBody(request: Request, maxBytes: number): Promise<string> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > maxBytes) {
+/**
+ * Reads a web request body, stopping (and cancelling it) as soon as it crosses `maxBytes`,
+ * or as soon as it does not fit in `budget`: a declared `Content-Length` is reserved before
+ * the first read (refused: nothing is read), a body of unknown length reserves each chunk as
+ * it comes. The reservation is released when the read ends, however it ends.
+ */
+async function readWebBody(request: Request, maxBytes: number, budget: InboundBudget): Promise<string> {
+  const header = request.headers.get('content-length');
+  const declared = header === null ? -1 : Number(header);
+  if (declared > maxBytes) {
     request.body?.cancel().catch(() => {});
     throw bodyTooLarge(maxBytes);
   }
   const body = request.body;
   if (body === null) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      reader.cancel().catch(() => {});
-      throw bodyTooLarge(maxBytes);
+  const grows = declared < 0;
+  if (!grows && !budget.reserve(declared)) {
+    body.cancel().catch(() => {});
+    throw new BodyBudgetError(budget.maxTotalBodyBytes);
+  }
+  let held = grows ? 0 : declared;
+  try {
+    const reader = body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        reader.cancel().catch(() => {});
+        throw bodyTooLarge(maxBytes);
+      }
+      if (grows) {
+        if (!budget.reserve(value.byteLength)) {
+          reader.cancel().catch(() => {});
+          throw new BodyBudgetError(budget.maxTotalBodyBytes);
+        }
+        held += value.byteLength;
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+    if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
+    const all = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      all.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return new TextDecoder().decode(all);
+  } finally {
+    budget.release(held);
   }
-  if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
 }
 
 /** Path and query of an absolute URL. */
@@ -73,14 +97,17 @@ function hostOf(url: string): string | null {
   }
 }
 
-/** Describes a web `Request` for the core. The body is read lazily, with the core's size limit. */
-export function describeWebRequest(request: Request): HttpRequest {
+/**
+ * Describes a web `Request` for the core. The body is read lazily, with the core's size
+ * limit, under `budget` (default {@link InboundBudget.shared}): see {@link readWebBody}.
+ */
+export function describeWebRequest(request: Request, budget: InboundBudget = InboundBudget.shared): HttpRequest {
   const headers = request.headers;
   return {
     method: request.method,
     url: targetOf(request.url),
     headers: (name) => headers.get(name) ?? (name === 'host' ? hostOf(request.url) : null),
-    body: request.body === null ? undefined : (maxBytes) => readWebBody(request, maxBytes),
+    body: request.body === null ? undefined : (maxBytes) => readWebBody(request, maxBytes, budget),
     rawHeaders: headers,
   };
 }
