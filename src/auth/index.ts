@@ -12,32 +12,11 @@
 // ───────────── fetch guard (server-side fetches of metadata documents) ─────────────
 export { createGuardedFetch, isRefusedAddress, FetchGuardError, type FetchGuardErrorCode, type FetchGuardOptions, type GuardedFetch, type GuardedFetchInit, type ResolvedAddress } from './fetch-guard.js';
 
-// ───────────── resource server ─────────────
-export { requireBearerAuth, principalOf, type BearerAuth, type BearerAuthOptions } from './server/bearer.js';
+// ───────────── what mcpkit/auth/web exports (runtime-neutral) ─────────────
+export * from './web.js';
+
+// ───────────── resource server: JWT validation (its JWKS fetch is guarded) ─────────────
 export { createJwtVerifier, type JwtVerifierOptions } from './server/jwt-verifier.js';
-export { createIntrospectionVerifier, type IntrospectionVerifierOptions } from './server/introspection-verifier.js';
-export { requireScopes, requiredScopesFor, type ScopeRequirements } from './server/scopes.js';
-export {
-  bearerChallenge,
-  parseResource,
-  protectedResourceMetadataPath,
-  protectedResourceMetadataUrl,
-  PROTECTED_RESOURCE_WELL_KNOWN,
-  type BearerChallenge,
-  type ProtectedResourceMetadata,
-} from './server/metadata.js';
-export {
-  AuthError,
-  InvalidTokenError,
-  InsufficientScopeError,
-  VerifierUnavailableError,
-  INSUFFICIENT_SCOPE_CODE,
-  isAuthInfo,
-  type AuthErrorCode,
-  type AuthInfo,
-  type TokenVerifier,
-} from './server/types.js';
-export type { HttpAuthorizer, HttpAuthResult } from '../http/server/types.js';
 
 // ───────────── third-party authorization flow (this server as authorization server) ─────────────
 export {
@@ -64,6 +43,5 @@ export {
 } from './server/third-party-store.js';
 export { escapeHtml, renderConsentPage, renderErrorPage, type ConsentDetails } from './server/consent-page.js';
 
-// ───────────── client (src/auth/client/) ─────────────
-// Everything the client half exports (its own index lists it once).
-export * from './client/index.js';
+// ───────────── client: the Node-only pieces (the rest comes with ./web.js) ─────────────
+export { FileOAuthStore, LoopbackRedirect, openInBrowser, browserCommand, type FileOAuthStoreOptions, type LoopbackRedirectOptions, type OpenInBrowserOptions } from './client/index.js';

@@ -42,33 +42,4 @@ export {
 export type { HttpAuthorizer, HttpAuthResult } from '../http/server/types.js';
 
 // ───────────── client ─────────────
-export {
-  OAuthClient,
-  type OAuthClientOptions,
-  type OAuthGrant,
-  type AuthorizationCodeGrant,
-  type ClientCredentialsGrant,
-  type JwtBearerGrant,
-  type EnterpriseManagedGrant,
-  type AssertionContext,
-  type AuthorizationRequest,
-  type UserAgent,
-  type PreRegisteredClient,
-  type ClientMetadata,
-} from './client/oauth-client.js';
-export { OAuthClientError, type OAuthClientErrorCode, type OAuthClientErrorDetails } from './client/errors.js';
-export {
-  InMemoryOAuthStore,
-  PENDING_AUTHORIZATION_TTL_MS,
-  type OAuthStore,
-  type StoredClient,
-  type StoredTokens,
-  type PendingAuthorization,
-  type RegistrationMethod,
-  type TokenEndpointAuthMethod,
-} from './client/store.js';
-export { clientMetadataDocument, type ClientMetadataDocumentOptions } from './client/metadata-document.js';
-export { parseWwwAuthenticate, resourceChallenge, type AuthChallenge, type ResourceChallenge } from './client/www-authenticate.js';
-export { discoverProtectedResource, discoverAuthorizationServer, discoverLegacyAuthorizationServer, type ResourceMetadataDocument, type DiscoveredResource, type DiscoveredAuthorizationServer } from './client/discovery.js';
-export { DpopProver } from './client/dpop.js';
-export { type ClientPrivateKey } from './client/token-endpoint.js';
+export * from './client/neutral.js';

@@ -128,8 +128,7 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
  */
 const ACCEPTED_EXCEPTIONS: Readonly<Record<string, string>> = {
   // auth is HTTP authorization: it implements the contracts the HTTP transport defines
-  'auth/index.ts -> http/server/types.ts': 're-exports the HttpAuthorizer contract auth implements (types only)',
-  'auth/web.ts -> http/server/types.ts': 'the runtime-neutral auth entry point re-exports the same HttpAuthorizer contract (types only)',
+  'auth/web.ts -> http/server/types.ts': 're-exports the HttpAuthorizer contract auth implements (types only; mcpkit/auth re-exports all of auth/web.ts)',
   'auth/server/bearer.ts -> http/server/types.ts': 'requireBearerAuth() returns an HttpAuthorizer over HttpRequest/HttpReply (types only)',
   'auth/server/third-party.ts -> http/server/types.ts': 'the third-party authorization routes answer HttpRequest with HttpReply (types only)',
   'auth/server/third-party.ts -> http/server/web.ts': 'reuses the Request/Response conversion of the web-standard adapter for those routes',
