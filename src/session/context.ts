@@ -37,6 +37,8 @@ export class RequestContext {
   #cancelled = false;
   #done = false;
   #lastProgress = -Infinity;
+  /** When this request last sent progress (ms since epoch; 0: never). */
+  #lastProgressAt = 0;
 
   constructor(session: RequestChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined) {
     this.session = session;
@@ -106,8 +108,16 @@ export class RequestContext {
     const params: JSONObject = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    lastProgressAt.set(this, Date.now());
+    this.#lastProgressAt = Date.now();
     await this.session.notify('notifications/progress', params, { relatedRequestId: this.id });
+  }
+
+  /**
+   * @internal True when this request sent progress within {@link PROGRESS_CONFIRM_WINDOW_MS}:
+   * its response then waits for the peer's confirmation (see `Session#answerAfterProgress`).
+   */
+  get sentRecentProgress(): boolean {
+    return this.#lastProgressAt !== 0 && Date.now() - this.#lastProgressAt < PROGRESS_CONFIRM_WINDOW_MS;
   }
 
   /** @internal Marks the request cancelled and fires the signal. */
@@ -124,22 +134,14 @@ export class RequestContext {
 }
 
 /**
- * When each request last sent progress. The official TypeScript clients (v1 and v2) handle a
- * notification a microtask after a response read in the same chunk, so a request's last
- * progress read together with its response is dropped by them: the session confirms the
- * peer has read recent progress (a `ping` round trip) before it writes such a response
- * (see `Session#answer`).
+ * How recent a request's last progress must be for its response to wait for the peer's
+ * confirmation. The official TypeScript clients (v1 and v2) handle a notification a microtask
+ * after a response read in the same chunk, so a request's last progress read together with its
+ * response is dropped by them: the session confirms the peer has read recent progress (a
+ * `ping` round trip) before it writes such a response (see `Session#answerAfterProgress`).
  */
-const lastProgressAt = new WeakMap<RequestContext, number>();
-
-/** How recent a request's last progress must be for its response to wait for the confirmation. */
 export const PROGRESS_CONFIRM_WINDOW_MS = 100;
 
-/** @internal True when `ctx` sent progress within {@link PROGRESS_CONFIRM_WINDOW_MS}. */
-export function sentRecentProgress(ctx: RequestContext): boolean {
-  const at = lastProgressAt.get(ctx);
-  return at !== undefined && Date.now() - at < PROGRESS_CONFIRM_WINDOW_MS;
-}
 
 /** @internal Collects the responses of one received batch; sends them together. */
 export class BatchCollector {

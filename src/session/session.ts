@@ -20,7 +20,7 @@ import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
 import { counterText, isThenable } from '../jsonrpc/values.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-import { BatchCollector, RequestContext, sentRecentProgress } from './context.js';
+import { BatchCollector, RequestContext } from './context.js';
 import { IdTable, OUTGOING_SLOTS } from './id-table.js';
 import { DiscardedResponseError } from './discarded-response.js';
 import { EnvelopeScanner } from '../framing/envelope-scan.js';
@@ -590,7 +590,7 @@ export class Session {
       if (!cancelled) batch.responses.push(response);
       this.#batchDone(batch);
     } else if (!cancelled) {
-      if (sentRecentProgress(ctx) && this.#transport.answersRequests !== false) {
+      if (ctx.sentRecentProgress && this.#transport.answersRequests !== false) {
         this.#answerAfterProgress(ctx, response);
         return;
       }

@@ -40,19 +40,40 @@ function byValue(info: CommandInfo): { files: string[]; dirs: string[]; any: str
   return out;
 }
 
+/** What a shell does after an option that takes a value, by the kind of value (each a command ending before `; return ;;`). */
+interface ValueActions {
+  files: string;
+  dirs: string;
+  list: (values: readonly string[]) => string;
+  any: string;
+}
+
+/**
+ * The `case $prev` arms of one command (what completes after each of its options that take
+ * a value), and those options (the words that take the next one).
+ */
+function valueArms(info: CommandInfo, act: ValueActions): { arms: string[]; valued: string[] } {
+  const v = byValue(info);
+  const arms: string[] = [];
+  if (v.files.length > 0) arms.push(`        ${v.files.join('|')}) ${act.files}; return ;;`);
+  if (v.dirs.length > 0) arms.push(`        ${v.dirs.join('|')}) ${act.dirs}; return ;;`);
+  for (const [option, values] of v.lists) arms.push(`        ${option}) ${act.list(values)}; return ;;`);
+  if (v.any.length > 0) arms.push(`        ${v.any.join('|')}) ${act.any}; return ;;`);
+  return { arms, valued: [...v.files, ...v.dirs, ...v.any, ...v.lists.map(([o]) => o)] };
+}
+
 /** The bash script. */
 export function bashScript(table: Record<string, CommandInfo>): string {
   const names = Object.keys(table);
   const cases = names
     .map((cmd) => {
       const info = table[cmd]!;
-      const v = byValue(info);
-      const prev: string[] = [];
-      if (v.files.length > 0) prev.push(`        ${v.files.join('|')}) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;`);
-      if (v.dirs.length > 0) prev.push(`        ${v.dirs.join('|')}) COMPREPLY=( $(compgen -d -- "$cur") ); return ;;`);
-      for (const [option, values] of v.lists) prev.push(`        ${option}) COMPREPLY=( $(compgen -W ${q(values.join(' '))} -- "$cur") ); return ;;`);
-      if (v.any.length > 0) prev.push(`        ${v.any.join('|')}) return ;;`);
-      const valued = [...v.files, ...v.dirs, ...v.any, ...v.lists.map(([o]) => o)];
+      const { arms: prev, valued } = valueArms(info, {
+        files: 'COMPREPLY=( $(compgen -f -- "$cur") )',
+        dirs: 'COMPREPLY=( $(compgen -d -- "$cur") )',
+        list: (values) => `COMPREPLY=( $(compgen -W ${q(values.join(' '))} -- "$cur") )`,
+        any: ':',
+      });
       const operands =
         cmd === 'run' || cmd === 'dev'
           ? '      COMPREPLY=( $(compgen -f -- "$cur") )'
@@ -134,13 +155,12 @@ export function zshScript(table: Record<string, CommandInfo>): string {
   const cases = names
     .map((cmd) => {
       const info = table[cmd]!;
-      const v = byValue(info);
-      const prev: string[] = [];
-      if (v.files.length > 0) prev.push(`        ${v.files.join('|')}) _files; return ;;`);
-      if (v.dirs.length > 0) prev.push(`        ${v.dirs.join('|')}) _files -/; return ;;`);
-      for (const [option, values] of v.lists) prev.push(`        ${option}) compadd -- ${values.map(q).join(' ')}; return ;;`);
-      if (v.any.length > 0) prev.push(`        ${v.any.join('|')}) _message 'a value'; return ;;`);
-      const valued = [...v.files, ...v.dirs, ...v.any, ...v.lists.map(([o]) => o)];
+      const { arms: prev, valued } = valueArms(info, {
+        files: '_files',
+        dirs: '_files -/',
+        list: (values) => `compadd -- ${values.map(q).join(' ')}`,
+        any: "_message 'a value'",
+      });
       const operands =
         cmd === 'run' || cmd === 'dev'
           ? '      _files'

@@ -291,8 +291,6 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   #nextStream = 1;
   #retained = 0;
   #delivering: OutStream | undefined = undefined;
-  /** True while {@link send} routes a response it refused for the outbound budget. */
-  #refusing = false;
   /** The start of every event store key: `<session id>/`, or `<session id>.<storeTag>/`; built on the first stored event. */
   #keyBase: string | undefined = undefined;
   /** The headers of this session's SSE replies, built on the first. */
@@ -350,31 +348,24 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.#closed) return Promise.reject(new LocalError('connection_closed', 'The HTTP session is closed'));
     let value: unknown = message;
     let text: string;
+    /** The refusal sent in place of a reply the outbound budget has no room for. */
+    let refused: string | undefined;
     try {
       if (typeof message === 'string') {
         value = JSON.parse(message);
         // one line, like serialized text, so every event below is written unchecked
         text = oneLineJson(message);
       } else {
-        // one comparison while no reply waits for a slow reader; else a reply that does not
-        // fit in the budget is refused before its text is made (see OutboundBudget.refusesUnserialized)
-        const outbound = this.#host._outbound;
-        if (outbound !== undefined && outbound.budget.total !== 0 && !Array.isArray(message)) {
-          const refusal = this.#refusal(outbound, message as { id?: unknown; method?: unknown; result?: unknown });
-          if (refusal !== undefined) {
-            text = refusal;
-            value = JSON.parse(refusal);
-            this.#refusing = true;
-          } else text = serializeMessage(message);
-        } else text = serializeMessage(message);
+        refused = this.#refusal(message);
+        if (refused === undefined) text = serializeMessage(message);
+        else value = JSON.parse((text = refused));
       }
     } catch (error) {
       return Promise.reject(new LocalError('invalid_message', 'The message cannot be encoded as JSON', { cause: error }));
     }
     const first = (Array.isArray(value) ? value[0] : value) as { id?: unknown; method?: unknown } | undefined;
     if (first !== undefined && first !== null && first.method === undefined) {
-      this.#routeResponse(value, first, text);
-      this.#refusing = false;
+      this.#routeResponse(value, first, text, refused !== undefined);
     } else {
       const related = options?.relatedRequestId;
       const stream = related === undefined ? undefined : this.#byRequest?.get(related);
@@ -428,8 +419,16 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     for (const id of ids) void this.send({ jsonrpc: '2.0', id, error: { code, message } });
   }
 
-  /** The refusal text for response `m` when the outbound budget has no room for its result (reported), else undefined. */
-  #refusal(outbound: OutboundSeam, m: { id?: unknown; method?: unknown; result?: unknown }): string | undefined {
+  /**
+   * The refusal text for `message` when it is a response whose result the adapter's outbound
+   * budget has no room for (reported), else undefined: one comparison while no reply waits
+   * for a slow reader (see OutboundBudget.refusesUnserialized), and the reply's text is never
+   * made when refused.
+   */
+  #refusal(message: JSONRPCMessage | JSONRPCMessage[]): string | undefined {
+    const outbound = this.#host._outbound;
+    if (outbound === undefined || outbound.budget.total === 0 || Array.isArray(message)) return undefined;
+    const m = message as { id?: unknown; method?: unknown; result?: unknown };
     if (m.method !== undefined || m.result === undefined || (typeof m.id !== 'string' && typeof m.id !== 'number')) return undefined;
     const size = outbound.budget.refusesUnserialized(m.result);
     if (size === 0) return undefined;
@@ -717,7 +716,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
 
   // ───────────── routing ─────────────
 
-  #routeResponse(value: unknown, first: { id?: unknown }, text: string): void {
+  #routeResponse(value: unknown, first: { id?: unknown }, text: string, refused: boolean): void {
     let stream: OutStream | undefined;
     const byRequest = this.#byRequest;
     if (Array.isArray(value)) {
@@ -739,7 +738,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (stream.mode === MODE_JSON) {
       stream.body = text;
       stream.isError = !Array.isArray(value) && (value as { error?: unknown }).error !== undefined;
-      stream.refused = this.#refusing;
+      stream.refused = refused;
     } else if (stream.conn !== undefined) {
       // the last event, written to a live connection: the stream is forgotten right after,
       // so it is not stored (it gets its sequence number all the same)
