@@ -17,3 +17,4 @@ export {
   type CacheHints,
   type CacheScope,
 } from '../protocol/stateless/wire.js';
+export { ToolSearch, TOOL_SEARCH_DEFAULTS, type ToolSearchOptions, type ToolSearchQueryOptions, type ToolSearchAddOptions, type ToolSearchHit } from './tool-search.js';
