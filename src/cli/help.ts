@@ -13,6 +13,7 @@ or -- COMMAND ARGS... for a stdio server):
   complete   complete an argument of a prompt or resource template
   ping       check that a server answers
   tasks      list, inspect, fetch or cancel a server's tasks
+  types      write TypeScript types and typed functions for a server's tools
   login      sign in to a server URL (OAuth in your browser; tokens kept in a private file)
   logout     forget the tokens of a server URL
 

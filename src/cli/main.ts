@@ -23,6 +23,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./commands/ping.js')).run(rest);
     case 'tasks':
       return (await import('./commands/tasks.js')).run(rest);
+    case 'types':
+      return (await import('./commands/types.js')).run(rest);
     case 'login':
       return (await import('./commands/login.js')).run(rest);
     case 'logout':

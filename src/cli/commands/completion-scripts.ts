@@ -10,7 +10,7 @@
 import type { CommandInfo, ValueKind } from './completion.js';
 
 /** Short option letters, by long name. */
-const SHORT: Record<string, string> = { help: 'h', quiet: 'q' };
+const SHORT: Record<string, string> = { help: 'h', quiet: 'q', output: 'o' };
 
 /** `word` quoted for a POSIX shell (and zsh, and fish: single quotes, `'` escaped). */
 function q(word: string): string {

@@ -14,6 +14,7 @@ import { LOG_LEVELS } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
 import { CLIENT_OPTIONS, type OptionSpec } from '../options.js';
 import { DEFAULT_CONFIG_FILE, MAX_CONFIG_BYTES } from '../target.js';
+import { TYPES_OPTIONS } from './types.js';
 
 const HELP = `Usage: mcpkit completion bash|zsh|fish
 
@@ -77,6 +78,7 @@ export function commands(clientNames: readonly string[]): Record<string, Command
     complete: client('complete an argument of a prompt or resource template', { context: { type: 'string', multiple: true } }),
     ping: client('check that a server answers'),
     tasks: client("list, inspect, fetch or cancel a server's tasks", {}, ['list', 'get', 'result', 'cancel']),
+    types: { ...client("write TypeScript types for a server's tools", TYPES_OPTIONS), options: optionsOf({ ...CLIENT_OPTIONS, ...TYPES_OPTIONS }, { output: 'file' }) },
     login: { description: 'sign in to a server URL', options: { scope: 'any', 'no-browser': 'none', timeout: 'any', port: 'any', help: 'none' } },
     logout: { description: 'forget the tokens of a server URL', options: { help: 'none' } },
     run: { description: 'serve FILE over stdio or --http', options: SERVE, operands: [] },
