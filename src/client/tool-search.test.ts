@@ -139,6 +139,11 @@ describe('ToolSearch', () => {
       for (let i = 0; ; i++) yield tool(`t${i}`);
     }
     assert.throws(() => new ToolSearch({ maxTools: 10 }).add(endless()), RangeError);
+    function* same() {
+      for (;;) yield tool('again');
+    }
+    assert.throws(() => new ToolSearch({ maxTools: 10 }).add(same()), /more than 10 tools given/);
+    assert.throws(() => new ToolSearch({ maxTools: 10 }).replace(same()), /more than 10 tools given/);
   });
 
   it('bounds the query: length, terms, limit', () => {

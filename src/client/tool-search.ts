@@ -178,12 +178,16 @@ export class ToolSearch {
   add(tools: Iterable<Tool>, options: ToolSearchAddOptions = {}): void {
     const keyOf = options.key ?? ((tool: Tool) => tool.name);
     const batch = new Map<string, Tool>();
+    let read = 0;
     for (const tool of tools) {
+      // counted as read, not as distinct keys: an endless iterable of one tool ends here too
+      if (++read > this.#limits.maxTools) {
+        throw new RangeError(`ToolSearch.add: more than ${this.#limits.maxTools} tools given (maxTools); raise maxTools or index fewer tools`);
+      }
       if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string') throw new TypeError('ToolSearch.add: every tool needs a string "name"');
       const key = keyOf(tool);
       if (typeof key !== 'string' || key === '') throw new TypeError(`ToolSearch.add: the key of tool ${JSON.stringify(tool.name.slice(0, 100))} must be a non-empty string`);
       batch.set(key, tool);
-      if (batch.size > this.#limits.maxTools) break;
     }
     let added = 0;
     for (const key of batch.keys()) if (!this.#byKey.has(key)) added++;
@@ -198,7 +202,11 @@ export class ToolSearch {
    * the same errors as {@link add}, and on error nothing changes.
    */
   replace(tools: Iterable<Tool>, options: ToolSearchAddOptions = {}): void {
-    const list = [...tools];
+    const list: Tool[] = [];
+    for (const tool of tools) {
+      if (list.length >= this.#limits.maxTools) throw new RangeError(`ToolSearch.replace: more than ${this.#limits.maxTools} tools given (maxTools); raise maxTools or index fewer tools`);
+      list.push(tool);
+    }
     const group = options.group;
     const keyOf = options.key ?? ((tool: Tool) => tool.name);
     const dropped = [...this.#entries.values()].filter((e) => group === undefined || e.group === group).map((e) => e.key);

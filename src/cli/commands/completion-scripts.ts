@@ -32,10 +32,12 @@ function optionWords(info: CommandInfo): string[] {
 function byValue(info: CommandInfo): { files: string[]; dirs: string[]; any: string[]; lists: Array<[string, readonly string[]]> } {
   const out = { files: [] as string[], dirs: [] as string[], any: [] as string[], lists: [] as Array<[string, readonly string[]]> };
   for (const [name, kind] of Object.entries(info.options) as Array<[string, ValueKind]>) {
-    if (kind === 'file') out.files.push(`--${name}`);
-    else if (kind === 'dir') out.dirs.push(`--${name}`);
-    else if (kind === 'any') out.any.push(`--${name}`);
-    else if (Array.isArray(kind)) out.lists.push([`--${name}`, kind]);
+    // an option that takes a value takes it after its short letter too (`-o FILE`)
+    const words = SHORT[name] !== undefined && kind !== 'none' ? [`--${name}`, `-${SHORT[name]}`] : [`--${name}`];
+    if (kind === 'file') out.files.push(...words);
+    else if (kind === 'dir') out.dirs.push(...words);
+    else if (kind === 'any') out.any.push(...words);
+    else if (Array.isArray(kind)) for (const word of words) out.lists.push([word, kind]);
   }
   return out;
 }

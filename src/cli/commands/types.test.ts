@@ -239,6 +239,12 @@ export const all = [pwned, injected, injected2, pwnedHeader];
     assert.match(help.stdout, /Usage: mcpkit types TARGET \[-o FILE\]/);
     const top = await runCli(['--help']);
     assert.match(top.stdout, /\n {2}types {6}write TypeScript types/);
+    // completion knows the command, its options, and that -o takes a file
+    const bash = (await runCli(['completion', 'bash'])).stdout;
+    const arm = bash.slice(bash.indexOf('\n    types)'), bash.indexOf(';;', bash.indexOf('\n    types)')));
+    assert.match(arm, /\|--output\|-o\) COMPREPLY=\( \$\(compgen -f/, 'after -o or --output, files complete');
+    assert.match(arm, /valued='[^']*--output -o /, '-o takes the next word');
+    assert.match(arm, /--client-module/);
   });
 });
 
