@@ -19,33 +19,33 @@ import type { Tool } from '../types.js';
 /** Bounds of a {@link ToolSearch}; every one has a safe default. */
 export interface ToolSearchOptions {
   /** Most tools held; `add` past it throws a RangeError and adds nothing. Default 10,000. */
-  maxTools?: number;
+  maxTools?: number | undefined;
   /** Characters indexed per text field (a longer description is indexed up to this). Default 4,096. */
-  maxFieldChars?: number;
+  maxFieldChars?: number | undefined;
   /** Top-level arguments (`inputSchema.properties`) indexed per tool. Default 64. */
-  maxArguments?: number;
+  maxArguments?: number | undefined;
   /** Longest query in characters; a longer one throws a RangeError. Default 1,000. */
-  maxQueryChars?: number;
+  maxQueryChars?: number | undefined;
   /** Distinct query terms used (after dropping stop words); later ones are ignored. Default 24. */
-  maxQueryTerms?: number;
+  maxQueryTerms?: number | undefined;
   /** Largest `limit` a search may ask for; more throws a RangeError. Default 100. */
-  maxLimit?: number;
+  maxLimit?: number | undefined;
 }
 
 /** Options of one {@link ToolSearch.search}. */
 export interface ToolSearchQueryOptions {
   /** How many tools to return at most (1 to `maxLimit`). Default 10 (or `maxLimit` when lower). */
-  limit?: number;
+  limit?: number | undefined;
   /** Only tools of these groups. */
-  groups?: readonly string[];
+  groups?: readonly string[] | undefined;
 }
 
 /** Options of {@link ToolSearch.add} and {@link ToolSearch.replace}. */
 export interface ToolSearchAddOptions {
   /** The group the tools belong to (e.g. their server's name). Default: none. */
-  group?: string;
+  group?: string | undefined;
   /** The key of a tool; default its `name`. Keys are unique across groups. */
-  key?: (tool: Tool) => string;
+  key?: ((tool: Tool) => string) | undefined;
 }
 
 /** One result of {@link ToolSearch.search}. */
@@ -61,7 +61,7 @@ export interface ToolSearchHit {
 }
 
 /** The default bounds. */
-export const TOOL_SEARCH_DEFAULTS: Readonly<Required<ToolSearchOptions>> = Object.freeze({
+export const TOOL_SEARCH_DEFAULTS: Readonly<{ [K in keyof ToolSearchOptions]-?: number }> = Object.freeze({
   maxTools: 10_000,
   maxFieldChars: 4_096,
   maxArguments: 64,
@@ -136,7 +136,7 @@ const BOOST: Record<(typeof FIELDS)[number], number> = { name: 3, title: 2, desc
  * (no Node built-ins). Adding a key that is already held replaces that tool.
  */
 export class ToolSearch {
-  readonly #limits: Required<ToolSearchOptions>;
+  readonly #limits: { [K in keyof ToolSearchOptions]-?: number };
   readonly #index: MiniSearch<Doc>;
   readonly #byKey = new Map<string, number>();
   readonly #entries = new Map<number, Entry>();
