@@ -163,6 +163,12 @@ describe('ToolSearch', () => {
     const search = new ToolSearch();
     assert.throws(() => search.add([{ description: 'no name' } as unknown as Tool]), /needs a string "name"/);
     assert.throws(() => search.add([tool('x')], { key: () => '' }), /must be a non-empty string/);
+    // a refused replace changes nothing, whatever the reason
+    search.add([tool('kept')], { group: 'g' });
+    assert.throws(() => search.replace([tool('ok'), tool('bad')], { group: 'g', key: (t) => (t.name === 'bad' ? '' : t.name) }), /must be a non-empty string/);
+    assert.throws(() => search.replace([tool('ok'), null as unknown as Tool], { group: 'g' }), /ToolSearch.replace: every tool needs a string "name"/);
+    assert.deepEqual(search.keys(), ['kept']);
+    search.remove(['kept']);
     assert.throws(() => new ToolSearch({ maxTools: 0 }), /maxTools must be a positive integer/);
     assert.throws(() => new ToolSearch({ bogus: 1 } as never), /unknown option "bogus"/);
     assert.equal(search.size, 0);

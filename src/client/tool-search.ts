@@ -176,19 +176,7 @@ export class ToolSearch {
    * would hold more than `maxTools`; in both cases nothing is added.
    */
   add(tools: Iterable<Tool>, options: ToolSearchAddOptions = {}): void {
-    const keyOf = options.key ?? ((tool: Tool) => tool.name);
-    const batch = new Map<string, Tool>();
-    let read = 0;
-    for (const tool of tools) {
-      // counted as read, not as distinct keys: an endless iterable of one tool ends here too
-      if (++read > this.#limits.maxTools) {
-        throw new RangeError(`ToolSearch.add: more than ${this.#limits.maxTools} tools given (maxTools); raise maxTools or index fewer tools`);
-      }
-      if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string') throw new TypeError('ToolSearch.add: every tool needs a string "name"');
-      const key = keyOf(tool);
-      if (typeof key !== 'string' || key === '') throw new TypeError(`ToolSearch.add: the key of tool ${JSON.stringify(tool.name.slice(0, 100))} must be a non-empty string`);
-      batch.set(key, tool);
-    }
+    const batch = this.#read('add', tools, options);
     let added = 0;
     for (const key of batch.keys()) if (!this.#byKey.has(key)) added++;
     if (this.#entries.size + added > this.#limits.maxTools) {
@@ -202,28 +190,37 @@ export class ToolSearch {
    * the same errors as {@link add}, and on error nothing changes.
    */
   replace(tools: Iterable<Tool>, options: ToolSearchAddOptions = {}): void {
-    const list: Tool[] = [];
-    for (const tool of tools) {
-      if (list.length >= this.#limits.maxTools) throw new RangeError(`ToolSearch.replace: more than ${this.#limits.maxTools} tools given (maxTools); raise maxTools or index fewer tools`);
-      list.push(tool);
-    }
+    const batch = this.#read('replace', tools, options);
     const group = options.group;
-    const keyOf = options.key ?? ((tool: Tool) => tool.name);
-    const dropped = [...this.#entries.values()].filter((e) => group === undefined || e.group === group).map((e) => e.key);
-    // check the bound first, so a refused replace leaves the index as it was
-    const incoming = new Set(list.map((t) => (typeof t === 'object' && t !== null ? keyOf(t) : '')));
-    const kept = this.#entries.size - dropped.length;
+    const dropped = new Set([...this.#entries.values()].filter((e) => group === undefined || e.group === group).map((e) => e.key));
     let fresh = 0;
-    const droppedSet = new Set(dropped);
-    for (const key of incoming) if (!this.#byKey.has(key) || droppedSet.has(key)) fresh++;
-    if (kept + fresh > this.#limits.maxTools) {
+    for (const key of batch.keys()) if (!this.#byKey.has(key) || dropped.has(key)) fresh++;
+    if (this.#entries.size - dropped.size + fresh > this.#limits.maxTools) {
       throw new RangeError(`ToolSearch.replace: the index would hold more than ${this.#limits.maxTools} tools (maxTools); raise maxTools or index fewer tools`);
     }
-    for (const tool of list) {
-      if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string') throw new TypeError('ToolSearch.replace: every tool needs a string "name"');
-    }
     this.remove(dropped);
-    this.add(list, options);
+    for (const [key, tool] of batch) this.#put(key, tool, group);
+  }
+
+  /**
+   * Reads and checks `tools` before anything changes: at most `maxTools` of them (counted as
+   * read, not as distinct keys, so an endless iterable of one tool ends too), each with a
+   * string name and a non-empty key. The last of several tools under one key wins.
+   */
+  #read(method: string, tools: Iterable<Tool>, options: ToolSearchAddOptions): Map<string, Tool> {
+    const keyOf = options.key ?? ((tool: Tool) => tool.name);
+    const batch = new Map<string, Tool>();
+    let read = 0;
+    for (const tool of tools) {
+      if (++read > this.#limits.maxTools) {
+        throw new RangeError(`ToolSearch.${method}: more than ${this.#limits.maxTools} tools given (maxTools); raise maxTools or index fewer tools`);
+      }
+      if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string') throw new TypeError(`ToolSearch.${method}: every tool needs a string "name"`);
+      const key = keyOf(tool);
+      if (typeof key !== 'string' || key === '') throw new TypeError(`ToolSearch.${method}: the key of tool ${JSON.stringify(tool.name.slice(0, 100))} must be a non-empty string`);
+      batch.set(key, tool);
+    }
+    return batch;
   }
 
   /** Removes the tools held under `keys` (unknown keys are ignored); returns how many went. */
