@@ -205,6 +205,35 @@ export const all = [pwned, injected, injected2, pwnedHeader];
     assert.equal(tsc(), '');
   });
 
+  it('the typed wrapper calls the live server: compiled to JavaScript and run against the demo', () => {
+    writeFileSync(
+      join(dir, 'run-demo.ts'),
+      `import { Client } from 'mcpkit/client';
+import { StdioClientTransport } from 'mcpkit/stdio';
+import { typedTools } from './demo-tools.js';
+
+const client = new Client({ name: 'typed', version: '1' });
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(BIN)}, 'demo'] }));
+const tools = typedTools(client);
+const sum = await tools.add({ a: 2, b: 3 });
+const echo = await tools.echo({ message: 'typed hello' });
+console.log(JSON.stringify({ sum: sum.structuredContent?.sum, echo: echo.content }));
+await client.close();
+`,
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.run.json'),
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: false, outDir: 'out', rootDir: '.' }, include: ['run-demo.ts', 'demo-tools.ts'] }),
+    );
+    const build = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.run.json')], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(build.status, 0, `${build.stdout}${build.stderr}`);
+    const run = spawnSync(process.execPath, [join(dir, 'out', 'run-demo.js')], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, run.stderr);
+    const printed = JSON.parse(run.stdout.trim().split('\n').pop()!) as { sum: number; echo: Array<{ type: string; text?: string }> };
+    assert.equal(printed.sum, 5);
+    assert.match(printed.echo[0]?.text ?? '', /typed hello/);
+  });
+
   it('the hostile definitions gave open types and warnings, never a fetch or raw schema text in code', () => {
     const text = readFileSync(join(dir, 'hostile-tools.ts'), 'utf8');
     assert.doesNotMatch(text, /tsType|injected = 1;\s*type Z|root:x:0:0/);
