@@ -13,9 +13,9 @@
 //   substrings if any). The type check runs beside the tests; its errors fail the run after
 //   the tests reported. Tests under test/packaging/ read the package as the full build makes
 //   it (declarations included), so a run that selects one builds as the gate does; so does
-//   --full.
+//   --full. --list prints the test files a run would run, and builds and runs nothing.
 //
-// Usage: node scripts/test.mjs [--unit] [--full] [substring ...]
+// Usage: node scripts/test.mjs [--unit] [--full] [--list] [substring ...]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -32,15 +32,28 @@ const NEEDS_FULL_BUILD = /^build[\\/]test[\\/]packaging[\\/]/;
 // there: keep it out, so anything the tests spawn as `node` is the machine's Node.
 const env = { ...process.env, PATH: (process.env.PATH ?? '').split(delimiter).filter((p) => !p.endsWith(join('node_modules', '.bin'))).join(delimiter) };
 
+const OPTIONS = ['--unit', '--full', '--list'];
 const args = process.argv.slice(2);
 const unit = args.includes('--unit');
-const filters = args.filter((a) => a !== '--unit' && a !== '--full');
+const filters = args.filter((a) => !OPTIONS.includes(a));
 const unknown = filters.find((a) => a.startsWith('--'));
 if (unknown !== undefined) {
-  console.error(`test: unknown option ${unknown} (usage: node scripts/test.mjs [--unit] [--full] [substring ...])`);
+  console.error(`test: unknown option ${unknown} (usage: node scripts/test.mjs [--unit] [--full] [--list] [substring ...])`);
   process.exit(1);
 }
 process.chdir(ROOT);
+
+// chosen from the sources, so the choice is known before anything is built
+const candidates = unit ? unitTests(ROOT) : projectSources(ROOT, PROJECTS.test).filter((source) => source.endsWith('.test.ts'));
+const chosen = candidates.map(outputOf).filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
+if (chosen.length === 0) {
+  console.error(`no test files matched${unit ? ' among the unit tests (node scripts/unit-tests.mjs lists them)' : ''}`);
+  process.exit(1);
+}
+if (args.includes('--list')) {
+  for (const file of chosen) console.log(file);
+  process.exit(0);
+}
 
 if (!unit && filters.length === 0) {
   // the whole gate
@@ -76,13 +89,8 @@ if (!unit && filters.length === 0) {
   process.exit(result.status ?? 1);
 }
 
-// the inner loop: chosen from the sources, so the choice is known before anything is built
-const candidates = unit ? unitTests(ROOT) : projectSources(ROOT, PROJECTS.test).filter((source) => source.endsWith('.test.ts'));
-const files = candidates.map(outputOf).filter((file) => filters.length === 0 || filters.some((f) => file.includes(f) || join(file).includes(f)));
-if (files.length === 0) {
-  console.error(`no test files matched${unit ? ' among the unit tests (node scripts/unit-tests.mjs lists them)' : ''}`);
-  process.exit(1);
-}
+// the inner loop
+const files = chosen;
 
 const full = args.includes('--full') || files.some((file) => NEEDS_FULL_BUILD.test(file));
 let check;
