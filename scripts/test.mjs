@@ -16,7 +16,7 @@
 //   --full. --list prints the test files a run would run, and builds and runs nothing.
 //
 // Usage: node scripts/test.mjs [--unit] [--full] [--list] [substring ...]
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,8 +111,12 @@ try {
 console.log(`# ${files.length} test file(s) on Node ${process.version}`);
 // a unit run holds its test processes to the unit rule (scripts/unit-guard.mjs)
 const guard = unit ? ['--import', new URL('./unit-guard.mjs', import.meta.url).href] : [];
-const result = spawnSync(process.execPath, [...guard, '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
-let status = result.status ?? 1;
+// not spawnSync: the type check's output is read while the tests run
+let status = await new Promise((resolve) => {
+  const tests = spawn(process.execPath, [...guard, '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+  tests.on('error', () => resolve(1));
+  tests.on('close', (code) => resolve(code ?? 1));
+});
 if (check !== undefined) {
   const { ok, output } = await check;
   if (ok) console.log('# type check: no errors');
