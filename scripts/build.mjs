@@ -22,18 +22,20 @@
 //
 // Usage: node scripts/build.mjs [library] [test]   (no argument: library only)
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+/** The compiler's command-line script. */
+export const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /**
  * Each project (as its tsconfig says): the tsconfig, a file its build always emits, its build
- * info, its rootDir and outDir, the kinds of output the compiler emits per source, which
- * `.ts` files under rootDir it compiles, and whether esbuild bundles its JavaScript
- * ({@link bundle}).
+ * info, its rootDir and outDir, the kinds of output the compiler emits per source, the
+ * folders its sources are taken from (the tsconfig's include), which `.ts` files under them
+ * it compiles, and whether esbuild bundles its JavaScript ({@link bundle}).
  */
 export const PROJECTS = {
   library: {
@@ -43,6 +45,7 @@ export const PROJECTS = {
     rootDir: 'src',
     outDir: 'dist',
     outputs: ['.d.ts'],
+    folders: ['src'],
     compiles: (source) => !source.endsWith('.test.ts'),
     bundled: true,
   },
@@ -53,7 +56,9 @@ export const PROJECTS = {
     rootDir: '.',
     outDir: 'build',
     outputs: ['.js.map', '.js'],
-    compiles: (source) => /^(src|test|bench|conformance|examples)\//.test(source) && source !== 'examples/third-party-auth-server.ts',
+    folders: ['src', 'test', 'bench', 'conformance', 'examples'],
+    // as tsconfig.test.json's include and exclude say
+    compiles: (source) => /^(src|test|bench|conformance|examples)\//.test(source) && !source.endsWith('.d.ts') && source !== 'examples/third-party-auth-server.ts' && !/^examples\/(bun|deno)\//.test(source),
     bundled: false,
   },
 };
@@ -228,6 +233,69 @@ function sourceTexts(dir) {
 }
 
 /**
+ * The inner loop's record (scripts/quick-build.mjs), a JSON object beside the build info:
+ * `bundled`, the {@link fingerprint} of the library's inputs the JavaScript in dist/ was last
+ * bundled from (by either build); `checked`, that of the inputs the loop's type check last
+ * passed on.
+ */
+export const LOOP_STATE = 'build/loop-state.json';
+
+/** The build info of the inner loop's type check (the test project, checked without emitting). */
+export const CHECK_BUILD_INFO = 'build/check.tsbuildinfo';
+
+/** The inner loop's record at `root` ({@link LOOP_STATE}); an empty one when there is none or it is unreadable. */
+export function readLoopState(root) {
+  try {
+    const state = JSON.parse(readFileSync(join(root, LOOP_STATE), 'utf8'));
+    return state !== null && typeof state === 'object' ? state : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Sets the fields of `changes` in the inner loop's record at `root`, keeping the others. */
+export function updateLoopState(root, changes) {
+  mkdirSync(dirname(join(root, LOOP_STATE)), { recursive: true });
+  writeFileSync(join(root, LOOP_STATE), JSON.stringify({ ...readLoopState(root), ...changes }, null, 1) + '\n');
+}
+
+/** Every file under `root`'s `folders` whose name passes `keep`: sorted root-relative, `/`-separated paths. */
+export function filesUnder(root, folders, keep) {
+  const files = [];
+  for (const folder of folders) {
+    if (!existsSync(join(root, folder))) continue;
+    for (const entry of readdirSync(join(root, folder), { recursive: true, withFileTypes: true })) {
+      if (entry.isFile() && keep(entry.name)) files.push(relative(root, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/'));
+    }
+  }
+  return files.sort();
+}
+
+/** The sources `project` compiles at `root`: sorted root-relative, `/`-separated paths. */
+export function projectSources(root, project) {
+  return filesUnder(root, project.folders, (name) => name.endsWith('.ts')).filter((source) => project.compiles(source));
+}
+
+/**
+ * A digest of the paths, sizes and modification times of `files` (root-relative; a missing
+ * one counts as missing): two builds from inputs with the same digest had the same inputs,
+ * as far as a build that trusts modification times can tell.
+ */
+export function fingerprint(root, files) {
+  const hash = createHash('sha1');
+  for (const file of files) {
+    const stats = statSync(join(root, file), { throwIfNoEntry: false });
+    hash.update(`${file}\0${stats === undefined ? '-' : `${stats.size}\0${stats.mtimeMs}`}\n`);
+  }
+  return hash.digest('hex');
+}
+
+/** What the library's JavaScript is bundled from: its sources, and the files that say how. */
+export function bundleInputs(root) {
+  return [...projectSources(root, PROJECTS.library), 'package.json', PROJECTS.library.config, 'scripts/build.mjs'];
+}
+
+/**
  * Removes the files under `project.outDir` (relative to `root`) that no source it compiles
  * accounts for, and the folders that leaves empty; every project's build info stays, and so
  * do the files of `bundled` (the bundle just written, paths relative to `root`, `/`-separated:
@@ -235,7 +303,7 @@ function sourceTexts(dir) {
  * relative to `root`, `/`-separated.
  */
 export function prune(root, project, bundled = []) {
-  const keep = new Set([...Object.values(PROJECTS).map((p) => join(root, p.buildInfo)), ...bundled.map((file) => join(root, file))]);
+  const keep = new Set([...Object.values(PROJECTS).map((p) => join(root, p.buildInfo)), join(root, LOOP_STATE), join(root, CHECK_BUILD_INFO), ...bundled.map((file) => join(root, file))]);
   const removed = [];
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
@@ -268,7 +336,9 @@ export async function build(names) {
     if (project === undefined) throw new Error(`unknown project ${name} (known: ${Object.keys(PROJECTS).join(', ')})`);
     if (!existsSync(join(ROOT, project.emits))) rmSync(join(ROOT, project.buildInfo), { force: true });
     execFileSync(process.execPath, [TSC, '-p', project.config], { cwd: ROOT, stdio: 'inherit' });
+    const inputs = project.bundled ? fingerprint(ROOT, bundleInputs(ROOT)) : undefined;
     const bundled = project.bundled ? await bundle(ROOT) : [];
+    if (inputs !== undefined) updateLoopState(ROOT, { bundled: inputs });
     const removed = prune(ROOT, project, bundled);
     if (removed.length > 0) console.log(`build: removed ${removed.length} stale file(s) from ${project.outDir}/`);
   }

