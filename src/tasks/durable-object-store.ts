@@ -101,9 +101,13 @@ export class TaskStoreDurableObject {
 }
 
 /**
- * A {@link TaskStore} kept in a {@link TaskStoreDurableObject}: pass the stub of the one
- * object holding the Worker's tasks, e.g.
- * `new DurableObjectTaskStore(env.TASKS.get(env.TASKS.idFromName('tasks')))`.
+ * A {@link TaskStore} kept in a {@link TaskStoreDurableObject}: pass a function giving the
+ * stub of the one object holding the Worker's tasks, e.g.
+ * `new DurableObjectTaskStore(() => env.TASKS.get(env.TASKS.idFromName('tasks')))`. It is
+ * called for every store call: on Workers a stub is an I/O object of the request that made
+ * it, which another request may not use ("Cannot perform I/O on behalf of a different
+ * request"), and the store serves every request of the isolate. (A stub itself is accepted
+ * for a store used within one request.)
  * Rejects with {@link TaskStoreError} as the contract says, and with an `Error` naming the
  * object's failure when the call could not be served.
  *
@@ -112,14 +116,14 @@ export class TaskStoreDurableObject {
  * (running in the isolate that created it) goes on after the `CreateTaskResult` is sent.
  */
 export class DurableObjectTaskStore implements TaskStore {
-  readonly #stub: DurableObjectStubLike;
+  readonly #stub: () => DurableObjectStubLike;
   /** Tasks created through this object whose end it has not seen. */
   readonly #running = new Set<string>();
   #idle: { promise: Promise<void>; resolve: () => void } | undefined;
   #closed = false;
 
-  constructor(stub: DurableObjectStubLike) {
-    this.#stub = stub;
+  constructor(stub: DurableObjectStubLike | (() => DurableObjectStubLike)) {
+    this.#stub = typeof stub === 'function' ? stub : () => stub;
   }
 
   /**
@@ -196,7 +200,7 @@ export class DurableObjectTaskStore implements TaskStore {
 
   async #call(call: Call): Promise<unknown> {
     if (this.#closed) throw new TaskStoreError('closed', 'The task store is closed');
-    const response = await this.#stub.fetch(new Request('https://mcpkit-task-store/call', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) }));
+    const response = await this.#stub().fetch(new Request('https://mcpkit-task-store/call', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) }));
     let answer: { value?: unknown; error?: { code?: string; message?: string } };
     try {
       answer = (await response.json()) as typeof answer;
