@@ -2,7 +2,8 @@
  * `mcpkit/tasks`: durable, pollable requests (SEP-1686) in the 2025-11-25 form and the
  * draft form, for servers ({@link TaskServer}) and clients ({@link TaskClient}), with a
  * store interface ({@link TaskStore}), the in-memory default and a shared contract suite.
- * The SQLite store is `mcpkit/tasks/sqlite`. Runtime-neutral: no `node:*` imports.
+ * The SQLite store is `mcpkit/tasks/sqlite`; on Cloudflare Workers, `DurableObjectTaskStore`
+ * keeps tasks in a Durable Object ({@link TaskStoreDurableObject}). Runtime-neutral: no `node:*` imports.
  */
 export { TaskServer, taskSupportOf, type TaskServerOptions } from './server.js';
 export {
@@ -22,6 +23,8 @@ export { TaskEngine, TaskWork, type TaskHandlerTable, type TaskReceiverOptions, 
 export { TaskServerRequestContext, TaskRequestContext } from './contexts.js';
 export { TaskRequestor, PendingTaskRequest, resultTaskId, type TaskRequestOptions } from './requestor.js';
 export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './memory-store.js';
+export { KeyValueTaskStore, MapKeyValue, type KeyValueTaskStoreOptions, type TaskKeyValue } from './kv-store.js';
+export { DurableObjectTaskStore, TaskStoreDurableObject, type DurableObjectStateLike, type DurableObjectStubLike } from './durable-object-store.js';
 export {
   TaskStoreError,
   orphanOutcome,

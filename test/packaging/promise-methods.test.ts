@@ -91,6 +91,7 @@ const FACTORIES: Record<string, Factory> = {
   TaskServer: (c) => make(c, 'TaskServer', mcpServer(c)),
   StatelessTasks: (c) => make(c, 'StatelessTasks', mcpServer(c), make(c, 'InMemoryTaskStore')),
   TaskClient: (c) => make(c, 'TaskClient', client(c)),
+  TaskStoreDurableObject: (c) => make(c, 'TaskStoreDurableObject', { storage: make(c, 'MapKeyValue') }),
   SkillsServer: (c) => make(c, 'SkillsServer', mcpServer(c)),
   SkillsClient: (c) => make(c, 'SkillsClient', client(c)),
   AppsClient: (c) => make(c, 'AppsClient', client(c)),

@@ -1,7 +1,7 @@
 /**
  * The browser: Chromium (Debian's `chromium` package, installed by .ci/run; driven by
- * playwright-core, which downloads no browser) loads a page served by this test, whose script
- * is mcpkit's client bundled for the browser by esbuild from the published entry points. The
+ * playwright-core, which downloads no browser) loads a page served by this test (the example
+ * page, examples/browser/), whose script is mcpkit's client bundled for the browser by esbuild from the published entry points. The
  * script connects to an mcpkit server on another origin (another port) through `withCors`,
  * lists and calls tools, and answers the demo's elicitation with a form the test fills in like
  * a person; the test reads what happened from the page's DOM. A page on an origin the server
@@ -11,7 +11,7 @@
  * and calls a tool of a server protected by requireBearerAuth with the token it got.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,16 +26,16 @@ import { FakeAuthServer, type Seen } from '../helpers/auth/fake-oauth.js';
 import { withCors } from '../../src/http/server/cors.js';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../src/http/server/handler.js';
 import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
-import { fixture } from './harness.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
 /** Where .ci/run installs Debian's chromium. */
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-const PAGE = `<!doctype html>
-<html><head><meta charset="utf-8"><title>mcpkit in the browser</title></head>
-<body><div id="forms"></div><pre id="result" data-state="running"></pre>
-<script type="module" src="/client.js"></script></body></html>`;
+/** The example page (examples/browser/index.html) and its script, which the test bundles as a user would. */
+const EXAMPLE = join(REPO_ROOT, 'examples', 'browser');
+const PAGE = readFileSync(join(EXAMPLE, 'index.html'), 'utf8');
+const CLIENT = join(EXAMPLE, 'client.js');
 
 /** Serves the page and its script on 127.0.0.1; resolves with the server and its origin. */
 async function pageServer(script: string): Promise<{ server: Server; origin: string }> {
@@ -65,7 +65,7 @@ describe('an mcpkit client in a web page in Chromium, calling a server on anothe
 
   before(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium), as .ci/run does`);
-    const bundled = await build({ entryPoints: [fixture('browser-client.mjs')], bundle: true, write: false, format: 'esm', platform: 'browser', logLevel: 'silent' });
+    const bundled = await build({ entryPoints: [CLIENT], bundle: true, write: false, format: 'esm', platform: 'browser', logLevel: 'silent' });
     const script = bundled.outputFiles[0]!.text;
     allowedPage = await pageServer(script);
     foreignPage = await pageServer(script);
@@ -148,7 +148,7 @@ describe('OAuth in the browser: the page authorizes against the test authorizati
 
   before(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium), as .ci/run does`);
-    const bundled = await build({ entryPoints: [fixture('browser-client.mjs')], bundle: true, write: false, format: 'esm', platform: 'browser', logLevel: 'silent' });
+    const bundled = await build({ entryPoints: [CLIENT], bundle: true, write: false, format: 'esm', platform: 'browser', logLevel: 'silent' });
     page = await pageServer(bundled.outputFiles[0]!.text);
     // the authorization server: the fake one of the OAuth client tests, over HTTP with CORS;
     // GET /authorize is the person approving at once (302 back to the redirect URI)

@@ -5,7 +5,7 @@
  * 127.0.0.1 on a port workerd picks and reports on its control pipe.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -38,26 +38,46 @@ export async function bundleWorker(entry: string): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
+/** Durable Objects a Worker binds, for {@link startWorker}. */
+export interface WorkerOptions {
+  /** Classes the Worker module exports as Durable Objects, each bound under `binding` (SQLite-backed, on disk). */
+  durableObjects?: ReadonlyArray<{ binding: string; className: string }>;
+  /** Where the objects' storage lives: pass the same folder to a later start to find it again (default: a folder removed on close). */
+  storageDir?: string;
+}
+
 /**
  * Bundles `entry` and serves it on workerd with the text `bindings` (the Worker's `env`);
  * resolves once workerd reports its socket listening (at most `ms`), with the URL of `path`.
  * The Worker's outbound `fetch` may reach loopback addresses (the tests' Node servers) as
  * well as public ones; workerd's default allows public addresses only.
  */
-export async function startWorker(entry: string, bindings: Record<string, string> = {}, ms = 30_000, path = '/mcp'): Promise<RuntimeServer> {
+export async function startWorker(entry: string, bindings: Record<string, string> = {}, ms = 30_000, path = '/mcp', options: WorkerOptions = {}): Promise<RuntimeServer> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-workerd-'));
+  const objects = options.durableObjects ?? [];
+  const objectBindings = objects.map((o) => `(name = ${JSON.stringify(o.binding)}, durableObjectNamespace = ${JSON.stringify(o.className)})`);
+  const textBindings = Object.entries(bindings).map(([name, text]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`);
+  // SQLite-backed objects (what wrangler's new_sqlite_classes makes) on a folder of their own, kept across restarts when the caller names it
+  const objectConfig =
+    objects.length === 0
+      ? ''
+      : `
+  durableObjectNamespaces = [${objects.map((o) => `(className = ${JSON.stringify(o.className)}, uniqueKey = ${JSON.stringify(`mcpkit-test-${o.className}`)}, enableSql = true)`).join(', ')}],
+  durableObjectStorage = (localDisk = "objects"),`;
+  const objectService = objects.length === 0 ? '' : `, (name = "objects", disk = (path = ${JSON.stringify(options.storageDir ?? join(dir, 'objects'))}, writable = true))`;
+  if (objects.length > 0) mkdirSync(options.storageDir ?? join(dir, 'objects'), { recursive: true });
   writeFileSync(join(dir, 'worker.js'), await bundleWorker(entry));
   writeFileSync(
     join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .mainWorker), (name = "internet", network = (allow = ["public", "local"])) ],
+  services = [ (name = "main", worker = .mainWorker), (name = "internet", network = (allow = ["public", "local"]))${objectService} ],
   sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
 );
 const mainWorker :Workerd.Worker = (
   modules = [ (name = "worker.js", esModule = embed "worker.js") ],
   compatibilityDate = "${COMPATIBILITY_DATE}",
-  bindings = [${Object.entries(bindings).map(([name, text]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`).join(', ')}],
+  bindings = [${[...textBindings, ...objectBindings].join(', ')}],${objectConfig}
 );
 `,
   );

@@ -11,6 +11,7 @@ import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
 import { Client } from '../../src/client/index.js';
 import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
 import { REPO_ROOT } from '../helpers/repo.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixture, type RuntimeServer } from './harness.js';
 import { createDemoServer } from '../../src/demo/server.js';
@@ -60,7 +61,12 @@ function statusWithHost(url: string, host: string): Promise<number> {
 describe('the example Worker (examples/workers/worker.ts) on workerd', { timeout: SUITE_TIMEOUT_MS }, () => {
   let worker: RuntimeServer;
   before(async () => {
-    worker = await startWorker(join(REPO_ROOT, 'examples', 'workers', 'worker.ts'), { MCP_ALLOWED_HOSTS: 'mcp.example.test, 127.0.0.1' });
+    // the Durable Objects as the example's wrangler.toml binds them
+    const toml = readFileSync(join(REPO_ROOT, 'examples', 'workers', 'wrangler.toml'), 'utf8');
+    const durableObjects = [...toml.matchAll(/\[\[durable_objects\.bindings\]\]\s*name = "([^"]+)"\s*class_name = "([^"]+)"/g)].map((m) => ({ binding: m[1]!, className: m[2]! }));
+    assert.deepEqual(durableObjects, [{ binding: 'TASKS', className: 'TaskStoreDurableObject' }]);
+    assert.match(toml, /new_sqlite_classes = \["TaskStoreDurableObject"\]/);
+    worker = await startWorker(join(REPO_ROOT, 'examples', 'workers', 'worker.ts'), { MCP_ALLOWED_HOSTS: 'mcp.example.test, 127.0.0.1' }, 30_000, '/mcp', { durableObjects });
   });
   after(async () => {
     await worker?.close();
@@ -79,6 +85,25 @@ describe('the example Worker (examples/workers/worker.ts) on workerd', { timeout
       );
       assert.ok('code' in bad ? bad.code === -32602 : bad.isError === true, `arguments of the wrong type are refused: ${JSON.stringify(bad)}`);
       assert.match(bad.text, /number/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('runs a long call of slow_add as a task (2026-07-28 tasks extension) kept in its Durable Object', async () => {
+    const client = new Client({ name: 'c', version: '1.0.0' }, { protocolVersions: ['2026-07-28'], stateless: { tasks: true } });
+    const seen: string[] = [];
+    const transport = new StreamableHttpClientTransport({ url: worker.url });
+    await client.connect(transport, { timeoutMs: 15_000 });
+    const original = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      seen.push(String((message as { method?: string }).method));
+      return original(message, options);
+    };
+    try {
+      const result = await client.callTool({ name: 'slow_add', arguments: { a: 2, b: 3, ms: 400 } }, { timeoutMs: 15_000, signal: AbortSignal.timeout(20_000) });
+      assert.deepEqual(result.content, [{ type: 'text', text: '5' }], worker.stderr());
+      assert.ok(seen.includes('tasks/get'), `the call became a task the client polled: ${seen.join(', ')}`);
     } finally {
       await client.close();
     }

@@ -304,15 +304,27 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
    * The web-standard entry point: answers one `Request`. Never rejects (internal failures
    * become 500 replies reported to `onError`). `info.authInfo` reaches handlers as `ctx.authInfo`.
    */
-  async fetch(request: Request, info?: HttpRequestInfo): Promise<Response> {
-    // The Request URL is absolute: its authority is the target's (a runtime puts an
-    // absolute-form target there, RFC 9112 § 3.2.2), so it is checked like Host. The
-    // description handed on keeps the origin-form path, as routes and authorizers expect.
-    const host = request.headers.get('host');
-    const verdict = this.#guard.check(host, request.url);
-    if (verdict !== HOST_OK) return toWebResponse(this.#hostRefusal(verdict, host, request.url));
-    return toWebResponse(await this.handle(describeWebRequest(request), info), this.#webOutbound);
+  fetch(request: Request, info?: HttpRequestInfo): Promise<Response> {
+    try {
+      // The Request URL is absolute: its authority is the target's (a runtime puts an
+      // absolute-form target there, RFC 9112 § 3.2.2), so it is checked like Host. The
+      // description handed on keeps the origin-form path, as routes and authorizers expect.
+      const host = request.headers.get('host');
+      const url = request.url;
+      const verdict = this.#guard.check(host, url);
+      if (verdict !== HOST_OK) return Promise.resolve(toWebResponse(this.#hostRefusal(verdict, host, url)));
+      // not an async function: the reply's own promise (if it waited) is followed once
+      const routed = this._handle(describeWebRequest(request), info);
+      if (!(routed instanceof Promise)) return Promise.resolve(toWebResponse(routed, this.#webOutbound));
+      return routed.then(this.#respond, this.#respondFailed);
+    } catch (error) {
+      return Promise.resolve(toWebResponse(this._internalError(error)));
+    }
   }
+
+  /** A reply into a `Response` (bound once, not per request). */
+  readonly #respond = (reply: HttpReply): Response => toWebResponse(reply, this.#webOutbound);
+  readonly #respondFailed = (error: unknown): Response => toWebResponse(this._internalError(error));
 
   /**
    * The adapter-neutral entry point: answers one request description. Never rejects.

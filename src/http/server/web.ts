@@ -26,11 +26,21 @@ export function bodyTooLarge(maxBytes: number): LocalError {
   return new LocalError('message_too_large', `The request body exceeds ${maxBytes} bytes`);
 }
 
+/** One decoder for every body (a `decode` without `stream` keeps no state between calls). */
+const decoder = new TextDecoder();
+
 /**
- * Reads a web request body, stopping (and cancelling it) as soon as it crosses `maxBytes`,
- * or as soon as it does not fit in `budget`: a declared `Content-Length` is reserved before
- * the first read (refused: nothing is read), a body of unknown length reserves each chunk as
- * it comes. The reservation is released when the read ends, however it ends.
+ * Reads a web request body as UTF-8 text, within `maxBytes` and the inbound `budget`:
+ * - a declared `Content-Length` above `maxBytes` is refused before anything is read; one
+ *   that does not fit in `budget` likewise; else it is reserved, and the body is read in one
+ *   call of the runtime's own `text()` (no JS stream or reader: the runtime's server frames
+ *   the body by that length, so it cannot grow past it — and text longer than `maxBytes`
+ *   characters, which only an in-process `Request` lying about its length can carry, is
+ *   still refused); `Content-Length: 0` reads nothing;
+ * - a body of unknown length (chunked) is read chunk by chunk, each chunk reserved as it
+ *   comes, and cancelled as soon as it crosses `maxBytes` or the budget.
+ * The reservation is released when the read ends, however it ends. `request.body` is not
+ * touched on the declared-length path (on Bun, asking for it builds a JS stream).
  */
 async function readWebBody(request: Request, maxBytes: number, budget: InboundBudget): Promise<string> {
   const header = request.headers.get('content-length');
@@ -39,14 +49,23 @@ async function readWebBody(request: Request, maxBytes: number, budget: InboundBu
     request.body?.cancel().catch(() => {});
     throw bodyTooLarge(maxBytes);
   }
+  if (declared === 0) return '';
+  if (declared > 0) {
+    if (!budget.reserve(declared)) {
+      request.body?.cancel().catch(() => {});
+      throw new BodyBudgetError(budget.maxTotalBodyBytes);
+    }
+    try {
+      const text = await request.text();
+      if (text.length > maxBytes) throw bodyTooLarge(maxBytes);
+      return text;
+    } finally {
+      budget.release(declared);
+    }
+  }
   const body = request.body;
   if (body === null) return '';
-  const grows = declared < 0;
-  if (!grows && !budget.reserve(declared)) {
-    body.cancel().catch(() => {});
-    throw new BodyBudgetError(budget.maxTotalBodyBytes);
-  }
-  let held = grows ? 0 : declared;
+  let held = 0;
   try {
     const reader = body.getReader();
     const chunks: Uint8Array[] = [];
@@ -59,23 +78,21 @@ async function readWebBody(request: Request, maxBytes: number, budget: InboundBu
         reader.cancel().catch(() => {});
         throw bodyTooLarge(maxBytes);
       }
-      if (grows) {
-        if (!budget.reserve(value.byteLength)) {
-          reader.cancel().catch(() => {});
-          throw new BodyBudgetError(budget.maxTotalBodyBytes);
-        }
-        held += value.byteLength;
+      if (!budget.reserve(value.byteLength)) {
+        reader.cancel().catch(() => {});
+        throw new BodyBudgetError(budget.maxTotalBodyBytes);
       }
+      held += value.byteLength;
       chunks.push(value);
     }
-    if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
+    if (chunks.length === 1) return decoder.decode(chunks[0]);
     const all = new Uint8Array(size);
     let offset = 0;
     for (const chunk of chunks) {
       all.set(chunk, offset);
       offset += chunk.byteLength;
     }
-    return new TextDecoder().decode(all);
+    return decoder.decode(all);
   } finally {
     budget.release(held);
   }
@@ -107,7 +124,9 @@ export function describeWebRequest(request: Request, budget: InboundBudget = Inb
     method: request.method,
     url: targetOf(request.url),
     headers: (name) => headers.get(name) ?? (name === 'host' ? hostOf(request.url) : null),
-    body: request.body === null ? undefined : (maxBytes) => readWebBody(request, maxBytes, budget),
+    // a reader even when there is no body (it reads ''): asking `request.body` here would
+    // build a stream on Bun for every request, GETs included
+    body: (maxBytes) => readWebBody(request, maxBytes, budget),
     rawHeaders: headers,
   };
 }

@@ -1,0 +1,11 @@
+import { KeyValueTaskStore, MapKeyValue } from './kv-store.js';
+import { DurableObjectTaskStore, TaskStoreDurableObject } from './durable-object-store.js';
+import { describeTaskStoreContract } from '../../test/helpers/task-store-contract.js';
+
+describeTaskStoreContract('KeyValueTaskStore (MapKeyValue)', (clock, limits) => new KeyValueTaskStore(new MapKeyValue(), { now: clock.now, ...limits }));
+
+// The Worker-side store over an in-process object (its real run is test/runtimes/workers-tasks.test.ts, on workerd)
+describeTaskStoreContract('DurableObjectTaskStore (object in process)', (clock, limits) => {
+  const object = new TaskStoreDurableObject({ storage: new MapKeyValue() }, {}, { now: clock.now, ...limits });
+  return new DurableObjectTaskStore({ fetch: (request) => object.fetch(request) });
+});
