@@ -395,5 +395,5 @@ function finalResult(result: CallToolResult, ctx: ServerRequestContext): CallToo
     return { ...result, content: [{ type: 'text', text }] };
   }
   // Typed results are adapted to the client's revision (raw results go out as returned).
-  return toolResultForRevision(result, ctx?.protocolVersion ?? ctx?.server?.protocolVersion);
+  return toolResultForRevision(result, ctx?.protocolVersion ?? ctx?.connection?.protocolVersion);
 }
