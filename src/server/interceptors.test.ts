@@ -12,7 +12,10 @@ import type { Middleware } from '../protocol/middleware.js';
 import { makeHandler, post, rpc, note } from '../../test/helpers/http/server-harness.js';
 import { meta2026, rawClient, textOf, V2026 } from '../../test/helpers/raw-server-client.js';
 import type { HttpAuthorizer, HttpRequest } from '../http/server/types.js';
-import type { InterceptContext, Interceptor } from './interceptors.js';
+import { incomingLayer, type InterceptContext, type Interceptor } from './interceptors.js';
+import { rateLimit } from './middleware.js';
+import { requireScopes } from '../auth/server/scopes.js';
+import type { CallContext } from '../protocol/middleware.js';
 import { McpServer } from './server.js';
 
 /** Bearer tokens `alice` and `bob` stand for those principals (the shape of mcpkit/auth's AuthInfo). */
@@ -205,7 +208,7 @@ describe('filtering per principal', () => {
 });
 
 describe('next', () => {
-  it('called twice: the second call rejects with a clear error and the handler runs once', async () => {
+  it('called twice: the second call throws a clear error and the handler runs once', async () => {
     let runs = 0;
     const s = new McpServer({ name: 'twice', version: '1.0.0' });
     s.registerTool('count', {}, () => `run ${++runs}`);
@@ -214,7 +217,11 @@ describe('next', () => {
       name: 'greedy',
       async intercept(_call, next) {
         const first = await next();
-        second = await next().catch((e: unknown) => e);
+        try {
+          second = await next();
+        } catch (error) {
+          second = error;
+        }
         return first;
       },
     });
@@ -254,6 +261,19 @@ describe('next', () => {
     const c = await rawClient(s, { initialize: false });
     const answer = await c.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
     assert.deepEqual(answer.error, { code: -32602, message: 'refused by policy' });
+  });
+});
+
+describe('no promise of their own', () => {
+  it('rateLimit and requireScopes hand a synchronous outcome through as it is (and a throw as a throw)', () => {
+    const request = { kind: 'request', direction: 'incoming', id: 1, info: { authInfo: { clientId: 'c', scopes: ['s'] } }, era: { claim: undefined } } as unknown as CallContext;
+    for (const interceptor of [rateLimit({ limit: 1 }), requireScopes({ all: ['s'] })]) {
+      const chain = incomingLayer(interceptor, undefined)(() => ({ answered: 'at once' }));
+      assert.deepEqual(chain('tools/call', { name: 'x' }, request), { answered: 'at once' }, interceptor.name);
+    }
+    const limited = incomingLayer(rateLimit({ limit: 1 }), undefined)(() => ({}));
+    limited('tools/call', { name: 'x' }, request);
+    assert.throws(() => limited('tools/call', { name: 'x' }, request), /Rate limit exceeded/);
   });
 });
 

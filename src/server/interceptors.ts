@@ -8,8 +8,10 @@
  * - change the params the handler (or, outgoing, the client) gets: `next({ ...params, _meta })`;
  * - read, replace or filter the result: `const result = await next(); return filtered`;
  * - refuse: throw an McpError (the peer gets it as it is) without calling `next`.
- * `next` may be called once; a second call rejects with an Error naming the interceptor and
- * the method, and the handler does not run again.
+ * `next` may be called once; a second call throws an Error naming the interceptor and the
+ * method, and the handler does not run again. `next` returns the rest's outcome as it comes
+ * — the result itself when the handler answered at once, else a promise of it — and may
+ * throw: `await` it (its type, `unknown`, keeps `.then` from being called on a value).
  *
  * Designed for a gateway's per-principal visibility (filter `tools/list`, refuse
  * `tools/call` of hidden tools), telemetry (observe start, end, error and result `isError`;
@@ -19,7 +21,11 @@
  * middleware.ts, auth/server/scopes.ts).
  *
  * Cost: nothing is installed until the first interceptor is registered; each registered
- * interceptor costs one context object and one `next` closure per message. Interceptors run
+ * interceptor costs one context object and one `next` closure per message, and no promise
+ * of its own: `next` hands the outcome through as it comes, so an interceptor that decides
+ * before `next` and returns its outcome (`rateLimit`, `requireScopes`) keeps a synchronous
+ * tool answered at once (bench row "instructions: server JSON/SSE", whose mcpkit server
+ * registers `rateLimit`). Interceptors run
  * outside the method table's checks (they see requests the table refuses) and inside the
  * era's shaping of 2026-07-28 results (they see the handler's result as it returned it).
  */
@@ -59,9 +65,10 @@ export interface InterceptContext extends CallContext {
 
 /**
  * Runs the rest of the chain (further interceptors, then the handler, or the send). Pass
- * params to replace those the rest sees; omit them to keep them. Always returns a promise.
+ * params to replace those the rest sees; omit them to keep them. Returns the outcome as it
+ * comes: the result, or a promise of it (`await` it); may throw. Throws when called twice.
  */
-export type InterceptNext = (params?: JSONObject) => Promise<unknown>;
+export type InterceptNext = (params?: JSONObject) => unknown;
 
 /** A per-request interceptor (see the module note). */
 export interface Interceptor {
@@ -152,21 +159,13 @@ class ConnectionCall implements InterceptContext {
   }
 }
 
-/** A `next` that runs `run` once; a second call rejects and runs nothing. */
+/** A `next` that runs `run` once; a second call throws and runs nothing. */
 function onceNext(interceptor: Interceptor, method: string, params: JSONObject | undefined, run: (params: JSONObject | undefined) => unknown): InterceptNext {
   let called = false;
   return (replaced) => {
-    if (called) {
-      return Promise.reject(
-        new Error(`Interceptor "${interceptor.name ?? 'interceptor'}" called next() twice for ${method}: the rest of the chain runs once per message; keep the promise of the first call`),
-      );
-    }
+    if (called) throw new Error(`Interceptor "${interceptor.name ?? 'interceptor'}" called next() twice for ${method}: the rest of the chain runs once per message; keep the outcome of the first call`);
     called = true;
-    try {
-      return Promise.resolve(run(replaced === undefined ? params : replaced));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return run(replaced === undefined ? params : replaced);
   };
 }
 
