@@ -266,7 +266,7 @@ describe('next', () => {
 
 describe('no promise of their own', () => {
   it('rateLimit and requireScopes hand a synchronous outcome through as it is (and a throw as a throw)', () => {
-    const request = { kind: 'request', direction: 'incoming', id: 1, info: { authInfo: { clientId: 'c', scopes: ['s'] } }, era: { claim: undefined } } as unknown as CallContext;
+    const request = { kind: 'request', direction: 'incoming', id: 1, info: { authInfo: { clientId: 'c', scopes: ['s'], audience: [] } }, era: { claim: undefined } } as unknown as CallContext;
     for (const interceptor of [rateLimit({ limit: 1 }), requireScopes({ all: ['s'] })]) {
       const chain = incomingLayer(interceptor, undefined)(() => ({ answered: 'at once' }));
       assert.deepEqual(chain('tools/call', { name: 'x' }, request), { answered: 'at once' }, interceptor.name);
