@@ -23,9 +23,8 @@ import { STATEFUL_REVISIONS } from '../protocol/versions.js';
 import type { JsonSchemaValidator } from '../schema/types.js';
 import type { Transport } from '../transport/types.js';
 import type { Implementation, LoggingLevel, PromptArgument, ServerCapabilities } from '../types.js';
-import { toCompleteResult, type Completer } from './completions.js';
 import { subscriptionLimits, type SubscriptionLimitOptions, type SubscriptionLimits } from './subscription-limits.js';
-import { paginate } from './pagination.js';
+import { registerBuiltinHandlers } from './builtin-handlers.js';
 import { PromptRegistry, type PromptConfig, type PromptHandler, type RegisteredPrompt } from './prompts.js';
 import { ResourceRegistry, type RegisteredResource, type ResourceMetadata, type ResourceReader, type ResourceTemplateConfig, type TemplateReader } from './resources.js';
 import { ServerConnection, type ServerCore, type ServerRequestContext } from './connection.js';
@@ -33,7 +32,6 @@ import type { ServerEra } from './era.js';
 import { incomingLayer, isInterceptor, outgoingMiddleware, type InterceptDirection, type Interceptor, type InterceptorOptions } from './interceptors.js';
 import { ToolRegistry, type RawToolHandler, type RegisteredTool, type ToolConfig, type ToolHandlerFor, type UserSchema } from './tools.js';
 import type { PromptArgs, ToolArgs, ToolStructured } from './infer.js';
-import { invalidParams } from '../jsonrpc/errors.js';
 import type { Tool } from '../types.js';
 import { STATELESS_REVISIONS, isStatelessRevision, type RequestMeta } from '../protocol/stateless/wire.js';
 import type { StatelessClaim } from '../protocol/incoming.js';
@@ -164,7 +162,7 @@ export class McpServer implements ServerCore {
     this.tools = new ToolRegistry(() => this.#changed(Notification.ToolsListChanged), options.jsonSchemaValidator, report);
     this.resources = new ResourceRegistry(() => this.#changed(Notification.ResourcesListChanged));
     this.prompts = new PromptRegistry(() => this.#changed(Notification.PromptsListChanged));
-    this.#registerBuiltins();
+    registerBuiltinHandlers(this.#registry, { tools: this.tools, resources: this.resources, prompts: this.prompts, pageSize: this.#pageSize, stateless: this.#stateless });
   }
 
   // ───────────── registration ─────────────
@@ -293,37 +291,6 @@ export class McpServer implements ServerCore {
   /** After a registration: a built table is replaced by a new one (never modified). */
   #rebuild(): void {
     if (this.#table !== undefined) this.#table.current = this.#registry.build();
-  }
-
-  /** The built-in handlers: the connection-level methods, the registries', and the 2026-07-28 era's own. */
-  #registerBuiltins(): void {
-    const r = this.#registry;
-    for (const [method, handler] of ServerConnection.connectionHandlers()) r.handle(method, handler);
-    const size = this.#pageSize;
-    const listTools = (cursor: unknown) => {
-      const { page, nextCursor } = paginate(this.tools.list(), cursor, size);
-      return nextCursor === undefined ? { tools: page } : { tools: page, nextCursor };
-    };
-    // a schema converted after registration (valibot, zod 3) is listed once ready; a failed one is not listed
-    r.handle(Method.ToolsList, (p) => (this.tools.pending ? this.tools.ready().then(() => listTools(p?.cursor), () => listTools(p?.cursor)) : listTools(p?.cursor)));
-    r.handle(Method.ToolsCall, this.tools.callHandler());
-    r.handle(Method.ResourcesList, async (p, ctx) => {
-      const { page, nextCursor } = paginate(await this.resources.list(ctx), p?.cursor, size);
-      return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
-    });
-    r.handle(Method.ResourcesTemplatesList, (p) => {
-      const { page, nextCursor } = paginate(this.resources.listTemplates(), p?.cursor, size);
-      return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor };
-    });
-    r.handle(Method.ResourcesRead, (p, ctx) => this.resources.read(p!.uri as string, ctx));
-    r.handle(Method.PromptsList, (p) => {
-      const { page, nextCursor } = paginate(this.prompts.list(), p?.cursor, size);
-      return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor };
-    });
-    r.handle(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
-    r.handle(Method.CompletionComplete, (p) => this.#complete(p!));
-    r.handle(Method.ServerDiscover, () => this.#stateless.discover(), '2026-07-28');
-    r.handle(Method.SubscriptionsListen, (p, ctx) => this.#stateless.listen(p, ctx), '2026-07-28');
   }
 
   /** @deprecated use {@link handle}: `server.handle(method, handler)` (both eras). */
@@ -526,22 +493,6 @@ export class McpServer implements ServerCore {
       layers: () => [ERA_LAYER, ...this.#uses.filter((u) => u.direction !== 'outgoing').map((u) => ('middleware' in u ? fromMiddleware(u.middleware) : incomingLayer(u.interceptor, undefined)))],
       reportError: report,
     });
-  }
-
-  async #complete(params: JSONObject): Promise<JSONObject> {
-    const ref = params.ref as { type: string; name?: string; uri?: string };
-    const argument = params.argument as { name: string; value: string };
-    const context = { arguments: ((params.context as JSONObject | undefined)?.arguments ?? {}) as Record<string, string> };
-    let completer: Completer | undefined | null;
-    if (ref.type === 'ref/prompt') {
-      completer = this.prompts.completer(ref.name!, argument.name);
-      if (completer === null) throw invalidParams(`Unknown prompt: ${ref.name}`);
-    } else {
-      completer = this.resources.completer(ref.uri!, argument.name);
-      if (completer === null && !this.resources.has(ref.uri!)) throw invalidParams(`Unknown resource template: ${ref.uri}`);
-    }
-    const answer = completer ? await completer(argument.value, context) : undefined;
-    return toCompleteResult(answer) as unknown as JSONObject;
   }
 
   // ───────────── notifications to every client ─────────────
