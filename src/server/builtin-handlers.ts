@@ -15,7 +15,6 @@ import { ServerConnection, type ServerRequestContext } from './connection.js';
 import { paginate } from './pagination.js';
 import type { PromptRegistry } from './prompts.js';
 import type { ResourceRegistry } from './resources.js';
-import type { StatelessLayer } from './stateless/layer.js';
 import type { ToolRegistry } from './tools.js';
 
 /** What the built-in handlers serve from. */
@@ -25,7 +24,11 @@ export interface BuiltinSources {
   readonly prompts: PromptRegistry;
   /** Items per page of every list method. */
   readonly pageSize: number;
-  readonly stateless: StatelessLayer;
+  /** The 2026-07-28 era's own methods (the server's stateless layer). */
+  readonly stateless: {
+    discover(): JSONObject;
+    listen(params: JSONObject | undefined, ctx: ServerRequestContext): Promise<JSONObject>;
+  };
 }
 
 /** Registers the built-in handlers in `registry`. */

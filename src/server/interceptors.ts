@@ -31,14 +31,18 @@
  */
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { HandlerEra } from '../protocol/handler-table.js';
-import type { CallContext, InnerHandler, Layer, Middleware } from '../protocol/middleware.js';
+import type { InnerHandler, Layer, Middleware } from '../protocol/middleware.js';
 import type { RequestOptions } from '../session/session.js';
 import type { MessageInfo, SendOptions } from '../transport/types.js';
 import type { Implementation } from '../types.js';
 import type { ServerConnection, ServerRequestContext } from './connection.js';
 
-/** What an interceptor knows about the message it wraps: who is asking, and what. */
-export interface InterceptContext extends CallContext {
+/**
+ * What an interceptor knows about the message it wraps: who is asking, and what. It has
+ * every member of `CallContext` (a function written for the old middleware context reads
+ * it the same way), each always present (undefined when it does not apply).
+ */
+export interface InterceptContext {
   /** `incoming`: from the client; `outgoing`: the server's own request or notification to the client. */
   readonly direction: 'incoming' | 'outgoing';
   readonly kind: 'request' | 'notification';
@@ -61,6 +65,12 @@ export interface InterceptContext extends CallContext {
   readonly connection: ServerConnection | undefined;
   /** The handler's context of an incoming request (log, progress, ask the client); undefined otherwise. */
   readonly request: ServerRequestContext | undefined;
+  /** Transport information of an incoming message (HTTP: headers, the auth info). */
+  readonly info: MessageInfo | undefined;
+  /** The transport's session id (a Streamable HTTP `Mcp-Session-Id`), when there is one. */
+  readonly sessionId: string | undefined;
+  /** Send options of an outgoing message. */
+  readonly options: (RequestOptions & SendOptions) | undefined;
 }
 
 /**
@@ -94,6 +104,7 @@ export interface InterceptorOptions {
 class IncomingRequestCall implements InterceptContext {
   readonly direction = 'incoming';
   readonly kind = 'request';
+  readonly options = undefined;
   constructor(
     readonly request: ServerRequestContext,
     readonly method: string,
