@@ -27,7 +27,7 @@ import type { RevisionTable } from '../../protocol/table.js';
 import type { RequestChannel } from '../../session/context.js';
 import { toWireError } from '../../session/session.js';
 import type { MessageInfo } from '../../transport/types.js';
-import { ServerRequestContext } from '../context.js';
+import { ServerRequestContext } from '../connection.js';
 import type { StatelessLayer } from './layer.js';
 
 /** Where one request's messages go: its notifications, then exactly one outcome (unless cancelled first). */
