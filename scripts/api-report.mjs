@@ -56,7 +56,25 @@ function declarationText(node) {
   // a variable's declaration is printed with its statement so `const`/`let` shows
   const target = ts.isVariableDeclaration(node) && node.parent?.parent && ts.isVariableStatement(node.parent.parent) ? node.parent.parent : node;
   if (ts.isSourceFile(target)) return '(module)';
-  return printer.printNode(ts.EmitHint.Unspecified, target, target.getSourceFile()).trim();
+  const text = printer.printNode(ts.EmitHint.Unspecified, target, target.getSourceFile()).trim();
+  return markDeprecated(target, text);
+}
+
+/**
+ * `text` (the printed `node`) with a `/** @deprecated *\/` line above the declaration or
+ * member that carries the tag: the one comment the report keeps, so a deprecation shows in
+ * the diff that introduces it.
+ */
+function markDeprecated(node, text) {
+  const deprecated = (n) => ts.getJSDocDeprecatedTag(n) !== undefined;
+  let out = deprecated(node) || (ts.isVariableStatement(node) && node.declarationList.declarations.some(deprecated)) ? `/** @deprecated */\n${text}` : text;
+  const members = ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) ? node.members : [];
+  for (const member of members) {
+    if (!deprecated(member)) continue;
+    const first = printer.printNode(ts.EmitHint.Unspecified, member, node.getSourceFile()).trim().split('\n')[0];
+    out = out.replace(new RegExp(`^( *)(${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})$`, 'm'), '$1/** @deprecated */\n$1$2');
+  }
+  return out;
 }
 
 function kindOf(decl) {

@@ -94,7 +94,7 @@ export const CORE_COMPANIONS = [
   'framing/sse.ts',
   'http/stateless/mcp-headers.ts',
   'server/middleware.ts',
-  'server/context.ts',
+  'server/connection.ts',
   'server/client-answers.ts',
   'server/stateless/mrtr.ts',
   'server/logging.ts',

@@ -288,11 +288,11 @@ export function createDemoServer(options: DemoOptions = {}): McpServer {
     const url = 'https://example.com/connect?session=demo';
     if (args.mode === 'error') {
       const elicitationId = crypto.randomUUID();
-      ctx.server?.trackElicitation(elicitationId);
+      ctx.connection?.trackElicitation(elicitationId);
       throw UrlElicitationRequiredError.of([{ mode: 'url', elicitationId, url, message: 'Connect your account to continue' }]);
     }
     const r = await ctx.elicitUrl({ message: 'Connect your account to continue', url });
-    if (r.action === 'accept') queueMicrotask(() => void ctx.server?.notifyElicitationComplete(r.elicitationId).catch(() => {}));
+    if (r.action === 'accept') queueMicrotask(() => void ctx.connection?.notifyElicitationComplete(r.elicitationId).catch(() => {}));
     return { content: [{ type: 'text', text: `action=${r.action} elicitationId=${r.elicitationId}` }] };
   });
   server.registerTool('link_resource', { description: 'Returns a resource_link to the static text resource', inputSchema: noArgs }, () => ({

@@ -17,14 +17,14 @@ import { isThenable } from '../jsonrpc/values.js';
 import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
 import { RequestContext } from '../session/context.js';
 import { Session, type RequestOptions, type SessionHooks, type SessionOptions } from '../session/session.js';
-import { compose, composeInner, type CallContext, type InnerHandler, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
+import { compose, composeLayers, fromMiddleware, type CallContext, type InnerHandler, type Layer, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
+import type { HandlerTableRef, RequestHandler } from './handler-table.js';
 import { PRE_INIT_TABLE, extendedTableFor, tableFor, hasCapability, mayBeSentBy, type MethodSpec, type ProtocolExtension, type RevisionTable } from './table.js';
 import { LATEST_REVISION } from './versions.js';
 import { defaultErrorReporter } from './error-report.js';
 import { checkIncomingRequest, claimStatelessEra, type StatelessClaim } from './incoming.js';
 
-/** Handler of one incoming request method, registered by a role. */
-export type RequestHandler<C extends RequestContext = RequestContext> = (params: JSONObject | undefined, ctx: C) => Promise<unknown> | unknown;
+export type { RequestHandler };
 
 /** Listener of one incoming notification method. */
 export type NotificationListener = (params: JSONObject | undefined, info: MessageInfo | undefined) => void;
@@ -71,15 +71,18 @@ export class Endpoint<C extends RequestContext = RequestContext> {
   #ownCapabilities: JSONObject = {};
   #peerCapabilities: JSONObject | undefined;
   #initialized = false;
-  /** Handlers registered on this endpoint; created on first registration. */
-  #handlers: Map<string, RequestHandler<C>> | undefined;
-  /** Handlers shared by every endpoint of a role object (consulted after the own ones). */
-  readonly #sharedHandlers: ReadonlyMap<string, RequestHandler<C>> | undefined;
-  readonly #statelessHandlers: ReadonlyMap<string, RequestHandler<C>> | undefined;
+  /**
+   * The per-connection overlay: handlers set on this endpoint ({@link setRequestHandler}),
+   * consulted before the role's table for every request of this connection. Created by the
+   * first registration.
+   */
+  #connectionHandlers: Map<string, RequestHandler<C>> | undefined;
+  /** The role's handler table (handler-table.ts), read per request: the role swaps it whole. */
+  readonly #handlerTable: HandlerTableRef<C> | undefined;
   readonly #claimOf: ((ctx: C) => StatelessClaim | undefined) | undefined;
   #listeners: Map<string, Set<NotificationListener>> | undefined;
-  /** Middleware by direction, created by the first `use()` of each (sized exactly: a connection adds a few, once). */
-  #incomingMiddleware: Middleware[] | undefined = undefined;
+  /** Incoming layers and outgoing middleware, created by the first `use()`/`layer()` of each (sized exactly: a connection adds a few, once). */
+  #incomingLayers: Layer[] | undefined = undefined;
   #outgoingMiddleware: Middleware[] | undefined = undefined;
   /** The incoming chain: answers at once when every layer can (see `InnerHandler`). */
   #incoming: InnerHandler;
@@ -102,16 +105,17 @@ export class Endpoint<C extends RequestContext = RequestContext> {
       createContext?: (session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, claim: StatelessClaim | undefined) => C;
       /** The era reading a context was made with (see `createContext`). */
       claimOf?: (ctx: C) => StatelessClaim | undefined;
-      /** Handlers shared by many endpoints (a server's sessions); never modified through this endpoint. */
-      sharedHandlers?: ReadonlyMap<string, RequestHandler<C>>;
-      /** Handlers of 2026-07-28 requests, consulted before the endpoint's and the shared ones for those requests. */
-      statelessHandlers?: ReadonlyMap<string, RequestHandler<C>>;
+      /**
+       * The role's handler table, shared by many endpoints (a server's connections): 2025-era
+       * requests read `current.session`, 2026-07-28 requests `current.stateless`, after this
+       * endpoint's own handlers. Never modified through this endpoint.
+       */
+      handlers?: HandlerTableRef<C>;
     } = {},
   ) {
     this.role = role;
     this.#onError = options.onError ?? defaultErrorReporter(role);
-    this.#sharedHandlers = options.sharedHandlers;
-    this.#statelessHandlers = options.statelessHandlers;
+    this.#handlerTable = options.handlers;
     this.#claimOf = options.claimOf;
     this.#incoming = this.#terminalIncoming;
     this.#createContext = options.createContext;
@@ -220,17 +224,22 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     this.#statelessTables?.clear();
   }
 
-  /** Registers the handler of an incoming request method (replacing any earlier one). */
+  /**
+   * Registers the handler of an incoming request method on this connection only (replacing
+   * any earlier one): the per-connection overlay, consulted before the role's handler table
+   * for every request of this connection, of either era.
+   */
   setRequestHandler(method: string, handler: RequestHandler<C>): void {
-    (this.#handlers ??= new Map()).set(method, handler);
+    (this.#connectionHandlers ??= new Map()).set(method, handler);
   }
 
   /**
-   * The handler registered for `method`, if any. Lets an extension wrap a role's handler:
-   * read it, then register a handler that delegates to it.
+   * The handler of a 2025-era request of `method` on this connection (its own, else the
+   * role's), if any. Lets an extension wrap a role's handler: read it, then register a
+   * handler that delegates to it.
    */
   getRequestHandler(method: string): RequestHandler<C> | undefined {
-    return this.#handlers?.get(method) ?? this.#sharedHandlers?.get(method);
+    return this.#connectionHandlers?.get(method) ?? this.#handlerTable?.current.session.get(method);
   }
 
   /** Adds a listener for an incoming notification; returns a function that removes it. */
@@ -250,18 +259,21 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     else this.#closeListeners = listeners.concat(listener);
   }
 
-  /** Adds middleware; the first added runs outermost. */
+  /** Adds middleware; the first added runs outermost (after the layers added before it). */
   use(middleware: Middleware, direction: MiddlewareDirection = 'incoming'): void {
-    if (direction !== 'outgoing') {
-      const list = (this.#incomingMiddleware = this.#incomingMiddleware === undefined ? [middleware] : this.#incomingMiddleware.concat(middleware));
-      this.#incoming = composeInner(list, this.#terminalIncoming);
-    }
+    if (direction !== 'outgoing') this.layer(fromMiddleware(middleware));
     if (direction !== 'incoming') {
       const list = (this.#outgoingMiddleware = this.#outgoingMiddleware === undefined ? [middleware] : this.#outgoingMiddleware.concat(middleware));
       this.#outgoing = compose(list, (method, params, ctx) =>
         ctx.kind === 'request' ? this.session.request(method, params, ctx.options) : this.session.notify(method, params, ctx.options),
       );
     }
+  }
+
+  /** @internal Adds a layer to the incoming chain (see `Layer`); the first added runs outermost. */
+  layer(layer: Layer): void {
+    const list = (this.#incomingLayers = this.#incomingLayers === undefined ? [layer] : this.#incomingLayers.concat(layer));
+    this.#incoming = composeLayers(list, this.#terminalIncoming);
   }
 
   // ───────────── outgoing ─────────────
@@ -349,12 +361,12 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     const claim = this.#statelessRevisions.length > 0 ? this.#claimOf?.(ctx as unknown as C) : undefined;
     if (claim !== undefined) {
       checkIncomingRequest(claim.table, this.role, this.#ownCapabilities, method, params);
-      const handler = this.#statelessHandlers?.get(method) ?? this.#handlers?.get(method) ?? this.#sharedHandlers?.get(method);
+      const handler = this.#connectionHandlers?.get(method) ?? this.#handlerTable?.current.stateless.get(method);
       if (handler === undefined) throw methodNotFound(method);
       return handler(params, ctx as unknown as C);
     }
     checkIncomingRequest(this.#table, this.role, this.#ownCapabilities, method, params);
-    const handler = this.#handlers?.get(method) ?? this.#sharedHandlers?.get(method);
+    const handler = this.#connectionHandlers?.get(method) ?? this.#handlerTable?.current.session.get(method);
     if (handler === undefined) throw methodNotFound(method);
     return handler(params, ctx as unknown as C);
   };
@@ -370,7 +382,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
         return;
       }
     }
-    if (this.#incomingMiddleware === undefined) {
+    if (this.#incomingLayers === undefined) {
       this.#deliverNotification(method, params, info);
       return;
     }

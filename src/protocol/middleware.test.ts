@@ -1,27 +1,29 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { composeInner, passesThrough, type CallContext, type InnerHandler, type Middleware } from './middleware.js';
+import { composeLayers, fromMiddleware, type CallContext, type InnerHandler, type Layer, type Middleware } from './middleware.js';
 
 const CTX: CallContext = { direction: 'incoming', kind: 'request', id: 1 };
 
-test('composeInner: a chain of pass-through middleware answers at once and throws at once', () => {
+test('composeLayers: a chain of layers answers at once and throws at once', () => {
   const seen: string[] = [];
-  const tag = (name: string): Middleware =>
-    passesThrough((next) => (method, params, ctx) => {
+  const tag =
+    (name: string): Layer =>
+    (next) =>
+    (method, params, ctx) => {
       seen.push(name);
       return next(method, params, ctx);
-    });
+    };
   const terminal: InnerHandler = (method) => {
     if (method === 'fail') throw new Error('refused');
     return { method };
   };
-  const chain = composeInner([tag('outer'), tag('inner')], terminal);
+  const chain = composeLayers([tag('outer'), tag('inner')], terminal);
   assert.deepEqual(chain('m', undefined, CTX), { method: 'm' }, 'the value itself, not a promise');
   assert.deepEqual(seen, ['outer', 'inner'], 'the first registered runs outermost');
   assert.throws(() => chain('fail', undefined, CTX), /refused/);
 });
 
-test('composeInner: any other middleware gets a next that always returns a promise', async () => {
+test('fromMiddleware: a middleware gets a next that always returns a promise', async () => {
   const outcomes: unknown[] = [];
   // written against MethodHandler's contract: it calls .then on what next returns
   const chaining: Middleware = (next) => (method, params, ctx) =>
@@ -36,7 +38,7 @@ test('composeInner: any other middleware gets a next that always returns a promi
     if (method === 'fail') throw new Error('refused');
     return method === 'later' ? Promise.resolve('deferred') : 'at once';
   };
-  const chain = composeInner([chaining], terminal);
+  const chain = composeLayers([fromMiddleware(chaining)], terminal);
   assert.equal(await chain('now', undefined, CTX), 'at once');
   assert.equal(await chain('later', undefined, CTX), 'deferred');
   await assert.rejects(Promise.resolve(chain('fail', undefined, CTX)), /refused/, 'a synchronous throw reaches it as a rejection');

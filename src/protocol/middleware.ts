@@ -34,7 +34,11 @@ export interface CallContext {
  */
 export type MethodHandler = (method: string, params: JSONObject | undefined, ctx: CallContext) => Promise<unknown>;
 
-/** Wraps a handler. Called once per registration, not per message. */
+/**
+ * Wraps a handler. Called once per registration on each connection, not per message, so
+ * state it keeps around `next` is per connection. For servers, prefer a per-request
+ * interceptor (`McpServer.use` with an `Interceptor`), which sees who is asking.
+ */
 export type Middleware = (next: MethodHandler) => MethodHandler;
 
 /** Where a middleware applies. */
@@ -50,35 +54,41 @@ export function compose(middleware: readonly Middleware[], terminal: MethodHandl
 /**
  * A handler that may answer at once: it returns the result (or a promise of it) and may
  * throw. Incoming requests run through such a chain, so a request whose handler is
- * synchronous is answered without a turn of the microtask queue; an era's `serve` receives
- * one. A {@link Middleware} still gets a {@link MethodHandler}, which always returns a promise.
+ * synchronous is answered without a turn of the microtask queue (bench row
+ * "instructions: server JSON tools/call"); an era's `serve` receives one. A
+ * {@link Middleware} still gets a {@link MethodHandler}, which always returns a promise.
  */
 export type InnerHandler = (method: string, params: JSONObject | undefined, ctx: CallContext) => unknown;
 
-const PASSING_THROUGH = new WeakSet<Middleware>();
-
 /**
- * @internal Marks one of mcpkit's own middleware as taking `next`'s outcome as it comes:
- * it returns it unchanged or awaits it, never calls `.then` on it. {@link composeInner}
- * hands such a middleware the next handler as it is; any other gets it wrapped so that it
- * always returns a promise, as {@link MethodHandler} promises. Returns `middleware`.
+ * @internal A layer of the incoming chain written against {@link InnerHandler}: it takes the
+ * next handler's outcome as it comes (value, promise or throw) and may return either. The
+ * roles' own layers (the era strategy, the interceptor runner) are of this type, so they
+ * add no promise; a user's {@link Middleware} becomes one through {@link fromMiddleware}.
  */
-export function passesThrough<M extends Middleware>(middleware: M): M {
-  PASSING_THROUGH.add(middleware);
-  return middleware;
+export type Layer = (next: InnerHandler) => InnerHandler;
+
+/** @internal Composes `layers` around `terminal`, the first element outermost. */
+export function composeLayers(layers: readonly Layer[], terminal: InnerHandler): InnerHandler {
+  let handler = terminal;
+  for (let i = layers.length - 1; i >= 0; i--) handler = layers[i]!(handler);
+  return handler;
 }
 
 /**
- * @internal {@link compose} for a terminal that may answer at once (see {@link InnerHandler}).
- * The chain it returns may return a value or a promise, and may throw.
+ * @internal `middleware` as a {@link Layer}: its `next` always returns a promise, as
+ * {@link MethodHandler} promises (a value is wrapped, a throw becomes a rejection).
  */
-export function composeInner(middleware: readonly Middleware[], terminal: InnerHandler): InnerHandler {
-  let handler = terminal;
-  for (let i = middleware.length - 1; i >= 0; i--) {
-    const m = middleware[i]!;
-    handler = m(PASSING_THROUGH.has(m) ? (handler as MethodHandler) : promising(handler));
-  }
-  return handler;
+export function fromMiddleware(middleware: Middleware): Layer {
+  return (next) => middleware(promising(next));
+}
+
+/**
+ * @deprecated no effect: mcpkit's own layers are {@link Layer}s now, and every
+ * {@link Middleware} gets a `next` that returns a promise. Returns `middleware`.
+ */
+export function passesThrough<M extends Middleware>(middleware: M): M {
+  return middleware;
 }
 
 /** `handler` as a {@link MethodHandler}: its value wrapped in a promise, its throw a rejection. */

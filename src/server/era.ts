@@ -13,32 +13,15 @@
  *
  * Roles, the tasks engine and the transports ask the context; nothing branches on the era.
  */
-import type { JSONObject, RequestId } from '../jsonrpc/types.js';
+import type { JSONObject } from '../jsonrpc/types.js';
 import type { StatelessClaim } from '../protocol/incoming.js';
 import type { InnerHandler } from '../protocol/middleware.js';
-import type { RequestChannel } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../types.js';
-import type { ServerSession } from './server-session.js';
-import type { InputOptions, StatelessRequest } from './stateless/request.js';
+import type { StatelessRequest } from './stateless/request.js';
+import type { EraConnection, EraRequest, ElicitUrlParams, InputOptions } from './types.js';
 
-/** What an era strategy needs of the request it serves. */
-export interface EraRequest {
-  readonly id: RequestId;
-  /** Where the request's related messages go. */
-  readonly session: RequestChannel;
-  readonly signal: AbortSignal;
-  readonly authInfo: unknown;
-}
-
-/** The parameters of URL-mode elicitation. */
-export interface ElicitUrlParams {
-  message: string;
-  url: string;
-  /** 2025 era only: the id to use (default: a fresh unguessable one). */
-  elicitationId?: string;
-  _meta?: JSONObject;
-}
+export type { EraRequest, ElicitUrlParams };
 
 /** One era's behaviour behind a server request's context (see the module note). */
 export interface ServerEra {
@@ -67,9 +50,9 @@ export interface ServerEra {
 
 /** The 2025 era of one connection: its requests talk to the client through the session. */
 export class SessionEra implements ServerEra {
-  readonly #session: ServerSession;
+  readonly #session: EraConnection;
 
-  constructor(session: ServerSession) {
+  constructor(session: EraConnection) {
     this.#session = session;
   }
 

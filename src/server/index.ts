@@ -1,7 +1,8 @@
 /** `mcpkit/server`: the server role. */
 export { McpServer, type ServerOptions } from './server.js';
-export { ServerSession } from './server-session.js';
-export { ServerRequestContext } from './context.js';
+export { ServerConnection, ServerSession, ServerRequestContext } from './connection.js';
+export type { InterceptContext, InterceptNext, Interceptor, InterceptorOptions, InterceptDirection } from './interceptors.js';
+export { HandlerTable, type HandlerEra, type HandlerOptions, type HandlerWrapper, type RequestHandler } from '../protocol/handler-table.js';
 export { SessionEra, type ServerEra, type EraRequest, type ElicitUrlParams } from './era.js';
 export type { StatelessDispatch, StatelessReplyChannel } from './stateless/dispatch.js';
 export {

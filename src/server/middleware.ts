@@ -1,13 +1,14 @@
 /**
- * Ready-made middleware the specification asks servers for: a rate limit on tool calls per
- * principal (2025-03-26 › Tools › Security Considerations: "Rate limit tool invocations")
- * and an audit hook that sees every call with its duration and outcome.
+ * Ready-made interceptors (interceptors.ts) the specification asks servers for: a rate
+ * limit on tool calls per principal (2025-03-26 › Tools › Security Considerations: "Rate
+ * limit tool invocations") and an audit hook that sees every call with its duration and
+ * outcome. Register them with `server.use()`.
  */
 import { McpError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
 import { Method } from '../protocol/methods.js';
-import { passesThrough, type CallContext, type Middleware } from '../protocol/middleware.js';
+import type { InterceptContext, Interceptor } from './interceptors.js';
 
 /** JSON-RPC code used for "rate limit exceeded" (implementation-defined server error range). */
 export const RATE_LIMITED_CODE = -32029;
@@ -33,13 +34,13 @@ export interface RateLimitOptions {
   methods?: readonly string[];
   /**
    * The bucket a call counts against. Default: the principal of the request's auth info
-   * ({@link principalKey}); without one, the transport session (`ctx.sessionId`); without
+   * ({@link principalKey}); without one, the transport session (`call.sessionId`); without
    * that, the connection — and for 2026-07-28 requests served without a connection
    * (Streamable HTTP), one bucket shared by every unauthenticated client.
    */
-  keyOf?: (ctx: CallContext) => string | undefined;
+  keyOf?: (call: InterceptContext) => string | undefined;
   /**
-   * Most buckets kept at once (one table per `rateLimit()` middleware, shared by all the
+   * Most buckets kept at once (one table per `rateLimit()` interceptor, shared by all the
    * server's connections); beyond it the oldest bucket is dropped (its next call starts
    * full). Default 10 000.
    */
@@ -52,20 +53,23 @@ export interface RateLimitOptions {
 interface Bucket {
   tokens: number;
   last: number;
-  /** False once dropped from the table (a connection's remembered bucket is then looked up again). */
+  /** False once dropped from the table (the remembered last bucket is then looked up again). */
   held: boolean;
 }
 
-const defaultKey = (ctx: CallContext): string | undefined => principalKey(ctx.info?.authInfo) ?? ctx.sessionId;
+const defaultKey = (call: InterceptContext): string | undefined => principalKey(call.principal) ?? call.sessionId;
+
+/** The bucket of unkeyed 2026-07-28 requests served without a connection. */
+const CONNECTIONLESS_KEY = '\u0000connectionless';
 
 /**
  * A token bucket per principal (see {@link RateLimitOptions.keyOf}): `limit` calls,
  * refilled continuously at `limit` per `windowMs`. A call beyond it is answered with error
  * {@link RATE_LIMITED_CODE}, message "Rate limit exceeded", and `data: { limit, windowMs,
  * retryAfterMs }`. The same in both eras: the key, not the connection, decides. Register it
- * as incoming middleware (`server.use(rateLimit())`). Throws RangeError for bad options.
+ * with `server.use(rateLimit())`. Throws RangeError for bad options.
  */
-export function rateLimit(options: RateLimitOptions = {}): Middleware {
+export function rateLimit(options: RateLimitOptions = {}): Interceptor {
   const limit = options.limit ?? 600;
   const windowMs = options.windowMs ?? 60_000;
   const maxKeys = options.maxKeys ?? 10_000;
@@ -78,17 +82,23 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
   // One table for every connection of the server (and its connectionless dispatch): a
   // principal's calls count together wherever they arrive.
   const buckets = new Map<string, Bucket>();
+  // an unkeyed call counts against its connection (connectionless: every anonymous client together)
+  const connectionKeys = new WeakMap<object, string>();
   let connections = 0;
-  return passesThrough((next) => {
-    // Called once per connection (and once for the connectionless dispatch): an unkeyed
-    // call counts against this connection (there: against every anonymous client together).
-    const connectionKey = `\u0000connection:${++connections}`;
-    // the bucket of this connection's last call: its next call almost always has the same key
-    let lastKey: string | undefined;
-    let lastBucket: Bucket | undefined;
-    return (method, params, ctx) => {
-      if (ctx.direction !== 'incoming' || ctx.kind !== 'request' || !methods.has(method)) return next(method, params, ctx);
-      const key = keyOf(ctx) ?? connectionKey;
+  const connectionKey = (connection: object | undefined): string => {
+    if (connection === undefined) return CONNECTIONLESS_KEY;
+    let key = connectionKeys.get(connection);
+    if (key === undefined) connectionKeys.set(connection, (key = `\u0000connection:${++connections}`));
+    return key;
+  };
+  // the bucket of the last call: the next call almost always has the same key
+  let lastKey: string | undefined;
+  let lastBucket: Bucket | undefined;
+  return {
+    name: 'rateLimit',
+    intercept(call, next) {
+      if (call.direction !== 'incoming' || call.kind !== 'request' || !methods.has(call.method)) return next();
+      const key = keyOf(call) ?? connectionKey(call.connection);
       const t = now();
       let bucket = key === lastKey && lastBucket!.held ? lastBucket! : buckets.get(key);
       if (bucket === undefined) {
@@ -107,12 +117,12 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
       bucket.last = t;
       if (bucket.tokens < 1) {
         const retryAfterMs = Math.ceil((1 - bucket.tokens) / perMs);
-        return Promise.reject(new McpError(RATE_LIMITED_CODE, `Rate limit exceeded: at most ${limit} ${[...methods].join(', ')} per ${windowMs} ms`, { limit, windowMs, retryAfterMs }));
+        throw new McpError(RATE_LIMITED_CODE, `Rate limit exceeded: at most ${limit} ${[...methods].join(', ')} per ${windowMs} ms`, { limit, windowMs, retryAfterMs });
       }
       bucket.tokens -= 1;
-      return next(method, params, ctx);
-    };
-  });
+      return next();
+    },
+  };
 }
 
 /** One audited call. */
@@ -135,37 +145,42 @@ export interface AuditEvent {
 /**
  * Calls `sink` once for every request passing through (after it completes), with its
  * duration and outcome. A throwing sink is ignored. Register it first so it sees what
- * other middleware refuses: `server.use(audit(sink))`.
+ * other interceptors refuse: `server.use(audit(sink))`; with `'both'` (or `{ direction:
+ * 'both' }`) it also audits the server's own requests to its clients.
  */
-export function audit(sink: (event: AuditEvent) => void): Middleware {
-  return passesThrough((next) => async (method, params, ctx) => {
-    if (ctx.kind !== 'request') return next(method, params, ctx);
-    const startedAt = Date.now();
-    const t0 = performance.now();
-    const event: AuditEvent = { direction: ctx.direction, method, startedAt, durationMs: 0, outcome: 'ok' };
-    const target = targetOf(params);
-    if (target !== undefined) event.target = target;
-    if (ctx.sessionId !== undefined) event.sessionId = ctx.sessionId;
-    if (ctx.id !== undefined) event.requestId = ctx.id;
-    try {
-      const result = await next(method, params, ctx);
-      if ((result as { isError?: unknown } | undefined)?.isError === true) event.outcome = 'tool_error';
-      if ((ctx as { cancelled?: boolean }).cancelled) event.outcome = 'cancelled';
-      return result;
-    } catch (err) {
-      event.outcome = (ctx as { cancelled?: boolean }).cancelled ? 'cancelled' : 'error';
-      const code = (err as { code?: unknown }).code;
-      if (typeof code === 'number' || typeof code === 'string') event.errorCode = code;
-      throw err;
-    } finally {
-      event.durationMs = performance.now() - t0;
+export function audit(sink: (event: AuditEvent) => void): Interceptor {
+  return {
+    name: 'audit',
+    async intercept(call, next) {
+      if (call.kind !== 'request') return next();
+      const startedAt = Date.now();
+      const t0 = performance.now();
+      const event: AuditEvent = { direction: call.direction, method: call.method, startedAt, durationMs: 0, outcome: 'ok' };
+      const target = targetOf(call.params);
+      if (target !== undefined) event.target = target;
+      if (call.sessionId !== undefined) event.sessionId = call.sessionId;
+      if (call.id !== undefined) event.requestId = call.id;
+      const cancelled = (): boolean => call.request?.cancelled === true;
       try {
-        sink(event);
-      } catch {
-        // an audit sink must not break the call
+        const result = await next();
+        if ((result as { isError?: unknown } | undefined)?.isError === true) event.outcome = 'tool_error';
+        if (cancelled()) event.outcome = 'cancelled';
+        return result;
+      } catch (err) {
+        event.outcome = cancelled() ? 'cancelled' : 'error';
+        const code = (err as { code?: unknown }).code;
+        if (typeof code === 'number' || typeof code === 'string') event.errorCode = code;
+        throw err;
+      } finally {
+        event.durationMs = performance.now() - t0;
+        try {
+          sink(event);
+        } catch {
+          // an audit sink must not break the call
+        }
       }
-    }
-  });
+    },
+  };
 }
 
 function targetOf(params: JSONObject | undefined): string | undefined {

@@ -96,7 +96,7 @@ export class PromptRegistry {
     }
     const result = await entry.handler(args, ctx);
     if (!result || !Array.isArray(result.messages)) throw new McpError(-32603, 'Internal error');
-    return promptResultForRevision(result, ctx?.protocolVersion ?? ctx?.server?.protocolVersion);
+    return promptResultForRevision(result, ctx?.protocolVersion ?? ctx?.connection?.protocolVersion);
   }
 
   /** The completer of `argument` of prompt `name`: undefined when none, null when the prompt is unknown. */

@@ -1,38 +1,43 @@
 /**
  * The MCP server: registries shared by every connection, and `connect()` that makes a
- * {@link ServerSession} per transport. One server object serves any number of clients;
+ * {@link ServerConnection} per transport. One server object serves any number of clients;
  * each connection has its own state, so nothing leaks between clients. Every connection
  * serves both eras: 2025-era requests after `initialize`, and stateless-era (2026-07-28)
  * requests whenever they come, each by itself (stateless/layer.ts).
+ *
+ * Which function answers a request: one {@link HandlerTable} (protocol/handler-table.ts),
+ * built from what {@link McpServer.handle} and {@link McpServer.wrap} registered, read by
+ * every connection's endpoint and by the connectionless dispatch; a connection's own
+ * handlers (set in `onConnect`) come first on that connection. Around every request:
+ * the era's shaping, then the interceptors of {@link McpServer.use} (interceptors.ts).
  */
 import { defaultErrorReporter } from '../protocol/error-report.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { LocalError } from '../jsonrpc/errors.js';
-import type { EndpointOptions, RequestHandler } from '../protocol/endpoint.js';
+import type { EndpointOptions } from '../protocol/endpoint.js';
+import { HandlerRegistry, type HandlerOptions, type HandlerTable, type HandlerWrapper, type RequestHandler } from '../protocol/handler-table.js';
 import { Method, Notification } from '../protocol/methods.js';
-import { passesThrough, type Middleware, type MiddlewareDirection } from '../protocol/middleware.js';
+import { fromMiddleware, type Layer, type Middleware, type MiddlewareDirection } from '../protocol/middleware.js';
 import type { ProtocolExtension } from '../protocol/table.js';
 import { STATEFUL_REVISIONS } from '../protocol/versions.js';
 import type { JsonSchemaValidator } from '../schema/types.js';
 import type { Transport } from '../transport/types.js';
 import type { Implementation, LoggingLevel, PromptArgument, ServerCapabilities } from '../types.js';
-import { toCompleteResult, type Completer } from './completions.js';
 import { subscriptionLimits, type SubscriptionLimitOptions, type SubscriptionLimits } from './subscription-limits.js';
-import type { ServerRequestContext } from './context.js';
-import { paginate } from './pagination.js';
+import { registerBuiltinHandlers } from './builtin-handlers.js';
 import { PromptRegistry, type PromptConfig, type PromptHandler, type RegisteredPrompt } from './prompts.js';
 import { ResourceRegistry, type RegisteredResource, type ResourceMetadata, type ResourceReader, type ResourceTemplateConfig, type TemplateReader } from './resources.js';
-import { SESSION_HANDLERS, ServerSession } from './server-session.js';
+import { ServerConnection, type ServerCore, type ServerRequestContext } from './connection.js';
+import type { ServerEra } from './era.js';
+import { incomingLayer, isInterceptor, outgoingMiddleware, type InterceptDirection, type Interceptor, type InterceptorOptions } from './interceptors.js';
 import { ToolRegistry, type RawToolHandler, type RegisteredTool, type ToolConfig, type ToolHandlerFor, type UserSchema } from './tools.js';
 import type { PromptArgs, ToolArgs, ToolStructured } from './infer.js';
-import { invalidParams } from '../jsonrpc/errors.js';
 import type { Tool } from '../types.js';
 import { STATELESS_REVISIONS, isStatelessRevision, type RequestMeta } from '../protocol/stateless/wire.js';
 import type { StatelessClaim } from '../protocol/incoming.js';
 import { extendedTableFor, type RevisionTable } from '../protocol/table.js';
 import type { MessageInfo } from '../transport/types.js';
 import type { RequestId } from '../jsonrpc/types.js';
-import type { ServerEra } from './era.js';
 import { StatelessLayer, type StatelessServerOptions } from './stateless/layer.js';
 import { StatelessDispatcher, type StatelessDispatch, type StatelessReplyChannel } from './stateless/dispatch.js';
 import { isSharedListChanged, localDelivery, type SharedChange, type SharedNotifier } from './shared-notifications.js';
@@ -90,29 +95,21 @@ export interface ServerOptions extends EndpointOptions {
   notifier?: SharedNotifier;
 }
 
-/** @internal what sessions read from their server */
-export interface ServerCore {
-  readonly info: Implementation;
-  readonly instructions: string | undefined;
-  readonly revisions: readonly string[];
-  readonly defaultLogLevel: LoggingLevel | undefined;
-  /** Bounds on resource subscriptions, defaults applied. */
-  readonly subscriptionLimits: SubscriptionLimits;
-  capabilities(): ServerCapabilities;
-  /** The era strategy of a 2026-07-28 request, from its era reading. */
-  statelessEra(claim: StatelessClaim): ServerEra;
-}
-
 /**
- * The outermost incoming middleware of every connection of a server that serves the
- * 2026-07-28 era: the request's era strategy runs it (2025 era: unchanged; 2026-07-28: its
- * result shaped). Notifications pass.
+ * The outermost incoming layer of every connection of a server that serves the 2026-07-28
+ * era, and of its connectionless dispatch: the request's era strategy runs it (2025 era:
+ * unchanged; 2026-07-28: its result shaped). Notifications pass.
  */
-const ERA_MIDDLEWARE: Middleware = passesThrough(
-  (next) => (method, params, ctx) =>
-    // marked passesThrough: the chain takes the era's outcome as it comes, value or promise
-    (ctx.direction === 'incoming' && ctx.kind === 'request' ? (ctx as ServerRequestContext).era.serve(next, method, params, ctx as ServerRequestContext) : next(method, params, ctx)) as Promise<unknown>,
-);
+const ERA_LAYER: Layer = (next) => (method, params, ctx) =>
+  ctx.kind === 'request' ? (ctx as unknown as ServerRequestContext).era.serve(next, method, params, ctx as unknown as ServerRequestContext) : next(method, params, ctx);
+
+/** One `use()` registration: an interceptor, or a deprecated once-per-connection middleware. */
+type UseEntry = { readonly interceptor: Interceptor; readonly direction: InterceptDirection } | { readonly middleware: Middleware; readonly direction: MiddlewareDirection };
+
+/** The server's current handler table; swapped whole by a registration after it was built. */
+interface TableSlot {
+  current: HandlerTable<ServerRequestContext>;
+}
 
 /** An MCP server. */
 export class McpServer implements ServerCore {
@@ -127,8 +124,13 @@ export class McpServer implements ServerCore {
   readonly prompts: PromptRegistry;
   readonly #options: ServerOptions;
   readonly #pageSize: number;
-  readonly #sessions = new Set<ServerSession>();
-  readonly #middleware: Array<[Middleware, MiddlewareDirection]> = [];
+  readonly #sessions = new Set<ServerConnection>();
+  /** What `use()` registered, in order (the first runs outermost). */
+  readonly #uses: UseEntry[] = [];
+  /** Every handler registration (`handle`, `wrap` and the built-in ones). */
+  readonly #registry = new HandlerRegistry<ServerRequestContext>();
+  /** The table built from {@link #registry}; undefined until first needed. */
+  #table: TableSlot | undefined;
   readonly #extensions: ProtocolExtension[] = [];
   readonly #pendingChanges = new Set<string>();
   #capabilities: ServerCapabilities | undefined;
@@ -140,7 +142,7 @@ export class McpServer implements ServerCore {
   /** list_changed methods raised since the last flush that the other instances are told about. */
   readonly #publishChanges = new Set<string>();
   /** The transport of each connection, kept only with a notifier (instance-local delivery). */
-  readonly #transports = new WeakMap<ServerSession, Transport>();
+  readonly #transports = new WeakMap<ServerConnection, Transport>();
   readonly #report: (error: Error) => void;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
@@ -160,6 +162,7 @@ export class McpServer implements ServerCore {
     this.tools = new ToolRegistry(() => this.#changed(Notification.ToolsListChanged), options.jsonSchemaValidator, report);
     this.resources = new ResourceRegistry(() => this.#changed(Notification.ResourcesListChanged));
     this.prompts = new PromptRegistry(() => this.#changed(Notification.PromptsListChanged));
+    registerBuiltinHandlers(this.#registry, { tools: this.tools, resources: this.resources, prompts: this.prompts, pageSize: this.#pageSize, stateless: this.#stateless });
   }
 
   // ───────────── registration ─────────────
@@ -209,14 +212,113 @@ export class McpServer implements ServerCore {
   }
 
   /**
-   * Adds middleware to every connection, present and future. The middleware function is
-   * called once per connection, so state it creates around `next` is per connection.
+   * Adds a per-request interceptor (interceptors.ts) to every request the server serves —
+   * on every connection, present and future, and on the connectionless 2026-07-28 dispatch —
+   * and, with `direction: 'incoming'` (the default) or `'both'`, to every incoming
+   * notification; with `'outgoing'` or `'both'`, to the server's requests and notifications
+   * to its clients. The first registered runs outermost. Throws TypeError for anything
+   * that is neither an interceptor nor a middleware function.
    */
-  use(middleware: Middleware, direction: MiddlewareDirection = 'incoming'): this {
-    this.#middleware.push([middleware, direction]);
-    for (const s of this.#sessions) s.endpoint.use(middleware, direction);
+  use(interceptor: Interceptor, options?: InterceptorOptions | InterceptDirection): this;
+  /**
+   * @deprecated the once-per-connection form: `middleware(next)` is called once for each
+   * connection (and once for the connectionless dispatch), so state it keeps around `next`
+   * is per connection, and it does not see who is asking. Pass an {@link Interceptor}
+   * (`{ intercept(call, next) }`) instead; see docs/migrating.md › Handler verbs.
+   */
+  use(middleware: Middleware, direction?: MiddlewareDirection): this;
+  use(entry: Interceptor | Middleware, options?: InterceptorOptions | InterceptDirection): this {
+    const direction = (typeof options === 'string' ? options : options?.direction) ?? 'incoming';
+    if (direction !== 'incoming' && direction !== 'outgoing' && direction !== 'both') throw new TypeError(`use(): direction must be 'incoming', 'outgoing' or 'both', not ${JSON.stringify(direction)}`);
+    // an interceptor is an object with an `intercept` method; the old form is a bare function (see isInterceptor)
+    let item: UseEntry;
+    if (isInterceptor(entry)) item = { interceptor: entry, direction };
+    else if (typeof entry === 'function') item = { middleware: entry, direction };
+    else throw new TypeError('use() takes an interceptor ({ intercept(call, next) { ... } }) or, deprecated, a middleware function (next) => handler');
+    this.#uses.push(item);
+    for (const connection of this.#sessions) this.#install(connection, item);
     this.#dispatcher?.invalidate();
     return this;
+  }
+
+  /** Adds one `use()` registration to a connection's chains. */
+  #install(connection: ServerConnection, item: UseEntry): void {
+    const ep = connection.endpoint;
+    if ('middleware' in item) {
+      ep.use(item.middleware, item.direction);
+      return;
+    }
+    if (item.direction !== 'outgoing') ep.layer(incomingLayer(item.interceptor, connection));
+    if (item.direction !== 'incoming') ep.use(outgoingMiddleware(item.interceptor, connection), 'outgoing');
+  }
+
+  // ───────────── handlers ─────────────
+
+  /**
+   * Sets the function that answers request `method`: for both eras by default, or for one
+   * (`{ era: '2025' }`: requests of connections that ran `initialize`; `{ era: '2026-07-28' }`:
+   * requests that carry their version in `_meta`, with or without a connection). An era's
+   * own handler wins over the both-eras one; a handler set on one connection
+   * (`connection.endpoint.setRequestHandler` in {@link onConnect}) wins over both there.
+   * Replaces the built-in handler of a method (`tools/call`, …) or an earlier one of the
+   * same scope. The method must be in the revision's method table (or an extension's,
+   * {@link extend}) to be reached. Registering after the server started serving builds a
+   * new handler table and swaps it in at once: requests already running keep theirs.
+   */
+  handle(method: string, handler: RequestHandler<ServerRequestContext>, options?: HandlerOptions): this {
+    this.#registry.handle(method, handler, options?.era);
+    this.#rebuild();
+    return this;
+  }
+
+  /**
+   * Wraps the handler of request `method` (for both eras by default, or `options.era`):
+   * it is served by `wrapper(current)`, whatever handler is set for it now or later with
+   * {@link handle}. Several wrappers nest, the first added innermost. A method without a
+   * handler stays without one (-32601). Swaps the table as {@link handle} does.
+   */
+  wrap(method: string, wrapper: HandlerWrapper<ServerRequestContext>, options?: HandlerOptions): this {
+    this.#registry.wrap(method, wrapper, options?.era);
+    this.#rebuild();
+    return this;
+  }
+
+  /** The handler table every connection and the connectionless dispatch read (built on first use). */
+  #handlers(): TableSlot {
+    return (this.#table ??= { current: this.#registry.build() });
+  }
+
+  /** After a registration: a built table is replaced by a new one (never modified). */
+  #rebuild(): void {
+    if (this.#table !== undefined) this.#table.current = this.#registry.build();
+  }
+
+  /** @deprecated use {@link handle}: `server.handle(method, handler)` (both eras). */
+  setRequestHandler(method: string, handler: RequestHandler<ServerRequestContext>): this {
+    return this.handle(method, handler);
+  }
+
+  /** @deprecated use {@link handle} with the era: `server.handle(method, handler, { era: '2025' })`. */
+  setSessionHandler(method: string, handler: RequestHandler<ServerRequestContext>): this {
+    return this.handle(method, handler, { era: '2025' });
+  }
+
+  /** @deprecated use {@link wrap} with the era: `server.wrap(method, wrapper, { era: '2025' })`. */
+  wrapSessionHandler(method: string, wrapper: HandlerWrapper<ServerRequestContext>): this {
+    return this.wrap(method, wrapper, { era: '2025' });
+  }
+
+  /** @deprecated use {@link handle} with the era: `server.handle(method, handler, { era: '2026-07-28' })`. */
+  setStatelessHandler(method: string, handler: RequestHandler<ServerRequestContext>): this {
+    return this.handle(method, handler, { era: '2026-07-28' });
+  }
+
+  /**
+   * @deprecated to add behaviour around a handler use {@link wrap} (`{ era: '2026-07-28' }`),
+   * which also wraps a handler set later. Returns the current 2026-07-28 handler of `method`.
+   */
+  statelessHandler(method: string): RequestHandler<ServerRequestContext> | undefined {
+    return this.#handlers().current.stateless.get(method);
   }
 
   /**
@@ -246,12 +348,12 @@ export class McpServer implements ServerCore {
   }
 
   /** Calls `listener` with every new connection, before its transport starts (to install handlers). */
-  onConnect(listener: (session: ServerSession) => void): this {
+  onConnect(listener: (connection: ServerConnection) => void): this {
     this.#connectListeners.push(listener);
     return this;
   }
 
-  readonly #connectListeners: Array<(session: ServerSession) => void> = [];
+  readonly #connectListeners: Array<(connection: ServerConnection) => void> = [];
 
   // ───────────── capabilities ─────────────
 
@@ -291,7 +393,12 @@ export class McpServer implements ServerCore {
   // ───────────── connections ─────────────
 
   /** Live connections. */
-  get sessions(): ReadonlySet<ServerSession> {
+  get connections(): ReadonlySet<ServerConnection> {
+    return this.#sessions;
+  }
+
+  /** @deprecated renamed {@link connections}. */
+  get sessions(): ReadonlySet<ServerConnection> {
     return this.#sessions;
   }
 
@@ -304,26 +411,20 @@ export class McpServer implements ServerCore {
    * Serves one client over `transport` and resolves once the transport started. Each call
    * makes a separate session; a transport can be connected once.
    */
-  async connect(transport: Transport, options?: ConnectOptions): Promise<ServerSession> {
+  async connect(transport: Transport, options?: ConnectOptions): Promise<ServerConnection> {
     // schemas whose wire form comes from a converter loaded on first use: a failure shows here
     if (this.tools.pending) await this.tools.ready();
     this.capabilities();
-    const session = new ServerSession(
-      this,
-      transport,
-      options?.maxInFlight === undefined ? this.#options : { ...this.#options, maxInFlight: options.maxInFlight },
-      this.#sharedHandlers(),
-      this.#stateless.enabled ? this.#statelessHandlerTable() : undefined,
-    );
+    const session = new ServerConnection(this, transport, options?.maxInFlight === undefined ? this.#options : { ...this.#options, maxInFlight: options.maxInFlight }, this.#handlers());
     const ep = session.endpoint;
     ep.setOwnCapabilities(this.capabilities() as JSONObject);
     for (const ext of this.#extensions) ep.extend(ext);
     if (this.#stateless.enabled) {
       // outermost: it shapes every stateless-era result, whatever the middleware below does
       ep.acceptStatelessRequests(this.#stateless.revisions);
-      ep.use(ERA_MIDDLEWARE);
+      ep.layer(ERA_LAYER);
     }
-    for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
+    for (const item of this.#uses) this.#install(session, item);
     for (const listener of this.#connectListeners) listener(session);
     if (this.#notifier !== undefined) this.#transports.set(session, transport);
     this.#sessions.add(session);
@@ -335,153 +436,6 @@ export class McpServer implements ServerCore {
       throw err;
     }
     return session;
-  }
-
-  /** The 2025-era table every connection shares (see {@link #sharedHandlers}). */
-  #handlers: Map<string, RequestHandler<ServerRequestContext>> | undefined;
-
-  /**
-   * The handler table every 2025-era connection of this server shares (built once, at the
-   * first connection): the base table with the session-only handlers, every wrapped method
-   * wrapped. No per-session closures.
-   */
-  #sharedHandlers(): ReadonlyMap<string, RequestHandler<ServerRequestContext>> {
-    if (this.#handlers) return this.#handlers;
-    const session = new Map(this.#baseTable());
-    for (const [method, handler] of this.#sessionOnly) session.set(method, handler);
-    for (const method of this.#sessionWraps.keys()) {
-      const handler = session.get(method);
-      if (handler !== undefined) session.set(method, this.#wrapped(method, handler));
-    }
-    return (this.#handlers = session);
-  }
-
-  /**
-   * The handlers of both eras (built once): the session-level methods, the registries and
-   * {@link setRequestHandler}'s; the 2025-era and the 2026-07-28 tables start from it.
-   */
-  #baseTable(): Map<string, RequestHandler<ServerRequestContext>> {
-    if (this.#baseHandlers) return this.#baseHandlers;
-    const size = this.#pageSize;
-    const table = new Map<string, RequestHandler<ServerRequestContext>>(SESSION_HANDLERS);
-    const listTools = (cursor: unknown) => {
-      const { page, nextCursor } = paginate(this.tools.list(), cursor, size);
-      return nextCursor === undefined ? { tools: page } : { tools: page, nextCursor };
-    };
-    // a schema converted after registration (valibot, zod 3) is listed once ready; a failed one is not listed
-    table.set(Method.ToolsList, (p) => (this.tools.pending ? this.tools.ready().then(() => listTools(p?.cursor), () => listTools(p?.cursor)) : listTools(p?.cursor)));
-    table.set(Method.ToolsCall, (p, ctx) => this.tools._call(p!, ctx));
-    table.set(Method.ResourcesList, async (p, ctx) => {
-      const { page, nextCursor } = paginate(await this.resources.list(ctx), p?.cursor, size);
-      return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
-    });
-    table.set(Method.ResourcesTemplatesList, (p) => {
-      const { page, nextCursor } = paginate(this.resources.listTemplates(), p?.cursor, size);
-      return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor };
-    });
-    table.set(Method.ResourcesRead, (p, ctx) => this.resources.read(p!.uri as string, ctx));
-    table.set(Method.PromptsList, (p) => {
-      const { page, nextCursor } = paginate(this.prompts.list(), p?.cursor, size);
-      return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor };
-    });
-    table.set(Method.PromptsGet, (p, ctx) => this.prompts.get(p!, ctx));
-    table.set(Method.CompletionComplete, (p) => this.#complete(p!));
-    for (const [method, handler] of this.#handlerOverrides) table.set(method, handler);
-    return (this.#baseHandlers = table);
-  }
-
-  /** See {@link #baseTable}. */
-  #baseHandlers: Map<string, RequestHandler<ServerRequestContext>> | undefined;
-  readonly #handlerOverrides = new Map<string, RequestHandler<ServerRequestContext>>();
-  /** 2025-era-only handlers ({@link setSessionHandler}). */
-  readonly #sessionOnly = new Map<string, RequestHandler<ServerRequestContext>>();
-  /** 2025-era wrappers by method, innermost first ({@link wrapSessionHandler}). */
-  readonly #sessionWraps = new Map<string, Array<(inner: RequestHandler<ServerRequestContext>) => RequestHandler<ServerRequestContext>>>();
-
-  #wrapped(method: string, handler: RequestHandler<ServerRequestContext>): RequestHandler<ServerRequestContext> {
-    for (const wrap of this.#sessionWraps.get(method) ?? []) handler = wrap(handler);
-    return handler;
-  }
-
-  /**
-   * Sets the handler of a request method for 2025-era connections only (every connection,
-   * present and future, sharing one table; the 2026-07-28 requests keep theirs) — the way an
-   * extension serves a method that only the 2025 era has (the 2025-11-25 `tasks/*` methods,
-   * say). Wins over {@link setRequestHandler} for those connections; a handler set on one
-   * connection's endpoint wins over both there.
-   */
-  setSessionHandler(method: string, handler: RequestHandler<ServerRequestContext>): this {
-    this.#sessionOnly.set(method, handler);
-    this.#handlers?.set(method, this.#wrapped(method, handler));
-    return this;
-  }
-
-  /**
-   * Wraps the handler of `method` on 2025-era connections: they are served by
-   * `wrap(current)`, and so is any handler set for the method later (with
-   * {@link setRequestHandler} or {@link setSessionHandler}); several wrappers nest, the
-   * first added innermost. The 2026-07-28 requests are not wrapped. How an extension adds
-   * behaviour to a method for every connection without a handler per connection (the tasks
-   * engine's task-augmented `tools/call`). Nothing happens to a method without a handler.
-   */
-  wrapSessionHandler(method: string, wrap: (inner: RequestHandler<ServerRequestContext>) => RequestHandler<ServerRequestContext>): this {
-    let list = this.#sessionWraps.get(method);
-    if (list === undefined) this.#sessionWraps.set(method, (list = []));
-    list.push(wrap);
-    const current = this.#handlers?.get(method);
-    if (current !== undefined) this.#handlers!.set(method, wrap(current));
-    return this;
-  }
-
-  /**
-   * Sets the handler of a request method for the whole server, in both eras: every
-   * connection (present and future) and the connectionless 2026-07-28 dispatch — the way an
-   * extension serves its own methods (add them to the method tables with {@link extend}).
-   * A handler set on one connection's endpoint (`session.endpoint.setRequestHandler` in
-   * `onConnect`) serves that connection only, so 2026-07-28 requests over HTTP never see it.
-   * A 2026-07-28-only handler set with {@link setStatelessHandler} wins for that era.
-   */
-  setRequestHandler(method: string, handler: RequestHandler<ServerRequestContext>): this {
-    this.#handlerOverrides.set(method, handler);
-    this.#baseHandlers?.set(method, handler);
-    if (!this.#sessionOnly.has(method)) this.#handlers?.set(method, this.#wrapped(method, handler));
-    if (this.#statelessHandlers !== undefined && !this.#statelessOverrides.has(method)) this.#statelessHandlers.set(method, handler);
-    return this;
-  }
-
-  #statelessHandlers: Map<string, RequestHandler<ServerRequestContext>> | undefined;
-  readonly #statelessOverrides = new Map<string, RequestHandler<ServerRequestContext>>();
-
-  /**
-   * The handler table of 2026-07-28 requests (built once, at the first use): the shared
-   * table, `server/discover`, `subscriptions/listen`, and what extensions set with
-   * {@link setStatelessHandler}. The 2025-only methods are in it too, but the era's method
-   * table refuses them (-32601) before a handler is looked up.
-   */
-  #statelessHandlerTable(): ReadonlyMap<string, RequestHandler<ServerRequestContext>> {
-    if (this.#statelessHandlers) return this.#statelessHandlers;
-    const table = new Map(this.#baseTable());
-    table.set(Method.ServerDiscover, () => this.#stateless.discover());
-    table.set(Method.SubscriptionsListen, (p, ctx) => this.#stateless.listen(p, ctx));
-    for (const [method, handler] of this.#statelessOverrides) table.set(method, handler);
-    return (this.#statelessHandlers = table);
-  }
-
-  /**
-   * Sets the handler of `method` for 2026-07-28 requests, on every connection and on the
-   * connectionless dispatch (an extension's entry point, for example the tasks extension's
-   * `tools/call`). The method must be in the era's method table (or an extension's) to be
-   * reached. Read the current one with {@link statelessHandler} to wrap it.
-   */
-  setStatelessHandler(method: string, handler: RequestHandler<ServerRequestContext>): this {
-    this.#statelessOverrides.set(method, handler);
-    this.#statelessHandlers?.set(method, handler);
-    return this;
-  }
-
-  /** The handler of `method` for 2026-07-28 requests (see {@link setStatelessHandler}). */
-  statelessHandler(method: string): RequestHandler<ServerRequestContext> | undefined {
-    return this.#statelessHandlerTable().get(method);
   }
 
   /**
@@ -535,26 +489,10 @@ export class McpServer implements ServerCore {
         if (table === undefined) this.#tables.set(revision, (table = extendedTableFor(revision, this.#extensions)!));
         return table;
       },
-      handlers: () => this.#statelessHandlerTable(),
-      middleware: () => [ERA_MIDDLEWARE, ...this.#middleware.filter(([, d]) => d !== 'outgoing').map(([m]) => m)],
+      handlers: () => this.#handlers().current,
+      layers: () => [ERA_LAYER, ...this.#uses.filter((u) => u.direction !== 'outgoing').map((u) => ('middleware' in u ? fromMiddleware(u.middleware) : incomingLayer(u.interceptor, undefined)))],
       reportError: report,
     });
-  }
-
-  async #complete(params: JSONObject): Promise<JSONObject> {
-    const ref = params.ref as { type: string; name?: string; uri?: string };
-    const argument = params.argument as { name: string; value: string };
-    const context = { arguments: ((params.context as JSONObject | undefined)?.arguments ?? {}) as Record<string, string> };
-    let completer: Completer | undefined | null;
-    if (ref.type === 'ref/prompt') {
-      completer = this.prompts.completer(ref.name!, argument.name);
-      if (completer === null) throw invalidParams(`Unknown prompt: ${ref.name}`);
-    } else {
-      completer = this.resources.completer(ref.uri!, argument.name);
-      if (completer === null && !this.resources.has(ref.uri!)) throw invalidParams(`Unknown resource template: ${ref.uri}`);
-    }
-    const answer = completer ? await completer(argument.value, context) : undefined;
-    return toCompleteResult(answer) as unknown as JSONObject;
   }
 
   // ───────────── notifications to every client ─────────────
@@ -606,7 +544,7 @@ export class McpServer implements ServerCore {
    * over a transport with instance-local delivery (Streamable HTTP sessions, which several
    * instances may hold) only when its GET stream is attached here, else as usual.
    */
-  #deliverHere(s: ServerSession, method: string, params: JSONObject | undefined): void {
+  #deliverHere(s: ServerConnection, method: string, params: JSONObject | undefined): void {
     const transport = this.#transports.get(s);
     const local = transport === undefined ? undefined : localDelivery(transport);
     if (local === undefined) {
@@ -684,4 +622,4 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-export type { ServerRequestContext };
+export type { ServerCore, ServerRequestContext };

@@ -13,7 +13,7 @@ import { TaskServer } from '../tasks/server.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import type { RequestHandler } from '../protocol/endpoint.js';
 import type { ServerRequestContext } from './context.js';
-import type { ServerSession } from './server-session.js';
+import type { ServerConnection } from './connection.js';
 import { McpServer } from './server.js';
 
 const V2026 = '2026-07-28';
@@ -24,7 +24,7 @@ const META_2026 = {
 };
 
 interface Raw {
-  session: ServerSession;
+  session: ServerConnection;
   /** Sends a request; resolves with its whole response (result or error). */
   request(method: string, params?: JSONObject): Promise<JSONObject>;
 }

@@ -1,5 +1,5 @@
 /**
- * `tools/call` answers at once when it can: `ToolRegistry._call` (what the server's method
+ * `tools/call` answers at once when it can: `ToolRegistry.callHandler()` (what the server's method
  * table runs) returns the result itself when the schema checks and the handler answered at
  * once, a promise when any of them returned one; `call` always returns a promise.
  */
@@ -33,35 +33,37 @@ async function registry() {
 
 test('tools/call: synchronous steps give the result itself, an asynchronous one a promise', async () => {
   const tools = await registry();
-  const now = tools._call({ name: 'echo', arguments: { text: 'hi' } }, NO_CTX);
+  const call = tools.callHandler();
+  const now = call({ name: 'echo', arguments: { text: 'hi' } }, NO_CTX);
   assert.equal(isThenable(now), false);
   assert.deepEqual(now, { content: [{ type: 'text', text: 'hi' }] });
-  const invalid = tools._call({ name: 'echo', arguments: { text: 1 } }, NO_CTX);
+  const invalid = call({ name: 'echo', arguments: { text: 1 } }, NO_CTX);
   assert.equal(isThenable(invalid), false);
   assert.equal((invalid as { isError?: boolean }).isError, true);
 
-  const later = tools._call({ name: 'later', arguments: { text: 'hi' } }, NO_CTX);
+  const later = call({ name: 'later', arguments: { text: 'hi' } }, NO_CTX);
   assert.equal(isThenable(later), true);
   assert.deepEqual(await later, { content: [{ type: 'text', text: 'later hi' }] });
 
-  const checked = tools._call({ name: 'checked', arguments: { code: 'ok' } }, NO_CTX);
+  const checked = call({ name: 'checked', arguments: { code: 'ok' } }, NO_CTX);
   assert.equal(isThenable(checked), true, 'the input check returned a promise');
   assert.deepEqual(await checked, { content: [{ type: 'text', text: 'code ok' }] });
-  const wrong = await tools._call({ name: 'checked', arguments: { code: 'no' } }, NO_CTX);
+  const wrong = await call({ name: 'checked', arguments: { code: 'no' } }, NO_CTX);
   assert.equal(wrong.isError, true);
   assert.match((wrong.content[0] as { text: string }).text, /wrong code/);
 
   // the output schema is enforced on the synchronous path too
-  const typed = tools._call({ name: 'typed', arguments: {} }, NO_CTX);
+  const typed = call({ name: 'typed', arguments: {} }, NO_CTX);
   assert.equal(isThenable(typed), false);
   assert.match(((typed as { content: Array<{ text: string }> }).content[0]!).text, /does not match its output schema/);
 });
 
 test('tools/call: failures at once are thrown (protocol errors) or tool errors; call() turns throws into rejections', async () => {
   const tools = await registry();
-  assert.throws(() => tools._call({ name: 'refuses', arguments: {} }, NO_CTX), (e: unknown) => e instanceof McpError && e.code === -32042);
-  assert.throws(() => tools._call({ name: 'nope', arguments: {} }, NO_CTX), (e: unknown) => e instanceof McpError && e.code === -32602);
-  const broke = tools._call({ name: 'breaks', arguments: {} }, NO_CTX);
+  const call = tools.callHandler();
+  assert.throws(() => call({ name: 'refuses', arguments: {} }, NO_CTX), (e: unknown) => e instanceof McpError && e.code === -32042);
+  assert.throws(() => call({ name: 'nope', arguments: {} }, NO_CTX), (e: unknown) => e instanceof McpError && e.code === -32602);
+  const broke = call({ name: 'breaks', arguments: {} }, NO_CTX);
   assert.deepEqual(broke, { content: [{ type: 'text', text: 'disk full' }], isError: true });
   await assert.rejects(tools.call({ name: 'refuses', arguments: {} }, NO_CTX), (e: unknown) => e instanceof McpError && e.code === -32042);
   await assert.rejects(tools.call({ name: 'nope', arguments: {} }, NO_CTX), (e: unknown) => e instanceof McpError && e.code === -32602);

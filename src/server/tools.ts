@@ -290,15 +290,26 @@ export class ToolRegistry {
 
   /** Runs `tools/call`. Rejects with -32602 for an unknown tool; other failures become tool errors. */
   async call(params: JSONObject, ctx: ServerRequestContext): Promise<CallToolResult> {
-    return this._call(params, ctx);
+    return this.#call(params, ctx);
   }
 
   /**
-   * @internal {@link call} answering at once when every step (the schema checks, the handler)
-   * did: returns the result itself, else a promise of it. Throws -32602 for an unknown tool,
-   * and a protocol error the handler raised, when they come at once.
+   * @internal The `tools/call` handler of the server's handler table: {@link call}, answering
+   * at once when every step did (see `#call`).
    */
-  _call(params: JSONObject, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
+  callHandler(): (params: JSONObject | undefined, ctx: ServerRequestContext) => CallToolResult | Promise<CallToolResult> {
+    return (params, ctx) => this.#call(params!, ctx);
+  }
+
+  /**
+   * {@link call} answering at once when every step (the schema checks, the handler) did:
+   * returns the result itself, else a promise of it. Throws -32602 for an unknown tool, and
+   * a protocol error the handler raised, when they come at once. The `T | Promise<T>`
+   * results here and in the helpers below are kept on purpose: a synchronous tool is then
+   * answered without a promise or a microtask turn (bench row "instructions: server JSON
+   * tools/call"; an async chain costs two promises and a turn per call).
+   */
+  #call(params: JSONObject, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name as string;
     const entry = this.#tools.get(name);
     if (entry === undefined) throw invalidParams(`Unknown tool: ${name}`);
@@ -384,5 +395,5 @@ function finalResult(result: CallToolResult, ctx: ServerRequestContext): CallToo
     return { ...result, content: [{ type: 'text', text }] };
   }
   // Typed results are adapted to the client's revision (raw results go out as returned).
-  return toolResultForRevision(result, ctx?.protocolVersion ?? ctx?.server?.protocolVersion);
+  return toolResultForRevision(result, ctx?.protocolVersion ?? ctx?.connection?.protocolVersion);
 }

@@ -12,7 +12,7 @@
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { Method, Notification } from '../protocol/methods.js';
-import { ServerRequestContext } from '../server/context.js';
+import { ServerRequestContext } from '../server/connection.js';
 import type { ServerSession } from '../server/server-session.js';
 import { levelPasses } from '../server/logging.js';
 import { RequestContext } from '../session/context.js';

@@ -153,7 +153,7 @@ const REGISTRIES: ReadonlySet<string> = new Set(
 );
 /** The server role's modules (connections, handshake, era layers, middleware, entry point). */
 const SERVER_ROLE: ReadonlySet<string> = new Set(
-  ['server', 'server-session', 'era', 'client-answers', 'stateless/layer', 'stateless/request', 'stateless/dispatch', 'stateless/mrtr', 'middleware', 'index'].map((n) => `server/${n}.ts`),
+  ['server', 'server-session', 'connection', 'interceptors', 'era', 'client-answers', 'stateless/layer', 'stateless/request', 'stateless/dispatch', 'stateless/mrtr', 'middleware', 'index'].map((n) => `server/${n}.ts`),
 );
 
 /**
@@ -181,7 +181,6 @@ const ERA_SEAMS: Readonly<Record<string, { readonly targets: readonly string[]; 
   'protocol/incoming.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'the era of a request is read once, where it enters: a claiming `_meta` picks that revision’s table' },
   'protocol/table.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'the 2026-07-28 method table sits with the other revision tables' },
   'server/server.ts': { targets: ['protocol/stateless/wire.ts', 'server/stateless/layer.ts', 'server/stateless/dispatch.ts'], reason: 'McpServer splits its revisions by era, holds the StatelessLayer and its handler table, and serves connectionless 2026 requests' },
-  'server/context.ts': { targets: ['server/stateless/request.ts'], reason: 'the handler context’s methods take the 2026 input options (`inputKey`) beside the request options (types only)' },
   'server/era.ts': { targets: ['server/stateless/request.ts'], reason: 'the era strategy interface names the 2026 strategy’s type (types only)' },
   'server/index.ts': { targets: ['protocol/stateless/wire.ts', 'server/stateless/layer.ts', 'server/stateless/request.ts', 'server/stateless/mrtr.ts', 'server/stateless/dispatch.ts'], reason: 'entry point: re-exports the era’s public names' },
   'client/client.ts': { targets: ['protocol/stateless/wire.ts', 'client/stateless/client.ts'], reason: 'the Client picks the era when it connects and hands 2026 calls to StatelessClient' },

@@ -3,12 +3,11 @@
  * tool (`tools/call` by tool name). One description serves two places: the bearer authorizer
  * checks it at the HTTP level before a POST is delivered (403 `insufficient_scope` with
  * `WWW-Authenticate`, 2025-11-25 › Authorization › Scope Challenge Handling), and
- * {@link requireScopes} checks it again inside the server as middleware (for transports
+ * {@link requireScopes} checks it again inside the server as an interceptor (for transports
  * without the HTTP check, and as a second line). Runtime-neutral.
  */
-import type { JSONObject } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/methods.js';
-import { passesThrough, type Middleware } from '../../protocol/middleware.js';
+import type { Interceptor } from '../../server/interceptors.js';
 import { InsufficientScopeError, isAuthInfo, missingScopes } from './types.js';
 
 /** Which scopes which requests need. Every list means "all of these". */
@@ -44,20 +43,24 @@ export function requiredScopesFor(requirements: ScopeRequirements, method: strin
 }
 
 /**
- * Server middleware enforcing `requirements` on incoming requests: a request whose
- * `ctx.authInfo` lacks a required scope — or that carries no auth info at all (fail closed)
- * — is refused with {@link InsufficientScopeError}. Register it with `server.use()`. Over
- * Streamable HTTP, pass the same requirements to `requireBearerAuth({ scopes })` so clients
- * get the 403 challenge before the request is delivered; this middleware then only backs it up.
+ * A server interceptor enforcing `requirements` on incoming requests: a request whose
+ * principal (the auth info the transport attached) lacks a required scope — or that carries
+ * no auth info at all (fail closed) — is refused with {@link InsufficientScopeError}.
+ * Register it with `server.use()`. Over Streamable HTTP, pass the same requirements to
+ * `requireBearerAuth({ scopes })` so clients get the 403 challenge before the request is
+ * delivered; this interceptor then only backs it up.
  */
-export function requireScopes(requirements: ScopeRequirements): Middleware {
-  return passesThrough((next) => (method, params: JSONObject | undefined, ctx) => {
-    if (ctx.direction !== 'incoming' || ctx.kind !== 'request') return next(method, params, ctx);
-    const required = requiredScopesFor(requirements, method, params);
-    if (required.length === 0) return next(method, params, ctx);
-    const authInfo = ctx.info?.authInfo;
-    const granted = isAuthInfo(authInfo) ? authInfo.scopes : NONE;
-    if (missingScopes(required, granted).length > 0) return Promise.reject(new InsufficientScopeError(required, granted));
-    return next(method, params, ctx);
-  });
+export function requireScopes(requirements: ScopeRequirements): Interceptor {
+  return {
+    name: 'requireScopes',
+    intercept(call, next) {
+      if (call.direction !== 'incoming' || call.kind !== 'request') return next();
+      const required = requiredScopesFor(requirements, call.method, call.params);
+      if (required.length === 0) return next();
+      const principal = call.principal;
+      const granted = isAuthInfo(principal) ? principal.scopes : NONE;
+      if (missingScopes(required, granted).length > 0) throw new InsufficientScopeError(required, granted);
+      return next();
+    },
+  };
 }

@@ -107,18 +107,7 @@ function recordOf(id: string, session: ServerSession, owner: string | undefined,
 
 /** Applies a record's mutable parts to a held session. */
 function applyPatch(session: ServerSession, patch: SessionPatch): void {
-  if ('logLevel' in patch && patch.logLevel !== undefined) session._setLogLevel(patch.logLevel as LoggingLevel);
-  if (patch.subscriptions !== undefined) {
-    session.subscriptions.clear();
-    for (const uri of patch.subscriptions) {
-      try {
-        session._subscribe(uri);
-      } catch {
-        // past this instance's subscription limits: the rest is not applied here
-        break;
-      }
-    }
-  }
+  session.restoreState({ logLevel: 'logLevel' in patch ? (patch.logLevel as LoggingLevel | undefined) : undefined, subscriptions: patch.subscriptions });
 }
 
 /** See the module note. One per `Mcp-Session-Id` path. */

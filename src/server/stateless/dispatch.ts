@@ -9,25 +9,25 @@
  *   remapping: the request keeps the id it came with, and its reply channel (the
  *   transport's own object for the request) carries its notifications and its response.
  * - The chain is the server's: the era's `serve` outermost (it shapes the result), then the
- *   server's incoming middleware, then the method table of the request's revision and the
- *   server's 2026-07-28 handlers. It is composed once and again only when middleware is
- *   added, so state a middleware keeps around `next` is shared by every request served
- *   here — per-client state belongs under a key of the principal (see `rateLimit`).
+ *   server's interceptors (and deprecated middleware), then the method table of the
+ *   request's revision and the 2026-07-28 side of the server's handler table — the same
+ *   `HandlerTable` the connections read. It is composed once and again only when `use()`
+ *   adds to it; the interceptors themselves run per request and see who is asking.
  * - Cancellation is the transport's: when the request's stream goes away it calls
  *   {@link StatelessDispatch.cancel}; the handler's signal fires and no response is written.
  */
 import type { JSONObject, JSONRPCErrorObject, RequestId } from '../../jsonrpc/types.js';
 import { methodNotFound } from '../../jsonrpc/errors.js';
 import { checkIncomingRequest } from '../../protocol/incoming.js';
-import { composeInner, type InnerHandler, type Middleware } from '../../protocol/middleware.js';
+import { composeLayers, type InnerHandler, type Layer } from '../../protocol/middleware.js';
 import { isThenable } from '../../jsonrpc/values.js';
 import type { RequestMeta } from '../../protocol/stateless/wire.js';
-import type { RequestHandler } from '../../protocol/endpoint.js';
+import type { HandlerTable } from '../../protocol/handler-table.js';
 import type { RevisionTable } from '../../protocol/table.js';
 import type { RequestChannel } from '../../session/context.js';
 import { toWireError } from '../../session/session.js';
 import type { MessageInfo } from '../../transport/types.js';
-import { ServerRequestContext } from '../context.js';
+import { ServerRequestContext } from '../connection.js';
 import type { StatelessLayer } from './layer.js';
 
 /** Where one request's messages go: its notifications, then exactly one outcome (unless cancelled first). */
@@ -45,10 +45,10 @@ export interface StatelessDispatchHost {
   ownCapabilities(): object;
   /** The table of a served revision, with the server's extensions. */
   tableOf(revision: string): RevisionTable;
-  /** The 2026-07-28 handler table. */
-  handlers(): ReadonlyMap<string, RequestHandler<ServerRequestContext>>;
-  /** The server's incoming middleware, in registration order (the era's comes first). */
-  middleware(): readonly Middleware[];
+  /** The server's current handler table (its `stateless` side serves here). */
+  handlers(): HandlerTable<ServerRequestContext>;
+  /** The layers of the chain, outermost first: the era's, then the server's interceptors and middleware. */
+  layers(): readonly Layer[];
   /** Reports handler failures the client is not told about in detail. */
   reportError(error: Error): void;
 }
@@ -68,7 +68,7 @@ export class StatelessDispatcher {
     this.#host = host;
   }
 
-  /** Drops the composed chain (middleware was added); the next request composes it again. */
+  /** Drops the composed chain (`use()` added to it); the next request composes it again. */
   invalidate(): void {
     this.#chain = undefined;
   }
@@ -77,7 +77,7 @@ export class StatelessDispatcher {
   readonly #terminal: InnerHandler = (method, params, ctx) => {
     const context = ctx as ServerRequestContext;
     checkIncomingRequest(context.era.claim!.table, 'server', this.#host.ownCapabilities(), method, params);
-    const handler = this.#host.handlers().get(method);
+    const handler = this.#host.handlers().stateless.get(method);
     if (handler === undefined) throw methodNotFound(method);
     return handler(params, context);
   };
@@ -89,7 +89,7 @@ export class StatelessDispatcher {
    */
   dispatch(id: RequestId, method: string, params: JSONObject | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch {
     const ctx = new ServerRequestContext(undefined, reply, id, method, params, info, this.#host.layer.requestEra(meta, this.#host.tableOf(meta.revision)));
-    const chain = (this.#chain ??= composeInner(this.#host.middleware(), this.#terminal));
+    const chain = (this.#chain ??= composeLayers(this.#host.layers(), this.#terminal));
     let outcome: unknown;
     try {
       outcome = chain(method, params, ctx);

@@ -36,7 +36,7 @@ import {
 import type { RequestChannel } from '../../session/context.js';
 import type { Implementation, ServerCapabilities } from '../../types.js';
 import type { ServerRequestContext } from '../context.js';
-import type { EraRequest } from '../era.js';
+import type { EraRequest } from '../types.js';
 import { InputRound, RequestStateCodec, checkInputResponses, type RequestStateOptions } from './mrtr.js';
 import { StatelessRequest, type StatelessShaper } from './request.js';
 import { checkListenSubscriptions, type SubscriptionLimits } from '../subscription-limits.js';

@@ -14,21 +14,12 @@ import type { InnerHandler } from '../../protocol/middleware.js';
 import { missingClientCapability, type InputRequest, type RequestMeta } from '../../protocol/stateless/wire.js';
 import { hasCapability } from '../../protocol/table.js';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../../types.js';
-import type { EraRequest, ServerEra } from '../era.js';
+import type { EraRequest, InputOptions } from '../types.js';
 import { checkElicitationUrl, checkRequestedSchema } from '../client-answers.js';
 import { levelPasses } from '../logging.js';
 import { InputRound, noInputRound, validateElicitAnswer, validateRootsAnswer, validateSamplingAnswer } from './mrtr.js';
 
-/** Options of a context method that asks the client for input. */
-export interface InputOptions {
-  /**
-   * The key of this input in a multi round-trip request (stateless era): give one when the
-   * client should see a meaningful name, or when the handler does not ask for its inputs in
-   * the same order on every run. Default: the next key of a per-request sequence
-   * (`elicitation-1`, `sampling-1`, `roots-1`, …). Ignored in the 2025 era.
-   */
-  inputKey?: string;
-}
+export type { InputOptions };
 
 /**
  * Where the inputs of a request go instead of its multi round-trip round: a task (tasks
@@ -48,7 +39,8 @@ export interface StatelessShaper {
 }
 
 /** The per-request state and era strategy of a 2026-07-28 request. Created by the server's stateless layer. */
-export class StatelessRequest implements ServerEra {
+/** The 2026-07-28 `ServerEra` (era.ts; checked where the layer hands one out as a `ServerEra`). */
+export class StatelessRequest {
   /** The request's checked `_meta` (half of its {@link claim}). */
   readonly meta: RequestMeta;
   /** The method table of its revision (the other half). */

@@ -53,7 +53,7 @@ import { ErrorCode, type JSONObject, type JSONRPCErrorObject } from '../../jsonr
 import { Method } from '../../protocol/methods.js';
 import type { RequestHandler } from '../../protocol/endpoint.js';
 import { ResultType, TASKS_EXTENSION, missingClientCapability, type InputRequest } from '../../protocol/stateless/wire.js';
-import { ServerRequestContext } from '../../server/context.js';
+import { ServerRequestContext } from '../../server/connection.js';
 import { checkInputResponses } from '../../server/stateless/mrtr.js';
 import type { McpServer } from '../../server/server.js';
 import type { InputSink, StatelessRequest } from '../../server/stateless/request.js';
