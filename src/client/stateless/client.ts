@@ -43,7 +43,7 @@ import {
   type DiscoverResult,
   type InputRequest,
 } from '../../protocol/stateless/wire.js';
-import type { Session } from '../../session/session.js';
+import type { RpcChannel } from '../../session/session.js';
 import type { RequestOptions } from '../../session/session.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../types.js';
 import { isObject } from '../../jsonrpc/values.js';
@@ -101,7 +101,7 @@ function pick(ours: readonly string[], theirs: unknown): string | undefined {
  * (a modern error other than -32022, or no common version and `canFallBack` false), or the
  * probe was aborted.
  */
-export async function probeServer(session: Session, versions: readonly string[], meta: (revision: string) => JSONObject, canFallBack: boolean, options: RequestOptions): Promise<ProbeOutcome> {
+export async function probeServer(session: RpcChannel, versions: readonly string[], meta: (revision: string) => JSONObject, canFallBack: boolean, options: RequestOptions): Promise<ProbeOutcome> {
   let version = versions[0]!;
   const tried = new Set<string>();
   for (let attempt = 0; attempt < versions.length + 1; attempt++) {

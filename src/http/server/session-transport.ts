@@ -39,9 +39,9 @@ import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.
 import { counterText, isThenable } from '../../jsonrpc/values.js';
 import { passesThrough, type Middleware } from '../../protocol/middleware.js';
 import { Notification } from '../../protocol/methods.js';
-import type { ServerSession } from '../../server/server-session.js';
 import { IdTable } from '../../session/id-table.js';
-import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
+import type { ChannelView, MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
+import { factsOf } from '../../transport/facts.js';
 import type { EventStore } from './event-store.js';
 import type { FollowedStream, StreamFeed, StreamFollower } from './session-directory.js';
 import { RemoteFollow } from './stream-follow.js';
@@ -261,22 +261,20 @@ export interface JsonOutcome {
 export class StreamableSessionTransport implements Transport, RequestStreamCloser {
   /** The `Mcp-Session-Id`; undefined for a sessionless (per-request) transport. */
   readonly sessionId: string | undefined;
-  /** The server session connected to this transport (set by the handler after connect). */
-  server: ServerSession | undefined = undefined;
+  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); undefined when not. */
+  readonly owner: string | undefined;
 
   /** A sessionless transport cannot get the answer of a request it sends (see {@link Transport.answersRequests}). */
   get answersRequests(): boolean {
     return this.sessionId !== undefined;
   }
-  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); set by the handler. */
-  owner: string | undefined = undefined;
-  /** Time of the last request delivered or finished, or the last stream closed, for idle reaping (ms since epoch). */
-  lastActivity: number;
-  /** SSE connections currently attached to streams of this session. */
-  connections = 0;
+  #lastActivity: number;
+  #connections = 0;
   readonly #host: TransportHost;
   readonly #resumable: boolean;
   #receiver: TransportReceiver | undefined = undefined;
+  /** What this transport may ask of its channel (handed over at start). */
+  #view: ChannelView | undefined = undefined;
   #closed = false;
   /**
    * The POST streams open or retained, by stream number. An IdTable, not a `Map`: a stream
@@ -311,18 +309,40 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
    * transport closes itself once its one POST is answered or its client disconnects.
    * `storeTag` (a plain word: 1 to 32 of `A-Z a-z 0-9 - _`) goes into this transport's event store keys and
    * event ids, so that several transports of one session (on instances sharing a store) never write the
-   * same stream, and a `Last-Event-ID` names the instance that opened its stream.
+   * same stream, and a `Last-Event-ID` names the instance that opened its stream. `owner` is
+   * the principal key of the session's creator when sessions are bound.
    */
-  constructor(host: TransportHost, sessionId: string | undefined, storeTag?: string) {
+  constructor(host: TransportHost, sessionId: string | undefined, storeTag?: string, owner?: string) {
     this.#host = host;
     this.sessionId = sessionId;
+    this.owner = owner;
     this.#tag = storeTag;
     this.#idBase = storeTag === undefined ? '' : `${storeTag}.`;
     this.requestIdPrefix = storeTag === undefined ? undefined : `${storeTag}-`;
     // a shared session's GET stream exists from the start: what other instances relay for it is stored at once
     if (storeTag !== undefined && sessionId !== undefined) this.#standalone = new OutStream(this, 0, MODE_STANDALONE);
     this.#resumable = sessionId !== undefined && host.store !== undefined;
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
+  }
+
+  /** Time of the last request delivered or finished, or the last stream closed, for idle reaping (ms since epoch). */
+  get lastActivity(): number {
+    return this.#lastActivity;
+  }
+
+  /** SSE connections currently attached to streams of this session. */
+  get connections(): number {
+    return this.#connections;
+  }
+
+  /** The protocol revision the session negotiated; undefined before (or before the transport started). */
+  get protocolVersion(): string | undefined {
+    return this.#view?.protocolVersion;
+  }
+
+  /** True while the server's request `id` (to the client) awaits its answer on this instance. */
+  awaits(id: RequestId): boolean {
+    return this.#view !== undefined && this.#view.awaits(id);
   }
 
   /** True once closed. */
@@ -333,10 +353,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   // ───────────── Transport ─────────────
 
   /** Throws LocalError `already_connected` when called twice, `connection_closed` after close. */
-  start(receiver: TransportReceiver): void {
+  start(receiver: TransportReceiver, view?: ChannelView): void {
     if (this.#closed) throw new LocalError('connection_closed', 'The HTTP session is closed');
     if (this.#receiver !== undefined) throw new LocalError('already_connected', 'Transport already started');
     this.#receiver = receiver;
+    this.#view = view;
   }
 
   /**
@@ -346,33 +367,56 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
    */
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(new LocalError('connection_closed', 'The HTTP session is closed'));
-    let value: unknown = message;
+    // a session says what it sends; only a message that came from elsewhere is read for it
+    let facts: SendOptions | undefined = options;
     let text: string;
     /** The refusal sent in place of a reply the outbound budget has no room for. */
     let refused: string | undefined;
     try {
       if (typeof message === 'string') {
-        value = JSON.parse(message);
+        facts = factsOf(JSON.parse(message), options);
         // one line, like serialized text, so every event below is written unchecked
         text = oneLineJson(message);
       } else {
-        refused = this.#refusal(message);
-        if (refused === undefined) text = serializeMessage(message);
-        else value = JSON.parse((text = refused));
+        if (facts?.kind === undefined) facts = factsOf(message, options);
+        refused = facts.kind === 'response' ? this.#refusal(message as { result?: unknown }, facts.id!) : undefined;
+        text = refused ?? serializeMessage(message);
       }
     } catch (error) {
       return Promise.reject(new LocalError('invalid_message', 'The message cannot be encoded as JSON', { cause: error }));
     }
-    const first = (Array.isArray(value) ? value[0] : value) as { id?: unknown; method?: unknown } | undefined;
-    if (first !== undefined && first !== null && first.method === undefined) {
-      this.#routeResponse(value, first, text, refused !== undefined);
+    const kind = facts.kind;
+    if (kind === 'response' || kind === 'error' || kind === 'batch') {
+      this.#routeResponse(refused === undefined ? kind : 'error', facts.id, text, refused !== undefined);
     } else {
-      const related = options?.relatedRequestId;
+      const related = facts.relatedRequestId;
       const stream = related === undefined ? undefined : this.#byRequest?.get(related);
       if (stream !== undefined && stream.mode === MODE_SSE) this.#emit(stream, text);
       else this.#toStandalone(text);
     }
     return RESOLVED;
+  }
+
+  /**
+   * Writes a notification the server produced for the client's GET stream when that stream
+   * is attached here (or, resumable, stores it there for a GET here); false when neither
+   * (see `Transport.deliverHere`).
+   */
+  deliverHere(text: string): boolean {
+    return this.relayToStandalone(text);
+  }
+
+  /**
+   * The client cancelled its request `id` (the session read the `notifications/cancelled`):
+   * no response will come for it, so its POST's stream completes once no request of the
+   * POST is left open (see `Transport.peerCancelled`).
+   */
+  peerCancelled(id: RequestId): void {
+    const byRequest = this.#byRequest;
+    const stream = byRequest?.get(id);
+    if (stream === undefined) return;
+    byRequest!.delete(id);
+    if (--stream.pending <= 0 && !stream.awaitsArray) this.#complete(stream);
   }
 
   /** Ends every stream and connection, forgets stored events, fires `receiver.closed()`. Idempotent. */
@@ -416,7 +460,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       const own = stream.ids === undefined ? [] : Array.isArray(stream.ids) ? stream.ids : [stream.ids];
       for (const id of own) if (byRequest.get(id) === stream) ids.push(id);
     }
-    for (const id of ids) void this.send({ jsonrpc: '2.0', id, error: { code, message } });
+    for (const id of ids) this.#routeResponse('error', id, serializeMessage({ jsonrpc: '2.0', id, error: { code, message } }), false);
   }
 
   /**
@@ -425,14 +469,12 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
    * for a slow reader (see OutboundBudget.refusesUnserialized), and the reply's text is never
    * made when refused.
    */
-  #refusal(message: JSONRPCMessage | JSONRPCMessage[]): string | undefined {
+  #refusal(message: { result?: unknown }, id: RequestId): string | undefined {
     const outbound = this.#host._outbound;
-    if (outbound === undefined || outbound.budget.total === 0 || Array.isArray(message)) return undefined;
-    const m = message as { id?: unknown; method?: unknown; result?: unknown };
-    if (m.method !== undefined || m.result === undefined || (typeof m.id !== 'string' && typeof m.id !== 'number')) return undefined;
-    const size = outbound.budget.refusesUnserialized(m.result);
+    if (outbound === undefined || outbound.budget.total === 0) return undefined;
+    const size = outbound.budget.refusesUnserialized(message.result);
     if (size === 0) return undefined;
-    const refusal = budgetRefusal(outbound.budget, JSON.stringify(m.id), size);
+    const refusal = budgetRefusal(outbound.budget, JSON.stringify(id), size);
     outbound.report(refusal.error);
     return refusal.body;
   }
@@ -449,7 +491,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.#standalone !== undefined) this.#shut(this.#standalone, store);
     if (this.#remote !== undefined) for (const follow of [...this.#remote]) follow.close();
     this.#byRequest?.clear();
-    this.connections = 0;
+    this.#connections = 0;
     this.#host.released(this);
     this.#receiver?.closed();
     return RESOLVED;
@@ -499,7 +541,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (stream.mode === MODE_SSE) {
       const conn = new SseConnection(stream);
       stream.conn = conn;
-      this.connections++;
+      this.#connections++;
       if (this.#resumable) {
         conn.write(primingEvent(this.#label(stream) + '0', this.#host.retryMs));
         if (this.#tag !== undefined && this.#host.streamOpened !== undefined) {
@@ -522,15 +564,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   /**
    * Hands one parsed POST body to the session, synchronously. `stream` is the POST's stream
    * (undefined for notifications and responses only). Client cancellations in the body
-   * complete the streams of the requests they cancel.
+   * complete the streams of the requests they cancel (the session tells, {@link peerCancelled}).
    */
   deliver(value: unknown, info: MessageInfo, stream: OutStream | undefined): void {
     if (this.#closed || this.#receiver === undefined) return;
-    this.lastActivity = Date.now();
-    if (this.#byRequest !== undefined && this.#byRequest.size > 0) {
-      if (Array.isArray(value)) for (let i = 0; i < value.length; i++) this.#noteCancel(value[i]);
-      else this.#noteCancel(value);
-    }
+    this.#lastActivity = Date.now();
     const previous = this.#delivering;
     this.#delivering = stream;
     try {
@@ -563,7 +601,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
     const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
     if (stream.conn !== undefined) return errorReply(409, TRANSPORT_ERROR, 'Conflict: an SSE stream is already open for this session');
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
     return this.#attachResumed(stream, stream.delivered);
   }
 
@@ -586,7 +624,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     const streamId = match === null || (tag !== undefined && tag !== this.#tag) ? -1 : Number(match[2]);
     const stream = streamId === 0 ? (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE)) : this.#streams?.get(streamId);
     if (!this.#resumable || stream === undefined || stream.mode === MODE_JSON) return badLastEventId();
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
     return this.#attachResumed(stream, Number(match![3]));
   }
 
@@ -603,7 +641,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (stream.conn !== undefined) this.#detach(stream);
     this.#endFeed(stream);
     stream.feed = feed;
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
     return {
       seq: stream.seq,
       stop: () => {
@@ -639,7 +677,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     }
     if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
     const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
     // what this instance stored on its own GET stream while the client's GET was elsewhere
     // reached the client there, or is in the log just replayed: it is not written again
     const reply = await this.#attachResumed(stream, stream.seq, conn);
@@ -657,8 +695,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
         reportError: (error) => this.#host.reportError(error),
         openRequests: this.#host.openRequests === undefined ? undefined : () => this.#host.openRequests!(this, tag, streamNo),
         finished: (f) => {
-          if (this.#remote?.delete(f) === true) this.connections--;
-          this.lastActivity = Date.now();
+          if (this.#remote?.delete(f) === true) this.#connections--;
+          this.#lastActivity = Date.now();
         },
       },
       `${this.sessionId}.${tag}/${streamNo}`,
@@ -668,7 +706,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     const host = this.#host;
     if (host.follow !== undefined) follow.cancel = host.follow(this, tag, streamNo, follow);
     else follow.ended('gone');
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
     follow.conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
     const started = await follow.start();
     if (started === 'unknown') return badLastEventId();
@@ -679,7 +717,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     }
     if (follow.active) {
       (this.#remote ??= new Set()).add(follow);
-      this.connections++;
+      this.#connections++;
     }
     return sseReply(follow.conn, this.#sseHeaders());
   }
@@ -698,15 +736,15 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
    * request arrived or finished or the last stream closed.
    */
   isIdle(now: number, idleMs: number): boolean {
-    return this.connections === 0 && (this.#byRequest === undefined || this.#byRequest.size === 0) && now - this.lastActivity >= idleMs;
+    return this.#connections === 0 && (this.#byRequest === undefined || this.#byRequest.size === 0) && now - this.#lastActivity >= idleMs;
   }
 
   /** @internal the client of `conn` went away */
   _lost(stream: OutStream, conn: SseConnection, reason?: Error): void {
     if (stream.conn !== conn) return;
     stream.conn = undefined;
-    this.connections--;
-    this.lastActivity = Date.now();
+    this.#connections--;
+    this.#lastActivity = Date.now();
     // A reader the adapter cut for not reading (the reason went to onError there) gets its
     // requests cancelled: work for a client that does not take the results is not kept going.
     if ((reason as { code?: unknown } | undefined)?.code === 'slow_reader') this.#cancelStream(stream, reason!.message);
@@ -716,20 +754,13 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
 
   // ───────────── routing ─────────────
 
-  #routeResponse(value: unknown, first: { id?: unknown }, text: string, refused: boolean): void {
-    let stream: OutStream | undefined;
-    const byRequest = this.#byRequest;
-    if (Array.isArray(value)) {
-      if (byRequest !== undefined) {
-        for (let i = 0; i < value.length && stream === undefined; i++) {
-          const id = (value[i] as { id?: unknown } | null)?.id;
-          if (typeof id === 'string' || typeof id === 'number') stream = byRequest.get(id);
-        }
-      }
-    } else {
-      const id = first.id;
-      if (typeof id === 'string' || typeof id === 'number') stream = byRequest?.get(id);
-    }
+  /**
+   * Routes a response (`kind` `response` or `error`) or a batch's response array to the
+   * stream of the POST that carried request `id` (for a batch: one of its requests); an
+   * error answering no request (`id` null), or one sent while a POST is delivered, to that POST.
+   */
+  #routeResponse(kind: 'response' | 'error' | 'batch', id: RequestId | null | undefined, text: string, refused: boolean): void {
+    let stream = id === undefined || id === null ? undefined : this.#byRequest?.get(id);
     stream ??= this.#delivering;
     if (stream === undefined || stream.done) {
       this.#host.reportError(new LocalError('invalid_message', `No open HTTP request for the response ${text.length > 200 ? text.slice(0, 200) + '…' : text}`));
@@ -737,7 +768,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     }
     if (stream.mode === MODE_JSON) {
       stream.body = text;
-      stream.isError = !Array.isArray(value) && (value as { error?: unknown }).error !== undefined;
+      stream.isError = kind === 'error';
       stream.refused = refused;
     } else if (stream.conn !== undefined) {
       // the last event, written to a live connection: the stream is forgotten right after,
@@ -754,17 +785,6 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       if (this.#byRequest?.get(requestId) !== stream) continue;
       this.deliver({ jsonrpc: '2.0', method: Notification.Cancelled, params: { requestId, reason: `The client stopped reading its responses (${why})` } }, CUT_INFO, undefined);
     }
-  }
-
-  #noteCancel(message: unknown): void {
-    const m = message as { method?: unknown; params?: { requestId?: unknown } } | null;
-    if (m === null || typeof m !== 'object' || m.method !== 'notifications/cancelled') return;
-    const target = m.params?.requestId;
-    if (typeof target !== 'string' && typeof target !== 'number') return;
-    const stream = this.#byRequest!.get(target);
-    if (stream === undefined) return;
-    this.#byRequest!.delete(target);
-    if (--stream.pending <= 0 && !stream.awaitsArray) this.#complete(stream);
   }
 
   #toStandalone(text: string): void {
@@ -826,7 +846,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (stream.done) return;
     stream.done = true;
     this.#untrack(stream);
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
     const byRequest = this.#byRequest!;
     const ids = stream.ids;
     if (Array.isArray(ids)) {
@@ -840,7 +860,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       stream.conn.owner = undefined;
       stream.conn.end();
       stream.conn = undefined;
-      this.connections--;
+      this.#connections--;
       this.#drop(stream);
     } else if (!this.#resumable) {
       this.#streams!.delete(stream.id);
@@ -903,8 +923,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     stream.conn = undefined;
     conn.owner = undefined;
     conn.end();
-    this.connections--;
-    this.lastActivity = Date.now();
+    this.#connections--;
+    this.#lastActivity = Date.now();
   }
 
   /** Replays `stream` after `afterSeq` onto a new connection, then attaches it (or ends it when the stream is complete). */
@@ -944,7 +964,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     stream.conn = conn;
     conn.owner = stream;
     stream.delivered = last;
-    this.connections++;
+    this.#connections++;
     return sseReply(conn, this.#sseHeaders());
   }
 }
