@@ -11,9 +11,14 @@
  *   ever replayed, only within the session it arrived on. A transport of a shared session
  *   (a `storeTag`) makes them `<tag>.<stream>:<seq>`: the id then also names the instance
  *   that opened the stream, and another instance resumes it from the shared store and the
- *   owner's feed (stream-follow.ts); a stream this transport opened may be handed over so
- *   ({@link StreamableSessionTransport.followStream}), one attached connection or feed at a
- *   time.
+ *   owner's feed (session-crossing.ts, stream-follow.ts); a stream this transport opened may
+ *   be handed over so ({@link StreamableSessionTransport.followStream}), one attached
+ *   connection or feed at a time.
+ * - Facts, not parsing: what it routes comes from the session (`SendOptions`: a response's
+ *   id, a notification's related request); a client's cancellation of a request in progress
+ *   is told by the session (`peerCancelled`). Only text handed to `send` directly is read
+ *   (transport/facts.ts). It never holds its server role: what the handler asks of the
+ *   connection (negotiated revision, awaited ids) goes through the view given at start.
  * - Routing: a response goes to the stream of the POST that carried its request (looked up
  *   by id; an error with id null, sent while a POST is being delivered, to that POST);
  *   other messages go to the stream of their `relatedRequestId` while that request is open,
@@ -37,17 +42,17 @@ import { encodeSseEvent, encodeUncheckedSseEvent, oneLineJson } from '../../fram
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
 import { counterText, isThenable } from '../../jsonrpc/values.js';
-import { passesThrough, type Middleware } from '../../protocol/middleware.js';
 import { Notification } from '../../protocol/methods.js';
 import { IdTable } from '../../session/id-table.js';
 import type { ChannelView, MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import { factsOf } from '../../transport/facts.js';
 import type { EventStore } from './event-store.js';
 import type { FollowedStream, StreamFeed, StreamFollower } from './session-directory.js';
-import { RemoteFollow } from './stream-follow.js';
+import { badLastEventId, CrossInstance } from './session-crossing.js';
 import { errorReply, primingEvent, sseHeaders, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
 import type { HttpHeaders, HttpReply } from './types.js';
+import type { RequestStreamCloser } from './session-disconnect.js';
 import { budgetRefusal, type OutboundBudget } from './outbound.js';
 
 /** What a session transport needs from the handler that owns it (one object per handler). */
@@ -102,66 +107,6 @@ export interface OutboundSeam {
   report(error: Error): void;
 }
 
-/** Something that can close the SSE stream carrying a request (see {@link closeSseStream}). */
-export interface RequestStreamCloser {
-  closeRequestStream(requestId: RequestId): boolean;
-}
-
-/**
- * The {@link MessageInfo} of every message of one HTTP request: the auth info, the request
- * headers (`info.request.headers`), and the seam of {@link closeSseStream}.
- */
-export class HttpMessageInfo implements MessageInfo {
-  readonly authInfo: unknown;
-  readonly headers: Headers | Record<string, string | string[] | undefined> | undefined;
-  readonly #closer: RequestStreamCloser;
-
-  /** @internal created by the HTTP handler per request */
-  constructor(closer: RequestStreamCloser, authInfo: unknown, headers: Headers | Record<string, string | string[] | undefined> | undefined) {
-    this.#closer = closer;
-    this.authInfo = authInfo;
-    this.headers = headers;
-  }
-
-  /** The request details: `request.headers` holds the HTTP request headers. */
-  get request(): { readonly headers?: Headers | Record<string, string | string[] | undefined> } {
-    return this;
-  }
-
-  /** Closes the SSE stream carrying request `requestId` now; see {@link closeSseStream}. */
-  closeSseStream(requestId: RequestId): boolean {
-    return this.#closer.closeRequestStream(requestId);
-  }
-}
-
-/**
- * Server-initiated disconnect (SEP-1699): closes the SSE stream that carries the request of
- * `ctx` (a handler's or middleware's context) right away, after its priming event, without
- * ending the request. The client reconnects after the `retry` delay with GET and
- * `Last-Event-ID` and receives the rest of the stream there, the response included.
- *
- * Returns false, doing nothing, when the request did not arrive over Streamable HTTP, is
- * answered as JSON, the server keeps no event store (nothing could be resumed), the handler
- * is sessionless, or the stream is not attached to a connection.
- */
-export function closeSseStream(ctx: { readonly id?: RequestId; readonly info?: MessageInfo }): boolean {
-  const info = ctx.info;
-  return info instanceof HttpMessageInfo && ctx.id !== undefined && info.closeSseStream(ctx.id);
-}
-
-/**
- * Middleware for SSE polling (SEP-1699): for every incoming request for which `predicate`
- * holds, closes its SSE stream right after the priming event (see {@link closeSseStream})
- * and then lets the request run as usual; the client picks up the rest with GET and
- * `Last-Event-ID`. Register it with `server.use()`. `predicate` must not throw.
- */
-export function disconnectAfterPriming(predicate: (method: string, params: JSONObject | undefined) => boolean): Middleware {
-  return passesThrough((next) => (method, params, ctx) => {
-    if (ctx.direction === 'incoming' && ctx.kind === 'request' && predicate(method, params)) closeSseStream(ctx);
-    return next(method, params, ctx);
-  });
-}
-
 const MODE_SSE = 0;
 const MODE_JSON = 1;
 const MODE_STANDALONE = 2;
@@ -180,6 +125,12 @@ const RESOLVED: Promise<void> = Promise.resolve();
 
 /** Message info of the cancellations this transport issues for a cut reader (no client sent them). */
 const CUT_INFO: MessageInfo = {};
+
+/**
+ * A stream's connection went away: reaches the transport's private `#lost` (assigned where
+ * the class is defined), so that neither a closure per stream nor a public method is needed.
+ */
+let connectionLost: (transport: StreamableSessionTransport, stream: OutStream, conn: SseConnection, reason: Error | undefined) => void;
 
 /** @internal one logical stream of a session */
 class OutStream implements SseConnectionOwner {
@@ -239,7 +190,7 @@ class OutStream implements SseConnectionOwner {
   }
 
   connectionLost(conn: SseConnection, reason?: Error): void {
-    this.transport._lost(this, conn, reason);
+    connectionLost(this.transport, this, conn, reason);
   }
 }
 
@@ -299,10 +250,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   readonly #idBase: string;
   /** See `Transport.requestIdPrefix`: `<storeTag>-` for a shared session's transport, so its server → client request ids are unique across the instances. */
   readonly requestIdPrefix: string | undefined;
-  /** Resumptions of other instances' streams in progress here. */
-  #remote: Set<RemoteFollow> | undefined = undefined;
-  /** The GET stream of another instance last resumed here ({@link AdoptedStandalone}). */
-  #adopted: AdoptedStandalone | undefined = undefined;
+  /** The cross-instance resumptions of a shared session (session-crossing.ts); made by the first. */
+  #crossed: CrossInstance | undefined = undefined;
 
   /**
    * `sessionId` undefined makes a sessionless transport: no event ids, no resumption, and the
@@ -489,7 +438,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       streams.clear();
     }
     if (this.#standalone !== undefined) this.#shut(this.#standalone, store);
-    if (this.#remote !== undefined) for (const follow of [...this.#remote]) follow.close();
+    this.#crossed?.close();
     this.#byRequest?.clear();
     this.#connections = 0;
     this.#host.released(this);
@@ -618,8 +567,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     const match = EVENT_ID.exec(lastEventId.trim());
     const tag = match?.[1];
     if (match !== null && tag !== undefined && tag !== this.#tag && this.#resumable && this.#tag !== undefined && this.#host.store!.shared === true) {
-      const streamNo = Number(match[2]);
-      return streamNo === 0 ? this.#resumeOtherStandalone(tag, Number(match[3])) : this.#resumeRemote(tag, streamNo, Number(match[3]));
+      return this.#crossing().resume(tag, Number(match[2]), Number(match[3]));
     }
     const streamId = match === null || (tag !== undefined && tag !== this.#tag) ? -1 : Number(match[2]);
     const stream = streamId === 0 ? (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE)) : this.#streams?.get(streamId);
@@ -650,78 +598,6 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     };
   }
 
-  /**
-   * Resumes the GET stream of this session that the instance tagged `tag` held: its stored
-   * events after `afterSeq` (this session's only: the key is built from it), then this
-   * instance's own GET stream, as {@link openStandalone} opens it (its priming event moves
-   * the client on to this instance's event ids). Messages other instances produce for the
-   * GET stream from then on reach it through the directory's routing.
-   */
-  async #resumeOtherStandalone(tag: string, afterSeq: number): Promise<HttpReply> {
-    const conn = new SseConnection();
-    const label = `${tag}.0:`;
-    const held: RelayedMessage[] = [];
-    const adopted: AdoptedStandalone = (this.#adopted = { label, through: afterSeq, held });
-    conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
-    try {
-      const replayed = this.#host.store!.replay(`${this.sessionId}.${tag}/0`, afterSeq);
-      const events = isThenable(replayed) ? await replayed : replayed;
-      for (let i = 0; i < events.length; i++) {
-        const event = events[i]!;
-        if (event.seq <= adopted.through) continue;
-        conn.write(encodeSseEvent({ id: label + event.seq, data: event.data }));
-        adopted.through = event.seq;
-      }
-    } catch (error) {
-      this.#host.reportError(toError(error));
-    }
-    if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
-    const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
-    this.#lastActivity = Date.now();
-    // what this instance stored on its own GET stream while the client's GET was elsewhere
-    // reached the client there, or is in the log just replayed: it is not written again
-    const reply = await this.#attachResumed(stream, stream.seq, conn);
-    adopted.held = undefined;
-    for (const m of held) this.relayToStandalone(m.text, m.origin);
-    return reply;
-  }
-
-  /** Resumes stream `streamNo` of the instance tagged `tag` after `afterSeq` (stream-follow.ts). */
-  async #resumeRemote(tag: string, streamNo: number, afterSeq: number): Promise<HttpReply> {
-    const label = `${tag}.${streamNo}:`;
-    const follow = new RemoteFollow(
-      {
-        store: this.#host.store!,
-        reportError: (error) => this.#host.reportError(error),
-        openRequests: this.#host.openRequests === undefined ? undefined : () => this.#host.openRequests!(this, tag, streamNo),
-        finished: (f) => {
-          if (this.#remote?.delete(f) === true) this.#connections--;
-          this.#lastActivity = Date.now();
-        },
-      },
-      `${this.sessionId}.${tag}/${streamNo}`,
-      label,
-      afterSeq,
-    );
-    const host = this.#host;
-    if (host.follow !== undefined) follow.cancel = host.follow(this, tag, streamNo, follow);
-    else follow.ended('gone');
-    this.#lastActivity = Date.now();
-    follow.conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
-    const started = await follow.start();
-    if (started === 'unknown') return badLastEventId();
-    if (started === 'unavailable') return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the stored events cannot be read now; retry with the same Last-Event-ID', { 'retry-after': '10' });
-    if (this.#closed) {
-      follow.close();
-      return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
-    }
-    if (follow.active) {
-      (this.#remote ??= new Set()).add(follow);
-      this.#connections++;
-    }
-    return sseReply(follow.conn, this.#sseHeaders());
-  }
-
   /** Closes the SSE connection of the stream carrying request `requestId` (SEP-1699); see {@link closeSseStream}. */
   closeRequestStream(requestId: RequestId): boolean {
     const stream = this.#byRequest?.get(requestId);
@@ -739,8 +615,12 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     return this.#connections === 0 && (this.#byRequest === undefined || this.#byRequest.size === 0) && now - this.#lastActivity >= idleMs;
   }
 
-  /** @internal the client of `conn` went away */
-  _lost(stream: OutStream, conn: SseConnection, reason?: Error): void {
+  static {
+    connectionLost = (transport, stream, conn, reason) => transport.#lost(stream, conn, reason);
+  }
+
+  /** The client of `conn` went away. */
+  #lost(stream: OutStream, conn: SseConnection, reason: Error | undefined): void {
     if (stream.conn !== conn) return;
     stream.conn = undefined;
     this.#connections--;
@@ -804,14 +684,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
    */
   relayToStandalone(text: string, origin?: string): boolean {
     if (this.#closed) return false;
-    const adopted = this.#adopted;
-    if (adopted !== undefined) {
-      if (origin !== undefined && origin.startsWith(adopted.label) && Number(origin.slice(adopted.label.length)) <= adopted.through) return true;
-      if (adopted.held !== undefined) {
-        adopted.held.push({ text, origin });
-        return true;
-      }
-    }
+    if (this.#crossed !== undefined && this.#crossed.intercepts(text, origin)) return true;
     const stream = this.#standalone;
     if (stream === undefined) return false;
     // not attached here: kept in the store all the same (a shared session's GET stream
@@ -905,6 +778,34 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     return (this.#sseHeaderSet ??= sseHeaders(this.sessionId));
   }
 
+  /** The cross-instance part of this (shared) session's transport, made on first use. */
+  #crossing(): CrossInstance {
+    if (this.#crossed !== undefined) return this.#crossed;
+    const transport = this;
+    const host = this.#host;
+    return (this.#crossed = new CrossInstance({
+      store: host.store!,
+      retryMs: host.retryMs,
+      sessionId: this.sessionId!,
+      get closed() {
+        return transport.#closed;
+      },
+      reportError: (error) => host.reportError(error),
+      follow: host.follow === undefined ? undefined : (owner, stream, follower) => host.follow!(transport, owner, stream, follower),
+      openRequests: host.openRequests === undefined ? undefined : (owner, stream) => host.openRequests!(transport, owner, stream),
+      attachStandalone: (conn) => {
+        const stream = (transport.#standalone ??= new OutStream(transport, 0, MODE_STANDALONE));
+        return transport.#attachResumed(stream, stream.seq, conn);
+      },
+      reply: (conn) => sseReply(conn, transport.#sseHeaders()),
+      counted: (delta) => {
+        transport.#connections += delta;
+        transport.#lastActivity = Date.now();
+      },
+      relay: (text, origin) => transport.relayToStandalone(text, origin),
+    }));
+  }
+
   /** The event id prefix of `stream`. */
   #label(stream: OutStream): string {
     return (stream.label ??= this.#idBase + counterText(stream.id) + ':');
@@ -969,35 +870,13 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   }
 }
 
-/**
- * The GET stream of another instance, resumed on this one: the start of its event ids
- * (`<tag>.0:`) and the last sequence number the client has of it (replayed here or named by
- * its `Last-Event-ID`). While the replay runs, `held` keeps the messages other instances
- * relay for the GET stream, in arrival order, to be written once this instance's GET
- * stream is attached; undefined after. A relayed message whose origin is at or before
- * `through` on that stream is one the client has and is dropped.
- */
-interface AdoptedStandalone {
-  readonly label: string;
-  through: number;
-  held: RelayedMessage[] | undefined;
-}
-
-/** A message another instance relayed for the GET stream, and its origin (see `relayToStandalone`). */
-interface RelayedMessage {
-  readonly text: string;
-  readonly origin: string | undefined;
-}
-
-function badLastEventId(): HttpReply {
-  return errorReply(400, TRANSPORT_ERROR, 'Bad Request: Last-Event-ID does not name a resumable stream of this session; send the request again');
-}
-
 function closedConnection(): SseConnection {
   const conn = new SseConnection();
   conn.end();
   return conn;
 }
+
+export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, type RequestStreamCloser } from './session-disconnect.js';
 
 /** A session's logical SSE stream, as the handler holds it between `openPost` and its reply. Opaque outside this module. */
 export type { OutStream };
