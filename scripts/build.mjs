@@ -87,7 +87,7 @@ export const CORE_COMPANIONS = [
   'schema/dialect.ts',
   'schema/elicitation.ts',
   'framing/sse.ts',
-  'http/stateless/mcp-headers.ts',
+  'transport/stateless/mcp-headers.ts',
   'server/middleware.ts',
   'server/context.ts',
   'server/client-answers.ts',

@@ -16,6 +16,7 @@
 import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
 import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
+import { defaultErrorReporter } from '../protocol/error-report.js';
 import { Method, Notification } from '../protocol/methods.js';
 import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
 import * as P from '../protocol/params.js';
@@ -355,6 +356,7 @@ export class Client {
       },
       answerInput: (key, method, params, signal) => this.#answerInput(ep, key, method, params, signal),
       relistTools: (options) => this.listAllTools(options),
+      warn: (error) => (this.#options.onError ?? defaultErrorReporter('client'))(error),
     };
   }
 

@@ -34,12 +34,15 @@
  * - The standalone GET stream opens after `notifications/initialized` was accepted (or at
  *   `start()` when resuming a known session). A 405 means the server offers none. When it
  *   drops it is reopened with `Last-Event-ID`, honouring `retry`, with bounded backoff.
- * - Stateless era (2026-07-28): a message whose `_meta` names a protocol version is POSTed
- *   without a session id, with `MCP-Protocol-Version` (that version), `Mcp-Method`,
- *   `Mcp-Name` and the `Mcp-Param-*` headers of its tool's `x-mcp-header` arguments
- *   (learned from `tools/list` results, which lose their tools with invalid annotations;
- *   see stateless/headers.ts). Cancelling such a request aborts its POST instead of
+ * - Stateless era (2026-07-28): a message sent with request metadata (`SendOptions.metadata`,
+ *   which the client role computes: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+ *   `Mcp-Param-*`; see client/stateless/headers.ts) is POSTed without a session id, with
+ *   that metadata as its headers. The transport never reads a message's `_meta` nor
+ *   rewrites what it delivers. Cancelling such a request aborts its POST instead of
  *   POSTing `notifications/cancelled`.
+ * - Facts, not parsing: what a message is (request, its id and method, the request a
+ *   cancellation concerns) comes from the session that built it (`SendOptions`); only text
+ *   or a message sent without those facts is read for them (transport/facts.ts).
  * - A response is read only while someone waits for it. When a request times out or its
  *   signal aborts, the session POSTs `notifications/cancelled`; the transport then stops
  *   reading the response (JSON body or SSE stream, the POST or a resuming GET) that would
@@ -105,7 +108,6 @@ import {
 import { splitFetch, wholeFetch, type SplitFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
 import { connectionFailureReason } from './connection-failure.js';
-import { StatelessRequestHeaders } from './stateless/headers.js';
 
 /** Options of {@link StreamableHttpClientTransport}. */
 export interface StreamableHttpClientTransportOptions extends HttpClientCommonOptions {
@@ -276,8 +278,6 @@ export class StreamableHttpClientTransport implements Transport {
   /** The exchange of each request in progress (an IdTable, not a `Map`: no backing-table churn per call, see id-table.ts). */
   readonly #outstanding = new IdTable<Exchange>(OUTGOING_SLOTS);
   readonly #waits = new Waits();
-  /** Stateless-era request headers and the `x-mcp-header` annotations they come from. */
-  readonly #statelessHeaders = new StatelessRequestHeaders();
   /** The POST of each stateless-era request in flight: cancelling it means aborting that POST. */
   readonly #statelessPosts = new Map<RequestId, Aborter>();
   #getStream: 'idle' | 'open' | 'unsupported' | 'failed' = 'idle';
@@ -391,7 +391,7 @@ export class StreamableHttpClientTransport implements Transport {
       this.#cancelled(cancels);
     }
     let out: Outgoing = SESSION_POST;
-    const metadata = kind === 'request' || kind === 'notification' ? (facts.metadata ?? this.#statelessHeaders.headersFor(value)) : undefined;
+    const metadata = kind === 'request' || kind === 'notification' ? facts.metadata : undefined;
     if (kind === 'request') {
       out = { ids: facts.id === undefined || facts.id === null ? undefined : [facts.id], initialize: facts.method === Method.Initialize, initialized: false, stateless: metadata };
     } else if (kind === 'notification' && (facts.method === Notification.Initialized || metadata !== undefined)) {
@@ -505,10 +505,7 @@ export class StreamableHttpClientTransport implements Transport {
       deadline?.stop();
       if (controller !== undefined) this.#controllers.delete(controller);
       if (out.stateless !== undefined && out.ids !== undefined) {
-        for (const id of out.ids) {
-          if (this.#statelessPosts.get(id) === controller) this.#statelessPosts.delete(id);
-          this.#statelessHeaders.forget(id);
-        }
+        for (const id of out.ids) if (this.#statelessPosts.get(id) === controller) this.#statelessPosts.delete(id);
       }
       if (exchange !== undefined) this.#release(exchange);
       else if (--this.#quietPosts === 0) this.#quietDone?.();
@@ -814,10 +811,7 @@ export class StreamableHttpClientTransport implements Transport {
   #deliver(value: unknown): void {
     if (this.#closed) return;
     if (Array.isArray(value)) for (const item of value) this.#noteAnswer(item);
-    else {
-      this.#noteAnswer(value);
-      this.#statelessHeaders.absorb(value, (err) => this.#receiver?.error(err));
-    }
+    else this.#noteAnswer(value);
     this.#receiver!.message(value);
   }
 
