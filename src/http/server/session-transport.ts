@@ -49,6 +49,7 @@ import { factsOf } from '../../transport/facts.js';
 import type { EventStore } from './event-store.js';
 import type { FollowedStream, StreamFeed, StreamFollower } from './session-directory.js';
 import { badLastEventId, CrossInstance } from './session-crossing.js';
+import { appendEvent, forgetEvents, replayEvents } from './session-events.js';
 import { errorReply, primingEvent, sseHeaders, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
 import type { HttpHeaders, HttpReply } from './types.js';
@@ -115,8 +116,6 @@ const MODE_STANDALONE = 2;
 const MAX_RETAINED_STREAMS = 32;
 /** The most ring slots of a session's table of streams (`IdTable`): the retained ones and a few open. */
 const STREAM_SLOTS = 64;
-/** Replay rounds of a resumption against a store that keeps growing underneath it. */
-const MAX_REPLAY_ROUNDS = 16;
 
 /** A `Last-Event-ID`: optional instance tag, stream number, sequence number. */
 const EVENT_ID = /^(?:([A-Za-z0-9_-]{1,32})\.)?(\d{1,9}):(\d{1,15})$/;
@@ -212,8 +211,7 @@ export interface JsonOutcome {
 export class StreamableSessionTransport implements Transport, RequestStreamCloser {
   /** The `Mcp-Session-Id`; undefined for a sessionless (per-request) transport. */
   readonly sessionId: string | undefined;
-  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); undefined when not. */
-  readonly owner: string | undefined;
+  readonly #owner: string | undefined;
 
   /** A sessionless transport cannot get the answer of a request it sends (see {@link Transport.answersRequests}). */
   get answersRequests(): boolean {
@@ -264,7 +262,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   constructor(host: TransportHost, sessionId: string | undefined, storeTag?: string, owner?: string) {
     this.#host = host;
     this.sessionId = sessionId;
-    this.owner = owner;
+    this.#owner = owner;
     this.#tag = storeTag;
     this.#idBase = storeTag === undefined ? '' : `${storeTag}.`;
     this.requestIdPrefix = storeTag === undefined ? undefined : `${storeTag}-`;
@@ -272,6 +270,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (storeTag !== undefined && sessionId !== undefined) this.#standalone = new OutStream(this, 0, MODE_STANDALONE);
     this.#resumable = sessionId !== undefined && host.store !== undefined;
     this.#lastActivity = Date.now();
+  }
+
+  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); undefined when not. */
+  get owner(): string | undefined {
+    return this.#owner;
   }
 
   /** Time of the last request delivered or finished, or the last stream closed, for idle reaping (ms since epoch). */
@@ -464,7 +467,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     }
     stream.answered();
     this.#endFeed(stream);
-    if (stream.key !== undefined && store !== undefined) this.#forget(store, stream.key);
+    if (stream.key !== undefined && store !== undefined) forgetEvents(store, stream.key, this.#host);
   }
 
   // ───────────── for the handler ─────────────
@@ -701,12 +704,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       const seq = ++stream.seq;
       const store = this.#host.store!;
       const key = (stream.key ??= (this.#keyBase ??= this.#tag === undefined ? `${this.sessionId}/` : `${this.sessionId}.${this.#tag}/`) + stream.id);
-      try {
-        const pending = store.append(key, seq, text);
-        if (isThenable(pending)) stream.lastAppend = pending.then(undefined, (error) => this.#host.reportError(toError(error)));
-      } catch (error) {
-        this.#host.reportError(toError(error));
-      }
+      const pending = appendEvent(store, key, seq, text, this.#host);
+      if (pending !== undefined) stream.lastAppend = pending;
       if (stream.conn !== undefined) {
         stream.conn.write(encodeUncheckedSseEvent(this.#label(stream) + seq, text));
         stream.delivered = seq;
@@ -761,16 +760,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       stream.retained = false;
       this.#retained--;
     }
-    if (stream.key !== undefined) this.#forget(this.#host.store!, stream.key);
-  }
-
-  #forget(store: EventStore, key: string): void {
-    try {
-      const pending = store.delete(key);
-      if (isThenable(pending)) pending.then(undefined, (error) => this.#host.reportError(toError(error)));
-    } catch (error) {
-      this.#host.reportError(toError(error));
-    }
+    if (stream.key !== undefined) forgetEvents(this.#host.store!, stream.key, this.#host);
   }
 
   /** The headers of this session's SSE replies (one frozen object, not one per reply). */
@@ -833,27 +823,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     const store = this.#host.store;
     let last = afterSeq;
     if (this.#resumable) {
-      conn.write(primingEvent(this.#label(stream) + afterSeq, this.#host.retryMs));
-      for (let round = 0; round < MAX_REPLAY_ROUNDS && last < stream.seq && stream.key !== undefined; round++) {
-        // Synchronous stores never reach an await here, so nothing can interleave.
-        if (stream.lastAppend !== undefined) await stream.lastAppend;
-        let events;
-        try {
-          const replayed = store!.replay(stream.key, last);
-          events = isThenable(replayed) ? await replayed : replayed;
-        } catch (error) {
-          this.#host.reportError(toError(error));
-          break;
-        }
-        const before = last;
-        for (let i = 0; i < events.length; i++) {
-          const event = events[i]!;
-          if (event.seq <= last) continue;
-          conn.write(encodeSseEvent({ id: this.#label(stream) + event.seq, data: event.data }));
-          last = event.seq;
-        }
-        if (last === before) break; // the store no longer has them
-      }
+      const label = this.#label(stream);
+      conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
+      if (last < stream.seq) last = await replayEvents(store!, stream, afterSeq, conn, label, this.#host);
     }
     if (this.#closed || stream.done) {
       conn.end();
