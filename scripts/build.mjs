@@ -88,6 +88,7 @@ export const CORE_COMPANIONS = [
   'schema/elicitation.ts',
   'framing/sse.ts',
   'transport/stateless/mcp-headers.ts',
+  'transport/facts.ts',
   'server/middleware.ts',
   'server/context.ts',
   'server/client-answers.ts',
