@@ -97,7 +97,9 @@ function surfaceOf(program, file) {
       out.push({ name: exported.name, kind: 'unknown', text: '(no declaration)' });
       continue;
     }
-    const kinds = [...new Set(decls.map(kindOf))].join(' + ');
+    // a deprecated export says so in its heading (the printed text has no comments)
+    const deprecated = decls.some((d) => !ts.isSourceFile(d) && ts.getJSDocDeprecatedTag(d) !== undefined);
+    const kinds = [...new Set(decls.map(kindOf))].join(' + ') + (deprecated ? ', deprecated' : '');
     let text;
     if (decls.some((d) => ts.isSourceFile(d))) {
       // `export * as X from` a module: list the member names; each member's own text is in that module's entry

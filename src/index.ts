@@ -2,9 +2,9 @@
 export * from './jsonrpc/types.js';
 export { McpError, LocalError, UrlElicitationRequiredError, invalidParams, methodNotFound, type LocalErrorCode, type PendingUrlElicitation } from './jsonrpc/errors.js';
 export { DEFAULT_DECODE_LIMITS, type DecodeLimits } from './jsonrpc/decode.js';
-export type { Transport, TransportReceiver, SendOptions, MessageInfo } from './transport/types.js';
+export type { Transport, TransportReceiver, SendOptions, MessageInfo, ChannelView, MessageKind } from './transport/types.js';
 export { InMemoryTransport } from './transport/memory.js';
-export { Session, type SessionOptions, type SessionHooks, type RequestOptions, type Progress } from './session/session.js';
+export { RpcChannel, type RpcChannelOptions, type RpcChannelHooks, Session, type SessionOptions, type SessionHooks, type RequestOptions, type Progress } from './session/session.js';
 export { RequestContext, type RequestChannel } from './session/context.js';
 export { checkIncomingRequest, claimStatelessEra, type StatelessClaim } from './protocol/incoming.js';
 export { Endpoint, type EndpointOptions, type RequestHandler, type NotificationListener } from './protocol/endpoint.js';

@@ -62,7 +62,7 @@ function slowTransport(): { transport: Transport; sent: unknown[]; release: () =
 
 /** The optional members of `Transport`: a member added there and not listed here fails to compile. */
 type OptionalKey<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? K : never }[keyof T];
-const OPTIONAL_MEMBERS: Record<OptionalKey<Transport>, true> = { sessionId: true, peer: true, answersRequests: true, requestIdPrefix: true, setProtocolVersion: true, fresh: true };
+const OPTIONAL_MEMBERS: Record<OptionalKey<Transport>, true> = { sessionId: true, peer: true, answersRequests: true, requestIdPrefix: true, setProtocolVersion: true, fresh: true, deliverHere: true, peerCancelled: true };
 
 test('TapTransport: forwards every optional member of the transport it wraps, and only what it has', async () => {
   const versions: string[] = [];
@@ -75,6 +75,8 @@ test('TapTransport: forwards every optional member of the transport it wraps, an
     requestIdPrefix: 'node-a:',
     setProtocolVersion: (v) => void versions.push(v),
     fresh: () => slowTransport().transport,
+    deliverHere: () => true,
+    peerCancelled: () => {},
   };
   const tap = new TapTransport(full);
   for (const key of Object.keys(OPTIONAL_MEMBERS) as Array<OptionalKey<Transport>>) {

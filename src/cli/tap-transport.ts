@@ -14,7 +14,7 @@
  */
 import type { JSONObject, JSONRPCMessage, RequestId } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
-import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
+import type { ChannelView, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 
 /** Most task ids remembered per connection (a CLI command makes one or a few). */
 const MAX_TASKS_WATCHED = 1000;
@@ -49,11 +49,17 @@ export class TapTransport implements Transport {
 
   /** Present when the wrapped transport has it: a fresh copy of it, wrapped the same way. */
   readonly fresh?: () => Transport;
+  /** Present when the wrapped transport has it: forwarded. */
+  readonly deliverHere?: (text: string) => boolean;
+  /** Present when the wrapped transport has it: forwarded. */
+  readonly peerCancelled?: (id: RequestId) => void;
 
   constructor(inner: Transport, options: TapOptions = {}) {
     this.#inner = inner;
     this.#options = options;
     if (inner.fresh !== undefined) this.fresh = () => new TapTransport(inner.fresh!(), options);
+    if (inner.deliverHere !== undefined) this.deliverHere = (text) => inner.deliverHere!(text);
+    if (inner.peerCancelled !== undefined) this.peerCancelled = (id) => inner.peerCancelled!(id);
   }
 
   get sessionId(): string | undefined {
@@ -76,7 +82,7 @@ export class TapTransport implements Transport {
     this.#inner.setProtocolVersion?.(version);
   }
 
-  start(receiver: TransportReceiver): Promise<void> | void {
+  start(receiver: TransportReceiver, view?: ChannelView): Promise<void> | void {
     return this.#inner.start({
       message: (data, info) => {
         this.#incoming(data);
@@ -84,7 +90,7 @@ export class TapTransport implements Transport {
       },
       error: (error) => receiver.error(error),
       closed: (reason) => receiver.closed(reason),
-    });
+    }, view);
   }
 
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions): Promise<void> | void {

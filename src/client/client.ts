@@ -16,6 +16,7 @@
 import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
 import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
+import { defaultErrorReporter } from '../protocol/error-report.js';
 import { Method, Notification } from '../protocol/methods.js';
 import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
 import * as P from '../protocol/params.js';
@@ -355,6 +356,7 @@ export class Client {
       },
       answerInput: (key, method, params, signal) => this.#answerInput(ep, key, method, params, signal),
       relistTools: (options) => this.listAllTools(options),
+      warn: (error) => (this.#options.onError ?? defaultErrorReporter('client'))(error),
     };
   }
 
@@ -654,7 +656,13 @@ export class Client {
     return this.request<CallToolResult>(Method.ToolsCall, params as unknown as JSONObject, options).then((result) => this.#checkToolResult(params.name, result, options));
   }
 
-  /** The checks of {@link callTool} on `result`; synchronous unless the output schemas must be listed first or a schema check is asynchronous. */
+  /**
+   * The checks of {@link callTool} on `result`; synchronous unless the output schemas must be
+   * listed first or a schema check is asynchronous. The `T | Promise<T>` return (here and in
+   * {@link #checkOutput}) is kept on purpose: a `then` callback that returns a promise costs
+   * the call two more turns of the microtask queue and a promise (instructions: client stdio
+   * mcpkit callTool, 1 and 32 in flight).
+   */
   #checkToolResult(name: string, result: CallToolResult, options: RequestOptions | undefined): CallToolResult | Promise<CallToolResult> {
     if (typeof result !== 'object' || result === null) throw new LocalError('invalid_result', 'tools/call returned a malformed result');
     if (!('task' in result)) expectArray(result, 'content', Method.ToolsCall);

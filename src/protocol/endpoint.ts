@@ -16,7 +16,7 @@ import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import { isThenable } from '../jsonrpc/values.js';
 import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
 import { RequestContext } from '../session/context.js';
-import { Session, type RequestOptions, type SessionHooks, type SessionOptions } from '../session/session.js';
+import { RpcChannel, type RequestOptions, type RpcChannelHooks, type RpcChannelOptions } from '../session/session.js';
 import { compose, composeLayers, fromMiddleware, type CallContext, type InnerHandler, type Layer, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
 import type { HandlerTableRef, RequestHandler } from './handler-table.js';
 import { PRE_INIT_TABLE, extendedTableFor, tableFor, hasCapability, mayBeSentBy, type MethodSpec, type ProtocolExtension, type RevisionTable } from './table.js';
@@ -30,7 +30,7 @@ export type { RequestHandler };
 export type NotificationListener = (params: JSONObject | undefined, info: MessageInfo | undefined) => void;
 
 /** Options of an endpoint. */
-export interface EndpointOptions extends SessionOptions {
+export interface EndpointOptions extends RpcChannelOptions {
   /**
    * Reports errors the peer is not told about in detail (handler crashes, garbage input).
    * Default: one line per error on stderr (the console's error stream), with the stack when
@@ -64,7 +64,7 @@ class OutgoingRequestCall implements CallContext {
 /** A protocol endpoint: one connection, one role. */
 export class Endpoint<C extends RequestContext = RequestContext> {
   readonly role: 'client' | 'server';
-  readonly session: Session;
+  readonly session: RpcChannel;
   #table: RevisionTable = PRE_INIT_TABLE;
   /** Protocol extensions added with {@link extend}; created by the first one. */
   #extensions: ProtocolExtension[] | undefined = undefined;
@@ -102,7 +102,7 @@ export class Endpoint<C extends RequestContext = RequestContext> {
        * (undefined: a 2025-era request). The role keeps the claim on the context and gives it
        * back through `claimOf`.
        */
-      createContext?: (session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, claim: StatelessClaim | undefined) => C;
+      createContext?: (session: RpcChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, claim: StatelessClaim | undefined) => C;
       /** The era reading a context was made with (see `createContext`). */
       claimOf?: (ctx: C) => StatelessClaim | undefined;
       /**
@@ -119,16 +119,16 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     this.#claimOf = options.claimOf;
     this.#incoming = this.#terminalIncoming;
     this.#createContext = options.createContext;
-    this.session = new Session(transport, new Endpoint.#Hooks(this), options);
+    this.session = new RpcChannel(transport, new Endpoint.#Hooks(this), options);
   }
 
-  readonly #createContext: ((session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, claim: StatelessClaim | undefined) => C) | undefined;
+  readonly #createContext: ((session: RpcChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, claim: StatelessClaim | undefined) => C) | undefined;
 
   /**
    * The session's hooks: one small object per endpoint whose methods (on the prototype)
    * reach the endpoint's private ones, instead of an object and six closures.
    */
-  static readonly #Hooks = class EndpointHooks implements SessionHooks {
+  static readonly #Hooks = class EndpointHooks implements RpcChannelHooks {
     readonly #endpoint: Endpoint<any>;
     constructor(endpoint: Endpoint<any>) {
       this.#endpoint = endpoint;
@@ -142,7 +142,10 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     batchesAllowed(): boolean {
       return this.#endpoint.#table.batches;
     }
-    createContext(session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined): RequestContext | McpError {
+    protocolVersion(): string | undefined {
+      return this.#endpoint.revision;
+    }
+    createContext(session: RpcChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined): RequestContext | McpError {
       const ep = this.#endpoint;
       const create = ep.#createContext;
       if (create === undefined) return new RequestContext(session, id, method, params, info);

@@ -83,14 +83,6 @@ export function fromMiddleware(middleware: Middleware): Layer {
   return (next) => middleware(promising(next));
 }
 
-/**
- * @deprecated no effect: mcpkit's own layers are {@link Layer}s now, and every
- * {@link Middleware} gets a `next` that returns a promise. Returns `middleware`.
- */
-export function passesThrough<M extends Middleware>(middleware: M): M {
-  return middleware;
-}
-
 /** `handler` as a {@link MethodHandler}: its value wrapped in a promise, its throw a rejection. */
 function promising(handler: InnerHandler): MethodHandler {
   return (method, params, ctx) => {

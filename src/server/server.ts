@@ -552,7 +552,7 @@ export class McpServer implements ServerCore {
       return;
     }
     try {
-      local.relayToStandalone(JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }));
+      local.deliverHere(JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }));
     } catch (error) {
       this.#report(asError(error));
     }

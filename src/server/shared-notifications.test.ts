@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { InMemoryTransport } from '../transport/memory.js';
+import type { Transport } from '../transport/types.js';
 import { McpServer } from './server.js';
 import type { SharedChange, SharedListChangedMethod, SharedNotifier } from './shared-notifications.js';
 import { waitFor } from '../../test/helpers/wait.js';
@@ -153,6 +154,59 @@ describe('ServerOptions.notifier', () => {
     await waitFor(() => errors.length === 2, 'the failed list_changed announcement reported');
     await waitFor(() => ca.seen.length === 2, 'the local list_changed');
     assert.deepEqual(ca.seen, ['updated note://a', 'notifications/tools/list_changed']);
+  });
+
+  it('relays through the transport\'s typed deliverHere capability where it has one, only there', async () => {
+    const hub = new Hub();
+    const errors: Error[] = [];
+    const a = server(hub.join(), errors);
+    const b = server(hub.join(), errors);
+    const ca = await client(a);
+    // B's client behind a transport that reaches its client only while `here` is true (a
+    // Streamable HTTP session whose GET stream is attached to this instance or another)
+    const [serverEnd, peer] = InMemoryTransport.createPair();
+    const offered: string[] = [];
+    let here = false;
+    const local: Transport = {
+      start: (receiver) => serverEnd.start(receiver),
+      send: (message, options) => serverEnd.send(message, options),
+      close: () => serverEnd.close(),
+      deliverHere(text) {
+        offered.push(text);
+        if (here) void serverEnd.send(text);
+        return here;
+      },
+    };
+    await b.connect(local);
+    const seen: string[] = [];
+    let answered: (() => void) | undefined;
+    await peer.start({
+      message: (data) => {
+        const m = JSON.parse(data as string) as JSONObject;
+        if (m.id !== undefined) answered?.();
+        else seen.push(m.method as string);
+      },
+      error: () => {},
+      closed: () => {},
+    });
+    const ask = (message: JSONObject) => new Promise<void>((resolve) => ((answered = resolve), void peer.send(message as never)));
+    await ask({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    await peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as never);
+    await ask({ jsonrpc: '2.0', id: 2, method: 'ping' });
+
+    a.registerTool('one', { description: 'added on A' }, () => 'one');
+    await waitFor(() => offered.length === 1, 'the change offered to B\'s transport');
+    await ask({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    assert.deepEqual(seen, [], 'not reached from here: nothing sent through the session');
+    assert.deepEqual(JSON.parse(offered[0]!), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+
+    here = true;
+    a.registerTool('two', { description: 'added on A' }, () => 'two');
+    await waitFor(() => seen.length === 1, 'the change written through deliverHere');
+    await ask({ jsonrpc: '2.0', id: 4, method: 'ping' });
+    assert.deepEqual(seen, ['notifications/tools/list_changed'], 'exactly once');
+    await waitFor(() => ca.seen.length === 2, 'A\'s own client, served through its session (no deliverHere)');
+    assert.deepEqual(errors, []);
   });
 
   it('stops hearing the notifier once closed', async () => {

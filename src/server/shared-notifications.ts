@@ -12,7 +12,7 @@
  * - "Its own subscribers": the 2026-07-28 `subscriptions/listen` requests open on this
  *   instance (each lives on exactly one instance, the one its HTTP request reached), and the
  *   2025-era sessions it holds. A 2025 session whose transport can tell where the client's
- *   unsolicited-message stream is ({@link InstanceLocalDelivery}: the Streamable HTTP
+ *   unsolicited-message stream is (`Transport.deliverHere`, {@link InstanceLocalDelivery}: the Streamable HTTP
  *   session transport, whose GET stream is attached to one instance while any number of
  *   instances may hold a copy of the session) gets the message only from the instance the
  *   stream is attached to, so a session held by several instances hears it exactly once.
@@ -23,6 +23,7 @@
  *   change (pub/sub is at most once). Nothing is queued.
  */
 import { Notification } from '../protocol/methods.js';
+import type { Transport } from '../transport/types.js';
 
 /** The list_changed notifications instances share. */
 export type SharedListChangedMethod = typeof Notification.ResourcesListChanged | typeof Notification.ToolsListChanged | typeof Notification.PromptsListChanged;
@@ -55,14 +56,12 @@ export interface SharedNotifier {
 }
 
 /**
- * What a transport offers when its client's unsolicited-message stream may be attached to
- * another instance (the Streamable HTTP session transport): writes `text` (one serialized
- * JSON-RPC message) to that stream when it is attached here and returns true; returns false,
+ * A transport whose peer's unsolicited-message stream may be attached to another instance
+ * (the Streamable HTTP session transport): its {@link Transport.deliverHere} writes a
+ * notification to that stream when it is attached here and returns true, and returns false,
  * doing nothing and forwarding nothing, when it is not.
  */
-export interface InstanceLocalDelivery {
-  relayToStandalone(text: string): boolean;
-}
+export type InstanceLocalDelivery = Transport & Required<Pick<Transport, 'deliverHere'>>;
 
 const LISTS: ReadonlySet<string> = new Set([Notification.ResourcesListChanged, Notification.ToolsListChanged, Notification.PromptsListChanged]);
 
@@ -71,7 +70,11 @@ export function isSharedListChanged(method: string): method is SharedListChanged
   return LISTS.has(method);
 }
 
-/** The transport's {@link InstanceLocalDelivery}, when it has one. */
-export function localDelivery(transport: object): InstanceLocalDelivery | undefined {
-  return typeof (transport as Partial<InstanceLocalDelivery>).relayToStandalone === 'function' ? (transport as InstanceLocalDelivery) : undefined;
+/** `transport` when it declares instance-local delivery ({@link Transport.deliverHere}), else undefined. */
+export function localDelivery(transport: Transport): InstanceLocalDelivery | undefined {
+  return hasLocalDelivery(transport) ? transport : undefined;
+}
+
+function hasLocalDelivery(transport: Transport): transport is InstanceLocalDelivery {
+  return transport.deliverHere !== undefined;
 }

@@ -146,6 +146,8 @@ export const PROGRESS_CONFIRM_WINDOW_MS = 100;
 /** @internal Collects the responses of one received batch; sends them together. */
 export class BatchCollector {
   pending = 0;
-  readonly responses: object[] = [];
+  readonly responses: Array<{ readonly id: RequestId | null }> = [];
+  /** The id of the first request of the batch whose handler's answer is among the responses (the batch's routing fact). */
+  answered: RequestId | undefined = undefined;
   closed = false;
 }

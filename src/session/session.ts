@@ -1,7 +1,7 @@
 /**
- * The JSON-RPC session: ids, correlation of responses, timeouts, cancellation both ways,
- * progress, batches and decode limits. It knows nothing about MCP features: the layer
- * above supplies {@link SessionHooks} and decides what each method means.
+ * The JSON-RPC channel ({@link RpcChannel}, formerly `Session`): ids, correlation of
+ * responses, timeouts, cancellation both ways, progress, batches and decode limits. It knows nothing about MCP features: the layer
+ * above supplies {@link RpcChannelHooks} and decides what each method means.
  *
  * Design notes:
  * - Outgoing request ids are integers counting up from 1 per session: never null, never
@@ -13,20 +13,25 @@
  *   `refresh()` to reset on progress where the runtime has it.
  * - Memory of an idle session (docs/memory.md): the map of outgoing requests is created by
  *   the first one, the decode limits are the shared defaults unless overridden, and the
- *   transport receives one receiver object (no closures).
+ *   transport receives one receiver object (no closures), which is also its read-only view
+ *   of the channel (`ChannelView`: negotiated revision, awaited and handled ids).
+ * - Facts, not re-parsing: every message handed to the transport comes with what this
+ *   channel knows of it (`SendOptions`: kind, id, method, related request, the request a
+ *   cancellation concerns), in one options object reused for every send; and a peer's
+ *   cancellation of a request in progress is told to the transport (`peerCancelled`).
  */
 import { describeInvalid, classify, exceedsDepth, DEFAULT_DECODE_LIMITS, KIND_ERROR, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, type DecodeLimits } from '../jsonrpc/decode.js';
 import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
 import { counterText, isThenable } from '../jsonrpc/values.js';
-import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
+import type { ChannelView, MessageInfo, MessageKind, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { BatchCollector, RequestContext } from './context.js';
 import { IdTable, OUTGOING_SLOTS } from './id-table.js';
 import { DiscardedResponseError } from './discarded-response.js';
 import { EnvelopeScanner } from '../framing/envelope-scan.js';
 
 /** What the layer above the session supplies. */
-export interface SessionHooks {
+export interface RpcChannelHooks {
   /**
    * Handles an incoming request. Returns (or resolves to) the result object, or throws an
    * {@link McpError} to answer with that error; any other throw answers -32603 without
@@ -43,15 +48,17 @@ export interface SessionHooks {
    * request is then answered with that error at once and no handler runs (a request whose
    * protocol metadata cannot be served, say).
    */
-  createContext?(session: Session, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined): RequestContext | McpError;
+  createContext?(session: RpcChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined): RequestContext | McpError;
   /** Something went wrong that the peer is not told about in detail (handler crash, garbage). */
   error?(error: Error): void;
   /** The connection closed; pending requests have already been failed. */
   closed?(reason: Error | undefined): void;
+  /** The negotiated protocol revision, once known (the transport's {@link ChannelView} reads it). */
+  protocolVersion?(): string | undefined;
 }
 
 /** Options of a session. */
-export interface SessionOptions {
+export interface RpcChannelOptions {
   /** Decode limits (message size, nesting, batch length). */
   limits?: Partial<DecodeLimits>;
   /** Default timeout of outgoing requests in ms. Default 60 000. */
@@ -82,6 +89,8 @@ export interface RequestOptions {
    * Must not throw.
    */
   onRequestId?: (id: RequestId) => void;
+  /** Request metadata for the transport (see {@link SendOptions.metadata}); set by the client role in the stateless era. */
+  metadata?: Readonly<Record<string, string>>;
 }
 
 /** A progress update received for an outgoing request. */
@@ -96,7 +105,7 @@ class PendingRequest {
   deadline = Infinity;
   abortListener: (() => void) | undefined = undefined;
   constructor(
-    readonly session: Session,
+    readonly session: RpcChannel,
     readonly id: RequestId,
     readonly method: string,
     readonly resolve: (value: unknown) => void,
@@ -114,10 +123,11 @@ const MAX_TIMER_MS = 0x7fffffff;
 /** A timer as `setTimeout` returns it: Node's can be unref'd and ref'd, a browser's is a number. */
 type SessionTimer = ReturnType<typeof setTimeout> & { ref?: () => unknown; unref?: () => unknown };
 
-/** The session timer's callback (a module function: no closure per session). */
-function onSessionTimer(session: Session): void {
-  session._timerFired();
-}
+/**
+ * The session timer's callback (one function for every session: no closure per session);
+ * it reaches the session's private `#timerFired`, assigned where the class is defined.
+ */
+let onSessionTimer: (session: RpcChannel) => void;
 
 /**
  * One timer for every outgoing request's timeout of a session (not one per request: setting
@@ -137,7 +147,7 @@ class RequestClock {
    * Makes sure the timer fires by `deadline` (arming it earlier when needed) and holds the
    * process, since a request waits; `session` is handed to the timer's callback.
    */
-  watch(deadline: number, session: Session): void {
+  watch(deadline: number, session: RpcChannel): void {
     if (deadline < this.at) {
       if (this.timer !== undefined) clearTimeout(this.timer);
       this.at = deadline;
@@ -175,10 +185,28 @@ class RequestClock {
 
 const noop = () => {};
 
-/** A JSON-RPC session over one transport. Not shareable between transports. */
-export class Session {
+/**
+ * The facts of the message a session sends (see {@link SendOptions}): one object per
+ * session, overwritten for every message (the transport reads it during `send`).
+ */
+class OutgoingFacts implements SendOptions {
+  kind: MessageKind | undefined = undefined;
+  id: RequestId | null | undefined = undefined;
+  method: string | undefined = undefined;
+  relatedRequestId: RequestId | undefined = undefined;
+  cancels: RequestId | undefined = undefined;
+  metadata: Readonly<Record<string, string>> | undefined = undefined;
+}
+
+/**
+ * The JSON-RPC channel over one transport: ids, correlation, timeouts, cancellation,
+ * progress, batches (see the module note). Not shareable between transports. It is neither
+ * the HTTP session of an `Mcp-Session-Id` nor the role's connection to its peer; it was
+ * called `Session` before (still exported under that name, deprecated).
+ */
+export class RpcChannel {
   readonly #transport: Transport;
-  readonly #hooks: SessionHooks;
+  readonly #hooks: RpcChannelHooks;
   readonly #limits: Readonly<DecodeLimits>;
   readonly #timeoutMs: number;
   readonly #maxTotalMs: number | undefined;
@@ -200,14 +228,20 @@ export class Session {
   #closed = false;
   #closeReason: Error | undefined;
   #started = false;
+  /** The facts of the message being sent (see {@link OutgoingFacts}); made by the first send. */
+  #facts: OutgoingFacts | undefined = undefined;
+
+  static {
+    onSessionTimer = (session) => session.#timerFired();
+  }
 
   /**
    * What the transport delivers to: one small object per session whose methods (on the
    * prototype) reach the session's private ones, instead of three closures and an object.
    */
-  static readonly #Receiver = class SessionReceiver implements TransportReceiver {
-    readonly #session: Session;
-    constructor(session: Session) {
+  static readonly #Receiver = class SessionReceiver implements TransportReceiver, ChannelView {
+    readonly #session: RpcChannel;
+    constructor(session: RpcChannel) {
       this.#session = session;
     }
     message(data: unknown, info?: MessageInfo): void {
@@ -220,9 +254,20 @@ export class Session {
     closed(reason?: Error): void {
       this.#session.#onClosed(reason);
     }
+    // the transport's view of its channel (the same object: nothing more per session)
+    get protocolVersion(): string | undefined {
+      const hooks = this.#session.#hooks;
+      return hooks.protocolVersion === undefined ? undefined : hooks.protocolVersion();
+    }
+    awaits(id: RequestId): boolean {
+      return this.#session.awaits(id);
+    }
+    handles(id: RequestId): boolean {
+      return this.#session.#incoming.has(id);
+    }
   };
 
-  constructor(transport: Transport, hooks: SessionHooks, options: SessionOptions = {}) {
+  constructor(transport: Transport, hooks: RpcChannelHooks, options: RpcChannelOptions = {}) {
     this.#transport = transport;
     this.#hooks = hooks;
     // the shared defaults unless some are overridden (no copy per session)
@@ -259,10 +304,11 @@ export class Session {
 
   /** Starts the transport; messages flow from now on. Call once. */
   async start(): Promise<void> {
-    if (this.#started) throw new LocalError('already_connected', 'Session already started');
+    if (this.#started) throw new LocalError('already_connected', 'The JSON-RPC channel was already started (start() is called once)');
     this.#started = true;
     this.#idPrefix = this.#transport.requestIdPrefix;
-    await this.#transport.start(new Session.#Receiver(this));
+    const receiver = new RpcChannel.#Receiver(this);
+    await this.#transport.start(receiver, receiver);
   }
 
   /** Closes the transport; pending outgoing requests fail with `connection_closed`. */
@@ -302,7 +348,7 @@ export class Session {
       }
       (this.#pending ??= new IdTable(OUTGOING_SLOTS)).set(id, entry);
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) this.#watch(entry, entry.startedAt + Math.min(timeoutMs, entry.maxTotalMs ?? Infinity));
-      this.#send(message, options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId }).catch((err) => {
+      this.#send(message, 'request', id, method, options?.relatedRequestId, undefined, options?.metadata).catch((err) => {
         if (this.#pending?.get(id) === entry) {
           this.#settle(entry);
           reject(err instanceof LocalError ? err : new LocalError('connection_closed', `Could not send ${method}`, { cause: err }));
@@ -314,15 +360,41 @@ export class Session {
   /** Sends a notification. Rejects with LocalError `connection_closed` once closed. */
   async notify(method: string, params?: JSONObject, options?: SendOptions): Promise<void> {
     if (this.#closed) throw this.#closedError();
-    await this.#send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, options);
+    const target = method === 'notifications/cancelled' ? params?.requestId : undefined;
+    const cancels = typeof target === 'string' || typeof target === 'number' ? target : undefined;
+    await this.#send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, 'notification', undefined, method, options?.relatedRequestId, cancels, options?.metadata);
   }
 
-  #send(message: JSONRPCMessage | JSONRPCMessage[], options?: SendOptions): Promise<void> {
+  /**
+   * Hands `message` to the transport with the facts this session knows of it (see
+   * {@link SendOptions}), in the one reused facts object.
+   */
+  #send(
+    message: JSONRPCMessage | JSONRPCMessage[],
+    kind: MessageKind,
+    id: RequestId | null | undefined,
+    method: string | undefined,
+    relatedRequestId: RequestId | undefined,
+    cancels: RequestId | undefined,
+    metadata: Readonly<Record<string, string>> | undefined,
+  ): Promise<void> {
+    const facts = (this.#facts ??= new OutgoingFacts());
+    facts.kind = kind;
+    facts.id = id;
+    facts.method = method;
+    facts.relatedRequestId = relatedRequestId;
+    facts.cancels = cancels;
+    facts.metadata = metadata;
     try {
-      return Promise.resolve(this.#transport.send(message, options));
+      return Promise.resolve(this.#transport.send(message, facts));
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /** Sends one response (kind `response` or `error`, answering request `id`). */
+  #sendResponse(response: WireResponse): Promise<void> {
+    return this.#send(response as JSONRPCMessage, response.error === undefined ? 'response' : 'error', response.id, undefined, undefined, undefined, undefined);
   }
 
   /** Gives `entry` its deadline and makes sure the timer fires by then (and holds the process while requests wait). */
@@ -331,8 +403,8 @@ export class Session {
     (this.#clock ??= new RequestClock()).watch(deadline, this);
   }
 
-  /** @internal The timer fired: expires the requests past their deadline and arms the timer for the earliest left. */
-  _timerFired(): void {
+  /** The timer fired: expires the requests past their deadline and arms the timer for the earliest left. */
+  #timerFired(): void {
     this.#clock?.reset();
     const pending = this.#pending;
     if (pending === undefined || pending.size === 0) return;
@@ -506,7 +578,11 @@ export class Session {
   #onNotification(method: string, params: JSONObject | undefined, info: MessageInfo | undefined): void {
     if (method === 'notifications/cancelled') {
       const target = params?.requestId;
-      if (typeof target === 'string' || typeof target === 'number') this.#incoming.get(target)?.cancel(params!.reason ?? 'Request cancelled by the peer');
+      if (typeof target !== 'string' && typeof target !== 'number') return;
+      const ctx = this.#incoming.get(target);
+      if (ctx === undefined) return;
+      ctx.cancel(params!.reason ?? 'Request cancelled by the peer');
+      this.#transport.peerCancelled?.(target);
       return;
     }
     if (method === 'notifications/progress') {
@@ -580,22 +656,24 @@ export class Session {
   }
 
   /** Sends the response of the request of `ctx` (unless it was cancelled or the session closed) and forgets the request. */
-  #answer(ctx: RequestContext, response: object): void {
+  #answer(ctx: RequestContext, response: WireResponse): void {
     this.#incoming.delete(ctx.id);
     const cancelled = ctx.cancelled;
     ctx.finish();
     if (this.#closed) return;
     const batch = ctx.batch;
     if (batch !== undefined) {
-      if (!cancelled) batch.responses.push(response);
+      if (!cancelled) {
+        batch.responses.push(response);
+        batch.answered ??= ctx.id;
+      }
       this.#batchDone(batch);
     } else if (!cancelled) {
       if (ctx.sentRecentProgress && this.#transport.answersRequests !== false) {
         this.#answerAfterProgress(ctx, response);
         return;
       }
-      // A response names its request by its id; transports route it by that (no options object per response).
-      this.#send(response as JSONRPCMessage).catch((err) => this.#hooks.error?.(err));
+      this.#sendResponse(response).catch((err) => this.#hooks.error?.(err));
     }
   }
 
@@ -607,9 +685,9 @@ export class Session {
    * responses (the official TypeScript SDKs) would otherwise drop a last progress it read in
    * the same chunk as the response. Only requests that reported progress pay the round trip.
    */
-  #answerAfterProgress(ctx: RequestContext, response: object): void {
+  #answerAfterProgress(ctx: RequestContext, response: WireResponse): void {
     const send = (): void => {
-      if (!this.#closed) this.#send(response as JSONRPCMessage).catch((err) => this.#hooks.error?.(err));
+      if (!this.#closed) this.#sendResponse(response).catch((err) => this.#hooks.error?.(err));
     };
     this.request('ping', undefined, { relatedRequestId: ctx.id, timeoutMs: PROGRESS_CONFIRM_TIMEOUT_MS }).then(send, send);
   }
@@ -620,19 +698,23 @@ export class Session {
     return toWireError(err, hooks.error === undefined ? undefined : (error) => hooks.error!(error));
   }
 
-  #respond(batch: BatchCollector | undefined, response: object): void {
+  #respond(batch: BatchCollector | undefined, response: WireResponse): void {
     if (batch !== undefined) batch.responses.push(response);
-    else this.#send(response as JSONRPCMessage).catch((err) => this.#hooks.error?.(err));
+    else this.#sendResponse(response).catch((err) => this.#hooks.error?.(err));
   }
 
   #batchDone(batch: BatchCollector): void {
     if (--batch.pending > 0 || batch.closed) return;
     batch.closed = true;
-    if (batch.responses.length > 0 && !this.#closed) this.#send(batch.responses as JSONRPCMessage[]).catch((err) => this.#hooks.error?.(err));
+    const responses = batch.responses;
+    if (responses.length === 0 || this.#closed) return;
+    let first = batch.answered;
+    for (let i = 0; i < responses.length && first === undefined; i++) first = responses[i]!.id ?? undefined;
+    this.#send(responses as JSONRPCMessage[], 'batch', first, undefined, undefined, undefined, undefined).catch((err) => this.#hooks.error?.(err));
   }
 
   #sendError(id: RequestId | null, code: number, message: string): void {
-    this.#send({ jsonrpc: '2.0', id, error: { code, message } }).catch((err) => this.#hooks.error?.(err));
+    this.#sendResponse({ jsonrpc: '2.0', id, error: { code, message } }).catch((err) => this.#hooks.error?.(err));
   }
 
   // ───────────── closing ─────────────
@@ -672,6 +754,14 @@ function scanEnvelope(text: string): ReturnType<EnvelopeScanner['summary']> {
   return scanner.summary();
 }
 
+/** A response this session built: its id is the fact transports route it by. */
+interface WireResponse {
+  readonly jsonrpc: '2.0';
+  readonly id: RequestId | null;
+  readonly result?: unknown;
+  readonly error?: JSONRPCErrorObject;
+}
+
 /** Longest wait for the peer's confirmation that it read a request's recent progress. */
 const PROGRESS_CONFIRM_TIMEOUT_MS = 2000;
 
@@ -685,3 +775,12 @@ export function toWireError(err: unknown, report: ((error: Error) => void) | und
   report?.(toError(err));
   return { code: ErrorCode.InternalError, message: 'Internal error' };
 }
+
+/** @deprecated Renamed {@link RpcChannel}: the JSON-RPC channel (not an HTTP session, nor the role's connection). */
+export const Session = RpcChannel;
+/** @deprecated Renamed {@link RpcChannel}. */
+export type Session = RpcChannel;
+/** @deprecated Renamed {@link RpcChannelHooks}. */
+export type SessionHooks = RpcChannelHooks;
+/** @deprecated Renamed {@link RpcChannelOptions}. */
+export type SessionOptions = RpcChannelOptions;

@@ -19,7 +19,7 @@
  * stateless path without authentication), where nothing identifies the client.
  */
 import type { RequestContext } from '../session/context.js';
-import { Session } from '../session/session.js';
+import { RpcChannel } from '../session/session.js';
 import type { TaskOwner } from './types.js';
 
 /** Computes the owner of a request's tasks. May be async. */
@@ -97,7 +97,7 @@ export type RequestorPolicy = (ctx: RequestContext) => string | undefined | Prom
 
 /** True when the request came without a connection (a 2026-07-28 HTTP POST): nothing but its principal identifies its client. */
 function connectionless(ctx: RequestContext): boolean {
-  return !(ctx.session instanceof Session);
+  return !(ctx.session instanceof RpcChannel);
 }
 
 /**

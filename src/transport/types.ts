@@ -29,21 +29,91 @@ export interface TransportReceiver {
   closed(reason?: Error): void;
 }
 
-/** Options for one outgoing message. */
+/**
+ * What an outgoing message is, as the session that built it knows: a request, a
+ * notification, a result response, an error response, or an array of responses (the answer
+ * to a batch).
+ */
+export type MessageKind = 'request' | 'notification' | 'response' | 'error' | 'batch';
+
+/**
+ * Options for one outgoing message. A caller sets `relatedRequestId`; the session that built
+ * the message adds the facts it knows (`kind`, `id`, `method`, `cancels`) so that no
+ * transport parses or inspects a message to learn them. A message that did not come from a
+ * session (text handed to `send` directly, a caller that passes no options) has no facts:
+ * a transport that needs them derives them with `factsOf` (transport/facts.ts).
+ *
+ * The session reuses one options object for every message of its connection (no object per
+ * send): a transport reads what it needs during `send` and copies what it keeps; one that
+ * defers a send copies the options first.
+ */
 export interface SendOptions {
   /** The incoming request this message belongs to (lets HTTP route it to that request's stream). */
-  relatedRequestId?: RequestId;
+  relatedRequestId?: RequestId | undefined;
+  /** What the message is; undefined when the sender did not say. */
+  readonly kind?: MessageKind | undefined;
+  /**
+   * A request's id; the id of the request a response or error answers (null for an error
+   * that answers no request: a parse error); for a batch, the first id among its responses
+   * that is not null. Undefined for a notification.
+   */
+  readonly id?: RequestId | null | undefined;
+  /** A request's or notification's method. */
+  readonly method?: string | undefined;
+  /** For `notifications/cancelled`: the request it cancels. */
+  readonly cancels?: RequestId | undefined;
+  /**
+   * Request metadata a transport carries beside the message when it has a place for it
+   * (Streamable HTTP: the stateless era's request headers, computed by the client role
+   * from the message and the tools it listed). Read-only; others ignore it.
+   */
+  readonly metadata?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * A narrow, read-only view of the JSON-RPC channel a transport serves, handed over in
+ * {@link Transport.start}: what a transport may ask about its connection, instead of being
+ * given the role or the session. Valid for the life of the connection.
+ */
+export interface ChannelView {
+  /** The negotiated protocol revision, once the handshake settled it; undefined before. */
+  readonly protocolVersion: string | undefined;
+  /** True while this side's outgoing request `id` awaits its response (an answer or progress with that id is this side's). */
+  awaits(id: RequestId): boolean;
+  /** True while the peer's request `id` is being handled by this side. */
+  handles(id: RequestId): boolean;
 }
 
 /** A bidirectional message channel. */
 export interface Transport {
-  /** Begins delivery to `receiver`. Called exactly once; rejects if the channel cannot open. */
-  start(receiver: TransportReceiver): Promise<void> | void;
+  /**
+   * Begins delivery to `receiver`. Called exactly once; rejects if the channel cannot open.
+   * `view` is what the transport may ask about its channel (see {@link ChannelView}); a
+   * session always passes it, and a transport that needs nothing of it leaves the parameter
+   * out (it is optional, so transports written before it work unchanged).
+   */
+  start(receiver: TransportReceiver, view?: ChannelView): Promise<void> | void;
   /**
    * Sends one message (or a pre-serialized JSON text of one message or batch).
    * Rejects with a {@link LocalError} `connection_closed` once closed. Order is preserved.
    */
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions): Promise<void> | void;
+  /**
+   * Writes a notification the role produced for the peer's unsolicited-message stream only
+   * when that stream is reached from this instance, and returns true; returns false, doing
+   * nothing, when it is not (the Streamable HTTP session transport of a session several
+   * server instances hold: its GET stream is attached to one of them). `text` is one
+   * serialized JSON-RPC notification. Optional: a transport without it reaches its peer
+   * from wherever it is, and the role sends through the session as usual.
+   */
+  deliverHere?(text: string): boolean;
+  /**
+   * The peer cancelled its request `id` (the session read a `notifications/cancelled` for a
+   * request it was handling): no response will be sent for it. A transport that holds
+   * something open for that request (an HTTP response stream) may let it go. Called
+   * synchronously, before the session answers anything else. Optional. Must not throw.
+   */
+  peerCancelled?(id: RequestId): void;
   /** Closes the channel; idempotent; `receiver.closed` fires once. */
   close(): Promise<void>;
   /** A transport-assigned session id, when the transport has one (Streamable HTTP). */

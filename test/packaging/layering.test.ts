@@ -188,7 +188,6 @@ const ERA_SEAMS: Readonly<Record<string, { readonly targets: readonly string[]; 
   'http/index.ts': { targets: ['http/server/stateless/post.ts', 'http/server/stateless/exchange.ts'], reason: 'entry point: re-exports the era’s public names' },
   'http/server/index.ts': { targets: ['http/server/stateless/post.ts', 'http/server/stateless/exchange.ts'], reason: 'entry point (`mcpkit/http/server`): re-exports the era’s public names' },
   'http/server/handler.ts': { targets: ['http/server/stateless/post.ts'], reason: 'one URL serves both eras: a POST that claims 2026 goes to StatelessPostHandler' },
-  'http/client/streamable.ts': { targets: ['http/client/stateless/headers.ts'], reason: 'the one client transport adds the 2026 request headers to messages of that era' },
   'tasks/index.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'entry point: re-exports the era’s public names' },
   'tasks/server.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'TaskServer installs the 2026 extension form beside the 2025-11-25 one' },
   'tasks/wire.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'chooses the wire form of a task result by revision' },

@@ -43,10 +43,11 @@ import {
   type DiscoverResult,
   type InputRequest,
 } from '../../protocol/stateless/wire.js';
-import type { Session } from '../../session/session.js';
+import type { RpcChannel } from '../../session/session.js';
 import type { RequestOptions } from '../../session/session.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../types.js';
 import { isObject } from '../../jsonrpc/values.js';
+import { RequestMetadata } from './headers.js';
 
 /** What the stateless machinery needs from its client. */
 export interface StatelessClientHost {
@@ -55,8 +56,10 @@ export interface StatelessClientHost {
   readonly capabilities: ClientCapabilities;
   /** Answers one input request through the client's handler of `method`. */
   answerInput(key: string, method: string, params: JSONObject | undefined, signal: AbortSignal | undefined): Promise<unknown>;
-  /** Lists every tool again (refreshes the transport's view of `x-mcp-header` annotations). */
+  /** Lists every tool again (refreshes the remembered `x-mcp-header` annotations). */
   relistTools(options: RequestOptions | undefined): Promise<unknown>;
+  /** Reports a warning nobody else hears about (a tool left out of `tools/list`). Must not throw. */
+  warn(error: Error): void;
 }
 
 /** Options of the stateless era on the client. */
@@ -101,14 +104,15 @@ function pick(ours: readonly string[], theirs: unknown): string | undefined {
  * (a modern error other than -32022, or no common version and `canFallBack` false), or the
  * probe was aborted.
  */
-export async function probeServer(session: Session, versions: readonly string[], meta: (revision: string) => JSONObject, canFallBack: boolean, options: RequestOptions): Promise<ProbeOutcome> {
+export async function probeServer(session: RpcChannel, versions: readonly string[], meta: (revision: string) => JSONObject, canFallBack: boolean, options: RequestOptions): Promise<ProbeOutcome> {
   let version = versions[0]!;
   const tried = new Set<string>();
   for (let attempt = 0; attempt < versions.length + 1; attempt++) {
     tried.add(version);
     let result: unknown;
     try {
-      result = await session.request(Method.ServerDiscover, { _meta: meta(version) }, options);
+      const metadata = { 'mcp-protocol-version': version, 'mcp-method': Method.ServerDiscover };
+      result = await session.request(Method.ServerDiscover, { _meta: meta(version) }, { ...options, metadata });
     } catch (err) {
       if (options.signal?.aborted) throw err;
       if (err instanceof McpError && err.code === StatelessErrorCode.UnsupportedProtocolVersion) {
@@ -162,6 +166,8 @@ export class StatelessClient {
   readonly #maxRounds: number;
   readonly #tasks: boolean;
   readonly #pollBounds: readonly [number, number];
+  /** What each request carries beside its body (request headers over HTTP), and the tool annotations it comes from. */
+  readonly #metadata = new RequestMetadata();
 
   constructor(host: StatelessClientHost, versions: readonly string[], options: StatelessClientOptions = {}) {
     this.#host = host;
@@ -213,7 +219,7 @@ export class StatelessClient {
       if (requestState !== undefined) wire.requestState = requestState;
       let result: unknown;
       try {
-        result = await next(method, wire, ctx);
+        result = await next(method, wire, this.#withMetadata(ctx, method, wire));
       } catch (err) {
         if (err instanceof McpError && err.code === StatelessErrorCode.UnsupportedProtocolVersion && !versionRetried) {
           const next = pick(this.versions, (err.data as { supported?: unknown } | undefined)?.supported);
@@ -231,7 +237,10 @@ export class StatelessClient {
         throw err;
       }
       const type = isObject(result) ? result.resultType : undefined;
-      if (type === undefined || type === ResultType.Complete) return result;
+      if (type === undefined || type === ResultType.Complete) {
+        if (method === Method.ToolsList) this.#metadata.absorbTools(result, (error) => this.#host.warn(error));
+        return result;
+      }
       if (type === ResultType.Task && this.#tasks && method === Method.ToolsCall) return this.#awaitTask(next, result as JSONObject, ctx);
       if (type !== ResultType.InputRequired) throw new LocalError('invalid_result', `${method} answered with an unknown resultType ${JSON.stringify(type)}`);
       if (!INPUT_REQUIRED_METHODS.has(method)) throw new LocalError('invalid_result', `${method} cannot answer with an InputRequiredResult`);
@@ -243,9 +252,18 @@ export class StatelessClient {
     }
   }
 
+  /**
+   * `ctx` with the request metadata of `method` / `params` at the revision in use in its
+   * options (the transport carries it beside the body: request headers over HTTP).
+   */
+  #withMetadata(ctx: CallContext, method: string, params: JSONObject): CallContext {
+    return { ...ctx, options: { ...ctx.options, metadata: this.#metadata.of(this.revision!, method, params) } } as CallContext;
+  }
+
   /** A request of the tasks extension, with this connection's `_meta`. */
   #taskRequest(next: MethodHandler, method: string, params: JSONObject, ctx: CallContext): Promise<JSONObject> {
-    return next(method, { ...params, _meta: this.meta() }, ctx).then((r) => {
+    const wire = { ...params, _meta: this.meta() };
+    return next(method, wire, this.#withMetadata(ctx, method, wire)).then((r) => {
       if (!isObject(r)) throw new LocalError('invalid_result', `${method} answered with a malformed result`);
       return r;
     });
@@ -293,7 +311,8 @@ export class StatelessClient {
     } catch (err) {
       if (signal?.aborted) {
         // the caller gave up: ask the server to stop the work (best effort, not awaited)
-        next('tasks/cancel', { taskId, _meta: this.meta() }, { ...ctx, options: { ...ctx.options, signal: undefined } } as CallContext).catch(() => {});
+        const wire = { taskId, _meta: this.meta() };
+        next('tasks/cancel', wire, { ...ctx, options: { ...ctx.options, signal: undefined, metadata: this.#metadata.of(this.revision!, 'tasks/cancel', wire) } } as CallContext).catch(() => {});
       }
       throw err;
     }

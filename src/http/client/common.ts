@@ -137,6 +137,17 @@ export class Aborter implements AbortWatch {
 }
 
 /**
+ * One request as a transport makes it: a `RequestInit` whose headers are a `Headers` when a
+ * fetch makes the request, or `PlainHeaders` when a requester is called directly (see
+ * `baseHeaders`).
+ */
+export interface TransportInit extends Omit<RequestInit, 'headers' | 'signal'> {
+  headers: HeaderBag;
+  /** An `AbortSignal`, or an {@link Aborter} (a fetch then gets its `signal`). */
+  signal?: AbortWatch | null | undefined;
+}
+
+/**
  * The {@link Aborter}s of a transport's requests in progress, so that closing the transport
  * aborts them all. An array with swap-removal, each aborter knowing its slot: unlike a
  * `Set`, adding and removing one per request never rebuilds a hash table, whose discarded

@@ -130,8 +130,10 @@ export class FallbackTransport implements Transport {
     if (this.#closed) return Promise.reject(closedError());
     if (!this.#started) return Promise.reject(new LocalError('not_connected', 'start() must be called before send()'));
     if (this.#kind !== undefined) return Promise.resolve(this.#active.send(message, options));
-    if (this.#deciding !== undefined) return this.#deciding.then(() => this.#active.send(message, options));
-    const first = this.#probe(message, options);
+    // the session reuses its options object (see SendOptions): a send that waits keeps a copy
+    const kept = options === undefined ? undefined : { ...options };
+    if (this.#deciding !== undefined) return this.#deciding.then(() => this.#active.send(message, kept));
+    const first = this.#probe(message, kept);
     this.#deciding = first.then(
       () => undefined,
       () => undefined,

@@ -265,8 +265,15 @@ export class SseClientTransport implements Transport {
     else post.controller.abort(new LocalError('cancelled', 'Every request of this POST was cancelled; its answer is no longer awaited'));
   }
 
-  /** The ids of the requests in an outgoing message; notes the cancellations it carries. */
-  #inspect(message: JSONRPCMessage | JSONRPCMessage[] | string): RequestId[] {
+  /**
+   * The ids of the requests in an outgoing message; notes the cancellation it carries. The
+   * facts its session stated (`options`) say it; only a message without them is read.
+   */
+  #requestsOf(message: JSONRPCMessage | JSONRPCMessage[] | string, options: SendOptions | undefined): RequestId[] {
+    if (typeof message !== 'string' && options?.kind !== undefined) {
+      if (options.cancels !== undefined) this.#settled(options.cancels, false);
+      return options.kind === 'request' && options.id !== undefined && options.id !== null ? [options.id] : [];
+    }
     let value: unknown = message;
     if (typeof message === 'string') {
       try {
@@ -294,13 +301,13 @@ export class SseClientTransport implements Transport {
    * within `acceptTimeoutMs`, {@link HttpStatusError} for an error status,
    * {@link RedirectRefusedError} for a redirect the transport does not follow.
    */
-  send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
+  send(message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
     const endpoint = this.#endpoint;
     if (endpoint === undefined) return Promise.reject(new LocalError('not_connected', 'The transport has no endpoint yet; await start() first'));
     const body = typeof message === 'string' ? message : serializeMessage(message);
     const controller = new AbortController();
-    const ids = this.#inspect(message);
+    const ids = this.#requestsOf(message, options);
     let post: RequestPost | undefined;
     if (ids.length > 0) {
       post = { controller, ids: new Set(ids), answered: false, deadline: undefined };

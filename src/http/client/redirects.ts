@@ -24,20 +24,11 @@
  * With `options.requester` instead of a fetch, the requester makes the requests (it never
  * follows redirects itself; with `auth` it is adapted to a fetch, see requester-fetch.ts).
  */
-import { discardBody, resolveFetch, toAbortSignal, type AbortWatch, type ClientResponse, type HeaderBag, type HttpClientCommonOptions } from './common.js';
+import { discardBody, resolveFetch, toAbortSignal, type ClientResponse, type HttpClientCommonOptions, type TransportInit } from './common.js';
 import { RedirectRefusedError } from './errors.js';
 import { requesterAsFetch, requesterCall } from './requester-fetch.js';
 
-/**
- * One request as a transport makes it: a `RequestInit` whose headers are a `Headers` when a
- * fetch makes the request, or `PlainHeaders` when a requester is called directly (see
- * `baseHeaders`).
- */
-export interface TransportInit extends Omit<RequestInit, 'headers' | 'signal'> {
-  headers: HeaderBag;
-  /** An `AbortSignal`, or an {@link Aborter} (a fetch then gets its `signal`). */
-  signal?: AbortWatch | null | undefined;
-}
+export type { TransportInit } from './common.js';
 
 /** `init` as a fetch takes it: its headers are a `Headers` then (see `baseHeaders`), its signal a real one. */
 function fetchInit(init: TransportInit): RequestInit {

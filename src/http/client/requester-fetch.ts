@@ -11,8 +11,7 @@
  * without `auth` never pay it. Runtime-neutral: web `Headers`, `Response` and
  * `ReadableStream` only.
  */
-import { PlainHeaders, type ClientResponse, type HttpRequester, type RequesterInit } from './common.js';
-import type { TransportInit } from './redirects.js';
+import { PlainHeaders, type ClientResponse, type HttpRequester, type RequesterInit, type TransportInit } from './common.js';
 
 /** The statuses whose `Response` can have no body (the constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);

@@ -34,12 +34,15 @@
  * - The standalone GET stream opens after `notifications/initialized` was accepted (or at
  *   `start()` when resuming a known session). A 405 means the server offers none. When it
  *   drops it is reopened with `Last-Event-ID`, honouring `retry`, with bounded backoff.
- * - Stateless era (2026-07-28): a message whose `_meta` names a protocol version is POSTed
- *   without a session id, with `MCP-Protocol-Version` (that version), `Mcp-Method`,
- *   `Mcp-Name` and the `Mcp-Param-*` headers of its tool's `x-mcp-header` arguments
- *   (learned from `tools/list` results, which lose their tools with invalid annotations;
- *   see stateless/headers.ts). Cancelling such a request aborts its POST instead of
+ * - Stateless era (2026-07-28): a message sent with request metadata (`SendOptions.metadata`,
+ *   which the client role computes: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+ *   `Mcp-Param-*`; see client/stateless/headers.ts) is POSTed without a session id, with
+ *   that metadata as its headers. The transport never reads a message's `_meta` nor
+ *   rewrites what it delivers. Cancelling such a request aborts its POST instead of
  *   POSTing `notifications/cancelled`.
+ * - Facts, not parsing: what a message is (request, its id and method, the request a
+ *   cancellation concerns) comes from the session that built it (`SendOptions`); only text
+ *   or a message sent without those facts is read for them (transport/facts.ts).
  * - A response is read only while someone waits for it. When a request times out or its
  *   signal aborts, the session POSTs `notifications/cancelled`; the transport then stops
  *   reading the response (JSON body or SSE stream, the POST or a resuming GET) that would
@@ -73,6 +76,7 @@ import { serializeMessage } from '../../jsonrpc/preset-json.js';
 import { SseParser } from '../../framing/sse.js';
 import { Method, Notification } from '../../protocol/methods.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
+import { factsOf } from '../../transport/facts.js';
 import { IdTable, OUTGOING_SLOTS } from '../../session/id-table.js';
 import {
   AcceptDeadline,
@@ -104,7 +108,6 @@ import {
 import { splitFetch, wholeFetch, type SplitFetch, type TransportFetch } from './redirects.js';
 import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
 import { connectionFailureReason } from './connection-failure.js';
-import { StatelessRequestHeaders } from './stateless/headers.js';
 
 /** Options of {@link StreamableHttpClientTransport}. */
 export interface StreamableHttpClientTransportOptions extends HttpClientCommonOptions {
@@ -230,17 +233,20 @@ class Handoff {
   }
 }
 
-/** What the transport needs to know about an outgoing message. */
+/** What the transport needs to know about an outgoing message (from its {@link SendOptions} facts). */
 interface Outgoing {
-  ids: RequestId[] | undefined;
-  initialize: boolean;
-  initialized: boolean;
-  /** A stateless-era (2026-07-28) message: its request headers (see stateless/headers.ts). */
-  stateless?: Record<string, string>;
+  readonly ids: RequestId[] | undefined;
+  readonly initialize: boolean;
+  readonly initialized: boolean;
+  /** A stateless-era (2026-07-28) message: its request headers (`SendOptions.metadata`, from the client role). */
+  readonly stateless?: Readonly<Record<string, string>> | undefined;
 }
 
-/** A session's POST that is neither `initialize` nor of the stateless era (its headers are the session's). */
-const SESSION_POST: Outgoing = { ids: undefined, initialize: false, initialized: false };
+/**
+ * A session's POST without requests that is neither `notifications/initialized` nor of the
+ * stateless era (its headers are the session's): one frozen object for all of them.
+ */
+const SESSION_POST: Outgoing = Object.freeze({ ids: undefined, initialize: false, initialized: false });
 
 /**
  * A Streamable HTTP client transport. Hand it to `Client.connect()`; one instance serves
@@ -272,8 +278,6 @@ export class StreamableHttpClientTransport implements Transport {
   /** The exchange of each request in progress (an IdTable, not a `Map`: no backing-table churn per call, see id-table.ts). */
   readonly #outstanding = new IdTable<Exchange>(OUTGOING_SLOTS);
   readonly #waits = new Waits();
-  /** Stateless-era request headers and the `x-mcp-header` annotations they come from. */
-  readonly #statelessHeaders = new StatelessRequestHeaders();
   /** The POST of each stateless-era request in flight: cancelling it means aborting that POST. */
   readonly #statelessPosts = new Map<RequestId, Aborter>();
   #getStream: 'idle' | 'open' | 'unsupported' | 'failed' = 'idle';
@@ -355,11 +359,13 @@ export class StreamableHttpClientTransport implements Transport {
    * follow, {@link SessionExpiredError} for a 404 on the session. Resolves without error
    * when every request it carried was cancelled.
    */
-  send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
+  send(message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions): Promise<void> {
     if (this.#closed || this.#closing !== undefined) return Promise.reject(closedError());
     if (!this.#receiver) return Promise.reject(new LocalError('not_connected', 'start() must be called before send()'));
     let body: string;
-    let value: unknown;
+    let value: unknown = message;
+    // a session says what it sends (see SendOptions); only a message from elsewhere is read for it
+    let facts: SendOptions;
     if (typeof message === 'string') {
       body = message;
       try {
@@ -367,23 +373,32 @@ export class StreamableHttpClientTransport implements Transport {
       } catch (err) {
         return Promise.reject(new LocalError('invalid_message', 'The message to send is not valid JSON', { cause: err }));
       }
+      facts = factsOf(value, options);
     } else {
       body = serializeMessage(message);
-      value = message;
+      facts = options?.kind === undefined ? factsOf(message, options) : options;
     }
-    const out: Outgoing = { ids: undefined, initialize: false, initialized: false };
-    if (Array.isArray(value)) for (const item of value) this.#inspect(item, out);
-    else {
+    const kind = facts.kind;
+    const cancels = facts.cancels;
+    if (cancels !== undefined) {
       // Stateless era: closing a request's stream is its cancellation (no notification is POSTed).
-      const cancelled = (value as { method?: unknown; params?: { requestId?: unknown } } | null)?.method === Notification.Cancelled ? (value as { params?: { requestId?: unknown } }).params?.requestId : undefined;
-      const post = isRequestId(cancelled) ? this.#statelessPosts.get(cancelled) : undefined;
+      const post = this.#statelessPosts.get(cancels);
       if (post !== undefined) {
-        this.#answered(cancelled as RequestId);
+        this.#answered(cancels);
         post.abort(new LocalError('cancelled', 'The request was cancelled'));
         return Promise.resolve();
       }
-      this.#inspect(value, out);
-      out.stateless = this.#statelessHeaders.headersFor(value);
+      this.#cancelled(cancels);
+    }
+    let out: Outgoing = SESSION_POST;
+    const metadata = kind === 'request' || kind === 'notification' ? facts.metadata : undefined;
+    if (kind === 'request') {
+      out = { ids: facts.id === undefined || facts.id === null ? undefined : [facts.id], initialize: facts.method === Method.Initialize, initialized: false, stateless: metadata };
+    } else if (kind === 'notification' && (facts.method === Notification.Initialized || metadata !== undefined)) {
+      out = { ids: undefined, initialize: false, initialized: facts.method === Notification.Initialized, stateless: metadata };
+    } else if (kind === 'batch' && facts !== options) {
+      // a batch no session built (a session sends batches of responses only): read for its requests
+      out = this.#batchOutgoing(value as unknown[]);
     }
     let exchange: Exchange | undefined;
     if (out.ids !== undefined) {
@@ -396,19 +411,20 @@ export class StreamableHttpClientTransport implements Transport {
     return this.#post(previous, handoff, body, out, exchange);
   }
 
-  #inspect(item: unknown, out: Outgoing): void {
-    if (typeof item !== 'object' || item === null) return;
-    const m = item as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
-    if (typeof m.method !== 'string') return;
-    if (m.id !== undefined && isRequestId(m.id)) {
-      (out.ids ??= []).push(m.id);
-      if (m.method === Method.Initialize) out.initialize = true;
-    } else if (m.method === Notification.Initialized) {
-      out.initialized = true;
-    } else if (m.method === Notification.Cancelled) {
-      const id = m.params?.requestId;
-      if (isRequestId(id)) this.#cancelled(id);
+  /** What a batch no session built carries: its requests' ids; its cancellations are applied. */
+  #batchOutgoing(items: unknown[]): Outgoing {
+    let ids: RequestId[] | undefined;
+    let initialize = false;
+    let initialized = false;
+    for (const item of items) {
+      const f = factsOf(item, undefined);
+      if (f.kind === 'request' && f.id !== undefined && f.id !== null) {
+        (ids ??= []).push(f.id);
+        if (f.method === Method.Initialize) initialize = true;
+      } else if (f.method === Notification.Initialized) initialized = true;
+      else if (f.cancels !== undefined) this.#cancelled(f.cancels);
     }
+    return { ids, initialize, initialized };
   }
 
   async #post(previous: Handoff | undefined, handoff: Handoff, body: string, out: Outgoing, exchange: Exchange | undefined): Promise<void> {
@@ -489,10 +505,7 @@ export class StreamableHttpClientTransport implements Transport {
       deadline?.stop();
       if (controller !== undefined) this.#controllers.delete(controller);
       if (out.stateless !== undefined && out.ids !== undefined) {
-        for (const id of out.ids) {
-          if (this.#statelessPosts.get(id) === controller) this.#statelessPosts.delete(id);
-          this.#statelessHeaders.forget(id);
-        }
+        for (const id of out.ids) if (this.#statelessPosts.get(id) === controller) this.#statelessPosts.delete(id);
       }
       if (exchange !== undefined) this.#release(exchange);
       else if (--this.#quietPosts === 0) this.#quietDone?.();
@@ -798,10 +811,7 @@ export class StreamableHttpClientTransport implements Transport {
   #deliver(value: unknown): void {
     if (this.#closed) return;
     if (Array.isArray(value)) for (const item of value) this.#noteAnswer(item);
-    else {
-      this.#noteAnswer(value);
-      this.#statelessHeaders.absorb(value, (err) => this.#receiver?.error(err));
-    }
+    else this.#noteAnswer(value);
     this.#receiver!.message(value);
   }
 

@@ -77,8 +77,8 @@ export class LegacyEndpoints {
     if (accept !== null && !accepts(accept, 'text/event-stream')) return sseNotAcceptable();
     const owner = this.#registry.admit(info);
     if (typeof owner === 'object') return owner;
-    const transport = new LegacySseTransport(this.#host, newSessionId(), this.#settings.messagesPath);
-    this.#registry.addLegacy(transport, owner);
+    const transport = new LegacySseTransport(this.#host, newSessionId(), this.#settings.messagesPath, owner);
+    this.#registry.addLegacy(transport);
     if ((await connectTransport(this.#server, transport, (error) => this.#host.reportError(error))) === undefined) return internalErrorReply();
     return sseReply(transport.connection);
   }

@@ -12,7 +12,6 @@ import { serializeMessage } from '../../jsonrpc/preset-json.js';
 import { encodeSseEvent } from '../../framing/sse.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../jsonrpc/types.js';
-import type { ServerSession } from '../../server/server-session.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import type { RequestStreamCloser } from './session-transport.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
@@ -34,18 +33,17 @@ export class LegacySseTransport implements Transport, SseConnectionOwner, Reques
   readonly sessionId: string;
   /** The SSE response carrying every server message. */
   readonly connection: SseConnection;
-  /** The server session connected to this transport (set by the handler after connect). */
-  server: ServerSession | undefined = undefined;
-  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); set by the handler. */
-  owner: string | undefined = undefined;
+  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); undefined when not. */
+  readonly owner: string | undefined;
   readonly #host: LegacyHost;
   #receiver: TransportReceiver | undefined = undefined;
   #closed = false;
 
-  /** Writes the `endpoint` event (`messagesUrl` + `?sessionId=`) as the stream's first event. */
-  constructor(host: LegacyHost, sessionId: string, messagesUrl: string) {
+  /** Writes the `endpoint` event (`messagesUrl` + `?sessionId=`) as the stream's first event. `owner`: see {@link owner}. */
+  constructor(host: LegacyHost, sessionId: string, messagesUrl: string, owner?: string) {
     this.#host = host;
     this.sessionId = sessionId;
+    this.owner = owner;
     this.connection = new SseConnection(this);
     const separator = messagesUrl.includes('?') ? '&' : '?';
     this.connection.write(encodeSseEvent({ event: 'endpoint', data: `${messagesUrl}${separator}sessionId=${encodeURIComponent(sessionId)}` }));

@@ -19,9 +19,10 @@ import { HttpMessageInfo, type JsonOutcome, type StreamableSessionTransport } fr
 import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
 /**
- * Connects `transport` to `server` (one `ServerSession` per transport) and records the
- * session on it. Resolves with the session, or with undefined after a failure, which is
- * reported to `reportError` and closes the transport.
+ * Connects `transport` to `server` (one `ServerSession` per transport). Resolves with the
+ * session (the transport itself never holds it: it sees its channel through the view it
+ * gets at start), or with undefined after a failure, which is reported to `reportError`
+ * and closes the transport.
  */
 export async function connectTransport(
   server: McpServer,
@@ -29,9 +30,7 @@ export async function connectTransport(
   reportError: (error: Error) => void,
 ): Promise<ServerSession | undefined> {
   try {
-    const session = await server.connect(transport);
-    transport.server = session;
-    return session;
+    return await server.connect(transport);
   } catch (error) {
     reportError(toError(error));
     void transport.close();

@@ -87,7 +87,7 @@ export class SessionPath implements EndpointMode {
     }
     if (session.closed) return sessionNotFound(replyId);
     if (body.batch) {
-      const refused = batchRefusal(session.server?.protocolVersion);
+      const refused = batchRefusal(session.protocolVersion);
       if (refused !== undefined) return refused;
     }
     // a client message for work of another instance goes there (202 once relayed, 503 when it cannot be)
@@ -132,16 +132,17 @@ export class SessionPath implements EndpointMode {
     const owner = this.#registry.admit(info, this.#sharing !== undefined);
     if (typeof owner === 'object') return owner;
     const sessionId = newSessionId();
-    const transport = this.#sharing?.newTransport(sessionId) ?? new StreamableSessionTransport(this.#host, sessionId);
-    this.#registry.add(transport, owner);
-    if ((await connectTransport(this.#server, transport, (error) => this.#host.reportError(error))) === undefined) return internalErrorReply();
+    const transport = this.#sharing?.newTransport(sessionId, owner) ?? new StreamableSessionTransport(this.#host, sessionId, undefined, owner);
+    this.#registry.add(transport);
+    const connection = await connectTransport(this.#server, transport, (error) => this.#host.reportError(error));
+    if (connection === undefined) return internalErrorReply();
     const outcome = await answerAsJson(transport, req, info, body.value, body.ids[0]!);
     if (outcome.body === undefined) return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the session closed during initialization');
     if (outcome.isError) {
       void transport.close();
       return jsonReply(200, outcome.body);
     }
-    const refused = await this.#sharing?.record(transport);
+    const refused = await this.#sharing?.record(transport, connection);
     if (refused !== undefined) return refused;
     return jsonReply(200, outcome.body, sessionId);
   }

@@ -149,17 +149,15 @@ export class SessionRegistry {
     if (transport !== undefined) void transport.close();
   }
 
-  /** Records an admitted `Mcp-Session-Id` session (its `sessionId` set) for `owner`, and starts the idle sweep. */
-  add(transport: StreamableSessionTransport, owner: string | undefined): void {
-    transport.owner = owner;
+  /** Records an admitted `Mcp-Session-Id` session (its `sessionId` set, made for its `owner`), and starts the idle sweep. */
+  add(transport: StreamableSessionTransport): void {
     this.#sessions.set(transport.sessionId!, transport);
     this.#own(transport);
     this.#startSweep();
   }
 
-  /** Records an admitted legacy session for `owner`. */
-  addLegacy(transport: LegacySseTransport, owner: string | undefined): void {
-    transport.owner = owner;
+  /** Records an admitted legacy session (made for its `owner`). */
+  addLegacy(transport: LegacySseTransport): void {
     this.#legacy.set(transport.sessionId, transport);
     this.#own(transport);
   }

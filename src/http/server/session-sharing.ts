@@ -47,12 +47,12 @@ function isId(value: unknown): value is RequestId {
  * True when the client message `m` concerns this instance's copy of the session: a response
  * to a request it sent, a cancellation of a request it runs, progress of a request it sent.
  */
-function concerns(transport: StreamableSessionTransport, session: ServerSession, m: unknown): boolean {
+function concerns(transport: StreamableSessionTransport, m: unknown): boolean {
   if (typeof m !== 'object' || m === null) return false;
   const { id, method, params } = m as { id?: unknown; method?: unknown; params?: { requestId?: unknown; progressToken?: unknown } };
-  if (method === undefined) return isId(id) && session.endpoint.session.awaits(id);
+  if (method === undefined) return isId(id) && transport.awaits(id);
   if (method === Notification.Cancelled) return isId(params?.requestId) && transport.isOpenRequest(params.requestId);
-  if (method === Notification.Progress) return isId(params?.progressToken) && session.endpoint.session.awaits(params.progressToken);
+  if (method === Notification.Progress) return isId(params?.progressToken) && transport.awaits(params.progressToken);
   return false;
 }
 
@@ -123,6 +123,8 @@ export class SessionSharing {
   readonly #tag: string;
   /** The host of the transports made here: the handler's, plus the routing of unattached GET-stream messages. */
   readonly #routingHost: TransportHost;
+  /** The server connection of each transport held here (the transport itself never holds its role). */
+  readonly #connections = new WeakMap<StreamableSessionTransport, ServerSession>();
 
   constructor(directory: SessionDirectory, server: McpServer, host: TransportHost, registry: SessionRegistry, idleMs: number) {
     this.#directory = directory;
@@ -152,7 +154,8 @@ export class SessionSharing {
     this.#unwatch = directory.watch({
       removed: (id) => registry.forget(id),
       updated: (id, patch) => {
-        const session = registry.held(id)?.server;
+        const transport = registry.held(id);
+        const session = transport === undefined ? undefined : this.#connections.get(transport);
         if (session !== undefined) applyPatch(session, patch);
       },
       forwarded: (id, kind, text, origin) => this.#forwarded(id, kind, text, origin),
@@ -160,9 +163,9 @@ export class SessionSharing {
     });
   }
 
-  /** A transport for session `sessionId` made here (created or restored). */
-  newTransport(sessionId: string): StreamableSessionTransport {
-    return new StreamableSessionTransport(this.#routingHost, sessionId, this.#tag);
+  /** A transport for session `sessionId` of `owner` made here (created or restored). */
+  newTransport(sessionId: string, owner: string | undefined): StreamableSessionTransport {
+    return new StreamableSessionTransport(this.#routingHost, sessionId, this.#tag, owner);
   }
 
   /**
@@ -175,14 +178,13 @@ export class SessionSharing {
    * the POST was one routed message, undefined when the rest is to be delivered here.
    */
   route(transport: StreamableSessionTransport, value: unknown): Promise<HttpReply | undefined> | undefined {
-    const session = transport.server;
     const directory = this.#directory;
-    if (session === undefined || (directory.forward === undefined && directory.relay === undefined)) return undefined;
+    if (directory.forward === undefined && directory.relay === undefined) return undefined;
     const messages = Array.isArray(value) ? value : [value];
     const relayed: Array<Promise<boolean>> = [];
     let forwarded = 0;
     for (const m of messages) {
-      if (!routable(m) || concerns(transport, session, m)) continue;
+      if (!routable(m) || concerns(transport, m)) continue;
       forwarded++;
       const text = JSON.stringify(m);
       if (directory.relay === undefined) directory.forward!(transport.sessionId!, 'client', text);
@@ -209,12 +211,11 @@ export class SessionSharing {
   }
 
   /**
-   * Records the session `transport` just initialized; undefined when recorded, else the
-   * reply (503 at the directory's cap or when it cannot be reached, 500 for a record it
-   * refuses), the transport then closed.
+   * Records the session `transport` (connected as `session`) just initialized; undefined
+   * when recorded, else the reply (503 at the directory's cap or when it cannot be reached,
+   * 500 for a record it refuses), the transport then closed.
    */
-  async record(transport: StreamableSessionTransport): Promise<HttpReply | undefined> {
-    const session = transport.server!;
+  async record(transport: StreamableSessionTransport, session: ServerSession): Promise<HttpReply | undefined> {
     let verdict: 'created' | 'full' | 'crowded';
     try {
       verdict = await this.#directory.create(recordOf(transport.sessionId!, session, transport.owner, this.#idleMs), { maxPerOwner: this.#registry.maxPerPrincipal });
@@ -231,6 +232,7 @@ export class SessionSharing {
       void transport.close();
       return errorReply(429, TRANSPORT_ERROR, 'Too Many Requests: this principal holds too many sessions; end one (DELETE) or retry later', { 'retry-after': RETRY_AFTER_SECONDS });
     }
+    this.#connections.set(transport, session);
     this.#writeThrough(session, transport.sessionId!);
     return undefined;
   }
@@ -278,8 +280,8 @@ export class SessionSharing {
     if (record === undefined) return sessionNotFound();
     const room = this.#registry.roomForOne();
     if (room !== undefined) return room;
-    const transport = this.newTransport(id);
-    this.#registry.add(transport, record.owner);
+    const transport = this.newTransport(id, record.owner);
+    this.#registry.add(transport);
     const session = await connectTransport(this.#server, transport, (error) => this.#host.reportError(error));
     if (session === undefined) return internalErrorReply();
     try {
@@ -291,6 +293,7 @@ export class SessionSharing {
       return sessionNotFound();
     }
     applyPatch(session, record);
+    this.#connections.set(transport, session);
     this.#writeThrough(session, id);
     return transport;
   }
@@ -303,14 +306,13 @@ export class SessionSharing {
       transport.relayToStandalone(text, origin);
       return;
     }
-    const session = transport.server;
     let message: unknown;
     try {
       message = JSON.parse(text);
     } catch {
       return;
     }
-    if (session !== undefined && concerns(transport, session, message)) transport.deliver(message, ROUTED_INFO, undefined);
+    if (concerns(transport, message)) transport.deliver(message, ROUTED_INFO, undefined);
   }
 
   /** Writes log level and subscriptions into the record before the answer to a request that changed them goes out. */

@@ -11,9 +11,14 @@
  *   ever replayed, only within the session it arrived on. A transport of a shared session
  *   (a `storeTag`) makes them `<tag>.<stream>:<seq>`: the id then also names the instance
  *   that opened the stream, and another instance resumes it from the shared store and the
- *   owner's feed (stream-follow.ts); a stream this transport opened may be handed over so
- *   ({@link StreamableSessionTransport.followStream}), one attached connection or feed at a
- *   time.
+ *   owner's feed (session-crossing.ts, stream-follow.ts); a stream this transport opened may
+ *   be handed over so ({@link StreamableSessionTransport.followStream}), one attached
+ *   connection or feed at a time.
+ * - Facts, not parsing: what it routes comes from the session (`SendOptions`: a response's
+ *   id, a notification's related request); a client's cancellation of a request in progress
+ *   is told by the session (`peerCancelled`). Only text handed to `send` directly is read
+ *   (transport/facts.ts). It never holds its server role: what the handler asks of the
+ *   connection (negotiated revision, awaited ids) goes through the view given at start.
  * - Routing: a response goes to the stream of the POST that carried its request (looked up
  *   by id; an error with id null, sent while a POST is being delivered, to that POST);
  *   other messages go to the stream of their `relatedRequestId` while that request is open,
@@ -37,17 +42,18 @@ import { encodeSseEvent, encodeUncheckedSseEvent, oneLineJson } from '../../fram
 import { LocalError, toError } from '../../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
 import { counterText, isThenable } from '../../jsonrpc/values.js';
-import { passesThrough, type Middleware } from '../../protocol/middleware.js';
 import { Notification } from '../../protocol/methods.js';
-import type { ServerSession } from '../../server/server-session.js';
 import { IdTable } from '../../session/id-table.js';
-import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
+import type { ChannelView, MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
+import { factsOf } from '../../transport/facts.js';
 import type { EventStore } from './event-store.js';
 import type { FollowedStream, StreamFeed, StreamFollower } from './session-directory.js';
-import { RemoteFollow } from './stream-follow.js';
+import { badLastEventId, CrossInstance } from './session-crossing.js';
+import { appendEvent, forgetEvents, replayEvents } from './session-events.js';
 import { errorReply, primingEvent, sseHeaders, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
 import type { HttpHeaders, HttpReply } from './types.js';
+import type { RequestStreamCloser } from './session-disconnect.js';
 import { budgetRefusal, type OutboundBudget } from './outbound.js';
 
 /** What a session transport needs from the handler that owns it (one object per handler). */
@@ -102,66 +108,6 @@ export interface OutboundSeam {
   report(error: Error): void;
 }
 
-/** Something that can close the SSE stream carrying a request (see {@link closeSseStream}). */
-export interface RequestStreamCloser {
-  closeRequestStream(requestId: RequestId): boolean;
-}
-
-/**
- * The {@link MessageInfo} of every message of one HTTP request: the auth info, the request
- * headers (`info.request.headers`), and the seam of {@link closeSseStream}.
- */
-export class HttpMessageInfo implements MessageInfo {
-  readonly authInfo: unknown;
-  readonly headers: Headers | Record<string, string | string[] | undefined> | undefined;
-  readonly #closer: RequestStreamCloser;
-
-  /** @internal created by the HTTP handler per request */
-  constructor(closer: RequestStreamCloser, authInfo: unknown, headers: Headers | Record<string, string | string[] | undefined> | undefined) {
-    this.#closer = closer;
-    this.authInfo = authInfo;
-    this.headers = headers;
-  }
-
-  /** The request details: `request.headers` holds the HTTP request headers. */
-  get request(): { readonly headers?: Headers | Record<string, string | string[] | undefined> } {
-    return this;
-  }
-
-  /** Closes the SSE stream carrying request `requestId` now; see {@link closeSseStream}. */
-  closeSseStream(requestId: RequestId): boolean {
-    return this.#closer.closeRequestStream(requestId);
-  }
-}
-
-/**
- * Server-initiated disconnect (SEP-1699): closes the SSE stream that carries the request of
- * `ctx` (a handler's or middleware's context) right away, after its priming event, without
- * ending the request. The client reconnects after the `retry` delay with GET and
- * `Last-Event-ID` and receives the rest of the stream there, the response included.
- *
- * Returns false, doing nothing, when the request did not arrive over Streamable HTTP, is
- * answered as JSON, the server keeps no event store (nothing could be resumed), the handler
- * is sessionless, or the stream is not attached to a connection.
- */
-export function closeSseStream(ctx: { readonly id?: RequestId; readonly info?: MessageInfo }): boolean {
-  const info = ctx.info;
-  return info instanceof HttpMessageInfo && ctx.id !== undefined && info.closeSseStream(ctx.id);
-}
-
-/**
- * Middleware for SSE polling (SEP-1699): for every incoming request for which `predicate`
- * holds, closes its SSE stream right after the priming event (see {@link closeSseStream})
- * and then lets the request run as usual; the client picks up the rest with GET and
- * `Last-Event-ID`. Register it with `server.use()`. `predicate` must not throw.
- */
-export function disconnectAfterPriming(predicate: (method: string, params: JSONObject | undefined) => boolean): Middleware {
-  return passesThrough((next) => (method, params, ctx) => {
-    if (ctx.direction === 'incoming' && ctx.kind === 'request' && predicate(method, params)) closeSseStream(ctx);
-    return next(method, params, ctx);
-  });
-}
-
 const MODE_SSE = 0;
 const MODE_JSON = 1;
 const MODE_STANDALONE = 2;
@@ -170,8 +116,6 @@ const MODE_STANDALONE = 2;
 const MAX_RETAINED_STREAMS = 32;
 /** The most ring slots of a session's table of streams (`IdTable`): the retained ones and a few open. */
 const STREAM_SLOTS = 64;
-/** Replay rounds of a resumption against a store that keeps growing underneath it. */
-const MAX_REPLAY_ROUNDS = 16;
 
 /** A `Last-Event-ID`: optional instance tag, stream number, sequence number. */
 const EVENT_ID = /^(?:([A-Za-z0-9_-]{1,32})\.)?(\d{1,9}):(\d{1,15})$/;
@@ -180,6 +124,12 @@ const RESOLVED: Promise<void> = Promise.resolve();
 
 /** Message info of the cancellations this transport issues for a cut reader (no client sent them). */
 const CUT_INFO: MessageInfo = {};
+
+/**
+ * A stream's connection went away: reaches the transport's private `#lost` (assigned where
+ * the class is defined), so that neither a closure per stream nor a public method is needed.
+ */
+let connectionLost: (transport: StreamableSessionTransport, stream: OutStream, conn: SseConnection, reason: Error | undefined) => void;
 
 /** @internal one logical stream of a session */
 class OutStream implements SseConnectionOwner {
@@ -239,7 +189,7 @@ class OutStream implements SseConnectionOwner {
   }
 
   connectionLost(conn: SseConnection, reason?: Error): void {
-    this.transport._lost(this, conn, reason);
+    connectionLost(this.transport, this, conn, reason);
   }
 }
 
@@ -261,22 +211,19 @@ export interface JsonOutcome {
 export class StreamableSessionTransport implements Transport, RequestStreamCloser {
   /** The `Mcp-Session-Id`; undefined for a sessionless (per-request) transport. */
   readonly sessionId: string | undefined;
-  /** The server session connected to this transport (set by the handler after connect). */
-  server: ServerSession | undefined = undefined;
+  readonly #owner: string | undefined;
 
   /** A sessionless transport cannot get the answer of a request it sends (see {@link Transport.answersRequests}). */
   get answersRequests(): boolean {
     return this.sessionId !== undefined;
   }
-  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); set by the handler. */
-  owner: string | undefined = undefined;
-  /** Time of the last request delivered or finished, or the last stream closed, for idle reaping (ms since epoch). */
-  lastActivity: number;
-  /** SSE connections currently attached to streams of this session. */
-  connections = 0;
+  #lastActivity: number;
+  #connections = 0;
   readonly #host: TransportHost;
   readonly #resumable: boolean;
   #receiver: TransportReceiver | undefined = undefined;
+  /** What this transport may ask of its channel (handed over at start). */
+  #view: ChannelView | undefined = undefined;
   #closed = false;
   /**
    * The POST streams open or retained, by stream number. An IdTable, not a `Map`: a stream
@@ -301,28 +248,53 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   readonly #idBase: string;
   /** See `Transport.requestIdPrefix`: `<storeTag>-` for a shared session's transport, so its server → client request ids are unique across the instances. */
   readonly requestIdPrefix: string | undefined;
-  /** Resumptions of other instances' streams in progress here. */
-  #remote: Set<RemoteFollow> | undefined = undefined;
-  /** The GET stream of another instance last resumed here ({@link AdoptedStandalone}). */
-  #adopted: AdoptedStandalone | undefined = undefined;
+  /** The cross-instance resumptions of a shared session (session-crossing.ts); made by the first. */
+  #crossed: CrossInstance | undefined = undefined;
 
   /**
    * `sessionId` undefined makes a sessionless transport: no event ids, no resumption, and the
    * transport closes itself once its one POST is answered or its client disconnects.
    * `storeTag` (a plain word: 1 to 32 of `A-Z a-z 0-9 - _`) goes into this transport's event store keys and
    * event ids, so that several transports of one session (on instances sharing a store) never write the
-   * same stream, and a `Last-Event-ID` names the instance that opened its stream.
+   * same stream, and a `Last-Event-ID` names the instance that opened its stream. `owner` is
+   * the principal key of the session's creator when sessions are bound.
    */
-  constructor(host: TransportHost, sessionId: string | undefined, storeTag?: string) {
+  constructor(host: TransportHost, sessionId: string | undefined, storeTag?: string, owner?: string) {
     this.#host = host;
     this.sessionId = sessionId;
+    this.#owner = owner;
     this.#tag = storeTag;
     this.#idBase = storeTag === undefined ? '' : `${storeTag}.`;
     this.requestIdPrefix = storeTag === undefined ? undefined : `${storeTag}-`;
     // a shared session's GET stream exists from the start: what other instances relay for it is stored at once
     if (storeTag !== undefined && sessionId !== undefined) this.#standalone = new OutStream(this, 0, MODE_STANDALONE);
     this.#resumable = sessionId !== undefined && host.store !== undefined;
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
+  }
+
+  /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); undefined when not. */
+  get owner(): string | undefined {
+    return this.#owner;
+  }
+
+  /** Time of the last request delivered or finished, or the last stream closed, for idle reaping (ms since epoch). */
+  get lastActivity(): number {
+    return this.#lastActivity;
+  }
+
+  /** SSE connections currently attached to streams of this session. */
+  get connections(): number {
+    return this.#connections;
+  }
+
+  /** The protocol revision the session negotiated; undefined before (or before the transport started). */
+  get protocolVersion(): string | undefined {
+    return this.#view?.protocolVersion;
+  }
+
+  /** True while the server's request `id` (to the client) awaits its answer on this instance. */
+  awaits(id: RequestId): boolean {
+    return this.#view !== undefined && this.#view.awaits(id);
   }
 
   /** True once closed. */
@@ -333,10 +305,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   // ───────────── Transport ─────────────
 
   /** Throws LocalError `already_connected` when called twice, `connection_closed` after close. */
-  start(receiver: TransportReceiver): void {
+  start(receiver: TransportReceiver, view?: ChannelView): void {
     if (this.#closed) throw new LocalError('connection_closed', 'The HTTP session is closed');
     if (this.#receiver !== undefined) throw new LocalError('already_connected', 'Transport already started');
     this.#receiver = receiver;
+    this.#view = view;
   }
 
   /**
@@ -346,33 +319,56 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
    */
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(new LocalError('connection_closed', 'The HTTP session is closed'));
-    let value: unknown = message;
+    // a session says what it sends; only a message that came from elsewhere is read for it
+    let facts: SendOptions | undefined = options;
     let text: string;
     /** The refusal sent in place of a reply the outbound budget has no room for. */
     let refused: string | undefined;
     try {
       if (typeof message === 'string') {
-        value = JSON.parse(message);
+        facts = factsOf(JSON.parse(message), options);
         // one line, like serialized text, so every event below is written unchecked
         text = oneLineJson(message);
       } else {
-        refused = this.#refusal(message);
-        if (refused === undefined) text = serializeMessage(message);
-        else value = JSON.parse((text = refused));
+        if (facts?.kind === undefined) facts = factsOf(message, options);
+        refused = facts.kind === 'response' ? this.#refusal(message as { result?: unknown }, facts.id!) : undefined;
+        text = refused ?? serializeMessage(message);
       }
     } catch (error) {
       return Promise.reject(new LocalError('invalid_message', 'The message cannot be encoded as JSON', { cause: error }));
     }
-    const first = (Array.isArray(value) ? value[0] : value) as { id?: unknown; method?: unknown } | undefined;
-    if (first !== undefined && first !== null && first.method === undefined) {
-      this.#routeResponse(value, first, text, refused !== undefined);
+    const kind = facts.kind;
+    if (kind === 'response' || kind === 'error' || kind === 'batch') {
+      this.#routeResponse(refused === undefined ? kind : 'error', facts.id, text, refused !== undefined);
     } else {
-      const related = options?.relatedRequestId;
+      const related = facts.relatedRequestId;
       const stream = related === undefined ? undefined : this.#byRequest?.get(related);
       if (stream !== undefined && stream.mode === MODE_SSE) this.#emit(stream, text);
       else this.#toStandalone(text);
     }
     return RESOLVED;
+  }
+
+  /**
+   * Writes a notification the server produced for the client's GET stream when that stream
+   * is attached here (or, resumable, stores it there for a GET here); false when neither
+   * (see `Transport.deliverHere`).
+   */
+  deliverHere(text: string): boolean {
+    return this.relayToStandalone(text);
+  }
+
+  /**
+   * The client cancelled its request `id` (the session read the `notifications/cancelled`):
+   * no response will come for it, so its POST's stream completes once no request of the
+   * POST is left open (see `Transport.peerCancelled`).
+   */
+  peerCancelled(id: RequestId): void {
+    const byRequest = this.#byRequest;
+    const stream = byRequest?.get(id);
+    if (stream === undefined) return;
+    byRequest!.delete(id);
+    if (--stream.pending <= 0 && !stream.awaitsArray) this.#complete(stream);
   }
 
   /** Ends every stream and connection, forgets stored events, fires `receiver.closed()`. Idempotent. */
@@ -416,7 +412,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       const own = stream.ids === undefined ? [] : Array.isArray(stream.ids) ? stream.ids : [stream.ids];
       for (const id of own) if (byRequest.get(id) === stream) ids.push(id);
     }
-    for (const id of ids) void this.send({ jsonrpc: '2.0', id, error: { code, message } });
+    for (const id of ids) this.#routeResponse('error', id, serializeMessage({ jsonrpc: '2.0', id, error: { code, message } }), false);
   }
 
   /**
@@ -425,14 +421,12 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
    * for a slow reader (see OutboundBudget.refusesUnserialized), and the reply's text is never
    * made when refused.
    */
-  #refusal(message: JSONRPCMessage | JSONRPCMessage[]): string | undefined {
+  #refusal(message: { result?: unknown }, id: RequestId): string | undefined {
     const outbound = this.#host._outbound;
-    if (outbound === undefined || outbound.budget.total === 0 || Array.isArray(message)) return undefined;
-    const m = message as { id?: unknown; method?: unknown; result?: unknown };
-    if (m.method !== undefined || m.result === undefined || (typeof m.id !== 'string' && typeof m.id !== 'number')) return undefined;
-    const size = outbound.budget.refusesUnserialized(m.result);
+    if (outbound === undefined || outbound.budget.total === 0) return undefined;
+    const size = outbound.budget.refusesUnserialized(message.result);
     if (size === 0) return undefined;
-    const refusal = budgetRefusal(outbound.budget, JSON.stringify(m.id), size);
+    const refusal = budgetRefusal(outbound.budget, JSON.stringify(id), size);
     outbound.report(refusal.error);
     return refusal.body;
   }
@@ -447,9 +441,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       streams.clear();
     }
     if (this.#standalone !== undefined) this.#shut(this.#standalone, store);
-    if (this.#remote !== undefined) for (const follow of [...this.#remote]) follow.close();
+    this.#crossed?.close();
     this.#byRequest?.clear();
-    this.connections = 0;
+    this.#connections = 0;
     this.#host.released(this);
     this.#receiver?.closed();
     return RESOLVED;
@@ -473,7 +467,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     }
     stream.answered();
     this.#endFeed(stream);
-    if (stream.key !== undefined && store !== undefined) this.#forget(store, stream.key);
+    if (stream.key !== undefined && store !== undefined) forgetEvents(store, stream.key, this.#host);
   }
 
   // ───────────── for the handler ─────────────
@@ -499,7 +493,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (stream.mode === MODE_SSE) {
       const conn = new SseConnection(stream);
       stream.conn = conn;
-      this.connections++;
+      this.#connections++;
       if (this.#resumable) {
         conn.write(primingEvent(this.#label(stream) + '0', this.#host.retryMs));
         if (this.#tag !== undefined && this.#host.streamOpened !== undefined) {
@@ -522,15 +516,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   /**
    * Hands one parsed POST body to the session, synchronously. `stream` is the POST's stream
    * (undefined for notifications and responses only). Client cancellations in the body
-   * complete the streams of the requests they cancel.
+   * complete the streams of the requests they cancel (the session tells, {@link peerCancelled}).
    */
   deliver(value: unknown, info: MessageInfo, stream: OutStream | undefined): void {
     if (this.#closed || this.#receiver === undefined) return;
-    this.lastActivity = Date.now();
-    if (this.#byRequest !== undefined && this.#byRequest.size > 0) {
-      if (Array.isArray(value)) for (let i = 0; i < value.length; i++) this.#noteCancel(value[i]);
-      else this.#noteCancel(value);
-    }
+    this.#lastActivity = Date.now();
     const previous = this.#delivering;
     this.#delivering = stream;
     try {
@@ -563,7 +553,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
     const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
     if (stream.conn !== undefined) return errorReply(409, TRANSPORT_ERROR, 'Conflict: an SSE stream is already open for this session');
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
     return this.#attachResumed(stream, stream.delivered);
   }
 
@@ -580,13 +570,12 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     const match = EVENT_ID.exec(lastEventId.trim());
     const tag = match?.[1];
     if (match !== null && tag !== undefined && tag !== this.#tag && this.#resumable && this.#tag !== undefined && this.#host.store!.shared === true) {
-      const streamNo = Number(match[2]);
-      return streamNo === 0 ? this.#resumeOtherStandalone(tag, Number(match[3])) : this.#resumeRemote(tag, streamNo, Number(match[3]));
+      return this.#crossing().resume(tag, Number(match[2]), Number(match[3]));
     }
     const streamId = match === null || (tag !== undefined && tag !== this.#tag) ? -1 : Number(match[2]);
     const stream = streamId === 0 ? (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE)) : this.#streams?.get(streamId);
     if (!this.#resumable || stream === undefined || stream.mode === MODE_JSON) return badLastEventId();
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
     return this.#attachResumed(stream, Number(match![3]));
   }
 
@@ -603,85 +592,13 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (stream.conn !== undefined) this.#detach(stream);
     this.#endFeed(stream);
     stream.feed = feed;
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
     return {
       seq: stream.seq,
       stop: () => {
         if (stream.feed === feed) stream.feed = undefined;
       },
     };
-  }
-
-  /**
-   * Resumes the GET stream of this session that the instance tagged `tag` held: its stored
-   * events after `afterSeq` (this session's only: the key is built from it), then this
-   * instance's own GET stream, as {@link openStandalone} opens it (its priming event moves
-   * the client on to this instance's event ids). Messages other instances produce for the
-   * GET stream from then on reach it through the directory's routing.
-   */
-  async #resumeOtherStandalone(tag: string, afterSeq: number): Promise<HttpReply> {
-    const conn = new SseConnection();
-    const label = `${tag}.0:`;
-    const held: RelayedMessage[] = [];
-    const adopted: AdoptedStandalone = (this.#adopted = { label, through: afterSeq, held });
-    conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
-    try {
-      const replayed = this.#host.store!.replay(`${this.sessionId}.${tag}/0`, afterSeq);
-      const events = isThenable(replayed) ? await replayed : replayed;
-      for (let i = 0; i < events.length; i++) {
-        const event = events[i]!;
-        if (event.seq <= adopted.through) continue;
-        conn.write(encodeSseEvent({ id: label + event.seq, data: event.data }));
-        adopted.through = event.seq;
-      }
-    } catch (error) {
-      this.#host.reportError(toError(error));
-    }
-    if (this.#closed) return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
-    const stream = (this.#standalone ??= new OutStream(this, 0, MODE_STANDALONE));
-    this.lastActivity = Date.now();
-    // what this instance stored on its own GET stream while the client's GET was elsewhere
-    // reached the client there, or is in the log just replayed: it is not written again
-    const reply = await this.#attachResumed(stream, stream.seq, conn);
-    adopted.held = undefined;
-    for (const m of held) this.relayToStandalone(m.text, m.origin);
-    return reply;
-  }
-
-  /** Resumes stream `streamNo` of the instance tagged `tag` after `afterSeq` (stream-follow.ts). */
-  async #resumeRemote(tag: string, streamNo: number, afterSeq: number): Promise<HttpReply> {
-    const label = `${tag}.${streamNo}:`;
-    const follow = new RemoteFollow(
-      {
-        store: this.#host.store!,
-        reportError: (error) => this.#host.reportError(error),
-        openRequests: this.#host.openRequests === undefined ? undefined : () => this.#host.openRequests!(this, tag, streamNo),
-        finished: (f) => {
-          if (this.#remote?.delete(f) === true) this.connections--;
-          this.lastActivity = Date.now();
-        },
-      },
-      `${this.sessionId}.${tag}/${streamNo}`,
-      label,
-      afterSeq,
-    );
-    const host = this.#host;
-    if (host.follow !== undefined) follow.cancel = host.follow(this, tag, streamNo, follow);
-    else follow.ended('gone');
-    this.lastActivity = Date.now();
-    follow.conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
-    const started = await follow.start();
-    if (started === 'unknown') return badLastEventId();
-    if (started === 'unavailable') return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the stored events cannot be read now; retry with the same Last-Event-ID', { 'retry-after': '10' });
-    if (this.#closed) {
-      follow.close();
-      return errorReply(404, SESSION_NOT_FOUND, 'Session not found');
-    }
-    if (follow.active) {
-      (this.#remote ??= new Set()).add(follow);
-      this.connections++;
-    }
-    return sseReply(follow.conn, this.#sseHeaders());
   }
 
   /** Closes the SSE connection of the stream carrying request `requestId` (SEP-1699); see {@link closeSseStream}. */
@@ -698,15 +615,19 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
    * request arrived or finished or the last stream closed.
    */
   isIdle(now: number, idleMs: number): boolean {
-    return this.connections === 0 && (this.#byRequest === undefined || this.#byRequest.size === 0) && now - this.lastActivity >= idleMs;
+    return this.#connections === 0 && (this.#byRequest === undefined || this.#byRequest.size === 0) && now - this.#lastActivity >= idleMs;
   }
 
-  /** @internal the client of `conn` went away */
-  _lost(stream: OutStream, conn: SseConnection, reason?: Error): void {
+  static {
+    connectionLost = (transport, stream, conn, reason) => transport.#lost(stream, conn, reason);
+  }
+
+  /** The client of `conn` went away. */
+  #lost(stream: OutStream, conn: SseConnection, reason: Error | undefined): void {
     if (stream.conn !== conn) return;
     stream.conn = undefined;
-    this.connections--;
-    this.lastActivity = Date.now();
+    this.#connections--;
+    this.#lastActivity = Date.now();
     // A reader the adapter cut for not reading (the reason went to onError there) gets its
     // requests cancelled: work for a client that does not take the results is not kept going.
     if ((reason as { code?: unknown } | undefined)?.code === 'slow_reader') this.#cancelStream(stream, reason!.message);
@@ -716,20 +637,13 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
 
   // ───────────── routing ─────────────
 
-  #routeResponse(value: unknown, first: { id?: unknown }, text: string, refused: boolean): void {
-    let stream: OutStream | undefined;
-    const byRequest = this.#byRequest;
-    if (Array.isArray(value)) {
-      if (byRequest !== undefined) {
-        for (let i = 0; i < value.length && stream === undefined; i++) {
-          const id = (value[i] as { id?: unknown } | null)?.id;
-          if (typeof id === 'string' || typeof id === 'number') stream = byRequest.get(id);
-        }
-      }
-    } else {
-      const id = first.id;
-      if (typeof id === 'string' || typeof id === 'number') stream = byRequest?.get(id);
-    }
+  /**
+   * Routes a response (`kind` `response` or `error`) or a batch's response array to the
+   * stream of the POST that carried request `id` (for a batch: one of its requests); an
+   * error answering no request (`id` null), or one sent while a POST is delivered, to that POST.
+   */
+  #routeResponse(kind: 'response' | 'error' | 'batch', id: RequestId | null | undefined, text: string, refused: boolean): void {
+    let stream = id === undefined || id === null ? undefined : this.#byRequest?.get(id);
     stream ??= this.#delivering;
     if (stream === undefined || stream.done) {
       this.#host.reportError(new LocalError('invalid_message', `No open HTTP request for the response ${text.length > 200 ? text.slice(0, 200) + '…' : text}`));
@@ -737,7 +651,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     }
     if (stream.mode === MODE_JSON) {
       stream.body = text;
-      stream.isError = !Array.isArray(value) && (value as { error?: unknown }).error !== undefined;
+      stream.isError = kind === 'error';
       stream.refused = refused;
     } else if (stream.conn !== undefined) {
       // the last event, written to a live connection: the stream is forgotten right after,
@@ -754,17 +668,6 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       if (this.#byRequest?.get(requestId) !== stream) continue;
       this.deliver({ jsonrpc: '2.0', method: Notification.Cancelled, params: { requestId, reason: `The client stopped reading its responses (${why})` } }, CUT_INFO, undefined);
     }
-  }
-
-  #noteCancel(message: unknown): void {
-    const m = message as { method?: unknown; params?: { requestId?: unknown } } | null;
-    if (m === null || typeof m !== 'object' || m.method !== 'notifications/cancelled') return;
-    const target = m.params?.requestId;
-    if (typeof target !== 'string' && typeof target !== 'number') return;
-    const stream = this.#byRequest!.get(target);
-    if (stream === undefined) return;
-    this.#byRequest!.delete(target);
-    if (--stream.pending <= 0 && !stream.awaitsArray) this.#complete(stream);
   }
 
   #toStandalone(text: string): void {
@@ -784,14 +687,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
    */
   relayToStandalone(text: string, origin?: string): boolean {
     if (this.#closed) return false;
-    const adopted = this.#adopted;
-    if (adopted !== undefined) {
-      if (origin !== undefined && origin.startsWith(adopted.label) && Number(origin.slice(adopted.label.length)) <= adopted.through) return true;
-      if (adopted.held !== undefined) {
-        adopted.held.push({ text, origin });
-        return true;
-      }
-    }
+    if (this.#crossed !== undefined && this.#crossed.intercepts(text, origin)) return true;
     const stream = this.#standalone;
     if (stream === undefined) return false;
     // not attached here: kept in the store all the same (a shared session's GET stream
@@ -808,12 +704,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       const seq = ++stream.seq;
       const store = this.#host.store!;
       const key = (stream.key ??= (this.#keyBase ??= this.#tag === undefined ? `${this.sessionId}/` : `${this.sessionId}.${this.#tag}/`) + stream.id);
-      try {
-        const pending = store.append(key, seq, text);
-        if (isThenable(pending)) stream.lastAppend = pending.then(undefined, (error) => this.#host.reportError(toError(error)));
-      } catch (error) {
-        this.#host.reportError(toError(error));
-      }
+      const pending = appendEvent(store, key, seq, text, this.#host);
+      if (pending !== undefined) stream.lastAppend = pending;
       if (stream.conn !== undefined) {
         stream.conn.write(encodeUncheckedSseEvent(this.#label(stream) + seq, text));
         stream.delivered = seq;
@@ -826,7 +718,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (stream.done) return;
     stream.done = true;
     this.#untrack(stream);
-    this.lastActivity = Date.now();
+    this.#lastActivity = Date.now();
     const byRequest = this.#byRequest!;
     const ids = stream.ids;
     if (Array.isArray(ids)) {
@@ -840,7 +732,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       stream.conn.owner = undefined;
       stream.conn.end();
       stream.conn = undefined;
-      this.connections--;
+      this.#connections--;
       this.#drop(stream);
     } else if (!this.#resumable) {
       this.#streams!.delete(stream.id);
@@ -868,21 +760,40 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       stream.retained = false;
       this.#retained--;
     }
-    if (stream.key !== undefined) this.#forget(this.#host.store!, stream.key);
-  }
-
-  #forget(store: EventStore, key: string): void {
-    try {
-      const pending = store.delete(key);
-      if (isThenable(pending)) pending.then(undefined, (error) => this.#host.reportError(toError(error)));
-    } catch (error) {
-      this.#host.reportError(toError(error));
-    }
+    if (stream.key !== undefined) forgetEvents(this.#host.store!, stream.key, this.#host);
   }
 
   /** The headers of this session's SSE replies (one frozen object, not one per reply). */
   #sseHeaders(): HttpHeaders {
     return (this.#sseHeaderSet ??= sseHeaders(this.sessionId));
+  }
+
+  /** The cross-instance part of this (shared) session's transport, made on first use. */
+  #crossing(): CrossInstance {
+    if (this.#crossed !== undefined) return this.#crossed;
+    const transport = this;
+    const host = this.#host;
+    return (this.#crossed = new CrossInstance({
+      store: host.store!,
+      retryMs: host.retryMs,
+      sessionId: this.sessionId!,
+      get closed() {
+        return transport.#closed;
+      },
+      reportError: (error) => host.reportError(error),
+      follow: host.follow === undefined ? undefined : (owner, stream, follower) => host.follow!(transport, owner, stream, follower),
+      openRequests: host.openRequests === undefined ? undefined : (owner, stream) => host.openRequests!(transport, owner, stream),
+      attachStandalone: (conn) => {
+        const stream = (transport.#standalone ??= new OutStream(transport, 0, MODE_STANDALONE));
+        return transport.#attachResumed(stream, stream.seq, conn);
+      },
+      reply: (conn) => sseReply(conn, transport.#sseHeaders()),
+      counted: (delta) => {
+        transport.#connections += delta;
+        transport.#lastActivity = Date.now();
+      },
+      relay: (text, origin) => transport.relayToStandalone(text, origin),
+    }));
   }
 
   /** The event id prefix of `stream`. */
@@ -903,8 +814,8 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     stream.conn = undefined;
     conn.owner = undefined;
     conn.end();
-    this.connections--;
-    this.lastActivity = Date.now();
+    this.#connections--;
+    this.#lastActivity = Date.now();
   }
 
   /** Replays `stream` after `afterSeq` onto a new connection, then attaches it (or ends it when the stream is complete). */
@@ -912,27 +823,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     const store = this.#host.store;
     let last = afterSeq;
     if (this.#resumable) {
-      conn.write(primingEvent(this.#label(stream) + afterSeq, this.#host.retryMs));
-      for (let round = 0; round < MAX_REPLAY_ROUNDS && last < stream.seq && stream.key !== undefined; round++) {
-        // Synchronous stores never reach an await here, so nothing can interleave.
-        if (stream.lastAppend !== undefined) await stream.lastAppend;
-        let events;
-        try {
-          const replayed = store!.replay(stream.key, last);
-          events = isThenable(replayed) ? await replayed : replayed;
-        } catch (error) {
-          this.#host.reportError(toError(error));
-          break;
-        }
-        const before = last;
-        for (let i = 0; i < events.length; i++) {
-          const event = events[i]!;
-          if (event.seq <= last) continue;
-          conn.write(encodeSseEvent({ id: this.#label(stream) + event.seq, data: event.data }));
-          last = event.seq;
-        }
-        if (last === before) break; // the store no longer has them
-      }
+      const label = this.#label(stream);
+      conn.write(primingEvent(label + afterSeq, this.#host.retryMs));
+      if (last < stream.seq) last = await replayEvents(store!, stream, afterSeq, conn, label, this.#host);
     }
     if (this.#closed || stream.done) {
       conn.end();
@@ -944,33 +837,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     stream.conn = conn;
     conn.owner = stream;
     stream.delivered = last;
-    this.connections++;
+    this.#connections++;
     return sseReply(conn, this.#sseHeaders());
   }
-}
-
-/**
- * The GET stream of another instance, resumed on this one: the start of its event ids
- * (`<tag>.0:`) and the last sequence number the client has of it (replayed here or named by
- * its `Last-Event-ID`). While the replay runs, `held` keeps the messages other instances
- * relay for the GET stream, in arrival order, to be written once this instance's GET
- * stream is attached; undefined after. A relayed message whose origin is at or before
- * `through` on that stream is one the client has and is dropped.
- */
-interface AdoptedStandalone {
-  readonly label: string;
-  through: number;
-  held: RelayedMessage[] | undefined;
-}
-
-/** A message another instance relayed for the GET stream, and its origin (see `relayToStandalone`). */
-interface RelayedMessage {
-  readonly text: string;
-  readonly origin: string | undefined;
-}
-
-function badLastEventId(): HttpReply {
-  return errorReply(400, TRANSPORT_ERROR, 'Bad Request: Last-Event-ID does not name a resumable stream of this session; send the request again');
 }
 
 function closedConnection(): SseConnection {
@@ -978,6 +847,8 @@ function closedConnection(): SseConnection {
   conn.end();
   return conn;
 }
+
+export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, type RequestStreamCloser } from './session-disconnect.js';
 
 /** A session's logical SSE stream, as the handler holds it between `openPost` and its reply. Opaque outside this module. */
 export type { OutStream };

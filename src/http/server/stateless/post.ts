@@ -36,7 +36,7 @@ import { Method } from '../../../protocol/methods.js';
 import { MetaKey, StatelessErrorCode, claimsStatelessEra, headerMismatch, readRequestMeta, type RequestMeta } from '../../../protocol/stateless/wire.js';
 import type { StatelessDispatch, StatelessReplyChannel } from '../../../server/stateless/dispatch.js';
 import type { MessageInfo } from '../../../transport/types.js';
-import { argumentAt, decodeHeaderValue, headerMatches, mcpNameSource, paramHeaders, requiresMcpName, type ParamHeader } from '../../stateless/mcp-headers.js';
+import { argumentAt, decodeHeaderValue, headerMatches, mcpNameSource, paramHeaders, requiresMcpName, type ParamHeader } from '../../../transport/stateless/mcp-headers.js';
 import { emptyReply, errorReply } from '../replies.js';
 import { invalidMessage, refuseMessages } from '../post-checks.js';
 import { StatelessExchanges, StatelessMessageInfo, shuttingDown, statusOfError } from './exchange.js';
