@@ -14,7 +14,7 @@ function capturing(): { transport: Transport; sent: Array<{ message: unknown; op
   const transport: Transport = {
     start: (receiver: TransportReceiver) => a.start(receiver),
     send: (message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions) => {
-      sent.push({ message, options });
+      sent.push({ message, options: options && { ...options } }); // the channel reuses its options object: read it during send
       return a.send(message, options);
     },
     close: () => a.close(),
