@@ -26,6 +26,7 @@ import { LATEST_REVISION, STATEFUL_REVISIONS, V2025_11_25, atLeast } from '../pr
 import { formatIssues } from '../schema/issues.js';
 import type { ValidationResult } from '../schema/types.js';
 import { RequestContext } from '../session/context.js';
+import { ResultCache, type ClientCacheOptions, type ResultCacheControl } from './cache.js';
 import { StatelessClient, probeServer, serverInfoOf, type ProbeOutcome, type StatelessClientHost, type StatelessClientOptions } from './stateless/client.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
@@ -123,6 +124,13 @@ export interface ClientOptions extends EndpointOptions {
    * with the expiry as the reason.
    */
   reinitialize?: boolean;
+  /**
+   * The result cache (SEP-2549; see cache.ts and docs/clients.md "Caching list and read
+   * results"): list and read results of 2026-07-28 servers are reused while their `ttlMs`
+   * says they are fresh. Default true (a bounded in-process store); false turns it off; an
+   * object picks the store (e.g. Redis, shared between processes), the principal and bounds.
+   */
+  cache?: boolean | ClientCacheOptions;
 }
 
 /** Requests that only read state: safe to send again in a new session when the old one ended under them. */
@@ -193,10 +201,21 @@ export class Client {
   /** Resources subscribed through {@link subscribeResource}, subscribed again in a new session. */
   readonly #subscribed = new Set<string>();
   #closing = false;
+  readonly #cache: ResultCache;
 
+  /** Throws RangeError for invalid `cache` options. */
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = info;
     this.#options = options;
+    this.#cache = new ResultCache(
+      { era: () => this.era, serverInfo: () => this.serverInfo, warn: (error) => (this.#options.onError ?? defaultErrorReporter('client'))(error) },
+      options.cache,
+    );
+  }
+
+  /** The result cache of this client (see `ClientOptions.cache`). */
+  get cache(): ResultCacheControl {
+    return this.#cache;
   }
 
   /** The capabilities this client declares. */
@@ -263,6 +282,12 @@ export class Client {
       // outermost: user middleware sees each request as it goes on the wire
       this.#stateless = new StatelessClient(this.#statelessHost(ep), statelessVersions, this.#options.stateless);
       ep.use(this.#stateless.middleware, 'outgoing');
+    }
+    if (this.#cache.enabled) {
+      ep.use(this.#cache.middleware, 'outgoing');
+      for (const method of [Notification.ToolsListChanged, Notification.PromptsListChanged, Notification.ResourcesListChanged, Notification.ResourcesUpdated]) {
+        ep.on(method, (p) => void this.#cache.notified(method, p).catch((error: unknown) => this.#options.onError?.(toError(error))));
+      }
     }
     for (const [mw, dir] of this.#middleware) ep.use(mw, dir);
     for (const entry of this.#listeners) entry.off = ep.on(entry.method, entry.listener);
@@ -355,7 +380,10 @@ export class Client {
         return client.capabilities;
       },
       answerInput: (key, method, params, signal) => this.#answerInput(ep, key, method, params, signal),
-      relistTools: (options) => this.listAllTools(options),
+      relistTools: async (options) => {
+        await this.#cache.invalidate(Method.ToolsList).catch(() => {});
+        return this.listAllTools(options);
+      },
       warn: (error) => (this.#options.onError ?? defaultErrorReporter('client'))(error),
     };
   }

@@ -18,3 +18,5 @@ export {
   type CacheScope,
 } from '../protocol/stateless/wire.js';
 export { ToolSearch, TOOL_SEARCH_DEFAULTS, type ToolSearchOptions, type ToolSearchQueryOptions, type ToolSearchAddOptions, type ToolSearchHit } from './tool-search.js';
+export { CACHED_METHODS, cachePolicyOf, type ClientCacheOptions, type ResultCacheControl, type CachePolicy } from './cache.js';
+export { MemoryResultCacheStore, type MemoryResultCacheStoreOptions, type ResultCacheStore } from './cache-store.js';

@@ -14,3 +14,4 @@ export { RedisBus, type RedisBusOptions, type BusData, type BusHandler, type Bus
 export { RedisNotifier, type RedisNotifierOptions, type SharedNotification, type SharedNotificationMethod, type SharedListChangedMethod } from './notifier.js';
 export { RedisTaskInputRelay, type RedisTaskInputRelayOptions } from './task-input-relay.js';
 export { RedisSessionDirectory, type RedisSessionDirectoryOptions } from './session-directory.js';
+export { RedisResultCacheStore, type RedisResultCacheStoreOptions } from './result-cache-store.js';
