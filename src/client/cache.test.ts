@@ -233,6 +233,21 @@ describe('Client result cache against a 2026-07-28 server', () => {
     }
   });
 
+  it('drops on close the entries no other client can reach', async () => {
+    const { server } = countingServer((m) => (m === 'tools/list' ? { ttlMs: 60_000, cacheScope: 'private' } : m === 'prompts/list' ? { ttlMs: 60_000, cacheScope: 'public' } : undefined));
+    const store = new MemoryResultCacheStore();
+    const lone = await connect(server, { cache: { store, serverId: 'memory://counted' } });
+    const named = await connect(server, { cache: { store, serverId: 'memory://counted', principal: 'dora' } });
+    await lone.listTools();
+    await lone.listPrompts();
+    await named.listTools();
+    assert.equal(store.size, 3);
+    await lone.close();
+    assert.equal(store.size, 2, "the lone client's private entry is gone, the public one stays");
+    await named.close();
+    assert.equal(store.size, 2, "dora's entries stay for her other clients");
+  });
+
   it('shares public entries between clients of the same serverId, not otherwise', async () => {
     const { server, count } = countingServer((m) => (m === 'tools/list' ? { ttlMs: 60_000, cacheScope: 'public' } : undefined));
     const store = new MemoryResultCacheStore();
@@ -252,6 +267,15 @@ describe('Client result cache against a 2026-07-28 server', () => {
       assert.equal(count('tools/list'), 4, 'without serverId, clients never share');
       await plain.listTools();
       assert.equal(count('tools/list'), 4, 'the default store caches for its own client');
+      await other.listTools();
+      await other.close();
+      const reopened = await connect(server, { cache: { store, serverId: 'memory://elsewhere' } });
+      await reopened.listTools();
+      assert.equal(count('tools/list'), 4, 'public entries of a named server outlive the client');
+      await reopened.close();
+      const before = store.size;
+      await plain.close();
+      assert.equal(store.size, before, 'the default store is not this one');
     } finally {
       for (const c of [a, b, other, plain, plain2]) await c.close();
     }

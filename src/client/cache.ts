@@ -285,6 +285,20 @@ export class ResultCache implements ResultCacheControl {
     for (const scope of scopes) await this.#store.deletePrefix(`${base}:${scope}:${method}:${tail}`);
   }
 
+  /**
+   * The client closed: drops the entries no other client can reach (all of them without a
+   * `serverId`, the private ones without a principal).
+   */
+  async forget(): Promise<void> {
+    if (!this.enabled) return;
+    const base = await this.#base();
+    if (this.#serverId === undefined) return this.#track(this.#store.deletePrefix(`${base}:`));
+    const principal = typeof this.#principal === 'function' ? undefined : this.#principal;
+    if (principal === undefined && typeof this.#principal !== 'function') {
+      return this.#track(this.#store.deletePrefix(`${base}:u${await hash(`client:${this.#self}`)}:`));
+    }
+  }
+
   clear(): Promise<void> {
     for (const method of CACHED_METHODS) this.#bump(method);
     return this.#track(this.#dropAll());

@@ -817,6 +817,7 @@ export class Client {
     this.#closing = true;
     await this.#renewal?.catch(() => {});
     await this.#endpoint?.session.close();
+    await this.#cache.forget().catch((error: unknown) => this.#options.onError?.(toError(error)));
   }
 
   /** The protocol endpoint (for extensions and tests). */
