@@ -177,6 +177,20 @@ describe('Client result cache against a 2026-07-28 server', () => {
     }
   });
 
+  it('does not store a result larger than maxEntryChars', async () => {
+    const { server, count } = countingServer(() => ({ ttlMs: 60_000, cacheScope: 'public' }));
+    const store = new MemoryResultCacheStore();
+    const client = await connect(server, { cache: { store, serverId: 'memory://small', maxEntryChars: 50 } });
+    try {
+      await client.listTools();
+      await client.listTools();
+      assert.equal(count('tools/list'), 2);
+      assert.equal(store.size, 0);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('caches each read by its uri and drops it on resources/updated', async () => {
     const { server, count } = countingServer((m) => (m === 'resources/read' || m === 'prompts/list' ? { ttlMs: 60_000, cacheScope: 'public' } : undefined));
     server.registerResource('test://b', { name: 'b' }, (uri) => ({ uri, text: 'b' }));

@@ -287,16 +287,14 @@ export class ResultCache implements ResultCacheControl {
 
   /**
    * The client closed: drops the entries no other client can reach (all of them without a
-   * `serverId`, the private ones without a principal).
+   * `serverId`, else the private ones made while no principal was known).
    */
   async forget(): Promise<void> {
     if (!this.enabled) return;
     const base = await this.#base();
     if (this.#serverId === undefined) return this.#track(this.#store.deletePrefix(`${base}:`));
-    const principal = typeof this.#principal === 'function' ? undefined : this.#principal;
-    if (principal === undefined && typeof this.#principal !== 'function') {
-      return this.#track(this.#store.deletePrefix(`${base}:u${await hash(`client:${this.#self}`)}:`));
-    }
+    // entries under a principal are shared with the principal's other clients; those under this client's own id are not
+    return this.#track(this.#store.deletePrefix(`${base}:u${await hash(`client:${this.#self}`)}:`));
   }
 
   clear(): Promise<void> {
