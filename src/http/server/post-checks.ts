@@ -172,7 +172,7 @@ export class PostBody {
   /** True when the body is one `initialize` request. */
   readonly initialize: boolean;
 
-  /** @internal built by {@link classifyPost} */
+  /** Built by {@link classifyPost}. */
   constructor(value: unknown, ids: RequestId[], batch: boolean, hasInvalid: boolean, initialize: boolean) {
     this.value = value;
     this.ids = ids;
