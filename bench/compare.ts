@@ -7,10 +7,11 @@
  * build's `HttpDriver` and `count()`, `http-instructions.ts`) counts every tree's own bench
  * server (`<tree>/build/bench/servers/mcpkit-http.js`, which imports that tree's dist/
  * through the package's self-reference), the jobs interleaved tree by tree (A B A B …, two
- * at a time) so the machine's drift, if any, hits every tree alike. Each row is the median
+ * at a time by default) so the machine's drift, if any, hits every tree alike. Each row is the median
  * of `--reps` counts; the deltas are against the first tree.
  *
  * Usage: node build/bench/compare.js [--quick] [--reps=N] [--payload] [--only=mcpkit,mcpkit-2026]
+ *          [--modes=json,sse] [--parallel=N (default 2)]
  *          label=/path/to/tree label=/path/to/tree …
  * (BENCH_INSTR_CALLS / BENCH_INSTR_WARMUP / BENCH_TIMEOUT_S as for `npm run bench`.)
  * Results are printed as a table and written to `bench-results/compare.json`.
@@ -29,7 +30,6 @@ import { formatNumber, formatTable, median } from './stats.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
 const RESULTS_FILE = join(ROOT, 'bench-results', 'compare.json');
-const PARALLEL = 2;
 /** The servers whose rows are mcpkit's (the others do not change with mcpkit's source). */
 const MCPKIT_SERVERS = ['mcpkit', 'mcpkit-2026'];
 
@@ -46,15 +46,35 @@ interface Job {
   readonly row: string;
 }
 
-function parseArgs(argv: readonly string[]): { trees: Tree[]; reps: number; payload: boolean; rest: string[] } {
+interface Args {
+  readonly trees: Tree[];
+  readonly reps: number;
+  readonly payload: boolean;
+  readonly modes: readonly ResponseMode[];
+  readonly parallel: number;
+  readonly rest: string[];
+}
+
+function positive(arg: string, prefix: string): number {
+  const n = Number(arg.slice(prefix.length));
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${prefix.slice(0, -1)} must be a positive integer, got ${JSON.stringify(arg)}`);
+  return n;
+}
+
+function parseArgs(argv: readonly string[]): Args {
   const trees: Tree[] = [];
   const rest: string[] = [];
   let reps = 1;
   let payload = false;
+  let modes: readonly ResponseMode[] = RESPONSE_MODES;
+  let parallel = 2;
   for (const arg of argv) {
-    if (arg.startsWith('--reps=')) {
-      reps = Number(arg.slice('--reps='.length));
-      if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a positive integer, got ${JSON.stringify(arg)}`);
+    if (arg.startsWith('--reps=')) reps = positive(arg, '--reps=');
+    else if (arg.startsWith('--parallel=')) parallel = positive(arg, '--parallel=');
+    else if (arg.startsWith('--modes=')) {
+      const wanted = arg.slice('--modes='.length).split(',');
+      for (const m of wanted) if (!(RESPONSE_MODES as readonly string[]).includes(m)) throw new Error(`unknown mode ${JSON.stringify(m)}; known: ${RESPONSE_MODES.join(', ')}`);
+      modes = RESPONSE_MODES.filter((m) => wanted.includes(m));
     } else if (arg === '--payload') payload = true;
     else if (arg.startsWith('--')) rest.push(arg);
     else {
@@ -64,17 +84,17 @@ function parseArgs(argv: readonly string[]): { trees: Tree[]; reps: number; payl
     }
   }
   if (trees.length < 1) throw new Error('name at least one tree: label=/path/to/tree');
-  return { trees, reps, payload, rest };
+  return { trees, reps, payload, modes, parallel, rest };
 }
 
 /** The rows to count, per tree, in an order that alternates the trees. */
-function jobsOf(trees: readonly Tree[], config: BenchConfig, reps: number, payload: boolean): Job[] {
+function jobsOf(trees: readonly Tree[], config: BenchConfig, { reps, payload, modes }: Args): Job[] {
   const entries = selectHttpServers(config.only ?? MCPKIT_SERVERS);
   const small: Workload = { bytes: 0, warmup: config.instructionWarmup, calls: config.instructionCalls };
   const large: Workload = { bytes: PAYLOAD.bytes, warmup: config.quick ? PAYLOAD.quickWarmup : PAYLOAD.warmup, calls: config.quick ? PAYLOAD.quickCalls : PAYLOAD.calls };
   const kinds: { entry: HttpServerEntry; mode: ResponseMode; work: Workload; row: string }[] = [];
-  for (const mode of RESPONSE_MODES) for (const entry of entries) kinds.push({ entry, mode, work: small, row: `${mode} ${entry.name}` });
-  if (payload) for (const mode of RESPONSE_MODES) for (const entry of entries.filter((e) => e.name === 'mcpkit')) kinds.push({ entry, mode, work: large, row: `${mode} 64 KiB echo ${entry.name}` });
+  for (const mode of modes) for (const entry of entries) kinds.push({ entry, mode, work: small, row: `${mode} ${entry.name}` });
+  if (payload) for (const mode of modes) for (const entry of entries.filter((e) => e.name === 'mcpkit')) kinds.push({ entry, mode, work: large, row: `${mode} 64 KiB echo ${entry.name}` });
   const jobs: Job[] = [];
   for (let rep = 0; rep < reps; rep++) {
     // odd repetitions walk the trees backwards, so neither tree always goes first
@@ -89,13 +109,14 @@ function jobsOf(trees: readonly Tree[], config: BenchConfig, reps: number, paylo
   return jobs;
 }
 
-const { trees, reps, payload, rest } = parseArgs(process.argv.slice(2));
+const args = parseArgs(process.argv.slice(2));
+const { trees, reps, rest } = args;
 const config = parseConfig(['--section=instructions', ...rest], process.env);
-const jobs = jobsOf(trees, config, reps, payload);
+const jobs = jobsOf(trees, config, args);
 for (const job of jobs) if (!existsSync(job.entry.script)) throw new Error(`${job.tree.label}: ${job.entry.script} is not built`);
 console.log(`instructions per call, ${trees.map((t) => `${t.label} (${t.root})`).join(' vs ')}; ${config.instructionWarmup} warm-up, ${config.instructionCalls} counted calls; ${reps} repetition(s)`);
 const results: (Count & { readonly tree: string; readonly row: string })[] = [];
-await inParallel(jobs, PARALLEL, async (job) => {
+await inParallel(jobs, args.parallel, async (job) => {
   let c: Count;
   try {
     c = await count(job.entry, job.mode, config, job.work);

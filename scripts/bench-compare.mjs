@@ -10,7 +10,7 @@
 // callgrind with one driver, the trees interleaved. Needs valgrind.
 //
 // Usage: node scripts/bench-compare.mjs <rev> <rev> [...] [--reps=N] [--quick] [--payload]
-//          [--only=mcpkit,mcpkit-2026]
+//          [--only=mcpkit,mcpkit-2026] [--modes=json,sse] [--parallel=N]
 //   e.g. node scripts/bench-compare.mjs 1f17cac .
 // The first revision is the baseline of the deltas. Takes about 5 minutes per revision
 // and repetition on an idle 2-core machine (BENCH_INSTR_CALLS / BENCH_INSTR_WARMUP shorten it).
@@ -26,7 +26,7 @@ const CACHE = join(tmpdir(), 'mcpkit-bench-compare');
 const revs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 if (revs.length < 2) {
-  console.error('usage: node scripts/bench-compare.mjs <rev> <rev> [...] [--reps=N] [--quick] [--payload] [--only=a,b]  (`.` = this checkout)');
+  console.error('usage: node scripts/bench-compare.mjs <rev> <rev> [...] [--reps=N] [--quick] [--payload] [--only=a,b] [--modes=json,sse] [--parallel=N]  (`.` = this checkout)');
   process.exit(2);
 }
 
