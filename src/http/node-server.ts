@@ -627,9 +627,7 @@ function passOrServe(handler: StreamableHttpHandler, req: AuthenticatedRequest, 
     if (reply === undefined) next();
     else writeReply(res, reply, outbound);
   };
-  const replied = handleOwn(handler, request, req.auth === undefined ? undefined : { authInfo: req.auth });
-  if (replied instanceof Promise) replied.then(answer, (error: unknown) => answer(internalError(handler, error)));
-  else answer(replied);
+  void handleOwn(handler, request, req.auth === undefined ? undefined : { authInfo: req.auth }).then(answer);
 }
 
 function serve(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound): void {

@@ -228,9 +228,9 @@ export let handleNow: (handler: StreamableHttpHandler, request: HttpRequest, inf
  * chain): a request for none of the handler's paths — not the MCP endpoint or a legacy
  * endpoint, and not answered by the authorizer's routes (which are asked only for an allowed
  * Host while the handler is open) — gets `undefined` instead of 404 (or the 403 of a foreign
- * Host): it is the application's. Nothing of such a request's body is read.
+ * Host): it is the application's. Nothing of such a request's body is read. Never rejects.
  */
-export let handleOwn: (handler: StreamableHttpHandler, request: HttpRequest, info?: HttpRequestInfo) => HttpReply | undefined | Promise<HttpReply | undefined>;
+export let handleOwn: (handler: StreamableHttpHandler, request: HttpRequest, info?: HttpRequestInfo) => Promise<HttpReply | undefined>;
 
 /** True when `path` is the handler's MCP endpoint or, with `legacySse`, a legacy endpoint. */
 export let ownsPath: (handler: StreamableHttpHandler, path: string) => boolean;
@@ -368,13 +368,12 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   }
 
   /** See {@link handleOwn}. */
-  #handleOwn(request: HttpRequest, info: HttpRequestInfo | undefined): HttpReply | undefined | Promise<HttpReply | undefined> {
+  async #handleOwn(request: HttpRequest, info: HttpRequestInfo | undefined): Promise<HttpReply | undefined> {
     try {
-      if (this.#ownsPath(targetPath(request.url))) return this.#route(request, info);
+      if (this.#ownsPath(targetPath(request.url))) return await this.#route(request, info);
       const route = this.#authorizer?.route;
       if (route === undefined || this.#closed || this.#guard.check(request.headers('host'), request.url) !== HOST_OK) return undefined;
-      const routed = route.call(this.#authorizer, request);
-      return routed instanceof Promise ? routed.then(undefined, (error: unknown) => internalError(this, error)) : routed;
+      return await route.call(this.#authorizer, request);
     } catch (error) {
       return internalError(this, error);
     }
