@@ -92,7 +92,9 @@ export class Exchange implements StatelessReplyChannel, SseConnectionOwner {
 
   /**
    * The POST's reply: the SSE stream at once; the JSON reply itself when the outcome is known
-   * already, else a promise of it. Called once.
+   * already, else a promise of it. Called once. (A reply or a promise, kept for the
+   * instructions row `json mcpkit-2026`: +2.7 % with the chain async; see
+   * `StreamableHttpHandler#route`.)
    */
   reply(): HttpReply | Promise<HttpReply> {
     if (this.conn !== undefined) return { status: 200, headers: SSE_HEADERS, stream: this.conn };
