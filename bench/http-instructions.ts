@@ -65,7 +65,7 @@ const PARALLEL = 2;
  * to run, still tiering up where bare had settled; with 3000 and 1000, 1.01×, the compiler's
  * share equal in both (about 290k instructions per call).
  */
-const PAYLOAD = { bytes: 64 * 1024, warmup: 3000, calls: 1000, quickWarmup: 300, quickCalls: 50, servers: ['bare', 'mcpkit', 'official'] } as const;
+export const PAYLOAD = { bytes: 64 * 1024, warmup: 3000, calls: 1000, quickWarmup: 300, quickCalls: 50, servers: ['bare', 'mcpkit', 'official'] } as const;
 /** Short runs between the warm-up and the count, and their calls (see {@link count}). */
 const SETTLE_RUNS = 4;
 const SETTLE_CALLS = 100;
@@ -73,14 +73,15 @@ const SETTLE_CALLS = 100;
 const PAYLOAD_MAX_RATIO = 1 / 0.95;
 
 /** What one counted run sends: the small echo, or a payload of `bytes`. */
-interface Workload {
+export interface Workload {
   /** Bytes of the echoed message; 0 for the section's usual short message. */
   readonly bytes: number;
   readonly warmup: number;
   readonly calls: number;
 }
 
-interface Count {
+/** One (server, mode, workload) count. */
+export interface Count {
   readonly name: string;
   readonly mode: ResponseMode;
   /** The echoed message's size, 0 for the usual short one. */
@@ -99,8 +100,11 @@ function runBudgetMs(config: BenchConfig, calls: number): number {
   return Math.max(config.timeoutMs, calls * 50);
 }
 
-/** Counts one (server, mode) pair; never throws (a failure is recorded in the result). */
-async function count(entry: HttpServerEntry, mode: ResponseMode, config: BenchConfig, work: Workload): Promise<Count> {
+/**
+ * Counts one (server, mode) pair; never throws (a failure is recorded in the result). Also
+ * used by `compare.ts`, with `entry.script` in another revision's build.
+ */
+export async function count(entry: HttpServerEntry, mode: ResponseMode, config: BenchConfig, work: Workload): Promise<Count> {
   const out: Count = { name: entry.name, mode, bytes: work.bytes, instructionsPerCall: null, problem: null };
   const message = work.bytes === 0 ? undefined : 'x'.repeat(work.bytes);
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-callgrind-'));

@@ -191,8 +191,7 @@ function literalHost(url: URL): string | undefined {
 /**
  * Refuses a socket whose connected address is not allowed: destroys it with a
  * {@link FetchGuardError} `blocked_address`. Attached to the socket's `connect` event before
- * the request is written. Exported for tests of this layer alone.
- * @internal
+ * the request is written. Exported for tests of this layer alone (the package does not export it).
  */
 export function guardSocket(socket: Socket, url: string, allowLoopback: boolean): void {
   const check = (): void => {

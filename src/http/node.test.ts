@@ -8,7 +8,7 @@ import { createDemoServer } from '../demo/server.js';
 import { initRequest, makeHandler, note, rpc, SseReader, smallServer } from '../../test/helpers/http/server-harness.js';
 import { serveNode } from './node.js';
 import { StreamableHttpHandler } from './server/handler.js';
-import type { HttpReply } from './server/types.js';
+import type { HttpReply, HttpRequest } from './server/types.js';
 import { MCPKIT_BIN } from '../../test/helpers/repo.js';
 
 const ACCEPT = 'application/json, text/event-stream';
@@ -163,14 +163,16 @@ test('serveNode: a client gone halfway through its body is answered 400, crashes
 
 test('serveNode: a POST with a small body reaches the handler\'s own entry once its body ended, as text; a body never ended reaches it not at all', async () => {
   const errors: Error[] = [];
-  const handler = makeHandler({ onError: (e) => errors.push(e) });
   const seen: Array<string | undefined> = [];
-  const enter = handler._handle.bind(handler);
-  // an instance property: handle() stays the handler's own, so the adapter still enters _handle
-  handler._handle = (request, info) => {
-    if (request.method === 'POST') seen.push(typeof request.body === 'string' ? request.body : typeof request.body);
-    return enter(request, info);
+  // the authorizer sees each request as the handler's own entry received it
+  const authorize = {
+    authenticate: (request: HttpRequest) => {
+      if (request.method === 'POST') seen.push(typeof request.body === 'string' ? request.body : typeof request.body);
+      return Promise.resolve({ authInfo: 'someone' });
+    },
+    sessionOwner: () => 'someone',
   };
+  const handler = makeHandler({ onError: (e) => errors.push(e), authorize });
   const running = await serveNode(handler);
   try {
     const sessionId = await open(running.url);
@@ -211,8 +213,7 @@ test('serveNode: a reply that fails later is a 500, reported to onError once by 
   const errors: Error[] = [];
   const post = (url: string): Promise<Response> => fetch(url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json' }, body: '{}' });
   // the handler's own entry: its reply promise rejects with a failure of mcpkit's own
-  const handler = makeHandler({ onError: (e) => errors.push(e) });
-  handler._handle = () => Promise.reject(new Error('store went away'));
+  const handler = makeHandler({ onError: (e) => errors.push(e), authorize: { authenticate: () => Promise.reject(new Error('store went away')) } });
   // a handle() of its own that rejects: 500 as well; reporting is its own business
   const own = makeHandler({ onError: (e) => errors.push(e) });
   own.handle = () => Promise.reject(new Error('own failure'));

@@ -67,7 +67,7 @@ export class LegacyEndpoints {
   }
 
   /** Answers a request for a path {@link serves} accepts. */
-  handle(req: HttpRequest, path: string, info: HttpRequestInfo | undefined): HttpReply | Promise<HttpReply> {
+  async handle(req: HttpRequest, path: string, info: HttpRequestInfo | undefined): Promise<HttpReply> {
     if (path === this.#settings.ssePath) return req.method === 'GET' ? this.#open(req, info) : errorReply(405, TRANSPORT_ERROR, 'Method Not Allowed', { allow: 'GET' });
     return req.method === 'POST' ? this.#post(req, info) : errorReply(405, TRANSPORT_ERROR, 'Method Not Allowed', { allow: 'POST' });
   }

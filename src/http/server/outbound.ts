@@ -106,6 +106,12 @@ export interface PacedOutput {
 
 let sharedBudget: OutboundBudget | undefined;
 
+// The budget's bookkeeping and a writer's cut, reached by the other class of this module
+// (set by the classes' static blocks; not reachable from outside the module).
+let charge: (budget: OutboundBudget, writer: PacedWriter, chars: number) => void;
+let release: (budget: OutboundBudget, writer: PacedWriter, chars: number, empty: boolean) => void;
+let cut: (writer: PacedWriter, reason: SlowReaderReason, message: string) => void;
+
 /**
  * A bound on the text waiting for slow readers across every {@link PacedWriter} that shares
  * it. Crossing it cuts the writers with the oldest drain progress first (see the module
@@ -163,19 +169,24 @@ export class OutboundBudget {
     return size > room ? size : 0;
   }
 
-  /** @internal `writer` queued `chars` more; cuts laggards when the bound is crossed. */
-  _charge(writer: PacedWriter, chars: number): void {
+  static {
+    charge = (budget, writer, chars) => budget.#charge(writer, chars);
+    release = (budget, writer, chars, empty) => budget.#release(writer, chars, empty);
+  }
+
+  /** `writer` queued `chars` more; cuts laggards when the bound is crossed. */
+  #charge(writer: PacedWriter, chars: number): void {
     this.#total += chars;
     this.#waiting.add(writer);
     while (this.#total > this.maxTotalQueuedBytes && this.#waiting.size > 0) {
       let stalest: PacedWriter | undefined;
       for (const candidate of this.#waiting) if (stalest === undefined || candidate.lastProgress < stalest.lastProgress) stalest = candidate;
-      stalest!._cut('budget', `more than ${this.maxTotalQueuedBytes} bytes of replies wait for slow readers; this reader made the least recent progress`);
+      cut(stalest!, 'budget', `more than ${this.maxTotalQueuedBytes} bytes of replies wait for slow readers; this reader made the least recent progress`);
     }
   }
 
-  /** @internal `writer` handed `chars` to its output, or let go of them. */
-  _release(writer: PacedWriter, chars: number, empty: boolean): void {
+  /** `writer` handed `chars` to its output, or let go of them. */
+  #release(writer: PacedWriter, chars: number, empty: boolean): void {
     this.#total -= chars;
     if (empty) this.#waiting.delete(writer);
   }
@@ -282,7 +293,7 @@ export class PacedWriter {
   write(text: string): void {
     if (this.#done || this.#ending || text.length === 0) return;
     if (this.#queued > this.#limits.maxQueuedBytes) {
-      this._cut('behind', `the reader is more than ${this.#limits.maxQueuedBytes} bytes behind`);
+      this.#cut('behind', `the reader is more than ${this.#limits.maxQueuedBytes} bytes behind`);
       return;
     }
     if (this.#queued === 0 && !this.#waiting) {
@@ -296,7 +307,7 @@ export class PacedWriter {
     }
     this.#queue.push(text);
     this.#queued += text.length;
-    this.#limits.budget._charge(this, text.length);
+    charge(this.#limits.budget, this, text.length);
     if (!this.#done && !this.#waiting) this.#pump();
   }
 
@@ -321,8 +332,12 @@ export class PacedWriter {
     this.#finish();
   }
 
-  /** @internal Cuts the reader for `reason` and reports it. */
-  _cut(reason: SlowReaderReason, message: string): void {
+  static {
+    cut = (writer, reason, message) => writer.#cut(reason, message);
+  }
+
+  /** Cuts the reader for `reason` and reports it. */
+  #cut(reason: SlowReaderReason, message: string): void {
     if (this.#done) return;
     const error = new SlowReaderError(reason, message);
     this.#finish();
@@ -343,7 +358,7 @@ export class PacedWriter {
         this.#offset = 0;
       } else this.#offset = end;
       this.#queued -= chunk.length;
-      this.#limits.budget._release(this, chunk.length, this.#queued === 0);
+      release(this.#limits.budget, this, chunk.length, this.#queued === 0);
       const more = output.write(chunk);
       if (this.#done) return; // the output gave up during the write
       if (!more) {
@@ -380,14 +395,14 @@ export class PacedWriter {
 
   readonly #onStall = (): void => {
     this.#timer = undefined;
-    if (this.#waiting) this._cut('stalled', `the reader made no progress for ${this.#limits.stallTimeoutMs} ms`);
+    if (this.#waiting) this.#cut('stalled', `the reader made no progress for ${this.#limits.stallTimeoutMs} ms`);
   };
 
   #finish(): void {
     this.#done = true;
     this.#waiting = false;
     this.#clearTimer();
-    if (this.#queued > 0) this.#limits.budget._release(this, this.#queued, true);
+    if (this.#queued > 0) release(this.#limits.budget, this, this.#queued, true);
     this.#queued = 0;
     this.#queue.length = 0;
     this.#offset = 0;

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ACCEPT_BOTH, BASE, del, errorCode, get, initRequest, LATEST, makeHandler, note, openSession, post, rpc, SseReader } from '../../../test/helpers/http/server-harness.js';
 import type { HttpRequest } from './types.js';
+import { handleNow } from './handler.js';
 
 test('initialize: JSON answer with a fresh, random, visible-ASCII session id', async () => {
   const handler = makeHandler();
@@ -370,7 +371,7 @@ test('a POST the adapter holds whole, to a synchronous tool, is replied to at on
       body: JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } })),
       rawHeaders: headers,
     };
-    const reply = handler._handle(request);
+    const reply = handleNow(handler, request);
     assert.ok(!(reply instanceof Promise), `${responseMode}: the reply itself, not a promise`);
     assert.equal(reply.status, 200);
     let text: string;

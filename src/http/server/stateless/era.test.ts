@@ -11,7 +11,7 @@ import type { JSONObject, RequestId } from '../../../jsonrpc/types.js';
 import { McpServer } from '../../../server/server.js';
 import { validateWireMessage } from '../../../testing/wire-schema.js';
 import { ACCEPT_BOTH, eventually, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../../../../test/helpers/http/server-harness.js';
-import type { StreamableHttpHandler } from '../handler.js';
+import { handleNow, type StreamableHttpHandler } from '../handler.js';
 
 const V = '2026-07-28';
 
@@ -73,7 +73,7 @@ describe('Streamable HTTP: the stateless era', () => {
     assert.equal((await send(handler, 0, 'tools/list', { _meta: meta() })).status, 200);
     const h: Record<string, string> = { host: 'localhost:3000', accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-protocol-version': V, ...headers('tools/call', 'echo') };
     const text = JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: meta() }));
-    const reply = handler._handle({ method: 'POST', url: '/mcp', headers: (name) => h[name] ?? null, body: text, rawHeaders: h });
+    const reply = handleNow(handler, { method: 'POST', url: '/mcp', headers: (name) => h[name] ?? null, body: text, rawHeaders: h });
     assert.ok(!(reply instanceof Promise), 'the reply itself');
     assert.equal(reply.status, 200);
     assert.equal(reply.stream, undefined);

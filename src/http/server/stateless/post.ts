@@ -165,6 +165,7 @@ export class StatelessPostHandler {
     const exchange = this.#exchanges.open(id, streams ? 'sse' : 'json', listen);
     exchange.dispatch = this.#server.dispatchStateless(id, method, params, meta, new StatelessMessageInfo(info?.authInfo, req.rawHeaders), exchange);
     // after the dispatch: a request answered during it is replied to without a promise
+    // (kept: instructions row `json mcpkit-2026` +2.7 % when async; see StreamableHttpHandler#route)
     return exchange.reply();
   }
 
