@@ -3,7 +3,7 @@
  * (valibot, zod 3; see library-converters.ts).
  */
 import { loadConverter, type LibraryConverter } from './library-converters.js';
-import type { StandardSchemaV1 } from './standard-schema.js';
+import type { StandardSchemaV1 } from './standard-interfaces.js';
 import { validateStandard } from './standard-result.js';
 import { SchemaError, type SchemaAdapter, type ValidationResult } from './types.js';
 import { isObject } from '../jsonrpc/values.js';

@@ -3,7 +3,7 @@
  * issues get JSON Pointer paths and messages that name the field.
  */
 import { fieldLabel, pointerFromSegments } from './issues.js';
-import type { StandardSchemaV1 } from './standard-schema.js';
+import type { StandardSchemaV1 } from './standard-interfaces.js';
 import type { ValidationIssue, ValidationResult } from './types.js';
 import { isThenable } from '../jsonrpc/values.js';
 

@@ -14,6 +14,11 @@
  * does not allow fails unless it is one of today's {@link ACCEPTED_EXCEPTIONS}; an exception
  * that no longer matches an import fails too, so the lists only ever shrink. The same holds
  * for the era seams ({@link ERA_SEAMS}). docs/architecture.md describes the layers in prose.
+ *
+ * Within a layer too, library modules import one way: no import cycle, not even through
+ * type-only imports or re-exports (a module that needs a type of a module that needs it back
+ * cannot be read, tested or moved on its own). Lazy `import()` edges are exempt (they load
+ * on demand, as `mcpkit demo --redis` loads mcpkit/redis), and so are tests.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -234,11 +239,20 @@ function sourceOf(file: string, spec: string): string {
   return relative(SRC, resolve(SRC, dirname(file), spec.slice(0, -3) + '.ts')).split(sep).join('/');
 }
 
-/** The relative imports of `file` that name TypeScript modules (`./x.js` → `x.ts`), resolved. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(join(SRC, file), 'utf8');
-  const specs = [...text.matchAll(STATIC)].map((m) => (m[1] ?? m[2])!).concat([...text.matchAll(DYNAMIC)].map((m) => m[1]!));
+/** The relative specifiers that name TypeScript modules (`./x.js` → `x.ts`), resolved from `file`. */
+function modulesNamed(file: string, specs: string[]): string[] {
   return specs.filter((spec) => spec.startsWith('.') && spec.endsWith('.js')).map((spec) => sourceOf(file, spec));
+}
+
+/** The static imports of `file` (`import`, `import type`, `export ... from`, side-effect imports), resolved. */
+function staticImportsOf(file: string): string[] {
+  return modulesNamed(file, [...readFileSync(join(SRC, file), 'utf8').matchAll(STATIC)].map((m) => (m[1] ?? m[2])!));
+}
+
+/** The relative imports of `file` that name TypeScript modules: static ones and literal `import()`, resolved. */
+function importsOf(file: string): string[] {
+  const dynamic = [...readFileSync(join(SRC, file), 'utf8').matchAll(DYNAMIC)].map((m) => m[1]!);
+  return [...staticImportsOf(file), ...modulesNamed(file, dynamic)];
 }
 
 /** The modules `file` loads by URL (child process scripts, workers), resolved as {@link importsOf} does. */
@@ -274,6 +288,83 @@ function report(problems: string[], unused: string[], what: string): void {
   assert.deepEqual(lines, [], `\n${lines.join('\n')}`);
 }
 
+/**
+ * The import cycles of `graph` (module → the modules it imports): each strongly connected
+ * component of more than one module, or a module that imports itself, as its modules
+ * (sorted) and one shortest cycle through the first of them. Sorted by that first module.
+ */
+function importCycles(graph: ReadonlyMap<string, readonly string[]>): Array<{ modules: string[]; example: string[] }> {
+  // Tarjan's algorithm, iterative (no recursion depth to outgrow)
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  let next = 0;
+  for (const root of [...graph.keys()].sort()) {
+    if (index.has(root)) continue;
+    const work: Array<{ node: string; edge: number }> = [{ node: root, edge: 0 }];
+    index.set(root, next);
+    low.set(root, next++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const targets = graph.get(frame.node) ?? [];
+      if (frame.edge < targets.length) {
+        const to = targets[frame.edge++]!;
+        if (!index.has(to)) {
+          index.set(to, next);
+          low.set(to, next++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ node: to, edge: 0 });
+        } else if (onStack.has(to)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent !== undefined) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) !== index.get(frame.node)) continue;
+      const component: string[] = [];
+      for (let member = stack.pop(); ; member = stack.pop()) {
+        onStack.delete(member!);
+        component.push(member!);
+        if (member === frame.node) break;
+      }
+      components.push(component);
+    }
+  }
+  const cycles = components
+    .filter((c) => c.length > 1 || (graph.get(c[0]!) ?? []).includes(c[0]!))
+    .map((component) => {
+      const modules = component.sort();
+      return { modules, example: shortestCycle(graph, modules[0]!, new Set(modules)) };
+    });
+  return cycles.sort((a, b) => (a.modules[0]! < b.modules[0]! ? -1 : 1));
+}
+
+/** A shortest path from `start` back to itself inside `within` (breadth first): `[start, ..., start]`. */
+function shortestCycle(graph: ReadonlyMap<string, readonly string[]>, start: string, within: ReadonlySet<string>): string[] {
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  for (let at = 0; at < queue.length; at++) {
+    const node = queue[at]!;
+    for (const to of graph.get(node) ?? []) {
+      if (!within.has(to)) continue;
+      if (to === start) {
+        const chain: string[] = [];
+        for (let step: string | undefined = node; step !== start && step !== undefined; step = cameFrom.get(step)) chain.unshift(step);
+        return [start, ...chain, start];
+      }
+      if (cameFrom.has(to)) continue;
+      cameFrom.set(to, node);
+      queue.push(to);
+    }
+  }
+  return [start];
+}
+
 // ───────────── the tests ─────────────
 
 test('the scan finds the imports (sanity: a known edge and enough of them)', () => {
@@ -299,6 +390,39 @@ test('the table itself goes one way: no cycle', () => {
     state.set(layer, 'done');
   };
   for (const layer of Object.keys(graph)) visit(layer, []);
+});
+
+test('the cycle finder finds cycles, type-only ones and self-imports included (sanity)', () => {
+  const graph = new Map<string, string[]>([
+    ['a.ts', ['b.ts', 'x.ts']],
+    ['b.ts', ['c.ts']],
+    ['c.ts', ['a.ts']],
+    ['x.ts', ['y.ts']],
+    ['y.ts', []],
+    ['s.ts', ['s.ts']],
+  ]);
+  assert.deepEqual(importCycles(graph), [
+    { modules: ['a.ts', 'b.ts', 'c.ts'], example: ['a.ts', 'b.ts', 'c.ts', 'a.ts'] },
+    { modules: ['s.ts'], example: ['s.ts', 's.ts'] },
+  ]);
+  assert.deepEqual(importCycles(new Map([['x.ts', ['y.ts']], ['y.ts', []]])), []);
+  // the scan counts `import type` and `export ... from` as static edges
+  assert.ok(staticImportsOf('cli/commands/call.ts').includes('tasks/index.ts'), 'import type is an edge');
+  assert.ok(staticImportsOf('index.ts').includes('jsonrpc/errors.ts'), 'export ... from is an edge');
+});
+
+test('no import cycle between library modules, not even a type-only one', () => {
+  const graph = new Map(FILES.map((file) => [file, staticImportsOf(file).filter((to) => FILES.includes(to))]));
+  const cycles = importCycles(graph).map(
+    ({ modules, example }) => `${modules.length} modules: ${modules.map((m) => `src/${m}`).join(', ')}\n    e.g. ${example.map((m) => `src/${m}`).join(' -> ')}`,
+  );
+  assert.deepEqual(
+    cycles,
+    [],
+    `import cycles in src/ (type-only imports and re-exports count):\n  ${cycles.join('\n  ')}\n` +
+      'Break each: move what both sides need (usually a type or an interface) into a leaf module that imports neither, ' +
+      'or let the lower module define the contract and the higher one implement it.',
+  );
 });
 
 test('library code imports nothing outside src/ and no test file', () => {
