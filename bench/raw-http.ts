@@ -160,7 +160,7 @@ export class HttpResponseParser {
         }
         case S_FIXED:
         case S_CHUNK_DATA: {
-          const take = n - pos < this.#remaining ? n - pos : this.#remaining;
+          const take = Math.min(n - pos, this.#remaining);
           const piece = take === n ? buf : buf.slice(pos, pos + take);
           this.#body = this.#body.length === 0 ? piece : this.#body + piece;
           pos += take;

@@ -111,7 +111,7 @@ function parseArgs(argv) {
     else if (arg === '--verbose') options.verbose = true;
     else usage(`unknown argument ${arg}`);
   }
-  if (options.serverUrl !== undefined && options.sides !== undefined && options.sides.includes('client')) usage('--server-url runs the server side only; drop --side client');
+  if (options.serverUrl !== undefined && options.sides?.includes('client')) usage('--server-url runs the server side only; drop --side client');
   if (options.tolerated.length > 0 && options.serverUrl === undefined) usage('--tolerate goes with --server-url');
   options.sides ??= options.serverUrl === undefined ? ['server', 'client'] : ['server'];
   return options;

@@ -121,7 +121,7 @@ export function listeningLine(port: number): string {
  * exit when stdin ends or on SIGTERM, after `close` settles (at most 1 s). Called once
  * by each server after it listens. Never throws.
  */
-export function announce(port: number, close: () => Promise<unknown> | void): void {
+export function announce(port: number, close: () => unknown): void {
   installGcHook();
   let ending = false;
   const end = (): void => {

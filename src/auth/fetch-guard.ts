@@ -208,7 +208,9 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 function toHeaderRecord(headers: RequestInit['headers'] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  if (headers !== undefined) new Headers(headers).forEach((value, name) => (out[name] = value));
+  if (headers !== undefined) new Headers(headers).forEach((value, name) => {
+      out[name] = value;
+    });
   return out;
 }
 

@@ -110,7 +110,9 @@ export async function askForm(params: ElicitFormParams, asker: Asker): Promise<E
     const choices = multi ?? choicesOf(field);
     if (choices !== undefined) {
       asker.say(`${clean(title, true)}${description}${multi ? ' (pick one or more, comma-separated)' : ''}:`);
-      choices.forEach((c, i) => asker.say(`  ${i + 1}) ${clean(c.title, true)}${c.title !== c.value ? ` (${clean(c.value, true)})` : ''}`));
+      choices.forEach((c, i) => {
+      asker.say(`  ${i + 1}) ${clean(c.title, true)}${c.title !== c.value ? ` (${clean(c.value, true)})` : ''}`);
+    });
     }
     const kind = choices ? 'choice' : field.type === 'boolean' ? 'yes/no' : String(field.type ?? 'string');
     const question = `${clean(title, true)}${choices ? '' : description} (${kind}${required.has(name) ? ', required' : ''})${describeDefault(field.default)}: `;

@@ -61,6 +61,7 @@ function slowTransport(): { transport: Transport; sent: unknown[]; release: () =
 }
 
 /** The optional members of `Transport`: a member added there and not listed here fails to compile. */
+// biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` holds exactly when K is optional; the empty type is the point
 type OptionalKey<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? K : never }[keyof T];
 const OPTIONAL_MEMBERS: Record<OptionalKey<Transport>, true> = { sessionId: true, peer: true, answersRequests: true, requestIdPrefix: true, setProtocolVersion: true, fresh: true, deliverHere: true, peerCancelled: true };
 

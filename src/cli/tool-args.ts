@@ -51,16 +51,16 @@ export function convertValue(key: string, value: string, schema: unknown): JSONV
         break;
       case 'array': {
         // a JSON array is taken whole (its items may hold commas: edits=[{"a":1,"b":2},{...}])
-        if (value.trim().startsWith('[')) return parseJson(key, value, fail);
+        if (value.trim().startsWith('[')) return parseJson(value, fail);
         const items = (schema as JSONObject).items;
         if (value === '') return [];
         // items that are objects or arrays: `{...},{...}` is the array's JSON without brackets
         const itemTypes = typesOf(items);
-        if (itemTypes.includes('object') || itemTypes.includes('array') || /^\s*[{[]/.test(value)) return parseJson(key, `[${value}]`, fail);
+        if (itemTypes.includes('object') || itemTypes.includes('array') || /^\s*[{[]/.test(value)) return parseJson(`[${value}]`, fail);
         return value.split(',').map((item) => convertValue(key, item, items));
       }
       case 'object':
-        if (value.trim().startsWith('{')) return parseJson(key, value, fail);
+        if (value.trim().startsWith('{')) return parseJson(value, fail);
         break;
     }
   }
@@ -82,7 +82,7 @@ function parseLoose(value: string): JSONValue {
   }
 }
 
-function parseJson(key: string, value: string, fail: (what: string) => never): JSONValue {
+function parseJson(value: string, fail: (what: string) => never): JSONValue {
   try {
     return JSON.parse(value) as JSONValue;
   } catch (err) {

@@ -6,6 +6,7 @@
  */
 import { McpServer, audit, rateLimit, type AuditEvent, type ServerOptions } from '../server/index.js';
 import type { JSONObject } from '../jsonrpc/types.js';
+import type { SamplingMessage } from '../types.js';
 import { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
 import { TaskServer, type TaskServerOptions } from '../tasks/index.js';
 import { PNG_1X1, wavTone } from './media.js';
@@ -264,7 +265,7 @@ export function createDemoServer(options: DemoOptions = {}): McpServer {
     inputSchema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
   }, async (args: { question: string }, ctx) => {
     const tools = [{ name: 'get_weather', description: 'Weather for a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
-    const messages: any[] = [{ role: 'user', content: { type: 'text', text: args.question } }];
+    const messages: SamplingMessage[] = [{ role: 'user', content: { type: 'text', text: args.question } }];
     for (let round = 0; round < 4; round++) {
       const r = await ctx.createMessage({ messages, maxTokens: 200, tools, toolChoice: { mode: 'auto' } });
       const blocks = Array.isArray(r.content) ? r.content : [r.content];

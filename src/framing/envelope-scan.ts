@@ -82,7 +82,6 @@ export class EnvelopeScanner {
   #state = S_START;
   /** Set when the scan ended on the first byte: `batch`, or `not-json` on a syntax error. */
   #kind: 'batch' | 'not-json' | null = null;
-  #closed = false;
   #sawMethod = false;
   #sawResult = false;
   #id: RequestId | null = null;
@@ -109,7 +108,6 @@ export class EnvelopeScanner {
   reset(): void {
     this.#state = S_START;
     this.#kind = null;
-    this.#closed = false;
     this.#sawMethod = false;
     this.#sawResult = false;
     this.#id = null;
@@ -340,7 +338,6 @@ export class EnvelopeScanner {
   }
 
   #close(): void {
-    this.#closed = true;
     this.#state = S_DONE;
   }
 

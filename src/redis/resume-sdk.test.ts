@@ -42,7 +42,7 @@ it('the SDK client resumes a tool call\'s stream on another instance and gets ev
   const urlA = `http://127.0.0.1:${a.node.port}/mcp`;
   const urlB = `http://127.0.0.1:${b.node.port}/mcp`;
   const resumedOnB: string[] = [];
-  const route: typeof fetch = (input, init) => {
+  const route: typeof fetch = (_input, init) => {
     const lastEventId = new Headers(init?.headers).get('last-event-id');
     if (init?.method === 'GET' && lastEventId !== null) {
       resumedOnB.push(lastEventId);

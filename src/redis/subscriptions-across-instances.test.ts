@@ -214,7 +214,7 @@ describe('a session held by three instances (round-robin requests)', () => {
     for (const i of instances) {
       await until(`${i.name} to hold the session with both subscriptions`, () => {
         const held = [...i.server.sessions].find((s) => s.sessionId === sessionId);
-        return held !== undefined && held.subscriptions.has(WATCHED) && held.subscriptions.has(MARKER);
+        return held?.subscriptions.has(WATCHED) === true && held.subscriptions.has(MARKER);
       }, 20_000);
     }
     for (const i of instances) {

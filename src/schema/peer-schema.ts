@@ -149,7 +149,7 @@ export class PeerSchemaValidator implements JsonSchemaValidator {
   }
 
   compile(schema: JsonSchema): CompiledValidator {
-    if (typeof schema === 'boolean') return (value) => (schema ? { valid: true } : { valid: false, errors: [{ path: '', message: 'value is not allowed (the schema is false)' }] });
+    if (typeof schema === 'boolean') return () => (schema ? { valid: true } : { valid: false, errors: [{ path: '', message: 'value is not allowed (the schema is false)' }] });
     if (!isObject(schema)) throw new SchemaError('invalid_schema', 'A JSON Schema must be an object or a boolean');
     if (re2 === undefined) throw new SchemaError('engine_not_loaded', 'Call `await loadPeerSchemaEngine()` before compiling a schema from a peer');
     checkSchemaWork(schema, this.#maxWork);

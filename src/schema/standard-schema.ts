@@ -23,7 +23,6 @@ import {
   type CompiledValidator,
   type JsonSchemaValidator,
   type SchemaAdapter,
-  type ValidationIssue,
   type ValidationResult,
 } from './types.js';
 import { isObject } from '../jsonrpc/values.js';

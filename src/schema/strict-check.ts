@@ -202,10 +202,10 @@ class Walk {
         return;
       case 'schemaArray':
         if (!Array.isArray(value) || value.length === 0) this.#fail(at, `must be a non-empty array of subschemas, not ${describe(value)}`);
-        value.forEach((sub, i) => this.schema(sub, [...at, String(i)]));
+        for (const [i, sub] of value.entries()) this.schema(sub, [...at, String(i)]);
         return;
       case 'items07':
-        if (Array.isArray(value)) value.forEach((sub, i) => this.schema(sub, [...at, String(i)]));
+        if (Array.isArray(value)) for (const [i, sub] of value.entries()) this.schema(sub, [...at, String(i)]);
         else this.schema(value, at);
         return;
       case 'string':

@@ -407,7 +407,9 @@ test('messages sent in one turn of the event loop go to the server in one write'
     proto._writev = original.writev;
   }
   assert.equal(rec.messages.length, 32);
-  rec.messages.forEach((text, i) => assert.equal((JSON.parse(text) as { id: number }).id, i));
+  rec.messages.forEach((text, i) => {
+      assert.equal((JSON.parse(text) as { id: number }).id, i);
+    });
   assert.ok(writes <= 2, `32 messages took ${writes} writes`);
   await transport.close();
 });

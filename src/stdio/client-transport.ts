@@ -214,7 +214,7 @@ export class StdioClientTransport implements Transport {
   readonly #onStderr = (chunk: Uint8Array): void => {
     this.#tail.add(chunk);
     const copy = this.#stderrCopy;
-    if (copy !== null && copy.writable && copy.writableLength + copy.readableLength < STDERR_TAIL_BYTES) copy.write(chunk);
+    if (copy?.writable && copy.writableLength + copy.readableLength < STDERR_TAIL_BYTES) copy.write(chunk);
   };
   readonly #onStderrDone = (): void => {
     this.#stderrDone = true;

@@ -43,7 +43,7 @@ async function connect(revision = LATEST, taskOptions: TaskClientOptions = {}, m
       createMessage: async (params, ctx) => {
         probe.started++;
         ctx.signal.addEventListener('abort', () => probe.aborted.push('sampling'), { once: true });
-        if ((params.messages[0]?.content as { text?: string }).text === 'hold') await probe.hold(ctx.signal);
+        if ((params.messages[0]!.content as { text?: string }).text === 'hold') await probe.hold(ctx.signal);
         await ctx.sendProgress(1, 1, 'sampled');
         return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'hello' } };
       },

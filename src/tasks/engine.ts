@@ -71,6 +71,10 @@ import {
 import { errorObject, formOf, paramsWithRelatedMeta, relatedKey, toDraftTask, toMcpError, toTask, withRelatedMeta } from './wire.js';
 import { isObject } from '../jsonrpc/values.js';
 
+/** An endpoint whatever the context type of its handlers (inside the engine: the public members spell it out). */
+// biome-ignore lint/suspicious/noExplicitAny: Endpoint<C> takes C in and out (invariant), so no one context type covers every endpoint
+type AnyEndpoint = Endpoint<any>;
+
 /** Options of the receiver side (shared by `TaskServer` and `TaskClient`). */
 export interface TaskReceiverOptions {
   /** Where tasks live. Default: a new {@link InMemoryTaskStore}. */
@@ -192,6 +196,7 @@ export class TaskWork {
   /** The method of the task-augmented request. */
   readonly method: string;
   /** The connection the task was created on (its messages go there). */
+  // biome-ignore lint/suspicious/noExplicitAny: either role's endpoint, whatever its context type (Endpoint<C> is invariant in C)
   readonly endpoint: Endpoint<any>;
   /** The id of the request that created the task. */
   readonly requestId: RequestId;
@@ -210,7 +215,16 @@ export class TaskWork {
   #lastProgress = -Infinity;
 
   /** @internal */
-  constructor(engine: TaskEngine, endpoint: Endpoint<any>, record: TaskRecord, key: string, requestId: RequestId, progressToken: string | number | undefined, requestOpen: boolean) {
+  constructor(
+    engine: TaskEngine,
+    // biome-ignore lint/suspicious/noExplicitAny: as for `endpoint` above
+    endpoint: Endpoint<any>,
+    record: TaskRecord,
+    key: string,
+    requestId: RequestId,
+    progressToken: string | number | undefined,
+    requestOpen: boolean,
+  ) {
     this.#engine = engine;
     this.endpoint = endpoint;
     this.taskId = record.taskId;
@@ -318,7 +332,7 @@ function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
 }
 
 interface ResultWaiter {
-  endpoint: Endpoint<any>;
+  endpoint: AnyEndpoint;
   id: RequestId;
 }
 
@@ -432,7 +446,7 @@ export class TaskEngine {
     spoken(TaskMethod.Delete, (_endpoint, p, ctx) => this.#delete(p!.taskId as string, ctx));
   }
 
-  #form(endpoint: Endpoint<any>): TaskForm | undefined {
+  #form(endpoint: AnyEndpoint): TaskForm | undefined {
     const form = formOf(endpoint.revision);
     return form === 'draft' && !this.#draft ? undefined : form;
   }
@@ -740,7 +754,7 @@ export class TaskEngine {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
         const current = this.#waiters.get(taskId);
-        if (current !== undefined && current.delete(done) && current.size === 0) this.#waiters.delete(taskId);
+        if (current?.delete(done) && current.size === 0) this.#waiters.delete(taskId);
         resolve();
       };
       const timer = setTimeout(done, ms);
@@ -817,13 +831,13 @@ export class TaskEngine {
     return { record, owner };
   }
 
-  async #get(endpoint: Endpoint<any>, taskId: string, ctx: RequestContext): Promise<JSONObject> {
+  async #get(endpoint: AnyEndpoint, taskId: string, ctx: RequestContext): Promise<JSONObject> {
     const { record } = await this.#lookup(ctx, taskId);
     if (this.#form(endpoint) === 'draft') return { ...toDraftTask(record), _meta: { [DRAFT_RELATED_TASK_META]: { taskId } } } as unknown as JSONObject;
     return toTask(record) as unknown as JSONObject;
   }
 
-  async #result(endpoint: Endpoint<any>, taskId: string, ctx: RequestContext): Promise<JSONObject> {
+  async #result(endpoint: AnyEndpoint, taskId: string, ctx: RequestContext): Promise<JSONObject> {
     let { record, owner } = await this.#lookup(ctx, taskId);
     if (this.#form(endpoint) === 'draft') {
       // Draft: a result only for a completed task; an error for every other status.
@@ -857,7 +871,7 @@ export class TaskEngine {
     return withRelatedMeta(record.result, '2025-11-25', taskId);
   }
 
-  async #list(endpoint: Endpoint<any>, cursor: string | undefined, ctx: RequestContext): Promise<JSONObject> {
+  async #list(endpoint: AnyEndpoint, cursor: string | undefined, ctx: RequestContext): Promise<JSONObject> {
     const owner = await this.#owner(ctx);
     let page;
     try {

@@ -184,7 +184,7 @@ export class InMemoryTaskStore implements TaskStore {
     if (this.#finished.delete(taskId)) {
       const key = ownerKey(slot.record.owner);
       const mine = this.#finishedByOwner.get(key);
-      if (mine !== undefined && mine.delete(taskId) && mine.size === 0) this.#finishedByOwner.delete(key);
+      if (mine?.delete(taskId) && mine.size === 0) this.#finishedByOwner.delete(key);
     }
     return true;
   }

@@ -139,12 +139,17 @@ function sleepFor(state: State, ms: number): Promise<void> {
  * are installed on construction.
  */
 export class TaskRequestor {
+  // biome-ignore lint/suspicious/noExplicitAny: either role's endpoint, whatever its context type (Endpoint<C> is invariant in C)
   readonly endpoint: Endpoint<any>;
   readonly #byTask = new Map<string, State>();
   readonly #byToken = new Map<string | number, (progress: Progress) => void>();
   readonly #onError: ((error: Error) => void) | undefined;
 
-  constructor(endpoint: Endpoint<any>, onError?: (error: Error) => void) {
+  constructor(
+    // biome-ignore lint/suspicious/noExplicitAny: as for `endpoint` above
+    endpoint: Endpoint<any>,
+    onError?: (error: Error) => void,
+  ) {
     this.endpoint = endpoint;
     this.#onError = onError;
     // A closed connection ends every poll at once (its next request fails fast).
@@ -236,7 +241,7 @@ export class TaskRequestor {
 
   async #poll2025<T>(state: State): Promise<T> {
     const taskId = state.taskId!;
-    for (let polls = 0; ; polls++) {
+    for (;;) {
       const status = state.task!.status;
       if (isTerminal(status)) break;
       if (status === 'input_required') {

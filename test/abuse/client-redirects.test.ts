@@ -233,7 +233,7 @@ test('legacy HTTP+SSE: a redirected SSE GET or message POST never reaches the ot
 
 test('fallback transport: a redirected first POST fails with the refusal and does not fall back', { timeout: 60_000 }, async () => {
   const before = other.requests.length;
-  const first = await HttpPeer.listen((r, res) => redirect(res, 307, other.url('/mcp')));
+  const first = await HttpPeer.listen((_r, res) => redirect(res, 307, other.url('/mcp')));
   const transport = new FallbackTransport(first.url('/mcp'), { headers: SECRET_HEADERS });
   try {
     await assert.rejects(newClient().connect(transport), (err) => assertRefused(err, 'cross_origin', other.origin));

@@ -26,7 +26,7 @@ import { HttpPeer, answerHandshake, openSse, writeSse, type PeerRequest } from '
 type Mode = 'sse-trickle' | 'no-headers' | 'json-trickle';
 
 /** How each stalled request is answered, by its `_meta.mode` (set by the test). */
-function stall(r: PeerRequest, res: ServerResponse, mode: Mode): void {
+function stall(res: ServerResponse, mode: Mode): void {
   if (mode === 'no-headers') return;
   if (mode === 'sse-trickle') openSse(res);
   else res.writeHead(200, { 'content-type': 'application/json' }).write('{"jsonrpc":"2.0",');
@@ -41,7 +41,7 @@ before(async () => {
     if (answerHandshake(r, res)) return;
     const m = r.message;
     if (m?.method === 'tools/call') {
-      stall(r, res, (m.params?.arguments as { mode: Mode }).mode);
+      stall(res, (m.params!.arguments as { mode: Mode }).mode);
       return;
     }
     if (m?.method === 'tools/list') {
@@ -67,7 +67,7 @@ test('a request that times out or is cancelled stops reading its response before
       try {
         const controller = new AbortController();
         const call = client.callTool({ name: 'stall', arguments: { mode, what } }, how === 'timeout' ? { timeoutMs: 1000 } : { signal: controller.signal });
-        const carried = await waitForRequest((r) => r.message?.method === 'tools/call' && (r.message.params?.arguments as { what?: string }).what === what, what);
+        const carried = await waitForRequest((r) => r.message?.method === 'tools/call' && (r.message.params!.arguments as { what?: string }).what === what, what);
         if (how === 'abort') controller.abort();
         await assert.rejects(call, (err) => err instanceof LocalError && err.code === (how === 'timeout' ? 'timeout' : 'cancelled'), what);
         // the server sees the response connection closed by the client, which is still connected

@@ -70,7 +70,7 @@ async function legacyPeer(options: { ackInitialized: boolean }): Promise<HttpPee
       return;
     }
     if (m?.method === 'tools/call') {
-      if ((m.params?.arguments as { mode?: string }).mode === 'answer') writeSse(stream!, { jsonrpc: '2.0', id: m.id, result: { content: [] } });
+      if ((m.params!.arguments as { mode?: string }).mode === 'answer') writeSse(stream!, { jsonrpc: '2.0', id: m.id, result: { content: [] } });
       return; // the POST itself is never answered
     }
     res.writeHead(202).end();

@@ -96,7 +96,7 @@ describe('abuse: resource subscriptions', () => {
     void peer.request('subscriptions/listen', { notifications: { resourceSubscriptions: atLimit } });
     for (let i = 0; i < 100 && s.statelessSubscriptionCount === 0; i++) await new Promise((r) => setTimeout(r, 10));
     const ack = peer.received.find((m) => m.method === 'notifications/subscriptions/acknowledged');
-    assert.equal(((ack?.params as JSONObject).notifications as JSONObject).resourceSubscriptions !== undefined, true);
+    assert.equal(((ack!.params as JSONObject).notifications as JSONObject).resourceSubscriptions !== undefined, true);
     assert.equal((((ack!.params as JSONObject).notifications as JSONObject).resourceSubscriptions as string[]).length, 1000);
     peer.recorder!.assertNoViolations();
     await s.close();

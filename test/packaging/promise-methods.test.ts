@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { DIST, REPO_ROOT } from '../helpers/repo.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 import { startRedis, type RedisServer } from '../helpers/redis/redis-server.js';
 
 type Ctor = new (...args: unknown[]) => object;

@@ -7,7 +7,7 @@
  */
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { LocalError, McpError, UrlElicitationRequiredError } from '../../src/jsonrpc/errors.js';
+import { LocalError, UrlElicitationRequiredError } from '../../src/jsonrpc/errors.js';
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult } from '../../src/types.js';
 import type { UrlElicitationRequest } from '../../src/client/client.js';
 import { InMemoryTransport } from '../../src/transport/memory.js';
@@ -130,7 +130,7 @@ describe('sampling', () => {
 
   // SEP-1577, client side: a client that did not declare sampling.tools answers a request
   // carrying tools with an error. Here the transcript plays a misbehaving server.
-  harnessTest('the client refuses a sampling request with tools it did not declare', async (h) => {
+  harnessTest('the client refuses a sampling request with tools it did not declare', async () => {
     const [clientEnd, serverEnd] = InMemoryTransport.createPair();
     const client = new Client({ name: 'c', version: '1' }, { sampling: { createMessage: () => ({ role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' }) } });
     const wire = recordTransport(clientEnd, { side: 'client', revision: () => client.protocolVersion });

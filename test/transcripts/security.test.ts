@@ -9,7 +9,6 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalError } from '../../src/jsonrpc/errors.js';
-import { McpServer } from '../../src/server/server.js';
 import { InMemoryTransport } from '../../src/transport/memory.js';
 import { Client } from '../../src/client/client.js';
 import type { RecordingTransport } from '../../src/testing/recording-transport.js';
@@ -328,7 +327,7 @@ describe('cancellation races', () => {
   });
 
   // Initialization: "The initialize request MUST NOT be cancelled by clients."
-  harnessTest('a timed-out initialize is not cancelled on the wire', async (h) => {
+  harnessTest('a timed-out initialize is not cancelled on the wire', async () => {
     const [clientEnd, serverEnd] = InMemoryTransport.createPair();
     const seen: unknown[] = [];
     serverEnd.start({ message: (d) => seen.push(JSON.parse(d as string)), error() {}, closed() {} });

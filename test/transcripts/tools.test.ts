@@ -90,17 +90,25 @@ describe('tools', () => {
   // conform to this schema." A result that does not is turned into a tool error.
   harnessTest('structuredContent violating the output schema becomes an isError result', async (h) => {
     const server = h.demo();
-    server.registerTool('bad_output', {
-      description: 'Returns a string where the schema wants a number',
-      outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+    server.registerTool(
+      'bad_output',
+      {
+        description: 'Returns a string where the schema wants a number',
+        outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+      },
       // the types catch this at compile time; the test is about what the server does at run time
       // @ts-expect-error structuredContent.sum must be a number
-    }, () => ({ structuredContent: { sum: 'five' } }));
-    server.registerTool('no_structured', {
-      description: 'Declares an output schema but returns text',
-      outputSchema: { type: 'object', properties: { sum: { type: 'number' } } },
+      () => ({ structuredContent: { sum: 'five' } }),
+    );
+    server.registerTool(
+      'no_structured',
+      {
+        description: 'Declares an output schema but returns text',
+        outputSchema: { type: 'object', properties: { sum: { type: 'number' } } },
+      },
       // @ts-expect-error a tool with an output schema returns structuredContent (or isError: true)
-    }, () => ({ content: [{ type: 'text', text: 'five' }] }));
+      () => ({ content: [{ type: 'text', text: 'five' }] }),
+    );
     const c = await h.raw(server);
     await c.init();
     await c.run([

@@ -86,7 +86,7 @@ test('metadata documents are size-capped and time-bounded', async () => {
   const router = new Router().add('https://big.example.com', () => new Response('{"resource":"' + 'x'.repeat(400_000) + '"}', { headers: { 'content-type': 'application/json' } }));
   const ctx: HttpContext = { fetch: router.fetch, timeoutMs: 100, allowInsecure: false };
   await assert.rejects(discoverProtectedResource(ctx, new URL('https://big.example.com/mcp'), undefined), (e: unknown) => e instanceof OAuthClientError && e.code === 'discovery_failed');
-  const slow = { ...ctx, fetch: ((input: string, init: RequestInit) => new Promise<Response>((_, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason)))) as unknown as typeof fetch };
+  const slow = { ...ctx, fetch: ((_input: string, init: RequestInit) => new Promise<Response>((_, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason)))) as unknown as typeof fetch };
   // AbortSignal.timeout() does not hold the event loop open; a timer does, for the test's sake
   const keepAlive = setTimeout(() => undefined, 5000);
   try {

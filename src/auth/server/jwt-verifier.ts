@@ -94,7 +94,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
         }));
       } catch (error) {
         const code = (error as { code?: string }).code;
-        if (code !== undefined && code.startsWith('ERR_J') && !UNAVAILABLE_CODES.has(code)) {
+        if (code?.startsWith('ERR_J') && !UNAVAILABLE_CODES.has(code)) {
           throw new InvalidTokenError(describe(error as Jose.errors.JOSEError), { cause: error });
         }
         throw new VerifierUnavailableError(`The authorization server's keys could not be fetched: ${(error as Error).message}`, { cause: error });

@@ -73,7 +73,7 @@ test('a module that cannot be served: a clear error, exit 1; wrong arguments exi
     ['export default () => 42;', /the function returned something else/],
     ['export default () => { throw new Error("factory boom"); };', /the factory "default" of .* failed: Error: factory boom/],
     ['throw new Error("top-level boom");', /cannot load .*: Error: top-level boom/],
-    ['export default (', /cannot load [^]*mod\.mjs:\d+\n[^]*SyntaxError/],
+    ['export default (', /cannot load [\s\S]*mod\.mjs:\d+\n[\s\S]*SyntaxError/],
   ];
   for (const [body, pattern] of cases) {
     const { dir, file } = jsModule(body);

@@ -108,7 +108,7 @@ for (const { era, client: clientOptions } of ERAS) {
           assert.equal(raw.cacheScope, 'private');
           const got = await pair.client.request<Record<string, unknown>>(SkillsMethod.Get, { uri: pdf.uri });
           assert.equal(got.cacheScope, 'private');
-          assert.deepEqual((pair.client.discoverResult?.capabilities as Record<string, any>).extensions[SKILLS_EXTENSION_ID], { directoryRead: true });
+          assert.deepEqual((pair.client.discoverResult!.capabilities as { extensions: Record<string, unknown> }).extensions[SKILLS_EXTENSION_ID], { directoryRead: true });
         }
       } finally {
         await closeChecked(pair);

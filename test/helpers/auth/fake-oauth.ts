@@ -309,7 +309,7 @@ export class FakeAuthServer {
     }
     if (grant === 'refresh_token') {
       const rt = this.refreshTokens.get(params.get('refresh_token') ?? '');
-      if (!rt || !rt.alive || rt.clientId !== client.clientId) return json({ error: 'invalid_grant', error_description: 'refresh token invalid' }, 400);
+      if (!rt?.alive || rt.clientId !== client.clientId) return json({ error: 'invalid_grant', error_description: 'refresh token invalid' }, 400);
       rt.alive = false; // rotation
       return this.#issue(client, rt.scope, params.get('resource') ?? rt.resource, true, jkt);
     }

@@ -205,7 +205,7 @@ async function main(config: ChildConfig): Promise<void> {
   }
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (req.url !== undefined && req.url.startsWith('/interaction/')) {
+    if (req.url?.startsWith('/interaction/')) {
       interaction(req, res).catch((error: unknown) => {
         process.stderr.write(`oidc-child interaction: ${error instanceof Error ? error.message : String(error)}\n`);
         if (!res.headersSent) {

@@ -163,7 +163,7 @@ for (const [label, options] of [
         assert.deepEqual(client.serverInfo, { name: 'v2-server', version: '2.4.0' });
         assert.deepEqual(endpoint.posted[0], { leg: 'modern', method: 'server/discover' });
         const discover = client.discoverResult;
-        assert.ok(discover && discover.supportedVersions.includes('2026-07-28'));
+        assert.ok(discover?.supportedVersions.includes('2026-07-28'));
         await commonSurface(client);
         assert.ok(endpoint.posted.every((p) => p.leg === 'modern'), 'nothing took the 2025-era leg');
         assert.ok(!endpoint.posted.some((p) => p.method === 'initialize'));
