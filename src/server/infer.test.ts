@@ -1,7 +1,7 @@
 /**
  * Type tests: handler argument and result types inferred from schemas. These are checked by
  * the compiler (`npm test` builds first): an inference that regresses to `any` or to a wrong
- * type fails the build through the `Expect<...>` assertions and the `@ts-expect-error` cases.
+ * type fails the build through the `expect<...>()` assertions and the `@ts-expect-error` cases.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,14 +17,15 @@ import { registerAppTool } from '../extensions/apps/server.js';
 
 type IsAny<T> = 0 extends 1 & T ? true : false;
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-type Expect<T extends true> = T;
+/** Compiles only when `T` is `true`: a type assertion written as a statement, so nothing is left unused. */
+function expect<_T extends true>(): void {}
 type NotAny<T> = IsAny<T> extends true ? false : true;
 
 const server = new McpServer({ name: 'types', version: '1.0.0' });
 
 // ── zod 4: the handler gets the schema's output (defaults applied) ──
 server.registerTool('z4', { inputSchema: z.object({ city: z.string(), days: z.number().default(1) }) }, (args) => {
-  type _args = Expect<Equal<typeof args, { city: string; days: number }>>;
+  expect<Equal<typeof args, { city: string; days: number }>>();
   // @ts-expect-error city is a string
   const n: number = args.city;
   return `${args.city} ${args.days} ${n}`;
@@ -34,15 +35,15 @@ server.registerTool('z4-wrong', { inputSchema: z.object({ city: z.string() }) },
 
 // ── zod 3, valibot, arktype ──
 server.registerTool('z3', { inputSchema: z3.object({ city: z3.string(), n: z3.number().optional() }) }, (args) => {
-  type _args = Expect<Equal<typeof args, { city: string; n?: number | undefined }>>;
+  expect<Equal<typeof args, { city: string; n?: number | undefined }>>();
   return args.city;
 });
 server.registerTool('valibot', { inputSchema: v.object({ city: v.string() }) }, (args) => {
-  type _args = Expect<Equal<typeof args, { city: string }>>;
+  expect<Equal<typeof args, { city: string }>>();
   return args.city;
 });
 server.registerTool('arktype', { inputSchema: type({ city: 'string', 'n?': 'number' }) }, (args) => {
-  type _args = Expect<Equal<typeof args, { city: string; n?: number }>>;
+  expect<Equal<typeof args, { city: string; n?: number }>>();
   return args.city;
 });
 
@@ -65,27 +66,29 @@ server.registerTool(
     outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] },
   },
   (args) => {
-    type _args = Expect<
-      Equal<typeof args, { city: string; unit: 'c' | 'f'; days?: number; tags?: string[]; at?: { lat: number }; note?: string | null }>
-    >;
+    expect<Equal<typeof args, { city: string; unit: 'c' | 'f'; days?: number; tags?: string[]; at?: { lat: number }; note?: string | null }>>();
     return { structuredContent: { temp: args.days ?? 20 } };
   },
 );
-// @ts-expect-error structuredContent must match the output schema
-server.registerTool('json-out', { outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] } }, () => ({ structuredContent: { temp: 'warm' } }));
+server.registerTool(
+  'json-out',
+  { outputSchema: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] } },
+  // @ts-expect-error structuredContent must match the output schema
+  () => ({ structuredContent: { temp: 'warm' } }),
+);
 server.registerTool('z-out', { outputSchema: z.object({ temp: z.number() }) }, () => ({ structuredContent: { temp: 3 } }));
 // @ts-expect-error a zod output schema types structuredContent too
 server.registerTool('z-out-wrong', { outputSchema: z.object({ temp: z.number() }) }, () => ({ structuredContent: { temp: '3' } }));
 
 // ── no schema: no arguments; a schema of unknown shape: unknown values, never any ──
 server.registerTool('none', {}, (args) => {
-  type _args = Expect<Equal<typeof args, Record<string, never>>>;
+  expect<Equal<typeof args, Record<string, never>>>();
   return 'ok';
 });
 const dynamic: Record<string, unknown> = { type: 'object' };
 server.registerTool('dynamic', { inputSchema: dynamic }, (args) => {
-  type _args = Expect<Equal<typeof args, Record<string, unknown>>>;
-  type _notAny = Expect<NotAny<(typeof args)[string]>>;
+  expect<Equal<typeof args, Record<string, unknown>>>();
+  expect<NotAny<(typeof args)[string]>>();
   return 'ok';
 });
 
@@ -111,16 +114,21 @@ server.registerTool('ret-z3', { outputSchema: z3.object({ n: z3.number() }) }, a
 const full: CallToolResult = { content: [{ type: 'text', text: 'x' }] };
 server.registerTool('ret-ok', {}, async (_args, ctx) => (ctx === undefined ? 'text' : Math.random() > 0.5 ? full : { structuredContent: { any: 1 } }));
 server.registerTool('ret-out-ok', { outputSchema: z3.object({ n: z3.number() }) }, async () => (Math.random() > 0.5 ? { structuredContent: { n: 1 } } : { content: [{ type: 'text', text: 'failed' }], isError: true }));
-type _return = Expect<Equal<ToolReturn, string | ToolContentResult | ToolStructuredResult>>;
+expect<Equal<ToolReturn, string | ToolContentResult | ToolStructuredResult>>();
 // the same through mcpkit/apps' registerAppTool (ToolHandlerFor: the output schema's type comes from the config alone)
 registerAppTool(server, 'app-ok', { ui: { resourceUri: 'ui://a' } }, async () => full);
 registerAppTool(server, 'app-out', { ui: { resourceUri: 'ui://a' }, outputSchema: z.object({ n: z.number() }) }, () => ({ structuredContent: { n: 1 } }));
-// @ts-expect-error structuredContent typed from the app tool's output schema
-registerAppTool(server, 'app-out-wrong', { ui: { resourceUri: 'ui://a' }, outputSchema: z.object({ n: z.number() }) }, () => ({ structuredContent: { n: '1' } }));
+registerAppTool(
+  server,
+  'app-out-wrong',
+  { ui: { resourceUri: 'ui://a' }, outputSchema: z.object({ n: z.number() }) },
+  // @ts-expect-error structuredContent typed from the app tool's output schema
+  () => ({ structuredContent: { n: '1' } }),
+);
 
 // ── prompts: arguments typed from their declaration ──
 server.registerPrompt('greet', { arguments: [{ name: 'name', required: true }, { name: 'tone' }] }, (args) => {
-  type _args = Expect<Equal<typeof args, { name: string; tone?: string }>>;
+  expect<Equal<typeof args, { name: string; tone?: string }>>();
   return { messages: [{ role: 'user', content: { type: 'text', text: `Hello ${args.name}` } }] };
 });
 server.registerPrompt('greet-wrong', { arguments: [{ name: 'name', required: true }] }, (args) => {
@@ -130,12 +138,12 @@ server.registerPrompt('greet-wrong', { arguments: [{ name: 'name', required: tru
 });
 
 // ── the building blocks ──
-type _deep = Expect<Equal<FromJsonSchema<{ type: 'array'; prefixItems: [{ type: 'string' }, { type: 'number' }] }>, [string, number]>>;
-type _anyOf = Expect<Equal<FromJsonSchema<{ anyOf: [{ type: 'string' }, { const: 1 }] }>, string | 1>>;
-type _ref = Expect<Equal<FromJsonSchema<{ $ref: '#/x' }>, unknown>>;
-type _args = Expect<NotAny<ToolArgs<{ type: 'object' }>>>;
-type _structured = Expect<Equal<ToolStructured<undefined>, Record<string, unknown>>>;
-type _prompt = Expect<Equal<PromptArgs<readonly { name: string; required?: boolean }[]>, Record<string, string | undefined>>>;
+expect<Equal<FromJsonSchema<{ type: 'array'; prefixItems: [{ type: 'string' }, { type: 'number' }] }>, [string, number]>>();
+expect<Equal<FromJsonSchema<{ anyOf: [{ type: 'string' }, { const: 1 }] }>, string | 1>>();
+expect<Equal<FromJsonSchema<{ $ref: '#/x' }>, unknown>>();
+expect<NotAny<ToolArgs<{ type: 'object' }>>>();
+expect<Equal<ToolStructured<undefined>, Record<string, unknown>>>();
+expect<Equal<PromptArgs<readonly { name: string; required?: boolean }[]>, Record<string, string | undefined>>>();
 
 test('the type assertions of this file compiled (npm test builds before it runs)', () => {
   assert.equal(server.tools.size, 25);

@@ -8,7 +8,6 @@
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -197,7 +196,7 @@ test('large bodies on several connections at once, read slowly, arrive intact (t
 });
 
 test('chunked bodies arrive chunk by chunk; trailers are skipped; the connection is reused', async () => {
-  const running = await httpServer((req, res) => {
+  const running = await httpServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain', trailer: 'x-check' });
     res.write('first,');
     setTimeout(() => {
