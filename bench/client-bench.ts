@@ -21,10 +21,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { BenchConfig } from './config.js';
 import { ClientProcess } from './clients/client-process.js';
-import { CLIENT_KINDS, clientsFor, heapRow, type ClientArgs, type ClientKind, type ClientTransport, type HeapRow } from './clients/protocol.js';
-import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { CLIENT_KINDS, type ClientArgs, type ClientKind, type ClientTransport, clientsFor, type HeapRow, heapRow } from './clients/protocol.js';
+import type { BenchConfig } from './config.js';
+import { atLeast, atMost, errorMessage, type MetricSummary, showTarget, summarize, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -137,7 +137,12 @@ async function throughput(states: readonly ClientState[], config: BenchConfig, p
 
 /** One heap row: a fresh process, heap after forced GC at 0, half and all of `memoryCalls`. */
 async function heapOf(client: ClientKind, mode: (typeof HEAP_MODES)[number], config: BenchConfig): Promise<HeapRow> {
-  const { process: p } = await ClientProcess.start(`${client} (${mode.label}, heap)`, argsFor(client, mode.transport, mode.mode, mode.era), true, config.timeoutMs);
+  const { process: p } = await ClientProcess.start(
+    `${client} (${mode.label}, heap)`,
+    argsFor(client, mode.transport, mode.mode, mode.era),
+    true,
+    config.timeoutMs,
+  );
   try {
     await p.send({ cmd: 'run', calls: config.warmupCalls, inFlight: HEAP_IN_FLIGHT }, config.timeoutMs);
     const half = Math.max(1, Math.floor(config.memoryCalls / 2));
@@ -169,7 +174,8 @@ export async function runClientBench(config: BenchConfig): Promise<number> {
   const names = CLIENT_KINDS.filter((c) => config.only === null || config.only.includes(c) || c === 'raw' || c === 'fetch');
   console.log(
     `mcpkit client benchmark: bare server driven by ${names.join(', ')}; ${config.reps} reps × ${config.calls.toLocaleString('en-US')} calls, ` +
-      `interleaved; heap rows over ${config.memoryCalls.toLocaleString('en-US')} calls` + (config.quick ? ' (--quick)' : ''),
+      `interleaved; heap rows over ${config.memoryCalls.toLocaleString('en-US')} calls` +
+      (config.quick ? ' (--quick)' : ''),
   );
   const states: ClientState[] = [];
   for (const transport of TRANSPORTS) {
@@ -190,7 +196,9 @@ export async function runClientBench(config: BenchConfig): Promise<number> {
       try {
         const row = await heapOf(name, mode, config);
         heap[mode.label]![name] = row;
-        progress(`  heap  ${mode.label.padEnd(9)} ${name.padEnd(11)} ${row.points.map((x) => formatNumber(x.heapUsedKb / 1024)).join(' → ')} MB (slope ${formatNumber(row.slopeKbPer10k)} KB/10k calls)`);
+        progress(
+          `  heap  ${mode.label.padEnd(9)} ${name.padEnd(11)} ${row.points.map((x) => formatNumber(x.heapUsedKb / 1024)).join(' → ')} MB (slope ${formatNumber(row.slopeKbPer10k)} KB/10k calls)`,
+        );
       } catch (error) {
         heap[mode.label]![name] = null;
         heapProblems.push(`heap ${name} (${mode.label}): ${errorMessage(error)}`);
@@ -207,18 +215,28 @@ export async function runClientBench(config: BenchConfig): Promise<number> {
     const group = states.filter((s) => s.transport === transport);
     for (const k of IN_FLIGHT) {
       const rate = summarize(group, RATIO_PAIRS, `${transport} calls/s, ${k} in flight`, 'calls/s', false, (s) => s.runs[k].map((r) => r?.callsPerSec ?? null));
-      const cpu = summarize(group, RATIO_PAIRS, `${transport} client CPU µs/call, ${k} in flight`, 'µs', true, (s) => s.runs[k].map((r) => r?.cpuUsPerCall ?? null));
+      const cpu = summarize(group, RATIO_PAIRS, `${transport} client CPU µs/call, ${k} in flight`, 'µs', true, (s) =>
+        s.runs[k].map((r) => r?.cpuUsPerCall ?? null),
+      );
       metrics[`${transport}Throughput${k}`] = rate;
       metrics[`${transport}Cpu${k}`] = cpu;
       for (const m of [rate, cpu]) {
         const digits = m.unit === 'calls/s' ? 0 : 1;
-        rows.push([m.label + (m.lowerIsBetter ? ' (lower is better)' : ''), ...names.map((n) => formatNumber(m.median[n] ?? null, digits)), ...pairs.map((p) => formatRatio(m.ratios[p] ?? null))]);
+        rows.push([
+          m.label + (m.lowerIsBetter ? ' (lower is better)' : ''),
+          ...names.map((n) => formatNumber(m.median[n] ?? null, digits)),
+          ...pairs.map((p) => formatRatio(m.ratios[p] ?? null)),
+        ]);
       }
     }
   }
   for (const mode of HEAP_MODES) {
     const row = (pick: (h: HeapRow) => string): string[] => names.map((n) => (heap[mode.label]?.[n] ? pick(heap[mode.label]![n]!) : '—'));
-    rows.push([`${mode.label} heap MB after GC at 0 / ½ / all calls`, ...row((h) => h.points.map((x) => formatNumber(x.heapUsedKb / 1024)).join(' / ')), ...pairs.map(() => '')]);
+    rows.push([
+      `${mode.label} heap MB after GC at 0 / ½ / all calls`,
+      ...row((h) => h.points.map((x) => formatNumber(x.heapUsedKb / 1024)).join(' / ')),
+      ...pairs.map(() => ''),
+    ]);
     rows.push([`${mode.label} heap slope, KB per 10k calls`, ...row((h) => formatNumber(h.slopeKbPer10k)), ...pairs.map(() => '')]);
   }
   console.log('\n' + formatTable(rows));
@@ -226,14 +244,25 @@ export async function runClientBench(config: BenchConfig): Promise<number> {
   const targets: Target[] = [];
   for (const transport of TRANSPORTS) {
     for (const k of IN_FLIGHT) {
-      targets.push(atLeast(`${transport}: mcpkit Client calls/s at ${k} in flight ≥ 0.8× raw`, metrics[`${transport}Throughput${k}`]!.ratios['mcpkit/raw'] ?? null, 0.8));
-      targets.push(atMost(`${transport}: mcpkit Client CPU per call at ${k} in flight ≤ 1.5× raw`, metrics[`${transport}Cpu${k}`]!.ratios['mcpkit/raw'] ?? null, 1.5));
+      targets.push(
+        atLeast(`${transport}: mcpkit Client calls/s at ${k} in flight ≥ 0.8× raw`, metrics[`${transport}Throughput${k}`]!.ratios['mcpkit/raw'] ?? null, 0.8),
+      );
+      targets.push(
+        atMost(`${transport}: mcpkit Client CPU per call at ${k} in flight ≤ 1.5× raw`, metrics[`${transport}Cpu${k}`]!.ratios['mcpkit/raw'] ?? null, 1.5),
+      );
     }
   }
   for (const mode of HEAP_MODES) {
     const h = heap[mode.label]?.['mcpkit'];
     const growthMb = h ? (h.points[h.points.length - 1]!.heapUsedKb - h.points[0]!.heapUsedKb) / 1024 : null;
-    targets.push(atMost(`${mode.label}: mcpkit Client heap flat (growth over ${config.memoryCalls.toLocaleString('en-US')} calls, GC forced, ≤ ${HEAP_FLAG_MB} MB)`, growthMb, HEAP_FLAG_MB, 'MB'));
+    targets.push(
+      atMost(
+        `${mode.label}: mcpkit Client heap flat (growth over ${config.memoryCalls.toLocaleString('en-US')} calls, GC forced, ≤ ${HEAP_FLAG_MB} MB)`,
+        growthMb,
+        HEAP_FLAG_MB,
+        'MB',
+      ),
+    );
   }
   console.log('\nTargets (issue):');
   for (const t of targets) console.log(showTarget(t));
@@ -249,7 +278,14 @@ export async function runClientBench(config: BenchConfig): Promise<number> {
         benchmark: 'client',
         date: new Date().toISOString(),
         node: process.version,
-        config: { calls: config.calls, reps: config.reps, warmupCalls: config.warmupCalls, memoryCalls: config.memoryCalls, inFlight: IN_FLIGHT, quick: config.quick },
+        config: {
+          calls: config.calls,
+          reps: config.reps,
+          warmupCalls: config.warmupCalls,
+          memoryCalls: config.memoryCalls,
+          inFlight: IN_FLIGHT,
+          quick: config.quick,
+        },
         truncated,
         elapsedS: (performance.now() - began) / 1000,
         clients: states,

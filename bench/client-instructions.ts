@@ -26,9 +26,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { callgrindNode, dumpTotal, inParallel } from './callgrind.js';
-import type { BenchConfig } from './config.js';
 import { ClientProcess } from './clients/client-process.js';
 import type { ClientKind, ClientTransport } from './clients/protocol.js';
+import type { BenchConfig } from './config.js';
 import { errorMessage } from './report.js';
 import { median } from './stats.js';
 
@@ -63,14 +63,22 @@ export interface ClientCount {
 }
 
 /** Counts one client; never throws (a failure is recorded in the result). */
-export async function countClient(client: ClientKind, transport: ClientTransport, inFlight: number, windows: ClientWindows, config: BenchConfig): Promise<ClientCount> {
+export async function countClient(
+  client: ClientKind,
+  transport: ClientTransport,
+  inFlight: number,
+  windows: ClientWindows,
+  config: BenchConfig,
+): Promise<ClientCount> {
   const out: ClientCount = { client, transport, inFlight, instructionsPerCall: null, windows: [], problem: null };
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-client-callgrind-'));
   let child: ClientProcess | undefined;
   // under valgrind a call takes about a millisecond: allow 20 ms each
   const budget = (calls: number): number => Math.max(config.timeoutMs, calls * 20);
   try {
-    child = (await ClientProcess.start(`${client} ${transport} (callgrind)`, { client, transport, mode: 'json', era: '2025' }, false, budget(1000), callgrindNode(dir))).process;
+    child = (
+      await ClientProcess.start(`${client} ${transport} (callgrind)`, { client, transport, mode: 'json', era: '2025' }, false, budget(1000), callgrindNode(dir))
+    ).process;
     const pid = String(child.pid);
     await child.send({ cmd: 'run', calls: windows.warmup, inFlight }, budget(windows.warmup));
     // the run after a long one costs more (see the module note): not counted
@@ -93,12 +101,16 @@ export async function countClient(client: ClientKind, transport: ClientTransport
 
 /** Every row of {@link CLIENT_ROWS}, `parallel` at a time; progress on stderr. */
 export async function countClients(windows: ClientWindows, config: BenchConfig, parallel: number): Promise<ClientCount[]> {
-  const jobs = CLIENT_ROWS.transports.flatMap((transport) => CLIENT_ROWS.inFlight.flatMap((inFlight) => CLIENT_ROWS.clients.map((client) => ({ client, transport, inFlight }))));
+  const jobs = CLIENT_ROWS.transports.flatMap((transport) =>
+    CLIENT_ROWS.inFlight.flatMap((inFlight) => CLIENT_ROWS.clients.map((client) => ({ client, transport, inFlight }))),
+  );
   const results: ClientCount[] = [];
   await inParallel(jobs, parallel, async (job) => {
     const c = await countClient(job.client, job.transport, job.inFlight, windows, config);
     results.push(c);
-    process.stderr.write(`  client ${job.transport.padEnd(5)} ${String(job.inFlight).padStart(2)} in flight ${job.client.padEnd(7)} ${c.problem ?? `${Math.round(c.instructionsPerCall!).toLocaleString('en-US')} instructions/call`}\n`);
+    process.stderr.write(
+      `  client ${job.transport.padEnd(5)} ${String(job.inFlight).padStart(2)} in flight ${job.client.padEnd(7)} ${c.problem ?? `${Math.round(c.instructionsPerCall!).toLocaleString('en-US')} instructions/call`}\n`,
+    );
   });
   return results;
 }

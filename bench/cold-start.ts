@@ -23,9 +23,9 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchConfig } from './config.js';
-import { StdioDriver, type ServerSpec } from './driver.js';
+import { type ServerSpec, StdioDriver } from './driver.js';
 import { HttpDriver } from './http-driver.js';
-import { atMost, errorMessage, SDK_RATIO_PAIRS, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { atMost, errorMessage, type MetricSummary, SDK_RATIO_PAIRS, showTarget, summarize, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable, median } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -50,7 +50,16 @@ const ENTRIES: readonly ColdEntry[] = [
 ];
 
 /** mcpkit entry points whose import time is measured in a fresh process. */
-const IMPORTS: readonly string[] = ['index.js', 'server/index.js', 'client/index.js', 'schema/index.js', 'stdio/index.js', 'http/index.js', 'http/server/index.js', 'http/client/index.js'];
+const IMPORTS: readonly string[] = [
+  'index.js',
+  'server/index.js',
+  'client/index.js',
+  'schema/index.js',
+  'stdio/index.js',
+  'http/index.js',
+  'http/server/index.js',
+  'http/client/index.js',
+];
 
 type Transport = 'stdio' | 'http';
 
@@ -132,7 +141,14 @@ export async function runColdStartBench(config: BenchConfig): Promise<number> {
   const metrics: Record<string, MetricSummary> = {};
   const rows: string[][] = [['', ...names, ...pairs]];
   for (const transport of ['stdio', 'http'] as const) {
-    const m = summarize(states.filter((s) => s.transport === transport), SDK_RATIO_PAIRS, `${transport}: spawn → initialize answer, ms (median of ${trials})`, 'ms', true, (s) => s.trialsMs);
+    const m = summarize(
+      states.filter((s) => s.transport === transport),
+      SDK_RATIO_PAIRS,
+      `${transport}: spawn → initialize answer, ms (median of ${trials})`,
+      'ms',
+      true,
+      (s) => s.trialsMs,
+    );
     metrics[transport] = m;
     rows.push([m.label, ...names.map((n) => formatNumber(m.median[n] ?? null)), ...pairs.map((p) => formatRatio(m.ratios[p] ?? null))]);
   }
@@ -154,7 +170,25 @@ export async function runColdStartBench(config: BenchConfig): Promise<number> {
   const problems = [...states.flatMap((s) => s.problems.map((p) => `${s.name} (${s.transport}): ${p}`)), ...importProblems];
   for (const p of problems) console.log(`!! ${p}`);
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
-  writeFileSync(RESULTS_FILE, JSON.stringify({ benchmark: 'cold-start', date: new Date().toISOString(), node: process.version, trials, servers: states, importTimes, imports, metrics, targets, problems }, null, 2) + '\n');
+  writeFileSync(
+    RESULTS_FILE,
+    JSON.stringify(
+      {
+        benchmark: 'cold-start',
+        date: new Date().toISOString(),
+        node: process.version,
+        trials,
+        servers: states,
+        importTimes,
+        imports,
+        metrics,
+        targets,
+        problems,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   console.log(`\nresults written to ${RESULTS_FILE}`);
   return problems.length > 0 ? 1 : 0;
 }

@@ -20,11 +20,11 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inParallel } from './callgrind.js';
-import { parseConfig, type BenchConfig } from './config.js';
-import { selectHttpServers, type HttpServerEntry } from './http-bench.js';
-import { count, PAYLOAD, type Count, type Workload } from './http-instructions.js';
-import { RESPONSE_MODES, type ResponseMode } from './servers/http-harness.js';
+import { type BenchConfig, parseConfig } from './config.js';
+import { type HttpServerEntry, selectHttpServers } from './http-bench.js';
+import { type Count, count, PAYLOAD, type Workload } from './http-instructions.js';
 import { errorMessage } from './report.js';
+import { RESPONSE_MODES, type ResponseMode } from './servers/http-harness.js';
 import { formatNumber, formatTable, median } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -73,7 +73,8 @@ function parseArgs(argv: readonly string[]): Args {
     else if (arg.startsWith('--parallel=')) parallel = positive(arg, '--parallel=');
     else if (arg.startsWith('--modes=')) {
       const wanted = arg.slice('--modes='.length).split(',');
-      for (const m of wanted) if (!(RESPONSE_MODES as readonly string[]).includes(m)) throw new Error(`unknown mode ${JSON.stringify(m)}; known: ${RESPONSE_MODES.join(', ')}`);
+      for (const m of wanted)
+        if (!(RESPONSE_MODES as readonly string[]).includes(m)) throw new Error(`unknown mode ${JSON.stringify(m)}; known: ${RESPONSE_MODES.join(', ')}`);
       modes = RESPONSE_MODES.filter((m) => wanted.includes(m));
     } else if (arg === '--payload') payload = true;
     else if (arg.startsWith('--')) rest.push(arg);
@@ -91,10 +92,16 @@ function parseArgs(argv: readonly string[]): Args {
 function jobsOf(trees: readonly Tree[], config: BenchConfig, { reps, payload, modes }: Args): Job[] {
   const entries = selectHttpServers(config.only ?? MCPKIT_SERVERS);
   const small: Workload = { bytes: 0, warmup: config.instructionWarmup, calls: config.instructionCalls };
-  const large: Workload = { bytes: PAYLOAD.bytes, warmup: config.quick ? PAYLOAD.quickWarmup : PAYLOAD.warmup, calls: config.quick ? PAYLOAD.quickCalls : PAYLOAD.calls };
+  const large: Workload = {
+    bytes: PAYLOAD.bytes,
+    warmup: config.quick ? PAYLOAD.quickWarmup : PAYLOAD.warmup,
+    calls: config.quick ? PAYLOAD.quickCalls : PAYLOAD.calls,
+  };
   const kinds: { entry: HttpServerEntry; mode: ResponseMode; work: Workload; row: string }[] = [];
   for (const mode of modes) for (const entry of entries) kinds.push({ entry, mode, work: small, row: `${mode} ${entry.name}` });
-  if (payload) for (const mode of modes) for (const entry of entries.filter((e) => e.name === 'mcpkit')) kinds.push({ entry, mode, work: large, row: `${mode} 64 KiB echo ${entry.name}` });
+  if (payload)
+    for (const mode of modes)
+      for (const entry of entries.filter((e) => e.name === 'mcpkit')) kinds.push({ entry, mode, work: large, row: `${mode} 64 KiB echo ${entry.name}` });
   const jobs: Job[] = [];
   for (let rep = 0; rep < reps; rep++) {
     // odd repetitions walk the trees backwards, so neither tree always goes first
@@ -114,7 +121,9 @@ const { trees, reps, rest } = args;
 const config = parseConfig(['--section=instructions', ...rest], process.env);
 const jobs = jobsOf(trees, config, args);
 for (const job of jobs) if (!existsSync(job.entry.script)) throw new Error(`${job.tree.label}: ${job.entry.script} is not built`);
-console.log(`instructions per call, ${trees.map((t) => `${t.label} (${t.root})`).join(' vs ')}; ${config.instructionWarmup} warm-up, ${config.instructionCalls} counted calls; ${reps} repetition(s)`);
+console.log(
+  `instructions per call, ${trees.map((t) => `${t.label} (${t.root})`).join(' vs ')}; ${config.instructionWarmup} warm-up, ${config.instructionCalls} counted calls; ${reps} repetition(s)`,
+);
 const results: (Count & { readonly tree: string; readonly row: string })[] = [];
 await inParallel(jobs, args.parallel, async (job) => {
   let c: Count;
@@ -144,6 +153,21 @@ console.log('\n' + formatTable(table));
 const failed = results.filter((r) => r.problem !== null);
 for (const r of failed) console.log(`!! ${r.tree} ${r.row}: ${r.problem}`);
 mkdirSync(dirname(RESULTS_FILE), { recursive: true });
-writeFileSync(RESULTS_FILE, JSON.stringify({ benchmark: 'compare', date: new Date().toISOString(), node: process.version, trees, config: { warmupCalls: config.instructionWarmup, calls: config.instructionCalls, reps }, medians, results }, null, 2) + '\n');
+writeFileSync(
+  RESULTS_FILE,
+  JSON.stringify(
+    {
+      benchmark: 'compare',
+      date: new Date().toISOString(),
+      node: process.version,
+      trees,
+      config: { warmupCalls: config.instructionWarmup, calls: config.instructionCalls, reps },
+      medians,
+      results,
+    },
+    null,
+    2,
+  ) + '\n',
+);
 console.log(`results written to ${RESULTS_FILE}`);
 process.exitCode = failed.length > 0 ? 1 : 0;

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { parseConfig } from './config.js';
 
 test('defaults give the full benchmark', () => {

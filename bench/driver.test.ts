@@ -1,19 +1,19 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { ServerSpec } from './driver.js';
 import {
   buildEchoRequests,
   checkEchoResponse,
   ECHO_MESSAGE,
   parseProcStatTicks,
   parseProcStatusKb,
-  scanResponseId,
   StdioDriver,
+  scanResponseId,
   withGcHook,
 } from './driver.js';
-import type { ServerSpec } from './driver.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const TIMEOUT = 15000;

@@ -16,14 +16,15 @@
  * the driver picks out of the stderr it already pipes ({@link StdioDriver.gcReport}). The child is spawned with `shell: false`; its pid is the process measured,
  * so the command should start the server directly (not through a wrapper like `npx`).
  */
-import { execFileSync, spawn } from 'node:child_process';
+
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { GC_ENV, GC_REPORT_PREFIX, parseGcReport } from './servers/http-harness.js';
 import type { GcReport } from './servers/http-harness.js';
+import { GC_ENV, GC_REPORT_PREFIX, parseGcReport } from './servers/http-harness.js';
 
 /** The MCP protocol revision the driver asks for in `initialize`. */
 export const PROTOCOL_VERSION = '2025-06-18';
@@ -526,7 +527,10 @@ export class StdioDriver {
         else resolve(value);
       };
       const timer = setTimeout(
-        () => done(new Error(`${this.#spec.name}: no ${what} response within ${timeoutMs} ms` + (this.#stderrTail ? `; stderr:\n${this.#stderrTail.trimEnd()}` : ''))),
+        () =>
+          done(
+            new Error(`${this.#spec.name}: no ${what} response within ${timeoutMs} ms` + (this.#stderrTail ? `; stderr:\n${this.#stderrTail.trimEnd()}` : '')),
+          ),
         timeoutMs,
       );
       this.#onLine = (text: string): void => {

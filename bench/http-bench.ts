@@ -37,13 +37,13 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { BenchConfig } from './config.js';
-import { PROTOCOL_VERSION } from './driver.js';
 import type { ServerSpec } from './driver.js';
-import { HttpDriver } from './http-driver.js';
+import { PROTOCOL_VERSION } from './driver.js';
 import type { HttpRunResult, HttpSession } from './http-driver.js';
-import { GC_ENV, oldGenerationGrowth, RESPONSE_MODES } from './servers/http-harness.js';
+import { HttpDriver } from './http-driver.js';
+import { atLeast, atMost, errorMessage, type MetricSummary, showTarget, summarize, type Target } from './report.js';
 import type { GcReport, OldGenerationGrowth, ResponseMode } from './servers/http-harness.js';
-import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { GC_ENV, oldGenerationGrowth, RESPONSE_MODES } from './servers/http-harness.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -220,7 +220,11 @@ export function expectedKind(s: { readonly entry: HttpServerEntry; readonly mode
 }
 
 /** Opens one session (stateless: checks discovery) and checks one echo; it must come back in the expected kind. */
-export async function openChecked(driver: HttpDriver, s: { readonly entry: HttpServerEntry; readonly mode: ResponseMode }, timeoutMs: number): Promise<HttpSession> {
+export async function openChecked(
+  driver: HttpDriver,
+  s: { readonly entry: HttpServerEntry; readonly mode: ResponseMode },
+  timeoutMs: number,
+): Promise<HttpSession> {
   const session = s.entry.stateless ? await driver.openStatelessSession(timeoutMs) : await driver.openSession(timeoutMs);
   const kind = await session.verifyEcho(timeoutMs);
   if (kind !== expectedKind(s)) throw new Error(`${driver.name}: answered a ${kind} body in ${s.mode} mode`);
@@ -435,20 +439,31 @@ function modeMetrics(states: readonly HttpState[], config: BenchConfig): Record<
     driverCpu32: summarize(states, RATIO_PAIRS, 'driver CPU µs/call, 32 in flight', 'µs', true, (s) => s.runs[32].map((r) => r?.driverCpuUsPerCall ?? null)),
     // calls/s × CPU per call: near 1 core, the (single-threaded) server is saturated and
     // the throughput measures it; well below, something else (the driver, the machine) limits it.
-    serverBusy32: summarize(states, RATIO_PAIRS, 'server CPU busy at 32 in flight, cores', 'cores', false, (s) => s.runs[32].map((r) => busyCores(r, r?.serverCpuUsPerCall))),
-    driverBusy32: summarize(states, RATIO_PAIRS, 'driver CPU busy at 32 in flight, cores', 'cores', true, (s) => s.runs[32].map((r) => busyCores(r, r?.driverCpuUsPerCall))),
+    serverBusy32: summarize(states, RATIO_PAIRS, 'server CPU busy at 32 in flight, cores', 'cores', false, (s) =>
+      s.runs[32].map((r) => busyCores(r, r?.serverCpuUsPerCall)),
+    ),
+    driverBusy32: summarize(states, RATIO_PAIRS, 'driver CPU busy at 32 in flight, cores', 'cores', true, (s) =>
+      s.runs[32].map((r) => busyCores(r, r?.driverCpuUsPerCall)),
+    ),
     heapPerSession: summarize(states, RATIO_PAIRS, `heap per idle session, KB (${config.sessions} sessions, GC forced)`, 'KB', true, (s) =>
       one(s.idle?.heapKbPerSession),
     ),
     rssPerSession: summarize(states, RATIO_PAIRS, 'RSS per idle session, KB', 'KB', true, (s) => one(s.idle?.rssKbPerSession)),
-    heapPerSessionSteady: summarize(states, RATIO_PAIRS, `heap per idle session at working size, KB (${STEADY_SESSIONS} sessions after ${STEADY_GROWTH} more)`, 'KB', true, (s) =>
-      one(s.idle?.steady?.heapKbPerSession),
+    heapPerSessionSteady: summarize(
+      states,
+      RATIO_PAIRS,
+      `heap per idle session at working size, KB (${STEADY_SESSIONS} sessions after ${STEADY_GROWTH} more)`,
+      'KB',
+      true,
+      (s) => one(s.idle?.steady?.heapKbPerSession),
     ),
     rssPerSessionSteady: summarize(states, RATIO_PAIRS, '  RSS per idle session at working size, KB', 'KB', true, (s) => one(s.idle?.steady?.rssKbPerSession)),
     heapGrowth: summarize(states, RATIO_PAIRS, `heap growth over ${memCalls} calls, MB (GC forced)`, 'MB', true, (s) => one(s.flatness?.heapGrowthMb)),
     heapTotalGrowth: summarize(states, RATIO_PAIRS, `  heap reserved (heapTotal) growth, MB`, 'MB', true, (s) => one(s.flatness?.heapTotalGrowthMb)),
     rssGrowth: summarize(states, RATIO_PAIRS, `  RSS growth, MB`, 'MB', true, (s) => one(s.flatness?.rssGrowthMb)),
-    promoted: summarize(states, RATIO_PAIRS, `  promoted to the old generation, bytes/call (none: a mark-compact ran)`, 'B', true, (s) => one(s.flatness?.old.promotedBytesPerCall)),
+    promoted: summarize(states, RATIO_PAIRS, `  promoted to the old generation, bytes/call (none: a mark-compact ran)`, 'B', true, (s) =>
+      one(s.flatness?.old.promotedBytesPerCall),
+    ),
     majorGcs: summarize(states, RATIO_PAIRS, `  mark-compacts V8 ran on its own over ${memCalls} calls`, 'count', true, (s) => one(s.flatness?.old.majorGcs)),
   };
 }
@@ -513,7 +528,11 @@ export async function runHttpBench(config: BenchConfig): Promise<number> {
       if (!s.available) console.log(`\n!! ${s.name} (${s.mode}) is not benched: ${s.problems.join('; ')}`);
     }
     const usable = new Map<ResponseMode, HttpState[]>();
-    for (const [mode, states] of byMode) usable.set(mode, states.filter((s) => s.available));
+    for (const [mode, states] of byMode)
+      usable.set(
+        mode,
+        states.filter((s) => s.available),
+      );
     if (all.some((s) => s.available)) {
       progress('throughput…');
       await throughput(usable, config, pastDeadline);

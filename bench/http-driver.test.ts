@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ECHO_MESSAGE } from './driver.js';
 import type { ServerSpec } from './driver.js';
+import { ECHO_MESSAGE } from './driver.js';
 import { buildEchoBodies, echoBodyTexts, HttpDriver, parseMessages, responseKind, sseDataPayloads, sseSingleData } from './http-driver.js';
 import type { ResponseMode } from './servers/http-harness.js';
 
@@ -154,7 +154,10 @@ test('parseMessages reads JSON bodies, batches and SSE bodies', () => {
 test('buildEchoBodies and echoBodyTexts yield one tools/call body per id', () => {
   const bodies = buildEchoBodies(5, 2);
   assert.equal(bodies.length, 2);
-  assert.deepEqual(echoBodyTexts(5, 2), bodies.map((b) => b.toString('utf8')));
+  assert.deepEqual(
+    echoBodyTexts(5, 2),
+    bodies.map((b) => b.toString('utf8')),
+  );
   bodies.forEach((b, i) => {
     assert.deepEqual(JSON.parse(b.toString('utf8')), {
       jsonrpc: '2.0',
@@ -165,7 +168,12 @@ test('buildEchoBodies and echoBodyTexts yield one tools/call body per id', () =>
   });
 });
 
-for (const [mode, client] of [['json', 'raw'], ['sse', 'raw'], ['json', 'node-http'], ['sse', 'node-http']] as const) {
+for (const [mode, client] of [
+  ['json', 'raw'],
+  ['sse', 'raw'],
+  ['json', 'node-http'],
+  ['sse', 'node-http'],
+] as const) {
   test(`drives the bare server in ${mode} mode at 1 and 32 in flight (${client} client)`, async () => {
     const { driver, startMs } = await HttpDriver.start(bare(mode), { timeoutMs: TIMEOUT, client });
     try {
@@ -326,15 +334,27 @@ test('the raw client handles awkward chunk splits, Content-Length bodies and Con
 test('the raw client fails the run cleanly on a connection cut mid-body, an early close or malformed HTTP', async () => {
   const cases: [ServerSpec, RegExp][] = [
     [
-      rawServer('cut-chunked', `send(sock, [head(200, ['Content-Type: text/event-stream', 'Transfer-Encoding: chunked']) + '40\\r\\ndata: {'], () => sock.destroy());`),
+      rawServer(
+        'cut-chunked',
+        `send(sock, [head(200, ['Content-Type: text/event-stream', 'Transfer-Encoding: chunked']) + '40\\r\\ndata: {'], () => sock.destroy());`,
+      ),
       /^Error: cut-chunked: request \d+: server closed the connection inside a chunked body$/,
     ],
     [
       rawServer('cut-length', `send(sock, [head(200, ['Content-Type: application/json', 'Content-Length: 500']) + echo], () => sock.destroy());`),
       /^Error: cut-length: request \d+: server closed the connection inside a Content-Length body \(\d+ bytes missing\)$/,
     ],
-    [rawServer('hangs-up', `if (n === 3) sock.end(); else sock.write(head(200, ['Content-Type: application/json', 'Content-Length: ' + echo.length]) + echo);`), /^Error: hangs-up: request \d+: server closed the connection before any byte of the response \(after \d+ responses on it\)$/],
-    [rawServer('bad-length', `sock.write(head(200, ['Content-Length: 1x']) + 'x');`), /^Error: bad-length: request \d+: malformed response: bad Content-Length "1x"$/],
+    [
+      rawServer(
+        'hangs-up',
+        `if (n === 3) sock.end(); else sock.write(head(200, ['Content-Type: application/json', 'Content-Length: ' + echo.length]) + echo);`,
+      ),
+      /^Error: hangs-up: request \d+: server closed the connection before any byte of the response \(after \d+ responses on it\)$/,
+    ],
+    [
+      rawServer('bad-length', `sock.write(head(200, ['Content-Length: 1x']) + 'x');`),
+      /^Error: bad-length: request \d+: malformed response: bad Content-Length "1x"$/,
+    ],
   ];
   for (const [spec, expected] of cases) {
     const { driver } = await HttpDriver.start(spec, { timeoutMs: TIMEOUT });

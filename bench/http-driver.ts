@@ -31,19 +31,20 @@
  * `LISTENING http://HOST:PORT/PATH` as its first stdout line and should exit when its
  * stdin ends.
  */
-import { spawn } from 'node:child_process';
+
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { spawn } from 'node:child_process';
 import type { IncomingMessage, RequestOptions } from 'node:http';
+import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { HttpClientKind } from './config.js';
-import { checkEchoResponse, ECHO_MESSAGE, PROTOCOL_VERSION, readCpuUs, readPeakRssKb, readRssKb, scanResponseId } from './driver.js';
-import type { RunResult, ServerSpec } from './driver.js';
-import { buildRequests, latin1ToUtf8, RawHttpConnection, requestHeadPrefix } from './raw-http.js';
-import type { RawConnectionEvents } from './raw-http.js';
-import { GC_REPORT_PREFIX, LISTENING_PREFIX, parseGcReport } from './servers/http-harness.js';
-import type { GcReport, ResponseMode } from './servers/http-harness.js';
 import { toError } from '../src/jsonrpc/errors.js';
+import type { HttpClientKind } from './config.js';
+import type { RunResult, ServerSpec } from './driver.js';
+import { checkEchoResponse, ECHO_MESSAGE, PROTOCOL_VERSION, readCpuUs, readPeakRssKb, readRssKb, scanResponseId } from './driver.js';
+import type { RawConnectionEvents } from './raw-http.js';
+import { buildRequests, latin1ToUtf8, RawHttpConnection, requestHeadPrefix } from './raw-http.js';
+import type { GcReport, ResponseMode } from './servers/http-harness.js';
+import { GC_REPORT_PREFIX, LISTENING_PREFIX, parseGcReport } from './servers/http-harness.js';
 
 /** What one timed batch of `tools/call echo` requests over HTTP measured. */
 export interface HttpRunResult extends RunResult {
@@ -115,7 +116,8 @@ const STATELESS_META = JSON.stringify({
   'io.modelcontextprotocol/clientCapabilities': {},
 });
 /** The rest of a stateless-era `tools/call echo` body after its id. */
-const STATELESS_SUFFIX = ',"method":"tools/call","params":{"name":"echo","arguments":{"message":' + JSON.stringify(ECHO_MESSAGE) + '},"_meta":' + STATELESS_META + '}}';
+const STATELESS_SUFFIX =
+  ',"method":"tools/call","params":{"name":"echo","arguments":{"message":' + JSON.stringify(ECHO_MESSAGE) + '},"_meta":' + STATELESS_META + '}}';
 
 /**
  * The data payloads of the events in an SSE body, in order (multi-line data joined with
@@ -405,7 +407,8 @@ export class HttpDriver {
       if (ex.status !== 200 || ex.kind === null) throw new Error(`${name}: server/discover answered HTTP ${ex.status}: ${ex.body.slice(0, 200)}`);
       const response = findResponse(parseMessages(ex.kind, ex.body), INIT_ID) as { result?: { supportedVersions?: unknown } } | undefined;
       const versions = response?.result?.supportedVersions;
-      if (!Array.isArray(versions) || !versions.includes(STATELESS_VERSION)) throw new Error(`${name}: server/discover does not offer ${STATELESS_VERSION}: ${ex.body.slice(0, 200)}`);
+      if (!Array.isArray(versions) || !versions.includes(STATELESS_VERSION))
+        throw new Error(`${name}: server/discover does not offer ${STATELESS_VERSION}: ${ex.body.slice(0, 200)}`);
       return new HttpSession(this, '', STATELESS_VERSION, { ...base, 'mcp-method': 'tools/call', 'mcp-name': 'echo' }, ex.kind, STATELESS_SUFFIX);
     } finally {
       agent.destroy();
@@ -734,7 +737,9 @@ export class HttpSession {
     const firstId = this.#nextId;
     this.#nextId += calls;
     const echo = { suffix: message === undefined ? this.#suffix : echoSuffix(message), message: message ?? ECHO_MESSAGE };
-    return this.#driver.client === 'raw' ? this.#runRaw(firstId, calls, inFlight, timeoutMs, expect, echo) : this.#runNodeHttp(firstId, calls, inFlight, timeoutMs, expect, echo);
+    return this.#driver.client === 'raw'
+      ? this.#runRaw(firstId, calls, inFlight, timeoutMs, expect, echo)
+      : this.#runNodeHttp(firstId, calls, inFlight, timeoutMs, expect, echo);
   }
 
   /** The figures of a finished run. */

@@ -37,12 +37,12 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { callgrindNode, DETERMINISTIC_FLAGS, dumpTotal, inParallel } from './callgrind.js';
-import { CLIENT_ROWS, countClients, WINDOWS, type ClientCount } from './client-instructions.js';
+import { CLIENT_ROWS, type ClientCount, countClients, WINDOWS } from './client-instructions.js';
 import type { BenchConfig } from './config.js';
-import { expectedKind, openChecked, selectHttpServers, type HttpServerEntry } from './http-bench.js';
+import { expectedKind, type HttpServerEntry, openChecked, selectHttpServers } from './http-bench.js';
 import { HttpDriver } from './http-driver.js';
-import { RESPONSE_MODES, type ResponseMode } from './servers/http-harness.js';
 import { atMost, errorMessage, showTarget, summarize, type Target } from './report.js';
+import { RESPONSE_MODES, type ResponseMode } from './servers/http-harness.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const run = promisify(execFile);
@@ -163,7 +163,9 @@ export async function runInstructionsBench(config: BenchConfig): Promise<number>
     console.log('!! valgrind (with callgrind_control) is not installed: apt-get install valgrind');
     return 1;
   }
-  console.log(`${valgrind}; ${config.instructionWarmup.toLocaleString('en-US')} warm-up calls, then ${config.instructionCalls.toLocaleString('en-US')} counted calls at 1 in flight per server and mode`);
+  console.log(
+    `${valgrind}; ${config.instructionWarmup.toLocaleString('en-US')} warm-up calls, then ${config.instructionCalls.toLocaleString('en-US')} counted calls at 1 in flight per server and mode`,
+  );
   const missing = entries.filter((e) => !existsSync(e.script));
   if (missing.length > 0) {
     console.log(`!! not built: ${missing.map((e) => e.script).join(', ')} (npm run build)`);
@@ -172,7 +174,11 @@ export async function runInstructionsBench(config: BenchConfig): Promise<number>
 
   const began = performance.now();
   const small: Workload = { bytes: 0, warmup: config.instructionWarmup, calls: config.instructionCalls };
-  const payload: Workload = { bytes: PAYLOAD.bytes, warmup: config.quick ? PAYLOAD.quickWarmup : PAYLOAD.warmup, calls: config.quick ? PAYLOAD.quickCalls : PAYLOAD.calls };
+  const payload: Workload = {
+    bytes: PAYLOAD.bytes,
+    warmup: config.quick ? PAYLOAD.quickWarmup : PAYLOAD.warmup,
+    calls: config.quick ? PAYLOAD.quickCalls : PAYLOAD.calls,
+  };
   const payloadEntries = entries.filter((e) => (PAYLOAD.servers as readonly string[]).includes(e.name));
   const jobs = [
     ...RESPONSE_MODES.flatMap((mode) => entries.map((entry) => ({ entry, mode, work: small }))),
@@ -182,7 +188,9 @@ export async function runInstructionsBench(config: BenchConfig): Promise<number>
   await inParallel(jobs, PARALLEL, async (job) => {
     const c = await count(job.entry, job.mode, config, job.work);
     results.push(c);
-    process.stderr.write(`  ${job.mode.padEnd(4)} ${job.work.bytes === 0 ? '' : '64 KiB '}${job.entry.name.padEnd(12)} ${c.problem ?? `${formatNumber(c.instructionsPerCall, 0)} instructions/call`}\n`);
+    process.stderr.write(
+      `  ${job.mode.padEnd(4)} ${job.work.bytes === 0 ? '' : '64 KiB '}${job.entry.name.padEnd(12)} ${c.problem ?? `${formatNumber(c.instructionsPerCall, 0)} instructions/call`}\n`,
+    );
   });
   // the client rows (client-instructions.ts) come with mcpkit's server rows
   const clientWindows = { warmup: 2 * config.instructionWarmup, calls: Math.round(config.instructionCalls / WINDOWS) };
@@ -196,7 +204,14 @@ export async function runInstructionsBench(config: BenchConfig): Promise<number>
   for (const work of [small, payload]) {
     for (const mode of RESPONSE_MODES) {
       const label = work.bytes === 0 ? mode : `${mode} 64 KiB echo`;
-      const m = summarize(results.filter((r) => r.mode === mode && r.bytes === work.bytes), RATIO_PAIRS, label, 'instructions', true, (r) => [r.instructionsPerCall]);
+      const m = summarize(
+        results.filter((r) => r.mode === mode && r.bytes === work.bytes),
+        RATIO_PAIRS,
+        label,
+        'instructions',
+        true,
+        (r) => [r.instructionsPerCall],
+      );
       if (Object.keys(m.median).length === 0) continue;
       ratios[label] = m.ratios;
       rows.push([label, ...names.map((n) => formatNumber(m.median[n] ?? null, 0)), ...pairs.map((p) => formatRatio(m.ratios[p] ?? null))]);
@@ -207,11 +222,20 @@ export async function runInstructionsBench(config: BenchConfig): Promise<number>
   const clientRatios = clients.length === 0 ? {} : showClients(clients, clientWindows);
   // The 2026-07-28 issue's "stateless at least as fast as stateful", in the measure that the
   // machine's load does not move (the throughput section reports the same comparison in calls/s).
-  const targets: Target[] = RESPONSE_MODES.map((mode) => atMost(`${mode}: stateless (2026-07-28) instructions per call ≤ 1× stateful`, ratios[mode]?.['mcpkit-2026/mcpkit'] ?? null, 1));
+  const targets: Target[] = RESPONSE_MODES.map((mode) =>
+    atMost(`${mode}: stateless (2026-07-28) instructions per call ≤ 1× stateful`, ratios[mode]?.['mcpkit-2026/mcpkit'] ?? null, 1),
+  );
   // the payload target (≥ 0.95× bare throughput) in the measure the machine's load does not move
   for (const mode of RESPONSE_MODES) {
     const ratio = ratios[`${mode} 64 KiB echo`]?.['mcpkit/bare'];
-    if (ratio !== undefined) targets.push(atMost(`${mode} 64 KiB echo: mcpkit instructions per call ≤ ${PAYLOAD_MAX_RATIO.toFixed(3)}× bare (the work behind ≥ 0.95× throughput)`, ratio, PAYLOAD_MAX_RATIO));
+    if (ratio !== undefined)
+      targets.push(
+        atMost(
+          `${mode} 64 KiB echo: mcpkit instructions per call ≤ ${PAYLOAD_MAX_RATIO.toFixed(3)}× bare (the work behind ≥ 0.95× throughput)`,
+          ratio,
+          PAYLOAD_MAX_RATIO,
+        ),
+      );
   }
   console.log('\nTargets (issue):\n' + targets.map(showTarget).join('\n'));
   const failed = results.filter((r) => r.problem !== null);
@@ -227,7 +251,13 @@ export async function runInstructionsBench(config: BenchConfig): Promise<number>
         benchmark: 'instructions',
         date: new Date().toISOString(),
         machine: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length, valgrind },
-        config: { warmupCalls: config.instructionWarmup, calls: config.instructionCalls, payload: { bytes: payload.bytes, warmupCalls: payload.warmup, calls: payload.calls }, inFlight: 1, nodeFlags: DETERMINISTIC_FLAGS },
+        config: {
+          warmupCalls: config.instructionWarmup,
+          calls: config.instructionCalls,
+          payload: { bytes: payload.bytes, warmupCalls: payload.warmup, calls: payload.calls },
+          inFlight: 1,
+          nodeFlags: DETERMINISTIC_FLAGS,
+        },
         elapsedS: (performance.now() - began) / 1000,
         results,
         ratios,
@@ -249,16 +279,19 @@ function showClients(clients: readonly ClientCount[], windows: { warmup: number;
   for (const transport of CLIENT_ROWS.transports) {
     for (const inFlight of CLIENT_ROWS.inFlight) {
       const label = `${transport}, ${inFlight} in flight`;
-      const of = (client: string): number | null => clients.find((c) => c.client === client && c.transport === transport && c.inFlight === inFlight)?.instructionsPerCall ?? null;
+      const of = (client: string): number | null =>
+        clients.find((c) => c.client === client && c.transport === transport && c.inFlight === inFlight)?.instructionsPerCall ?? null;
       const raw = of('raw');
       const mcpkit = of('mcpkit');
       ratios[label] = raw === null || mcpkit === null ? null : mcpkit / raw;
       rows.push([label, ...CLIENT_ROWS.clients.map((c) => formatNumber(of(c), 0)), formatRatio(ratios[label] ?? null)]);
     }
   }
-  console.log(`\nThe client process against the bare server (the server not counted): instructions per call, the median of ${WINDOWS} windows of ${windows.calls.toLocaleString('en-US')} calls after ${windows.warmup.toLocaleString('en-US')} warm-up calls`);
+  console.log(
+    `\nThe client process against the bare server (the server not counted): instructions per call, the median of ${WINDOWS} windows of ${windows.calls.toLocaleString('en-US')} calls after ${windows.warmup.toLocaleString('en-US')} warm-up calls`,
+  );
   console.log(formatTable(rows));
   // not a target: the issue's is CPU time, whose kernel share (the same for both) the count leaves out
-  console.log('(the client section\'s target is CPU time per call ≤ 1.5× raw; the count leaves out the kernel time both spend, so its ratios run higher)');
+  console.log("(the client section's target is CPU time per call ≤ 1.5× raw; the count leaves out the kernel time both spend, so its ratios run higher)");
   return ratios;
 }

@@ -3,9 +3,10 @@
  * large message — the stdio driver against the bare stdio server, the HTTP driver against
  * the bare HTTP server in both modes — with a wrong echo of a large message caught.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildEchoRequests, checkEchoResponse, StdioDriver } from './driver.js';
 import { HttpDriver } from './http-driver.js';

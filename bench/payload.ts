@@ -31,9 +31,9 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { BenchConfig } from './config.js';
-import { ECHO_MESSAGE, StdioDriver, type RunResult, type ServerSpec } from './driver.js';
+import { ECHO_MESSAGE, type RunResult, type ServerSpec, StdioDriver } from './driver.js';
 import { HttpDriver, type HttpSession } from './http-driver.js';
-import { atLeast, errorMessage, SDK_RATIO_PAIRS, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { atLeast, errorMessage, type MetricSummary, SDK_RATIO_PAIRS, showTarget, summarize, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -130,8 +130,12 @@ export async function runPayloadBench(config: BenchConfig): Promise<number> {
   // `--only` names this section does not know (mcpkit-2026, say) are other sections' servers
   const entries = ENTRIES.filter((e) => config.only === null || config.only.includes(e.name));
   const began = performance.now();
-  console.log(`mcpkit payload benchmark: tools/call echo of a large message (both directions), node ${process.version}, ${platform()} ${arch()}, ${cpus().length} CPUs`);
-  console.log(`${config.reps} reps per case, interleaved; ${SIZES.map((s) => `${s.label}: ${config.quick ? s.quickCalls : s.calls} calls`).join(', ')} per timed run, after a warm-up of ${config.quick ? QUICK_SMALL_WARMUP_CALLS : SMALL_WARMUP_CALLS} short calls and then ${SIZES.map((s) => `${config.quick ? s.quickWarmupCalls : s.warmupCalls}`).join(' and ')} calls at ${WARMUP_IN_FLIGHT} in flight; in flight ${IN_FLIGHT.join(' and ')}`);
+  console.log(
+    `mcpkit payload benchmark: tools/call echo of a large message (both directions), node ${process.version}, ${platform()} ${arch()}, ${cpus().length} CPUs`,
+  );
+  console.log(
+    `${config.reps} reps per case, interleaved; ${SIZES.map((s) => `${s.label}: ${config.quick ? s.quickCalls : s.calls} calls`).join(', ')} per timed run, after a warm-up of ${config.quick ? QUICK_SMALL_WARMUP_CALLS : SMALL_WARMUP_CALLS} short calls and then ${SIZES.map((s) => `${config.quick ? s.quickWarmupCalls : s.warmupCalls}`).join(' and ')} calls at ${WARMUP_IN_FLIGHT} in flight; in flight ${IN_FLIGHT.join(' and ')}`,
+  );
 
   const cases: { transport: PayloadTransport; size: PayloadSize; inFlight: number; states: CaseState[] }[] = [];
   let failed = false;
@@ -152,7 +156,9 @@ export async function runPayloadBench(config: BenchConfig): Promise<number> {
               const state = byInFlight.get(inFlight)!.find((s) => s.name === entry.name)!;
               const result = await running.run(calls, inFlight, message);
               state.runs.push(result);
-              process.stderr.write(`  ${transport.padEnd(9)} ${size.label.padEnd(6)} rep ${rep + 1}/${config.reps} ${String(inFlight).padStart(2)} in flight  ${entry.name.padEnd(11)} ${formatNumber(result.callsPerSec, 1)} calls/s\n`);
+              process.stderr.write(
+                `  ${transport.padEnd(9)} ${size.label.padEnd(6)} rep ${rep + 1}/${config.reps} ${String(inFlight).padStart(2)} in flight  ${entry.name.padEnd(11)} ${formatNumber(result.callsPerSec, 1)} calls/s\n`,
+              );
             }
           } catch (error) {
             failed = true;
@@ -186,10 +192,16 @@ export async function runPayloadBench(config: BenchConfig): Promise<number> {
     summaries.push({ transport: c.transport, size: c.size.label, inFlight: c.inFlight, metrics });
     for (const m of metrics) {
       const label = `${c.transport} ${c.size.label} ${c.inFlight} in flight: ${m.label}${m.lowerIsBetter ? ' (lower is better)' : ''}`;
-      rows.push([label, ...names.map((n) => formatNumber(m.median[n] ?? null, m.unit === 'µs' ? 0 : 1)), ...pairs.map((p) => formatRatio(m.ratios[p] ?? null))]);
+      rows.push([
+        label,
+        ...names.map((n) => formatNumber(m.median[n] ?? null, m.unit === 'µs' ? 0 : 1)),
+        ...pairs.map((p) => formatRatio(m.ratios[p] ?? null)),
+      ]);
     }
     if (names.includes('mcpkit') && names.includes('bare')) {
-      targets.push(atLeast(`${c.transport} ${c.size.label} at ${c.inFlight} in flight: mcpkit throughput ≥ 0.95× bare`, metrics[0]!.ratios['mcpkit/bare'] ?? null, 0.95));
+      targets.push(
+        atLeast(`${c.transport} ${c.size.label} at ${c.inFlight} in flight: mcpkit throughput ≥ 0.95× bare`, metrics[0]!.ratios['mcpkit/bare'] ?? null, 0.95),
+      );
     }
   }
   console.log('\n' + formatTable(rows));
@@ -205,7 +217,17 @@ export async function runPayloadBench(config: BenchConfig): Promise<number> {
         benchmark: 'payload',
         date: new Date().toISOString(),
         machine: { node: process.version, platform: platform(), arch: arch(), cpus: cpus().length },
-        config: { reps: config.reps, sizes: SIZES.map((s) => ({ label: s.label, chars: s.chars, calls: config.quick ? s.quickCalls : s.calls, warmupCalls: config.quick ? s.quickWarmupCalls : s.warmupCalls })), inFlight: IN_FLIGHT, warmupInFlight: WARMUP_IN_FLIGHT },
+        config: {
+          reps: config.reps,
+          sizes: SIZES.map((s) => ({
+            label: s.label,
+            chars: s.chars,
+            calls: config.quick ? s.quickCalls : s.calls,
+            warmupCalls: config.quick ? s.quickWarmupCalls : s.warmupCalls,
+          })),
+          inFlight: IN_FLIGHT,
+          warmupInFlight: WARMUP_IN_FLIGHT,
+        },
         elapsedS: (performance.now() - began) / 1000,
         cases: cases.map((c) => ({ transport: c.transport, size: c.size.label, inFlight: c.inFlight, servers: c.states })),
         summaries,

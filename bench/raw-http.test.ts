@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { buildRequests, HttpParseError, HttpResponseParser, latin1ToUtf8, RawHttpConnection, requestHeadPrefix } from './raw-http.js';
+import { createServer } from 'node:net';
+import { test } from 'node:test';
 import type { RawConnectionEvents } from './raw-http.js';
+import { buildRequests, HttpParseError, HttpResponseParser, latin1ToUtf8, RawHttpConnection, requestHeadPrefix } from './raw-http.js';
 
 interface Seen {
   status: number;
@@ -112,7 +112,11 @@ test('HttpResponseParser refuses malformed responses', () => {
   ];
   for (const [input, expected] of bad) {
     const parser = new HttpResponseParser(() => assert.fail('no response expected'));
-    assert.throws(() => parser.feed(input), (e: unknown) => e instanceof HttpParseError && expected.test(e.message), input.slice(0, 60));
+    assert.throws(
+      () => parser.feed(input),
+      (e: unknown) => e instanceof HttpParseError && expected.test(e.message),
+      input.slice(0, 60),
+    );
     assert.throws(() => parser.feed('HTTP/1.1 200 OK\r\n\r\n'), /already failed/);
   }
 });
@@ -197,8 +201,8 @@ test('RawHttpConnection: awkwardly split chunked answers, keep-alive, then Conne
     const last = ++requests === 3;
     // pieces written a timer apart so they tend to arrive as separate reads
     const pieces = !last
-        ? ['HTTP/1.1 2', '00 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r', '\n\r\n5', 'b\r\n', 'x'.repeat(91), '\r', '\n0\r\n\r', '\n']
-        : ['HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nb', 'ye'];
+      ? ['HTTP/1.1 2', '00 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r', '\n\r\n5', 'b\r\n', 'x'.repeat(91), '\r', '\n0\r\n\r', '\n']
+      : ['HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nb', 'ye'];
     let i = 0;
     const step = (): void => {
       if (i < pieces.length) {
@@ -235,9 +239,17 @@ test('RawHttpConnection: awkwardly split chunked answers, keep-alive, then Conne
 
 test('RawHttpConnection reports a server that dies mid-body, closes early or answers garbage', async () => {
   const cases: [string, (socket: Socket) => void, RegExp][] = [
-    ['mid-body', (s) => s.end('HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{"id":'), /^server closed the connection inside a Content-Length body \(44 bytes missing\)$/],
+    [
+      'mid-body',
+      (s) => s.end('HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{"id":'),
+      /^server closed the connection inside a Content-Length body \(44 bytes missing\)$/,
+    ],
     ['mid-chunk', (s) => s.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc'), /^server closed the connection inside a chunked body$/],
-    ['reset', (s) => s.resetAndDestroy(), /^(connection error: .*ECONNRESET.*|server closed the connection before any byte of the response \(after 0 responses on it\))$/],
+    [
+      'reset',
+      (s) => s.resetAndDestroy(),
+      /^(connection error: .*ECONNRESET.*|server closed the connection before any byte of the response \(after 0 responses on it\))$/,
+    ],
     ['no answer', (s) => s.end(), /^server closed the connection before any byte of the response \(after 0 responses on it\)$/],
     ['garbage', (s) => s.write('SMTP ready\r\n\r\n'), /^malformed response: bad status line "SMTP ready"$/],
     ['extra', (s) => s.write('HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n'), /^response \(HTTP 204\) without a request$/],

@@ -24,8 +24,9 @@
  * Not a general HTTP client: no redirects, no TLS, no request bodies other than the
  * pre-built ones, no decoding of `Content-Encoding`.
  */
-import { connect } from 'node:net';
+
 import type { Socket } from 'node:net';
+import { connect } from 'node:net';
 
 /**
  * Receives each complete response: its status, its `Content-Type` value (empty when

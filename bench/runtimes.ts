@@ -35,7 +35,9 @@ function specFor(runtime: Runtime, kind: Kind): ServerSpec | string {
   const name = `${kind} (${runtime})`;
   if (runtime === 'node') {
     const script = join(ROOT, 'build', 'bench', 'servers', kind === 'bare' ? 'bare-http.js' : 'mcpkit-minimal-http.js');
-    return existsSync(script) ? { name, command: process.execPath, args: [script, '--mode=json'] } : `${script} is missing: build first (node scripts/build.mjs library test)`;
+    return existsSync(script)
+      ? { name, command: process.execPath, args: [script, '--mode=json'] }
+      : `${script} is missing: build first (node scripts/build.mjs library test)`;
   }
   const script = join(ROOT, 'bench', 'servers', 'runtime-fetch.mjs');
   if (runtime === 'bun') {
@@ -44,7 +46,12 @@ function specFor(runtime: Runtime, kind: Kind): ServerSpec | string {
   }
   const binary = join(ROOT, 'node_modules', 'deno', 'deno');
   if (!existsSync(binary)) return `${binary} is missing: run npm ci (the deno devDependency)`;
-  return { name, command: binary, args: ['run', '--allow-net=127.0.0.1', `--allow-read=${ROOT}`, script, kind, '--mode=json'], env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' } };
+  return {
+    name,
+    command: binary,
+    args: ['run', '--allow-net=127.0.0.1', `--allow-read=${ROOT}`, script, kind, '--mode=json'],
+    env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' },
+  };
 }
 
 interface Measured {
@@ -56,7 +63,9 @@ interface Measured {
 
 /** Runs the section; resolves with the exit status it asks for (1 when a server could not be measured). */
 export async function runRuntimesBench(config: BenchConfig): Promise<number> {
-  console.log(`runtimes: mcpkit vs a bare loop on Node (node:http), Bun (Bun.serve) and Deno (Deno.serve); JSON replies, ${config.reps} reps × ${config.calls} calls`);
+  console.log(
+    `runtimes: mcpkit vs a bare loop on Node (node:http), Bun (Bun.serve) and Deno (Deno.serve); JSON replies, ${config.reps} reps × ${config.calls} calls`,
+  );
   const deadline = Date.now() + config.deadlineMs;
   const all: Measured[] = [];
   for (const runtime of ['node', 'bun', 'deno'] as const) {
@@ -89,7 +98,9 @@ export async function runRuntimesBench(config: BenchConfig): Promise<number> {
             try {
               const r = await o.session.run(config.calls, k, config.timeoutMs, 'json');
               o.m.runs[k].push(r);
-              process.stderr.write(`  rep ${rep + 1}/${config.reps} ${String(k).padStart(2)} in flight  ${o.driver.name.padEnd(16)} ${formatNumber(r.callsPerSec, 0).padStart(7)} calls/s  server ${formatNumber(r.serverCpuUsPerCall)} µs/call\n`);
+              process.stderr.write(
+                `  rep ${rep + 1}/${config.reps} ${String(k).padStart(2)} in flight  ${o.driver.name.padEnd(16)} ${formatNumber(r.callsPerSec, 0).padStart(7)} calls/s  server ${formatNumber(r.serverCpuUsPerCall)} µs/call\n`,
+              );
             } catch (error) {
               o.m.problem = `rep ${rep + 1}, ${k} in flight: ${errorMessage(error)}`;
             }
@@ -101,36 +112,72 @@ export async function runRuntimesBench(config: BenchConfig): Promise<number> {
     }
   }
 
-  const rows: string[][] = [['runtime', 'in flight', 'bare calls/s', 'mcpkit calls/s', 'calls/s ratio', 'bare µs/call', 'mcpkit µs/call', 'CPU ratio', 'driver µs/call (bare, mcpkit)']];
+  const rows: string[][] = [
+    ['runtime', 'in flight', 'bare calls/s', 'mcpkit calls/s', 'calls/s ratio', 'bare µs/call', 'mcpkit µs/call', 'CPU ratio', 'driver µs/call (bare, mcpkit)'],
+  ];
   const targets: Target[] = [];
   const json: Record<string, unknown> = {};
   for (const runtime of ['node', 'bun', 'deno'] as const) {
     const bare = all.find((m) => m.runtime === runtime && m.kind === 'bare')!;
     const mcpkit = all.find((m) => m.runtime === runtime && m.kind === 'mcpkit')!;
     for (const k of IN_FLIGHT) {
-      const speed = medianRatio(mcpkit.runs[k].map((r) => r.callsPerSec), bare.runs[k].map((r) => r.callsPerSec));
-      const cpu = medianRatio(mcpkit.runs[k].map((r) => r.serverCpuUsPerCall), bare.runs[k].map((r) => r.serverCpuUsPerCall));
+      const speed = medianRatio(
+        mcpkit.runs[k].map((r) => r.callsPerSec),
+        bare.runs[k].map((r) => r.callsPerSec),
+      );
+      const cpu = medianRatio(
+        mcpkit.runs[k].map((r) => r.serverCpuUsPerCall),
+        bare.runs[k].map((r) => r.serverCpuUsPerCall),
+      );
       const bareSpeed = median(bare.runs[k].map((r) => r.callsPerSec));
       const mcpkitSpeed = median(mcpkit.runs[k].map((r) => r.callsPerSec));
       const bareCpu = median(bare.runs[k].map((r) => r.serverCpuUsPerCall));
       const mcpkitCpu = median(mcpkit.runs[k].map((r) => r.serverCpuUsPerCall));
       const bareDriver = median(bare.runs[k].map((r) => r.driverCpuUsPerCall));
       const mcpkitDriver = median(mcpkit.runs[k].map((r) => r.driverCpuUsPerCall));
-      rows.push([runtime, String(k), formatNumber(bareSpeed, 0), formatNumber(mcpkitSpeed, 0), formatRatio(speed), formatNumber(bareCpu), formatNumber(mcpkitCpu), formatRatio(cpu), `${formatNumber(bareDriver)}, ${formatNumber(mcpkitDriver)}`]);
+      rows.push([
+        runtime,
+        String(k),
+        formatNumber(bareSpeed, 0),
+        formatNumber(mcpkitSpeed, 0),
+        formatRatio(speed),
+        formatNumber(bareCpu),
+        formatNumber(mcpkitCpu),
+        formatRatio(cpu),
+        `${formatNumber(bareDriver)}, ${formatNumber(mcpkitDriver)}`,
+      ]);
       targets.push(atLeast(`${runtime}, ${k} in flight: mcpkit calls/s ≥ 0.85× the bare loop's`, speed, 0.85));
       targets.push(atMost(`${runtime}, ${k} in flight: mcpkit server CPU per call ≤ 1.3× the bare loop's`, cpu, 1.3));
-      json[`${runtime}/${k}`] = { bareCallsPerSec: bareSpeed, mcpkitCallsPerSec: mcpkitSpeed, callsPerSecRatio: speed, bareCpuUsPerCall: bareCpu, mcpkitCpuUsPerCall: mcpkitCpu, cpuRatio: cpu, bareDriverCpuUsPerCall: bareDriver, mcpkitDriverCpuUsPerCall: mcpkitDriver };
+      json[`${runtime}/${k}`] = {
+        bareCallsPerSec: bareSpeed,
+        mcpkitCallsPerSec: mcpkitSpeed,
+        callsPerSecRatio: speed,
+        bareCpuUsPerCall: bareCpu,
+        mcpkitCpuUsPerCall: mcpkitCpu,
+        cpuRatio: cpu,
+        bareDriverCpuUsPerCall: bareDriver,
+        mcpkitDriverCpuUsPerCall: mcpkitDriver,
+      };
     }
   }
   console.log(formatTable(rows));
   // one driver process per server, the same for both: where the driver's CPU per call is
   // near 1e6 / calls/s, the driver (not the server) set the row's pace
-  console.log("driver µs/call: the raw driver's own CPU per call (one node:net client per server, identical for both); a row is driver-bound when it is about 1e6 / calls/s");
+  console.log(
+    "driver µs/call: the raw driver's own CPU per call (one node:net client per server, identical for both); a row is driver-bound when it is about 1e6 / calls/s",
+  );
   console.log('targets (issue 42; reported, not enforced):');
   for (const t of targets) console.log(showTarget(t));
   const problems = all.filter((m) => m.problem !== undefined);
   for (const m of problems) console.log(`  problem: ${m.kind} (${m.runtime}): ${m.problem}`);
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
-  writeFileSync(RESULTS_FILE, JSON.stringify({ calls: config.calls, reps: config.reps, results: json, problems: problems.map((m) => `${m.kind} (${m.runtime}): ${m.problem}`) }, null, 2) + '\n');
+  writeFileSync(
+    RESULTS_FILE,
+    JSON.stringify(
+      { calls: config.calls, reps: config.reps, results: json, problems: problems.map((m) => `${m.kind} (${m.runtime}): ${m.problem}`) },
+      null,
+      2,
+    ) + '\n',
+  );
   return problems.length > 0 ? 1 : 0;
 }

@@ -29,15 +29,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { BenchConfig } from './config.js';
-import { errorMessage } from './report.js';
-import { formatNumber, formatTable } from './stats.js';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../src/http/server/handler.js';
 import type { JSONObject } from '../src/jsonrpc/types.js';
 import type { RedisConnection } from '../src/redis/connection.js';
-import { LATEST, SseReader, get, openSession, post, rpc } from '../test/helpers/http/server-harness.js';
+import { get, LATEST, openSession, post, rpc, SseReader } from '../test/helpers/http/server-harness.js';
 import { startRedis } from '../test/helpers/redis/redis-server.js';
-import { commandsExecuted, sessionInstance, stateServer, type SessionInstance } from '../test/helpers/redis/session-instance.js';
+import { commandsExecuted, type SessionInstance, sessionInstance, stateServer } from '../test/helpers/redis/session-instance.js';
+import type { BenchConfig } from './config.js';
+import { errorMessage } from './report.js';
+import { formatNumber, formatTable } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RESULTS_FILE = join(resolve(HERE, '..', '..'), 'bench-results', 'scale.json');
@@ -62,7 +62,9 @@ async function expectOk(res: Response, what: string): Promise<void> {
 }
 
 function echo2025(handler: StreamableHttpHandler, sessionId: string): Promise<void> {
-  return post(handler, rpc(nextId++, 'tools/call', { name: 'echo', arguments: { text: 'x' } }), { sessionId, protocolVersion: LATEST }).then((res) => expectOk(res, 'tools/call (2025-11-25)'));
+  return post(handler, rpc(nextId++, 'tools/call', { name: 'echo', arguments: { text: 'x' } }), { sessionId, protocolVersion: LATEST }).then((res) =>
+    expectOk(res, 'tools/call (2025-11-25)'),
+  );
 }
 
 const statelessMeta: JSONObject = {
@@ -73,7 +75,9 @@ const statelessMeta: JSONObject = {
 
 function echo2026(handler: StreamableHttpHandler): Promise<void> {
   const params = { name: 'echo', arguments: { text: 'x' }, _meta: statelessMeta };
-  return post(handler, rpc(nextId++, 'tools/call', params), { protocolVersion: STATELESS, headers: { 'mcp-method': 'tools/call', 'mcp-name': 'echo' } }).then((res) => expectOk(res, 'tools/call (2026-07-28)'));
+  return post(handler, rpc(nextId++, 'tools/call', params), { protocolVersion: STATELESS, headers: { 'mcp-method': 'tools/call', 'mcp-name': 'echo' } }).then(
+    (res) => expectOk(res, 'tools/call (2026-07-28)'),
+  );
 }
 
 /**
@@ -89,7 +93,11 @@ async function askOnce(asker: StreamableHttpHandler, answerer: StreamableHttpHan
     const message = JSON.parse(event.data) as { id?: unknown; method?: string };
     if (message.method === 'sampling/createMessage') request = message as { id: unknown; method: string };
   }
-  const answer = await post(answerer, { jsonrpc: '2.0', id: request.id, result: { role: 'assistant', model: 'bench', content: { type: 'text', text: 'ok' } } }, { sessionId, protocolVersion: LATEST });
+  const answer = await post(
+    answerer,
+    { jsonrpc: '2.0', id: request.id, result: { role: 'assistant', model: 'bench', content: { type: 'text', text: 'ok' } } },
+    { sessionId, protocolVersion: LATEST },
+  );
   await answer.text();
   if (answer.status !== 202) throw new Error(`the sampling answer got HTTP ${answer.status}`);
   await expectOk(await asked, 'tools/call ask');
@@ -192,7 +200,12 @@ export async function runScaleBench(config: BenchConfig): Promise<number> {
     deployments.push({ name: 'Redis', handlers: [one.handler], redis: one.redis, close: () => one.close() });
     const three: SessionInstance[] = [];
     for (let i = 0; i < 3; i++) three.push(await sessionInstance(redis.url, 'bench-scale-3:'));
-    deployments.push({ name: '3 × Redis', handlers: three.map((t) => t.handler), redis: three[0]!.redis, close: async () => void (await Promise.all(three.map((t) => t.close()))) });
+    deployments.push({
+      name: '3 × Redis',
+      handlers: three.map((t) => t.handler),
+      redis: three[0]!.redis,
+      close: async () => void (await Promise.all(three.map((t) => t.close()))),
+    });
 
     const calls = Math.min(config.calls, 5000);
     const asks = Math.max(10, Math.min(Math.floor(calls / 10), 500));
@@ -206,7 +219,12 @@ export async function runScaleBench(config: BenchConfig): Promise<number> {
         p.rAsk.push(await rate(asks, p.ask));
       }
     }
-    const figures = prepared.map((p) => ({ ...p.figures, callsPerSecond2025: median(p.r2025), callsPerSecond2026: median(p.r2026), asksPerSecond: median(p.rAsk) }));
+    const figures = prepared.map((p) => ({
+      ...p.figures,
+      callsPerSecond2025: median(p.r2025),
+      callsPerSecond2026: median(p.r2026),
+      asksPerSecond: median(p.rAsk),
+    }));
     for (const p of prepared) await p.close();
     const base = figures[0]!;
     const cmd = (v: number | undefined) => (v === undefined ? '–' : formatNumber(v, 3));
@@ -230,10 +248,16 @@ export async function runScaleBench(config: BenchConfig): Promise<number> {
     const targets: Array<[string, boolean, string]> = [];
     for (const [i, f] of figures.entries()) {
       const name = deployments[i]!.name;
-      if (f.commandsPerCall2025 !== undefined) targets.push([`${name}: Redis round trips per tools/call on a held session: 0`, f.commandsPerCall2025 === 0, cmd(f.commandsPerCall2025)]);
-      if (f.commandsPerCall2026 !== undefined) targets.push([`${name}: Redis round trips per tools/call in the 2026-07-28 era: 0`, f.commandsPerCall2026 === 0, cmd(f.commandsPerCall2026)]);
+      if (f.commandsPerCall2025 !== undefined)
+        targets.push([`${name}: Redis round trips per tools/call on a held session: 0`, f.commandsPerCall2025 === 0, cmd(f.commandsPerCall2025)]);
+      if (f.commandsPerCall2026 !== undefined)
+        targets.push([`${name}: Redis round trips per tools/call in the 2026-07-28 era: 0`, f.commandsPerCall2026 === 0, cmd(f.commandsPerCall2026)]);
       if (f.commandsPerAsk !== undefined) {
-        targets.push([`${name}: Redis round trips per server→client request: 1 per instance crossing (${f.crossingsPerAsk})`, f.commandsPerAsk <= f.crossingsPerAsk, cmd(f.commandsPerAsk)]);
+        targets.push([
+          `${name}: Redis round trips per server→client request: 1 per instance crossing (${f.crossingsPerAsk})`,
+          f.commandsPerAsk <= f.crossingsPerAsk,
+          cmd(f.commandsPerAsk),
+        ]);
       }
     }
     for (const [what, met, measured] of targets) console.log(`  ${met ? '[met    ]' : '[NOT MET]'} ${what}  (measured ${measured})`);

@@ -24,9 +24,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import { createDemoServer } from '../src/demo/server.js';
+import type { HttpReply, HttpRequest, StreamableHttpHandler } from '../src/http/index.js';
 import { createStreamableHttpHandler } from '../src/http/index.js';
-import type { HttpReply, HttpRequest } from '../src/http/index.js';
-import type { StreamableHttpHandler } from '../src/http/index.js';
 import { PROTOCOL_VERSION } from './driver.js';
 
 /** One row of the table: a kind of object and what the sessions hold of it. */
@@ -180,7 +179,12 @@ function snapshot(dir: string, n: number, withLabels: boolean): Snapshot {
     const label = nameOf(i);
     const generic = GENERIC.has(label) || type === 'array' || type === 'hidden' || type === 'object shape' || type === 'number' || type.endsWith('string');
     // slot numbers of hash tables and arrays vary between sessions: `[]` stands for any
-    labels[i] = generic && owner[i]! >= 0 ? `${label} held by ${holderOf(i).replace(/\.table\.\d+/g, '.table[]').replace(/\.\[\d+\]/g, '[]')}` : label;
+    labels[i] =
+      generic && owner[i]! >= 0
+        ? `${label} held by ${holderOf(i)
+            .replace(/\.table\.\d+/g, '.table[]')
+            .replace(/\.\[\d+\]/g, '[]')}`
+        : label;
   }
   return { ids, labels, sizes };
 }

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { formatNumber, formatRatio, formatTable, median, medianRatio } from './stats.js';
 
 test('median ignores missing values and averages the middle pair', () => {

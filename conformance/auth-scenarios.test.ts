@@ -2,11 +2,20 @@
  * The auth scenarios' set-up (the suite itself runs them end to end in conformance.test.ts):
  * which grant and credentials each scenario's context leads to, and the headless user agent.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthScenarioFailure, CONFORMANCE_CIMD_URL, CONFORMANCE_REDIRECT_URI, authClientOptions, headlessUserAgent, isAuthScenario, runAuthScenario } from './auth-scenarios.js';
+import { test } from 'node:test';
+import {
+  AuthScenarioFailure,
+  authClientOptions,
+  CONFORMANCE_CIMD_URL,
+  CONFORMANCE_REDIRECT_URI,
+  headlessUserAgent,
+  isAuthScenario,
+  runAuthScenario,
+} from './auth-scenarios.js';
 
 const URL_ = 'http://localhost:9/mcp';
 
@@ -30,9 +39,20 @@ test('every auth scenario gets the OAuth client an application would configure f
 
   const wif = authClientOptions('auth/wif-jwt-bearer', URL_, { client_id: 'w', valid_jwt: 'jwt' });
   assert.equal(wif.grant.type, 'jwt_bearer');
-  const xaa = authClientOptions('auth/enterprise-managed-authorization', URL_, { client_id: 'x', client_secret: 's', idp_client_id: 'i', idp_id_token: 't', idp_issuer: 'http://idp', idp_token_endpoint: 'http://idp/token' });
+  const xaa = authClientOptions('auth/enterprise-managed-authorization', URL_, {
+    client_id: 'x',
+    client_secret: 's',
+    idp_client_id: 'i',
+    idp_id_token: 't',
+    idp_issuer: 'http://idp',
+    idp_token_endpoint: 'http://idp/token',
+  });
   assert.equal(xaa.grant.type, 'enterprise_managed');
-  assert.throws(() => authClientOptions('auth/client-credentials-basic', URL_, { client_id: 'c' }), AuthScenarioFailure, 'a missing context field is a clear failure');
+  assert.throws(
+    () => authClientOptions('auth/client-credentials-basic', URL_, { client_id: 'c' }),
+    AuthScenarioFailure,
+    'a missing context field is a clear failure',
+  );
 
   assert.ok(isAuthScenario('auth/iss-supported'));
   assert.ok(!isAuthScenario('tools_call'));
@@ -50,9 +70,17 @@ test('the headless user agent returns where the authorization endpoint redirects
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   try {
-    const back = await headlessUserAgent({ url: new URL(`http://127.0.0.1:${port}/authorize?x=1`), state: 's', redirectUri: CONFORMANCE_REDIRECT_URI, issuer: 'x' });
+    const back = await headlessUserAgent({
+      url: new URL(`http://127.0.0.1:${port}/authorize?x=1`),
+      state: 's',
+      redirectUri: CONFORMANCE_REDIRECT_URI,
+      issuer: 'x',
+    });
     assert.equal(back.href, 'http://localhost:3000/callback?code=c&state=s');
-    await assert.rejects(headlessUserAgent({ url: new URL(`http://127.0.0.1:${port}/other`), state: 's', redirectUri: CONFORMANCE_REDIRECT_URI, issuer: 'x' }), AuthScenarioFailure);
+    await assert.rejects(
+      headlessUserAgent({ url: new URL(`http://127.0.0.1:${port}/other`), state: 's', redirectUri: CONFORMANCE_REDIRECT_URI, issuer: 'x' }),
+      AuthScenarioFailure,
+    );
     assert.equal(hits, 2, 'the redirect target is never fetched');
   } finally {
     server.closeAllConnections();

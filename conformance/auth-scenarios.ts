@@ -18,11 +18,12 @@
  * that revision in the `Client` (stateless: `server/discover`, per-request `_meta`); the
  * authorization is the same on both wires.
  */
+
+import { type AuthorizationRequest, OAuthClient, type OAuthClientOptions, type OAuthGrant, type PreRegisteredClient } from '../src/auth/client/oauth-client.js';
 import { Client } from '../src/client/index.js';
 // the modules themselves rather than the `mcpkit/http` and `mcpkit/auth` barrels: the suite
 // starts every scenario at once, and loading the server halves would only slow that down
 import { StreamableHttpClientTransport } from '../src/http/client/streamable.js';
-import { OAuthClient, type AuthorizationRequest, type OAuthClientOptions, type OAuthGrant, type PreRegisteredClient } from '../src/auth/client/oauth-client.js';
 import type { CallToolResult } from '../src/index.js';
 
 /** The client ID metadata document URL the suite expects (it never fetches it). */
@@ -98,7 +99,9 @@ export function authClientOptions(scenario: string, serverUrl: string, context: 
       break;
     case 'auth/client-credentials-jwt':
       grant = { type: 'client_credentials' };
-      preRegistered = credentials({ privateKey: { pem: text(context, 'private_key_pem'), alg: typeof context?.signing_algorithm === 'string' ? context.signing_algorithm : 'ES256' } });
+      preRegistered = credentials({
+        privateKey: { pem: text(context, 'private_key_pem'), alg: typeof context?.signing_algorithm === 'string' ? context.signing_algorithm : 'ES256' },
+      });
       break;
     case 'auth/wif-jwt-bearer': {
       const assertion = text(context, 'valid_jwt');

@@ -175,8 +175,10 @@ const SCENARIOS: Record<string, Step> = {
   'http-standard-headers': (url) =>
     withConnection(url, async (client) => {
       for (const tool of await listTools(client)) await callTool(client, tool.name, {});
-      for (const resource of await client.listAllResources({ timeoutMs: REQUEST_TIMEOUT_MS })) await client.readResource(resource.uri, { timeoutMs: REQUEST_TIMEOUT_MS });
-      for (const prompt of await client.listAllPrompts({ timeoutMs: REQUEST_TIMEOUT_MS })) await client.getPrompt(prompt.name, undefined, { timeoutMs: REQUEST_TIMEOUT_MS });
+      for (const resource of await client.listAllResources({ timeoutMs: REQUEST_TIMEOUT_MS }))
+        await client.readResource(resource.uri, { timeoutMs: REQUEST_TIMEOUT_MS });
+      for (const prompt of await client.listAllPrompts({ timeoutMs: REQUEST_TIMEOUT_MS }))
+        await client.getPrompt(prompt.name, undefined, { timeoutMs: REQUEST_TIMEOUT_MS });
     }),
 
   // SEP-2243: the calls the scenario names (MCP_CONFORMANCE_CONTEXT.toolCalls), with their
@@ -184,7 +186,8 @@ const SCENARIOS: Record<string, Step> = {
   'http-custom-headers': (url) =>
     withConnection(url, async (client) => {
       const tools = await listTools(client);
-      const calls = (JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { toolCalls?: Array<{ name: string; arguments?: JSONObject }> }).toolCalls ?? [];
+      const calls =
+        (JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { toolCalls?: Array<{ name: string; arguments?: JSONObject }> }).toolCalls ?? [];
       expect(calls.length > 0, 'MCP_CONFORMANCE_CONTEXT names no tool calls');
       for (const call of calls) {
         requireTool(tools, call.name);
@@ -200,7 +203,8 @@ const SCENARIOS: Record<string, Step> = {
       expect(tools.length > 0, 'every tool was left out');
       for (const tool of tools) {
         const args: JSONObject = {};
-        for (const [name, schema] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>)) if (schema?.type === 'string') args[name] = 'us-east-1';
+        for (const [name, schema] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>))
+          if (schema?.type === 'string') args[name] = 'us-east-1';
         await callTool(client, tool.name, args);
       }
     }),

@@ -11,7 +11,12 @@
  */
 
 /** The scenarios this module runs. */
-export const SKILLS_SCENARIOS: ReadonlySet<string> = new Set(['sep-2640-client-no-prefetch', 'sep-2640-client-verify-digest', 'sep-2640-client-verify-size', 'sep-2640-client-verify-frontmatter']);
+export const SKILLS_SCENARIOS: ReadonlySet<string> = new Set([
+  'sep-2640-client-no-prefetch',
+  'sep-2640-client-verify-digest',
+  'sep-2640-client-verify-size',
+  'sep-2640-client-verify-frontmatter',
+]);
 
 /** Options of {@link runSkillsScenario}. */
 export interface SkillsScenarioOptions {
@@ -29,7 +34,10 @@ export async function runSkillsScenario(scenario: string, url: string, options: 
     import('../src/http/index.js'),
     import('../src/extensions/skills/index.js'),
   ]);
-  const client = new Client({ name: 'mcpkit-conformance-client', version: '0.1.0' }, options.protocolVersion === '2026-07-28' ? { protocolVersion: '2026-07-28' } : {});
+  const client = new Client(
+    { name: 'mcpkit-conformance-client', version: '0.1.0' },
+    options.protocolVersion === '2026-07-28' ? { protocolVersion: '2026-07-28' } : {},
+  );
   const skills = new SkillsClient(client);
   const request = { timeoutMs: options.timeoutMs };
   await client.connect(new StreamableHttpClientTransport({ url }), request);

@@ -110,7 +110,10 @@ describe('Express example', { timeout: 20_000 }, () => {
     assert.equal(handler.sessionCount, 1);
 
     const tools = await client.listAllTools();
-    assert.deepEqual(tools.map((t) => t.name), ['echo']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['echo'],
+    );
     assert.deepEqual(tools[0]!.inputSchema.required, ['message']);
     assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { message: 'hello express' } })), 'hello express');
 
@@ -162,7 +165,13 @@ describe('Hono example', { timeout: 20_000 }, () => {
       assert.equal(initBody.result.serverInfo.name, 'hono-example');
 
       const session = { ...POST_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST };
-      const initialized = await app.fetch(new Request('http://localhost/mcp', { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) }));
+      const initialized = await app.fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: session,
+          body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+        }),
+      );
       assert.equal(initialized.status, 202);
 
       const call = await app.fetch(
@@ -180,7 +189,9 @@ describe('Hono example', { timeout: 20_000 }, () => {
       const deleted = await app.fetch(new Request('http://localhost/mcp', { method: 'DELETE', headers: session }));
       assert.equal(deleted.status, 200);
       assert.equal(handler.sessionCount, 0);
-      const gone = await app.fetch(new Request('http://localhost/mcp', { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) }));
+      const gone = await app.fetch(
+        new Request('http://localhost/mcp', { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) }),
+      );
       assert.equal(gone.status, 404);
 
       // DNS rebinding: the request names a host the server does not answer for
@@ -210,7 +221,10 @@ describe('Hono example', { timeout: 20_000 }, () => {
       assert.equal(init.serverInfo.name, 'hono-example');
       assert.equal(handler.sessionCount, 1);
       const tools = await client.listAllTools();
-      assert.deepEqual(tools.map((t) => t.name), ['add']);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['add'],
+      );
       assert.equal(textOf(await client.callTool({ name: 'add', arguments: { a: 40, b: 2 } })), '42');
       await client.close();
       assert.equal(handler.sessionCount, 0, 'close() deleted the session');

@@ -19,9 +19,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
-import { McpServer } from '../src/server/index.js';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../src/http/index.js';
 import { toNodeListener } from '../src/http/node.js';
+import { McpServer } from '../src/server/index.js';
 
 /**
  * Builds the Express app and the MCP handler it serves. The caller makes the app listen and,
@@ -30,10 +30,14 @@ import { toNodeListener } from '../src/http/node.js';
  */
 export function createExpressApp(): { app: Express; handler: StreamableHttpHandler } {
   const server = new McpServer({ name: 'express-example', version: '1.0.0' });
-  server.registerTool('echo', {
-    description: 'Returns the message',
-    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-  }, (args: { message: string }) => args.message); // a string result is one text item
+  server.registerTool(
+    'echo',
+    {
+      description: 'Returns the message',
+      inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+    },
+    (args: { message: string }) => args.message,
+  ); // a string result is one text item
 
   const handler = createStreamableHttpHandler({
     server,

@@ -15,8 +15,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
-import { McpServer } from '../src/server/index.js';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../src/http/index.js';
+import { McpServer } from '../src/server/index.js';
 
 /** Context variables of the app: what an auth middleware verified, if one runs. */
 export type HonoEnv = { Variables: { auth?: unknown } };
@@ -27,10 +27,14 @@ export type HonoEnv = { Variables: { auth?: unknown } };
  */
 export function createHonoApp(): { app: Hono<HonoEnv>; handler: StreamableHttpHandler } {
   const server = new McpServer({ name: 'hono-example', version: '1.0.0' });
-  server.registerTool('add', {
-    description: 'Adds two numbers',
-    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  }, (args: { a: number; b: number }) => String(args.a + args.b));
+  server.registerTool(
+    'add',
+    {
+      description: 'Adds two numbers',
+      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+    },
+    (args: { a: number; b: number }) => String(args.a + args.b),
+  );
 
   // Sessions live in this process's memory. Where requests may reach different instances
   // (worker isolates, several replicas), pass `sessionless: true` instead.

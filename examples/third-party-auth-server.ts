@@ -14,10 +14,11 @@
 //                        redirect URI is PUBLIC_ORIGIN + /oauth/callback)
 //   UPSTREAM_API         https://api.example.com/        (the resource the upstream tokens are for)
 //   SEAL_SECRET          64 hex characters (seals upstream tokens at rest; keep it stable)
-import { McpServer } from 'mcpkit/server';
+
+import { createThirdPartyAuthServer, isAuthInfo, requireBearerAuth, requireScopes } from 'mcpkit/auth';
 import { createStreamableHttpHandler } from 'mcpkit/http';
 import { serveNode } from 'mcpkit/node';
-import { createThirdPartyAuthServer, isAuthInfo, requireBearerAuth, requireScopes } from 'mcpkit/auth';
+import { McpServer } from 'mcpkit/server';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -60,9 +61,13 @@ server.registerTool('list_notes', { description: 'Lists your notes', inputSchema
   const response = await fetch(new URL('notes', upstreamApi), { headers: { authorization: `Bearer ${upstreamToken}` } });
   return { content: [{ type: 'text', text: await response.text() }] };
 });
-server.registerTool('write_note', { description: 'Writes a note', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, () => ({
-  content: [{ type: 'text', text: 'saved' }],
-}));
+server.registerTool(
+  'write_note',
+  { description: 'Writes a note', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+  () => ({
+    content: [{ type: 'text', text: 'saved' }],
+  }),
+);
 
 // 3. Bearer authorization on the MCP endpoint: 401 with the resource metadata, 403 with the
 //    needed scope, the authorization server's endpoints served on the same origin, and

@@ -26,7 +26,9 @@ const CACHE = join(tmpdir(), 'mcpkit-bench-compare');
 const revs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 if (revs.length < 2) {
-  console.error('usage: node scripts/bench-compare.mjs <rev> <rev> [...] [--reps=N] [--quick] [--payload] [--only=a,b] [--modes=json,sse] [--parallel=N]  (`.` = this checkout)');
+  console.error(
+    'usage: node scripts/bench-compare.mjs <rev> <rev> [...] [--reps=N] [--quick] [--payload] [--only=a,b] [--modes=json,sse] [--parallel=N]  (`.` = this checkout)',
+  );
   process.exit(2);
 }
 
@@ -63,5 +65,8 @@ function treeOf(rev) {
 const trees = revs.map(treeOf);
 // this checkout's bench drives every tree (built above when `.` is among the revisions)
 if (!revs.includes('.')) build(ROOT);
-const compare = spawnSync(process.execPath, [join(ROOT, 'build', 'bench', 'compare.js'), ...flags, ...trees.map((t) => `${t.label}=${t.root}`)], { cwd: ROOT, stdio: 'inherit' });
+const compare = spawnSync(process.execPath, [join(ROOT, 'build', 'bench', 'compare.js'), ...flags, ...trees.map((t) => `${t.label}=${t.root}`)], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
 process.exit(compare.status ?? 1);

@@ -58,7 +58,11 @@ export const PROJECTS = {
     outputs: ['.js.map', '.js'],
     folders: ['src', 'test', 'bench', 'conformance', 'examples'],
     // as tsconfig.test.json's include and exclude say
-    compiles: (source) => /^(src|test|bench|conformance|examples)\//.test(source) && !source.endsWith('.d.ts') && source !== 'examples/third-party-auth-server.ts' && !/^examples\/(bun|deno)\//.test(source),
+    compiles: (source) =>
+      /^(src|test|bench|conformance|examples)\//.test(source) &&
+      !source.endsWith('.d.ts') &&
+      source !== 'examples/third-party-auth-server.ts' &&
+      !/^examples\/(bun|deno)\//.test(source),
     bundled: false,
   },
 };
@@ -118,9 +122,13 @@ export function libraryEntries(root) {
   const entries = Object.entries(manifest.exports ?? {}).map(([name, target]) => {
     const built = typeof target === 'string' ? target : target?.import;
     const match = typeof built === 'string' ? /^\.\/dist\/(.+)\.js$/.exec(built) : null;
-    if (match === null) throw new Error(`package.json export ${JSON.stringify(name)} has no "import" of the form ./dist/<path>.js; point it at the built file of a module in src/`);
+    if (match === null)
+      throw new Error(
+        `package.json export ${JSON.stringify(name)} has no "import" of the form ./dist/<path>.js; point it at the built file of a module in src/`,
+      );
     const source = `${match[1]}.ts`;
-    if (!existsSync(join(root, 'src', source))) throw new Error(`package.json export ${JSON.stringify(name)} names ${built}, but src/${source} does not exist; fix the export or add the module`);
+    if (!existsSync(join(root, 'src', source)))
+      throw new Error(`package.json export ${JSON.stringify(name)} names ${built}, but src/${source} does not exist; fix the export or add the module`);
     return source;
   });
   return [...new Set([...entries, ...EXTRA_ENTRIES])].sort();
@@ -266,7 +274,12 @@ export function filesUnder(root, folders, keep) {
   for (const folder of folders) {
     if (!existsSync(join(root, folder))) continue;
     for (const entry of readdirSync(join(root, folder), { recursive: true, withFileTypes: true })) {
-      if (entry.isFile() && keep(entry.name)) files.push(relative(root, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/'));
+      if (entry.isFile() && keep(entry.name))
+        files.push(
+          relative(root, join(entry.parentPath ?? entry.path, entry.name))
+            .split('\\')
+            .join('/'),
+        );
     }
   }
   return files.sort();
@@ -304,7 +317,12 @@ export function bundleInputs(root) {
  * relative to `root`, `/`-separated.
  */
 export function prune(root, project, bundled = []) {
-  const keep = new Set([...Object.values(PROJECTS).map((p) => join(root, p.buildInfo)), join(root, LOOP_STATE), join(root, CHECK_BUILD_INFO), ...bundled.map((file) => join(root, file))]);
+  const keep = new Set([
+    ...Object.values(PROJECTS).map((p) => join(root, p.buildInfo)),
+    join(root, LOOP_STATE),
+    join(root, CHECK_BUILD_INFO),
+    ...bundled.map((file) => join(root, file)),
+  ]);
   const removed = [];
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
@@ -317,7 +335,12 @@ export function prune(root, project, bundled = []) {
       if (keep.has(path)) continue;
       const output = relative(join(root, project.outDir), path).split('\\').join('/');
       const kind = project.outputs.find((ext) => output.endsWith(ext));
-      const source = kind === undefined ? undefined : join(project.rootDir, output.slice(0, -kind.length) + '.ts').split('\\').join('/');
+      const source =
+        kind === undefined
+          ? undefined
+          : join(project.rootDir, output.slice(0, -kind.length) + '.ts')
+              .split('\\')
+              .join('/');
       if (source !== undefined && project.compiles(source) && existsSync(join(root, source))) continue;
       rmSync(path);
       removed.push(relative(root, path).split('\\').join('/'));
@@ -350,7 +373,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     await build(names.length === 0 ? ['library'] : ['library', 'test'].filter((n) => names.includes(n)).concat(names.filter((n) => !(n in PROJECTS))));
   } catch (err) {
-    console.error(err.status !== undefined ? 'build: the compiler reported errors' : err.errors !== undefined ? 'build: the bundler reported errors' : `build: ${err.message}`);
+    console.error(
+      err.status !== undefined
+        ? 'build: the compiler reported errors'
+        : err.errors !== undefined
+          ? 'build: the bundler reported errors'
+          : `build: ${err.message}`,
+    );
     process.exit(1);
   }
 }

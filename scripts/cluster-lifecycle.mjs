@@ -61,10 +61,18 @@ function startAndWait(cmd, args, pattern) {
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-lifecycle-'));
 const redisPort = await freePort();
-await startAndWait('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], /Ready to accept connections/);
+await startAndWait(
+  'redis-server',
+  ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+  /Ready to accept connections/,
+);
 const ports = [];
 for (let i = 0; i < 3; i++) {
-  const m = await startAndWait(process.execPath, ['bin/mcpkit.js', 'demo', '--http', '--port', '0', '--redis', `redis://127.0.0.1:${redisPort}`], /LISTENING http:\/\/127\.0\.0\.1:(\d+)\//);
+  const m = await startAndWait(
+    process.execPath,
+    ['bin/mcpkit.js', 'demo', '--http', '--port', '0', '--redis', `redis://127.0.0.1:${redisPort}`],
+    /LISTENING http:\/\/127\.0\.0\.1:(\d+)\//,
+  );
   ports.push(Number(m[1]));
 }
 let next = 0;

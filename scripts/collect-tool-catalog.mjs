@@ -11,7 +11,7 @@
  * A server that fails to start or list is reported and left out (the script exits 1 then,
  * so a partial catalog is never written silently unless --partial is given).
  */
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '../dist/client/index.js';

@@ -25,7 +25,7 @@
 // on the Node running this script).
 // Exit status: 0 when every run matched its baseline, 1 otherwise, 2 on a usage error.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,13 +62,25 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 function usage(message) {
-  process.stderr.write(`${message}\nusage: node scripts/conformance.mjs [--version <v>] [--side server|client] [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose] [--server-url <url> [--tolerate <file>]] [--requirements-only <revision>]\n`);
+  process.stderr.write(
+    `${message}\nusage: node scripts/conformance.mjs [--version <v>] [--side server|client] [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose] [--server-url <url> [--tolerate <file>]] [--requirements-only <revision>]\n`,
+  );
   process.exit(2);
 }
 
 function parseArgs(argv) {
   const fromEnv = Number(process.env.MCPKIT_CONFORMANCE_CONCURRENCY);
-  const options = { versions: VERSIONS, sides: undefined, clientCommand: undefined, keep: false, verbose: false, concurrency: Number.isInteger(fromEnv) && fromEnv >= 1 ? fromEnv : DEFAULT_CONCURRENCY, serverUrl: undefined, tolerated: [], requirementsOnly: undefined };
+  const options = {
+    versions: VERSIONS,
+    sides: undefined,
+    clientCommand: undefined,
+    keep: false,
+    verbose: false,
+    concurrency: Number.isInteger(fromEnv) && fromEnv >= 1 ? fromEnv : DEFAULT_CONCURRENCY,
+    serverUrl: undefined,
+    tolerated: [],
+    requirementsOnly: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -155,7 +167,11 @@ function readBaseline(path) {
  */
 function startServer() {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/mcpkit.js', 'demo', '--http', '--port', '0'], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/mcpkit.js', 'demo', '--http', '--port', '0'], {
+      cwd: ROOT,
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let settled = false;
@@ -208,7 +224,12 @@ function runSuite(pkg, args, timeoutMs, logPath) {
     const entry = join(ROOT, 'node_modules', pkg, 'dist', 'index.js');
     const nodeOptions = [`--require ${PRELOAD}`, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
     // detached: its own process group, so a timeout can end the suite and every client it spawned
-    const child = spawn(NODE22, [entry, ...args], { cwd: ROOT, env: childEnv({ NODE_OPTIONS: nodeOptions, NO_COLOR: '1' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(NODE22, [entry, ...args], {
+      cwd: ROOT,
+      env: childEnv({ NODE_OPTIONS: nodeOptions, NO_COLOR: '1' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let output = '';
     const collect = (chunk) => {
       if (output.length < 20_000_000) output += chunk;
@@ -239,7 +260,6 @@ function runSuite(pkg, args, timeoutMs, logPath) {
     });
   });
 }
-
 
 /** The scenario names `--suite all` runs on `side` in the suite package `pkg` (its `list` command). */
 async function listScenarios(pkg, side, work) {
@@ -283,7 +303,10 @@ function summarize(scenarios, results, expected) {
   for (const scenario of scenarios) {
     const checks = results.get(scenario);
     if (checks === undefined) {
-      failed.push({ scenario, checks: [{ id: 'no-result', status: 'FAILURE', errorMessage: 'the suite wrote no checks.json (the scenario crashed before finishing; see the log)' }] });
+      failed.push({
+        scenario,
+        checks: [{ id: 'no-result', status: 'FAILURE', errorMessage: 'the suite wrote no checks.json (the scenario crashed before finishing; see the log)' }],
+      });
       continue;
     }
     const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
@@ -427,7 +450,8 @@ async function runSide(v, side, options, work, revision) {
   const toleratedPassed = tolerated.some((name) => summary.passed.includes(name) || summary.noVerdict.includes(name));
   // run and reported by a requirements run, never counted (extensions, pending scenarios)
   summary.notScored = summarize(notScored, results, notScored);
-  const ok = (run.code === 0 || toleratedPassed) && !run.timedOut && summary.unexpected.length === 0 && summary.stale.length === 0 && summary.unknown.length === 0;
+  const ok =
+    (run.code === 0 || toleratedPassed) && !run.timedOut && summary.unexpected.length === 0 && summary.stale.length === 0 && summary.unknown.length === 0;
   return { v, side, revision, run, summary, ok, logPath, serverLog };
 }
 
@@ -446,7 +470,9 @@ function report(r, options) {
   if (s.noVerdict.length > 0) console.log(`    no verdict (every check skipped; the suite counts them as passing): ${s.noVerdict.join(', ')}`);
   const ns = s.notScored;
   if (ns !== undefined && ns.passed.length + ns.failed.length + ns.noVerdict.length > 0) {
-    console.log(`    not scored (reported only): passed ${ns.passed.join(', ') || 'none'}; failed ${ns.failed.map((f) => f.scenario).join(', ') || 'none'}${ns.noVerdict.length > 0 ? `; no verdict ${ns.noVerdict.join(', ')}` : ''}`);
+    console.log(
+      `    not scored (reported only): passed ${ns.passed.join(', ') || 'none'}; failed ${ns.failed.map((f) => f.scenario).join(', ') || 'none'}${ns.noVerdict.length > 0 ? `; no verdict ${ns.noVerdict.join(', ')}` : ''}`,
+    );
   }
   if (expectedFailing.length > 0) console.log(`    expected failures: ${expectedFailing.map((f) => f.scenario).join(', ')}`);
   if (s.tolerated !== undefined && s.tolerated.length > 0) console.log(`    tolerated failures (--tolerate): ${s.tolerated.join(', ')}`);
@@ -465,7 +491,8 @@ function report(r, options) {
   if (!r.ok) {
     const tail = r.run.output.split('\n').slice(-40).join('\n');
     console.log(`    --- last lines of the suite's output (full log: ${r.logPath}) ---\n${tail.replace(/^/gm, '    | ')}`);
-    if (r.side === 'server' && r.serverLog.trim() !== '') console.log(`    --- mcpkit server stderr (tail) ---\n${r.serverLog.slice(-2000).replace(/^/gm, '    | ')}`);
+    if (r.side === 'server' && r.serverLog.trim() !== '')
+      console.log(`    --- mcpkit server stderr (tail) ---\n${r.serverLog.slice(-2000).replace(/^/gm, '    | ')}`);
   }
 }
 

@@ -23,7 +23,19 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
-import { bundle, bundleInputs, CHECK_BUILD_INFO, filesUnder, fingerprint, PROJECTS, projectSources, prune, readLoopState, TSC, updateLoopState } from './build.mjs';
+import {
+  bundle,
+  bundleInputs,
+  CHECK_BUILD_INFO,
+  filesUnder,
+  fingerprint,
+  PROJECTS,
+  projectSources,
+  prune,
+  readLoopState,
+  TSC,
+  updateLoopState,
+} from './build.mjs';
 
 /** The compiled JavaScript of `source` in the test project (`src/a.ts` → `build/src/a.js`). */
 export function outputOf(source) {
@@ -52,12 +64,16 @@ export function staleSources(root) {
 export async function transpile(root, sources) {
   if (sources.length === 0) return [];
   const { default: ts } = await import('typescript');
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, PROJECTS.test.config), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, PROJECTS.test.config),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
     },
-  });
+  );
   // `.ts` in a `"type": "module"` package: NodeNext emits ECMAScript modules, as ESNext does
   // (transpileModule cannot see package.json)
   const compilerOptions = { ...config.options, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler };
@@ -69,7 +85,9 @@ export async function transpile(root, sources) {
     for (const diagnostic of result.diagnostics ?? []) {
       if (diagnostic.category !== ts.DiagnosticCategory.Error) continue;
       const at = diagnostic.file !== undefined && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start) : undefined;
-      errors.push(`${source}${at === undefined ? '' : `(${at.line + 1},${at.character + 1})`}: error TS${diagnostic.code}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
+      errors.push(
+        `${source}${at === undefined ? '' : `(${at.line + 1},${at.character + 1})`}: error TS${diagnostic.code}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`,
+      );
     }
     outputs.push({ file: outputOf(source), text: result.outputText, map: result.sourceMapText });
   }
@@ -119,7 +137,10 @@ export function checkInputs(root) {
 export function startTypeCheck(root) {
   const inputs = fingerprint(root, checkInputs(root));
   if (readLoopState(root).checked === inputs) return undefined;
-  const child = spawn(process.execPath, [TSC, '-p', PROJECTS.test.config, '--noEmit', '--tsBuildInfoFile', CHECK_BUILD_INFO], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [TSC, '-p', PROJECTS.test.config, '--noEmit', '--tsBuildInfoFile', CHECK_BUILD_INFO], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     setPriority(child.pid, 10);
   } catch {

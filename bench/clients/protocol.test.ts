@@ -1,10 +1,15 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { CLIENT_KINDS, clientsFor, heapRow, parseClientArgs, runLoops } from './protocol.js';
 
 test('parseClientArgs reads the client, transport and mode, and refuses anything else', () => {
   assert.deepEqual(parseClientArgs(['--client=mcpkit', '--transport=stdio']), { client: 'mcpkit', transport: 'stdio', mode: 'json', era: '2025' });
-  assert.deepEqual(parseClientArgs(['--client=official-v2', '--transport=http', '--mode=sse']), { client: 'official-v2', transport: 'http', mode: 'sse', era: '2025' });
+  assert.deepEqual(parseClientArgs(['--client=official-v2', '--transport=http', '--mode=sse']), {
+    client: 'official-v2',
+    transport: 'http',
+    mode: 'sse',
+    era: '2025',
+  });
   assert.equal(parseClientArgs(['--client=mcpkit', '--transport=http', '--era=2026']).era, '2026');
   assert.throws(() => parseClientArgs(['--client=official', '--transport=http', '--era=2026']), /raw and mcpkit/);
   assert.throws(() => parseClientArgs(['--client=mcpkit', '--transport=stdio', '--era=2026']), /raw and mcpkit/);
@@ -14,17 +19,27 @@ test('parseClientArgs reads the client, transport and mode, and refuses anything
 });
 
 test('runLoops makes exactly `calls` calls with at most `inFlight` outstanding', async () => {
-  for (const [calls, inFlight] of [[1, 1], [10, 1], [10, 3], [5, 32], [100, 32]] as const) {
+  for (const [calls, inFlight] of [
+    [1, 1],
+    [10, 1],
+    [10, 3],
+    [5, 32],
+    [100, 32],
+  ] as const) {
     let made = 0;
     let outstanding = 0;
     let most = 0;
-    await runLoops(async () => {
-      made++;
-      outstanding++;
-      most = Math.max(most, outstanding);
-      await new Promise((r) => setImmediate(r));
-      outstanding--;
-    }, calls, inFlight);
+    await runLoops(
+      async () => {
+        made++;
+        outstanding++;
+        most = Math.max(most, outstanding);
+        await new Promise((r) => setImmediate(r));
+        outstanding--;
+      },
+      calls,
+      inFlight,
+    );
     assert.equal(made, calls);
     assert.equal(most, Math.min(calls, inFlight));
   }
@@ -33,15 +48,25 @@ test('runLoops makes exactly `calls` calls with at most `inFlight` outstanding',
 test('runLoops rejects with the first failure and stops starting calls', async () => {
   let made = 0;
   await assert.rejects(
-    runLoops(async () => {
-      made++;
-      if (made === 3) throw new Error('boom');
-    }, 1000, 2),
+    runLoops(
+      async () => {
+        made++;
+        if (made === 3) throw new Error('boom');
+      },
+      1000,
+      2,
+    ),
     /boom/,
   );
   assert.ok(made < 10, `made ${made} calls after the failure`);
-  await assert.rejects(runLoops(async () => {}, 0, 1), RangeError);
-  await assert.rejects(runLoops(async () => {}, 1, 0), RangeError);
+  await assert.rejects(
+    runLoops(async () => {}, 0, 1),
+    RangeError,
+  );
+  await assert.rejects(
+    runLoops(async () => {}, 1, 0),
+    RangeError,
+  );
 });
 
 test('heapRow: slope in KB per 10k calls between the first and last checkpoints', () => {

@@ -79,7 +79,8 @@ export function parseClientArgs(argv: readonly string[]): ClientArgs {
     else throw new Error(`bench client: bad argument ${JSON.stringify(arg)}`);
   }
   if (client === undefined || transport === undefined) throw new Error('bench client: --client and --transport are required');
-  if (era === '2026' && (transport !== 'http' || (client !== 'raw' && client !== 'mcpkit' && client !== 'mcpkit-fetch'))) throw new Error('bench client: --era=2026 is for the raw and mcpkit clients over HTTP');
+  if (era === '2026' && (transport !== 'http' || (client !== 'raw' && client !== 'mcpkit' && client !== 'mcpkit-fetch')))
+    throw new Error('bench client: --era=2026 is for the raw and mcpkit clients over HTTP');
   return { client, transport, mode, era };
 }
 

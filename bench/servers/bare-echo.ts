@@ -31,7 +31,14 @@ type Unchecked = any;
  * Answers one parsed message. `msg` is deliberately unvalidated: this is the ceiling.
  * `initialize` creates a session (a random id and a tiny record in `sessions`).
  */
-export function answerEcho<T>(msg: Unchecked, sessions: Map<string, BareSession>, sessionId: string | undefined, target: T, send: SendJson<T>, accepted: SendAccepted<T>): void {
+export function answerEcho<T>(
+  msg: Unchecked,
+  sessions: Map<string, BareSession>,
+  sessionId: string | undefined,
+  target: T,
+  send: SendJson<T>,
+  accepted: SendAccepted<T>,
+): void {
   switch (msg.method) {
     case 'initialize': {
       const id = randomUUID();

@@ -13,9 +13,10 @@
  * `http-harness.ts`. Not a usable server: malformed input is answered 400 and little
  * else is checked.
  */
-import { createServer } from 'node:http';
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerEcho, errorJson, type BareSession } from './bare-echo.js';
+import { createServer } from 'node:http';
+import { answerEcho, type BareSession, errorJson } from './bare-echo.js';
 import { announce, BENCH_HOST, parseServerArgs } from './http-harness.js';
 
 const { mode, port } = parseServerArgs(process.argv.slice(2));

@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { HttpDriver } from '../http-driver.js';
 import type { ResponseMode } from './http-harness.js';
@@ -61,7 +61,15 @@ for (const mode of ['json', 'sse'] as const) {
 test('bare-net: two requests in one write are answered in order; an unknown session gets 404; GET gets 405', async () => {
   const driver = await start('json');
   try {
-    const init = post(driver.url.pathname, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }));
+    const init = post(
+      driver.url.pathname,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    );
     const ping = post(driver.url.pathname, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }));
     const both = await exchange(driver.url, init + ping);
     assert.deepEqual(statuses(both.text), [200, 200]);

@@ -17,9 +17,9 @@
  * `http-harness.ts`.
  */
 import { STATUS_CODES } from 'node:http';
-import { createServer } from 'node:net';
 import type { Socket } from 'node:net';
-import { answerEcho, errorJson, type BareSession } from './bare-echo.js';
+import { createServer } from 'node:net';
+import { answerEcho, type BareSession, errorJson } from './bare-echo.js';
 import { announce, BENCH_HOST, parseServerArgs } from './http-harness.js';
 
 const MAX_HEAD = 16 * 1024;
@@ -51,7 +51,16 @@ interface Conn {
 function write(conn: Conn, status: number, headers: string, body: string): void {
   const length = body.length === 0 ? 0 : Buffer.byteLength(body);
   const head =
-    'HTTP/1.1 ' + status + ' ' + (STATUS_CODES[status] ?? '') + '\r\n' + headers + 'content-length: ' + length + '\r\n' + date() +
+    'HTTP/1.1 ' +
+    status +
+    ' ' +
+    (STATUS_CODES[status] ?? '') +
+    '\r\n' +
+    headers +
+    'content-length: ' +
+    length +
+    '\r\n' +
+    date() +
     (conn.closing ? 'Connection: close\r\n\r\n' : 'Connection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n');
   if (conn.closing) conn.socket.end(head + body);
   else conn.socket.write(head + body);
@@ -126,7 +135,12 @@ function consume(conn: Conn, text: string): string | undefined {
         const name = text.slice(pos, colon).toLowerCase();
         if (name === 'content-length') length = Number(text.slice(colon + 1, eol).trim());
         else if (name === 'mcp-session-id') sessionId = text.slice(colon + 1, eol).trim();
-        else if (name === 'connection') conn.closing = text.slice(colon + 1, eol).trim().toLowerCase() === 'close';
+        else if (name === 'connection')
+          conn.closing =
+            text
+              .slice(colon + 1, eol)
+              .trim()
+              .toLowerCase() === 'close';
         else if (name === 'transfer-encoding') return void refuse(conn, 501, 'Transfer-Encoding is not read by this server');
       }
       pos = eol + 2;

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { listeningLine, oldGenerationGrowth, parseGcReport, parseServerArgs } from './http-harness.js';
 
 test('parseServerArgs reads mode and port with defaults', () => {
@@ -32,9 +32,20 @@ test('parseGcReport keeps the old-generation figures only when all three are num
 });
 
 test('oldGenerationGrowth: promoted bytes per call between two reports, none across a mark-compact', () => {
-  const report = (oldBeforeGcKb: number, oldAfterGcKb: number, majorGcs: number) => ({ rssKb: 1, heapUsedKb: 1, heapTotalKb: 1, externalKb: 0, oldBeforeGcKb, oldAfterGcKb, majorGcs });
+  const report = (oldBeforeGcKb: number, oldAfterGcKb: number, majorGcs: number) => ({
+    rssKb: 1,
+    heapUsedKb: 1,
+    heapTotalKb: 1,
+    externalKb: 0,
+    oldBeforeGcKb,
+    oldAfterGcKb,
+    majorGcs,
+  });
   // 1000 KB after the first forced GC, 1100 KB before the second: 100 KB over 1000 calls
   assert.deepEqual(oldGenerationGrowth(report(5000, 1000, 3), report(1100, 1000, 3), 1000), { promotedBytesPerCall: 102.4, majorGcs: 0 });
   assert.deepEqual(oldGenerationGrowth(report(5000, 1000, 3), report(1100, 1000, 5), 1000), { promotedBytesPerCall: null, majorGcs: 2 });
-  assert.deepEqual(oldGenerationGrowth({ rssKb: 1, heapUsedKb: 1, heapTotalKb: 1, externalKb: 0 }, report(1100, 1000, 5), 1000), { promotedBytesPerCall: null, majorGcs: null });
+  assert.deepEqual(oldGenerationGrowth({ rssKb: 1, heapUsedKb: 1, heapTotalKb: 1, externalKb: 0 }, report(1100, 1000, 5), 1000), {
+    promotedBytesPerCall: null,
+    majorGcs: null,
+  });
 });

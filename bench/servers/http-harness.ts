@@ -78,7 +78,8 @@ export function parseGcReport(json: string): GcReport | null {
   if (typeof r !== 'object' || r === null) return null;
   const { rssKb, heapUsedKb, heapTotalKb, externalKb, oldBeforeGcKb, oldAfterGcKb, majorGcs } = r;
   if (typeof rssKb !== 'number' || typeof heapUsedKb !== 'number' || typeof heapTotalKb !== 'number' || typeof externalKb !== 'number') return null;
-  const old = typeof oldBeforeGcKb === 'number' && typeof oldAfterGcKb === 'number' && typeof majorGcs === 'number' ? { oldBeforeGcKb, oldAfterGcKb, majorGcs } : {};
+  const old =
+    typeof oldBeforeGcKb === 'number' && typeof oldAfterGcKb === 'number' && typeof majorGcs === 'number' ? { oldBeforeGcKb, oldAfterGcKb, majorGcs } : {};
   return { rssKb, heapUsedKb, heapTotalKb, externalKb, ...old };
 }
 

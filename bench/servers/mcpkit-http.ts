@@ -17,12 +17,13 @@
  * (`node build/bench/servers/mcpkit-http.js --mode=json|sse`); start-up and exit follow
  * `http-harness.ts`.
  */
-import { McpServer, rateLimit } from 'mcpkit/server';
-import { TaskServer } from 'mcpkit/tasks';
+
 import { createStreamableHttpHandler } from 'mcpkit/http/server';
 import { serveNode } from 'mcpkit/node/server';
+import { McpServer, rateLimit } from 'mcpkit/server';
+import { TaskServer } from 'mcpkit/tasks';
 import { announce, BENCH_HOST, BENCH_PATH, parseServerArgs } from './http-harness.js';
-import { MINIMAL_ECHO_TOOL, echoText } from './minimal-echo.js';
+import { echoText, MINIMAL_ECHO_TOOL } from './minimal-echo.js';
 
 const { mode, port } = parseServerArgs(process.argv.slice(2));
 const onError = (error: Error): void => {

@@ -7,11 +7,12 @@
  * bundled dist/), what a server that cares about start-up imports, so no HTTP client code is
  * loaded.
  */
-import { McpServer } from 'mcpkit/server';
+
 import { createStreamableHttpHandler } from 'mcpkit/http/server';
 import { serveNode } from 'mcpkit/node/server';
+import { McpServer } from 'mcpkit/server';
 import { announce, BENCH_HOST, BENCH_PATH, parseServerArgs } from './http-harness.js';
-import { MINIMAL_ECHO_TOOL, echoText } from './minimal-echo.js';
+import { echoText, MINIMAL_ECHO_TOOL } from './minimal-echo.js';
 
 const { mode, port } = parseServerArgs(process.argv.slice(2));
 const server = new McpServer({ name: 'mcpkit-minimal', version: '1.0.0' });

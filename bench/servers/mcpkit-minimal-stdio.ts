@@ -9,7 +9,7 @@
  */
 import { McpServer } from 'mcpkit/server';
 import { StdioServerTransport } from 'mcpkit/stdio';
-import { MINIMAL_ECHO_TOOL, echoText } from './minimal-echo.js';
+import { echoText, MINIMAL_ECHO_TOOL } from './minimal-echo.js';
 
 const server = new McpServer({ name: 'mcpkit-minimal', version: '1.0.0' });
 server.registerTool('echo', MINIMAL_ECHO_TOOL, echoText);

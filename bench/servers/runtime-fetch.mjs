@@ -26,7 +26,8 @@ function bareHandler() {
   };
   return async (request) => {
     const sessionId = request.headers.get('mcp-session-id') ?? undefined;
-    if (sessionId !== undefined && !sessions.has(sessionId)) return new Response('{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Session not found"}}', { status: 404 });
+    if (sessionId !== undefined && !sessions.has(sessionId))
+      return new Response('{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Session not found"}}', { status: 404 });
     if (request.method === 'DELETE') {
       if (sessionId !== undefined) sessions.delete(sessionId);
       return new Response(null, { status: sessionId === undefined ? 400 : 200 });
@@ -42,7 +43,14 @@ function bareHandler() {
       case 'initialize': {
         const id = crypto.randomUUID();
         sessions.set(id, { protocolVersion: msg.params.protocolVersion, initialized: false });
-        return reply(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'bare-fetch', version: '1.0.0' } } }), id);
+        return reply(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: msg.id,
+            result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'bare-fetch', version: '1.0.0' } },
+          }),
+          id,
+        );
       }
       case 'tools/call':
         return reply(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: msg.params.arguments.message }] } }));
@@ -62,7 +70,9 @@ async function mcpkitHandler() {
   const { McpServer } = await import('mcpkit/server');
   const { createStreamableHttpHandler } = await import('mcpkit/http/server');
   const server = new McpServer({ name: 'mcpkit-minimal', version: '1.0.0' });
-  server.registerTool('echo', { description: ECHO_TOOL.description, inputSchema: ECHO_TOOL.inputSchema }, (a) => ({ content: [{ type: 'text', text: a.message }] }));
+  server.registerTool('echo', { description: ECHO_TOOL.description, inputSchema: ECHO_TOOL.inputSchema }, (a) => ({
+    content: [{ type: 'text', text: a.message }],
+  }));
   const handler = createStreamableHttpHandler({ server, endpoint: '/mcp', responseMode: sse ? 'sse' : 'json' });
   return (request) => handler.fetch(request);
 }

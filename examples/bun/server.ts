@@ -11,8 +11,9 @@
  * handler ends idle sessions itself: `sessionIdleTimeoutMs`). Run by test/runtimes/bun.test.ts
  * (not compiled by the repository's tsc: it uses Bun's globals).
  */
-import { McpServer } from 'mcpkit/server';
+
 import { createStreamableHttpHandler } from 'mcpkit/http/server';
+import { McpServer } from 'mcpkit/server';
 
 const server = new McpServer({ name: 'bun-example', version: '1.0.0' });
 server.registerTool(

@@ -12,8 +12,9 @@
  * era, which needs no sessions) rather than relying on memory. Run by
  * test/runtimes/deno.test.ts (not compiled by the repository's tsc: it uses Deno's globals).
  */
-import { McpServer } from 'mcpkit/server';
+
 import { createStreamableHttpHandler } from 'mcpkit/http/server';
+import { McpServer } from 'mcpkit/server';
 
 const server = new McpServer({ name: 'deno-example', version: '1.0.0' });
 server.registerTool(

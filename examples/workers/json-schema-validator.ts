@@ -9,7 +9,7 @@
  *
  * In an application the import reads `import type { JsonSchemaValidator } from 'mcpkit/schema';`.
  */
-import { Validator, type Schema } from '@cfworker/json-schema';
+import { type Schema, Validator } from '@cfworker/json-schema';
 import type { CompiledValidator, JsonSchema, JsonSchemaValidator, ValidationIssue } from '../../src/schema/index.js';
 
 /** The draft `schema` declares (draft-07 or 2020-12). */

@@ -30,9 +30,10 @@
  *   import { DurableObjectTaskStore, TaskServer, type DurableObjectStubLike } from 'mcpkit/tasks';
  *   export { TaskStoreDurableObject } from 'mcpkit/tasks';
  */
-import { McpServer } from '../../src/server/index.js';
+
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../src/http/server/index.js';
-import { DurableObjectTaskStore, TaskServer, type DurableObjectStubLike } from '../../src/tasks/index.js';
+import { McpServer } from '../../src/server/index.js';
+import { type DurableObjectStubLike, DurableObjectTaskStore, TaskServer } from '../../src/tasks/index.js';
 import { interpretingJsonSchemaValidator } from './json-schema-validator.js';
 
 /** The Durable Object class holding the tasks: wrangler.toml binds it as `TASKS`. */
@@ -95,7 +96,9 @@ export function createWorkerHandler(env: Env): WorkerHandler {
   // No sweep timer (a Worker runs code only while it serves a request): expired tasks are
   // invisible on every read, and deleted when the object's storage is swept (tasks.sweep).
   new TaskServer(server, { store: tasks, sweepIntervalMs: 0 });
-  const hosts = env.MCP_ALLOWED_HOSTS?.split(',').map((host) => host.trim()).filter((host) => host !== '');
+  const hosts = env.MCP_ALLOWED_HOSTS?.split(',')
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
   const handler = createStreamableHttpHandler({
     server,
     sessionless: true,

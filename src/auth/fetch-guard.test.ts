@@ -1,8 +1,8 @@
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { after, before, test } from 'node:test';
 import { createGuardedFetch, FetchGuardError, guardSocket, isRefusedAddress, type ResolvedAddress } from './fetch-guard.js';
 
 /** A loopback server whose routes a test sets; records every request it receives. */
@@ -32,9 +32,15 @@ before(async () => {
   routes.set('/loop', (_req, res) => res.writeHead(302, { location: '/loop' }).end());
   routes.set('/to-doc', (_req, res) => res.writeHead(302, { location: '/doc' }).end());
   routes.set('/to-other-origin', (_req, res) => res.writeHead(302, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/doc` }).end());
-  routes.set('/to-other-origin-307', (_req, res) => res.writeHead(307, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/doc` }).end());
-  routes.set('/to-other-origin-303', (_req, res) => res.writeHead(303, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/doc` }).end());
-  routes.set('/to-other-then-back', (_req, res) => res.writeHead(302, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/to-doc` }).end());
+  routes.set('/to-other-origin-307', (_req, res) =>
+    res.writeHead(307, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/doc` }).end(),
+  );
+  routes.set('/to-other-origin-303', (_req, res) =>
+    res.writeHead(303, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/doc` }).end(),
+  );
+  routes.set('/to-other-then-back', (_req, res) =>
+    res.writeHead(302, { location: `http://loopback.test:${(server.address() as AddressInfo).port}/to-doc` }).end(),
+  );
   routes.set('/big-declared', (_req, res) => res.writeHead(200, { 'content-length': String(1024 * 1024) }).end(Buffer.alloc(1024 * 1024)));
   routes.set('/big-chunked', (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -82,7 +88,36 @@ async function refused(promise: Promise<unknown>, code: string): Promise<FetchGu
 }
 
 test('isRefusedAddress covers the private, loopback, link-local, ULA, multicast, unspecified and mapped ranges', () => {
-  for (const a of ['127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.251', '255.255.255.255', '192.0.2.10', '::1', '::', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:8.8.8.8', '::127.0.0.1', '64:ff9b::a00:1', '2002:7f00:1::', '2001:0:4136:e378::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'fe80::1%eth0', 'fec0::1', 'ff02::1', 'not-an-ip']) {
+  for (const a of [
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.251',
+    '255.255.255.255',
+    '192.0.2.10',
+    '::1',
+    '::',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:8.8.8.8',
+    '::127.0.0.1',
+    '64:ff9b::a00:1',
+    '2002:7f00:1::',
+    '2001:0:4136:e378::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'fe80::1',
+    'fe80::1%eth0',
+    'fec0::1',
+    'ff02::1',
+    'not-an-ip',
+  ]) {
     assert.equal(isRefusedAddress(a), true, a);
   }
   for (const a of ['8.8.8.8', '93.184.216.34', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e']) {
@@ -193,7 +228,27 @@ test('only https is fetched; other schemes are refused before any lookup', async
 test('address literals in refused ranges are refused without connecting', async () => {
   const fetchGuarded = createGuardedFetch();
   const before = connections;
-  for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://[::ffff:127.0.0.1]/', 'https://[::ffff:0:7f00:1]/', 'https://[64:ff9b::a9fe:a9fe]/', 'https://[2002:a00:1::1]/', 'https://[::127.0.0.1]/', 'https://017700000001/', 'https://127.1/', 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.1/', 'https://192.168.0.1/', 'https://[fd00::1]/', 'https://[fe80::1]/', 'https://224.0.0.1/', 'https://0.0.0.0/', 'https://100.64.0.1/', 'https://2130706433/', 'https://0x7f.1/']) {
+  for (const url of [
+    'https://127.0.0.1/',
+    'https://[::1]/',
+    'https://[::ffff:127.0.0.1]/',
+    'https://[::ffff:0:7f00:1]/',
+    'https://[64:ff9b::a9fe:a9fe]/',
+    'https://[2002:a00:1::1]/',
+    'https://[::127.0.0.1]/',
+    'https://017700000001/',
+    'https://127.1/',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://10.0.0.1/',
+    'https://192.168.0.1/',
+    'https://[fd00::1]/',
+    'https://[fe80::1]/',
+    'https://224.0.0.1/',
+    'https://0.0.0.0/',
+    'https://100.64.0.1/',
+    'https://2130706433/',
+    'https://0x7f.1/',
+  ]) {
     await refused(fetchGuarded(url), 'blocked_address');
   }
   await refused(fetchGuarded(`${base.replace('http:', 'https:')}/doc`), 'blocked_address');
@@ -201,7 +256,12 @@ test('address literals in refused ranges are refused without connecting', async 
 });
 
 test('a host name resolving to a refused address is refused — every answer is checked', async () => {
-  const dns = fakeDns({ 'internal.test': ['10.0.0.7'], 'mixed.test': ['93.184.216.34', '127.0.0.1'], 'v6.test': ['fd00::5'], 'meta.test': ['169.254.169.254'] });
+  const dns = fakeDns({
+    'internal.test': ['10.0.0.7'],
+    'mixed.test': ['93.184.216.34', '127.0.0.1'],
+    'v6.test': ['fd00::5'],
+    'meta.test': ['169.254.169.254'],
+  });
   const fetchGuarded = createGuardedFetch({ resolve: dns.resolve });
   await refused(fetchGuarded('https://internal.test/x'), 'blocked_address');
   await refused(fetchGuarded('https://mixed.test/x'), 'blocked_address');
@@ -281,7 +341,10 @@ test('a cross-origin redirect carries only the allow-listed headers, and never r
   // a 307 would resend the body (a token request's code, verifier or client secret) to the other origin: refused
   seen.length = 0;
   await refused(fetchGuarded(`${base}/to-other-origin-307`, { method: 'POST', body: new URLSearchParams({ client_secret: 's' }) }), 'blocked_redirect');
-  assert.deepEqual(seen.map((r) => r.url), ['/to-other-origin-307']);
+  assert.deepEqual(
+    seen.map((r) => r.url),
+    ['/to-other-origin-307'],
+  );
   // a 303 continues as a GET without the body
   seen.length = 0;
   const response = await fetchGuarded(`${base}/to-other-origin-303`, { method: 'POST', body: 'x=1', headers: { 'x-api-key': 'key' } });

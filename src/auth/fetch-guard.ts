@@ -208,7 +208,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 function toHeaderRecord(headers: RequestInit['headers'] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  if (headers !== undefined) new Headers(headers).forEach((value, name) => {
+  if (headers !== undefined)
+    new Headers(headers).forEach((value, name) => {
       out[name] = value;
     });
   return out;
@@ -237,7 +238,8 @@ export function createGuardedFetch(options: FetchGuardOptions = {}): GuardedFetc
     if (url.protocol !== 'https:' && !(allowLoopback && url.protocol === 'http:')) {
       throw new FetchGuardError('blocked_scheme', url.href, `Refused: ${url.protocol} URLs are not fetched (HTTPS only): ${url.href}`);
     }
-    if (url.username !== '' || url.password !== '') throw new FetchGuardError('blocked_scheme', url.href, `Refused: URLs with credentials are not fetched: ${url.origin}`);
+    if (url.username !== '' || url.password !== '')
+      throw new FetchGuardError('blocked_scheme', url.href, `Refused: URLs with credentials are not fetched: ${url.origin}`);
     const literal = literalHost(url);
     if (literal !== undefined) {
       if (isRefusedAddress(literal, allowLoopback)) throw new FetchGuardError('blocked_address', url.href, `Refused: ${url.host} is a disallowed address`);
@@ -259,7 +261,14 @@ export function createGuardedFetch(options: FetchGuardOptions = {}): GuardedFetc
   }
 
   /** One request without redirect handling. Resolves with the response head and the capped body. */
-  function send(url: URL, method: string, headers: Record<string, string>, body: Uint8Array | undefined, addresses: readonly ResolvedAddress[] | undefined, signal: AbortSignal): Promise<{ res: IncomingMessage; body: Buffer }> {
+  function send(
+    url: URL,
+    method: string,
+    headers: Record<string, string>,
+    body: Uint8Array | undefined,
+    addresses: readonly ResolvedAddress[] | undefined,
+    signal: AbortSignal,
+  ): Promise<{ res: IncomingMessage; body: Buffer }> {
     return new Promise((resolveHop, rejectHop) => {
       let settled = false;
       const fail = (error: FetchGuardError): void => {
@@ -328,7 +337,9 @@ export function createGuardedFetch(options: FetchGuardOptions = {}): GuardedFetc
           settled = true;
           resolveHop({ res, body: Buffer.concat(chunks, size) });
         });
-        res.on('error', (error: Error) => fail(new FetchGuardError('network_error', url.href, `Reading ${url.href} failed: ${error.message}`, { cause: error })));
+        res.on('error', (error: Error) =>
+          fail(new FetchGuardError('network_error', url.href, `Reading ${url.href} failed: ${error.message}`, { cause: error })),
+        );
       });
       req.end(body === undefined ? undefined : Buffer.from(body));
     });
@@ -353,7 +364,12 @@ export function createGuardedFetch(options: FetchGuardOptions = {}): GuardedFetc
     const signal = init.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, init.signal]);
     let method = (init.method ?? 'GET').toUpperCase();
     let headers = toHeaderRecord(init.headers);
-    let body: Uint8Array | undefined = init.body === undefined ? undefined : typeof init.body === 'string' || init.body instanceof URLSearchParams ? new TextEncoder().encode(String(init.body)) : init.body;
+    let body: Uint8Array | undefined =
+      init.body === undefined
+        ? undefined
+        : typeof init.body === 'string' || init.body instanceof URLSearchParams
+          ? new TextEncoder().encode(String(init.body))
+          : init.body;
     if (init.body instanceof URLSearchParams && headers['content-type'] === undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
     try {
       for (let hop = 0; ; hop++) {
@@ -363,7 +379,8 @@ export function createGuardedFetch(options: FetchGuardOptions = {}): GuardedFetc
         const status = res.statusCode ?? 0;
         const location = res.headers.location;
         if (REDIRECTS.has(status) && typeof location === 'string') {
-          if (hop >= maxRedirects) throw new FetchGuardError('too_many_redirects', url.href, `Refused: more than ${maxRedirects} redirects from ${String(input)}`);
+          if (hop >= maxRedirects)
+            throw new FetchGuardError('too_many_redirects', url.href, `Refused: more than ${maxRedirects} redirects from ${String(input)}`);
           let next: URL;
           try {
             next = new URL(location, url);
@@ -377,7 +394,11 @@ export function createGuardedFetch(options: FetchGuardOptions = {}): GuardedFetc
           }
           if (next.origin !== url.origin) {
             if (body !== undefined) {
-              throw new FetchGuardError('blocked_redirect', next.href, `Refused: ${url.origin} redirected a ${method} with a body to another origin (${next.origin}); the body is not resent`);
+              throw new FetchGuardError(
+                'blocked_redirect',
+                next.href,
+                `Refused: ${url.origin} redirected a ${method} with a body to another origin (${next.origin}); the body is not resent`,
+              );
             }
             const kept: Record<string, string> = {};
             for (const name of CROSS_ORIGIN_HEADERS) if (headers[name] !== undefined) kept[name] = headers[name]!;
@@ -393,7 +414,11 @@ export function createGuardedFetch(options: FetchGuardOptions = {}): GuardedFetc
           else responseHeaders.set(name, value);
         }
         const nullBody = status === 204 || status === 205 || status === 304 || method === 'HEAD';
-        const response = new Response(nullBody ? null : new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength), { status, statusText: res.statusMessage ?? '', headers: responseHeaders });
+        const response = new Response(nullBody ? null : new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength), {
+          status,
+          statusText: res.statusMessage ?? '',
+          headers: responseHeaders,
+        });
         Object.defineProperty(response, 'url', { value: url.href });
         return response;
       }

@@ -9,30 +9,45 @@
  * Test fixtures (`test/helpers/auth/`) are not part of the package.
  */
 
+// ───────────── client: the Node-only pieces (the rest comes with ./web.js) ─────────────
+export {
+  browserCommand,
+  FileOAuthStore,
+  type FileOAuthStoreOptions,
+  LoopbackRedirect,
+  type LoopbackRedirectOptions,
+  type OpenInBrowserOptions,
+  openInBrowser,
+} from './client/index.js';
 // ───────────── fetch guard (server-side fetches of metadata documents) ─────────────
-export { createGuardedFetch, isRefusedAddress, FetchGuardError, type FetchGuardErrorCode, type FetchGuardOptions, type GuardedFetch, type GuardedFetchInit, type ResolvedAddress } from './fetch-guard.js';
-
-// ───────────── what mcpkit/auth/web exports (runtime-neutral) ─────────────
-export * from './web.js';
-
+export {
+  createGuardedFetch,
+  FetchGuardError,
+  type FetchGuardErrorCode,
+  type FetchGuardOptions,
+  type GuardedFetch,
+  type GuardedFetchInit,
+  isRefusedAddress,
+  type ResolvedAddress,
+} from './fetch-guard.js';
+export { type ConsentDetails, escapeHtml, renderConsentPage, renderErrorPage } from './server/consent-page.js';
 // ───────────── resource server: JWT validation (its JWKS fetch is guarded) ─────────────
 export { createJwtVerifier, type JwtVerifierOptions } from './server/jwt-verifier.js';
-
 // ───────────── third-party authorization flow (this server as authorization server) ─────────────
 export {
-  createThirdPartyAuthServer,
   type ClientRegistration,
+  createThirdPartyAuthServer,
   type ThirdPartyAuthServer,
   type ThirdPartyAuthServerOptions,
   type UpstreamOptions,
 } from './server/third-party.js';
 export {
-  InMemoryThirdPartyStore,
   type AccessTokenRecord,
   type BrowserRecord,
   type ClientRecord,
   type CodeRecord,
   type GrantRecord,
+  InMemoryThirdPartyStore,
   type InMemoryThirdPartyStoreOptions,
   type RecordKind,
   type RefreshTokenRecord,
@@ -41,7 +56,5 @@ export {
   type UpstreamStateRecord,
   type UsedCodeRecord,
 } from './server/third-party-store.js';
-export { escapeHtml, renderConsentPage, renderErrorPage, type ConsentDetails } from './server/consent-page.js';
-
-// ───────────── client: the Node-only pieces (the rest comes with ./web.js) ─────────────
-export { FileOAuthStore, LoopbackRedirect, openInBrowser, browserCommand, type FileOAuthStoreOptions, type LoopbackRedirectOptions, type OpenInBrowserOptions } from './client/index.js';
+// ───────────── what mcpkit/auth/web exports (runtime-neutral) ─────────────
+export * from './web.js';

@@ -7,7 +7,15 @@
  */
 
 /** The request headers a redirect to another origin carries (lower case). */
-export const CROSS_ORIGIN_HEADERS: readonly string[] = Object.freeze(['accept', 'accept-language', 'content-language', 'content-type', 'user-agent', 'cache-control', 'pragma']);
+export const CROSS_ORIGIN_HEADERS: readonly string[] = Object.freeze([
+  'accept',
+  'accept-language',
+  'content-language',
+  'content-type',
+  'user-agent',
+  'cache-control',
+  'pragma',
+]);
 
 /** Redirect statuses (RFC 9110 § 15.4) a client follows. */
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);

@@ -15,31 +15,30 @@
  * platform's (on Cloudflare Workers, outbound requests cannot reach private addresses).
  */
 
+export type { HttpAuthorizer, HttpAuthResult } from '../http/server/types.js';
+// ───────────── client ─────────────
+export * from './client/neutral.js';
 // ───────────── resource server ─────────────
-export { requireBearerAuth, principalOf, type BearerAuth, type BearerAuthOptions } from './server/bearer.js';
+export { type BearerAuth, type BearerAuthOptions, principalOf, requireBearerAuth } from './server/bearer.js';
 export { createIntrospectionVerifier, type IntrospectionVerifierOptions } from './server/introspection-verifier.js';
-export { requireScopes, requiredScopesFor, type ScopeRequirements } from './server/scopes.js';
 export {
+  type BearerChallenge,
   bearerChallenge,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  type ProtectedResourceMetadata,
   parseResource,
   protectedResourceMetadataPath,
   protectedResourceMetadataUrl,
-  PROTECTED_RESOURCE_WELL_KNOWN,
-  type BearerChallenge,
-  type ProtectedResourceMetadata,
 } from './server/metadata.js';
+export { requiredScopesFor, requireScopes, type ScopeRequirements } from './server/scopes.js';
 export {
   AuthError,
-  InvalidTokenError,
-  InsufficientScopeError,
-  VerifierUnavailableError,
-  INSUFFICIENT_SCOPE_CODE,
-  isAuthInfo,
   type AuthErrorCode,
   type AuthInfo,
+  INSUFFICIENT_SCOPE_CODE,
+  InsufficientScopeError,
+  InvalidTokenError,
+  isAuthInfo,
   type TokenVerifier,
+  VerifierUnavailableError,
 } from './server/types.js';
-export type { HttpAuthorizer, HttpAuthResult } from '../http/server/types.js';
-
-// ───────────── client ─────────────
-export * from './client/neutral.js';

@@ -9,8 +9,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { HttpAuthorization } from '../http/client/index.js';
 import type { AuthorizationCodeGrant, OAuthClient } from '../auth/client/index.js';
+import type { HttpAuthorization } from '../http/client/index.js';
 
 /**
  * The CLI's config directory: `$MCPKIT_CONFIG_DIR` when set (tests use it), else

@@ -3,12 +3,13 @@
  * option parsing, the terminal escaping, the field-by-field form (with a scripted asker),
  * the progress display without a terminal, and the error → exit code mapping.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { Asker } from './ask.js';
 import { askForm } from './elicit-form.js';
@@ -36,15 +37,26 @@ const schema = {
 };
 
 test('key=value pairs are converted by the property types', async () => {
-  const args = await buildToolArguments(schema, ['n=3', 'x=-1.5e2', 'flag=false', 'tags=1,2', 'tags=[3]', 'obj={"a":1}', 's=007', 'any=[1]', 'maybe=null'], undefined);
+  const args = await buildToolArguments(
+    schema,
+    ['n=3', 'x=-1.5e2', 'flag=false', 'tags=1,2', 'tags=[3]', 'obj={"a":1}', 's=007', 'any=[1]', 'maybe=null'],
+    undefined,
+  );
   assert.deepEqual(args, { n: 3, x: -150, flag: false, tags: [1, 2, 3], obj: { a: 1 }, s: '007', any: [1], maybe: null });
-  assert.deepEqual(await buildToolArguments(schema, ['n=1', 's=a=b'], '{"s":"old","x":2}'), { s: 'a=b', x: 2, n: 1 }, 'pairs override --args; only the first = splits');
+  assert.deepEqual(
+    await buildToolArguments(schema, ['n=1', 's=a=b'], '{"s":"old","x":2}'),
+    { s: 'a=b', x: 2, n: 1 },
+    'pairs override --args; only the first = splits',
+  );
   assert.equal(convertValue('k', 'not json', {}), 'not json');
 });
 
 test('an array of objects is taken whole, with or without its brackets; scalar arrays split at commas', () => {
   const edits = { type: 'array', items: { type: 'object', properties: { oldText: { type: 'string' } } } };
-  const value = [{ oldText: 'a, b', newText: 'c' }, { oldText: 'd', newText: 'e, f' }];
+  const value = [
+    { oldText: 'a, b', newText: 'c' },
+    { oldText: 'd', newText: 'e, f' },
+  ];
   assert.deepEqual(convertValue('edits', JSON.stringify(value), edits), value);
   assert.deepEqual(convertValue('edits', JSON.stringify(value).slice(1, -1), edits), value);
   assert.deepEqual(convertValue('edits', ' [{"x":1}]', { type: 'array' }), [{ x: 1 }]);
@@ -53,11 +65,23 @@ test('an array of objects is taken whole, with or without its brackets; scalar a
 });
 
 test('wrong arguments are usage errors naming the argument', async () => {
-  await assert.rejects(buildToolArguments(schema, ['n=1.5'], undefined), (e: Error) => e instanceof UsageError && /argument n: "1.5" is not an integer/.test(e.message));
+  await assert.rejects(
+    buildToolArguments(schema, ['n=1.5'], undefined),
+    (e: Error) => e instanceof UsageError && /argument n: "1.5" is not an integer/.test(e.message),
+  );
   await assert.rejects(buildToolArguments(schema, ['flag=yes', 'n=1'], undefined), /argument flag: "yes" is not a boolean/);
-  await assert.rejects(buildToolArguments(schema, ['x=1'], undefined), /missing required argument: n=<integer> \(mcpkit call TARGET TOOL --help lists the parameters\)/);
-  await assert.rejects(buildToolArguments({ ...schema, required: ['n', 'x', 's'] }, ['x=1'], undefined, 'calc'), /missing required arguments: n=<integer> s=<string> \(mcpkit call TARGET calc --help/);
-  await assert.rejects(buildToolArguments({ ...schema, properties: { ...schema.properties, n: { type: 'integer', minimum: 5 } } }, ['n=1'], undefined), /input schema/);
+  await assert.rejects(
+    buildToolArguments(schema, ['x=1'], undefined),
+    /missing required argument: n=<integer> \(mcpkit call TARGET TOOL --help lists the parameters\)/,
+  );
+  await assert.rejects(
+    buildToolArguments({ ...schema, required: ['n', 'x', 's'] }, ['x=1'], undefined, 'calc'),
+    /missing required arguments: n=<integer> s=<string> \(mcpkit call TARGET calc --help/,
+  );
+  await assert.rejects(
+    buildToolArguments({ ...schema, properties: { ...schema.properties, n: { type: 'integer', minimum: 5 } } }, ['n=1'], undefined),
+    /input schema/,
+  );
   await assert.rejects(buildToolArguments(schema, ['novalue'], undefined), /key=value/);
   await assert.rejects(buildToolArguments(schema, ['n=1', 'n=2'], undefined), /given twice/);
   await assert.rejects(buildToolArguments(schema, [], '[1]'), /must be a JSON object/);
@@ -74,7 +98,13 @@ test('__proto__ is an ordinary argument name', async () => {
 
 test('targets: URL, -- command, config names; everything after -- is untouched', async () => {
   const url = resolveTarget(parseCommandLine(['https://example.com/mcp', 'tool', 'a=1', '--header', 'X-Key: v']));
-  assert.deepEqual(url.target, { kind: 'http', url: 'https://example.com/mcp', headers: { 'X-Key': 'v' }, transport: 'auto', label: 'https://example.com/mcp' });
+  assert.deepEqual(url.target, {
+    kind: 'http',
+    url: 'https://example.com/mcp',
+    headers: { 'X-Key': 'v' },
+    transport: 'auto',
+    label: 'https://example.com/mcp',
+  });
   assert.deepEqual(url.operands, ['tool', 'a=1']);
   const stdio = resolveTarget(parseCommandLine(['tool', '--env', 'A=1', '--', 'srv', '--json', '$(rm -rf /)', '--']));
   assert.deepEqual(stdio.target, { kind: 'stdio', command: 'srv', args: ['--json', '$(rm -rf /)', '--'], env: { A: '1' }, label: 'srv' });
@@ -82,8 +112,17 @@ test('targets: URL, -- command, config names; everything after -- is untouched',
   const dir = await mkdtemp(join(tmpdir(), 'mcpkit-target-'));
   try {
     const file = join(dir, 'c.json');
-    await writeFile(file, JSON.stringify({ servers: { a: { command: 'x', args: ['y'], env: { K: 'v' } }, b: { url: 'http://127.0.0.1:1/mcp', type: 'sse' }, bad: { args: [] } } }));
-    assert.deepEqual(resolveTarget(parseCommandLine(['a', '--config', file, '--env', 'L=w'])).target, { kind: 'stdio', command: 'x', args: ['y'], env: { K: 'v', L: 'w' }, label: 'a' });
+    await writeFile(
+      file,
+      JSON.stringify({ servers: { a: { command: 'x', args: ['y'], env: { K: 'v' } }, b: { url: 'http://127.0.0.1:1/mcp', type: 'sse' }, bad: { args: [] } } }),
+    );
+    assert.deepEqual(resolveTarget(parseCommandLine(['a', '--config', file, '--env', 'L=w'])).target, {
+      kind: 'stdio',
+      command: 'x',
+      args: ['y'],
+      env: { K: 'v', L: 'w' },
+      label: 'a',
+    });
     assert.equal((resolveTarget(parseCommandLine(['b', '--config', file])).target as { transport: string }).transport, 'sse');
     assert.throws(() => resolveTarget(parseCommandLine(['bad', '--config', file])), /neither a "command" nor a "url"/);
     assert.throws(() => resolveTarget(parseCommandLine(['toString', '--config', file])), /no server named "toString"/);
@@ -122,28 +161,48 @@ function scripted(answers: string[]): Asker & { shown: string[] } {
 
 test('a form is asked field by field: defaults kept on Enter, choices by number, bad answers re-asked', async () => {
   const asker = scripted(['', 'x', '7', '2', '1,3', 'no', '']);
-  const result = await askForm({
-    message: 'Tell us',
-    requestedSchema: {
-      type: 'object',
-      properties: {
-        name: { type: 'string', default: 'Ada' },
-        age: { type: 'integer', minimum: 0 },
-        color: { type: 'string', oneOf: [{ const: 'r', title: 'Red' }, { const: 'g', title: 'Green' }] },
-        tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] } },
-        ok: { type: 'boolean', default: true },
-      },
-      required: ['age'],
-    } as never,
-  }, asker);
+  const result = await askForm(
+    {
+      message: 'Tell us',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', default: 'Ada' },
+          age: { type: 'integer', minimum: 0 },
+          color: {
+            type: 'string',
+            oneOf: [
+              { const: 'r', title: 'Red' },
+              { const: 'g', title: 'Green' },
+            ],
+          },
+          tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] } },
+          ok: { type: 'boolean', default: true },
+        },
+        required: ['age'],
+      } as never,
+    },
+    asker,
+  );
   assert.deepEqual(result, { action: 'accept', content: { age: 7, color: 'g', tags: ['a', 'c'], ok: false } });
   assert.ok(asker.shown.includes('name (string) [Ada]: '));
   assert.ok(asker.shown.includes('  give a whole number'));
   assert.ok(asker.shown.includes('  2) Green (g)'));
-  assert.deepEqual(await askForm({ message: 'm', requestedSchema: { type: 'object', properties: { a: { type: 'string' } } } as never }, scripted(['!decline'])), { action: 'decline' });
-  assert.deepEqual(await askForm({ message: 'm', requestedSchema: { type: 'object', properties: { a: { type: 'string' } } } as never }, scripted(['x', 'n'])), { action: 'decline' }, '"n" at the end declines');
+  assert.deepEqual(
+    await askForm({ message: 'm', requestedSchema: { type: 'object', properties: { a: { type: 'string' } } } as never }, scripted(['!decline'])),
+    { action: 'decline' },
+  );
+  assert.deepEqual(
+    await askForm({ message: 'm', requestedSchema: { type: 'object', properties: { a: { type: 'string' } } } as never }, scripted(['x', 'n'])),
+    { action: 'decline' },
+    '"n" at the end declines',
+  );
   const stubborn = scripted(Array.from({ length: 20 }, () => 'x'));
-  assert.deepEqual(await askForm({ message: 'm', requestedSchema: { type: 'object', properties: { n: { type: 'number' } } } as never }, stubborn), { action: 'cancel' }, 'bounded re-asking');
+  assert.deepEqual(
+    await askForm({ message: 'm', requestedSchema: { type: 'object', properties: { n: { type: 'number' } } } as never }, stubborn),
+    { action: 'cancel' },
+    'bounded re-asking',
+  );
 });
 
 test('progress without a terminal: one plain line per change', () => {

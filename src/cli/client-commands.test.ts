@@ -6,14 +6,15 @@
  * result definitions (spec/schema/2025-11-25/schema.json) and, for the CLI's own envelopes,
  * against JSON Schemas written here; every documented exit code is provoked.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { BIN, type HttpChild, runCli, SDK_SERVER, startHttpChild } from '../../test/helpers/cli/cli-run.js';
 import { validateDefinition } from '../testing/wire-schema.js';
-import { BIN, SDK_SERVER, runCli, startHttpChild, type HttpChild } from '../../test/helpers/cli/cli-run.js';
 
 const REV = '2025-11-25';
 const DEMO = ['--', process.execPath, BIN, 'demo'];
@@ -47,7 +48,12 @@ function json(stdout: string): Record<string, unknown> {
 /** Checks a `list --json` document: its envelope, then each kind as the official List*Result. */
 function checkList(doc: Record<string, unknown>): void {
   assert.ok(listSchema(doc), JSON.stringify(listSchema.errors));
-  const defs: Record<string, string> = { tools: 'ListToolsResult', resources: 'ListResourcesResult', resourceTemplates: 'ListResourceTemplatesResult', prompts: 'ListPromptsResult' };
+  const defs: Record<string, string> = {
+    tools: 'ListToolsResult',
+    resources: 'ListResourcesResult',
+    resourceTemplates: 'ListResourceTemplatesResult',
+    prompts: 'ListPromptsResult',
+  };
   for (const [key, def] of Object.entries(defs)) {
     if (doc[key] !== undefined) assert.deepEqual(validateDefinition(REV, def, { [key]: doc[key] }), [], `${key} as ${def}`);
   }
@@ -210,7 +216,14 @@ test('exit 4: nothing listens, the command does not exist, the server needs auth
 });
 
 test('exit 2: usage errors', async () => {
-  for (const args of [['list'], ['list', '--no-such-option', ...DEMO], ['call', ...DEMO], ['frobnicate'], ['call', 'ftp://example.com', 'x'], ['list', 'nobody', '--config', join(dir, 'missing.json')]]) {
+  for (const args of [
+    ['list'],
+    ['list', '--no-such-option', ...DEMO],
+    ['call', ...DEMO],
+    ['frobnicate'],
+    ['call', 'ftp://example.com', 'x'],
+    ['list', 'nobody', '--config', join(dir, 'missing.json')],
+  ]) {
     const r = await runCli(args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.ok(r.stderr.length > 0);
@@ -219,7 +232,10 @@ test('exit 2: usage errors', async () => {
 
 test('a server from an mcpServers config file (stdio and URL entries)', async () => {
   const config = join(dir, 'mcp.json');
-  await writeFile(config, JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [BIN, 'demo'] }, remote: { type: 'http', url: sdkHttp.url } } }));
+  await writeFile(
+    config,
+    JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [BIN, 'demo'] }, remote: { type: 'http', url: sdkHttp.url } } }),
+  );
   const a = await runCli(['call', 'demo', 'echo', 'message=from config', '--config', config]);
   assert.equal(a.code, 0, a.stderr);
   assert.equal(a.stdout, 'from config\n');
@@ -310,7 +326,15 @@ test('tasks: list as JSON, an unknown task is a protocol error (2025-11-25 tasks
 test('help: top level and per command, with examples and exit codes', async () => {
   const top = await runCli(['--help']);
   assert.equal(top.code, 0);
-  for (const line of [/^ {2}run +serve FILE over stdio or --http$/m, /^ {2}dev +serve FILE and reload on change$/m, /^ {2}install +add a server to a client's config \(asks first\)$/m, /^ {2}uninstall +remove a server from a client's config$/m, /^ {2}installed +list servers in a client's config$/m, /^ {2}130 +interrupted/m, /^Examples:/m]) {
+  for (const line of [
+    /^ {2}run +serve FILE over stdio or --http$/m,
+    /^ {2}dev +serve FILE and reload on change$/m,
+    /^ {2}install +add a server to a client's config \(asks first\)$/m,
+    /^ {2}uninstall +remove a server from a client's config$/m,
+    /^ {2}installed +list servers in a client's config$/m,
+    /^ {2}130 +interrupted/m,
+    /^Examples:/m,
+  ]) {
     assert.match(top.stdout, line);
   }
   for (const command of ['list', 'call', 'read', 'prompt', 'complete', 'ping', 'tasks', 'login', 'logout', 'demo']) {

@@ -6,13 +6,15 @@
  * and an exit code. Progress and log notifications go to a {@link ProgressView} on stderr;
  * results go to stdout.
  */
-import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
+
 import { statSync } from 'node:fs';
-import { Client, ALL_REVISIONS, type ClientOptions } from '../client/index.js';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ALL_REVISIONS, Client, type ClientOptions } from '../client/index.js';
+import type { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
 import { Notification } from '../protocol/methods.js';
-import { STATEFUL_REVISIONS } from '../protocol/versions.js';
 import { isStatelessRevision } from '../protocol/stateless/wire.js';
+import { STATEFUL_REVISIONS } from '../protocol/versions.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import type { LoggingLevel, Root } from '../types.js';
@@ -21,16 +23,15 @@ import { askForm } from './elicit-form.js';
 import { describeError, exitCodeFor } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { Interrupt } from './interrupt.js';
-import { CLIENT_OPTIONS_HELP, integerOption, listOption, parseCommandLine, stringOption, type CommandLine, type OptionSpec } from './options.js';
+import { CLIENT_OPTIONS_HELP, type CommandLine, integerOption, listOption, type OptionSpec, parseCommandLine, stringOption } from './options.js';
 import { ProgressView } from './progress.js';
 import type { RenderOptions } from './render.js';
 import { declineSampling, runSamplingCommand } from './sampling.js';
-import { resolveTarget, type HttpTarget, type Target } from './target.js';
 import { relayStderr } from './server-stderr.js';
-import { consentToOpen, describeUrlRequest, offerRequiredPages, refusedUrlReason } from './url-elicitation.js';
-import type { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
 import { TapTransport } from './tap-transport.js';
+import { type HttpTarget, resolveTarget, type Target } from './target.js';
 import { clean } from './terminal.js';
+import { consentToOpen, describeUrlRequest, offerRequiredPages, refusedUrlReason } from './url-elicitation.js';
 import { UsageError } from './usage-error.js';
 
 /** Default per-request timeout (`--timeout`), in ms: 60 s, reset by each progress notification. */
@@ -127,7 +128,8 @@ export async function runClientCommand(argv: readonly string[], spec: CommandSpe
   const notice = (text: string) => view.line(text);
   const samplingCommand = stringOption(line, 'sampling-command');
   clientOptions.sampling = {
-    createMessage: (params, ctx) => (samplingCommand === undefined ? declineSampling(notice) : runSamplingCommand(samplingCommand, params, timeoutMs, ctx.signal, notice)),
+    createMessage: (params, ctx) =>
+      samplingCommand === undefined ? declineSampling(notice) : runSamplingCommand(samplingCommand, params, timeoutMs, ctx.signal, notice),
   };
   clientOptions.elicitation = {
     form: async (params) => {
@@ -228,7 +230,8 @@ export async function runClientCommand(argv: readonly string[], spec: CommandSpe
       },
       // 2026-07-28: the client waits for a task itself; show its status as 2025-11-25 tasks do
       onTask: (task) => {
-        if (isStatelessRevision(client.protocolVersion)) view.status(`task ${task.taskId}: ${task.status}${task.statusMessage ? ` - ${clean(task.statusMessage, true)}` : ''}`);
+        if (isStatelessRevision(client.protocolVersion))
+          view.status(`task ${task.taskId}: ${task.status}${task.statusMessage ? ` - ${clean(task.statusMessage, true)}` : ''}`);
       },
     });
     await client.connect(transport, { signal: interrupt.signal, timeoutMs });
@@ -275,12 +278,15 @@ function namesOperand(line: CommandLine): boolean {
 function protocolOptions(value: string | undefined): Pick<ClientOptions, 'protocolVersion' | 'protocolVersions'> {
   if (value === undefined || value === 'auto') return { protocolVersions: ALL_REVISIONS };
   if (!ALL_REVISIONS.includes(value)) throw new UsageError(`--protocol must be auto or one of ${ALL_REVISIONS.join(', ')}, not ${JSON.stringify(value)}`);
-  return isStatelessRevision(value) ? { protocolVersion: value, protocolVersions: [value] } : { protocolVersion: value, protocolVersions: [...STATEFUL_REVISIONS] };
+  return isStatelessRevision(value)
+    ? { protocolVersion: value, protocolVersions: [value] }
+    : { protocolVersion: value, protocolVersions: [...STATEFUL_REVISIONS] };
 }
 
 function logLevelOption(value: string | undefined): LoggingLevel | undefined {
   if (value === undefined) return undefined;
-  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(value)}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(value))
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(value)}`);
   return value as LoggingLevel;
 }
 

@@ -23,7 +23,9 @@ interface Choice {
 /** The choices of a single-select string property, or undefined. */
 function choicesOf(field: JSONObject): Choice[] | undefined {
   if (Array.isArray(field.oneOf)) {
-    return (field.oneOf as JSONObject[]).filter((o) => typeof o?.const === 'string').map((o) => ({ value: o.const as string, title: typeof o.title === 'string' ? o.title : (o.const as string) }));
+    return (field.oneOf as JSONObject[])
+      .filter((o) => typeof o?.const === 'string')
+      .map((o) => ({ value: o.const as string, title: typeof o.title === 'string' ? o.title : (o.const as string) }));
   }
   if (Array.isArray(field.enum)) {
     const names = Array.isArray(field.enumNames) ? field.enumNames : [];
@@ -37,7 +39,9 @@ function multiChoicesOf(field: JSONObject): Choice[] | undefined {
   if (field.type !== 'array' || typeof field.items !== 'object' || field.items === null) return undefined;
   const items = field.items as JSONObject;
   if (Array.isArray(items.anyOf)) {
-    return (items.anyOf as JSONObject[]).filter((o) => typeof o?.const === 'string').map((o) => ({ value: o.const as string, title: typeof o.title === 'string' ? o.title : (o.const as string) }));
+    return (items.anyOf as JSONObject[])
+      .filter((o) => typeof o?.const === 'string')
+      .map((o) => ({ value: o.const as string, title: typeof o.title === 'string' ? o.title : (o.const as string) }));
   }
   return choicesOf(items);
 }
@@ -54,7 +58,10 @@ function convert(answer: string, field: JSONObject): { value: string | number | 
   const multi = multiChoicesOf(field);
   if (multi !== undefined) {
     const picked: string[] = [];
-    for (const part of answer.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    for (const part of answer
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')) {
       const choice = pick(part, multi);
       if (choice === undefined) return { error: `${JSON.stringify(part)} is not one of the choices` };
       if (!picked.includes(choice)) picked.push(choice);
@@ -111,8 +118,8 @@ export async function askForm(params: ElicitFormParams, asker: Asker): Promise<E
     if (choices !== undefined) {
       asker.say(`${clean(title, true)}${description}${multi ? ' (pick one or more, comma-separated)' : ''}:`);
       choices.forEach((c, i) => {
-      asker.say(`  ${i + 1}) ${clean(c.title, true)}${c.title !== c.value ? ` (${clean(c.value, true)})` : ''}`);
-    });
+        asker.say(`  ${i + 1}) ${clean(c.title, true)}${c.title !== c.value ? ` (${clean(c.value, true)})` : ''}`);
+      });
     }
     const kind = choices ? 'choice' : field.type === 'boolean' ? 'yes/no' : String(field.type ?? 'string');
     const question = `${clean(title, true)}${choices ? '' : description} (${kind}${required.has(name) ? ', required' : ''})${describeDefault(field.default)}: `;

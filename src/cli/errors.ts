@@ -9,7 +9,15 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { UsageError } from './usage-error.js';
 
 /** Local error codes that mean the server sent something that is not valid MCP. */
-const PROTOCOL_CODES = new Set(['invalid_result', 'invalid_message', 'unsupported_protocol_version', 'method_unsupported', 'capability_missing', 'validation_failed', 'message_too_large']);
+const PROTOCOL_CODES = new Set([
+  'invalid_result',
+  'invalid_message',
+  'unsupported_protocol_version',
+  'method_unsupported',
+  'capability_missing',
+  'validation_failed',
+  'message_too_large',
+]);
 
 /** The exit code for `error` (see {@link ExitCode}). */
 export function exitCodeFor(error: unknown): ExitCodeValue {

@@ -7,15 +7,16 @@
  * stays); a -32042 URL-required error offered with consent and retried; zsh completion in
  * an interactive zsh. Skipped where tmux is not installed.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BIN, SDK_SERVER, TmuxSession, hasTmux, shellQuote, startHttpChild, type HttpChild } from '../../test/helpers/cli/cli-run.js';
+import { BIN, type HttpChild, hasTmux, SDK_SERVER, shellQuote, startHttpChild, TmuxSession } from '../../test/helpers/cli/cli-run.js';
 
 const skip = hasTmux() ? false : 'tmux is not installed';
 const NODE = shellQuote(process.execPath);
@@ -105,7 +106,10 @@ test('a -32042 URL-required error offers the page with consent, then tries the c
   try {
     const asked = await s.waitFor((p) => p.includes('Open this URL in your browser? [y/N] '), 'the question');
     assert.match(asked, /the server needs you to visit a page before it can answer \(URL elicitation required, error -32042\)/);
-    assert.match(asked, /the server asks you to open a page on example\.com:\n {2}Connect your account to continue\n {2}https:\/\/example\.com\/connect\?session=demo/);
+    assert.match(
+      asked,
+      /the server asks you to open a page on example\.com:\n {2}Connect your account to continue\n {2}https:\/\/example\.com\/connect\?session=demo/,
+    );
     s.send('y', true);
     s.send('Enter');
     await s.waitFor((p) => p.includes('press Enter to try again'), 'the wait for the page');
@@ -125,16 +129,22 @@ test('a -32042 URL-required error offers the page with consent, then tries the c
 
 const hasZsh = spawnSync('zsh', ['-c', 'exit 0']).status === 0;
 
-test('completion zsh: an interactive zsh completes commands, options and config names', { skip: skip || (hasZsh ? false : 'zsh is not installed'), timeout: 60_000 }, async () => {
+test('completion zsh: an interactive zsh completes commands, options and config names', {
+  skip: skip || (hasZsh ? false : 'zsh is not installed'),
+  timeout: 60_000,
+}, async () => {
   const bin = join(dir, 'bin');
   spawnSync('mkdir', ['-p', bin]);
   writeFileSync(join(bin, 'mcpkit'), `#!/bin/sh\nexec ${NODE} ${shellQuote(BIN)} "$@"\n`);
   chmodSync(join(bin, 'mcpkit'), 0o755);
   writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { weather: { command: 'x' } } }));
-  const s = new TmuxSession('mcpkit-zsh', `cd ${shellQuote(dir)} && env HOME=${shellQuote(dir)} PATH=${shellQuote(`${bin}:${process.env.PATH}`)} PS1='zsh> ' zsh -f`);
+  const s = new TmuxSession(
+    'mcpkit-zsh',
+    `cd ${shellQuote(dir)} && env HOME=${shellQuote(dir)} PATH=${shellQuote(`${bin}:${process.env.PATH}`)} PS1='zsh> ' zsh -f`,
+  );
   try {
     await s.waitFor((p) => p.includes('zsh> '), 'the zsh prompt');
-    s.send("source <(mcpkit completion zsh); echo LOADED", true);
+    s.send('source <(mcpkit completion zsh); echo LOADED', true);
     s.send('Enter');
     await s.waitFor((p) => /^LOADED$/m.test(p), 'the script to load');
     const line = async (typed: string, expected: string) => {

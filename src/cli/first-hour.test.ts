@@ -16,17 +16,18 @@
  *   prints no LISTENING while nothing loads; `require('mcpkit')` explains itself;
  * - shell completion scripts, run in bash and fish (zsh: in the PTY file).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Client } from '../client/index.js';
-import { StdioClientTransport } from '../stdio/index.js';
 import { MCPKIT_BIN, runCli, tempDir } from '../../test/helpers/cli/install.js';
 import { firstText, startCli } from '../../test/helpers/cli/serve.js';
 import { REPO_ROOT } from '../../test/helpers/repo.js';
+import { Client } from '../client/index.js';
+import { StdioClientTransport } from '../stdio/index.js';
 
 const DEMO = ['--', process.execPath, MCPKIT_BIN, 'demo'];
 const FIXTURE = fileURLToPath(new URL('../../test/helpers/cli/first-hour-server.js', import.meta.url));
@@ -58,7 +59,7 @@ test("a stdio server's stderr is cleaned of escape sequences; -q hides it", asyn
   assert.match(quiet.stdout, /open_page/);
 });
 
-test('list shows each tool\'s parameters; call TARGET TOOL --help tabulates them', async () => {
+test("list shows each tool's parameters; call TARGET TOOL --help tabulates them", async () => {
   const list = await runCli(['list', 'tools', ...DEMO]);
   assert.equal(list.code, 0, list.stderr);
   assert.match(list.stdout, /^NAME +PARAMETERS +DESCRIPTION$/m);
@@ -93,7 +94,14 @@ test('an array of objects is parsed whole (server-filesystem edit_file), with or
   const r = await runCli(['call', 'edit_file', `path=${file}`, `edits=${edits}`, '-q', ...fs]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(readFileSync(file, 'utf8'), 'bye, all\n2nd, line\n');
-  const bare = await runCli(['call', 'edit_file', `path=${file}`, 'edits={"oldText":"bye, all","newText":"a"},{"oldText":"2nd, line","newText":"b"}', '-q', ...fs]);
+  const bare = await runCli([
+    'call',
+    'edit_file',
+    `path=${file}`,
+    'edits={"oldText":"bye, all","newText":"a"},{"oldText":"2nd, line","newText":"b"}',
+    '-q',
+    ...fs,
+  ]);
   assert.equal(bare.code, 0, bare.stderr);
   assert.equal(readFileSync(file, 'utf8'), 'a\nb\n');
 });
@@ -101,7 +109,10 @@ test('an array of objects is parsed whole (server-filesystem edit_file), with or
 test('URL elicitation: a -32042 error shows its page; an http:// page is declined with the reason', async () => {
   const required = await runCli(['call', 'connect_account', 'mode=error', ...DEMO]);
   assert.equal(required.code, 3);
-  assert.match(required.stderr, /the server asks you to open a page on example\.com:\n {2}Connect your account to continue\n {2}https:\/\/example\.com\/connect\?session=demo/);
+  assert.match(
+    required.stderr,
+    /the server asks you to open a page on example\.com:\n {2}Connect your account to continue\n {2}https:\/\/example\.com\/connect\?session=demo/,
+  );
   assert.match(required.stderr, /stdin is not a terminal, so nobody can agree to open it; open the page yourself, then run the command again/);
   for (const protocol of ['2025-11-25', '2026-07-28']) {
     const plain = await runCli(['call', 'open_page', 'url=http://example.com/login', '-q', '--protocol', protocol, ...FIXTURE_CMD]);
@@ -139,7 +150,11 @@ test('syntax errors in run keep the file:line and the caret (JavaScript, an impo
   writeFileSync(join(dir, 'bad.mjs'), 'export default 1;\nconst x = ;\n');
   writeFileSync(join(dir, 'main.mjs'), "import './bad.mjs';\nexport default 1;\n");
   writeFileSync(join(dir, 'bad.mts'), 'const x: number = ;\nexport default x;\n');
-  for (const [file, where, line] of [['bad.mjs', 'bad.mjs:2', 'const x = ;'], ['main.mjs', 'bad.mjs:2', 'const x = ;'], ['bad.mts', 'bad.mts:1:18', 'const x: number = ;']] as const) {
+  for (const [file, where, line] of [
+    ['bad.mjs', 'bad.mjs:2', 'const x = ;'],
+    ['main.mjs', 'bad.mjs:2', 'const x = ;'],
+    ['bad.mts', 'bad.mts:1:18', 'const x: number = ;'],
+  ] as const) {
     const r = await runCli(['run', file], { cwd: dir });
     assert.equal(r.code, 1, r.stderr);
     assert.ok(r.stderr.includes(where), `${file}: the location ${where} in ${r.stderr}`);
@@ -195,7 +210,10 @@ test('a .ts server in a package without "type": "module" says what to change; re
   writeFileSync(join(dir, 'server.ts'), readmeServer());
   const r = await runCli(['run', 'server.ts'], { cwd: dir });
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /server\.ts was loaded as CommonJS because .*package\.json has no "type": "module", and mcpkit is ESM-only .* Add "type": "module" to .*package\.json, or name the file .*server\.mts/);
+  assert.match(
+    r.stderr,
+    /server\.ts was loaded as CommonJS because .*package\.json has no "type": "module", and mcpkit is ESM-only .* Add "type": "module" to .*package\.json, or name the file .*server\.mts/,
+  );
   writeFileSync(join(dir, 'exported.ts'), readmeServer().replace('await server.connect(new StdioServerTransport());', 'export default server;'));
   const exported = await runCli(['run', 'exported.ts'], { cwd: dir });
   assert.equal(exported.code, 1);
@@ -231,7 +249,9 @@ function completionWorld(): { bin: string; cwd: string; env: NodeJS.ProcessEnv }
 
 const hasShell = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
 
-test('completion bash: the script runs in bash and completes commands, options, values and config names', { skip: hasShell('bash') ? false : 'bash is not installed' }, async () => {
+test('completion bash: the script runs in bash and completes commands, options, values and config names', {
+  skip: hasShell('bash') ? false : 'bash is not installed',
+}, async () => {
   const { cwd, env } = completionWorld();
   const script = (await runCli(['completion', 'bash'])).stdout;
   const file = join(cwd, 'mcpkit.bash');
@@ -251,17 +271,33 @@ complete -p mcpkit
 `;
   const r = spawnSync('bash', ['--norc', '-c', probe], { cwd, env, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(r.stdout.trimEnd().split('\n'), ['call', 'weather files', '--protocol', '2026-07-28', 'tools resources templates prompts weather files', 'warning', 'bash zsh fish', 'elsewhere', '', 'complete -o default -F _mcpkit mcpkit']);
+  assert.deepEqual(r.stdout.trimEnd().split('\n'), [
+    'call',
+    'weather files',
+    '--protocol',
+    '2026-07-28',
+    'tools resources templates prompts weather files',
+    'warning',
+    'bash zsh fish',
+    'elsewhere',
+    '',
+    'complete -o default -F _mcpkit mcpkit',
+  ]);
 });
 
-test('completion fish: the script loads in fish and completes commands, options, values and config names', { skip: hasShell('fish') ? false : 'fish is not installed' }, async () => {
+test('completion fish: the script loads in fish and completes commands, options, values and config names', {
+  skip: hasShell('fish') ? false : 'fish is not installed',
+}, async () => {
   const { cwd, env } = completionWorld();
   const file = join(cwd, 'mcpkit.fish');
   writeFileSync(file, (await runCli(['completion', 'fish'])).stdout);
   const run = (line: string) => {
     const r = spawnSync('fish', ['--no-config', '-c', `source ${JSON.stringify(file)}; complete -C ${JSON.stringify(line)}`], { cwd, env, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    return r.stdout.split('\n').filter((l) => l !== '').map((l) => l.split('\t')[0]);
+    return r.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.split('\t')[0]);
   };
   assert.deepEqual(run('mcpkit comp'), ['complete', 'completion']);
   assert.deepEqual(run('mcpkit call ').sort(), ['files', 'weather']);

@@ -8,19 +8,20 @@
  * (RFC 6750 §3, spec: Authorization) is a connection/auth failure, exit 4. In a terminal,
  * the CLI asks before opening a browser.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startOidcServer, type OidcServer } from '../../test/helpers/auth/oidc-server.js';
-import { startProtectedServer, type ProtectedServer } from '../../test/helpers/auth/protected.js';
-import { createJwtVerifier } from '../auth/server/jwt-verifier.js';
+import { after, before, test } from 'node:test';
+import { type OidcServer, startOidcServer } from '../../test/helpers/auth/oidc-server.js';
+import { type ProtectedServer, startProtectedServer } from '../../test/helpers/auth/protected.js';
+import { BIN, hasTmux, runCli, shellQuote, TmuxSession } from '../../test/helpers/cli/cli-run.js';
 import { clientMetadataDocument } from '../auth/client/metadata-document.js';
-import { BIN, TmuxSession, hasTmux, runCli, shellQuote } from '../../test/helpers/cli/cli-run.js';
+import { createJwtVerifier } from '../auth/server/jwt-verifier.js';
 
 let oidc: OidcServer;
 let mcp: ProtectedServer;
@@ -29,7 +30,13 @@ let dir: string;
 before(async () => {
   oidc = await startOidcServer({ accessTokenTtlSeconds: 300 });
   mcp = await startProtectedServer({
-    verifier: (resource) => createJwtVerifier({ issuer: oidc.issuer, audience: resource, jwksUri: oidc.metadata.jwks_uri, fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true } }),
+    verifier: (resource) =>
+      createJwtVerifier({
+        issuer: oidc.issuer,
+        audience: resource,
+        jwksUri: oidc.metadata.jwks_uri,
+        fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true },
+      }),
     authorizationServers: [oidc.issuer],
     scopesSupported: ['mcp:read'],
     onResource: (resource) => oidc.addResource(resource, { scopes: ['mcp:read', 'mcp:write'], format: 'jwt' }),
@@ -49,9 +56,16 @@ function env(configDir: string): Record<string, string> {
 }
 
 /** Runs `mcpkit login URL` without a terminal, follows the printed URL like a browser would; resolves with the exit code and output. */
-function login(configDir: string, extraArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function login(
+  configDir: string,
+  extraArgs: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'login', mcp.url, ...extraArgs], { env: { ...process.env, ...env(configDir), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'login', mcp.url, ...extraArgs], {
+      env: { ...process.env, ...env(configDir), ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let followed = false;
@@ -117,7 +131,10 @@ test('logging in again (a new loopback port each time) works and replaces the to
 test('with MCPKIT_CLIENT_METADATA_URL, a client ID metadata document is the client id (SEP-991): nothing is registered', { timeout: 90_000 }, async () => {
   const port = await freePort();
   const cimd = 'https://client.example.com/mcpkit-cli/metadata.json';
-  await oidc.setClientMetadataDocument(cimd, clientMetadataDocument({ clientId: cimd, clientName: 'mcpkit CLI', redirectUris: [`http://127.0.0.1:${port}/callback`], applicationType: 'native' }));
+  await oidc.setClientMetadataDocument(
+    cimd,
+    clientMetadataDocument({ clientId: cimd, clientName: 'mcpkit CLI', redirectUris: [`http://127.0.0.1:${port}/callback`], applicationType: 'native' }),
+  );
   const config = join(dir, 'cimd');
   const before = (await oidc.stats()).cimdFetches;
   const r = await login(config, ['--port', String(port)], { MCPKIT_CLIENT_METADATA_URL: cimd });
@@ -146,10 +163,18 @@ test('login refuses plain http unless the dangerous test switch is set', async (
   assert.match(r.stderr, /refusing OAuth over plain http/);
 });
 
-test('in a terminal, login asks before opening a browser; "no" only shows the URL', { skip: hasTmux() ? false : 'tmux is not installed', timeout: 90_000 }, async () => {
+test('in a terminal, login asks before opening a browser; "no" only shows the URL', {
+  skip: hasTmux() ? false : 'tmux is not installed',
+  timeout: 90_000,
+}, async () => {
   const config = join(dir, 'tty');
-  const vars = Object.entries(env(config)).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
-  const s = new TmuxSession('mcpkit-login', `env ${vars} ${shellQuote(process.execPath)} ${shellQuote(BIN)} login ${shellQuote(mcp.url)}; echo EXIT=$?; sleep 60`);
+  const vars = Object.entries(env(config))
+    .map(([k, v]) => `${k}=${shellQuote(v)}`)
+    .join(' ');
+  const s = new TmuxSession(
+    'mcpkit-login',
+    `env ${vars} ${shellQuote(process.execPath)} ${shellQuote(BIN)} login ${shellQuote(mcp.url)}; echo EXIT=$?; sleep 60`,
+  );
   try {
     const asked = await s.waitFor((p) => p.includes('Open it in your browser? [y/N] '), 'the question');
     assert.match(asked, /the server's authorization page is on 127\.0\.0\.1:\d+:/);

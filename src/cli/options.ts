@@ -3,7 +3,7 @@
  * client command shares plus each command's own, and the split at `--` that separates
  * mcpkit's arguments from a stdio server's command line (which is never parsed by us).
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
 
 /** Option definitions in `parseArgs` form. */

@@ -28,7 +28,13 @@ export function declineSampling(notice: (line: string) => void): never {
  * aborts. Rejects with McpError -1 (and a line through `notice`) when the program fails,
  * exits non-zero, or writes more than {@link MAX_SAMPLING_OUTPUT_BYTES}.
  */
-export function runSamplingCommand(command: string, params: CreateMessageRequestParams, timeoutMs: number, signal: AbortSignal, notice: (line: string) => void): Promise<CreateMessageResult> {
+export function runSamplingCommand(
+  command: string,
+  params: CreateMessageRequestParams,
+  timeoutMs: number,
+  signal: AbortSignal,
+  notice: (line: string) => void,
+): Promise<CreateMessageResult> {
   return new Promise((resolve, reject) => {
     const fail = (why: string) => {
       notice(`mcpkit: the sampling command ${JSON.stringify(command)} ${why}; declined the request`);

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { listOption, stringOption, type CommandLine } from './options.js';
-import { UsageError } from './usage-error.js';
 import { isObject } from '../jsonrpc/values.js';
+import { type CommandLine, listOption, stringOption } from './options.js';
+import { UsageError } from './usage-error.js';
 
 /** A stdio server to start. */
 export interface StdioTarget {
@@ -126,7 +126,7 @@ function fromConfig(name: string, file: string | undefined): Target {
   }
   const servers = objectAt(config, 'mcpServers') ?? objectAt(config, 'servers');
   if (servers === undefined) throw new UsageError(`${path} has no "mcpServers" object`);
-  if (!Object.prototype.hasOwnProperty.call(servers, name)) {
+  if (!Object.hasOwn(servers, name)) {
     const known = Object.keys(servers);
     throw new UsageError(`no server named ${JSON.stringify(name)} in ${path}${known.length > 0 ? ` (it has: ${known.join(', ')})` : ''}`);
   }
@@ -134,7 +134,7 @@ function fromConfig(name: string, file: string | undefined): Target {
 }
 
 function objectAt(value: unknown, key: string): Record<string, unknown> | undefined {
-  if (typeof value !== 'object' || value === null || !Object.prototype.hasOwnProperty.call(value, key)) return undefined;
+  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
   const inner = (value as Record<string, unknown>)[key];
   return isObject(inner) ? inner : undefined;
 }

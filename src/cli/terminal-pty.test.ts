@@ -5,13 +5,14 @@
  * Utilities › Cancellation) with exit 130, and `mcpkit demo` telling a person at a terminal
  * that it waits for JSON-RPC on stdin. Skipped where tmux is not installed.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { BIN, SDK_SERVER, TmuxSession, hasTmux, shellQuote, startHttpChild, type HttpChild } from '../../test/helpers/cli/cli-run.js';
+import { after, before, test } from 'node:test';
+import { BIN, type HttpChild, hasTmux, SDK_SERVER, shellQuote, startHttpChild, TmuxSession } from '../../test/helpers/cli/cli-run.js';
 
 const skip = hasTmux() ? false : 'tmux is not installed';
 const NODE = shellQuote(process.execPath);
@@ -132,12 +133,18 @@ test('Ctrl-C during a task sends tasks/cancel (2025-11-25 tasks) and exits 130',
 });
 
 test('a URL elicitation shows the URL and asks before opening anything', { skip, timeout: 60_000 }, async () => {
-  for (const [answer, action] of [['n', 'decline'], ['y', 'accept']] as const) {
+  for (const [answer, action] of [
+    ['n', 'decline'],
+    ['y', 'accept'],
+  ] as const) {
     // MCPKIT_NO_BROWSER: "yes" prints the URL instead of starting a browser in the test
     const s = session(`mcpkit-url-${answer}`, `MCPKIT_NO_BROWSER=1 ${CLI} call connect_account --protocol 2025-11-25 ${DEMO}`);
     try {
       const asked = await s.waitFor((p) => p.includes('Open this URL in your browser? [y/N] '), 'the question');
-      assert.match(asked, /the server asks you to open a page on example\.com:\n {2}Connect your account to continue\n {2}https:\/\/example\.com\/connect\?session=demo/);
+      assert.match(
+        asked,
+        /the server asks you to open a page on example\.com:\n {2}Connect your account to continue\n {2}https:\/\/example\.com\/connect\?session=demo/,
+      );
       s.send(answer, true);
       s.send('Enter');
       const done = await s.waitFor((p) => /EXIT=\d+/.test(p), 'the end of the call');

@@ -43,6 +43,9 @@ const NAMES_SHOWN = 15;
 /** `; it has: a, b, c` (at most {@link NAMES_SHOWN} names, then "and N more"), or '' for none. */
 export function listNames(names: readonly string[]): string {
   if (names.length === 0) return '';
-  const shown = names.slice(0, NAMES_SHOWN).map((n) => clean(n, true)).join(', ');
+  const shown = names
+    .slice(0, NAMES_SHOWN)
+    .map((n) => clean(n, true))
+    .join(', ');
   return `; it has: ${shown}${names.length > NAMES_SHOWN ? ` and ${names.length - NAMES_SHOWN} more` : ''}`;
 }

@@ -9,9 +9,10 @@ import type { JSONObject } from '../jsonrpc/types.js';
 
 /** A JSON value as produced by a conversion. */
 type JSONValue = unknown;
+
+import { isObject } from '../jsonrpc/values.js';
 import { formatIssues, toSchemaAdapter } from '../schema/index.js';
 import { UsageError } from './usage-error.js';
-import { isObject } from '../jsonrpc/values.js';
 
 /** Largest `--args` JSON accepted, in characters (1 Mi); a longer one is a usage error. */
 export const MAX_ARGS_JSON_CHARS = 1024 * 1024;
@@ -65,7 +66,9 @@ export function convertValue(key: string, value: string, schema: unknown): JSONV
     }
   }
   if (types.includes('string')) return value;
-  return fail(`${JSON.stringify(value)} is not ${types.map((t) => (t === 'integer' ? 'an integer' : t === 'object' || t === 'array' ? `a JSON ${t}` : `a ${t}`)).join(' or ')}`);
+  return fail(
+    `${JSON.stringify(value)} is not ${types.map((t) => (t === 'integer' ? 'an integer' : t === 'object' || t === 'array' ? `a JSON ${t}` : `a ${t}`)).join(' or ')}`,
+  );
 }
 
 /** `<type>` for a missing-argument message: `<integer>`, `<string>`, `<value>`. */
@@ -97,7 +100,12 @@ function parseJson(value: string, fail: (what: string) => never): JSONValue {
  * `--args` that is not a JSON object, missing required arguments (every one named, with
  * `toolName` in the hint), or arguments the schema refuses.
  */
-export async function buildToolArguments(inputSchema: JSONObject | undefined, pairs: readonly string[], json: string | undefined, toolName = 'TOOL'): Promise<JSONObject> {
+export async function buildToolArguments(
+  inputSchema: JSONObject | undefined,
+  pairs: readonly string[],
+  json: string | undefined,
+  toolName = 'TOOL',
+): Promise<JSONObject> {
   let args: JSONObject = {};
   if (json !== undefined) {
     if (json.length > MAX_ARGS_JSON_CHARS) throw new UsageError(`--args is longer than ${MAX_ARGS_JSON_CHARS} characters`);
@@ -116,9 +124,9 @@ export async function buildToolArguments(inputSchema: JSONObject | undefined, pa
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`tool arguments are key=value, not ${JSON.stringify(pair)}`);
     const key = pair.slice(0, eq);
-    const schema = Object.prototype.hasOwnProperty.call(properties, key) ? properties[key] : undefined;
+    const schema = Object.hasOwn(properties, key) ? properties[key] : undefined;
     const value = convertValue(key, pair.slice(eq + 1), schema);
-    const previous = Object.prototype.hasOwnProperty.call(args, key) ? args[key] : undefined;
+    const previous = Object.hasOwn(args, key) ? args[key] : undefined;
     if (seen.has(key) && Array.isArray(previous) && Array.isArray(value)) args[key] = [...previous, ...value];
     else if (seen.has(key)) throw new UsageError(`argument ${key} is given twice`);
     else Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
@@ -126,9 +134,11 @@ export async function buildToolArguments(inputSchema: JSONObject | undefined, pa
   }
   // every missing argument at once (a validator names only the first), with where to read about them
   const required = Array.isArray(inputSchema?.required) ? inputSchema.required.filter((r): r is string => typeof r === 'string') : [];
-  const missing = required.filter((name) => !Object.prototype.hasOwnProperty.call(args, name));
+  const missing = required.filter((name) => !Object.hasOwn(args, name));
   if (missing.length > 0) {
-    throw new UsageError(`missing required argument${missing.length > 1 ? 's' : ''}: ${missing.map((m) => `${m}=${describeType(properties[m])}`).join(' ')} (mcpkit call TARGET ${toolName} --help lists the parameters)`);
+    throw new UsageError(
+      `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.map((m) => `${m}=${describeType(properties[m])}`).join(' ')} (mcpkit call TARGET ${toolName} --help lists the parameters)`,
+    );
   }
   if (inputSchema !== undefined) {
     let checked;
@@ -146,14 +156,17 @@ export async function buildToolArguments(inputSchema: JSONObject | undefined, pa
  * Prompt arguments (`key=value`, all strings, as `prompts/get` takes them); checks that every
  * argument the prompt marks required is there. Throws {@link UsageError}.
  */
-export function buildPromptArguments(declared: ReadonlyArray<{ name: string; required?: boolean }> | undefined, pairs: readonly string[]): Record<string, string> {
+export function buildPromptArguments(
+  declared: ReadonlyArray<{ name: string; required?: boolean }> | undefined,
+  pairs: readonly string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`prompt arguments are key=value, not ${JSON.stringify(pair)}`);
     Object.defineProperty(out, pair.slice(0, eq), { value: pair.slice(eq + 1), enumerable: true, writable: true, configurable: true });
   }
-  const missing = (declared ?? []).filter((a) => a.required && !Object.prototype.hasOwnProperty.call(out, a.name)).map((a) => a.name);
+  const missing = (declared ?? []).filter((a) => a.required && !Object.hasOwn(out, a.name)).map((a) => a.name);
   if (missing.length > 0) throw new UsageError(`missing required prompt argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
   return out;
 }

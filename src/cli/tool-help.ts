@@ -69,9 +69,7 @@ const MAX_PARAMETER_LIST_CHARS = 48;
 /** The parameter list of `mcpkit list`: names, optional ones with `?` (`a b ms?`), required ones first. */
 export function parameterList(inputSchema: unknown): string {
   const params = parametersOf(inputSchema);
-  const text = [...params.filter((p) => p.required), ...params.filter((p) => !p.required)]
-    .map((p) => `${p.name}${p.required ? '' : '?'}`)
-    .join(' ');
+  const text = [...params.filter((p) => p.required), ...params.filter((p) => !p.required)].map((p) => `${p.name}${p.required ? '' : '?'}`).join(' ');
   return text.length > MAX_PARAMETER_LIST_CHARS ? `${text.slice(0, MAX_PARAMETER_LIST_CHARS - 1)}…` : text;
 }
 

@@ -49,9 +49,16 @@ export async function consentToOpen(asker: Asker): Promise<boolean> {
  * The pages of a -32042 error, each shown and (with consent) opened through `open`. Resolves
  * with true when every https page was agreed to, false when one was declined or not https.
  */
-export async function offerRequiredPages(pages: readonly PendingUrlElicitation[], asker: Asker, say: (line: string) => void, open: (url: string) => Promise<void>): Promise<boolean> {
+export async function offerRequiredPages(
+  pages: readonly PendingUrlElicitation[],
+  asker: Asker,
+  say: (line: string) => void,
+  open: (url: string) => Promise<void>,
+): Promise<boolean> {
   if (pages.length === 0) return false;
-  say(`mcpkit: the server needs you to visit ${pages.length === 1 ? 'a page' : `${pages.length} pages`} before it can answer (URL elicitation required, error -32042)`);
+  say(
+    `mcpkit: the server needs you to visit ${pages.length === 1 ? 'a page' : `${pages.length} pages`} before it can answer (URL elicitation required, error -32042)`,
+  );
   for (const page of pages) {
     const url = typeof page.url === 'string' ? page.url : '';
     const refused = refusedUrlReason(url);

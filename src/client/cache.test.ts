@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { JSONObject } from '../jsonrpc/types.js';
 import { McpServer } from '../server/index.js';
 import { InMemoryTransport } from '../transport/memory.js';
-import type { JSONObject } from '../jsonrpc/types.js';
-import { ALL_REVISIONS, Client, type ClientOptions } from './index.js';
-import { cachePolicyOf, type ClientCacheOptions } from './cache.js';
+import { type ClientCacheOptions, cachePolicyOf } from './cache.js';
 import { MemoryResultCacheStore } from './cache-store.js';
+import { ALL_REVISIONS, Client, type ClientOptions } from './index.js';
 
 const LIMITS = { maxTtlMs: 3_600_000, legacyTtlMs: 0 };
 
@@ -23,7 +23,10 @@ function clock(start = 1_000_000): { now: () => number; advance(ms: number): voi
 type Hints = { ttlMs: number; cacheScope: 'public' | 'private' } | undefined;
 
 /** A 2026-07-28 server with a tool, a prompt and resources; counts each method it serves. */
-function countingServer(hints: (method: string) => Hints, options: { failRead?: boolean } = {}): { server: McpServer; calls: Map<string, number>; count(method: string): number } {
+function countingServer(
+  hints: (method: string) => Hints,
+  options: { failRead?: boolean } = {},
+): { server: McpServer; calls: Map<string, number>; count(method: string): number } {
   const server = new McpServer({ name: 'counted', version: '1.0.0' }, { stateless: { cacheHints: (method) => hints(method) } });
   server.registerTool('echo', { description: 'echoes' }, (a: { text?: string }) => a.text ?? '');
   server.registerPrompt('greet', { description: 'greets' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] }));
@@ -52,7 +55,10 @@ async function connect(server: McpServer, options: ClientOptions = {}): Promise<
 
 describe('cachePolicyOf: hostile hints', () => {
   it('caches a complete result with a positive ttlMs, with its scope', () => {
-    assert.deepEqual(cachePolicyOf({ tools: [], ttlMs: 5000, cacheScope: 'public', resultType: 'complete' }, 'stateless', LIMITS), { ttlMs: 5000, scope: 'public' });
+    assert.deepEqual(cachePolicyOf({ tools: [], ttlMs: 5000, cacheScope: 'public', resultType: 'complete' }, 'stateless', LIMITS), {
+      ttlMs: 5000,
+      scope: 'public',
+    });
     assert.deepEqual(cachePolicyOf({ tools: [], ttlMs: 5000, cacheScope: 'private' }, 'stateless', LIMITS), { ttlMs: 5000, scope: 'private' });
   });
   it('does not cache zero, negative, absent, non-finite or non-number ttlMs', () => {
@@ -117,7 +123,10 @@ describe('MemoryResultCacheStore', () => {
     await store.set('s1:pub:prompts/list:x', '2', 1000);
     await store.set('s2:pub:tools/list:x', '3', 1000);
     await store.deletePrefix('s1:pub:tools/list:');
-    assert.deepEqual([await store.get('s1:pub:tools/list:x'), await store.get('s1:pub:prompts/list:x'), await store.get('s2:pub:tools/list:x')], [undefined, '2', '3']);
+    assert.deepEqual(
+      [await store.get('s1:pub:tools/list:x'), await store.get('s1:pub:prompts/list:x'), await store.get('s2:pub:tools/list:x')],
+      [undefined, '2', '3'],
+    );
     assert.throws(() => new MemoryResultCacheStore({ maxEntries: 0 }), RangeError);
     assert.throws(() => new MemoryResultCacheStore({ maxChars: Number.POSITIVE_INFINITY }), RangeError);
   });
@@ -132,9 +141,16 @@ describe('Client result cache against a 2026-07-28 server', () => {
     try {
       assert.equal(client.era, 'stateless');
       const first = await client.listTools();
-      assert.deepEqual(first.tools.map((t) => t.name), ['echo']);
+      assert.deepEqual(
+        first.tools.map((t) => t.name),
+        ['echo'],
+      );
       assert.equal(count('tools/list'), 1);
-      for (let i = 0; i < 5; i++) assert.deepEqual((await client.listAllTools()).map((t) => t.name), ['echo']);
+      for (let i = 0; i < 5; i++)
+        assert.deepEqual(
+          (await client.listAllTools()).map((t) => t.name),
+          ['echo'],
+        );
       assert.equal(count('tools/list'), 1, 'within ttlMs the client sends none');
       assert.deepEqual(client.cache.stats, { hits: 5, misses: 1 });
       c.advance(60_000);
@@ -149,7 +165,10 @@ describe('Client result cache against a 2026-07-28 server', () => {
       await changed;
       const after = await client.listTools();
       assert.equal(count('tools/list'), 3, 'after list_changed it sends one');
-      assert.deepEqual(after.tools.map((t) => t.name), ['echo', 'added']);
+      assert.deepEqual(
+        after.tools.map((t) => t.name),
+        ['echo', 'added'],
+      );
       await client.listTools();
       assert.equal(count('tools/list'), 3);
       sub.close();
@@ -248,7 +267,9 @@ describe('Client result cache against a 2026-07-28 server', () => {
   });
 
   it('drops on close the entries no other client can reach', async () => {
-    const { server } = countingServer((m) => (m === 'tools/list' ? { ttlMs: 60_000, cacheScope: 'private' } : m === 'prompts/list' ? { ttlMs: 60_000, cacheScope: 'public' } : undefined));
+    const { server } = countingServer((m) =>
+      m === 'tools/list' ? { ttlMs: 60_000, cacheScope: 'private' } : m === 'prompts/list' ? { ttlMs: 60_000, cacheScope: 'public' } : undefined,
+    );
     const store = new MemoryResultCacheStore();
     const lone = await connect(server, { cache: { store, serverId: 'memory://counted' } });
     const named = await connect(server, { cache: { store, serverId: 'memory://counted', principal: 'dora' } });

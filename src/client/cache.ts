@@ -84,7 +84,13 @@ export interface ResultCacheHost {
 }
 
 /** Methods whose results the cache keeps. */
-export const CACHED_METHODS: ReadonlySet<string> = new Set([Method.ToolsList, Method.PromptsList, Method.ResourcesList, Method.ResourcesTemplatesList, Method.ResourcesRead]);
+export const CACHED_METHODS: ReadonlySet<string> = new Set([
+  Method.ToolsList,
+  Method.PromptsList,
+  Method.ResourcesList,
+  Method.ResourcesTemplatesList,
+  Method.ResourcesRead,
+]);
 
 /** What each list-changed notification makes stale. */
 const STALE_ON: ReadonlyMap<string, readonly string[]> = new Map([
@@ -110,7 +116,11 @@ export interface CachePolicy {
  * fractional one is floored, a huge one clamped to `maxTtlMs`; a scope other than `"public"`
  * is `"private"`.
  */
-export function cachePolicyOf(result: unknown, era: 'stateless' | 'stateful' | undefined, limits: { maxTtlMs: number; legacyTtlMs: number }): CachePolicy | undefined {
+export function cachePolicyOf(
+  result: unknown,
+  era: 'stateless' | 'stateful' | undefined,
+  limits: { maxTtlMs: number; legacyTtlMs: number },
+): CachePolicy | undefined {
   if (!isObject(result)) return undefined;
   if (result.resultType !== undefined && result.resultType !== 'complete') return undefined;
   if (era === 'stateful') return limits.legacyTtlMs >= 1 ? { ttlMs: Math.min(Math.floor(limits.legacyTtlMs), limits.maxTtlMs), scope: 'private' } : undefined;
@@ -223,7 +233,11 @@ export class ResultCache implements ResultCacheControl {
   }
 
   #warn(error: unknown): undefined {
-    this.#host.warn(new Error(`The result cache's store failed (the request went to the server): ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    this.#host.warn(
+      new Error(`The result cache's store failed (the request went to the server): ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      }),
+    );
     return undefined;
   }
 

@@ -3,11 +3,12 @@
  * (S→C sends, C→S expectations), so each test shows exactly what the client put on the
  * wire and how it judged the answers.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runTranscript, type TranscriptStep } from '../../test/transcripts/transcript.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { recordTransport } from '../testing/recording-transport.js';
-import { runTranscript, type TranscriptStep } from '../../test/transcripts/transcript.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { Client, type ClientOptions } from './client.js';
 
@@ -55,7 +56,11 @@ test('a listener added before connect can be removed after it', async () => {
 test('an answer with an unsupported version fails the connect and disconnects', async () => {
   const { client, server, wire } = setup();
   const connected = client.connect(wire);
-  const { transcript } = await server([{ expect: { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } } }, { send: initResult('1999-01-01') }, { expectSilence: 20 }]);
+  const { transcript } = await server([
+    { expect: { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } } },
+    { send: initResult('1999-01-01') },
+    { expectSilence: 20 },
+  ]);
   await assert.rejects(connected, localCode('unsupported_protocol_version'));
   assert.match(transcript, /connection closed/);
   assert.doesNotMatch(transcript, /notifications\/initialized/);
@@ -64,7 +69,11 @@ test('an answer with an unsupported version fails the connect and disconnects', 
 test('a client proposing an older revision accepts it and speaks it', async () => {
   const { client, server, wire } = setup({ protocolVersion: '2025-03-26' });
   const connected = client.connect(wire);
-  await server([{ expect: { id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26' } } }, { send: initResult('2025-03-26') }, { expect: { method: 'notifications/initialized' } }]);
+  await server([
+    { expect: { id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26' } } },
+    { send: initResult('2025-03-26') },
+    { expect: { method: 'notifications/initialized' } },
+  ]);
   await connected;
   assert.equal(client.protocolVersion, '2025-03-26');
   assert.equal(client.supports('2025-06-18'), false);
@@ -114,7 +123,11 @@ test('callTool validates structuredContent against the declared output schema', 
       send: {
         jsonrpc: '2.0',
         id: 3,
-        result: { tools: [{ name: 'add', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] } }] },
+        result: {
+          tools: [
+            { name: 'add', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] } },
+          ],
+        },
       },
     },
   ]);
@@ -188,7 +201,10 @@ test('an error answer rejects with McpError carrying code and data', async () =>
   await server(handshake);
   await connected;
   const read = client.request('tools/list');
-  await server([{ expect: { id: 2, method: 'tools/list' } }, { send: { jsonrpc: '2.0', id: 2, error: { code: -32000, message: 'busy', data: { retry: true } } } }]);
+  await server([
+    { expect: { id: 2, method: 'tools/list' } },
+    { send: { jsonrpc: '2.0', id: 2, error: { code: -32000, message: 'busy', data: { retry: true } } } },
+  ]);
   await assert.rejects(read, (e) => e instanceof McpError && e.code === -32000 && (e.data as { retry: boolean }).retry === true);
   await client.close();
 });

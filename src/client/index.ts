@@ -1,22 +1,29 @@
 /** `mcpkit/client`: the client role. */
-export { Client, type ClientOptions, type UrlElicitationRequest } from './client.js';
+
 export { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
-export { ALL_REVISIONS, type Subscription } from './client.js';
-export type { StatelessClientOptions } from './stateless/client.js';
 export {
-  V2026_07_28,
-  STATELESS_REVISIONS,
-  MetaKey,
-  StatelessErrorCode,
-  ResultType,
-  isStatelessRevision,
-  type DiscoverResult,
-  type SubscriptionFilter,
-  type InputRequest,
-  type InputRequiredResult,
   type CacheHints,
   type CacheScope,
+  type DiscoverResult,
+  type InputRequest,
+  type InputRequiredResult,
+  isStatelessRevision,
+  MetaKey,
+  ResultType,
+  STATELESS_REVISIONS,
+  StatelessErrorCode,
+  type SubscriptionFilter,
+  V2026_07_28,
 } from '../protocol/stateless/wire.js';
-export { ToolSearch, TOOL_SEARCH_DEFAULTS, type ToolSearchOptions, type ToolSearchQueryOptions, type ToolSearchAddOptions, type ToolSearchHit } from './tool-search.js';
-export { CACHED_METHODS, cachePolicyOf, type ClientCacheOptions, type ResultCacheControl, type CachePolicy } from './cache.js';
+export { CACHED_METHODS, type CachePolicy, type ClientCacheOptions, cachePolicyOf, type ResultCacheControl } from './cache.js';
 export { MemoryResultCacheStore, type MemoryResultCacheStoreOptions, type ResultCacheStore } from './cache-store.js';
+export { ALL_REVISIONS, Client, type ClientOptions, type Subscription, type UrlElicitationRequest } from './client.js';
+export type { StatelessClientOptions } from './stateless/client.js';
+export {
+  TOOL_SEARCH_DEFAULTS,
+  ToolSearch,
+  type ToolSearchAddOptions,
+  type ToolSearchHit,
+  type ToolSearchOptions,
+  type ToolSearchQueryOptions,
+} from './tool-search.js';

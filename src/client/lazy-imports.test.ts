@@ -4,10 +4,11 @@
  * use, when a tool with an `outputSchema` is called or a form elicitation is answered.
  * Checked on the static import graph of the built files (dynamic `import()` is first use).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const dist = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -4,10 +4,11 @@
  * tools, long queries, out-of-range limits). Recall on the real catalog is in
  * test/search/tool-search-recall.test.ts.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import type { Tool } from '../types.js';
-import { ToolSearch, TOOL_SEARCH_DEFAULTS, normalizeTerm, splitWords } from './tool-search.js';
+import { normalizeTerm, splitWords, TOOL_SEARCH_DEFAULTS, ToolSearch } from './tool-search.js';
 
 const tool = (name: string, description = '', properties: Record<string, { description?: string }> = {}, extra: Partial<Tool> = {}): Tool => ({
   name,
@@ -84,14 +85,23 @@ describe('ToolSearch', () => {
     const search = new ToolSearch();
     search.add([tool('create_issue', 'Create an issue')], { group: 'github', key: (t) => `github.${t.name}` });
     search.add([tool('create_issue', 'Create an issue')], { group: 'gitlab', key: (t) => `gitlab.${t.name}` });
-    assert.deepEqual(search.search('issue').map((h) => h.key).sort(), ['github.create_issue', 'gitlab.create_issue']);
+    assert.deepEqual(
+      search
+        .search('issue')
+        .map((h) => h.key)
+        .sort(),
+      ['github.create_issue', 'gitlab.create_issue'],
+    );
     assert.equal(search.search('issue', { groups: ['gitlab'] })[0]?.group, 'gitlab');
     assert.equal(search.search('issue', { groups: ['gitlab'] }).length, 1);
 
     // the gitlab server's list changed: its tools are replaced, github's stay
     search.replace([tool('create_merge_request', 'Open a merge request')], { group: 'gitlab', key: (t) => `gitlab.${t.name}` });
     assert.deepEqual(search.keys().sort(), ['github.create_issue', 'gitlab.create_merge_request']);
-    assert.deepEqual(search.search('issue').map((h) => h.key), ['github.create_issue']);
+    assert.deepEqual(
+      search.search('issue').map((h) => h.key),
+      ['github.create_issue'],
+    );
     assert.equal(search.search('merge')[0]?.key, 'gitlab.create_merge_request');
 
     // adding a held key replaces the definition
@@ -127,7 +137,10 @@ describe('ToolSearch', () => {
   it('bounds the number of tools: add past maxTools throws and adds nothing', () => {
     const search = new ToolSearch({ maxTools: 3 });
     search.add([tool('a1'), tool('a2')]);
-    assert.throws(() => search.add([tool('b1'), tool('b2')]), (err: Error) => err instanceof RangeError && /more than 3 tools \(maxTools\)/.test(err.message));
+    assert.throws(
+      () => search.add([tool('b1'), tool('b2')]),
+      (err: Error) => err instanceof RangeError && /more than 3 tools \(maxTools\)/.test(err.message),
+    );
     assert.deepEqual(search.keys(), ['a1', 'a2']);
     // replacing held keys does not count twice
     search.add([tool('a1', 'again'), tool('a2', 'again'), tool('a3')]);
@@ -149,13 +162,22 @@ describe('ToolSearch', () => {
   it('bounds the query: length, terms, limit', () => {
     const search = new ToolSearch({ maxQueryChars: 50, maxQueryTerms: 2, maxLimit: 5 });
     search.add(catalog);
-    assert.throws(() => search.search('x'.repeat(51)), (err: Error) => err instanceof RangeError && /51 characters; the most is 50/.test(err.message));
+    assert.throws(
+      () => search.search('x'.repeat(51)),
+      (err: Error) => err instanceof RangeError && /51 characters; the most is 50/.test(err.message),
+    );
     assert.throws(() => search.search('issue', { limit: 6 }), /limit must be an integer from 1 to 5/);
     assert.throws(() => search.search('issue', { limit: 0 }), RangeError);
     assert.throws(() => search.search('issue', { limit: 1.5 }), RangeError);
     assert.throws(() => search.search(42 as unknown as string), TypeError);
     // only the first two distinct terms count: 'screenshot' is the third
-    assert.deepEqual(search.search('issue issue folder screenshot').map((h) => h.key).includes('takeScreenshot'), false);
+    assert.deepEqual(
+      search
+        .search('issue issue folder screenshot')
+        .map((h) => h.key)
+        .includes('takeScreenshot'),
+      false,
+    );
     assert.ok(search.search('screenshot issue').some((h) => h.key === 'takeScreenshot'));
   });
 

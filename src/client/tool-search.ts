@@ -74,9 +74,11 @@ const DEFAULT_LIMIT = 10;
 
 /** Words too common in requests and descriptions to tell tools apart. */
 const STOP_WORDS: ReadonlySet<string> = new Set(
-  ('a an and are as at be by can could do does for from get give has have how i if in into is it its ' +
+  (
+    'a an and are as at be by can could do does for from get give has have how i if in into is it its ' +
     'let me my of on or our please should show so some that the their them then there these this to ' +
-    'up us use want was we what when where which will with would you your').split(' '),
+    'up us use want was we what when where which will with would you your'
+  ).split(' '),
 );
 
 /**
@@ -107,7 +109,8 @@ export function normalizeTerm(word: string): string | null {
   if (w.endsWith('ies') && w.length > 4) return `${w.slice(0, -3)}y`;
   if (w.endsWith('sses')) return w.slice(0, -2);
   if (w.endsWith('ing') && w.length > 5) return w.slice(0, -3);
-  if (w.endsWith('ed') && w.length > 4 && !w.endsWith('eed')) return w.endsWith('ied') ? `${w.slice(0, -3)}y` : w.slice(0, -1).endsWith('e') ? w.slice(0, -1) : w.slice(0, -2);
+  if (w.endsWith('ed') && w.length > 4 && !w.endsWith('eed'))
+    return w.endsWith('ied') ? `${w.slice(0, -3)}y` : w.slice(0, -1).endsWith('e') ? w.slice(0, -1) : w.slice(0, -2);
   if (w.endsWith('es') && /(?:ch|sh|x|z)es$/.test(w)) return w.slice(0, -2);
   if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) return w.slice(0, -1);
   return w;
@@ -215,9 +218,11 @@ export class ToolSearch {
       if (++read > this.#limits.maxTools) {
         throw new RangeError(`ToolSearch.${method}: more than ${this.#limits.maxTools} tools given (maxTools); raise maxTools or index fewer tools`);
       }
-      if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string') throw new TypeError(`ToolSearch.${method}: every tool needs a string "name"`);
+      if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string')
+        throw new TypeError(`ToolSearch.${method}: every tool needs a string "name"`);
       const key = keyOf(tool);
-      if (typeof key !== 'string' || key === '') throw new TypeError(`ToolSearch.${method}: the key of tool ${JSON.stringify(tool.name.slice(0, 100))} must be a non-empty string`);
+      if (typeof key !== 'string' || key === '')
+        throw new TypeError(`ToolSearch.${method}: the key of tool ${JSON.stringify(tool.name.slice(0, 100))} must be a non-empty string`);
       batch.set(key, tool);
     }
     return batch;
@@ -258,9 +263,11 @@ export class ToolSearch {
   search(query: string, options: ToolSearchQueryOptions = {}): ToolSearchHit[] {
     if (typeof query !== 'string') throw new TypeError('ToolSearch.search: the query must be a string');
     const { maxQueryChars, maxQueryTerms, maxLimit } = this.#limits;
-    if (query.length > maxQueryChars) throw new RangeError(`ToolSearch.search: the query is ${query.length} characters; the most is ${maxQueryChars} (maxQueryChars)`);
+    if (query.length > maxQueryChars)
+      throw new RangeError(`ToolSearch.search: the query is ${query.length} characters; the most is ${maxQueryChars} (maxQueryChars)`);
     const limit = options.limit ?? Math.min(DEFAULT_LIMIT, maxLimit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > maxLimit) throw new RangeError(`ToolSearch.search: limit must be an integer from 1 to ${maxLimit}, not ${String(limit)}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > maxLimit)
+      throw new RangeError(`ToolSearch.search: limit must be an integer from 1 to ${maxLimit}, not ${String(limit)}`);
     const terms: string[] = [];
     for (const word of splitWords(query)) {
       const term = normalizeTerm(word);
@@ -285,7 +292,11 @@ export class ToolSearch {
     for (const r of results) {
       const entry = this.#entries.get(r.id as number);
       if (entry === undefined) continue;
-      hits.push(entry.group === undefined ? { key: entry.key, tool: entry.tool, score: r.score } : { key: entry.key, tool: entry.tool, group: entry.group, score: r.score });
+      hits.push(
+        entry.group === undefined
+          ? { key: entry.key, tool: entry.tool, score: r.score }
+          : { key: entry.key, tool: entry.tool, group: entry.group, score: r.score },
+      );
       if (hits.length >= limit) break;
     }
     return hits;

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppsClient, APP_MIME_TYPE } from '../extensions/apps/index.js';
+import { APP_MIME_TYPE, AppsClient } from '../extensions/apps/index.js';
 import { SkillsClient } from '../extensions/skills/index.js';
 import { connectInMemory } from '../testing/in-memory.js';
 import { DEMO_APP_URI } from './extensions.js';

@@ -3,9 +3,10 @@
  * and one MCP App (`io.modelcontextprotocol/ui`): a counter view and the tool it renders.
  * Runtime-neutral, like the rest of the demo.
  */
-import type { McpServer } from '../server/index.js';
-import { SkillsServer } from '../extensions/skills/index.js';
+
 import { hostSupportsApps, registerAppResource, registerAppTool } from '../extensions/apps/index.js';
+import { SkillsServer } from '../extensions/skills/index.js';
+import type { McpServer } from '../server/index.js';
 
 /** The URI of the demo's app view. */
 export const DEMO_APP_URI = 'ui://mcpkit-demo/counter.html';
@@ -40,7 +41,12 @@ export function registerDemoExtensions(server: McpServer): void {
     files: { 'examples/AUTUMN.md': 'An old silent pond\nA frog jumps into the pond\nSplash! Silence again.\n' },
   });
 
-  registerAppResource(server, DEMO_APP_URI, { name: 'Counter view', description: 'Shows the counter tool\'s count', html: COUNTER_HTML, ui: { prefersBorder: true } });
+  registerAppResource(server, DEMO_APP_URI, {
+    name: 'Counter view',
+    description: "Shows the counter tool's count",
+    html: COUNTER_HTML,
+    ui: { prefersBorder: true },
+  });
   let count = 0;
   registerAppTool(
     server,

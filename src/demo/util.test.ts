@@ -1,7 +1,8 @@
 /** The demo's small helpers: `sleep` must not leave a listener on the signal once it is done. */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
+import { test } from 'node:test';
 import { sleep } from './util.js';
 
 test('sleep removes its abort listener when the time is up (a tool sleeping in many steps must not pile them up)', async () => {

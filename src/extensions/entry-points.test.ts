@@ -3,11 +3,12 @@
  * they reach imports a `node:*` or Node built-in module (Node-only code lives in
  * `mcpkit/skills/node`), and their only package imports are the server's (ajv).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const dist = resolve(dirname(fileURLToPath(import.meta.url)), '..');

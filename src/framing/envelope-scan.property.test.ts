@@ -3,8 +3,9 @@
  * not depend on chunking; on real JSON-RPC messages (any member order) it names the same
  * kind and id as parsing the message would (JSON-RPC 2.0 sections 4, 4.1, 5).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { check, cut, offsets } from '../../test/abuse/chunk-splits.js';
 import { EnvelopeScanner, type EnvelopeSummary } from './envelope-scan.js';
@@ -18,7 +19,9 @@ function scan(chunks: Uint8Array[]): EnvelopeSummary {
 const enc = new TextEncoder();
 
 test('arbitrary bytes, arbitrary chunks: never throws, same answer as in one piece', () => {
-  const bytes = fc.array(fc.oneof(fc.constantFrom(...enc.encode('{}[]":,\\ ida0-.'), 0xc3, 0xa9), fc.integer({ min: 0, max: 255 })), { maxLength: 300 }).map((b) => Uint8Array.from(b));
+  const bytes = fc
+    .array(fc.oneof(fc.constantFrom(...enc.encode('{}[]":,\\ ida0-.'), 0xc3, 0xa9), fc.integer({ min: 0, max: 255 })), { maxLength: 300 })
+    .map((b) => Uint8Array.from(b));
   check(
     fc.property(bytes, offsets(), (input, cuts) => {
       assert.deepEqual(scan(cut(input, cuts)), scan([input]));
@@ -33,19 +36,36 @@ const params = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDept
 /** A JSON-RPC message as an ordered list of members, and what it is. */
 const message: fc.Arbitrary<{ members: Array<[string, unknown]>; expected: EnvelopeSummary }> = fc.oneof(
   fc.tuple(id, fc.string({ minLength: 1, maxLength: 12 }), params).map(([i, method, p]) => ({
-    members: [['jsonrpc', '2.0'], ['id', i], ['method', method], ['params', p]] as Array<[string, unknown]>,
+    members: [
+      ['jsonrpc', '2.0'],
+      ['id', i],
+      ['method', method],
+      ['params', p],
+    ] as Array<[string, unknown]>,
     expected: { kind: 'request' as const, id: i },
   })),
   fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), params).map(([method, p]) => ({
-    members: [['jsonrpc', '2.0'], ['method', method], ['params', p]] as Array<[string, unknown]>,
+    members: [
+      ['jsonrpc', '2.0'],
+      ['method', method],
+      ['params', p],
+    ] as Array<[string, unknown]>,
     expected: { kind: 'notification' as const, id: null },
   })),
   fc.tuple(id, params).map(([i, result]) => ({
-    members: [['jsonrpc', '2.0'], ['id', i], ['result', result]] as Array<[string, unknown]>,
+    members: [
+      ['jsonrpc', '2.0'],
+      ['id', i],
+      ['result', result],
+    ] as Array<[string, unknown]>,
     expected: { kind: 'response' as const, id: i },
   })),
   fc.tuple(id, fc.integer(), fc.string()).map(([i, code, text]) => ({
-    members: [['jsonrpc', '2.0'], ['id', i], ['error', { code, message: text }]] as Array<[string, unknown]>,
+    members: [
+      ['jsonrpc', '2.0'],
+      ['id', i],
+      ['error', { code, message: text }],
+    ] as Array<[string, unknown]>,
     expected: { kind: 'response' as const, id: i },
   })),
 );

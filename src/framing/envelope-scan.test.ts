@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EnvelopeScanner, MAX_ID_BYTES, type EnvelopeSummary } from './envelope-scan.js';
+import { test } from 'node:test';
+import { EnvelopeScanner, type EnvelopeSummary, MAX_ID_BYTES } from './envelope-scan.js';
 
 function scan(text: string, split = 0): EnvelopeSummary {
   const scanner = new EnvelopeScanner();

@@ -2,12 +2,13 @@
  * Property tests of the NDJSON decoder (the stdio wire format, spec: Transports → stdio:
  * one message per line, no embedded newlines). The input is what a peer controls.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { check, cut, offsets } from '../../test/abuse/chunk-splits.js';
 import type { EnvelopeSummary } from './envelope-scan.js';
-import { NdjsonDecoder, encodeLine } from './ndjson.js';
+import { encodeLine, NdjsonDecoder } from './ndjson.js';
 
 interface Output {
   lines: string[];
@@ -32,7 +33,9 @@ function decode(chunks: Array<string | Uint8Array>, maxLineBytes: number): Outpu
 
 /** Bytes that are mostly line-ish: LF, CR, spaces, braces, quotes, ASCII and UTF-8 fragments. */
 const wireBytes = fc
-  .array(fc.oneof(fc.constantFrom(0x0a, 0x0d, 0x20, 0x7b, 0x7d, 0x22, 0x5c, 0xe2, 0x82, 0xac, 0xf0, 0x9f), fc.integer({ min: 0, max: 255 })), { maxLength: 400 })
+  .array(fc.oneof(fc.constantFrom(0x0a, 0x0d, 0x20, 0x7b, 0x7d, 0x22, 0x5c, 0xe2, 0x82, 0xac, 0xf0, 0x9f), fc.integer({ min: 0, max: 255 })), {
+    maxLength: 400,
+  })
   .map((bytes) => Uint8Array.from(bytes));
 
 test('arbitrary bytes in arbitrary chunks: never throws, no line holds a line break, the held tail stays within the limit', () => {
@@ -89,7 +92,10 @@ test('round trip: encodeLine for each message (an object), any chunking, gives t
     fc.property(fc.array(fc.dictionary(fc.string(), fc.jsonValue()), { minLength: 1, maxLength: 8 }), offsets(), (values, cuts) => {
       const bytes = new TextEncoder().encode(values.map((v) => encodeLine(v)).join(''));
       const out = decode(cut(bytes, cuts), 1 << 20);
-      assert.deepEqual(out.lines.map((line) => JSON.parse(line)), values.map((v) => JSON.parse(JSON.stringify(v))));
+      assert.deepEqual(
+        out.lines.map((line) => JSON.parse(line)),
+        values.map((v) => JSON.parse(JSON.stringify(v))),
+      );
       assert.deepEqual(out.oversized, []);
     }),
   );
@@ -100,7 +106,10 @@ test('bounded output: a flood of blank lines or of one endless line yields nothi
     fc.property(fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 1, max: 32 }), (count, max) => {
       const blank = decode(['\r\n \t\n'.repeat(count)], max);
       assert.deepEqual(blank.lines, []);
-      const endless = decode(Array.from({ length: 20 }, () => 'a'.repeat(count)), max);
+      const endless = decode(
+        Array.from({ length: 20 }, () => 'a'.repeat(count)),
+        max,
+      );
       assert.ok(endless.peak <= max + 1);
       assert.equal(endless.oversized.length, 20 * count > max ? 1 : 0);
     }),

@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { LocalError } from '../jsonrpc/errors.js';
-import { DEFAULT_MAX_LINE_BYTES, NdjsonDecoder, OversizedLineError, encodeLine } from './ndjson.js';
+import { DEFAULT_MAX_LINE_BYTES, encodeLine, NdjsonDecoder, OversizedLineError } from './ndjson.js';
 
 const enc = new TextEncoder();
 
@@ -175,13 +175,25 @@ test('encodeLine produces one line; pre-serialized strings with line breaks are 
   assert.equal(encodeLine([{ jsonrpc: '2.0', id: 1, result: {} }]), '[{"jsonrpc":"2.0","id":1,"result":{}}]\n');
   assert.equal(encodeLine('{"jsonrpc":"2.0","method":"y"}'), '{"jsonrpc":"2.0","method":"y"}\n');
   for (const bad of ['{"a":\n1}', '{"a":1}\r', '\n', '']) {
-    assert.throws(() => encodeLine(bad), (e: unknown) => e instanceof LocalError && e.code === 'invalid_message');
+    assert.throws(
+      () => encodeLine(bad),
+      (e: unknown) => e instanceof LocalError && e.code === 'invalid_message',
+    );
   }
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
-  assert.throws(() => encodeLine(cyclic), (e: unknown) => e instanceof LocalError && e.code === 'invalid_message' && e.cause instanceof TypeError);
-  assert.throws(() => encodeLine(undefined), (e: unknown) => e instanceof LocalError && e.code === 'invalid_message');
-  assert.throws(() => encodeLine({ n: 1n }), (e: unknown) => e instanceof LocalError && e.code === 'invalid_message');
+  assert.throws(
+    () => encodeLine(cyclic),
+    (e: unknown) => e instanceof LocalError && e.code === 'invalid_message' && e.cause instanceof TypeError,
+  );
+  assert.throws(
+    () => encodeLine(undefined),
+    (e: unknown) => e instanceof LocalError && e.code === 'invalid_message',
+  );
+  assert.throws(
+    () => encodeLine({ n: 1n }),
+    (e: unknown) => e instanceof LocalError && e.code === 'invalid_message',
+  );
 });
 
 test('encode → decode round trip across arbitrary chunking', () => {
@@ -193,7 +205,11 @@ test('encode → decode round trip across arbitrary chunking', () => {
   for (const size of [1, 2, 3, 5, 7, 64]) {
     const { decoder, lines } = collect();
     for (let i = 0; i < bytes.length; i += size) decoder.push(bytes.subarray(i, i + size));
-    assert.deepEqual(lines.map((l) => JSON.parse(l)), messages, `chunk size ${size}`);
+    assert.deepEqual(
+      lines.map((l) => JSON.parse(l)),
+      messages,
+      `chunk size ${size}`,
+    );
   }
 });
 

@@ -21,8 +21,9 @@
  *
  * Runtime-neutral: no `node:*` imports, only `TextDecoder` and `Uint8Array`.
  */
-import { serializeMessage } from '../jsonrpc/preset-json.js';
+
 import { LocalError } from '../jsonrpc/errors.js';
+import { serializeMessage } from '../jsonrpc/preset-json.js';
 import { EnvelopeScanner, type EnvelopeSummary } from './envelope-scan.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 

@@ -2,11 +2,12 @@
  * Property tests of the SSE parser (WHATWG HTML, Server-sent events, "Parsing an event
  * stream"), whose input a possibly hostile HTTP server controls.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { check, cut, offsets } from '../../test/abuse/chunk-splits.js';
-import { SseParser, encodeSseEvent, type SseEvent } from './sse.js';
+import { encodeSseEvent, type SseEvent, SseParser } from './sse.js';
 
 interface Output {
   events: SseEvent[];
@@ -35,7 +36,13 @@ const enc = new TextEncoder();
 
 /** Text built from SSE's own vocabulary plus noise, so fields, line ends and blank lines are common. */
 const streamText = fc
-  .array(fc.oneof(fc.constantFrom('data', 'id', 'event', 'retry', ':', ': ', ' ', '\n', '\r', '\r\n', '\n\n', '0', '12', '\u0000', 'é', '😀', '\ufeff'), fc.string({ maxLength: 6 })), { maxLength: 80 })
+  .array(
+    fc.oneof(
+      fc.constantFrom('data', 'id', 'event', 'retry', ':', ': ', ' ', '\n', '\r', '\r\n', '\n\n', '0', '12', '\u0000', 'é', '😀', '\ufeff'),
+      fc.string({ maxLength: 6 }),
+    ),
+    { maxLength: 80 },
+  )
   .map((parts) => parts.join(''));
 
 test('arbitrary text or bytes in arbitrary chunks: never throws, the held line stays within maxEventChars + 8, no event is over the bound', () => {
@@ -67,8 +74,14 @@ test('chunking independence: the same events, retries, reports and last id howev
 
 /** Fields an encoder may be given: no CR/LF in id or event name, no NUL in an id. */
 const eventInit = fc.record({
-  id: fc.option(fc.string({ unit: 'binary', maxLength: 12 }).map((s) => s.replace(/[\r\n\u0000]/g, '')), { nil: undefined }),
-  event: fc.option(fc.string({ unit: 'binary', maxLength: 12 }).map((s) => s.replace(/[\r\n]/g, '')), { nil: undefined }),
+  id: fc.option(
+    fc.string({ unit: 'binary', maxLength: 12 }).map((s) => s.replace(/[\r\n\u0000]/g, '')),
+    { nil: undefined },
+  ),
+  event: fc.option(
+    fc.string({ unit: 'binary', maxLength: 12 }).map((s) => s.replace(/[\r\n]/g, '')),
+    { nil: undefined },
+  ),
   data: fc.string({ unit: 'binary', maxLength: 40 }),
   retry: fc.option(fc.nat(), { nil: undefined }),
 });
@@ -83,7 +96,10 @@ test('round trip: encodeSseEvent then parse gives back every event (data line en
         return { event: init.event === undefined || init.event === '' ? 'message' : init.event, data: init.data.replace(/\r\n|\r/g, '\n'), id: lastId };
       });
       assert.deepEqual(out.events, expected);
-      assert.deepEqual(out.retries, inits.flatMap((init) => (init.retry === undefined ? [] : [init.retry])));
+      assert.deepEqual(
+        out.retries,
+        inits.flatMap((init) => (init.retry === undefined ? [] : [init.retry])),
+      );
       assert.equal(out.oversized, 0);
     }),
   );
@@ -91,11 +107,22 @@ test('round trip: encodeSseEvent then parse gives back every event (data line en
 
 test('bounded output: events over maxEventChars are dropped and reported, the others delivered intact', () => {
   check(
-    fc.property(fc.array(fc.string({ maxLength: 30 }).map((s) => s.replace(/[\r\n]/g, '')), { minLength: 1, maxLength: 10 }), fc.integer({ min: 1, max: 20 }), offsets(), (datas, max, cuts) => {
-      const out = parse(cut(datas.map((data) => encodeSseEvent({ data })).join(''), cuts), max);
-      // A data value of `max` characters is within the bound; one more is not.
-      assert.deepEqual(out.events.map((e) => e.data), datas.filter((d) => d.length <= max));
-      assert.equal(out.oversized, datas.filter((d) => d.length > max).length);
-    }),
+    fc.property(
+      fc.array(
+        fc.string({ maxLength: 30 }).map((s) => s.replace(/[\r\n]/g, '')),
+        { minLength: 1, maxLength: 10 },
+      ),
+      fc.integer({ min: 1, max: 20 }),
+      offsets(),
+      (datas, max, cuts) => {
+        const out = parse(cut(datas.map((data) => encodeSseEvent({ data })).join(''), cuts), max);
+        // A data value of `max` characters is within the bound; one more is not.
+        assert.deepEqual(
+          out.events.map((e) => e.data),
+          datas.filter((d) => d.length <= max),
+        );
+        assert.equal(out.oversized, datas.filter((d) => d.length > max).length);
+      },
+    ),
   );
 });

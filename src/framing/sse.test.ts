@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SseParser, encodeSseEvent, type SseEvent } from './sse.js';
+import { test } from 'node:test';
+import { encodeSseEvent, type SseEvent, SseParser } from './sse.js';
 
 function collect(chunks: Array<string | Uint8Array>, max?: number) {
   const events: SseEvent[] = [];
@@ -54,7 +54,10 @@ test('oversized events are dropped, the next ones delivered, memory bounded', ()
   const big = 'data: ' + 'x'.repeat(5000) + '\n\n';
   const { events, oversized } = collect([big.slice(0, 2000), big.slice(2000), 'data: ok\n\n'], 1000);
   assert.equal(oversized, 1);
-  assert.deepEqual(events.map((e) => e.data), ['ok']);
+  assert.deepEqual(
+    events.map((e) => e.data),
+    ['ok'],
+  );
 });
 
 test('encode round-trips and refuses field smuggling', () => {
@@ -74,10 +77,19 @@ test('the bound does not depend on chunking, and data of exactly maxEventChars i
   for (const chunks of [[longComment + 'data: ok\n\n'], [longComment.slice(0, 15), longComment.slice(15) + 'data: ok\n\n']]) {
     const { events, oversized } = collect(chunks, 20);
     assert.equal(oversized, 1, 'a 31-character line is over 20 + 8 however it arrives');
-    assert.deepEqual(events.map((e) => e.data), []);
+    assert.deepEqual(
+      events.map((e) => e.data),
+      [],
+    );
   }
-  assert.deepEqual(collect(['data: ' + 'd'.repeat(20) + '\n\n'], 20).events.map((e) => e.data.length), [20]);
-  assert.deepEqual(collect(['data: ' + 'd'.repeat(10) + '\ndata: ' + 'd'.repeat(9) + '\n\n'], 20).events.map((e) => e.data.length), [20]);
+  assert.deepEqual(
+    collect(['data: ' + 'd'.repeat(20) + '\n\n'], 20).events.map((e) => e.data.length),
+    [20],
+  );
+  assert.deepEqual(
+    collect(['data: ' + 'd'.repeat(10) + '\ndata: ' + 'd'.repeat(9) + '\n\n'], 20).events.map((e) => e.data.length),
+    [20],
+  );
   assert.equal(collect(['data: ' + 'd'.repeat(21) + '\n\n'], 20).oversized, 1);
   assert.throws(() => new SseParser({ event: () => {} }, { maxEventChars: 0 }), RangeError);
 });
@@ -103,7 +115,11 @@ test('a dropped event split over several data lines: its id is recovered from th
       p.push('data: after\n\n');
       const kind = name === 'request' ? 'request' : 'response';
       assert.deepEqual(reports, [{ kind, id }], `${name}, chunks of ${size}`);
-      assert.deepEqual(events.map((e) => e.data), ['after'], `${name}, chunks of ${size}: the next event is delivered`);
+      assert.deepEqual(
+        events.map((e) => e.data),
+        ['after'],
+        `${name}, chunks of ${size}: the next event is delivered`,
+      );
       assert.ok(p.bufferedChars <= 1008);
     }
   }

@@ -4,8 +4,9 @@
  * the start of a stream and after a flush. The stdio transport's framing depends on it
  * (spec: Transports → stdio, messages are UTF-8).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { check, cut, offsets } from '../../test/abuse/chunk-splits.js';
 import { Utf8Chunks } from './utf8-chunks.js';

@@ -12,27 +12,68 @@
  * checks that this list is the union of the halves).
  */
 
-// ───────────── server (mcpkit/http/server) ─────────────
-export { createStreamableHttpHandler, StreamableHttpHandler, type StreamableHttpOptions } from './server/handler.js';
-export { DRAIN_CUT_MESSAGE, type CloseOptions } from './server/drain.js';
-export { InMemoryEventStore, type EventStore, type InMemoryEventStoreOptions, type StoredEvent } from './server/event-store.js';
-export { RequestGuard, LOOPBACK_HOSTS } from './server/request-guard.js';
-export { RequestRefusedError } from './server/refusal-report.js';
-export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, StreamableSessionTransport, type JsonOutcome } from './server/session-transport.js';
-export type { FollowEnd, FollowedStream, RoutedKind, SessionDirectory, SessionDirectoryListener, SessionLimits, SessionPatch, SessionRecord, StreamFeed, StreamFollower } from './server/session-directory.js';
-export { LegacySseTransport } from './server/legacy-sse.js';
-export { describeWebRequest, toWebResponse, bodyTooLarge, MAX_BUFFERED_BYTES, type WebResponseOptions } from './server/web.js';
-export { withCors, CORS_REQUEST_HEADERS, CORS_EXPOSED_HEADERS, type CorsOptions, type FetchHandler } from './server/cors.js';
-export { OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
-export { BodyBudgetError, DEFAULT_MAX_TOTAL_BODY_BYTES, InboundBudget } from './server/inbound.js';
-export type { BodyReader, HttpRequest, HttpRequestInfo, HttpHeaders, HttpReply, HttpPlainReply, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
-export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless/post.js';
-export { StatelessMessageInfo } from './server/stateless/exchange.js';
-
+export type {
+  AbortWatch,
+  ChunkRead,
+  ChunkReader,
+  ChunkSource,
+  ClientResponse,
+  HeaderList,
+  HeadersInput,
+  HttpAuthorization,
+  HttpClientCommonOptions,
+  HttpRequester,
+  ReconnectOptions,
+  RequesterInit,
+} from './client/common.js';
+export { toAbortSignal } from './client/common.js';
+export { HttpStatusError, type RedirectRefusal, RedirectRefusedError, SessionExpiredError } from './client/errors.js';
+export {
+  type ConnectClientOptions,
+  connectClient,
+  createClientTransport,
+  FallbackTransport,
+  type FallbackTransportOptions,
+  type HttpTransportKind,
+  shouldFallBack,
+} from './client/fallback.js';
+export { SseClientTransport, type SseClientTransportOptions } from './client/legacy-sse.js';
 // ───────────── client (mcpkit/http/client) ─────────────
 export { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './client/streamable.js';
-export { SseClientTransport, type SseClientTransportOptions } from './client/legacy-sse.js';
-export { FallbackTransport, createClientTransport, connectClient, shouldFallBack, type FallbackTransportOptions, type ConnectClientOptions, type HttpTransportKind } from './client/fallback.js';
-export { HttpStatusError, RedirectRefusedError, SessionExpiredError, type RedirectRefusal } from './client/errors.js';
-export { toAbortSignal } from './client/common.js';
-export type { AbortWatch, ChunkRead, ChunkReader, ChunkSource, ClientResponse, HeaderList, HeadersInput, HttpAuthorization, HttpClientCommonOptions, HttpRequester, ReconnectOptions, RequesterInit } from './client/common.js';
+export { CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS, type CorsOptions, type FetchHandler, withCors } from './server/cors.js';
+export { type CloseOptions, DRAIN_CUT_MESSAGE } from './server/drain.js';
+export { type EventStore, InMemoryEventStore, type InMemoryEventStoreOptions, type StoredEvent } from './server/event-store.js';
+// ───────────── server (mcpkit/http/server) ─────────────
+export { createStreamableHttpHandler, StreamableHttpHandler, type StreamableHttpOptions } from './server/handler.js';
+export { BodyBudgetError, DEFAULT_MAX_TOTAL_BODY_BYTES, InboundBudget } from './server/inbound.js';
+export { LegacySseTransport } from './server/legacy-sse.js';
+export { OutboundBudget, type OutboundOptions, SlowReaderError, type SlowReaderReason } from './server/outbound.js';
+export { RequestRefusedError } from './server/refusal-report.js';
+export { LOOPBACK_HOSTS, RequestGuard } from './server/request-guard.js';
+export type {
+  FollowEnd,
+  FollowedStream,
+  RoutedKind,
+  SessionDirectory,
+  SessionDirectoryListener,
+  SessionLimits,
+  SessionPatch,
+  SessionRecord,
+  StreamFeed,
+  StreamFollower,
+} from './server/session-directory.js';
+export { closeSseStream, disconnectAfterPriming, HttpMessageInfo, type JsonOutcome, StreamableSessionTransport } from './server/session-transport.js';
+export { StatelessMessageInfo } from './server/stateless/exchange.js';
+export { StatelessPostHandler, type StatelessPostOptions } from './server/stateless/post.js';
+export type {
+  BodyReader,
+  HttpHeaders,
+  HttpPlainReply,
+  HttpReply,
+  HttpRequest,
+  HttpRequestInfo,
+  HttpStreamReply,
+  SseReplyStream,
+  SseSink,
+} from './server/types.js';
+export { bodyTooLarge, describeWebRequest, MAX_BUFFERED_BYTES, toWebResponse, type WebResponseOptions } from './server/web.js';

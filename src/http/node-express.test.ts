@@ -4,21 +4,22 @@
  * every other request on down the chain with its body unread. The proof of discovery: the
  * `resource_metadata` URL of the 401 is fetched and answers the metadata.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
 import express from 'express';
+import { type AuthInfo, InvalidTokenError, requireBearerAuth } from '../auth/index.js';
 import { Client } from '../client/client.js';
-import { InvalidTokenError, requireBearerAuth, type AuthInfo } from '../auth/index.js';
 import { McpServer } from '../server/server.js';
 import { StreamableHttpClientTransport } from './client/streamable.js';
-import { createStreamableHttpHandler } from './server/handler.js';
 import { toNodeListener } from './node.js';
+import { createStreamableHttpHandler } from './server/handler.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 
-test('Express + authorize: app.use(listener) serves /mcp and its metadata; the 401 points at a URL that answers; other routes are the app\'s', async () => {
+test("Express + authorize: app.use(listener) serves /mcp and its metadata; the 401 points at a URL that answers; other routes are the app's", async () => {
   const app = express();
   app.get('/health', (_req, res) => {
     res.send('ok');
@@ -27,7 +28,16 @@ test('Express + authorize: app.use(listener) serves /mcp and its metadata; the 4
   await once(http, 'listening');
   const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const resource = `${origin}/mcp`;
-  const ada: AuthInfo = { issuer: 'https://auth.example.com', subject: 'ada', clientId: 'cli', scopes: [], audience: [resource], expiresAt: undefined, tokenId: undefined, claims: {} };
+  const ada: AuthInfo = {
+    issuer: 'https://auth.example.com',
+    subject: 'ada',
+    clientId: 'cli',
+    scopes: [],
+    audience: [resource],
+    expiresAt: undefined,
+    tokenId: undefined,
+    claims: {},
+  };
   const auth = requireBearerAuth({
     verifier: {
       async verify(token) {
@@ -81,7 +91,7 @@ test('Express + authorize: app.use(listener) serves /mcp and its metadata; the 4
   }
 });
 
-test('Express: a foreign Host on another path goes on to the app; on /mcp it gets the handler\'s 403', async () => {
+test("Express: a foreign Host on another path goes on to the app; on /mcp it gets the handler's 403", async () => {
   const app = express();
   const server = new McpServer({ name: 't', version: '1.0.0' });
   const auth = requireBearerAuth({
@@ -108,7 +118,7 @@ test('Express: a foreign Host on another path goes on to the app; on /mcp it get
     });
   try {
     assert.equal(await get('/.well-known/oauth-protected-resource/mcp', `localhost:${port}`), 200, 'the handler serves its metadata to an allowed Host');
-    assert.equal(await get('/.well-known/oauth-protected-resource/mcp', 'evil.example'), 418, 'a foreign Host on a path not the endpoint is the app\'s');
+    assert.equal(await get('/.well-known/oauth-protected-resource/mcp', 'evil.example'), 418, "a foreign Host on a path not the endpoint is the app's");
     assert.equal(await get('/mcp', 'evil.example'), 403);
   } finally {
     await handler.close();

@@ -34,17 +34,26 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { counterText } from '../jsonrpc/values.js';
-import { handleNow, handleOwn, internalError, ownsPath, StreamableHttpHandler } from './server/handler.js';
 import type { CloseOptions } from './server/drain.js';
+import { handleNow, handleOwn, internalError, ownsPath, StreamableHttpHandler } from './server/handler.js';
 import { BodyBudgetError, bodyBudgetReply, InboundBudget } from './server/inbound.js';
+import {
+  budgetRefusal,
+  type OutboundOptions,
+  type PacedOutput,
+  PacedWriter,
+  refusedResponseId,
+  resolveOutbound,
+  SLICE_CHARS,
+  type SlowReaderError,
+} from './server/outbound.js';
 import { internalErrorReply } from './server/replies.js';
 import { targetPath } from './server/request-guard.js';
-import { budgetRefusal, PacedWriter, refusedResponseId, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './server/outbound.js';
 import type { HttpHeaders, HttpReply, HttpRequest, HttpStreamReply, SseReplyStream, SseSink } from './server/types.js';
 import { bodyTooLarge } from './server/web.js';
 
 export { BodyBudgetError, DEFAULT_MAX_TOTAL_BODY_BYTES, InboundBudget } from './server/inbound.js';
-export { MAX_BUFFERED_BYTES, OutboundBudget, SlowReaderError, type OutboundOptions, type SlowReaderReason } from './server/outbound.js';
+export { MAX_BUFFERED_BYTES, OutboundBudget, type OutboundOptions, SlowReaderError, type SlowReaderReason } from './server/outbound.js';
 
 /** The default `maxDiscardBytes`: what is read and dropped of an oversized body after the 413 (64 MiB). */
 export const DEFAULT_MAX_DISCARD_BYTES = 64 * 1024 * 1024;
@@ -259,10 +268,13 @@ class NodeOutput implements PacedOutput {
  * is reported, and handed to `onCut` before the response's `close` event.
  */
 function pacedWriter(res: ServerResponse, outbound: NodeOutbound, onCut?: (error: SlowReaderError) => void): PacedWriter {
-  const report = onCut === undefined ? outbound.report : (error: SlowReaderError) => {
-    onCut(error);
-    outbound.report(error);
-  };
+  const report =
+    onCut === undefined
+      ? outbound.report
+      : (error: SlowReaderError) => {
+          onCut(error);
+          outbound.report(error);
+        };
   const writer = new PacedWriter(new NodeOutput(res), outbound.limits, report);
   res.on('drain', () => writer.drained());
   res.on('close', () => writer.closed());
@@ -608,7 +620,8 @@ export function toNodeListener(handler: StreamableHttpHandler, options: NodeList
   // a subclass's own handle() is honoured; the handler's is entered without its promise
   const direct = handler.handle === StreamableHttpHandler.prototype.handle;
   return (req, res, next) => {
-    if (typeof next === 'function' && direct && !ownsPath(handler, targetPath(req.url ?? '/'))) passOrServe(handler, req as AuthenticatedRequest, res, outbound, next);
+    if (typeof next === 'function' && direct && !ownsPath(handler, targetPath(req.url ?? '/')))
+      passOrServe(handler, req as AuthenticatedRequest, res, outbound, next);
     else serve(handler, direct, req as AuthenticatedRequest, res, outbound);
   };
 }
@@ -621,7 +634,13 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse, next?: (e
  * authorizer's routes (its metadata) may answer it; else it goes on down the chain with its
  * body unread.
  */
-function passOrServe(handler: StreamableHttpHandler, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, next: (error?: unknown) => void): void {
+function passOrServe(
+  handler: StreamableHttpHandler,
+  req: AuthenticatedRequest,
+  res: ServerResponse,
+  outbound: NodeOutbound,
+  next: (error?: unknown) => void,
+): void {
   const request = describe(req, req.method === 'GET' || req.method === 'HEAD' ? undefined : new NodeBody(req, outbound.bodies));
   const answer = (reply: HttpReply | undefined): void => {
     if (reply === undefined) next();
@@ -646,7 +665,7 @@ const READ_FIRST_BYTES = 64 * 1024;
 /** True when `req` declares a body of at most {@link READ_FIRST_BYTES} (and of `maxBytes`): one {@link readFirst} takes. */
 function readsFirst(req: IncomingMessage, maxBytes: number): boolean {
   const declared = req.headers['content-length'];
-  return declared !== undefined && Number(declared) <= (maxBytes < READ_FIRST_BYTES ? maxBytes : READ_FIRST_BYTES);
+  return declared !== undefined && Number(declared) <= Math.min(maxBytes, READ_FIRST_BYTES);
 }
 
 /**
@@ -685,7 +704,14 @@ function describe(req: IncomingMessage, body: string | NodeBody | undefined): Ht
  * Hands one request to the core and writes its reply. `body`: the text already read, or the
  * reader the core calls (which also tells whether the body was cut for size), or none.
  */
-function dispatch(handler: StreamableHttpHandler, direct: boolean, req: AuthenticatedRequest, res: ServerResponse, outbound: NodeOutbound, body: string | NodeBody | undefined): void {
+function dispatch(
+  handler: StreamableHttpHandler,
+  direct: boolean,
+  req: AuthenticatedRequest,
+  res: ServerResponse,
+  outbound: NodeOutbound,
+  body: string | NodeBody | undefined,
+): void {
   const request = describe(req, body);
   const answer = (reply: HttpReply): void => {
     // the 413 leaves at once; the connection is kept (no `Connection: close`, which would make

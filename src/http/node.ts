@@ -10,5 +10,6 @@
  * from `mcpkit/node/client`'s entry file, which only re-exports: such a module becomes an
  * empty chunk of the bundle when two entry points import it, one more file to load.
  */
+
+export { type NodeHttpRequester, type NodeHttpRequesterOptions, nodeHttpRequester } from './node-client/requester.js';
 export * from './node-server.js';
-export { nodeHttpRequester, type NodeHttpRequester, type NodeHttpRequesterOptions } from './node-client/requester.js';

@@ -3,11 +3,12 @@
  * narrows them: ids are strings or integers, params an object). The values are what a peer
  * sends, after JSON.parse.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { check } from '../../test/abuse/chunk-splits.js';
-import { KIND_ERROR, KIND_INVALID, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, classify, describeInvalid, exceedsDepth, type MessageKind } from './decode.js';
+import { classify, describeInvalid, exceedsDepth, KIND_ERROR, KIND_INVALID, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, type MessageKind } from './decode.js';
 import { isRequestId } from './types.js';
 
 const requestId = fc.oneof(fc.string({ unit: 'binary', maxLength: 16 }), fc.integer(), fc.maxSafeInteger());
@@ -16,13 +17,28 @@ const method = fc.string({ unit: 'binary', minLength: 1, maxLength: 24 });
 
 /** Valid messages of each kind, with the kind they must classify as. */
 const valid: fc.Arbitrary<[Record<string, unknown>, MessageKind]> = fc.oneof(
-  fc.record({ id: requestId, method, params: fc.option(object, { nil: undefined }) }).map(({ id, method, params }) => [params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params }, KIND_REQUEST] as [Record<string, unknown>, MessageKind]),
-  fc.record({ method, params: fc.option(object, { nil: undefined }) }).map(({ method, params }) => [params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, KIND_NOTIFICATION] as [Record<string, unknown>, MessageKind]),
+  fc
+    .record({ id: requestId, method, params: fc.option(object, { nil: undefined }) })
+    .map(
+      ({ id, method, params }) =>
+        [params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params }, KIND_REQUEST] as [
+          Record<string, unknown>,
+          MessageKind,
+        ],
+    ),
+  fc
+    .record({ method, params: fc.option(object, { nil: undefined }) })
+    .map(
+      ({ method, params }) =>
+        [params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, KIND_NOTIFICATION] as [Record<string, unknown>, MessageKind],
+    ),
   fc.record({ id: requestId, result: object }).map(({ id, result }) => [{ jsonrpc: '2.0', id, result }, KIND_RESULT] as [Record<string, unknown>, MessageKind]),
-  fc.record({ id: fc.option(requestId, { nil: null }), code: fc.integer(), message: fc.string(), data: fc.option(fc.jsonValue(), { nil: undefined }) }).map(({ id, code, message, data }) => [
-    { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } },
-    KIND_ERROR,
-  ] as [Record<string, unknown>, MessageKind]),
+  fc
+    .record({ id: fc.option(requestId, { nil: null }), code: fc.integer(), message: fc.string(), data: fc.option(fc.jsonValue(), { nil: undefined }) })
+    .map(
+      ({ id, code, message, data }) =>
+        [{ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } }, KIND_ERROR] as [Record<string, unknown>, MessageKind],
+    ),
 );
 
 /** Arbitrary values shaped like envelopes often enough to reach every branch. */
@@ -74,7 +90,8 @@ test('breaking one rule of a valid message makes it invalid', () => {
     },
     (m: Record<string, unknown>) => ('id' in m && m.id !== null ? { ...m, id: typeof m.id === 'number' ? 1.5 : { id: m.id } } : { ...m, id: true }),
     (m: Record<string, unknown>) => ('method' in m ? { ...m, method: '' } : { ...m, result: {}, error: { code: 1, message: 'x' } }),
-    (m: Record<string, unknown>) => ('method' in m ? { ...m, params: [1] } : 'result' in m ? { ...m, result: [] } : { ...m, error: { code: 1.5, message: 'x' } }),
+    (m: Record<string, unknown>) =>
+      'method' in m ? { ...m, params: [1] } : 'result' in m ? { ...m, result: [] } : { ...m, error: { code: 1.5, message: 'x' } },
   );
   check(
     fc.property(valid, breakIt, ([message], mutate) => {

@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KIND_ERROR, KIND_INVALID, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, classify, describeInvalid, exceedsDepth } from './decode.js';
+import { test } from 'node:test';
+import { classify, describeInvalid, exceedsDepth, KIND_ERROR, KIND_INVALID, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT } from './decode.js';
 
 test('classifies the four message kinds', () => {
   assert.equal(classify({ jsonrpc: '2.0', id: 1, method: 'ping' }), KIND_REQUEST);

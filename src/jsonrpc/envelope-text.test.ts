@@ -3,8 +3,9 @@
  * message, the text is byte for byte what `JSON.stringify` writes, and the shortcut is
  * taken for the messages a session sends.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { envelopeText, resultResponseText } from './envelope-text.js';
 import { serializeMessage } from './preset-json.js';
@@ -66,31 +67,33 @@ test('anything outside the plain envelope is left to JSON.stringify', () => {
   }
 });
 
-test('property: for any object, the text is JSON.stringify\'s or there is none', () => {
+test("property: for any object, the text is JSON.stringify's or there is none", () => {
   const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('tools/call', 'notifications/progress', 'a"b', 'tab\t'));
   const anything = fc.oneof(text, fc.integer(), fc.double(), fc.constant(null), fc.constant(undefined), fc.jsonValue(), fc.array(fc.jsonValue()));
   const id = fc.oneof(fc.integer(), fc.double(), text, fc.constant(null), fc.jsonValue());
   // the shapes a session sends, with any values, and now and then a member moved, added or dropped
-  const shaped = fc.tuple(
-    fc.constantFrom('request', 'notification', 'result', 'error'),
-    id,
-    text,
-    anything,
-    fc.boolean(),
-    fc.option(fc.tuple(fc.constantFrom('jsonrpc', 'id', 'method', 'params', 'result', 'error', 'other'), anything), { freq: 4 }),
-  ).map(([shape, idValue, method, payload, withPayload, extra]) => {
-    const message: Record<string, unknown> = { jsonrpc: '2.0' };
-    if (shape !== 'notification') message.id = idValue;
-    if (shape === 'request' || shape === 'notification') {
-      message.method = method;
-      if (withPayload) message.params = payload;
-    } else message[shape] = payload;
-    if (extra !== null) {
-      if (extra[0] === 'jsonrpc') delete message.jsonrpc;
-      message[extra[0]] = extra[1];
-    }
-    return message;
-  });
+  const shaped = fc
+    .tuple(
+      fc.constantFrom('request', 'notification', 'result', 'error'),
+      id,
+      text,
+      anything,
+      fc.boolean(),
+      fc.option(fc.tuple(fc.constantFrom('jsonrpc', 'id', 'method', 'params', 'result', 'error', 'other'), anything), { freq: 4 }),
+    )
+    .map(([shape, idValue, method, payload, withPayload, extra]) => {
+      const message: Record<string, unknown> = { jsonrpc: '2.0' };
+      if (shape !== 'notification') message.id = idValue;
+      if (shape === 'request' || shape === 'notification') {
+        message.method = method;
+        if (withPayload) message.params = payload;
+      } else message[shape] = payload;
+      if (extra !== null) {
+        if (extra[0] === 'jsonrpc') delete message.jsonrpc;
+        message[extra[0]] = extra[1];
+      }
+      return message;
+    });
   let taken = 0;
   let runs = 0;
   fc.assert(
@@ -107,7 +110,7 @@ test('property: for any object, the text is JSON.stringify\'s or there is none',
   assert.ok(taken > runs / 5, `the shortcut was taken ${taken} times in ${runs}`);
 });
 
-test('property: a response written from its id and result is JSON.stringify\'s text of it, or none', () => {
+test("property: a response written from its id and result is JSON.stringify's text of it, or none", () => {
   const id = fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(null), fc.jsonValue());
   const result = fc.oneof(fc.jsonValue(), fc.constant(undefined), fc.constant({ toJSON: () => 'custom' }), fc.constant(new Date(0)));
   fc.assert(

@@ -20,13 +20,14 @@ export class McpError extends Error {
   }
   /** The wire form of this error. */
   toJSON(): JSONRPCErrorObject {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
   /** Builds an error from a received error object. */
   static from(error: JSONRPCErrorObject): McpError {
-    const e = error.code === ErrorCode.URLElicitationRequired ? new UrlElicitationRequiredError(error.message, error.data) : new McpError(error.code, error.message, error.data);
+    const e =
+      error.code === ErrorCode.URLElicitationRequired
+        ? new UrlElicitationRequiredError(error.message, error.data)
+        : new McpError(error.code, error.message, error.data);
     e.#received = true;
     return e;
   }

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { presetJson, stringifyResponse } from './preset-json.js';
 
 const identity = () => presetJson({ 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1.0.0' } });
@@ -9,14 +9,26 @@ test('a preset _meta is spliced in: the text parses to the same response, the re
   const result = { _meta: meta, resultType: 'complete', content: [{ type: 'text', text: 'he said "}}"' }] };
   const text = stringifyResponse(7, result);
   assert.ok(text.endsWith(',"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"1.0.0"}}}}'), 'spliced at the end of the result');
-  assert.deepEqual(JSON.parse(text), { jsonrpc: '2.0', id: 7, result: { resultType: 'complete', content: [{ type: 'text', text: 'he said "}}"' }], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1.0.0' } } } });
+  assert.deepEqual(JSON.parse(text), {
+    jsonrpc: '2.0',
+    id: 7,
+    result: {
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'he said "}}"' }],
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1.0.0' } },
+    },
+  });
   assert.equal(result._meta, meta, 'the result gets its _meta back');
   assert.deepEqual(Object.keys(result), ['_meta', 'resultType', 'content']);
 });
 
 test('a result holding only the preset _meta, and string ids', () => {
   const meta = identity();
-  assert.deepEqual(JSON.parse(stringifyResponse('a', { _meta: meta })), { jsonrpc: '2.0', id: 'a', result: { _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1.0.0' } } } });
+  assert.deepEqual(JSON.parse(stringifyResponse('a', { _meta: meta })), {
+    jsonrpc: '2.0',
+    id: 'a',
+    result: { _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'srv', version: '1.0.0' } } },
+  });
 });
 
 test('everything else is plain JSON.stringify', () => {
@@ -52,7 +64,12 @@ test('serializeMessage is the one seam: responses splice the preset on every tra
   assert.equal(serializeMessage(response), spliced);
   assert.equal(encodeLine(response), spliced + '\n', 'the stdio line writer goes through the seam');
   // requests, notifications, errors and batches are plain JSON.stringify
-  for (const m of [{ jsonrpc: '2.0', id: 1, method: 'x', params: { result: 1 } }, { jsonrpc: '2.0', method: 'n' }, { jsonrpc: '2.0', id: 2, error: { code: 1, message: 'm' } }, [response]]) {
+  for (const m of [
+    { jsonrpc: '2.0', id: 1, method: 'x', params: { result: 1 } },
+    { jsonrpc: '2.0', method: 'n' },
+    { jsonrpc: '2.0', id: 2, error: { code: 1, message: 'm' } },
+    [response],
+  ]) {
     assert.equal(serializeMessage(m), JSON.stringify(m));
   }
 });

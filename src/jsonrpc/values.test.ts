@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { counterText, isObject } from './values.js';
 
 // JSON-RPC 2.0 (section 4) and MCP require `params` and `result` to be objects, never arrays

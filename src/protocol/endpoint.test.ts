@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import { InMemoryTransport } from '../transport/memory.js';

@@ -14,15 +14,34 @@
 import { LocalError, McpError, methodNotFound, toError } from '../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import { isThenable } from '../jsonrpc/values.js';
-import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
 import { RequestContext } from '../session/context.js';
-import { RpcChannel, type RequestOptions, type RpcChannelHooks, type RpcChannelOptions } from '../session/session.js';
-import { compose, composeLayers, fromMiddleware, type CallContext, type InnerHandler, type Layer, type MethodHandler, type Middleware, type MiddlewareDirection } from './middleware.js';
-import type { HandlerTableRef, RequestHandler } from './handler-table.js';
-import { PRE_INIT_TABLE, extendedTableFor, tableFor, hasCapability, mayBeSentBy, type MethodSpec, type ProtocolExtension, type RevisionTable } from './table.js';
-import { LATEST_REVISION } from './versions.js';
+import { type RequestOptions, RpcChannel, type RpcChannelHooks, type RpcChannelOptions } from '../session/session.js';
+import type { MessageInfo, SendOptions, Transport } from '../transport/types.js';
 import { defaultErrorReporter } from './error-report.js';
+import type { HandlerTableRef, RequestHandler } from './handler-table.js';
 import { checkIncomingRequest, claimStatelessEra, type StatelessClaim } from './incoming.js';
+import {
+  type CallContext,
+  compose,
+  composeLayers,
+  fromMiddleware,
+  type InnerHandler,
+  type Layer,
+  type MethodHandler,
+  type Middleware,
+  type MiddlewareDirection,
+} from './middleware.js';
+import {
+  extendedTableFor,
+  hasCapability,
+  type MethodSpec,
+  mayBeSentBy,
+  PRE_INIT_TABLE,
+  type ProtocolExtension,
+  type RevisionTable,
+  tableFor,
+} from './table.js';
+import { LATEST_REVISION } from './versions.js';
 
 export type { RequestHandler };
 
@@ -58,7 +77,10 @@ class NotificationCall implements CallContext {
 class OutgoingRequestCall implements CallContext {
   readonly direction = 'outgoing';
   readonly kind = 'request';
-  constructor(readonly options: RequestOptions | undefined, readonly sessionId: string | undefined) {}
+  constructor(
+    readonly options: RequestOptions | undefined,
+    readonly sessionId: string | undefined,
+  ) {}
 }
 
 /** A protocol endpoint: one connection, one role. */
@@ -102,7 +124,14 @@ export class Endpoint<C extends RequestContext = RequestContext> {
        * (undefined: a 2025-era request). The role keeps the claim on the context and gives it
        * back through `claimOf`.
        */
-      createContext?: (session: RpcChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, claim: StatelessClaim | undefined) => C;
+      createContext?: (
+        session: RpcChannel,
+        id: RequestId,
+        method: string,
+        params: JSONObject | undefined,
+        info: MessageInfo | undefined,
+        claim: StatelessClaim | undefined,
+      ) => C;
       /** The era reading a context was made with (see `createContext`). */
       claimOf?: (ctx: C) => StatelessClaim | undefined;
       /**
@@ -122,14 +151,25 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     this.session = new RpcChannel(transport, new Endpoint.#Hooks(this), options);
   }
 
-  readonly #createContext: ((session: RpcChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, claim: StatelessClaim | undefined) => C) | undefined;
+  readonly #createContext:
+    | ((
+        session: RpcChannel,
+        id: RequestId,
+        method: string,
+        params: JSONObject | undefined,
+        info: MessageInfo | undefined,
+        claim: StatelessClaim | undefined,
+      ) => C)
+    | undefined;
 
   /**
    * The session's hooks: one small object per endpoint whose methods (on the prototype)
    * reach the endpoint's private ones, instead of an object and six closures.
    */
   static readonly #Hooks = class EndpointHooks implements RpcChannelHooks {
+    // biome-ignore lint/suspicious/noExplicitAny: one hooks class serves endpoints of every context type
     readonly #endpoint: Endpoint<any>;
+    // biome-ignore lint/suspicious/noExplicitAny: as above
     constructor(endpoint: Endpoint<any>) {
       this.#endpoint = endpoint;
     }
@@ -145,7 +185,13 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     protocolVersion(): string | undefined {
       return this.#endpoint.revision;
     }
-    createContext(session: RpcChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined): RequestContext | McpError {
+    createContext(
+      session: RpcChannel,
+      id: RequestId,
+      method: string,
+      params: JSONObject | undefined,
+      info: MessageInfo | undefined,
+    ): RequestContext | McpError {
       const ep = this.#endpoint;
       const create = ep.#createContext;
       if (create === undefined) return new RequestContext(session, id, method, params, info);
@@ -299,7 +345,8 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     const spec = this.#table.methods.get(method);
     const problem = this.#checkOutgoing(spec, method, 'notification');
     if (problem) return Promise.reject(problem);
-    if (this.#outgoing) return this.#outgoing(method, params, new NotificationCall('outgoing', undefined, this.session.transportSessionId, options)).then(() => undefined);
+    if (this.#outgoing)
+      return this.#outgoing(method, params, new NotificationCall('outgoing', undefined, this.session.transportSessionId, options)).then(() => undefined);
     return this.session.notify(method, params, options);
   }
 

@@ -10,10 +10,10 @@
  *   receiver's to handle, or that is gated by a capability the receiver did not declare;
  *   -32602 for params that fail the method's check — {@link checkIncomingRequest}.
  */
-import { McpError, invalidParams, methodNotFound } from '../jsonrpc/errors.js';
+import { invalidParams, McpError, methodNotFound } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
-import { claimsStatelessEra, readRequestMeta, type RequestMeta } from './stateless/wire.js';
-import { PRE_INIT_TABLE, hasCapability, mayBeSentBy, tableFor, type RevisionTable } from './table.js';
+import { claimsStatelessEra, type RequestMeta, readRequestMeta } from './stateless/wire.js';
+import { hasCapability, mayBeSentBy, PRE_INIT_TABLE, type RevisionTable, tableFor } from './table.js';
 import { LATEST_REVISION } from './versions.js';
 
 /** The era reading of one 2026-07-28 request: its checked `_meta` and the table of its revision. */
@@ -29,7 +29,11 @@ export interface StatelessClaim {
  * or the McpError to answer it with: -32602 for malformed per-request metadata, -32022 for a
  * revision outside `revisions`. `tableOf` maps a served revision to its table. Never throws.
  */
-export function claimStatelessEra(params: JSONObject | undefined, revisions: readonly string[], tableOf: (revision: string) => RevisionTable): StatelessClaim | McpError | undefined {
+export function claimStatelessEra(
+  params: JSONObject | undefined,
+  revisions: readonly string[],
+  tableOf: (revision: string) => RevisionTable,
+): StatelessClaim | McpError | undefined {
   if (revisions.length === 0 || !claimsStatelessEra(params)) return undefined;
   try {
     const meta = readRequestMeta(params, revisions);
@@ -46,7 +50,13 @@ const LATEST_TABLE = tableFor(LATEST_REVISION)!;
  * `ownCapabilities`. Throws McpError -32600 for a known method before initialization,
  * -32601 (see the module note), -32602 for bad params.
  */
-export function checkIncomingRequest(table: RevisionTable, role: 'client' | 'server', ownCapabilities: object, method: string, params: JSONObject | undefined): void {
+export function checkIncomingRequest(
+  table: RevisionTable,
+  role: 'client' | 'server',
+  ownCapabilities: object,
+  method: string,
+  params: JSONObject | undefined,
+): void {
   const spec = table.methods.get(method);
   if (spec === undefined || spec.kind !== 'request' || (mayBeSentBy(spec, role) && spec.direction !== 'both')) {
     if (table === PRE_INIT_TABLE && LATEST_TABLE.methods.has(method)) {

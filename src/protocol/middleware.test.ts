@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { composeLayers, fromMiddleware, type CallContext, type InnerHandler, type Layer, type Middleware } from './middleware.js';
+import { test } from 'node:test';
+import { type CallContext, composeLayers, fromMiddleware, type InnerHandler, type Layer, type Middleware } from './middleware.js';
 
 const CTX: CallContext = { direction: 'incoming', kind: 'request', id: 1 };
 
@@ -42,5 +42,9 @@ test('fromMiddleware: a middleware gets a next that always returns a promise', a
   assert.equal(await chain('now', undefined, CTX), 'at once');
   assert.equal(await chain('later', undefined, CTX), 'deferred');
   await assert.rejects(Promise.resolve(chain('fail', undefined, CTX)), /refused/, 'a synchronous throw reaches it as a rejection');
-  assert.deepEqual(outcomes, [['ok', 'at once'], ['ok', 'deferred'], ['failed', 'refused']]);
+  assert.deepEqual(outcomes, [
+    ['ok', 'at once'],
+    ['ok', 'deferred'],
+    ['failed', 'refused'],
+  ]);
 });

@@ -7,8 +7,8 @@
  * runs outermost.
  */
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
-import type { MessageInfo } from '../transport/types.js';
 import type { RequestOptions } from '../session/session.js';
+import type { MessageInfo } from '../transport/types.js';
 
 /** What a handler or middleware knows about the message it handles. */
 export interface CallContext {

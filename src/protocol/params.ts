@@ -118,7 +118,8 @@ export const checkCancelled: ParamsCheck = (p) =>
     : 'Invalid params: "requestId" must be a string or a number';
 
 export const checkProgress: ParamsCheck = (p) => {
-  if (p === undefined || (typeof p.progressToken !== 'string' && typeof p.progressToken !== 'number')) return 'Invalid params: "progressToken" must be a string or a number';
+  if (p === undefined || (typeof p.progressToken !== 'string' && typeof p.progressToken !== 'number'))
+    return 'Invalid params: "progressToken" must be a string or a number';
   if (typeof p.progress !== 'number') return 'Invalid params: "progress" must be a number';
   return undefined;
 };
@@ -135,7 +136,8 @@ function checkFilter(f: unknown, where: string): string | undefined {
     if (f[key] !== undefined && typeof f[key] !== 'boolean') return `Invalid params: "${where}.${key}" must be a boolean`;
   }
   const uris = f.resourceSubscriptions;
-  if (uris !== undefined && (!Array.isArray(uris) || uris.some((u) => typeof u !== 'string'))) return `Invalid params: "${where}.resourceSubscriptions" must be an array of strings`;
+  if (uris !== undefined && (!Array.isArray(uris) || uris.some((u) => typeof u !== 'string')))
+    return `Invalid params: "${where}.resourceSubscriptions" must be an array of strings`;
   return undefined;
 }
 

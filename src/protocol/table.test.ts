@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { extendedTableFor, hasCapability, tableFor, type ProtocolExtension } from './table.js';
+import { test } from 'node:test';
+import { extendedTableFor, hasCapability, type ProtocolExtension, tableFor } from './table.js';
 
 test('each revision has its own table', () => {
   assert.equal(tableFor('2024-11-05')!.batches, true);
@@ -18,7 +18,8 @@ test('each revision has its own table', () => {
 test('extensions add entries per revision; extended tables are shared', () => {
   const ext: ProtocolExtension = {
     name: 'test-ext',
-    methods: (revision) => (revision === '2025-11-25' ? [{ method: 'x/get', kind: 'request', direction: 'both', gate: { holder: 'receiver', path: ['x'] } }] : []),
+    methods: (revision) =>
+      revision === '2025-11-25' ? [{ method: 'x/get', kind: 'request', direction: 'both', gate: { holder: 'receiver', path: ['x'] } }] : [],
   };
   const t = extendedTableFor('2025-11-25', [ext])!;
   assert.equal(t.methods.has('x/get'), true);

@@ -8,8 +8,8 @@
  */
 import { Method, Notification } from './methods.js';
 import * as P from './params.js';
-import { V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25 } from './versions.js';
 import { V2026_07_28 } from './stateless/wire.js';
+import { V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25 } from './versions.js';
 
 /** Which side sends a method. */
 export type Direction = 'client-to-server' | 'server-to-client' | 'both';
@@ -100,10 +100,7 @@ const T_2024_11_05 = table(V2024_11_05, true, base(undefined));
 const T_2025_03_26 = table(V2025_03_26, true, base(receiver('completions')));
 
 /** 2025-06-18: batches removed; form elicitation added. */
-const T_2025_06_18 = table(V2025_06_18, false, [
-  ...base(receiver('completions')),
-  req(Method.ElicitationCreate, S2C, receiver('elicitation'), P.checkElicit),
-]);
+const T_2025_06_18 = table(V2025_06_18, false, [...base(receiver('completions')), req(Method.ElicitationCreate, S2C, receiver('elicitation'), P.checkElicit)]);
 
 /** 2025-11-25: URL elicitation and its completion notification; `tools/call` may carry `task`. */
 const T_2025_11_25 = table(V2025_11_25, false, [
@@ -160,7 +157,11 @@ export function tableFor(revision: string): RevisionTable | undefined {
  * The table used before a revision is negotiated: only what may cross before
  * initialization is allowed, and no batches.
  */
-export const PRE_INIT_TABLE: RevisionTable = table('pre-initialization', false, base(undefined).filter((e) => e.beforeInit));
+export const PRE_INIT_TABLE: RevisionTable = table(
+  'pre-initialization',
+  false,
+  base(undefined).filter((e) => e.beforeInit),
+);
 
 /**
  * A protocol extension's contribution to the method tables: entries added to (or

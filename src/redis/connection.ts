@@ -61,7 +61,10 @@ export class RedisUnavailableError extends Error {
   readonly reason: RedisUnavailableReason;
   constructor(reason: RedisUnavailableReason, where: string, cause?: unknown) {
     const what = reason === 'timeout' ? 'did not answer in time' : reason === 'closed' ? 'connection is closed' : 'is unreachable';
-    super(`Redis at ${where} ${what}; check that the server runs and the url option is right (commands fail until it is back)`, cause === undefined ? undefined : { cause });
+    super(
+      `Redis at ${where} ${what}; check that the server runs and the url option is right (commands fail until it is back)`,
+      cause === undefined ? undefined : { cause },
+    );
     this.name = 'RedisUnavailableError';
     this.reason = reason;
   }
@@ -69,7 +72,7 @@ export class RedisUnavailableError extends Error {
 
 const PREFIX = /^[A-Za-z0-9:_.{}-]{1,64}$/;
 /** Ids used verbatim as key parts: short words of URL-safe characters (UUIDs among them). */
-const PLAIN_ID = /^[A-Za-z0-9._\/-]{1,128}$/;
+const PLAIN_ID = /^[A-Za-z0-9._/-]{1,128}$/;
 
 /** Handles a message of one channel (the channel name without the prefix). */
 export type ChannelHandler = (message: string, channel: string) => void;
@@ -324,7 +327,12 @@ export class RedisConnection {
     const e = err instanceof Error ? err : new Error(String(err));
     if (e.name === 'ReplyError') return e;
     if (/Command timed out/i.test(e.message)) return new RedisUnavailableError('timeout', this.#where, e);
-    if (e.name === 'MaxRetriesPerRequestError' || /enableOfflineQueue|Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|connect ETIMEDOUT/.test(e.message)) {
+    if (
+      e.name === 'MaxRetriesPerRequestError' ||
+      /enableOfflineQueue|Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|connect ETIMEDOUT/.test(
+        e.message,
+      )
+    ) {
       return new RedisUnavailableError(this.#closed ? 'closed' : 'disconnected', this.#where, e);
     }
     return e;

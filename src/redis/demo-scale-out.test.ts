@@ -9,9 +9,9 @@ import { after, before, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, startHttpChild, type HttpChild } from '../../test/helpers/cli/cli-run.js';
-import { roundRobinProxy, type RoundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { BIN, type HttpChild, startHttpChild } from '../../test/helpers/cli/cli-run.js';
+import { type RoundRobinProxy, roundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 
 let redis: RedisServer;
 let demos: HttpChild[] = [];
@@ -32,7 +32,8 @@ it('serves one session from three demo processes', async () => {
   client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'stub', content: { type: 'text', text: 'from afar' } }));
   const transport = new StreamableHTTPClientTransport(new URL(proxy.url));
   await client.connect(transport);
-  for (let i = 0; i < 3; i++) assert.deepEqual((await client.callTool({ name: 'echo', arguments: { message: `hop ${i}` } })).content, [{ type: 'text', text: `hop ${i}` }]);
+  for (let i = 0; i < 3; i++)
+    assert.deepEqual((await client.callTool({ name: 'echo', arguments: { message: `hop ${i}` } })).content, [{ type: 'text', text: `hop ${i}` }]);
   assert.deepEqual((await client.callTool({ name: 'test_sampling', arguments: { prompt: 'x' } })).content, [{ type: 'text', text: 'LLM response: from afar' }]);
   assert.equal(new Set(proxy.exchanges.map((e) => e.upstream)).size, 3);
   await transport.terminateSession();

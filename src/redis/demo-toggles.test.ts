@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BIN, startHttpChild, type HttpChild } from '../../test/helpers/cli/cli-run.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { BIN, type HttpChild, startHttpChild } from '../../test/helpers/cli/cli-run.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
 
 let redis: RedisServer;

@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { kill, spawnInstance } from '../../test/helpers/redis/spawn-instance.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
 import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
-import { kill, spawnInstance } from '../../test/helpers/redis/spawn-instance.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { until } from '../../test/helpers/redis/task-peer.js';
 
 let server: RedisServer;
 let redis: RedisConnection;
@@ -42,18 +42,31 @@ describe('RedisEventStore', () => {
     appends.push(store.append('turn-a/0', 1, 'log'));
     appends.push(store.append('turn-a/1', 3, 'out of order: refused by Redis'));
     const settled = await Promise.allSettled(appends);
-    assert.deepEqual(settled.map((r) => r.status), [...Array(9).fill('fulfilled'), 'rejected'], 'each append settles with its own reply');
+    assert.deepEqual(
+      settled.map((r) => r.status),
+      [...Array(9).fill('fulfilled'), 'rejected'],
+      'each append settles with its own reply',
+    );
     assert.equal((await calls('multi')) - multiBefore, 1, 'one MULTI for the turn');
     assert.equal((await calls('xadd')) - xaddBefore, 10);
-    assert.deepEqual((await store.replay('turn-a/1', 0)).map((e) => e.data), ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8']);
+    assert.deepEqual(
+      (await store.replay('turn-a/1', 0)).map((e) => e.data),
+      ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8'],
+    );
   });
 
   it('replays after a sequence number, per stream, in order', async () => {
     const store = new RedisEventStore(redis);
     for (let i = 1; i <= 5; i++) await store.append('sess-a/1', i, `a${i}`);
     await store.append('sess-a/2', 1, 'b1');
-    assert.deepEqual(await store.replay('sess-a/1', 3), [{ seq: 4, data: 'a4' }, { seq: 5, data: 'a5' }]);
-    assert.deepEqual((await store.replay('sess-a/1', 0)).map((e) => e.data), ['a1', 'a2', 'a3', 'a4', 'a5']);
+    assert.deepEqual(await store.replay('sess-a/1', 3), [
+      { seq: 4, data: 'a4' },
+      { seq: 5, data: 'a5' },
+    ]);
+    assert.deepEqual(
+      (await store.replay('sess-a/1', 0)).map((e) => e.data),
+      ['a1', 'a2', 'a3', 'a4', 'a5'],
+    );
     assert.deepEqual(await store.replay('sess-a/1', 5), []);
     assert.deepEqual(await store.replay('sess-a/2', 0), [{ seq: 1, data: 'b1' }]);
     assert.deepEqual(await store.replay('unknown/1', 0), []);
@@ -65,8 +78,14 @@ describe('RedisEventStore', () => {
   it('is bounded per stream: replay returns at most the newest maxEventsPerStream, and Redis trims the rest', async () => {
     const store = new RedisEventStore(redis, { maxEventsPerStream: 3 });
     for (let i = 1; i <= 10; i++) await store.append('bounded/1', i, 'x');
-    assert.deepEqual((await store.replay('bounded/1', 0)).map((e) => e.seq), [8, 9, 10]);
-    assert.deepEqual((await store.replay('bounded/1', 8)).map((e) => e.seq), [9, 10]);
+    assert.deepEqual(
+      (await store.replay('bounded/1', 0)).map((e) => e.seq),
+      [8, 9, 10],
+    );
+    assert.deepEqual(
+      (await store.replay('bounded/1', 8)).map((e) => e.seq),
+      [9, 10],
+    );
     const big = new RedisEventStore(redis, { maxEventsPerStream: 50 });
     for (let i = 1; i <= 1000; i++) await big.append('bounded/2', i, 'y');
     const length = await redis.run((c) => c.xlen(redis.key('events', 'bounded/2')));
@@ -80,7 +99,10 @@ describe('RedisEventStore', () => {
     await kill(child);
     const store = new RedisEventStore(redis);
     const events = await store.replay('dead-session/0', 4);
-    assert.deepEqual(events.map((e) => e.seq), [5, 6, 7]);
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      [5, 6, 7],
+    );
     assert.deepEqual(JSON.parse(events[0]!.data), { jsonrpc: '2.0', method: 'notifications/message', params: { seq: 5 } });
   });
 

@@ -76,7 +76,8 @@ export class RedisEventStore implements EventStore {
   append(streamKey: string, seq: number, data: string): Promise<void> {
     if (!STREAM_KEY.test(streamKey)) return Promise.reject(new RangeError('Invalid SSE stream key'));
     if (!(Number.isSafeInteger(seq) && seq >= 1)) return Promise.reject(new RangeError('An event sequence number is a positive integer'));
-    if (data.length > this.#maxChars) return Promise.reject(new RangeError(`Event of ${data.length} characters exceeds maxEventChars (${this.#maxChars}); it is not stored`));
+    if (data.length > this.#maxChars)
+      return Promise.reject(new RangeError(`Event of ${data.length} characters exceeds maxEventChars (${this.#maxChars}); it is not stored`));
     return new Promise((resolve, reject) => {
       if (this.#batch.length === 0) setImmediate(this.#flush);
       this.#batch.push({ key: this.#redis.key(KIND, streamKey), seq, data, resolve, reject });

@@ -9,13 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { taskPeer, until } from '../../test/helpers/redis/task-peer.js';
 import { McpError } from '../jsonrpc/errors.js';
 import type { NewTask } from '../tasks/store.js';
 import { RedisBus } from './bus.js';
 import { RedisConnection, RedisUnavailableError, type RedisUnavailableReason } from './connection.js';
 import { RedisEventStore } from './event-store.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { taskPeer, until } from '../../test/helpers/redis/task-peer.js';
 import { RedisTaskStore } from './task-store.js';
 
 const COMMAND_TIMEOUT_MS = 300;
@@ -28,7 +28,16 @@ before(() => process.on('unhandledRejection', onUnhandled));
 after(() => process.off('unhandledRejection', onUnhandled));
 afterEach(() => assert.deepEqual(unhandled, [], 'no unhandled rejection'));
 
-const task = (taskId: string, more: Partial<NewTask> = {}): NewTask => ({ taskId, status: 'working', ttlMs: 600_000, ttlAnchor: 'created', owner: {}, method: 'tools/call', form: '2025-11-25', ...more });
+const task = (taskId: string, more: Partial<NewTask> = {}): NewTask => ({
+  taskId,
+  status: 'working',
+  ttlMs: 600_000,
+  ttlAnchor: 'created',
+  owner: {},
+  method: 'tools/call',
+  form: '2025-11-25',
+  ...more,
+});
 
 /** `op`, or a rejection when it is still pending after {@link HANG_MS}. */
 async function bounded<T>(op: Promise<T>): Promise<T> {
@@ -147,7 +156,10 @@ describe('Redis failures', () => {
 
       await server.stop('SIGKILL');
       // While Redis is down the MCP answer is a clean internal error, not a hang or a crash.
-      await assert.rejects(tasks.getTask(pending.taskId!, { timeoutMs: HANG_MS }), (e: unknown) => e instanceof McpError && e.code === -32603 && e.message === 'Internal error');
+      await assert.rejects(
+        tasks.getTask(pending.taskId!, { timeoutMs: HANG_MS }),
+        (e: unknown) => e instanceof McpError && e.code === -32603 && e.message === 'Internal error',
+      );
 
       await server.restart();
       await redis.whenReady();

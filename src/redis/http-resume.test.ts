@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { get, makeHandler, openSession, post, rpc, SseReader } from '../../test/helpers/http/server-harness.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
 import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { until } from '../../test/helpers/redis/task-peer.js';
 
 let server: RedisServer;
 let redis: RedisConnection;
@@ -46,7 +46,10 @@ test('a broken SSE stream resumes with Last-Event-ID from events kept in Redis',
 
     const resumed = new SseReader(await get(handler, sessionId, { 'last-event-id': first.id }));
     const events = (await resumed.rest()).filter((e) => e.data !== '');
-    assert.deepEqual(events.map((e) => JSON.parse(e.data).method ?? 'response'), ['notifications/message', 'response']);
+    assert.deepEqual(
+      events.map((e) => JSON.parse(e.data).method ?? 'response'),
+      ['notifications/message', 'response'],
+    );
     assert.equal(JSON.parse(events[1]!.data).result.content[0].text, 'waited 60');
     assert.deepEqual(errors, []);
   } finally {

@@ -7,11 +7,12 @@
  * Needs the optional peer dependency `ioredis`; only this entry point loads it. See
  * docs/redis.md.
  */
-export { RedisConnection, RedisUnavailableError, type RedisConnectionOptions, type RedisUnavailableReason, type ChannelHandler } from './connection.js';
+
+export { type BusData, type BusHandler, type BusMessageInfo, RedisBus, type RedisBusOptions } from './bus.js';
+export { type ChannelHandler, RedisConnection, type RedisConnectionOptions, RedisUnavailableError, type RedisUnavailableReason } from './connection.js';
 export { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
-export { RedisTaskStore, stoppedInstanceOutcome, type RedisTaskStoreOptions } from './task-store.js';
-export { RedisBus, type RedisBusOptions, type BusData, type BusHandler, type BusMessageInfo } from './bus.js';
-export { RedisNotifier, type RedisNotifierOptions, type SharedNotification, type SharedNotificationMethod, type SharedListChangedMethod } from './notifier.js';
-export { RedisTaskInputRelay, type RedisTaskInputRelayOptions } from './task-input-relay.js';
-export { RedisSessionDirectory, type RedisSessionDirectoryOptions } from './session-directory.js';
+export { RedisNotifier, type RedisNotifierOptions, type SharedListChangedMethod, type SharedNotification, type SharedNotificationMethod } from './notifier.js';
 export { RedisResultCacheStore, type RedisResultCacheStoreOptions } from './result-cache-store.js';
+export { RedisSessionDirectory, type RedisSessionDirectoryOptions } from './session-directory.js';
+export { RedisTaskInputRelay, type RedisTaskInputRelayOptions } from './task-input-relay.js';
+export { RedisTaskStore, type RedisTaskStoreOptions, stoppedInstanceOutcome } from './task-store.js';

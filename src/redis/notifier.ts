@@ -94,10 +94,14 @@ export class RedisNotifier implements SharedNotifier {
     const d = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
     let n: SharedNotification;
     if (d.m === Notification.ResourcesUpdated && typeof d.u === 'string' && d.u.length > 0) {
-      if (d.u.length > this.#maxUri) return this.#onError(new Error(`Dropped a shared resources/updated notification: its URI of ${d.u.length} characters exceeds maxUriChars (${this.#maxUri})`));
+      if (d.u.length > this.#maxUri)
+        return this.#onError(
+          new Error(`Dropped a shared resources/updated notification: its URI of ${d.u.length} characters exceeds maxUriChars (${this.#maxUri})`),
+        );
       n = { method: Notification.ResourcesUpdated, uri: d.u, origin };
     } else if (typeof d.m === 'string' && LISTS.has(d.m)) n = { method: d.m as SharedNotificationMethod, origin };
-    else return this.#onError(new Error(`Dropped a malformed shared notification (expected {m: a shared notification method, u: the URI for resources/updated})`));
+    else
+      return this.#onError(new Error(`Dropped a malformed shared notification (expected {m: a shared notification method, u: the URI for resources/updated})`));
     for (const handler of this.#handlers) {
       try {
         handler(n);

@@ -12,12 +12,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 import { InMemoryEventStore } from '../http/server/event-store.js';
 import type { TaskPatch } from '../tasks/store.js';
 import { isTerminal } from '../tasks/types.js';
 import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { RedisTaskStore } from './task-store.js';
 
 const RUNS = 25;
@@ -39,16 +39,21 @@ let runs = 0;
 
 test('RedisEventStore replays what the in-memory store replays', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(fc.string({ unit: 'grapheme', maxLength: 40 }), { maxLength: 30 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 0, max: 35 }), async (data, max, afterSeq) => {
-      const key = `s${++runs}/1`;
-      const redis = new RedisEventStore(a, { maxEventsPerStream: max });
-      const model = new InMemoryEventStore({ maxEventsPerStream: max });
-      for (let i = 0; i < data.length; i++) {
-        await redis.append(key, i + 1, data[i]!);
-        model.append(key, i + 1, data[i]!);
-      }
-      assert.deepEqual(await new RedisEventStore(b, { maxEventsPerStream: max }).replay(key, afterSeq), model.replay(key, afterSeq));
-    }),
+    fc.asyncProperty(
+      fc.array(fc.string({ unit: 'grapheme', maxLength: 40 }), { maxLength: 30 }),
+      fc.integer({ min: 1, max: 8 }),
+      fc.integer({ min: 0, max: 35 }),
+      async (data, max, afterSeq) => {
+        const key = `s${++runs}/1`;
+        const redis = new RedisEventStore(a, { maxEventsPerStream: max });
+        const model = new InMemoryEventStore({ maxEventsPerStream: max });
+        for (let i = 0; i < data.length; i++) {
+          await redis.append(key, i + 1, data[i]!);
+          model.append(key, i + 1, data[i]!);
+        }
+        assert.deepEqual(await new RedisEventStore(b, { maxEventsPerStream: max }).replay(key, afterSeq), model.replay(key, afterSeq));
+      },
+    ),
     { numRuns: RUNS },
   );
 });

@@ -30,8 +30,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { SseReader } from '../../test/helpers/http/server-harness.js';
-import { startRedisDemo, stopRedisDemo, type DemoProcess } from '../../test/helpers/redis/demo-process.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { type DemoProcess, startRedisDemo, stopRedisDemo } from '../../test/helpers/redis/demo-process.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
 
 const REVISION = '2025-11-25';
@@ -58,7 +58,11 @@ let nextId = 1;
 /** POSTs one request; bounded by {@link HANG_MS}. */
 async function request(url: string, sessionId: string | undefined, method: string, params: Record<string, unknown>): Promise<Answer> {
   const id = nextId++;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': REVISION };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': REVISION,
+  };
   if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
   let res: Response;
   let text: string;
@@ -72,17 +76,28 @@ async function request(url: string, sessionId: string | undefined, method: strin
   let messages: unknown[] = [];
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     for (const event of text.split(/\r?\n\r?\n/)) {
-      const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+      const data = event
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n');
       if (data !== '') messages.push(JSON.parse(data));
     }
   } else if (text !== '') messages = [JSON.parse(text)];
-  const message = messages.find((m) => (m as { id?: unknown }).id === id || ((m as { id?: unknown }).id === null && 'error' in (m as object))) as Answer['message'];
+  const message = messages.find(
+    (m) => (m as { id?: unknown }).id === id || ((m as { id?: unknown }).id === null && 'error' in (m as object)),
+  ) as Answer['message'];
   return { status: res.status, retryAfter: res.headers.get('retry-after'), message };
 }
 
 /** Initializes a session on `url` (initialize, then notifications/initialized); the session id when it was accepted, and the answer. */
 async function initialize(url: string): Promise<{ sessionId?: string; answer: Answer }> {
-  const body = { jsonrpc: '2.0', id: nextId++, method: 'initialize', params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'restart-under-load', version: '1.0.0' } } };
+  const body = {
+    jsonrpc: '2.0',
+    id: nextId++,
+    method: 'initialize',
+    params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'restart-under-load', version: '1.0.0' } },
+  };
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -90,13 +105,24 @@ async function initialize(url: string): Promise<{ sessionId?: string; answer: An
     signal: AbortSignal.timeout(HANG_MS),
   });
   const text = await res.text();
-  const data = res.headers.get('content-type')?.startsWith('text/event-stream') ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).at(-1) : text;
+  const data = res.headers.get('content-type')?.startsWith('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trim())
+        .at(-1)
+    : text;
   const answer: Answer = { status: res.status, retryAfter: res.headers.get('retry-after'), message: data ? JSON.parse(data) : undefined };
   const sessionId = res.headers.get('mcp-session-id') ?? undefined;
   if (res.status !== 200 || sessionId === undefined) return { answer };
   const ack = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': REVISION,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
     signal: AbortSignal.timeout(HANG_MS),
   });
@@ -111,13 +137,17 @@ function unclear(answer: Answer): string | undefined {
   if (answer.status === 503) {
     if (answer.retryAfter === null) return '503 without Retry-After';
     const e = answer.message?.error;
-    return typeof e?.code === 'number' && typeof e.message === 'string' && e.message !== '' ? undefined : `503 without a JSON-RPC error body: ${JSON.stringify(answer.message)}`;
+    return typeof e?.code === 'number' && typeof e.message === 'string' && e.message !== ''
+      ? undefined
+      : `503 without a JSON-RPC error body: ${JSON.stringify(answer.message)}`;
   }
   if (answer.status !== 200) return `HTTP ${answer.status}: ${JSON.stringify(answer.message)}`;
   if (answer.message === undefined) return 'HTTP 200 without the response';
   if (answer.message.result !== undefined) return undefined;
   const e = answer.message.error;
-  return Number.isInteger(e?.code) && typeof e?.message === 'string' && e.message !== '' ? undefined : `an error without code or message: ${JSON.stringify(answer.message)}`;
+  return Number.isInteger(e?.code) && typeof e?.message === 'string' && e.message !== ''
+    ? undefined
+    : `an error without code or message: ${JSON.stringify(answer.message)}`;
 }
 
 const ok = (a: Answer) => a.status === 200 && a.message?.result !== undefined;
@@ -216,14 +246,18 @@ it('survives a Redis restart under 200 operations on two demo processes: clear e
           }
           await redis.restart();
           // service resumes: the processes reconnect in the background (capped backoff)
-          await until('a new session to be accepted again on both processes', async () => {
-            for (const demo of [a, b]) {
-              if ((await initialize(demo.url)).sessionId !== undefined) continue;
-              await new Promise((resolve) => setTimeout(resolve, 200));
-              return false;
-            }
-            return true;
-          }, 4 * HANG_MS);
+          await until(
+            'a new session to be accepted again on both processes',
+            async () => {
+              for (const demo of [a, b]) {
+                if ((await initialize(demo.url)).sessionId !== undefined) continue;
+                await new Promise((resolve) => setTimeout(resolve, 200));
+                return false;
+              }
+              return true;
+            },
+            4 * HANG_MS,
+          );
           restarted = true;
         })();
         await restart;
@@ -255,34 +289,48 @@ it('survives a Redis restart under 200 operations on two demo processes: clear e
   // and written once Redis was back (the engine's final write retry, docs/redis.md): nothing
   // stays `working`, none vanished, none failed. Bounded: the retry runs at most 5 s apart.
   const settled = new Set<string>();
-  await until('every acknowledged task to read completed with its result from both processes', async () => {
-    for (const taskId of created) {
-      if (settled.has(taskId)) continue;
-      let done = true;
-      for (const demo of [a, b]) {
-        const got = await request(demo.url, sessionId, 'tasks/get', { taskId });
-        assert.ok(ok(got), `tasks/get ${taskId}: ${JSON.stringify(got.message)}`);
-        const status = got.message!.result.status as string;
-        assert.ok(status === 'completed' || status === 'working', `task ${taskId} is ${status}: ${JSON.stringify(got.message)}\n--- demo A stderr:\n${a.stderr()}\n--- demo B stderr:\n${b.stderr()}`);
-        if (status !== 'completed') done = false;
+  await until(
+    'every acknowledged task to read completed with its result from both processes',
+    async () => {
+      for (const taskId of created) {
+        if (settled.has(taskId)) continue;
+        let done = true;
+        for (const demo of [a, b]) {
+          const got = await request(demo.url, sessionId, 'tasks/get', { taskId });
+          assert.ok(ok(got), `tasks/get ${taskId}: ${JSON.stringify(got.message)}`);
+          const status = got.message!.result.status as string;
+          assert.ok(
+            status === 'completed' || status === 'working',
+            `task ${taskId} is ${status}: ${JSON.stringify(got.message)}\n--- demo A stderr:\n${a.stderr()}\n--- demo B stderr:\n${b.stderr()}`,
+          );
+          if (status !== 'completed') done = false;
+        }
+        if (!done) return false;
+        for (const demo of [a, b]) {
+          const result = await request(demo.url, sessionId, 'tasks/result', { taskId });
+          assert.match(
+            result.message?.result?.content?.[0]?.text ?? '',
+            /^finished 1 steps in \d+ ms$/,
+            `tasks/result ${taskId}: ${JSON.stringify(result.message)}`,
+          );
+          const known = acknowledgedResults.get(taskId);
+          if (known !== undefined) assert.equal(result.message!.result.content[0].text, known, `tasks/result ${taskId} changed`);
+        }
+        settled.add(taskId);
       }
-      if (!done) return false;
-      for (const demo of [a, b]) {
-        const result = await request(demo.url, sessionId, 'tasks/result', { taskId });
-        assert.match(result.message?.result?.content?.[0]?.text ?? '', /^finished 1 steps in \d+ ms$/, `tasks/result ${taskId}: ${JSON.stringify(result.message)}`);
-        const known = acknowledgedResults.get(taskId);
-        if (known !== undefined) assert.equal(result.message!.result.content[0].text, known, `tasks/result ${taskId} changed`);
-      }
-      settled.add(taskId);
-    }
-    return true;
-  }, HANG_MS);
+      return true;
+    },
+    HANG_MS,
+  );
   const late = created.size - acknowledgedResults.size;
   // change notifications flow between the processes again (the bus subscribed anew after the restart):
   // subscribed on A, GET stream on A, the change raised on B
   const subscribed = await request(a.url, sessionId, 'resources/subscribe', { uri: WATCHED });
   assert.ok(ok(subscribed), JSON.stringify(subscribed.message));
-  const stream = await fetch(a.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION }, signal: AbortSignal.timeout(4 * HANG_MS) });
+  const stream = await fetch(a.url, {
+    headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION },
+    signal: AbortSignal.timeout(4 * HANG_MS),
+  });
   assert.equal(stream.status, 200);
   const reader = new SseReader(stream);
   const touched = await request(b.url, sessionId, 'tools/call', { name: 'touch_watched_resource', arguments: {} });
@@ -299,5 +347,7 @@ it('survives a Redis restart under 200 operations on two demo processes: clear e
 
   for (const demo of [a, b]) assert.equal(demo.child.exitCode ?? demo.child.signalCode, null, 'the process is still running');
   // the plain and task operations after the restart all succeeded (checked above); say what happened in between
-  t.diagnostic(`${acknowledgedResults.size} task results acknowledged by tasks/result, ${created.size} tasks created (${late} of them completed only later, all now completed), ${failedWhileDown.length} operations refused while Redis was down`);
+  t.diagnostic(
+    `${acknowledgedResults.size} task results acknowledged by tasks/result, ${created.size} tasks created (${late} of them completed only later, all now completed), ${failedWhileDown.length} operations refused while Redis was down`,
+  );
 });

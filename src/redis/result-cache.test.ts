@@ -7,17 +7,17 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, it } from 'node:test';
+import { useRedis } from '../../test/helpers/redis/redis-server.js';
 import { ALL_REVISIONS, Client } from '../client/index.js';
 import { StreamableHttpClientTransport } from '../http/index.js';
-import { createStreamableHttpHandler } from '../http/server/handler.js';
 import { serveNode } from '../http/node.js';
+import { createStreamableHttpHandler } from '../http/server/handler.js';
 import { McpServer } from '../server/index.js';
 import { RedisConnection } from './connection.js';
 import { RedisResultCacheStore } from './result-cache-store.js';
-import { useRedis } from '../../test/helpers/redis/redis-server.js';
 
 const suite = useRedis();
 let prefixes = 0;
@@ -45,7 +45,10 @@ describe('RedisResultCacheStore', () => {
     assert.equal(await store.get('s:pub:tools/list:1'), '{"a":1}', 'the * of a prefix is a literal');
     assert.equal(await store.get('s*:pub:tools/list:1'), undefined);
     await store.deletePrefix('s:pub:tools/list:');
-    assert.deepEqual([await store.get('s:pub:tools/list:1'), await store.get('s:pub:tools/list:2'), await store.get('s:pub:prompts/list:1')], [undefined, undefined, 'p']);
+    assert.deepEqual(
+      [await store.get('s:pub:tools/list:1'), await store.get('s:pub:tools/list:2'), await store.get('s:pub:prompts/list:1')],
+      [undefined, undefined, 'p'],
+    );
     await store.set('short', 'v', 1);
     for (let i = 0; i < 100 && (await store.get('short')) !== undefined; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(await store.get('short'), undefined, 'Redis drops an expired entry');
@@ -60,9 +63,19 @@ describe('RedisResultCacheStore', () => {
 
 describe('result cache across processes sharing Redis', () => {
   it('the second process sends no tools/list for what the first fetched; private entries stay per principal', async () => {
-    const server = new McpServer({ name: 'counted', version: '1.0.0' }, {
-      stateless: { cacheHints: (method) => (method === 'tools/list' ? { ttlMs: 60_000, cacheScope: 'public' } : method === 'resources/read' ? { ttlMs: 60_000, cacheScope: 'private' } : undefined) },
-    });
+    const server = new McpServer(
+      { name: 'counted', version: '1.0.0' },
+      {
+        stateless: {
+          cacheHints: (method) =>
+            method === 'tools/list'
+              ? { ttlMs: 60_000, cacheScope: 'public' }
+              : method === 'resources/read'
+                ? { ttlMs: 60_000, cacheScope: 'private' }
+                : undefined,
+        },
+      },
+    );
     server.registerTool('echo', { description: 'echoes' }, (a: { text?: string }) => a.text ?? '');
     server.registerTool('add', { description: 'adds' }, () => '0');
     let reads = 0;
@@ -73,11 +86,17 @@ describe('result cache across processes sharing Redis', () => {
     suite.defer(() => node.close());
     const prefix = `rcx${++prefixes}:`;
     const redis = await connection(prefix);
-    const client = new Client({ name: 'first-process', version: '1.0.0' }, { protocolVersions: ALL_REVISIONS, cache: { store: new RedisResultCacheStore(redis), serverId: node.url, principal: 'alice' } });
+    const client = new Client(
+      { name: 'first-process', version: '1.0.0' },
+      { protocolVersions: ALL_REVISIONS, cache: { store: new RedisResultCacheStore(redis), serverId: node.url, principal: 'alice' } },
+    );
     await client.connect(new StreamableHttpClientTransport({ url: node.url }));
     try {
       assert.equal(client.era, 'stateless');
-      assert.deepEqual((await client.listAllTools()).map((t) => t.name), ['echo', 'add']);
+      assert.deepEqual(
+        (await client.listAllTools()).map((t) => t.name),
+        ['echo', 'add'],
+      );
       await client.listTools();
       assert.equal((await client.readResource('test://a')).contents.length, 1);
       assert.equal(calls.get('tools/list'), 1);

@@ -20,12 +20,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { get, LATEST, openSession, post, rpc, SseReader, type ReadEvent } from '../../test/helpers/http/server-harness.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { releaseGate, sessionInstance, type SessionInstance } from '../../test/helpers/redis/session-instance.js';
+import { get, LATEST, openSession, post, type ReadEvent, rpc, SseReader } from '../../test/helpers/http/server-harness.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { releaseGate, type SessionInstance, sessionInstance } from '../../test/helpers/redis/session-instance.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
-import { RedisEventStore } from './event-store.js';
 import type { StreamableHttpHandler } from '../http/server/handler.js';
+import { RedisEventStore } from './event-store.js';
 
 let server: RedisServer;
 let a: SessionInstance;
@@ -42,7 +42,12 @@ after(async () => {
 });
 
 /** POSTs a `steps` call; returns the reader, positioned after the priming event, and the priming id. */
-async function steps(handler: StreamableHttpHandler, sessionId: string, id: number, args: Record<string, unknown>): Promise<{ sse: SseReader; priming: string }> {
+async function steps(
+  handler: StreamableHttpHandler,
+  sessionId: string,
+  id: number,
+  args: Record<string, unknown>,
+): Promise<{ sse: SseReader; priming: string }> {
   const res = await post(handler, rpc(id, 'tools/call', { name: 'steps', arguments: args as never }), { sessionId, protocolVersion: LATEST });
   assert.equal(res.status, 200);
   const sse = new SseReader(res);
@@ -61,7 +66,7 @@ function what(e: ReadEvent): string {
   return m.method === 'notifications/message' ? `step ${m.params.data.step}` : `result ${m.result.content[0].text}`;
 }
 
-it('resumes on B a stream A holds open: the stored rest from Redis, then A\'s further events live, each once', async () => {
+it("resumes on B a stream A holds open: the stored rest from Redis, then A's further events live, each once", async () => {
   const sessionId = await openSession(a.handler);
   const { sse, priming } = await steps(a.handler, sessionId, 1, { count: 4, gate: 'live', holdAt: 3 });
   const tag = a.directory.streamTag;
@@ -84,9 +89,15 @@ it('resumes on B a stream A holds open: the stored rest from Redis, then A\'s fu
   releaseGate('live');
   const rest = (await resumed.rest()).filter((e) => e.data !== '');
   assert.deepEqual(rest.map(what), ['step 3', 'step 4', 'result stepped 4']);
-  assert.deepEqual(rest.map((e) => e.id), [`${label}3`, `${label}4`, `${label}5`]);
+  assert.deepEqual(
+    rest.map((e) => e.id),
+    [`${label}3`, `${label}4`, `${label}5`],
+  );
   await until('the follow to end on both sides', () => b.directory.follows.following === 0 && a.directory.follows.feeding === 0);
-  assert.deepEqual([...a.errors, ...b.errors].map((e) => e.message), []);
+  assert.deepEqual(
+    [...a.errors, ...b.errors].map((e) => e.message),
+    [],
+  );
 });
 
 it('replays on B a stream A completed while its client was gone, and ends it', async () => {
@@ -104,13 +115,16 @@ it('replays on B a stream A completed while its client was gone, and ends it', a
   const resumed = new SseReader(await resume(b.handler, sessionId, first.id));
   const events = (await resumed.rest()).filter((e) => e.data !== '');
   assert.deepEqual(events.map(what), ['step 2', 'step 3', 'result stepped 3']);
-  assert.deepEqual(events.map((e) => e.id), [`${label}2`, `${label}3`, `${label}4`]);
+  assert.deepEqual(
+    events.map((e) => e.id),
+    [`${label}2`, `${label}3`, `${label}4`],
+  );
   assert.equal(b.directory.follows.following, 0);
   assert.deepEqual(await store.replay(`${sessionId}.${tag}/${streamNo}`, 0), [], 'replayed to its end: deleted');
   assert.equal((await resume(b.handler, sessionId, first.id)).status, 400, 'so a second resumption gets 400, as on one instance');
 });
 
-it('answers 400 for the id of another session\'s stream, or of an instance that does not exist, and resolves it for its own session', async () => {
+it("answers 400 for the id of another session's stream, or of an instance that does not exist, and resolves it for its own session", async () => {
   const mine = await openSession(a.handler);
   const other = await openSession(a.handler);
   const { sse } = await steps(a.handler, mine, 1, { count: 2, gate: 'owner', holdAt: 2 });
@@ -136,7 +150,7 @@ it('answers 400 for the id of another session\'s stream, or of an instance that 
   assert.deepEqual((await resumed.rest()).filter((e) => e.data !== '').map(what), ['step 2', 'result stepped 2']);
 });
 
-it('resumes on B the GET stream A held: A\'s stored messages after the id, then B\'s own GET stream', async () => {
+it("resumes on B the GET stream A held: A's stored messages after the id, then B's own GET stream", async () => {
   const sessionId = await openSession(a.handler);
   const announce = async (handler: StreamableHttpHandler, id: number, text: string) => {
     const res = await post(handler, rpc(id, 'tools/call', { name: 'announce', arguments: { text } }), { sessionId, protocolVersion: LATEST });
@@ -160,7 +174,7 @@ it('resumes on B the GET stream A held: A\'s stored messages after the id, then 
   assert.equal(two.id, `${a.directory.streamTag}.0:2`);
   assert.equal(JSON.parse(two.data).params.data.announce, 'two');
   const primingB = await onB.next();
-  assert.match(primingB.id, new RegExp(`^${b.directory.streamTag}\\.0:\\d+$`), 'then B\'s own GET stream, under its ids');
+  assert.match(primingB.id, new RegExp(`^${b.directory.streamTag}\\.0:\\d+$`), "then B's own GET stream, under its ids");
   assert.equal(primingB.data, '');
   // A's forward of 'two' (published while no GET was attached) may reach B only now, after
   // the replay wrote it: B knows it by its origin on A's stream and drops it, and 'one',

@@ -22,17 +22,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { ACCEPT_BOTH, initRequest, LATEST, note, rpc, SseReader, type ReadEvent } from '../../test/helpers/http/server-harness.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { kill, spawnServing, type ServingInstance } from '../../test/helpers/redis/spawn-instance.js';
-import { until } from '../../test/helpers/redis/task-peer.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ACCEPT_BOTH, initRequest, LATEST, note, type ReadEvent, rpc, SseReader } from '../../test/helpers/http/server-harness.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { kill, type ServingInstance, spawnServing } from '../../test/helpers/redis/spawn-instance.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
+import type { StoredEvent } from '../http/server/event-store.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
-import type { StoredEvent } from '../http/server/event-store.js';
 
 const PREFIX = 'kill:';
 const HEARTBEAT_TTL_MS = 1000;
@@ -109,7 +109,11 @@ async function readUntilBroken(sse: SseReader): Promise<ReadEvent[]> {
 
 /** Starts the slow tool on `url`: one progress notification per step, 40 steps of 100 ms. */
 async function slowCall(url: string, sessionId: string, id: number): Promise<SseReader> {
-  const res = await send(url, sessionId, rpc(id, 'tools/call', { name: 'long_running_job', arguments: { ms: 4000, steps: 40 }, _meta: { progressToken: `p${id}` } }));
+  const res = await send(
+    url,
+    sessionId,
+    rpc(id, 'tools/call', { name: 'long_running_job', arguments: { ms: 4000, steps: 40 }, _meta: { progressToken: `p${id}` } }),
+  );
   assert.equal(res.status, 200);
   const sse = new SseReader(res);
   const priming = await sse.next();
@@ -119,7 +123,10 @@ async function slowCall(url: string, sessionId: string, id: number): Promise<Sse
 }
 
 function resume(url: string, sessionId: string, lastEventId: string): Promise<Response> {
-  return fetch(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST, 'last-event-id': lastEventId } });
+  return fetch(url, {
+    method: 'GET',
+    headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST, 'last-event-id': lastEventId },
+  });
 }
 
 /**
@@ -151,11 +158,25 @@ function assertExactlyOnce(stored: StoredEvent[], before: ReadEvent[], after: Re
   after = after.slice(0, -1);
   const ids = [...before, ...after].map((e) => e.id);
   const { label } = parseId(ids[0]!);
-  assert.ok(ids.every((id) => id.startsWith(label)), 'every event is of the one stream');
+  assert.ok(
+    ids.every((id) => id.startsWith(label)),
+    'every event is of the one stream',
+  );
   const seqs = ids.map((id) => parseId(id).seq);
-  assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'sequence numbers 1..m: no gap, no repeat');
-  assert.deepEqual(stored.map((e) => e.seq), seqs, 'exactly the events A stored');
-  assert.deepEqual([...before, ...after].map((e) => e.data), stored.map((e) => e.data));
+  assert.deepEqual(
+    seqs,
+    seqs.map((_, i) => i + 1),
+    'sequence numbers 1..m: no gap, no repeat',
+  );
+  assert.deepEqual(
+    stored.map((e) => e.seq),
+    seqs,
+    'exactly the events A stored',
+  );
+  assert.deepEqual(
+    [...before, ...after].map((e) => e.data),
+    stored.map((e) => e.data),
+  );
   for (const e of [...before, ...after]) assert.notEqual(JSON.parse(e.data).method, undefined, 'no response: A died before producing it');
 }
 
@@ -184,7 +205,7 @@ it('kill -9 of the instance holding the stream: the client resumes on another, e
   const sse = await slowCall(a.url, sessionId, 5);
   const received: ReadEvent[] = [];
   for (let i = 0; i < 5; i++) received.push(await sse.next());
-  await until('A to store events X\'s client missed', async () => (await new RedisEventStore(redis).replay(xKey, 0)).length >= 6);
+  await until("A to store events X's client missed", async () => (await new RedisEventStore(redis).replay(xKey, 0)).length >= 6);
   await kill(a.child);
   received.push(...(await readUntilBroken(sse)));
   const stored = await storedOf(sessionId, received[0]!.id);
@@ -202,7 +223,7 @@ it('kill -9 of the instance holding the stream: the client resumes on another, e
   const resX = await resume(b.url, sessionId, receivedX.at(-1)!.id);
   assert.equal(resX.status, 200);
   const restX = (await new SseReader(resX).rest()).filter((e) => e.data !== '');
-  assert.ok(restX.length >= 3, 'B replays the events X\'s client missed');
+  assert.ok(restX.length >= 3, "B replays the events X's client missed");
   assertExactlyOnce(storedX, receivedX, restX);
 
   // the running task: failed, with a message, once A's heartbeat expired
@@ -338,7 +359,10 @@ it('the official SDK client across a kill -9: every notification A stored once, 
   await until('5 progress notifications', () => progress.length >= 5);
   const { tag, stream } = parseId(token);
   const store = new RedisEventStore(redis);
-  await until('A to store events the client does not get', async () => (await store.replay(`${transport.sessionId}.${tag}/${stream}`, 0)).length >= parseId(token).seq + 10);
+  await until(
+    'A to store events the client does not get',
+    async () => (await store.replay(`${transport.sessionId}.${tag}/${stream}`, 0)).length >= parseId(token).seq + 10,
+  );
   await kill(a.child);
   const stored = await storedOf(transport.sessionId!, token);
   cutDone = true;
@@ -355,8 +379,18 @@ it('the official SDK client across a kill -9: every notification A stored once, 
   });
   assert.deepEqual(received, expected, 'every notification A stored, each once, in order');
   assert.ok(afterCut >= 10, `B replayed what the broken link lost (${afterCut})`);
-  assert.deepEqual(progress, progress.map((_, i) => i + 1));
-  assert.ok(resumes.some((id) => id.startsWith(`${tag}.${stream}:`)), 'the SDK resumed the call\'s stream on B');
-  assert.deepEqual(await store.replay(`${transport.sessionId}.${tag}/${stream}`, 0), [], 'replayed to its end on B, then forgotten: the next resumption got 400');
+  assert.deepEqual(
+    progress,
+    progress.map((_, i) => i + 1),
+  );
+  assert.ok(
+    resumes.some((id) => id.startsWith(`${tag}.${stream}:`)),
+    "the SDK resumed the call's stream on B",
+  );
+  assert.deepEqual(
+    await store.replay(`${transport.sessionId}.${tag}/${stream}`, 0),
+    [],
+    'replayed to its end on B, then forgotten: the next resumption got 400',
+  );
   await transport.close().catch(() => {});
 });

@@ -13,10 +13,10 @@ import { after, before, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { serveNode, type NodeServerHandle } from '../http/node.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { type SessionInstance, sessionInstance, stateServer } from '../../test/helpers/redis/session-instance.js';
+import { type NodeServerHandle, serveNode } from '../http/node.js';
 import { disconnectAfterPriming } from '../http/server/session-transport.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { sessionInstance, stateServer, type SessionInstance } from '../../test/helpers/redis/session-instance.js';
 
 let server: RedisServer;
 const instances: Array<{ instance: SessionInstance; node: NodeServerHandle }> = [];
@@ -25,7 +25,11 @@ before(async () => {
   for (let i = 0; i < 2; i++) {
     const mcp = stateServer();
     mcp.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'steps'));
-    const instance = await sessionInstance(server.url, 'sdk-resume:', { events: true, handler: { server: mcp, retryMs: 20 }, directory: { followCheckMs: 100 } });
+    const instance = await sessionInstance(server.url, 'sdk-resume:', {
+      events: true,
+      handler: { server: mcp, retryMs: 20 },
+      directory: { followCheckMs: 100 },
+    });
     instances.push({ instance, node: await serveNode(instance.handler) });
   }
 });
@@ -37,7 +41,7 @@ after(async () => {
   await server.close();
 });
 
-it('the SDK client resumes a tool call\'s stream on another instance and gets every message once and the result', async () => {
+it("the SDK client resumes a tool call's stream on another instance and gets every message once and the result", async () => {
   const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
   const urlA = `http://127.0.0.1:${a.node.port}/mcp`;
   const urlB = `http://127.0.0.1:${b.node.port}/mcp`;
@@ -66,5 +70,8 @@ it('the SDK client resumes a tool call\'s stream on another instance and gets ev
   assert.match(resumedOnB[0]!, new RegExp(`^${a.instance.directory.streamTag}\\.\\d+:0$`), 'with the priming id of the stream A opened');
   await transport.terminateSession();
   await client.close();
-  assert.deepEqual([...a.instance.errors, ...b.instance.errors].map((e) => e.message), []);
+  assert.deepEqual(
+    [...a.instance.errors, ...b.instance.errors].map((e) => e.message),
+    [],
+  );
 });

@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LATEST, initRequest, openSession, post, rpc } from '../../test/helpers/http/server-harness.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { sessionInstance, type SessionInstance } from '../../test/helpers/redis/session-instance.js';
+import { initRequest, LATEST, openSession, post, rpc } from '../../test/helpers/http/server-harness.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { type SessionInstance, sessionInstance } from '../../test/helpers/redis/session-instance.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
 import { RedisConnection } from './connection.js';
 import { RedisSessionDirectory } from './session-directory.js';
@@ -64,10 +64,15 @@ describe('RedisSessionDirectory bounds and bad input', () => {
 
     const before = a.errors.length;
     const sessionId = await openSession(a.handler);
-    for (const junk of ['nope', '{"o":"x","e":"zz","id":"a"}', JSON.stringify({ o: 'x', e: 'u', id: sessionId, s: 'not an array' })]) await a.redis.publish('sessions', junk);
+    for (const junk of ['nope', '{"o":"x","e":"zz","id":"a"}', JSON.stringify({ o: 'x', e: 'u', id: sessionId, s: 'not an array' })])
+      await a.redis.publish('sessions', junk);
     await a.redis.publish('sessions:route', '{"id":1}');
     await until('the junk to be reported', () => a.errors.length >= before + 4);
-    assert.equal((await post(a.handler, rpc(2, 'tools/call', { name: 'echo', arguments: {} }), { sessionId, protocolVersion: LATEST })).status, 200, 'the session is untouched');
+    assert.equal(
+      (await post(a.handler, rpc(2, 'tools/call', { name: 'echo', arguments: {} }), { sessionId, protocolVersion: LATEST })).status,
+      200,
+      'the session is untouched',
+    );
   });
 
   it('forgets a held session whose record vanished without an announcement, at its next touch', async () => {

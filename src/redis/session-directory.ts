@@ -36,19 +36,19 @@
  *   scored by expiry time on Redis' clock, expired ones pruned on every create.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type {
   FollowEnd,
   FollowedStream,
   RoutedKind,
   SessionDirectory,
   SessionDirectoryListener,
-  SessionPatch,
   SessionLimits,
+  SessionPatch,
   SessionRecord,
   StreamFeed,
   StreamFollower,
 } from '../http/server/session-directory.js';
+import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { RedisConnection } from './connection.js';
 import { positiveInteger } from './options.js';
 import { SESSION_SCRIPTS, type SessionScript } from './session-scripts.js';
@@ -232,7 +232,17 @@ export class RedisSessionDirectory implements SessionDirectory {
     const created = await this.#eval(
       SESSION_SCRIPTS.create,
       [this.#key(record.id), this.#live, ownerKey],
-      [record.id, this.#max, ttlOf(record.idleMs), r, s, counted ? positiveInteger('maxPerOwner', limits.maxPerOwner) : 0, `${this.#redis.prefix}session:`, this.#channel, this.instanceId],
+      [
+        record.id,
+        this.#max,
+        ttlOf(record.idleMs),
+        r,
+        s,
+        counted ? positiveInteger('maxPerOwner', limits.maxPerOwner) : 0,
+        `${this.#redis.prefix}session:`,
+        this.#channel,
+        this.instanceId,
+      ],
     );
     if (created === 0) return 'full';
     if (created === 2) return 'crowded';
@@ -344,7 +354,9 @@ export class RedisSessionDirectory implements SessionDirectory {
       this.#onError(new RangeError(`Did not route a message of ${text.length} characters (maxRoutedChars ${this.#maxRouted})`));
       return;
     }
-    this.#redis.publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: kind, m: text, e: origin })).then(undefined, (error: Error) => this.#onError(error));
+    this.#redis
+      .publish(this.#routes, JSON.stringify({ o: this.instanceId, id, k: kind, m: text, e: origin }))
+      .then(undefined, (error: Error) => this.#onError(error));
   }
 
   /**
@@ -492,7 +504,8 @@ export class RedisSessionDirectory implements SessionDirectory {
     } catch {
       return this.#onError(new Error('Dropped a malformed session announcement'));
     }
-    if (!isObject(note) || typeof note.id !== 'string' || (note.e !== 'd' && note.e !== 'u')) return this.#onError(new Error('Dropped a malformed session announcement'));
+    if (!isObject(note) || typeof note.id !== 'string' || (note.e !== 'd' && note.e !== 'u'))
+      return this.#onError(new Error('Dropped a malformed session announcement'));
     if (note.o === this.instanceId) return;
     const id = note.id;
     if (note.e === 'd') {
@@ -504,7 +517,8 @@ export class RedisSessionDirectory implements SessionDirectory {
       }
       return;
     }
-    if (!isStringArray(note.s) || (note.l !== undefined && typeof note.l !== 'string')) return this.#onError(new Error('Dropped a malformed session announcement'));
+    if (!isStringArray(note.s) || (note.l !== undefined && typeof note.l !== 'string'))
+      return this.#onError(new Error('Dropped a malformed session announcement'));
     const patch: SessionPatch = { logLevel: note.l as string | undefined, subscriptions: note.s };
     for (const listener of this.#listeners) listener.updated(id, patch);
   }
@@ -517,7 +531,13 @@ export class RedisSessionDirectory implements SessionDirectory {
     } catch {
       return this.#onError(new Error('Dropped a malformed routed message'));
     }
-    if (!isObject(note) || typeof note.id !== 'string' || (note.k !== 'client' && note.k !== 'stream') || typeof note.m !== 'string' || (note.e !== undefined && typeof note.e !== 'string')) {
+    if (
+      !isObject(note) ||
+      typeof note.id !== 'string' ||
+      (note.k !== 'client' && note.k !== 'stream') ||
+      typeof note.m !== 'string' ||
+      (note.e !== undefined && typeof note.e !== 'string')
+    ) {
       return this.#onError(new Error('Dropped a malformed routed message'));
     }
     if (note.o === this.instanceId) return;
@@ -539,12 +559,14 @@ export class RedisSessionDirectory implements SessionDirectory {
     if (entry === undefined) return;
     if (!entry.answered && Date.now() - entry.since >= this.#followAnswer) return this.#endFollow(f, 'gone');
     const channel = `${this.#redis.prefix}sessions:stream:${entry.owner}`;
-    this.#redis.run((c) => c.pubsub('NUMSUB', channel) as Promise<unknown[]>).then(
-      (reply) => {
-        if (Number(reply[1]) === 0) this.#endFollow(f, 'gone');
-      },
-      (error: Error) => this.#onError(error),
-    );
+    this.#redis
+      .run((c) => c.pubsub('NUMSUB', channel) as Promise<unknown[]>)
+      .then(
+        (reply) => {
+          if (Number(reply[1]) === 0) this.#endFollow(f, 'gone');
+        },
+        (error: Error) => this.#onError(error),
+      );
   }
 
   /** A message on this instance's stream channel. */

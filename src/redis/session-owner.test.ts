@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 import { RedisConnection } from './connection.js';
 import { RedisSessionDirectory } from './session-directory.js';
 
@@ -28,7 +28,16 @@ const pttl = (id: string) => redis.run((c) => c.pttl(redis.key('session', id)));
 
 it('reads a bound record only for its owner, and leaves its expiry alone for anyone else', async () => {
   const id = 'bound-session-1';
-  const created = await directory.create({ id, revision: '2025-06-18', clientCapabilities: {}, clientInfo: undefined, logLevel: undefined, subscriptions: [], owner: 'alice', idleMs: 4000 });
+  const created = await directory.create({
+    id,
+    revision: '2025-06-18',
+    clientCapabilities: {},
+    clientInfo: undefined,
+    logLevel: undefined,
+    subscriptions: [],
+    owner: 'alice',
+    idleMs: 4000,
+  });
   assert.equal(created, 'created');
   await new Promise((resolve) => setTimeout(resolve, 1200));
   const before = await pttl(id);
@@ -38,18 +47,27 @@ it('reads a bound record only for its owner, and leaves its expiry alone for any
   assert.ok((await pttl(id)) <= before, 'and its refused reads did not extend its expiry');
   const record = await directory.get(id, { owner: 'alice' });
   assert.equal(record?.owner, 'alice');
-  assert.ok((await pttl(id)) > 4500, 'its owner\'s read extends it');
+  assert.ok((await pttl(id)) > 4500, "its owner's read extends it");
   // unbound reads (sessions not bound to principals) still find it
   assert.equal((await directory.get(id))?.id, id);
 });
 
-it('counts a principal\'s sessions across instances, ends its least recently used quiet one at the limit, and refuses when none is quiet', async () => {
+it("counts a principal's sessions across instances, ends its least recently used quiet one at the limit, and refuses when none is quiet", async () => {
   const other = await RedisConnection.connect({ url: server.url, prefix: 'owner:' });
   const second = await RedisSessionDirectory.open(other);
   const removed: string[] = [];
   const unwatch = second.watch({ removed: (id) => void removed.push(id), updated: () => {} });
   try {
-    const record = (id: string, owner: string) => ({ id, revision: '2025-06-18', clientCapabilities: {}, clientInfo: undefined, logLevel: undefined, subscriptions: [], owner, idleMs: 1000 });
+    const record = (id: string, owner: string) => ({
+      id,
+      revision: '2025-06-18',
+      clientCapabilities: {},
+      clientInfo: undefined,
+      logLevel: undefined,
+      subscriptions: [],
+      owner,
+      idleMs: 1000,
+    });
     const limits = { maxPerOwner: 2 };
     // one on each instance: the limit counts both
     assert.equal(await directory.create(record('cap-a1', 'carol'), limits), 'created');

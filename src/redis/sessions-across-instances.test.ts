@@ -12,8 +12,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { del, errorCode, get, initRequest, LATEST, note, openSession, post, rpc, SseReader } from '../../test/helpers/http/server-harness.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { commandsExecuted, sessionInstance, type SessionInstance } from '../../test/helpers/redis/session-instance.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { commandsExecuted, type SessionInstance, sessionInstance } from '../../test/helpers/redis/session-instance.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
 import type { StreamableHttpHandler } from '../http/server/handler.js';
 
@@ -34,7 +34,13 @@ async function open(prefix: string, options: Parameters<typeof sessionInstance>[
 }
 
 /** Calls a tool on `handler` in session `sessionId`; resolves with the HTTP status and the JSON body. */
-async function call(handler: StreamableHttpHandler, sessionId: string, id: number, method: string, params?: Record<string, unknown>): Promise<{ status: number; body: any }> {
+async function call(
+  handler: StreamableHttpHandler,
+  sessionId: string,
+  id: number,
+  method: string,
+  params?: Record<string, unknown>,
+): Promise<{ status: number; body: any }> {
   const res = await post(handler, rpc(id, method, params as never), { sessionId, protocolVersion: LATEST });
   const text = await res.text();
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
@@ -70,7 +76,13 @@ describe('sessions shared through Redis', () => {
 
     // a third instance restores the session with what was written through
     const c = await open('shared1:');
-    assert.deepEqual(await state(c.handler, sessionId, 5), { revision: LATEST, client: 'http-test', capabilities: { sampling: {} }, level: 'error', subscriptions: ['note://a'] });
+    assert.deepEqual(await state(c.handler, sessionId, 5), {
+      revision: LATEST,
+      client: 'http-test',
+      capabilities: { sampling: {} },
+      level: 'error',
+      subscriptions: ['note://a'],
+    });
 
     const gone = await del(b.handler, sessionId, { 'mcp-protocol-version': LATEST });
     assert.equal(gone.status, 200);
@@ -91,7 +103,12 @@ describe('sessions shared through Redis', () => {
       handler.fetch(
         new Request('http://localhost/mcp', {
           method: 'POST',
-          headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': LATEST, ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }) },
+          headers: {
+            accept: 'application/json, text/event-stream',
+            'content-type': 'application/json',
+            'mcp-protocol-version': LATEST,
+            ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }),
+          },
           body: JSON.stringify(body),
         }),
         { authInfo: { user } },
@@ -119,7 +136,11 @@ describe('sessions shared through Redis', () => {
       if (event.data !== '') request = JSON.parse(event.data);
     }
     assert.equal(request.method, 'sampling/createMessage');
-    const answer = await post(c.handler, { jsonrpc: '2.0', id: request.id, result: { role: 'assistant', model: 'routed', content: { type: 'text', text: 'ok' } } }, { sessionId, protocolVersion: LATEST });
+    const answer = await post(
+      c.handler,
+      { jsonrpc: '2.0', id: request.id, result: { role: 'assistant', model: 'routed', content: { type: 'text', text: 'ok' } } },
+      { sessionId, protocolVersion: LATEST },
+    );
     assert.equal(answer.status, 202);
     const result = await asked;
     assert.equal(result.status, 200);
@@ -143,7 +164,8 @@ describe('sessions shared through Redis', () => {
     assert.equal((await call(a.handler, sessionId, 1, 'tools/call', { name: 'echo', arguments: {} })).status, 200);
 
     const before = await commandsExecuted(a.redis);
-    for (let i = 0; i < 20; i++) assert.equal((await call(a.handler, sessionId, 10 + i, 'tools/call', { name: 'echo', arguments: { text: String(i) } })).status, 200);
+    for (let i = 0; i < 20; i++)
+      assert.equal((await call(a.handler, sessionId, 10 + i, 'tools/call', { name: 'echo', arguments: { text: String(i) } })).status, 200);
     assert.equal((await commandsExecuted(a.redis)) - before, 0, 'no round trip for a held session');
 
     const restoreBefore = await commandsExecuted(a.redis);

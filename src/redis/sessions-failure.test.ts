@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { del, initRequest, LATEST, openSession, post, rpc } from '../../test/helpers/http/server-harness.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { sessionInstance, type SessionInstance } from '../../test/helpers/redis/session-instance.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { type SessionInstance, sessionInstance } from '../../test/helpers/redis/session-instance.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
 import type { StreamableHttpHandler } from '../http/server/handler.js';
 

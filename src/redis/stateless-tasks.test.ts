@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { useRedis } from '../../test/helpers/redis/redis-server.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
 import { TASKS_EXTENSION_ID, TaskServer } from '../tasks/index.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { RedisConnection } from './connection.js';
-import { useRedis } from '../../test/helpers/redis/redis-server.js';
-import { until } from '../../test/helpers/redis/task-peer.js';
 import { RedisTaskStore } from './task-store.js';
 
 const META = {
@@ -30,20 +30,33 @@ async function instance(): Promise<{ call: (method: string, params: JSONObject) 
   const store = await RedisTaskStore.open(redis);
   const mcp = new McpServer({ name: 'stateless-redis', version: '1.0.0' });
   const aborted: string[] = [];
-  mcp.registerTool('work', { description: 'waits until aborted', execution: { taskSupport: 'optional' } }, (_args, ctx) =>
-    new Promise((_, reject) => ctx.signal.addEventListener('abort', () => {
-      aborted.push(String((ctx.signal.reason as Error | undefined)?.message));
-      reject(ctx.signal.reason);
-    }, { once: true })),
+  mcp.registerTool(
+    'work',
+    { description: 'waits until aborted', execution: { taskSupport: 'optional' } },
+    (_args, ctx) =>
+      new Promise((_, reject) =>
+        ctx.signal.addEventListener(
+          'abort',
+          () => {
+            aborted.push(String((ctx.signal.reason as Error | undefined)?.message));
+            reject(ctx.signal.reason);
+          },
+          { once: true },
+        ),
+      ),
   );
   const tasks = new TaskServer(mcp, { store, sweepIntervalMs: 0, immediateResultMs: 10, ownerOf: () => ({ auth: 'user-1' }) });
   const [serverEnd, peer] = InMemoryTransport.createPair();
   await mcp.connect(serverEnd);
   const waiting = new Map<RequestId, (m: JSONObject) => void>();
-  peer.start({ message: (data) => {
-    const m = JSON.parse(data as string) as JSONObject;
-    if (m.method === undefined) waiting.get(m.id as RequestId)?.(m);
-  }, error: () => {}, closed: () => {} });
+  peer.start({
+    message: (data) => {
+      const m = JSON.parse(data as string) as JSONObject;
+      if (m.method === undefined) waiting.get(m.id as RequestId)?.(m);
+    },
+    error: () => {},
+    closed: () => {},
+  });
   let next = 1;
   suite.defer(async () => {
     await peer.close();

@@ -8,14 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { useRedis } from '../../test/helpers/redis/redis-server.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
 import { STATELESS_TASK_FORM, TASKS_EXTENSION_ID, TaskServer } from '../tasks/index.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { RedisBus } from './bus.js';
 import { RedisConnection } from './connection.js';
-import { useRedis } from '../../test/helpers/redis/redis-server.js';
-import { until } from '../../test/helpers/redis/task-peer.js';
 import { RedisTaskInputRelay } from './task-input-relay.js';
 import { RedisTaskStore } from './task-store.js';
 
@@ -50,10 +50,14 @@ async function instance(): Promise<Instance> {
   const [serverEnd, peer] = InMemoryTransport.createPair();
   await mcp.connect(serverEnd);
   const waiting = new Map<RequestId, (m: JSONObject) => void>();
-  peer.start({ message: (data) => {
-    const m = JSON.parse(data as string) as JSONObject;
-    if (m.method === undefined) waiting.get(m.id as RequestId)?.(m);
-  }, error: () => {}, closed: () => {} });
+  peer.start({
+    message: (data) => {
+      const m = JSON.parse(data as string) as JSONObject;
+      if (m.method === undefined) waiting.get(m.id as RequestId)?.(m);
+    },
+    error: () => {},
+    closed: () => {},
+  });
   let next = 1;
   suite.defer(async () => {
     await peer.close();
@@ -66,7 +70,9 @@ async function instance(): Promise<Instance> {
   const call = (method: string, params: JSONObject) =>
     new Promise<JSONObject>((resolve, reject) => {
       const id = next++;
-      waiting.set(id, (m) => (m.error === undefined ? resolve(m.result as JSONObject) : reject(Object.assign(new Error(JSON.stringify(m.error)), { rpc: m.error }))));
+      waiting.set(id, (m) =>
+        m.error === undefined ? resolve(m.result as JSONObject) : reject(Object.assign(new Error(JSON.stringify(m.error)), { rpc: m.error })),
+      );
       void peer.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } } as never);
     });
   return { call, store };
@@ -99,11 +105,14 @@ it('a malformed answer through instance B is refused with -32602 from the runnin
   const a = await instance();
   const b = await instance();
   const taskId = await askingTask(a, b);
-  await assert.rejects(b.call('tasks/update', { taskId, inputResponses: { user_name: { action: 'accept', content: { name: 42 } } } }), (err: { rpc?: { code?: number; message?: string } }) => {
-    assert.equal(err.rpc?.code, -32602, JSON.stringify(err.rpc));
-    assert.match(err.rpc?.message ?? '', /user_name/);
-    return true;
-  });
+  await assert.rejects(
+    b.call('tasks/update', { taskId, inputResponses: { user_name: { action: 'accept', content: { name: 42 } } } }),
+    (err: { rpc?: { code?: number; message?: string } }) => {
+      assert.equal(err.rpc?.code, -32602, JSON.stringify(err.rpc));
+      assert.match(err.rpc?.message ?? '', /user_name/);
+      return true;
+    },
+  );
   const t = await b.call('tasks/get', { taskId });
   assert.equal(t.status, 'input_required', 'still waiting for a valid answer');
   // a valid answer afterwards still goes through
@@ -115,13 +124,25 @@ it('tasks/update of an unfinished task whose work runs on no instance answers -3
   const a = await instance();
   await instance();
   // A task record the store keeps unfinished (its creator's heartbeat is alive) with no work behind it anywhere.
-  const record = await a.store.create({ taskId: crypto.randomUUID(), status: 'working', ttlMs: 60_000, ttlAnchor: 'created', owner: OWNER, method: 'tools/call', form: STATELESS_TASK_FORM, requestId: 1 });
-  await a.store.addInputRequest(record.taskId, 'user_name', { method: 'elicitation/create', params: { message: 'Your name?', requestedSchema: nameSchema } });
-  await assert.rejects(a.call('tasks/update', { taskId: record.taskId, inputResponses: { user_name: { action: 'accept', content: { name: 'Ada' } } } }), (err: { rpc?: { code?: number; message?: string } }) => {
-    assert.equal(err.rpc?.code, -32603, JSON.stringify(err.rpc));
-    assert.match(err.rpc?.message ?? '', /runs on no reachable instance/);
-    return true;
+  const record = await a.store.create({
+    taskId: crypto.randomUUID(),
+    status: 'working',
+    ttlMs: 60_000,
+    ttlAnchor: 'created',
+    owner: OWNER,
+    method: 'tools/call',
+    form: STATELESS_TASK_FORM,
+    requestId: 1,
   });
+  await a.store.addInputRequest(record.taskId, 'user_name', { method: 'elicitation/create', params: { message: 'Your name?', requestedSchema: nameSchema } });
+  await assert.rejects(
+    a.call('tasks/update', { taskId: record.taskId, inputResponses: { user_name: { action: 'accept', content: { name: 'Ada' } } } }),
+    (err: { rpc?: { code?: number; message?: string } }) => {
+      assert.equal(err.rpc?.code, -32603, JSON.stringify(err.rpc));
+      assert.match(err.rpc?.message ?? '', /runs on no reachable instance/);
+      return true;
+    },
+  );
   // unknown task ids still answer -32602
   await assert.rejects(a.call('tasks/update', { taskId: crypto.randomUUID(), inputResponses: {} }), /-32602/);
 });

@@ -43,7 +43,12 @@ interface Waiting {
 }
 
 function isErrorObject(value: unknown): value is JSONRPCErrorObject {
-  return typeof value === 'object' && value !== null && Number.isInteger((value as { code?: unknown }).code) && typeof (value as { message?: unknown }).message === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Number.isInteger((value as { code?: unknown }).code) &&
+    typeof (value as { message?: unknown }).message === 'string'
+  );
 }
 
 /** The {@link TaskInputRelay} of one instance, over its bus (see the module note). */
@@ -124,7 +129,15 @@ export class RedisTaskInputRelay implements TaskInputRelay {
   #onRequest(data: BusData, info: BusMessageInfo): void {
     if (info.origin === this.#bus.instanceId) return;
     const m = data as { i?: unknown; t?: unknown; r?: unknown } | null;
-    if (typeof m !== 'object' || m === null || typeof m.i !== 'string' || typeof m.t !== 'string' || typeof m.r !== 'object' || m.r === null || Array.isArray(m.r)) {
+    if (
+      typeof m !== 'object' ||
+      m === null ||
+      typeof m.i !== 'string' ||
+      typeof m.t !== 'string' ||
+      typeof m.r !== 'object' ||
+      m.r === null ||
+      Array.isArray(m.r)
+    ) {
       return this.#onError(new Error('Dropped a malformed task-input request'));
     }
     const { i, t } = m;
@@ -145,7 +158,8 @@ export class RedisTaskInputRelay implements TaskInputRelay {
     const waiting = this.#waiting.get(m.i);
     if (waiting === undefined) return; // settled already (or timed out)
     if (m.s === 'delivered') waiting.settle({ status: 'delivered' });
-    else if (m.s === 'rejected' && isErrorObject(m.e)) waiting.settle({ status: 'rejected', error: { code: m.e.code, message: m.e.message, ...(m.e.data === undefined ? {} : { data: m.e.data }) } });
+    else if (m.s === 'rejected' && isErrorObject(m.e))
+      waiting.settle({ status: 'rejected', error: { code: m.e.code, message: m.e.message, ...(m.e.data === undefined ? {} : { data: m.e.data }) } });
     else if (m.s === 'not_running') {
       waiting.absent += 1;
       if (waiting.expected !== undefined && waiting.absent >= waiting.expected) waiting.settle({ status: 'not_running' });

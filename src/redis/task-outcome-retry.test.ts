@@ -16,15 +16,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
+import { until } from '../../test/helpers/redis/task-peer.js';
+import { type Fixture, taskFixture } from '../../test/helpers/task-fixture.js';
 import { Client } from '../client/client.js';
 import { McpError } from '../jsonrpc/errors.js';
 import { TaskClient } from '../tasks/client.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { RedisConnection } from './connection.js';
 import { RedisTaskStore } from './task-store.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
-import { until } from '../../test/helpers/redis/task-peer.js';
-import { taskFixture, type Fixture } from '../../test/helpers/task-fixture.js';
 
 const PREFIX = 'outcome:';
 const COMMAND_TIMEOUT_MS = 300;
@@ -46,10 +46,21 @@ const instances: Instance[] = [];
 /** One server instance (own Redis connection and store) with a connected client; every task owned by one user. */
 async function instance(outcomeRetryMs?: number, protocolVersion?: string): Promise<Instance> {
   const errors: Error[] = [];
-  const connection = await RedisConnection.connect({ url: redis.url, prefix: PREFIX, commandTimeoutMs: COMMAND_TIMEOUT_MS, reconnectMaxDelayMs: 100, onError: () => {} });
+  const connection = await RedisConnection.connect({
+    url: redis.url,
+    prefix: PREFIX,
+    commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    reconnectMaxDelayMs: 100,
+    onError: () => {},
+  });
   // A long heartbeat: the outage must not make B end A's task as "instance stopped".
   const store = await RedisTaskStore.open(connection, { heartbeatTtlMs: 60_000, heartbeatIntervalMs: 1000, onError: () => {} });
-  const fx = taskFixture({ store, ownerOf: () => ({ auth: 'user-1' }), onError: (e) => errors.push(e), ...(outcomeRetryMs === undefined ? {} : { outcomeRetryMs }) });
+  const fx = taskFixture({
+    store,
+    ownerOf: () => ({ auth: 'user-1' }),
+    onError: (e) => errors.push(e),
+    ...(outcomeRetryMs === undefined ? {} : { outcomeRetryMs }),
+  });
   const [clientEnd, serverEnd] = InMemoryTransport.createPair();
   await fx.server.connect(serverEnd);
   const client = new Client({ name: 'outcome-retry', version: '1.0.0' }, protocolVersion === undefined ? {} : { protocolVersion });
@@ -89,7 +100,10 @@ async function finishWhileDown(a: Instance): Promise<void> {
   await redis.stop();
   a.fx.probe.release();
   await until("A to hold the task's outcome", () => a.fx.tasks!.engine.heldOutcomes === 1, BOUND_MS);
-  assert.ok(a.errors.some((e) => /failed to take its outcome \(completed\); it is held in memory and retried/.test(e.message)), a.errors.map((e) => e.message).join('\n'));
+  assert.ok(
+    a.errors.some((e) => /failed to take its outcome \(completed\); it is held in memory and retried/.test(e.message)),
+    a.errors.map((e) => e.message).join('\n'),
+  );
 }
 
 /** Starts Redis again and waits (bounded) until B reads `taskId` as `status`. */
@@ -135,13 +149,20 @@ describe('final write retry (a task that ends while Redis is down)', () => {
     const b = await instance();
     const taskId = await holdingTask(a);
     await finishWhileDown(a);
-    await until('the outcome to be given up', () => a.errors.some((e) => e.message.includes(`Task ${taskId}: The task finished, but its outcome could not be stored within 500 ms`)), BOUND_MS).catch((err: Error) => {
+    await until(
+      'the outcome to be given up',
+      () => a.errors.some((e) => e.message.includes(`Task ${taskId}: The task finished, but its outcome could not be stored within 500 ms`)),
+      BOUND_MS,
+    ).catch((err: Error) => {
       throw new Error(`${err.message}; engine reports: ${a.errors.map((e) => e.message).join(' | ')}`);
     });
 
     const local = await a.tasks.getTask(taskId);
     assert.equal(local.status, 'failed');
-    assert.match(local.statusMessage ?? '', /^The task finished, but its outcome could not be stored within 500 ms \(the task store was unreachable\); run the request again$/);
+    assert.match(
+      local.statusMessage ?? '',
+      /^The task finished, but its outcome could not be stored within 500 ms \(the task store was unreachable\); run the request again$/,
+    );
     await assert.rejects(a.tasks.getTaskResult(taskId), (e: unknown) => internalError(e) && /could not be stored/.test((e as Error).message));
 
     await restartAndRead(b, taskId, 'failed');
@@ -160,11 +181,15 @@ describe('final write retry (a task that ends while Redis is down)', () => {
     // wait for two failed write attempts made after outcomeRetryMs was over (the engine reports each)
     const failures = () => a.errors.filter((e) => e.name === 'RedisUnavailableError').length;
     let seen = -1;
-    await until('outcomeRetryMs to be over', () => {
-      if (Date.now() <= heldAt + 300) return false;
-      seen = failures();
-      return true;
-    }, BOUND_MS);
+    await until(
+      'outcomeRetryMs to be over',
+      () => {
+        if (Date.now() <= heldAt + 300) return false;
+        seen = failures();
+        return true;
+      },
+      BOUND_MS,
+    );
     await until('two more failed attempts past outcomeRetryMs', () => failures() >= seen + 2, BOUND_MS);
     assert.ok(!a.errors.some((e) => e.message.includes('could not be stored within')), 'not given up');
     assert.equal((await a.tasks.getTask(taskId)).status, 'completed');
@@ -179,7 +204,11 @@ describe('final write retry (a task that ends while Redis is down)', () => {
     const b = await instance();
     const taskId = 'draft-outcome-1';
     const before = a.fx.probe.holding;
-    const answered = a.client.request('tools/call', { name: 'job', arguments: { hold: true }, _meta: { 'modelcontextprotocol.io/task': { taskId, keepAlive: 600_000 } } });
+    const answered = a.client.request('tools/call', {
+      name: 'job',
+      arguments: { hold: true },
+      _meta: { 'modelcontextprotocol.io/task': { taskId, keepAlive: 600_000 } },
+    });
     await until('the job to hold', () => a.fx.probe.holding === before + 1, BOUND_MS);
     await finishWhileDown(a);
     const result = (await answered) as { content: Array<{ text: string }> };

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 import { describeTaskStoreContract } from '../../test/helpers/task-store-contract.js';
 import type { NewTask } from '../tasks/store.js';
 import { RedisConnection } from './connection.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
 import { RedisTaskStore } from './task-store.js';
 
 let server: RedisServer;
@@ -32,7 +32,16 @@ async function connection(prefix = `t${++prefixes}:`): Promise<RedisConnection> 
 
 describeTaskStoreContract('RedisTaskStore', async (clock, limits) => RedisTaskStore.open(await connection(), { now: clock.now, ...limits }));
 
-const task = (taskId: string, more: Partial<NewTask> = {}): NewTask => ({ taskId, status: 'working', ttlMs: 60_000, ttlAnchor: 'created', owner: {}, method: 'tools/call', form: '2025-11-25', ...more });
+const task = (taskId: string, more: Partial<NewTask> = {}): NewTask => ({
+  taskId,
+  status: 'working',
+  ttlMs: 60_000,
+  ttlAnchor: 'created',
+  owner: {},
+  method: 'tools/call',
+  form: '2025-11-25',
+  ...more,
+});
 
 describe('RedisTaskStore between instances', () => {
   it('ends a task exactly once when two instances race to finish it', async () => {
@@ -70,7 +79,10 @@ describe('RedisTaskStore between instances', () => {
       await a.update('x', { status: 'completed', result: { content: [{ type: 'text', text: 'ok' }] } });
       assert.deepEqual((await b.get('x', { session: 's', auth: 'u' }))?.result, { content: [{ type: 'text', text: 'ok' }] });
       assert.equal(await b.get('x', { session: 's', auth: 'other' }), undefined);
-      assert.deepEqual((await b.list({ session: 's', auth: 'u' }, { limit: 10 })).tasks.map((t) => t.taskId), ['x']);
+      assert.deepEqual(
+        (await b.list({ session: 's', auth: 'u' }, { limit: 10 })).tasks.map((t) => t.taskId),
+        ['x'],
+      );
     } finally {
       await a.close();
       await b.close();
@@ -119,7 +131,7 @@ describe('RedisTaskStore between instances', () => {
     }
   });
 
-  it('does not let a restarted process with the same instanceId vouch for the dead one\'s tasks', async () => {
+  it("does not let a restarted process with the same instanceId vouch for the dead one's tasks", async () => {
     const prefix = `same${++prefixes}:`;
     const first = await RedisTaskStore.open(await connection(prefix), { instanceId: 'host-1' });
     await first.create(task('left'));

@@ -22,29 +22,29 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { JSONObject } from '../jsonrpc/types.js';
 import {
-  TaskStoreError,
   applyPatch,
   checkNewTask,
   checkPatch,
   copyJson,
   decodeCursor,
   encodeCursor,
+  type FinishedTaskLimits,
   finishedTaskLimits,
   isExpired,
+  type NewTask,
   ownerKey,
   ownerMatches,
   recordOf,
-  type FinishedTaskLimits,
-  type NewTask,
   type TaskChange,
   type TaskPage,
   type TaskPatch,
   type TaskStore,
+  TaskStoreError,
 } from '../tasks/store.js';
 import { isTerminal, type TaskOwner, type TaskRecord, type TaskStatus } from '../tasks/types.js';
 import type { RedisConnection } from './connection.js';
-import { TASK_SCRIPTS, type TaskScript } from './task-scripts.js';
 import { positiveInteger as positive } from './options.js';
+import { TASK_SCRIPTS, type TaskScript } from './task-scripts.js';
 
 /** Options of a {@link RedisTaskStore} (with the caps on finished tasks, {@link FinishedTaskLimits}). */
 export interface RedisTaskStoreOptions extends FinishedTaskLimits {
@@ -187,7 +187,11 @@ export class RedisTaskStore implements TaskStore {
     const now = this.#now();
     const record = recordOf(copyJson(task), now);
     const slot = this.#redis.id(task.taskId);
-    const seq = await this.#eval(TASK_SCRIPTS.create, [this.#taskKey(slot), this.#seqKey], [slot, now, JSON.stringify(record), this.instanceId, this.#ownerHash(record.owner), ...this.#expiry(record, now)]);
+    const seq = await this.#eval(
+      TASK_SCRIPTS.create,
+      [this.#taskKey(slot), this.#seqKey],
+      [slot, now, JSON.stringify(record), this.instanceId, this.#ownerHash(record.owner), ...this.#expiry(record, now)],
+    );
     if (seq === -1) throw new TaskStoreError('duplicate', `Task ID already exists: ${task.taskId}`);
     this.#announce(record);
     return record;
@@ -214,7 +218,7 @@ export class RedisTaskStore implements TaskStore {
     const safe = copyJson(request);
     return this.#mutate(taskId, (current, now) => {
       checkPatch(current, {});
-      if (Object.prototype.hasOwnProperty.call(current.inputRequests, key)) throw new TaskStoreError('duplicate', `Input request ${key} is already pending`);
+      if (Object.hasOwn(current.inputRequests, key)) throw new TaskStoreError('duplicate', `Input request ${key} is already pending`);
       return { ...applyPatch(current, { status: 'input_required' }, now), inputRequests: { ...current.inputRequests, [key]: safe } };
     });
   }
@@ -223,7 +227,7 @@ export class RedisTaskStore implements TaskStore {
     this.#open();
     return this.#mutate(taskId, (current, now) => {
       checkPatch(current, {});
-      if (!Object.prototype.hasOwnProperty.call(current.inputRequests, key)) return current;
+      if (!Object.hasOwn(current.inputRequests, key)) return current;
       const rest: Record<string, JSONObject> = { ...current.inputRequests };
       delete rest[key];
       const back = Object.keys(rest).length === 0 && current.status === 'input_required';
@@ -330,7 +334,9 @@ export class RedisTaskStore implements TaskStore {
 
   async #loadSlot(slot: string): Promise<Loaded | undefined> {
     for (let attempt = 0; attempt < this.#attempts; attempt++) {
-      const raw = (await this.#eval(TASK_SCRIPTS.read, [this.#taskKey(slot)], [this.instanceId, this.#redis.prefix + 'instance:'])) as [string, string, number] | null;
+      const raw = (await this.#eval(TASK_SCRIPTS.read, [this.#taskKey(slot)], [this.instanceId, this.#redis.prefix + 'instance:'])) as
+        | [string, string, number]
+        | null;
       if (raw === null) return undefined;
       const now = this.#now();
       const record = JSON.parse(raw[0]) as TaskRecord;
@@ -362,7 +368,11 @@ export class RedisTaskStore implements TaskStore {
   /** One compare-and-set; true when it won. Announces the change. */
   async #write(slot: string, version: string, next: TaskRecord, now: number, finished = isTerminal(next.status)): Promise<boolean> {
     const won =
-      (await this.#eval(TASK_SCRIPTS.write, [this.#taskKey(slot), this.#seqKey], [slot, version, JSON.stringify(next), ...this.#expiry(next, now), finished ? '1' : '0', this.#maxFinishedPerOwner, this.#maxFinished])) === 1;
+      (await this.#eval(
+        TASK_SCRIPTS.write,
+        [this.#taskKey(slot), this.#seqKey],
+        [slot, version, JSON.stringify(next), ...this.#expiry(next, now), finished ? '1' : '0', this.#maxFinishedPerOwner, this.#maxFinished],
+      )) === 1;
     if (won) this.#announce(next);
     return won;
   }

@@ -9,12 +9,12 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { useRedis } from '../../test/helpers/redis/redis-server.js';
+import { kill, spawnInstance } from '../../test/helpers/redis/spawn-instance.js';
+import { type TaskPeer, taskPeer, until } from '../../test/helpers/redis/task-peer.js';
 import { McpError } from '../jsonrpc/errors.js';
 import { TASK_CANCELLED_CODE } from '../tasks/types.js';
 import { RedisConnection } from './connection.js';
-import { kill, spawnInstance } from '../../test/helpers/redis/spawn-instance.js';
-import { useRedis } from '../../test/helpers/redis/redis-server.js';
-import { taskPeer, until, type TaskPeer } from '../../test/helpers/redis/task-peer.js';
 import { RedisTaskStore } from './task-store.js';
 
 const PREFIX = 'across:';
@@ -79,6 +79,9 @@ describe('tasks across instances (RedisTaskStore)', () => {
     await until('the task to be reported failed', async () => (await b.tasks.getTask('orphan-1')).status === 'failed');
     const info = await a.tasks.getTask('orphan-1');
     assert.match(info.statusMessage ?? '', /instance running this task stopped/);
-    await assert.rejects(a.tasks.getTaskResult('orphan-1'), (e: unknown) => e instanceof McpError && e.code === -32603 && /instance running this task stopped/.test(e.message));
+    await assert.rejects(
+      a.tasks.getTaskResult('orphan-1'),
+      (e: unknown) => e instanceof McpError && e.code === -32603 && /instance running this task stopped/.test(e.message),
+    );
   });
 });

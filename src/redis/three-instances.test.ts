@@ -13,13 +13,18 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createDemoServer } from '../demo/server.js';
-import { createStreamableHttpHandler, type StreamableHttpHandler } from '../http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../http/node.js';
-import { roundRobinProxy, type RoundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
-import { startRedis, type RedisServer } from '../../test/helpers/redis/redis-server.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type RoundRobinProxy, roundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
+import { type RedisServer, startRedis } from '../../test/helpers/redis/redis-server.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
+import { createDemoServer } from '../demo/server.js';
+import { type NodeServerHandle, serveNode } from '../http/node.js';
+import { createStreamableHttpHandler, type StreamableHttpHandler } from '../http/server/handler.js';
 import { RedisConnection } from './connection.js';
 import { RedisEventStore } from './event-store.js';
 import { RedisSessionDirectory } from './session-directory.js';
@@ -40,7 +45,12 @@ before(async () => {
   for (let i = 0; i < 3; i++) {
     const redis = await RedisConnection.connect({ url: redisServer.url, prefix: 'three:' });
     const directory = await RedisSessionDirectory.open(redis, { onError: (e) => errors.push(e) });
-    const handler = createStreamableHttpHandler({ server: createDemoServer(), sessions: directory, eventStore: new RedisEventStore(redis), onError: (e) => errors.push(e) });
+    const handler = createStreamableHttpHandler({
+      server: createDemoServer(),
+      sessions: directory,
+      eventStore: new RedisEventStore(redis),
+      onError: (e) => errors.push(e),
+    });
     const node = await serveNode(handler);
     instances.push({
       handler,
@@ -62,7 +72,11 @@ after(async () => {
 
 it('passes the official SDK client feature walk with every request on another instance', async () => {
   const client = new Client({ name: 'three-instances', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
-  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'stub', content: { type: 'text', text: 'sampled elsewhere' } }));
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: 'assistant',
+    model: 'stub',
+    content: { type: 'text', text: 'sampled elsewhere' },
+  }));
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));
   const logs: unknown[] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
@@ -80,7 +94,9 @@ it('passes the official SDK client feature walk with every request on another in
   assert.equal((await client.getPrompt({ name: 'test_simple_prompt' })).messages.length, 1);
 
   // sampling and elicitation: the client's answer goes to the next instance, not the asking one
-  assert.deepEqual((await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hi' } })).content, [{ type: 'text', text: 'LLM response: sampled elsewhere' }]);
+  assert.deepEqual((await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hi' } })).content, [
+    { type: 'text', text: 'LLM response: sampled elsewhere' },
+  ]);
   const elicited = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who?' } });
   assert.deepEqual(elicited.content, [{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }]);
 
@@ -116,5 +132,8 @@ it('passes the official SDK client feature walk with every request on another in
   await transport.terminateSession();
   await until('every instance to forget the session', () => instances.every((i) => i.handler.sessionCount === 0));
   await client.close();
-  assert.deepEqual(errors.map((e) => e.message), []);
+  assert.deepEqual(
+    errors.map((e) => e.message),
+    [],
+  );
 });

@@ -39,7 +39,8 @@ let loading: Promise<AjvEngine> | undefined;
 /** CommonJS `module.exports` as either loader hands it over (an ES import wraps it in `default`). */
 function commonJs(value: unknown): Record<string, unknown> {
   const v = value as { default?: unknown; __esModule?: unknown } | null;
-  if (v !== null && typeof v === 'object' && !('Ajv' in v) && !('Ajv2020' in v) && typeof v.default !== 'undefined') return v.default as Record<string, unknown>;
+  if (v !== null && typeof v === 'object' && !('Ajv' in v) && !('Ajv2020' in v) && typeof v.default !== 'undefined')
+    return v.default as Record<string, unknown>;
   return v as Record<string, unknown>;
 }
 

@@ -1,7 +1,7 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { AjvJsonSchemaValidator, canonicalJson, defaultJsonSchemaValidator } from './ajv-validator.js';
-import { SchemaError, type CompiledValidator, type ValidationIssue } from './types.js';
+import { type CompiledValidator, SchemaError, type ValidationIssue } from './types.js';
 
 const DRAFT07 = 'http://json-schema.org/draft-07/schema#';
 
@@ -94,9 +94,7 @@ describe('AjvJsonSchemaValidator dialects', () => {
       properties: { address: { type: 'object', properties: { zip: { $ref: '#/$defs/zip' } }, required: ['zip'] } },
     });
     accepts(modern, { address: { zip: '12345' } });
-    assert.deepEqual(issues(modern, { address: { zip: 'abc' } }), [
-      { path: '/address/zip', message: 'address.zip must match the pattern /^\\d{5}$/' },
-    ]);
+    assert.deepEqual(issues(modern, { address: { zip: 'abc' } }), [{ path: '/address/zip', message: 'address.zip must match the pattern /^\\d{5}$/' }]);
     assert.deepEqual(issues(modern, { address: {} }), [{ path: '/address/zip', message: 'address.zip is required' }]);
     const legacy = v.compile({
       $schema: DRAFT07,
@@ -125,10 +123,7 @@ describe('AjvJsonSchemaValidator dialects', () => {
       return Promise.reject(new Error('no network in tests'));
     }) as typeof fetch;
     try {
-      const error = compileError(
-        { type: 'object', properties: { a: { $ref: 'https://schemas.example.com/a.json' } } },
-        'unresolved_ref',
-      );
+      const error = compileError({ type: 'object', properties: { a: { $ref: 'https://schemas.example.com/a.json' } } }, 'unresolved_ref');
       assert.match(error.message, /https:\/\/schemas\.example\.com\/a\.json/);
       assert.match(error.message, /never fetched/);
       compileError({ $ref: '#/$defs/missing' }, 'unresolved_ref');
@@ -264,7 +259,10 @@ describe('AjvJsonSchemaValidator caching', () => {
     accepts(b, 1);
     accepts(c, true);
     // A schema cannot reach another schema's $id either.
-    assert.throws(() => v.compile({ $ref: 'https://example.com/inner' }), (e: unknown) => e instanceof SchemaError && e.code === 'unresolved_ref');
+    assert.throws(
+      () => v.compile({ $ref: 'https://example.com/inner' }),
+      (e: unknown) => e instanceof SchemaError && e.code === 'unresolved_ref',
+    );
   });
 
   it('survives a schema that reuses the $id of a meta-schema', () => {
@@ -371,7 +369,12 @@ describe('validation messages', () => {
     const validate = v.compile({
       type: 'object',
       properties: {
-        size: { oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }] },
+        size: {
+          oneOf: [
+            { const: 's', title: 'Small' },
+            { const: 'l', title: 'Large' },
+          ],
+        },
         id: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
         shape: {
           oneOf: [

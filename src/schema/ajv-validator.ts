@@ -25,11 +25,11 @@
  */
 import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { isObject } from '../jsonrpc/values.js';
 import { ajvEngine } from './ajv-engine.js';
 import { issuesFromAjv } from './ajv-issues.js';
 import { DIALECT_URI, dialectOf } from './dialect.js';
-import { SchemaError, type CompiledValidator, type JsonSchema, type JsonSchemaValidator, type ValidationOutcome } from './types.js';
-import { isObject } from '../jsonrpc/values.js';
+import { type CompiledValidator, type JsonSchema, type JsonSchemaValidator, SchemaError, type ValidationOutcome } from './types.js';
 
 const AJV_OPTIONS: Options = {
   strict: false,
@@ -200,8 +200,7 @@ export function compileWithAjv(schema: object, pair: AjvPair = OWN): CompiledVal
   if ((fn as { $async?: unknown }).$async) {
     throw new SchemaError('invalid_schema', 'Asynchronous JSON Schemas ("$async") are not supported');
   }
-  return (value: unknown): ValidationOutcome =>
-    fn(value) ? VALID : { valid: false, errors: issuesFromAjv(fn.errors as ErrorObject[] | null | undefined) };
+  return (value: unknown): ValidationOutcome => (fn(value) ? VALID : { valid: false, errors: issuesFromAjv(fn.errors as ErrorObject[] | null | undefined) });
 }
 
 /**
@@ -216,7 +215,7 @@ function forget(ajv: AjvInstance, schema: object, refsBefore: Record<string, unk
 }
 
 function restore(current: Record<string, unknown>, before: Record<string, unknown>): void {
-  for (const key of Object.keys(current)) if (!Object.prototype.hasOwnProperty.call(before, key)) delete current[key];
+  for (const key of Object.keys(current)) if (!Object.hasOwn(before, key)) delete current[key];
   for (const key of Object.keys(before)) if (current[key] !== before[key]) current[key] = before[key];
 }
 

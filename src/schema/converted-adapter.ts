@@ -2,11 +2,12 @@
  * The adapter of a Standard Schema whose JSON Schema comes from a separate converter package
  * (valibot, zod 3; see library-converters.ts).
  */
-import { loadConverter, type LibraryConverter } from './library-converters.js';
+
+import { isObject } from '../jsonrpc/values.js';
+import { type LibraryConverter, loadConverter } from './library-converters.js';
 import type { StandardSchemaV1 } from './standard-interfaces.js';
 import { validateStandard } from './standard-result.js';
-import { SchemaError, type SchemaAdapter, type ValidationResult } from './types.js';
-import { isObject } from '../jsonrpc/values.js';
+import { type SchemaAdapter, SchemaError, type ValidationResult } from './types.js';
 
 /**
  * Values are checked by the library at once; the wire form is there once {@link ready}
@@ -47,7 +48,11 @@ export class ConvertedSchemaAdapter implements SchemaAdapter<unknown> {
         produced = converter.convert(module, schema, io);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new SchemaError('no_json_schema', `This ${converter.library} schema cannot be expressed as JSON Schema (${reason}); pass a plain JSON Schema instead`, { cause: error });
+        throw new SchemaError(
+          'no_json_schema',
+          `This ${converter.library} schema cannot be expressed as JSON Schema (${reason}); pass a plain JSON Schema instead`,
+          { cause: error },
+        );
       }
       if (!isObject(produced)) {
         throw new SchemaError('no_json_schema', `${converter.module} produced no JSON Schema object; pass a plain JSON Schema instead`);

@@ -1,7 +1,7 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { specSchemaRoot } from '../testing/wire-schema.js';
 import { AjvJsonSchemaValidator } from './ajv-validator.js';
 import { applyElicitationDefaults, isValidRequestedSchema, matchesFormat, validateElicitationContent } from './elicitation.js';
@@ -19,12 +19,24 @@ const form = () => ({
     score: { type: 'number', minimum: 0.5, maximum: 1.5, default: 1 },
     subscribe: { type: 'boolean', default: false },
     color: { type: 'string', enum: ['red', 'green'], default: 'red' },
-    size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }], default: 'l' },
+    size: {
+      type: 'string',
+      oneOf: [
+        { const: 's', title: 'Small' },
+        { const: 'l', title: 'Large' },
+      ],
+      default: 'l',
+    },
     legacy: { type: 'string', enum: ['a', 'b'], enumNames: ['Option A', 'Option B'], default: 'b' },
     toppings: { type: 'array', items: { type: 'string', enum: ['ham', 'egg', 'cheese'] }, minItems: 1, maxItems: 2, default: ['egg'] },
     days: {
       type: 'array',
-      items: { anyOf: [{ const: 'mon', title: 'Monday' }, { const: 'tue', title: 'Tuesday' }] },
+      items: {
+        anyOf: [
+          { const: 'mon', title: 'Monday' },
+          { const: 'tue', title: 'Tuesday' },
+        ],
+      },
       maxItems: 1,
       default: ['tue'],
     },
@@ -86,7 +98,10 @@ describe('isValidRequestedSchema', () => {
       [{ type: 'object', properties: { a: { type: 'string', enum: ['x'], enumNames: ['X', 'Y'] } } }, /enumNames/],
       [{ type: 'object', properties: { a: { type: 'string', enum: ['x'], default: 'y' } } }, /default must be one of the enum values/],
       [{ type: 'object', properties: { a: { type: 'string', oneOf: [{ const: 'x' }] } } }, /string "const" and a string "title"/],
-      [{ type: 'object', properties: { a: { type: 'string', oneOf: [{ const: 'x', title: 'X' }], default: 'y' } } }, /default must be one of the option values/],
+      [
+        { type: 'object', properties: { a: { type: 'string', oneOf: [{ const: 'x', title: 'X' }], default: 'y' } } },
+        /default must be one of the option values/,
+      ],
       [{ type: 'object', properties: { a: { type: 'array' } } }, /items must be an object/],
       [{ type: 'object', properties: { a: { type: 'array', items: { type: 'object', properties: {} } } } }, /nested structures are not allowed/],
       [{ type: 'object', properties: { a: { type: 'array', items: { type: 'number', enum: ['1'] } } } }, /items.type must be "string"/],

@@ -21,10 +21,11 @@
  * the checks accept all of them regardless of revision.
  * See https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
  */
-import { appendPointer, fieldLabel, showChoices } from './issues.js';
-import { dialectOf } from './dialect.js';
-import { SchemaError, type ValidationIssue } from './types.js';
+
 import { isObject } from '../jsonrpc/values.js';
+import { dialectOf } from './dialect.js';
+import { appendPointer, fieldLabel, showChoices } from './issues.js';
+import { SchemaError, type ValidationIssue } from './types.js';
 
 /** A value in an elicitation answer (`ElicitResult.content`). */
 export type ElicitationValue = string | number | boolean | string[];
@@ -43,7 +44,7 @@ type Field =
   | { kind: 'multiple'; choices: string[] | undefined; schema: Record<string, unknown> }
   | { kind: 'other' };
 
-const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+const hasOwn = (object: object, key: string): boolean => Object.hasOwn(object, key);
 
 /** Defines `key` as an own data property (so `__proto__` stays an ordinary key). */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {

@@ -1,7 +1,7 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as entry from './index.js';
 

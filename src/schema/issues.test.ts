@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { dialectOf, dialectOfUri } from './dialect.js';
 import { appendPointer, fieldLabel, formatIssues, pointerFromSegments, showChoices, showValue } from './issues.js';
 import { SchemaError } from './types.js';
@@ -56,7 +56,10 @@ describe('dialects', () => {
     assert.equal(dialectOf({}), 'draft-2020-12');
     assert.equal(dialectOf(true), 'draft-2020-12');
     assert.equal(dialectOf({ $schema: 'http://json-schema.org/draft-07/schema#' }), 'draft-07');
-    assert.throws(() => dialectOf({ $schema: 'https://example.com/my-dialect' }), (e: unknown) => e instanceof SchemaError && e.code === 'unsupported_dialect');
+    assert.throws(
+      () => dialectOf({ $schema: 'https://example.com/my-dialect' }),
+      (e: unknown) => e instanceof SchemaError && e.code === 'unsupported_dialect',
+    );
     assert.throws(() => dialectOf({ $schema: null }), SchemaError);
   });
 });

@@ -4,9 +4,10 @@
  * cold start must not pay for Ajv's modules. Checked in fresh child processes, since a
  * module loaded once stays loaded.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { describe, it } from 'node:test';
 
 const ENTRY = (path: string): string => new URL(path, import.meta.url).href;
 

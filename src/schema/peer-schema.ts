@@ -20,12 +20,12 @@
  *   configuration, so an application's own schemas keep the native engine.
  */
 import type { Options } from 'ajv';
-import { loadJsonSchemaEngine } from './ajv-engine.js';
-import { AjvPair, compileWithAjv, type AjvInstance } from './ajv-validator.js';
-import { DEFAULT_MAX_SCHEMA_WORK, checkSchemaWork } from './schema-work.js';
-import { toSchemaAdapter } from './standard-schema.js';
-import { SchemaError, type CompiledValidator, type JsonSchema, type JsonSchemaValidator, type SchemaAdapter } from './types.js';
 import { isObject } from '../jsonrpc/values.js';
+import { loadJsonSchemaEngine } from './ajv-engine.js';
+import { type AjvInstance, AjvPair, compileWithAjv } from './ajv-validator.js';
+import { checkSchemaWork, DEFAULT_MAX_SCHEMA_WORK } from './schema-work.js';
+import { toSchemaAdapter } from './standard-schema.js';
+import { type CompiledValidator, type JsonSchema, type JsonSchemaValidator, type SchemaAdapter, SchemaError } from './types.js';
 
 /** The parts of re2js used here. */
 interface Re2Module {
@@ -149,7 +149,8 @@ export class PeerSchemaValidator implements JsonSchemaValidator {
   }
 
   compile(schema: JsonSchema): CompiledValidator {
-    if (typeof schema === 'boolean') return () => (schema ? { valid: true } : { valid: false, errors: [{ path: '', message: 'value is not allowed (the schema is false)' }] });
+    if (typeof schema === 'boolean')
+      return () => (schema ? { valid: true } : { valid: false, errors: [{ path: '', message: 'value is not allowed (the schema is false)' }] });
     if (!isObject(schema)) throw new SchemaError('invalid_schema', 'A JSON Schema must be an object or a boolean');
     if (re2 === undefined) throw new SchemaError('engine_not_loaded', 'Call `await loadPeerSchemaEngine()` before compiling a schema from a peer');
     checkSchemaWork(schema, this.#maxWork);

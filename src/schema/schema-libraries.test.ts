@@ -4,8 +4,9 @@
  * (`@valibot/to-json-schema`, `zod-to-json-schema`), loaded on first use. The wire form is
  * JSON Schema 2020-12 (SEP-1613) and validation is the library's own.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { type } from 'arktype';
 import * as v from 'valibot';
 import * as z4 from 'zod';

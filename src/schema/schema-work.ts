@@ -107,7 +107,10 @@ class WorkCheck {
     }
     if (!isNode(node)) return;
     if (++this.#objects > MAX_SUBSCHEMAS) {
-      throw new SchemaError('invalid_schema', `The schema is refused: it holds more than ${MAX_SUBSCHEMAS} subschemas, and compiling a schema from a peer that large would block this process for seconds. Ask the server for a smaller schema.`);
+      throw new SchemaError(
+        'invalid_schema',
+        `The schema is refused: it holds more than ${MAX_SUBSCHEMAS} subschemas, and compiling a schema from a peer that large would block this process for seconds. Ask the server for a smaller schema.`,
+      );
     }
     const id = node['$id'] ?? node['id'];
     if (typeof id === 'string') {
@@ -133,11 +136,12 @@ class WorkCheck {
     }
     let target: unknown;
     if (start === undefined) target = undefined;
-    else if (fragment === '' ) target = start;
+    else if (fragment === '') target = start;
     else if (fragment.startsWith('/')) target = pointer(start, fragment);
     else target = this.#anchors.get(decodeURIComponent(fragment));
     if (target === true || target === false) return {};
-    if (!isNode(target)) throw new SchemaError('unresolved_ref', `JSON Schema $ref "${ref}" cannot be resolved inside the schema (remote schemas are never fetched)`);
+    if (!isNode(target))
+      throw new SchemaError('unresolved_ref', `JSON Schema $ref "${ref}" cannot be resolved inside the schema (remote schemas are never fetched)`);
     return target;
   }
 
@@ -249,7 +253,7 @@ function pointer(start: Node, path: string): unknown {
   let value: unknown = start;
   for (const raw of path.slice(1).split('/')) {
     const token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof value !== 'object' || value === null || !Object.prototype.hasOwnProperty.call(value, token)) return undefined;
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, token)) return undefined;
     value = (value as Record<string, unknown>)[token];
   }
   return value;

@@ -2,10 +2,11 @@
  * Turning a Standard Schema library's verdict into the schema layer's {@link ValidationResult}:
  * issues get JSON Pointer paths and messages that name the field.
  */
+
+import { isThenable } from '../jsonrpc/values.js';
 import { fieldLabel, pointerFromSegments } from './issues.js';
 import type { StandardSchemaV1 } from './standard-interfaces.js';
 import type { ValidationIssue, ValidationResult } from './types.js';
-import { isThenable } from '../jsonrpc/values.js';
 
 /**
  * Validates `value` with the library's own `~standard.validate`: synchronously when the

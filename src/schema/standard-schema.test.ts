@@ -1,14 +1,14 @@
-import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import * as z from 'zod';
 import { AjvJsonSchemaValidator } from './ajv-validator.js';
 import {
   fromStandardIssue,
   isStandardJSONSchema,
   isStandardSchema,
-  toSchemaAdapter,
   type StandardJSONSchemaV1,
   type StandardSchemaV1,
+  toSchemaAdapter,
 } from './standard-schema.js';
 import { SchemaError, type ValidationResult } from './types.js';
 
@@ -45,7 +45,12 @@ function doubledPositive(options: { jsonSchema?: boolean; async?: boolean } = {}
   };
   if (options.jsonSchema) {
     props['jsonSchema'] = {
-      input: (o: { target: string }) => ({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'number', exclusiveMinimum: 0, 'x-target': o.target }),
+      input: (o: { target: string }) => ({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'number',
+        exclusiveMinimum: 0,
+        'x-target': o.target,
+      }),
       output: () => ({ type: 'number' }),
     };
   }
@@ -187,7 +192,12 @@ describe('toSchemaAdapter with other Standard Schemas', () => {
       toSchemaAdapter({
         '~standard': { version: 1, vendor: 'v', validate: (value: unknown) => ({ value }), jsonSchema: { input: () => schema, output: () => schema } },
       }).jsonSchema;
-    const union = { anyOf: [{ type: 'object', properties: {} }, { type: 'object', required: ['x'] }] };
+    const union = {
+      anyOf: [
+        { type: 'object', properties: {} },
+        { type: 'object', required: ['x'] },
+      ],
+    };
     assert.deepEqual(make(union), { type: 'object', ...union });
     assert.deepEqual(make({ anyOf: [{ type: 'object' }, { type: 'string' }] }), { anyOf: [{ type: 'object' }, { type: 'string' }] });
     assert.deepEqual(make({ required: ['a'] }), { type: 'object', required: ['a'] });

@@ -11,22 +11,17 @@
  * (`~standard.jsonSchema`), which zod implements from 4.2. We never import a schema
  * library: the interfaces are declared structurally in standard-interfaces.ts.
  */
+
+import { isObject } from '../jsonrpc/values.js';
 import { canLoadEngineSync, loadJsonSchemaEngine } from './ajv-engine.js';
 import { defaultJsonSchemaValidator } from './ajv-validator.js';
-import { dialectOf, dialectOfUri } from './dialect.js';
 import { ConvertedSchemaAdapter } from './converted-adapter.js';
+import { dialectOf, dialectOfUri } from './dialect.js';
 import { LIBRARY_CONVERTERS } from './library-converters.js';
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from './standard-interfaces.js';
 import { validateStandard } from './standard-result.js';
 import { checkJsonSchema } from './strict-check.js';
-import {
-  SchemaError,
-  type CompiledValidator,
-  type JsonSchemaValidator,
-  type SchemaAdapter,
-  type ValidationResult,
-} from './types.js';
-import { isObject } from '../jsonrpc/values.js';
-import type { StandardJSONSchemaV1, StandardSchemaV1 } from './standard-interfaces.js';
+import { type CompiledValidator, type JsonSchemaValidator, type SchemaAdapter, SchemaError, type ValidationResult } from './types.js';
 
 export type { StandardJSONSchemaV1, StandardSchemaV1 } from './standard-interfaces.js';
 
@@ -109,11 +104,17 @@ export function toSchemaAdapter(
     const vendor = typeof props['vendor'] === 'string' ? props['vendor'] : 'unknown';
     const converter = hasOwnDescription(schema, props, vendor) ? undefined : LIBRARY_CONVERTERS.find((c) => c.matches(schema, vendor));
     if (converter !== undefined && typeof props['validate'] === 'function') {
-      return new ConvertedSchemaAdapter(schema as StandardSchemaV1, converter, io, (produced) => {
-        const jsonSchema = normalizeProduced(produced);
-        checkProduced(jsonSchema, converter.library, options.requireObject);
-        return jsonSchema;
-      }, options.requireObject);
+      return new ConvertedSchemaAdapter(
+        schema as StandardSchemaV1,
+        converter,
+        io,
+        (produced) => {
+          const jsonSchema = normalizeProduced(produced);
+          checkProduced(jsonSchema, converter.library, options.requireObject);
+          return jsonSchema;
+        },
+        options.requireObject,
+      );
     }
     const jsonSchema = describe(schema, props, io);
     checkProduced(jsonSchema, vendor, options.requireObject);
@@ -149,7 +150,8 @@ function checkProduced(jsonSchema: Record<string, unknown>, vendor: string, requ
   try {
     checkJsonSchema(jsonSchema, dialectOf(jsonSchema), { unknownKeywords: false });
   } catch (error) {
-    if (error instanceof SchemaError) throw new SchemaError(error.code, `The JSON Schema the ${vendor} library produced is not valid: ${error.message}`, { cause: error });
+    if (error instanceof SchemaError)
+      throw new SchemaError(error.code, `The JSON Schema the ${vendor} library produced is not valid: ${error.message}`, { cause: error });
     throw error;
   }
   if (requireObject !== undefined) requireObjectSchema(jsonSchema, requireObject);
@@ -174,7 +176,6 @@ function hasOwnDescription(schema: unknown, props: Record<string, unknown>, vend
   if (typeof converter === 'object' && converter !== null) return true;
   return vendor === 'zod' && typeof (schema as { toJSONSchema?: unknown }).toJSONSchema === 'function';
 }
-
 
 /**
  * Checks values with a JSON Schema, compiled on first use. With the default validator in a
@@ -222,7 +223,6 @@ class StandardSchemaAdapter implements SchemaAdapter<unknown> {
     this.jsonSchema = jsonSchema;
   }
 
-
   prepare(): void {}
 
   validate(value: unknown): ValidationResult<unknown> | Promise<ValidationResult<unknown>> {
@@ -253,11 +253,9 @@ function describe(schema: unknown, props: Record<string, unknown>, io: 'input' |
     produced = produce();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new SchemaError(
-      'no_json_schema',
-      `This ${vendor} schema cannot be expressed as JSON Schema (${reason}); pass a plain JSON Schema instead`,
-      { cause: error },
-    );
+    throw new SchemaError('no_json_schema', `This ${vendor} schema cannot be expressed as JSON Schema (${reason}); pass a plain JSON Schema instead`, {
+      cause: error,
+    });
   }
   if (!isObject(produced)) {
     throw new SchemaError('no_json_schema', `The ${vendor} schema library produced no JSON Schema object; pass a plain JSON Schema instead`);

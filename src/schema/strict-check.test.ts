@@ -3,10 +3,11 @@
  * Validation, draft-07 for schemas that declare it): unknown keywords, wrong keyword types and
  * dangling `$ref`s are refused with the JSON Pointer of the problem.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { requireObjectSchema, toSchemaAdapter } from './standard-schema.js';
 import { checkJsonSchema } from './strict-check.js';
-import { toSchemaAdapter, requireObjectSchema } from './standard-schema.js';
 import { SchemaError } from './types.js';
 
 function refused(schema: unknown, code: SchemaError['code'], pattern: RegExp, dialect: 'draft-2020-12' | 'draft-07' = 'draft-2020-12'): void {
@@ -19,7 +20,10 @@ function refused(schema: unknown, code: SchemaError['code'], pattern: RegExp, di
 
 describe('checkJsonSchema', () => {
   it('accepts the schemas people and generators write', () => {
-    checkJsonSchema({ type: 'object', properties: { city: { type: 'string', minLength: 1, description: 'City' } }, required: ['city'], additionalProperties: false }, 'draft-2020-12');
+    checkJsonSchema(
+      { type: 'object', properties: { city: { type: 'string', minLength: 1, description: 'City' } }, required: ['city'], additionalProperties: false },
+      'draft-2020-12',
+    );
     checkJsonSchema({ type: ['string', 'null'], enum: ['a', null], default: 'a', examples: ['a'] }, 'draft-2020-12');
     checkJsonSchema({ $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' }, 'draft-2020-12');
     checkJsonSchema({ $defs: { n: { $anchor: 'n', type: 'number' } }, properties: { a: { $ref: '#n' } } }, 'draft-2020-12');
@@ -31,14 +35,22 @@ describe('checkJsonSchema', () => {
   });
 
   it('refuses a misspelled keyword and suggests the right one', () => {
-    refused({ type: 'object', properties: { name: { type: 'string', minLenght: 2 } } }, 'invalid_schema', /"\/properties\/name\/minLenght" is not a draft-2020-12 keyword \(did you mean "minLength"\?\)/);
+    refused(
+      { type: 'object', properties: { name: { type: 'string', minLenght: 2 } } },
+      'invalid_schema',
+      /"\/properties\/name\/minLenght" is not a draft-2020-12 keyword \(did you mean "minLength"\?\)/,
+    );
     refused({ type: 'object', requird: ['a'] }, 'invalid_schema', /"\/requird" .*did you mean "required"/);
     // a 2020-12 keyword in a draft-07 schema
     refused({ prefixItems: [] }, 'invalid_schema', /"\/prefixItems" is not a draft-07 keyword/, 'draft-07');
   });
 
   it('refuses wrong keyword values with their pointer', () => {
-    refused({ type: 'object', properties: { city: { type: 'strin' } } }, 'invalid_schema', /"\/properties\/city\/type" "strin" is not a JSON Schema type \(did you mean "string"\?\)/);
+    refused(
+      { type: 'object', properties: { city: { type: 'strin' } } },
+      'invalid_schema',
+      /"\/properties\/city\/type" "strin" is not a JSON Schema type \(did you mean "string"\?\)/,
+    );
     refused({ type: ['string', 'string'] }, 'invalid_schema', /names the type "string" twice/);
     refused({ required: 'name' }, 'invalid_schema', /"\/required" must be an array of property names/);
     refused({ required: ['a', 'a'] }, 'invalid_schema', /must not list a name twice/);
@@ -82,7 +94,10 @@ describe('toSchemaAdapter at registration', () => {
   });
 
   it('requires an object schema when asked (tool input and output schemas)', () => {
-    assert.throws(() => toSchemaAdapter({ type: 'string' }, undefined, { requireObject: 'inputSchema of tool "t"' }), /The inputSchema of tool "t" must describe an object \(type "object"\), but it has type "string"/);
+    assert.throws(
+      () => toSchemaAdapter({ type: 'string' }, undefined, { requireObject: 'inputSchema of tool "t"' }),
+      /The inputSchema of tool "t" must describe an object \(type "object"\), but it has type "string"/,
+    );
     assert.throws(() => requireObjectSchema({ properties: {} }, 'outputSchema of tool "t"'), /declares no "type"/);
     toSchemaAdapter({ type: 'object' }, undefined, { requireObject: 'inputSchema of tool "t"' });
   });

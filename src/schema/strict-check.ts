@@ -17,10 +17,11 @@
  * validation, format-annotation, content, meta-data vocabularies) and draft-07. The walk is
  * bounded in depth and never follows a cycle. Runtime-neutral, no dependencies.
  */
+
+import { isObject } from '../jsonrpc/values.js';
 import type { JsonSchemaDialect } from './dialect.js';
 import { pointerFromSegments } from './issues.js';
 import { SchemaError } from './types.js';
-import { isObject } from '../jsonrpc/values.js';
 
 /** Options of {@link checkJsonSchema}. */
 export interface StrictCheckOptions {
@@ -251,7 +252,8 @@ class Walk {
         }
         return;
       case 'vocabulary':
-        if (!isObject(value) || !Object.values(value).every((v) => typeof v === 'boolean')) this.#fail(at, 'must be an object of vocabulary URIs to true/false');
+        if (!isObject(value) || !Object.values(value).every((v) => typeof v === 'boolean'))
+          this.#fail(at, 'must be an object of vocabulary URIs to true/false');
         return;
       case 'any':
         return;
@@ -265,7 +267,10 @@ class Walk {
     for (const name of names) {
       if (typeof name !== 'string' || !TYPES.has(name)) {
         const hint = typeof name === 'string' ? nearest(name, [...TYPES]) : undefined;
-        this.#fail(at, `${describe(name)} is not a JSON Schema type${hint === undefined ? '' : ` (did you mean "${hint}"?)`}; use one of ${[...TYPES].join(', ')}`);
+        this.#fail(
+          at,
+          `${describe(name)} is not a JSON Schema type${hint === undefined ? '' : ` (did you mean "${hint}"?)`}; use one of ${[...TYPES].join(', ')}`,
+        );
       }
       if (seen.has(name)) this.#fail(at, `names the type "${name}" twice`);
       seen.add(name);
@@ -273,7 +278,8 @@ class Walk {
   }
 
   #stringSet(value: unknown, at: string[]): void {
-    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) this.#fail(at, `must be an array of property names (strings), not ${describe(value)}`);
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+      this.#fail(at, `must be an array of property names (strings), not ${describe(value)}`);
     if (new Set(value).size !== value.length) this.#fail(at, 'must not list a name twice');
   }
 
@@ -320,7 +326,7 @@ function resolvePointer(root: unknown, pointer: string): unknown {
     } catch {
       return undefined;
     }
-    if (typeof current !== 'object' || current === null || !Object.prototype.hasOwnProperty.call(current, token)) return undefined;
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, token)) return undefined;
     current = (current as Record<string, unknown>)[token];
   }
   return current;

@@ -25,9 +25,7 @@ export type ValidationOutcome = { readonly valid: true } | { readonly valid: fal
  * the library's output, e.g. with zod defaults applied; for a plain JSON Schema the input
  * itself), on failure the issues.
  */
-export type ValidationResult<T = unknown> =
-  | { readonly valid: true; readonly value: T }
-  | { readonly valid: false; readonly errors: ValidationIssue[] };
+export type ValidationResult<T = unknown> = { readonly valid: true; readonly value: T } | { readonly valid: false; readonly errors: ValidationIssue[] };
 
 /**
  * A compiled schema. Synchronous, never throws for any input value, safe to call

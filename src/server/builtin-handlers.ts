@@ -10,7 +10,7 @@ import { invalidParams } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import type { HandlerRegistry } from '../protocol/handler-table.js';
 import { Method } from '../protocol/methods.js';
-import { toCompleteResult, type Completer } from './completions.js';
+import { type Completer, toCompleteResult } from './completions.js';
 import { ServerConnection, type ServerRequestContext } from './connection.js';
 import { paginate } from './pagination.js';
 import type { PromptRegistry } from './prompts.js';
@@ -40,7 +40,14 @@ export function registerBuiltinHandlers(registry: HandlerRegistry<ServerRequestC
     return nextCursor === undefined ? { tools: page } : { tools: page, nextCursor };
   };
   // a schema converted after registration (valibot, zod 3) is listed once ready; a failed one is not listed
-  registry.handle(Method.ToolsList, (p) => (tools.pending ? tools.ready().then(() => listTools(p?.cursor), () => listTools(p?.cursor)) : listTools(p?.cursor)));
+  registry.handle(Method.ToolsList, (p) =>
+    tools.pending
+      ? tools.ready().then(
+          () => listTools(p?.cursor),
+          () => listTools(p?.cursor),
+        )
+      : listTools(p?.cursor),
+  );
   registry.handle(Method.ToolsCall, tools.callHandler());
   registry.handle(Method.ResourcesList, async (p, ctx) => {
     const { page, nextCursor } = paginate(await resources.list(ctx), p?.cursor, size);

@@ -6,8 +6,9 @@
  * later get "needs the tools capability" for every call. Real clients over the in-memory
  * transport.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { connectInMemory } from '../testing/in-memory.js';
 import { McpServer } from './server.js';
 
@@ -23,10 +24,22 @@ test('registering after connect a kind the server did not declare throws a TypeE
         /^Cannot register tool "late": this server already serves without the "tools" capability/.test(e.message) &&
         e.message.includes('capabilities: { tools: { listChanged: true } }'),
     );
-    assert.throws(() => server.registerRawTool({ name: 'raw', inputSchema: { type: 'object' } }, () => ({ content: [] })), /capabilities: \{ tools: \{ listChanged: true \} \}/);
-    assert.throws(() => server.registerPrompt('p', {}, () => ({ messages: [] })), /Cannot register prompt "p".*capabilities: \{ prompts: \{ listChanged: true \} \}/);
-    assert.throws(() => server.registerResource('file:///a', { name: 'a' }, () => ({ contents: [] })), /Cannot register resource file:\/\/\/a.*capabilities: \{ resources: \{ subscribe: true, listChanged: true \} \}/);
-    assert.throws(() => server.registerResourceTemplate('file:///{x}', { name: 'x' }, () => ({ contents: [] })), /Cannot register resource template file:\/\/\/\{x\}/);
+    assert.throws(
+      () => server.registerRawTool({ name: 'raw', inputSchema: { type: 'object' } }, () => ({ content: [] })),
+      /capabilities: \{ tools: \{ listChanged: true \} \}/,
+    );
+    assert.throws(
+      () => server.registerPrompt('p', {}, () => ({ messages: [] })),
+      /Cannot register prompt "p".*capabilities: \{ prompts: \{ listChanged: true \} \}/,
+    );
+    assert.throws(
+      () => server.registerResource('file:///a', { name: 'a' }, () => ({ contents: [] })),
+      /Cannot register resource file:\/\/\/a.*capabilities: \{ resources: \{ subscribe: true, listChanged: true \} \}/,
+    );
+    assert.throws(
+      () => server.registerResourceTemplate('file:///{x}', { name: 'x' }, () => ({ contents: [] })),
+      /Cannot register resource template file:\/\/\/\{x\}/,
+    );
     assert.equal(server.tools.size + server.prompts.size + server.resources.size, 0, 'nothing was registered');
   } finally {
     await pair.close();
@@ -50,7 +63,10 @@ test('declared up front, tools added after connect are listed, announced and cal
     const announced = new Promise<void>((resolve) => pair.client.on('notifications/tools/list_changed', () => resolve()));
     server.registerTool('added', { inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }, ({ n }) => `n=${n}`);
     await announced;
-    assert.deepEqual((await pair.client.listTools()).tools.map((t) => t.name), ['added']);
+    assert.deepEqual(
+      (await pair.client.listTools()).tools.map((t) => t.name),
+      ['added'],
+    );
     assert.deepEqual(await pair.client.callTool({ name: 'added', arguments: { n: 2 } }), { content: [{ type: 'text', text: 'n=2' }] });
     server.registerPrompt('hello', {}, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] }));
     assert.equal((await pair.client.getPrompt('hello')).messages.length, 1);

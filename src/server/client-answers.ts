@@ -12,7 +12,13 @@ import { formatIssues } from '../schema/issues.js';
 
 /** Why `answer` is not a `CreateMessageResult`, or undefined when it is one. */
 export function samplingAnswerProblem(answer: unknown): string | undefined {
-  if (!isObject(answer) || typeof answer.model !== 'string' || (answer.role !== 'assistant' && answer.role !== 'user') || typeof answer.content !== 'object' || answer.content === null) {
+  if (
+    !isObject(answer) ||
+    typeof answer.model !== 'string' ||
+    (answer.role !== 'assistant' && answer.role !== 'user') ||
+    typeof answer.content !== 'object' ||
+    answer.content === null
+  ) {
     return 'is not a CreateMessageResult';
   }
   return undefined;
@@ -33,7 +39,8 @@ export function elicitAnswerProblem(answer: unknown, requestedSchema: unknown): 
 
 /** Why `answer` is not a `ListRootsResult`, or undefined when it is one. */
 export function rootsAnswerProblem(answer: unknown): string | undefined {
-  if (!isObject(answer) || !Array.isArray(answer.roots) || answer.roots.some((r) => !isObject(r) || typeof r.uri !== 'string')) return 'is not a ListRootsResult';
+  if (!isObject(answer) || !Array.isArray(answer.roots) || answer.roots.some((r) => !isObject(r) || typeof r.uri !== 'string'))
+    return 'is not a ListRootsResult';
   return undefined;
 }
 
@@ -48,7 +55,8 @@ export function checkElicitationUrl(url: string): void {
   } catch {
     throw new LocalError('validation_failed', 'The elicitation URL is not a valid URL');
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new LocalError('validation_failed', 'The elicitation URL must use https (or http for local development)');
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new LocalError('validation_failed', 'The elicitation URL must use https (or http for local development)');
 }
 
 /**

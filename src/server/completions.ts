@@ -11,7 +11,10 @@ export interface CompletionContext {
 }
 
 /** Suggests values for a partial `value`: a list, or a full completion object. */
-export type Completer = (value: string, context: CompletionContext) => string[] | CompleteResult['completion'] | Promise<string[] | CompleteResult['completion']>;
+export type Completer = (
+  value: string,
+  context: CompletionContext,
+) => string[] | CompleteResult['completion'] | Promise<string[] | CompleteResult['completion']>;
 
 /** The spec caps one response at 100 values. */
 export const MAX_COMPLETION_VALUES = 100;

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { CallToolResult, ContentBlock, GetPromptResult } from '../types.js';
 import { contentForRevision, promptResultForRevision, toolResultForRevision } from './content-compat.js';
 
@@ -27,12 +27,26 @@ test('resource links become text before 2025-06-18, audio before 2025-03-26', ()
 
 test('tool and prompt results keep their other members', () => {
   const result: CallToolResult = { content: [link], structuredContent: { a: 1 }, isError: false, _meta: { k: 'v' } };
-  assert.deepEqual(toolResultForRevision(result, '2025-03-26'), { content: [{ type: 'text', text: 'Resource link: a <file:///a.txt>' }], structuredContent: { a: 1 }, isError: false, _meta: { k: 'v' } });
+  assert.deepEqual(toolResultForRevision(result, '2025-03-26'), {
+    content: [{ type: 'text', text: 'Resource link: a <file:///a.txt>' }],
+    structuredContent: { a: 1 },
+    isError: false,
+    _meta: { k: 'v' },
+  });
   assert.equal(toolResultForRevision(result, '2025-06-18'), result);
-  const prompt: GetPromptResult = { description: 'd', messages: [{ role: 'user', content: text }, { role: 'assistant', content: audio }] };
+  const prompt: GetPromptResult = {
+    description: 'd',
+    messages: [
+      { role: 'user', content: text },
+      { role: 'assistant', content: audio },
+    ],
+  };
   assert.equal(promptResultForRevision(prompt, '2025-03-26'), prompt);
   assert.deepEqual(promptResultForRevision(prompt, '2024-11-05'), {
     description: 'd',
-    messages: [{ role: 'user', content: text }, { role: 'assistant', content: { type: 'text', text: '[audio/ogg audio omitted: protocol revision 2024-11-05 has no audio content]' } }],
+    messages: [
+      { role: 'user', content: text },
+      { role: 'assistant', content: { type: 'text', text: '[audio/ogg audio omitted: protocol revision 2024-11-05 has no audio content]' } },
+    ],
   });
 });

@@ -17,11 +17,20 @@ import type { JSONObject } from '../jsonrpc/types.js';
 import type { StatelessClaim } from '../protocol/incoming.js';
 import type { InnerHandler } from '../protocol/middleware.js';
 import type { RequestOptions } from '../session/session.js';
-import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../types.js';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitFormParams,
+  ElicitResult,
+  Implementation,
+  LoggingLevel,
+  Root,
+} from '../types.js';
 import type { StatelessRequest } from './stateless/request.js';
-import type { EraConnection, EraRequest, ElicitUrlParams, InputOptions } from './types.js';
+import type { ElicitUrlParams, EraConnection, EraRequest, InputOptions } from './types.js';
 
-export type { EraRequest, ElicitUrlParams };
+export type { ElicitUrlParams, EraRequest };
 
 /** One era's behaviour behind a server request's context (see the module note). */
 export interface ServerEra {
@@ -44,7 +53,11 @@ export interface ServerEra {
   log(request: EraRequest, level: LoggingLevel, data: unknown, logger: string | undefined): Promise<void>;
   createMessage(request: EraRequest, params: CreateMessageRequestParams, options: (RequestOptions & InputOptions) | undefined): Promise<CreateMessageResult>;
   elicitForm(request: EraRequest, params: Omit<ElicitFormParams, 'mode'>, options: (RequestOptions & InputOptions) | undefined): Promise<ElicitResult>;
-  elicitUrl(request: EraRequest, params: ElicitUrlParams, options: (RequestOptions & InputOptions) | undefined): Promise<ElicitResult & { elicitationId: string }>;
+  elicitUrl(
+    request: EraRequest,
+    params: ElicitUrlParams,
+    options: (RequestOptions & InputOptions) | undefined,
+  ): Promise<ElicitResult & { elicitationId: string }>;
   listRoots(request: EraRequest, options: (RequestOptions & InputOptions) | undefined): Promise<Root[]>;
 }
 

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { meta2026, rawClient, textOf } from '../../test/helpers/raw-server-client.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import type { RequestHandler } from '../protocol/handler-table.js';
 import { HandlerRegistry } from '../protocol/handler-table.js';
-import { meta2026, rawClient, textOf } from '../../test/helpers/raw-server-client.js';
 import type { ServerRequestContext } from './connection.js';
 import { McpServer } from './server.js';
 

@@ -3,17 +3,18 @@
  * the compiler (`npm test` builds first): an inference that regresses to `any` or to a wrong
  * type fails the build through the `expect<...>()` assertions and the `@ts-expect-error` cases.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { type } from 'arktype';
 import * as v from 'valibot';
 import * as z from 'zod';
 import { z as z3 } from 'zod3';
+import { registerAppTool } from '../extensions/apps/server.js';
+import type { CallToolResult } from '../types.js';
 import type { FromJsonSchema, PromptArgs, ToolArgs, ToolStructured } from './infer.js';
 import { McpServer } from './server.js';
 import type { ToolContentResult, ToolReturn, ToolStructuredResult } from './tool-return.js';
-import type { CallToolResult } from '../types.js';
-import { registerAppTool } from '../extensions/apps/server.js';
 
 type IsAny<T> = 0 extends 1 & T ? true : false;
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -113,7 +114,9 @@ server.registerTool('ret-ark', { outputSchema: type({ n: 'number' }) }, () => ({
 server.registerTool('ret-z3', { outputSchema: z3.object({ n: z3.number() }) }, async () => ({ structuredContent: { m: 1 } }));
 const full: CallToolResult = { content: [{ type: 'text', text: 'x' }] };
 server.registerTool('ret-ok', {}, async (_args, ctx) => (ctx === undefined ? 'text' : Math.random() > 0.5 ? full : { structuredContent: { any: 1 } }));
-server.registerTool('ret-out-ok', { outputSchema: z3.object({ n: z3.number() }) }, async () => (Math.random() > 0.5 ? { structuredContent: { n: 1 } } : { content: [{ type: 'text', text: 'failed' }], isError: true }));
+server.registerTool('ret-out-ok', { outputSchema: z3.object({ n: z3.number() }) }, async () =>
+  Math.random() > 0.5 ? { structuredContent: { n: 1 } } : { content: [{ type: 'text', text: 'failed' }], isError: true },
+);
 expect<Equal<ToolReturn, string | ToolContentResult | ToolStructuredResult>>();
 // the same through mcpkit/apps' registerAppTool (ToolHandlerFor: the output schema's type comes from the config alone)
 registerAppTool(server, 'app-ok', { ui: { resourceUri: 'ui://a' } }, async () => full);

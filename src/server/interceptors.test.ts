@@ -6,16 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { makeHandler, note, post, rpc } from '../../test/helpers/http/server-harness.js';
+import { meta2026, rawClient, textOf, V2026 } from '../../test/helpers/raw-server-client.js';
+import { requireScopes } from '../auth/server/scopes.js';
+import type { HttpAuthorizer, HttpRequest } from '../http/server/types.js';
 import { invalidParams } from '../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
-import type { Middleware } from '../protocol/middleware.js';
-import { makeHandler, post, rpc, note } from '../../test/helpers/http/server-harness.js';
-import { meta2026, rawClient, textOf, V2026 } from '../../test/helpers/raw-server-client.js';
-import type { HttpAuthorizer, HttpRequest } from '../http/server/types.js';
-import { incomingLayer, type InterceptContext, type Interceptor } from './interceptors.js';
+import type { CallContext, Middleware } from '../protocol/middleware.js';
+import { type InterceptContext, type Interceptor, incomingLayer } from './interceptors.js';
 import { rateLimit } from './middleware.js';
-import { requireScopes } from '../auth/server/scopes.js';
-import type { CallContext } from '../protocol/middleware.js';
 import { McpServer } from './server.js';
 
 /** Bearer tokens `alice` and `bob` stand for those principals (the shape of mcpkit/auth's AuthInfo). */
@@ -79,7 +78,15 @@ function server(): McpServer {
 
 async function sseOrJson(res: Response): Promise<JSONObject> {
   const t = await res.text();
-  return JSON.parse(t.startsWith('{') ? t : t.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).at(-1)!) as JSONObject;
+  return JSON.parse(
+    t.startsWith('{')
+      ? t
+      : t
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .at(-1)!,
+  ) as JSONObject;
 }
 
 describe('interceptor context: who is asking', () => {
@@ -119,11 +126,17 @@ describe('interceptor context: who is asking', () => {
     const s = server().use(recorder(seen));
     const handler = makeHandler({ server: s, authorize: authorizer });
     const auth = { authorization: 'Bearer alice' };
-    const init = await post(handler, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'http-client', version: '1' } }), { headers: auth });
+    const init = await post(
+      handler,
+      rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'http-client', version: '1' } }),
+      { headers: auth },
+    );
     const sessionId = init.headers.get('mcp-session-id')!;
     await init.body?.cancel();
     await (await post(handler, note('notifications/initialized'), { sessionId, protocolVersion: '2025-11-25', headers: auth })).body?.cancel();
-    const answer = await sseOrJson(await post(handler, rpc('q1', 'tools/call', { name: 'echo', arguments: {} }), { sessionId, protocolVersion: '2025-11-25', headers: auth }));
+    const answer = await sseOrJson(
+      await post(handler, rpc('q1', 'tools/call', { name: 'echo', arguments: {} }), { sessionId, protocolVersion: '2025-11-25', headers: auth }),
+    );
     assert.equal(textOf(answer), 'plain');
     const call = seen.find((x) => x.method === 'tools/call')!;
     assert.equal(call.principal, 'alice');
@@ -146,20 +159,23 @@ describe('interceptor context: who is asking', () => {
     assert.equal(textOf((await res.json()) as JSONObject), 'plain');
     assert.equal(s.connections.size, 0);
     const [call] = seen;
-    assert.deepEqual({ ...call!, params: undefined }, {
-      direction: 'incoming',
-      kind: 'request',
-      method: 'tools/call',
-      params: undefined,
-      id: 9,
-      signal: true,
-      principal: 'bob',
-      clientInfo: 'meta-client',
-      era: '2026-07-28',
-      revision: V2026,
-      connection: false,
-      request: true,
-    });
+    assert.deepEqual(
+      { ...call!, params: undefined },
+      {
+        direction: 'incoming',
+        kind: 'request',
+        method: 'tools/call',
+        params: undefined,
+        id: 9,
+        signal: true,
+        principal: 'bob',
+        clientInfo: 'meta-client',
+        era: '2026-07-28',
+        revision: V2026,
+        connection: false,
+        request: true,
+      },
+    );
     await handler.close();
   });
 });
@@ -189,7 +205,9 @@ describe('filtering per principal', () => {
           if (params.name !== undefined) headers['mcp-name'] = params.name as string;
           return (await post(handler, rpc(id, method, { ...params, _meta: meta2026() }), { protocolVersion: V2026, headers })).json() as Promise<JSONObject>;
         }
-        const init = await post(handler, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: who, version: '1' } }), { headers });
+        const init = await post(handler, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: who, version: '1' } }), {
+          headers,
+        });
         const sessionId = init.headers.get('mcp-session-id')!;
         await init.body?.cancel();
         return sseOrJson(await post(handler, rpc(id, method, params), { sessionId, protocolVersion: '2025-11-25', headers }));
@@ -266,7 +284,13 @@ describe('next', () => {
 
 describe('no promise of their own', () => {
   it('rateLimit and requireScopes hand a synchronous outcome through as it is (and a throw as a throw)', () => {
-    const request = { kind: 'request', direction: 'incoming', id: 1, info: { authInfo: { clientId: 'c', scopes: ['s'], audience: [] } }, era: { claim: undefined } } as unknown as CallContext;
+    const request = {
+      kind: 'request',
+      direction: 'incoming',
+      id: 1,
+      info: { authInfo: { clientId: 'c', scopes: ['s'], audience: [] } },
+      era: { claim: undefined },
+    } as unknown as CallContext;
     for (const interceptor of [rateLimit({ limit: 1 }), requireScopes({ all: ['s'] })]) {
       const chain = incomingLayer(interceptor, undefined)(() => ({ answered: 'at once' }));
       assert.deepEqual(chain('tools/call', { name: 'x' }, request), { answered: 'at once' }, interceptor.name);
@@ -332,6 +356,9 @@ describe('use() forms', () => {
     const c = await rawClient(s);
     s.use(recorder(seen));
     await c.request('ping');
-    assert.deepEqual(seen.map((x) => x.method), ['ping']);
+    assert.deepEqual(
+      seen.map((x) => x.method),
+      ['ping'],
+    );
   });
 });

@@ -174,7 +174,10 @@ class ConnectionCall implements InterceptContext {
 function onceNext(interceptor: Interceptor, method: string, params: JSONObject | undefined, run: (params: JSONObject | undefined) => unknown): InterceptNext {
   let called = false;
   return (replaced) => {
-    if (called) throw new Error(`Interceptor "${interceptor.name ?? 'interceptor'}" called next() twice for ${method}: the rest of the chain runs once per message; keep the outcome of the first call`);
+    if (called)
+      throw new Error(
+        `Interceptor "${interceptor.name ?? 'interceptor'}" called next() twice for ${method}: the rest of the chain runs once per message; keep the outcome of the first call`,
+      );
     called = true;
     return run(replaced === undefined ? params : replaced);
   };
@@ -190,7 +193,10 @@ export function incomingLayer(interceptor: Interceptor, connection: ServerConnec
       ctx.kind === 'request'
         ? new IncomingRequestCall(ctx as unknown as ServerRequestContext, method, params)
         : new ConnectionCall(connection!, 'incoming', 'notification', method, params, ctx.info, undefined);
-    return interceptor.intercept(call, onceNext(interceptor, method, params, (p) => next(method, p, ctx)));
+    return interceptor.intercept(
+      call,
+      onceNext(interceptor, method, params, (p) => next(method, p, ctx)),
+    );
   };
 }
 
@@ -199,7 +205,12 @@ export function outgoingMiddleware(interceptor: Interceptor, connection: ServerC
   return (next) => (method, params, ctx) => {
     const call = new ConnectionCall(connection, 'outgoing', ctx.kind, method, params, undefined, ctx.options as (RequestOptions & SendOptions) | undefined);
     try {
-      return Promise.resolve(interceptor.intercept(call, onceNext(interceptor, method, params, (p) => next(method, p, ctx))));
+      return Promise.resolve(
+        interceptor.intercept(
+          call,
+          onceNext(interceptor, method, params, (p) => next(method, p, ctx)),
+        ),
+      );
     } catch (error) {
       return Promise.reject(error);
     }

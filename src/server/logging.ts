@@ -19,5 +19,5 @@ export function levelPasses(level: LoggingLevel, minimum: LoggingLevel | undefin
 
 /** True when `value` is a log level name. */
 export function isLoggingLevel(value: unknown): value is LoggingLevel {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ORDER, value);
+  return typeof value === 'string' && Object.hasOwn(ORDER, value);
 }

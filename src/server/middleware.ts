@@ -117,7 +117,11 @@ export function rateLimit(options: RateLimitOptions = {}): Interceptor {
       bucket.last = t;
       if (bucket.tokens < 1) {
         const retryAfterMs = Math.ceil((1 - bucket.tokens) / perMs);
-        throw new McpError(RATE_LIMITED_CODE, `Rate limit exceeded: at most ${limit} ${[...methods].join(', ')} per ${windowMs} ms`, { limit, windowMs, retryAfterMs });
+        throw new McpError(RATE_LIMITED_CODE, `Rate limit exceeded: at most ${limit} ${[...methods].join(', ')} per ${windowMs} ms`, {
+          limit,
+          windowMs,
+          retryAfterMs,
+        });
       }
       bucket.tokens -= 1;
       return next();

@@ -3,12 +3,12 @@
  * from a schema object whose properties are the arguments; missing required arguments
  * and unknown prompts are protocol errors (-32602).
  */
-import { McpError, invalidParams } from '../jsonrpc/errors.js';
+import { invalidParams, McpError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import type { GetPromptResult, Icon, Meta, Prompt, PromptArgument } from '../types.js';
 import type { Completer } from './completions.js';
-import type { ServerRequestContext } from './context.js';
 import { promptResultForRevision } from './content-compat.js';
+import type { ServerRequestContext } from './context.js';
 
 /**
  * Definition of a prompt. `A` is the declared argument list's own type: the handler's

@@ -6,8 +6,8 @@
 import { McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import type { ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../types.js';
-import type { ServerRequestContext } from './context.js';
 import type { Completer } from './completions.js';
+import type { ServerRequestContext } from './context.js';
 import { UriTemplate } from './uri-template.js';
 
 /** What a reader may return: a full result, a list of contents, or one contents item. */

@@ -6,8 +6,9 @@
  * Then the registration checks: schemas that are not object schemas, raw shapes and broken
  * JSON Schemas are refused when registered, with the JSON Pointer of the problem.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { type } from 'arktype';
 import * as v from 'valibot';
 import * as z from 'zod';
@@ -22,16 +23,35 @@ function register(server: McpServer, lib: Lib): void {
   const text = (city: string, days: number) => ({ structuredContent: { summary: `${city} for ${days} days` } });
   switch (lib) {
     case 'zod 4':
-      server.registerTool('forecast', { inputSchema: z.object({ city: z.string().min(2), days: z.number().int().default(3) }), outputSchema: z.object({ summary: z.string() }) }, ({ city, days }) => text(city, days));
+      server.registerTool(
+        'forecast',
+        { inputSchema: z.object({ city: z.string().min(2), days: z.number().int().default(3) }), outputSchema: z.object({ summary: z.string() }) },
+        ({ city, days }) => text(city, days),
+      );
       return;
     case 'zod 3':
-      server.registerTool('forecast', { inputSchema: z3.object({ city: z3.string().min(2), days: z3.number().int().default(3) }), outputSchema: z3.object({ summary: z3.string() }) }, ({ city, days }) => text(city, days));
+      server.registerTool(
+        'forecast',
+        { inputSchema: z3.object({ city: z3.string().min(2), days: z3.number().int().default(3) }), outputSchema: z3.object({ summary: z3.string() }) },
+        ({ city, days }) => text(city, days),
+      );
       return;
     case 'valibot':
-      server.registerTool('forecast', { inputSchema: v.object({ city: v.pipe(v.string(), v.minLength(2)), days: v.optional(v.pipe(v.number(), v.integer()), 3) }), outputSchema: v.object({ summary: v.string() }) }, ({ city, days }) => text(city, days));
+      server.registerTool(
+        'forecast',
+        {
+          inputSchema: v.object({ city: v.pipe(v.string(), v.minLength(2)), days: v.optional(v.pipe(v.number(), v.integer()), 3) }),
+          outputSchema: v.object({ summary: v.string() }),
+        },
+        ({ city, days }) => text(city, days),
+      );
       return;
     case 'arktype':
-      server.registerTool('forecast', { inputSchema: type({ city: 'string >= 2', days: 'number.integer = 3' }), outputSchema: type({ summary: 'string' }) }, ({ city, days }) => text(city, days));
+      server.registerTool(
+        'forecast',
+        { inputSchema: type({ city: 'string >= 2', days: 'number.integer = 3' }), outputSchema: type({ summary: 'string' }) },
+        ({ city, days }) => text(city, days),
+      );
       return;
   }
 }
@@ -47,7 +67,7 @@ describe('schema libraries end to end', () => {
         assert.equal(tool?.inputSchema['type'], 'object');
         assert.equal(tool?.inputSchema['$schema'], undefined);
         assert.deepEqual(tool?.inputSchema['required'], ['city']);
-        assert.equal((tool?.outputSchema?.['properties'] as Record<string, { type: string }>)['summary']?.type, 'string');
+        assert.equal((tool?.outputSchema?.['properties'] as Record<string, { type: string }> | undefined)?.['summary']?.type, 'string');
 
         const ok = await pair.client.callTool({ name: 'forecast', arguments: { city: 'Oslo' } });
         assert.equal(ok.isError, undefined);
@@ -72,8 +92,14 @@ describe('checks at registration', () => {
 
   it('refuses input and output schemas that are not object schemas', () => {
     refuses(() => server.registerTool('a', { inputSchema: z.string() }, () => 'x'), /inputSchema of tool "a" must describe an object/);
-    refuses(() => server.registerTool('b', { inputSchema: { type: 'array' } }, () => 'x'), /inputSchema of tool "b" must describe an object .* has type "array"/);
-    refuses(() => server.registerTool('c', { outputSchema: v.string() }, () => ({ structuredContent: 'x' })), /outputSchema of tool "c" must describe an object/);
+    refuses(
+      () => server.registerTool('b', { inputSchema: { type: 'array' } }, () => 'x'),
+      /inputSchema of tool "b" must describe an object .* has type "array"/,
+    );
+    refuses(
+      () => server.registerTool('c', { outputSchema: v.string() }, () => ({ structuredContent: 'x' })),
+      /outputSchema of tool "c" must describe an object/,
+    );
   });
 
   it('refuses a raw shape of zod schemas with what to write', () => {
@@ -81,8 +107,14 @@ describe('checks at registration', () => {
   });
 
   it('refuses broken JSON Schemas with the JSON Pointer, before the first call', () => {
-    refuses(() => server.registerTool('e', { inputSchema: { type: 'object', properties: { city: { type: 'strin' } } } as never }, () => 'x'), /"\/properties\/city\/type" "strin" is not a JSON Schema type \(did you mean "string"\?\)/);
-    refuses(() => server.registerTool('f', { inputSchema: { type: 'object', properties: { name: { type: 'string', minLenght: 2 } } } }, () => 'x'), /"\/properties\/name\/minLenght" .*did you mean "minLength"/);
+    refuses(
+      () => server.registerTool('e', { inputSchema: { type: 'object', properties: { city: { type: 'strin' } } } as never }, () => 'x'),
+      /"\/properties\/city\/type" "strin" is not a JSON Schema type \(did you mean "string"\?\)/,
+    );
+    refuses(
+      () => server.registerTool('f', { inputSchema: { type: 'object', properties: { name: { type: 'string', minLenght: 2 } } } }, () => 'x'),
+      /"\/properties\/name\/minLenght" .*did you mean "minLength"/,
+    );
     refuses(() => server.registerTool('g', { inputSchema: { type: 'object', requird: ['name'] } }, () => 'x'), /"\/requird" .*did you mean "required"/);
     assert.equal(server.tools.size, 0, 'nothing was registered');
   });

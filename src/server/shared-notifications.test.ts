@@ -10,12 +10,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { waitFor } from '../../test/helpers/wait.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import type { Transport } from '../transport/types.js';
 import { McpServer } from './server.js';
 import type { SharedChange, SharedListChangedMethod, SharedNotifier } from './shared-notifications.js';
-import { waitFor } from '../../test/helpers/wait.js';
 
 /** An in-process notifier hub: a member's announcements reach every other member, in order. */
 class Hub {
@@ -90,7 +90,7 @@ async function client(s: McpServer): Promise<{ request: (method: string, params?
 }
 
 describe('ServerOptions.notifier', () => {
-  it('delivers changes raised on another server to this one\'s subscribers, and its own once', async () => {
+  it("delivers changes raised on another server to this one's subscribers, and its own once", async () => {
     const hub = new Hub();
     const errors: Error[] = [];
     const na = hub.join();
@@ -148,7 +148,10 @@ describe('ServerOptions.notifier', () => {
     await ca.request('resources/subscribe', { uri: 'note://a' });
     na.failing = new Error('Redis at 127.0.0.1:1 is unreachable (disconnected)');
     await a.notifyResourceUpdated('note://a');
-    assert.deepEqual(errors.map((e) => e.message), ['Redis at 127.0.0.1:1 is unreachable (disconnected)']);
+    assert.deepEqual(
+      errors.map((e) => e.message),
+      ['Redis at 127.0.0.1:1 is unreachable (disconnected)'],
+    );
     await waitFor(() => ca.seen.length === 1, 'the local update');
     a.registerTool('late', { description: 'added later' }, () => 'late');
     await waitFor(() => errors.length === 2, 'the failed list_changed announcement reported');
@@ -156,7 +159,7 @@ describe('ServerOptions.notifier', () => {
     assert.deepEqual(ca.seen, ['updated note://a', 'notifications/tools/list_changed']);
   });
 
-  it('relays through the transport\'s typed deliverHere capability where it has one, only there', async () => {
+  it("relays through the transport's typed deliverHere capability where it has one, only there", async () => {
     const hub = new Hub();
     const errors: Error[] = [];
     const a = server(hub.join(), errors);
@@ -190,12 +193,17 @@ describe('ServerOptions.notifier', () => {
       closed: () => {},
     });
     const ask = (message: JSONObject) => new Promise<void>((resolve) => ((answered = resolve), void peer.send(message as never)));
-    await ask({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    await ask({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     await peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as never);
     await ask({ jsonrpc: '2.0', id: 2, method: 'ping' });
 
     a.registerTool('one', { description: 'added on A' }, () => 'one');
-    await waitFor(() => offered.length === 1, 'the change offered to B\'s transport');
+    await waitFor(() => offered.length === 1, "the change offered to B's transport");
     await ask({ jsonrpc: '2.0', id: 3, method: 'ping' });
     assert.deepEqual(seen, [], 'not reached from here: nothing sent through the session');
     assert.deepEqual(JSON.parse(offered[0]!), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
@@ -205,7 +213,7 @@ describe('ServerOptions.notifier', () => {
     await waitFor(() => seen.length === 1, 'the change written through deliverHere');
     await ask({ jsonrpc: '2.0', id: 4, method: 'ping' });
     assert.deepEqual(seen, ['notifications/tools/list_changed'], 'exactly once');
-    await waitFor(() => ca.seen.length === 2, 'A\'s own client, served through its session (no deliverHere)');
+    await waitFor(() => ca.seen.length === 2, "A's own client, served through its session (no deliverHere)");
     assert.deepEqual(errors, []);
   });
 

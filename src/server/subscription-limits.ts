@@ -8,7 +8,7 @@
  * implementation-defined server error from the range JSON-RPC 2.0 §5.1 reserves
  * (-32000 to -32099), {@link SUBSCRIPTION_LIMIT_CODE}. MCP names no code for either.
  */
-import { McpError, invalidParams } from '../jsonrpc/errors.js';
+import { invalidParams, McpError } from '../jsonrpc/errors.js';
 
 /**
  * The implementation-defined JSON-RPC error code (-32030) of a `resources/subscribe` refused
@@ -41,7 +41,8 @@ export interface SubscriptionLimits {
 /** Applies the defaults; throws RangeError for a limit that is not a positive integer. */
 export function subscriptionLimits(options: SubscriptionLimitOptions = {}): SubscriptionLimits {
   const limits = { maxPerSession: options.maxPerSession ?? 1000, maxUriLength: options.maxUriLength ?? 4096 };
-  for (const [name, v] of Object.entries(limits)) if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`subscriptions.${name} must be a positive integer`);
+  for (const [name, v] of Object.entries(limits))
+    if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`subscriptions.${name} must be a positive integer`);
   return Object.freeze(limits);
 }
 
@@ -58,7 +59,9 @@ export function addSubscription(held: Set<string>, uri: string, limits: Subscrip
   checkSubscriptionUri(uri, limits);
   if (held.has(uri)) return;
   if (held.size >= limits.maxPerSession) {
-    throw new McpError(SUBSCRIPTION_LIMIT_CODE, `Too many resource subscriptions in this session (limit ${limits.maxPerSession}); unsubscribe from one first`, { limit: limits.maxPerSession });
+    throw new McpError(SUBSCRIPTION_LIMIT_CODE, `Too many resource subscriptions in this session (limit ${limits.maxPerSession}); unsubscribe from one first`, {
+      limit: limits.maxPerSession,
+    });
   }
   held.add(uri);
 }

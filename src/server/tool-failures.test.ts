@@ -4,15 +4,16 @@
  * run time with an error naming the tool (the compiler refuses them too: infer.test.ts).
  * A real client over the in-memory transport; the default reporter in a child process.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { DIST } from '../../test/helpers/repo.js';
 import type { JSONObject } from '../jsonrpc/types.js';
-import { InMemoryTransport } from '../transport/memory.js';
 import { connectInMemory } from '../testing/in-memory.js';
+import { InMemoryTransport } from '../transport/memory.js';
 import { McpServer } from './server.js';
 import { ToolHandlerError } from './tools.js';
 
@@ -130,15 +131,33 @@ test('a result of the wrong shape is refused at run time with an error naming th
 test('results of the right shapes pass unchanged', async () => {
   const server = new McpServer({ name: 'shapes-ok', version: '1.0.0' }, { onError: (e) => assert.fail(e) });
   server.registerTool('text', {}, () => 'hi');
-  server.registerTool('content', {}, () => ({ content: [{ type: 'text', text: 'a' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'resource_link', uri: 'file:///a', name: 'a' }, { type: 'resource', resource: { uri: 'file:///b', text: 'b' } }] }));
-  server.registerTool('structured', { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }, () => ({ structuredContent: { n: 1 } }));
-  server.registerTool('structured-error', { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }, () => ({ content: [{ type: 'text', text: 'no n today' }], isError: true }));
+  server.registerTool('content', {}, () => ({
+    content: [
+      { type: 'text', text: 'a' },
+      { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      { type: 'resource_link', uri: 'file:///a', name: 'a' },
+      { type: 'resource', resource: { uri: 'file:///b', text: 'b' } },
+    ],
+  }));
+  server.registerTool('structured', { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }, () => ({
+    structuredContent: { n: 1 },
+  }));
+  server.registerTool('structured-error', { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }, () => ({
+    content: [{ type: 'text', text: 'no n today' }],
+    isError: true,
+  }));
   const pair = await connectInMemory(server);
   try {
     assert.deepEqual(await pair.client.callTool({ name: 'text', arguments: {} }), { content: [{ type: 'text', text: 'hi' }] });
     assert.equal((await pair.client.callTool({ name: 'content', arguments: {} })).content.length, 4);
-    assert.deepEqual(await pair.client.callTool({ name: 'structured', arguments: {} }), { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } });
-    assert.deepEqual(await pair.client.callTool({ name: 'structured-error', arguments: {} }), { content: [{ type: 'text', text: 'no n today' }], isError: true });
+    assert.deepEqual(await pair.client.callTool({ name: 'structured', arguments: {} }), {
+      content: [{ type: 'text', text: '{"n":1}' }],
+      structuredContent: { n: 1 },
+    });
+    assert.deepEqual(await pair.client.callTool({ name: 'structured-error', arguments: {} }), {
+      content: [{ type: 'text', text: 'no n today' }],
+      isError: true,
+    });
   } finally {
     await pair.close();
   }
@@ -160,7 +179,11 @@ test('a 2026-07-28 request that asks for input is not reported, even when the ha
   const answered = new Promise<JSONObject>((resolve) =>
     peer.start({ message: (data) => resolve(JSON.parse(data as string) as JSONObject), error: () => {}, closed: () => {} }),
   );
-  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} }, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } };
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+    'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+  };
   await peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: {}, _meta } });
   const response = await answered;
   assert.equal((response.result as JSONObject).resultType, 'input_required');

@@ -61,7 +61,8 @@ export function toolReturnProblem(value: unknown): string | undefined {
       if (problem !== undefined) return `content[${i}] ${problem}`;
     }
   }
-  if (structuredContent !== undefined && !isPlainObject(structuredContent)) return `"structuredContent" that is ${describe(structuredContent)}; it must be a JSON object`;
+  if (structuredContent !== undefined && !isPlainObject(structuredContent))
+    return `"structuredContent" that is ${describe(structuredContent)}; it must be a JSON object`;
   if (isError !== undefined && typeof isError !== 'boolean') return `"isError" that is ${describe(isError)}; it must be a boolean`;
   if (_meta !== undefined && !isPlainObject(_meta)) return `"_meta" that is ${describe(_meta)}; it must be an object`;
   return undefined;
@@ -83,7 +84,9 @@ function blockProblem(block: unknown): string | undefined {
       const r = b.resource;
       if (!isPlainObject(r) || typeof (r as Record<string, unknown>).uri !== 'string') return 'of type "resource" without a "resource" that has a string "uri"';
       const contents = r as Record<string, unknown>;
-      return typeof contents.text === 'string' || typeof contents.blob === 'string' ? undefined : 'of type "resource" whose "resource" has neither a string "text" nor a base64 "blob"';
+      return typeof contents.text === 'string' || typeof contents.blob === 'string'
+        ? undefined
+        : 'of type "resource" whose "resource" has neither a string "text" nor a base64 "blob"';
     }
     default:
       return `has ${b.type === undefined ? 'no "type"' : `the type ${JSON.stringify(b.type) ?? String(b.type)}`}; content blocks are of type "text", "image", "audio", "resource_link" or "resource"`;

@@ -3,8 +3,9 @@
  * table runs) returns the result itself when the schema checks and the handler answered at
  * once, a promise when any of them returned one; `call` always returns a promise.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import * as z from 'zod';
 import { McpError } from '../jsonrpc/errors.js';
 import { isThenable } from '../jsonrpc/values.js';
@@ -24,7 +25,9 @@ async function registry() {
   server.registerTool('breaks', {}, () => {
     throw new Error('disk full');
   });
-  server.registerTool('typed', { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }, () => ({ structuredContent: { n: 'not a number' as unknown as number } }));
+  server.registerTool('typed', { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }, () => ({
+    structuredContent: { n: 'not a number' as unknown as number },
+  }));
   // an asynchronous refinement: zod's Standard Schema validate returns a promise for it
   server.registerTool('checked', { inputSchema: z.object({ code: z.string().refine(async (c) => c === 'ok', 'wrong code') }) }, ({ code }) => `code ${code}`);
   await server.tools.ready();
@@ -55,14 +58,20 @@ test('tools/call: synchronous steps give the result itself, an asynchronous one 
   // the output schema is enforced on the synchronous path too
   const typed = call({ name: 'typed', arguments: {} }, NO_CTX);
   assert.equal(isThenable(typed), false);
-  assert.match(((typed as { content: Array<{ text: string }> }).content[0]!).text, /does not match its output schema/);
+  assert.match((typed as { content: Array<{ text: string }> }).content[0]!.text, /does not match its output schema/);
 });
 
 test('tools/call: failures at once are thrown (protocol errors) or tool errors; call() turns throws into rejections', async () => {
   const tools = await registry();
   const call = tools.callHandler();
-  assert.throws(() => call({ name: 'refuses', arguments: {} }, NO_CTX), (e: unknown) => e instanceof McpError && e.code === -32042);
-  assert.throws(() => call({ name: 'nope', arguments: {} }, NO_CTX), (e: unknown) => e instanceof McpError && e.code === -32602);
+  assert.throws(
+    () => call({ name: 'refuses', arguments: {} }, NO_CTX),
+    (e: unknown) => e instanceof McpError && e.code === -32042,
+  );
+  assert.throws(
+    () => call({ name: 'nope', arguments: {} }, NO_CTX),
+    (e: unknown) => e instanceof McpError && e.code === -32602,
+  );
   const broke = call({ name: 'breaks', arguments: {} }, NO_CTX);
   assert.deepEqual(broke, { content: [{ type: 'text', text: 'disk full' }], isError: true });
   await assert.rejects(tools.call({ name: 'refuses', arguments: {} }, NO_CTX), (e: unknown) => e instanceof McpError && e.code === -32042);

@@ -16,18 +16,18 @@
  * passed through as a protocol error (for example -32042 URL elicitation required); one the
  * client answered a nested request with becomes a tool error.
  */
-import { McpError, invalidParams, toError } from '../jsonrpc/errors.js';
+import { invalidParams, McpError, toError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { isThenable } from '../jsonrpc/values.js';
 import { formatIssues } from '../schema/issues.js';
-import { toSchemaAdapter, type StandardSchemaV1 } from '../schema/standard-schema.js';
+import { type StandardSchemaV1, toSchemaAdapter } from '../schema/standard-schema.js';
 import type { JsonSchemaValidator, SchemaAdapter, ValidationResult } from '../schema/types.js';
 import type { CallToolResult, Icon, Meta, Tool, ToolAnnotations } from '../types.js';
-import type { ServerRequestContext } from './context.js';
 import { toolResultForRevision } from './content-compat.js';
+import type { ServerRequestContext } from './context.js';
 import type { ToolArgs, ToolStructured } from './infer.js';
 import { findNonJson } from './json-check.js';
-import { toolReturnProblem, type StructuredToolReturn, type ToolReturn } from './tool-return.js';
+import { type StructuredToolReturn, type ToolReturn, toolReturnProblem } from './tool-return.js';
 
 export type { StructuredToolReturn, ToolContentResult, ToolReturn, ToolStructuredResult } from './tool-return.js';
 
@@ -62,7 +62,10 @@ export interface ToolConfig<I extends UserSchema | undefined = UserSchema | unde
  * A typed tool handler. `args` are the validated (and, for Standard Schemas, parsed)
  * arguments, typed from the input schema; `structuredContent` is typed from the output schema.
  */
-export type ToolHandler<A = Record<string, unknown>, S = Record<string, unknown>> = (args: A, ctx: ServerRequestContext) => ToolReturn<S> | Promise<ToolReturn<S>>;
+export type ToolHandler<A = Record<string, unknown>, S = Record<string, unknown>> = (
+  args: A,
+  ctx: ServerRequestContext,
+) => ToolReturn<S> | Promise<ToolReturn<S>>;
 
 /**
  * The handler type {@link McpServer.registerTool} expects for a config: with an output
@@ -77,7 +80,10 @@ export type ToolHandlerFor<I extends UserSchema | undefined, O extends UserSchem
  * A typed handler of a tool with an output schema: it returns `structuredContent` matching
  * the schema (content optional), or a tool error (`isError: true`) with content.
  */
-export type StructuredToolHandler<A = Record<string, unknown>, S = Record<string, unknown>> = (args: A, ctx: ServerRequestContext) => StructuredToolReturn<S> | Promise<StructuredToolReturn<S>>;
+export type StructuredToolHandler<A = Record<string, unknown>, S = Record<string, unknown>> = (
+  args: A,
+  ctx: ServerRequestContext,
+) => StructuredToolReturn<S> | Promise<StructuredToolReturn<S>>;
 
 /** How the registry calls any handler (the typed ones are checked at their registration). */
 type StoredHandler = (args: unknown, ctx: ServerRequestContext) => ToolReturn<unknown> | Promise<ToolReturn<unknown>>;
@@ -191,7 +197,15 @@ export class ToolRegistry {
   /** Registers a raw tool whose definition goes on the wire as given. */
   registerRaw(definition: Tool, handler: RawToolHandler): RegisteredTool {
     this.#checkName(definition.name);
-    this.#tools.set(definition.name, { definition, input: undefined, output: undefined, handler: undefined, raw: handler, ready: undefined, report: this.#failed });
+    this.#tools.set(definition.name, {
+      definition,
+      input: undefined,
+      output: undefined,
+      handler: undefined,
+      raw: handler,
+      ready: undefined,
+      report: this.#failed,
+    });
     this.#touch();
     const name = definition.name;
     return {
@@ -211,8 +225,12 @@ export class ToolRegistry {
   #build(name: string, config: ToolConfig, handler: StoredHandler): Entry {
     // Schemas are checked here (object schemas, strict keywords, dialect, local $refs: a
     // SchemaError names the problem); validators compile on first use, keeping cold start low.
-    const input = config.inputSchema === undefined ? undefined : toSchemaAdapter(config.inputSchema, this.#validator, { requireObject: `inputSchema of tool "${name}"` });
-    const output = config.outputSchema === undefined ? undefined : toSchemaAdapter(config.outputSchema, this.#validator, { io: 'output', requireObject: `outputSchema of tool "${name}"` });
+    const input =
+      config.inputSchema === undefined ? undefined : toSchemaAdapter(config.inputSchema, this.#validator, { requireObject: `inputSchema of tool "${name}"` });
+    const output =
+      config.outputSchema === undefined
+        ? undefined
+        : toSchemaAdapter(config.outputSchema, this.#validator, { io: 'output', requireObject: `outputSchema of tool "${name}"` });
     const late = [input?.ready, output?.ready].filter((p): p is Promise<void> => p !== undefined);
     const definition: Tool = { name, inputSchema: input && !input.ready ? input.jsonSchema : { type: 'object' } };
     if (config.title !== undefined) definition.title = config.title;
@@ -280,7 +298,9 @@ export class ToolRegistry {
    * schemas are still being converted is left out until they are (await {@link ready}).
    */
   list(): Tool[] {
-    return (this.#list ??= Array.from(this.#tools.values()).filter((e) => e.ready === undefined).map((e) => e.definition));
+    return (this.#list ??= Array.from(this.#tools.values())
+      .filter((e) => e.ready === undefined)
+      .map((e) => e.definition));
   }
 
   /** The definition of `name`, if registered. */
@@ -340,7 +360,11 @@ function runHandler(entry: Entry, name: string, args: unknown, ctx: ServerReques
   } catch (err) {
     return handlerFailed(entry, name, err, ctx);
   }
-  if (isThenable(returned)) return Promise.resolve(returned).then((r) => shapeResult(entry, name, r, ctx), (err: unknown) => handlerFailed(entry, name, err, ctx));
+  if (isThenable(returned))
+    return Promise.resolve(returned).then(
+      (r) => shapeResult(entry, name, r, ctx),
+      (err: unknown) => handlerFailed(entry, name, err, ctx),
+    );
   return shapeResult(entry, name, returned, ctx);
 }
 
@@ -368,7 +392,10 @@ function refused(entry: Entry, name: string, message: string): CallToolResult {
 
 /** What the handler returned, checked and shaped into the result sent. */
 function shapeResult(entry: Entry, name: string, returned: ToolReturn<unknown>, ctx: ServerRequestContext): CallToolResult | Promise<CallToolResult> {
-  if (typeof returned === 'string') return entry.output ? refused(entry, name, `Tool ${name} returned text but declares an output schema; return { structuredContent: {…} }`) : { content: [{ type: 'text', text: returned }] };
+  if (typeof returned === 'string')
+    return entry.output
+      ? refused(entry, name, `Tool ${name} returned text but declares an output schema; return { structuredContent: {…} }`)
+      : { content: [{ type: 'text', text: returned }] };
   const problem = toolReturnProblem(returned);
   if (problem !== undefined) return refused(entry, name, `Tool ${name} returned ${problem}`);
   const result = returned as CallToolResult;
@@ -385,7 +412,8 @@ function shapeResult(entry: Entry, name: string, returned: ToolReturn<unknown>, 
 }
 
 function afterOutput(entry: Entry, name: string, result: CallToolResult, checked: ValidationResult<unknown>, ctx: ServerRequestContext): CallToolResult {
-  if (!checked.valid) return refused(entry, name, `Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
+  if (!checked.valid)
+    return refused(entry, name, `Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
   return finalResult(result, ctx);
 }
 

@@ -5,7 +5,16 @@
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { RequestChannel } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
-import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../types.js';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitFormParams,
+  ElicitResult,
+  Implementation,
+  LoggingLevel,
+  Root,
+} from '../types.js';
 
 /** What an era strategy needs of the request it serves. */
 export interface EraRequest {

@@ -2,14 +2,23 @@
  * Property tests of RFC 6570 URI templates (https://www.rfc-editor.org/rfc/rfc6570): a
  * client sends the URI of `resources/read`, so `match` sees peer-controlled input.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { check } from '../../test/abuse/chunk-splits.js';
 import { UriTemplate, type UriTemplateVariables } from './uri-template.js';
 
 test('construction and matching never throw on arbitrary input (construction only a TypeError)', () => {
-  const templateText = fc.array(fc.oneof(fc.constantFrom('{', '}', '{x}', '{+p}', '{?q,r}', '{/s*}', '{.t}', '{;u}', '{#f}', '{&a}', '{x:3}', ',', '*', ':'), fc.string({ maxLength: 4 })), { maxLength: 12 }).map((p) => p.join(''));
+  const templateText = fc
+    .array(
+      fc.oneof(
+        fc.constantFrom('{', '}', '{x}', '{+p}', '{?q,r}', '{/s*}', '{.t}', '{;u}', '{#f}', '{&a}', '{x:3}', ',', '*', ':'),
+        fc.string({ maxLength: 4 }),
+      ),
+      { maxLength: 12 },
+    )
+    .map((p) => p.join(''));
   check(
     fc.property(templateText, fc.string({ unit: 'binary', maxLength: 60 }), (text, uri) => {
       let t: UriTemplate;
@@ -20,7 +29,8 @@ test('construction and matching never throw on arbitrary input (construction onl
         return;
       }
       const result = t.match(uri);
-      if (result !== null) for (const v of Object.values(result)) assert.ok(typeof v === 'string' || (Array.isArray(v) && v.every((s) => typeof s === 'string')));
+      if (result !== null)
+        for (const v of Object.values(result)) assert.ok(typeof v === 'string' || (Array.isArray(v) && v.every((s) => typeof s === 'string')));
       t.match(t.expand({}));
     }),
     500,

@@ -177,7 +177,7 @@ describe('UriTemplate.expand', () => {
     assert.equal(expand('{+v}', { v: '%41%zz/ü' }), '%41%25zz/%C3%BC');
     assert.equal(expand('{v}', { v: '%41' }), '%2541');
     assert.equal(expand('{v}', { v: 'a\ud800b' }), 'a%EF%BF%BDb');
-    assert.equal(expand('{v}', { v: "-._~!*'()" }), "-._~%21%2A%27%28%29");
+    assert.equal(expand('{v}', { v: "-._~!*'()" }), '-._~%21%2A%27%28%29');
     assert.equal(expand('my file/{v}', { v: 'x' }), 'my%20file/x');
     assert.equal(expand('é/{v}', {}), '%C3%A9/');
   });
@@ -236,12 +236,15 @@ describe('UriTemplate construction', () => {
       ['{%2}', /invalid character "%"/],
     ];
     for (const [template, message] of cases) {
-      assert.throws(() => new UriTemplate(template), (error: unknown) => {
-        assert.ok(error instanceof TypeError, template);
-        assert.match(error.message, message, template);
-        assert.match(error.message, /at offset \d+/, template);
-        return true;
-      });
+      assert.throws(
+        () => new UriTemplate(template),
+        (error: unknown) => {
+          assert.ok(error instanceof TypeError, template);
+          assert.match(error.message, message, template);
+          assert.match(error.message, /at offset \d+/, template);
+          return true;
+        },
+      );
     }
   });
 
@@ -520,14 +523,56 @@ describe('UriTemplate.match: limits and linear time', () => {
    */
   const names = (count: number): string[] => Array.from({ length: count }, (_, i) => `v${i}`);
   const adversarial: { label: string; template: string; uri: (n: number) => string }[] = [
-    { label: '64 adjacent simple variables', template: `x:${names(64).map((v) => `{${v}}`).join('')}!`, uri: (n) => 'x:' + 'a'.repeat(n) },
-    { label: '64 adjacent reserved variables', template: `x:${names(64).map((v) => `{+${v}}`).join('')}`, uri: (n) => 'x:' + 'a'.repeat(n) + '/' },
-    { label: 'variables separated by a repeated literal, no final match', template: `x:${names(63).map((v) => `{+${v}}`).join('-')}!`, uri: (n) => 'x:' + '-'.repeat(n) + '?' },
-    { label: 'simple variables separated by a literal that recurs everywhere', template: `x:${names(63).map((v) => `{${v}}`).join('-')}`, uri: (n) => 'x:' + '-'.repeat(n) },
+    {
+      label: '64 adjacent simple variables',
+      template: `x:${names(64)
+        .map((v) => `{${v}}`)
+        .join('')}!`,
+      uri: (n) => 'x:' + 'a'.repeat(n),
+    },
+    {
+      label: '64 adjacent reserved variables',
+      template: `x:${names(64)
+        .map((v) => `{+${v}}`)
+        .join('')}`,
+      uri: (n) => 'x:' + 'a'.repeat(n) + '/',
+    },
+    {
+      label: 'variables separated by a repeated literal, no final match',
+      template: `x:${names(63)
+        .map((v) => `{+${v}}`)
+        .join('-')}!`,
+      uri: (n) => 'x:' + '-'.repeat(n) + '?',
+    },
+    {
+      label: 'simple variables separated by a literal that recurs everywhere',
+      template: `x:${names(63)
+        .map((v) => `{${v}}`)
+        .join('-')}`,
+      uri: (n) => 'x:' + '-'.repeat(n),
+    },
     { label: 'self-overlapping literal (worst case for naive search)', template: `x:{+a}${'a'.repeat(300)}b{+b}`, uri: (n) => 'x:' + 'a'.repeat(n) },
-    { label: 'path segments beyond the expressions', template: `x:${names(64).map((v) => `{/${v}}`).join('')}`, uri: (n) => 'x:' + '/a'.repeat(n / 2) },
-    { label: 'all operators interleaved', template: `x:${names(64).map((v, i) => `{${['', '.', '/', ';', '?', '+'][i % 6]}${v}}`).join('')}`, uri: (n) => 'x:' + './;?&#='.repeat(Math.ceil(n / 7)) },
-    { label: 'dots against adjacent {.x} expressions', template: `x:{a}${names(62).map((v) => `{.${v}}`).join('')}`, uri: (n) => 'x:' + 'a.'.repeat(n / 2) },
+    {
+      label: 'path segments beyond the expressions',
+      template: `x:${names(64)
+        .map((v) => `{/${v}}`)
+        .join('')}`,
+      uri: (n) => 'x:' + '/a'.repeat(n / 2),
+    },
+    {
+      label: 'all operators interleaved',
+      template: `x:${names(64)
+        .map((v, i) => `{${['', '.', '/', ';', '?', '+'][i % 6]}${v}}`)
+        .join('')}`,
+      uri: (n) => 'x:' + './;?&#='.repeat(Math.ceil(n / 7)),
+    },
+    {
+      label: 'dots against adjacent {.x} expressions',
+      template: `x:{a}${names(62)
+        .map((v) => `{.${v}}`)
+        .join('')}`,
+      uri: (n) => 'x:' + 'a.'.repeat(n / 2),
+    },
     { label: 'many repeated query pairs', template: `x:{?${names(60).join(',')}}`, uri: (n) => 'x:?' + 'v1=a&'.repeat(n / 5) },
     { label: 'exploded query list', template: `x:{?${names(59).join(',')},l*}`, uri: (n) => 'x:?' + 'l=a&'.repeat(n / 4) },
     { label: 'optional expressions whose delimiters appear late', template: `x:{a}{/b}{.c}{;d}{?e}/{f}`, uri: (n) => 'x:' + 'a'.repeat(n) + '#?;./' },

@@ -93,13 +93,20 @@ const TRACKED_COUNT = 6;
 /** The tracked-character bit of a char code, or 0. */
 function trackedBit(code: number): number {
   switch (code) {
-    case 0x2f: return SLASH;
-    case 0x3f: return QUERY;
-    case 0x23: return HASH;
-    case 0x2e: return DOT;
-    case 0x3b: return SEMI;
-    case 0x26: return AMP;
-    default: return 0;
+    case 0x2f:
+      return SLASH;
+    case 0x3f:
+      return QUERY;
+    case 0x23:
+      return HASH;
+    case 0x2e:
+      return DOT;
+    case 0x3b:
+      return SEMI;
+    case 0x26:
+      return AMP;
+    default:
+      return 0;
   }
 }
 
@@ -122,9 +129,26 @@ interface Operator {
   readonly lastTakesRest: boolean;
 }
 
-function operator(key: string, first: string, sep: string, named: boolean, ifemp: string, allowReserved: boolean, stopMask: number, lastTakesRest: boolean): Operator {
+function operator(
+  key: string,
+  first: string,
+  sep: string,
+  named: boolean,
+  ifemp: string,
+  allowReserved: boolean,
+  stopMask: number,
+  lastTakesRest: boolean,
+): Operator {
   return {
-    key, first, sep, sepCode: sep.charCodeAt(0), named, ifemp, allowReserved, stopMask, lastTakesRest,
+    key,
+    first,
+    sep,
+    sepCode: sep.charCodeAt(0),
+    named,
+    ifemp,
+    allowReserved,
+    stopMask,
+    lastTakesRest,
     startMask: first === '' ? 0 : trackedBit(first.charCodeAt(0)),
     sepMask: trackedBit(sep.charCodeAt(0)),
   };

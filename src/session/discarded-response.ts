@@ -4,9 +4,10 @@
  * it answers fails at once with this error instead of waiting for its whole timeout.
  * Transports report it through `receiver.error`; the session settles the request.
  */
+
+import type { EnvelopeSummary } from '../framing/envelope-scan.js';
 import { LocalError, type LocalErrorCode } from '../jsonrpc/errors.js';
 import type { RequestId } from '../jsonrpc/types.js';
-import type { EnvelopeSummary } from '../framing/envelope-scan.js';
 
 /** A {@link LocalError} (`message_too_large`, or `invalid_message` for nesting) naming the request whose response was discarded. */
 export class DiscardedResponseError extends LocalError {
@@ -26,5 +27,9 @@ export class DiscardedResponseError extends LocalError {
  */
 export function discardedResponse(envelope: EnvelopeSummary, why: string): DiscardedResponseError | undefined {
   if (envelope.kind !== 'response' || envelope.id === null) return undefined;
-  return new DiscardedResponseError(envelope.id, 'message_too_large', `The server's response to request ${JSON.stringify(envelope.id)} ${why} and was discarded`);
+  return new DiscardedResponseError(
+    envelope.id,
+    'message_too_large',
+    `The server's response to request ${JSON.stringify(envelope.id)} ${why} and was discarded`,
+  );
 }

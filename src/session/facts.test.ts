@@ -6,15 +6,16 @@
  * cancellation of a request in progress. And a transport written before any of that (no
  * view, no options, no optional methods) still carries a whole MCP conversation.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { InMemoryTransport } from '../transport/memory.js';
-import { RpcChannel, Session } from './session.js';
-import type { ChannelView, MessageKind, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
+import { test } from 'node:test';
+import { waitFor } from '../../test/helpers/wait.js';
+import { Client } from '../client/client.js';
 import type { JSONRPCMessage, RequestId } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
-import { Client } from '../client/client.js';
-import { waitFor } from '../../test/helpers/wait.js';
+import { InMemoryTransport } from '../transport/memory.js';
+import type { ChannelView, MessageKind, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
+import { RpcChannel, Session } from './session.js';
 
 interface Seen {
   readonly message: unknown;
@@ -37,7 +38,15 @@ class Recording implements Transport {
     this.inner.start(receiver);
   }
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions): Promise<void> {
-    this.sent.push({ message, options, kind: options?.kind, id: options?.id, method: options?.method, relatedRequestId: options?.relatedRequestId, cancels: options?.cancels });
+    this.sent.push({
+      message,
+      options,
+      kind: options?.kind,
+      id: options?.id,
+      method: options?.method,
+      relatedRequestId: options?.relatedRequestId,
+      cancels: options?.cancels,
+    });
     return this.inner.send(message);
   }
   peerCancelled(id: RequestId): void {
@@ -53,12 +62,19 @@ function channel(handler: (method: string) => unknown = () => ({})) {
   const transport = new Recording(a);
   const peerMessages: any[] = [];
   b.start({ message: (data) => void peerMessages.push(JSON.parse(data as string)), error: () => {}, closed: () => {} });
-  const rpc = new RpcChannel(transport, { request: (ctx) => handler(ctx.method), notification: () => {}, batchesAllowed: () => true, protocolVersion: () => '2025-11-25' });
+  const rpc = new RpcChannel(transport, {
+    request: (ctx) => handler(ctx.method),
+    notification: () => {},
+    batchesAllowed: () => true,
+    protocolVersion: () => '2025-11-25',
+  });
   return { rpc, transport, peer: b, peerMessages };
 }
 
 test('send() is told the kind, id, method, related request and cancelled request of every message the channel builds', async () => {
-  const { rpc, transport, peer, peerMessages } = channel((method) => (method === 'slow' ? new Promise(() => {}) : method === 'fail' ? Promise.reject(new Error('boom')) : { ok: true }));
+  const { rpc, transport, peer, peerMessages } = channel((method) =>
+    method === 'slow' ? new Promise(() => {}) : method === 'fail' ? Promise.reject(new Error('boom')) : { ok: true },
+  );
   await rpc.start();
   const controller = new AbortController();
   const pending = rpc.request('tools/call', { name: 'x' }, { signal: controller.signal, relatedRequestId: 'in-1' });
@@ -67,7 +83,12 @@ test('send() is told the kind, id, method, related request and cancelled request
   await rpc.notify('notifications/message', { level: 'info', data: 'x' }, { relatedRequestId: 7 });
   await peer.send(JSON.stringify({ jsonrpc: '2.0', id: 'r1', method: 'ping' }));
   await peer.send(JSON.stringify({ jsonrpc: '2.0', id: 'r2', method: 'fail' }));
-  await peer.send(JSON.stringify([{ jsonrpc: '2.0', id: 'b1', method: 'ping' }, { jsonrpc: '2.0', id: 'b2', method: 'ping' }]));
+  await peer.send(
+    JSON.stringify([
+      { jsonrpc: '2.0', id: 'b1', method: 'ping' },
+      { jsonrpc: '2.0', id: 'b2', method: 'ping' },
+    ]),
+  );
   await waitFor(() => peerMessages.length >= 5, 'every message at the peer');
   const byKind = (kind: string) => transport.sent.filter((s) => s.kind === kind);
   assert.deepEqual(
@@ -81,9 +102,18 @@ test('send() is told the kind, id, method, related request and cancelled request
       ['notifications/message', undefined, 7],
     ],
   );
-  assert.deepEqual(byKind('response').map((s) => s.id), ['r1']);
-  assert.deepEqual(byKind('error').map((s) => s.id), ['r2']);
-  assert.deepEqual(byKind('batch').map((s) => s.id), ['b1']);
+  assert.deepEqual(
+    byKind('response').map((s) => s.id),
+    ['r1'],
+  );
+  assert.deepEqual(
+    byKind('error').map((s) => s.id),
+    ['r2'],
+  );
+  assert.deepEqual(
+    byKind('batch').map((s) => s.id),
+    ['b1'],
+  );
   // one options object for every send: nothing allocated per message
   assert.equal(new Set(transport.sent.map((s) => s.options)).size, 1);
   await rpc.close();
@@ -100,7 +130,7 @@ test('an error answering no request (a parse error) has id null', async () => {
 
 test('the view handed at start answers the revision, awaited and handled ids; peerCancelled names a cancelled request in progress', async () => {
   let release: () => void = () => {};
-  const { rpc, transport, peer, peerMessages } = channel(() => new Promise<object>((resolve) => (release = () => resolve({})))) ;
+  const { rpc, transport, peer, peerMessages } = channel(() => new Promise<object>((resolve) => (release = () => resolve({}))));
   await rpc.start();
   const view = transport.view!;
   assert.equal(view.protocolVersion, '2025-11-25');
@@ -119,7 +149,11 @@ test('the view handed at start answers the revision, awaited and handled ids; pe
   release();
   await new Promise((r) => setTimeout(r, 10));
   assert.equal(view.handles('slow'), false);
-  assert.deepEqual(peerMessages.filter((m) => m.id === 'slow'), [], 'no response for the cancelled request');
+  assert.deepEqual(
+    peerMessages.filter((m) => m.id === 'slow'),
+    [],
+    'no response for the cancelled request',
+  );
   await rpc.close();
 });
 

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { RequestId } from '../jsonrpc/types.js';
 import { IdTable } from './id-table.js';
 

@@ -47,7 +47,8 @@ export class IdTable<V> {
    * RangeError for any other value.
    */
   constructor(slots = 16) {
-    if (!Number.isInteger(slots) || slots < 1 || slots > 65_536 || (slots & (slots - 1)) !== 0) throw new RangeError('slots must be a power of two from 1 to 65536');
+    if (!Number.isInteger(slots) || slots < 1 || slots > 65_536 || (slots & (slots - 1)) !== 0)
+      throw new RangeError('slots must be a power of two from 1 to 65536');
     this.#maxSlots = slots;
     const start = Math.min(2, slots);
     this.#mask = start - 1;

@@ -20,15 +20,26 @@
  *   cancellation concerns), in one options object reused for every send; and a peer's
  *   cancellation of a request in progress is told to the transport (`peerCancelled`).
  */
-import { describeInvalid, classify, exceedsDepth, DEFAULT_DECODE_LIMITS, KIND_ERROR, KIND_NOTIFICATION, KIND_REQUEST, KIND_RESULT, type DecodeLimits } from '../jsonrpc/decode.js';
+
+import { EnvelopeScanner } from '../framing/envelope-scan.js';
+import {
+  classify,
+  DEFAULT_DECODE_LIMITS,
+  type DecodeLimits,
+  describeInvalid,
+  exceedsDepth,
+  KIND_ERROR,
+  KIND_NOTIFICATION,
+  KIND_REQUEST,
+  KIND_RESULT,
+} from '../jsonrpc/decode.js';
 import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type JSONRPCMessage, type RequestId } from '../jsonrpc/types.js';
 import { counterText, isThenable } from '../jsonrpc/values.js';
 import type { ChannelView, MessageInfo, MessageKind, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { BatchCollector, RequestContext } from './context.js';
-import { IdTable, OUTGOING_SLOTS } from './id-table.js';
 import { DiscardedResponseError } from './discarded-response.js';
-import { EnvelopeScanner } from '../framing/envelope-scan.js';
+import { IdTable, OUTGOING_SLOTS } from './id-table.js';
 
 /** What the layer above the session supplies. */
 export interface RpcChannelHooks {
@@ -343,7 +354,8 @@ export class RpcChannel {
           reject(new LocalError('cancelled', `Request ${method} was cancelled before it was sent`, { cause: signal.reason }));
           return;
         }
-        entry.abortListener = () => this.#cancelOutgoing(entry, new LocalError('cancelled', `Request ${method} was cancelled`, { cause: signal.reason }), signal.reason);
+        entry.abortListener = () =>
+          this.#cancelOutgoing(entry, new LocalError('cancelled', `Request ${method} was cancelled`, { cause: signal.reason }), signal.reason);
         signal.addEventListener('abort', entry.abortListener, { once: true });
       }
       (this.#pending ??= new IdTable(OUTGOING_SLOTS)).set(id, entry);
@@ -362,7 +374,15 @@ export class RpcChannel {
     if (this.#closed) throw this.#closedError();
     const target = method === 'notifications/cancelled' ? params?.requestId : undefined;
     const cancels = typeof target === 'string' || typeof target === 'number' ? target : undefined;
-    await this.#send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, 'notification', undefined, method, options?.relatedRequestId, cancels, options?.metadata);
+    await this.#send(
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
+      'notification',
+      undefined,
+      method,
+      options?.relatedRequestId,
+      cancels,
+      options?.metadata,
+    );
   }
 
   /**
@@ -425,7 +445,11 @@ export class RpcChannel {
     const max = entry.maxTotalMs;
     const what = max !== undefined && elapsed >= max ? `the maximum total time of ${max} ms` : `${entry.timeoutMs} ms`;
     const peer = this.#transport.peer;
-    this.#cancelOutgoing(entry, new LocalError('timeout', `Request ${entry.method}${peer === undefined ? '' : ` to ${peer}`} timed out after ${what}`), 'timeout');
+    this.#cancelOutgoing(
+      entry,
+      new LocalError('timeout', `Request ${entry.method}${peer === undefined ? '' : ` to ${peer}`} timed out after ${what}`),
+      'timeout',
+    );
   }
 
   #cancelOutgoing(entry: PendingRequest, error: LocalError, reason: unknown): void {
@@ -483,7 +507,14 @@ export class RpcChannel {
         const envelope = scanEnvelope(data);
         if (envelope.kind === 'response') {
           // a response is never answered (JSON-RPC 2.0 section 5); the request it answers fails now
-          if (envelope.id !== null) this.#failDiscarded(new DiscardedResponseError(envelope.id, 'message_too_large', `The response to request ${JSON.stringify(envelope.id)} exceeds the limit of ${this.#limits.maxMessageChars} characters (maxMessageChars) and was discarded`));
+          if (envelope.id !== null)
+            this.#failDiscarded(
+              new DiscardedResponseError(
+                envelope.id,
+                'message_too_large',
+                `The response to request ${JSON.stringify(envelope.id)} exceeds the limit of ${this.#limits.maxMessageChars} characters (maxMessageChars) and was discarded`,
+              ),
+            );
           return;
         }
         this.#sendError(null, ErrorCode.InvalidRequest, `Message exceeds the limit of ${this.#limits.maxMessageChars} characters`);
@@ -502,10 +533,21 @@ export class RpcChannel {
       const id = (value as { id?: unknown } | null)?.id;
       const m = value as Record<string, unknown>;
       if (typeof m === 'object' && m !== null && !Array.isArray(m) && m.method === undefined && ('result' in m || 'error' in m)) {
-        if (typeof id === 'string' || typeof id === 'number') this.#failDiscarded(new DiscardedResponseError(id, 'invalid_message', `The response to request ${JSON.stringify(id)} nests deeper than ${this.#limits.maxDepth} levels and was discarded`));
+        if (typeof id === 'string' || typeof id === 'number')
+          this.#failDiscarded(
+            new DiscardedResponseError(
+              id,
+              'invalid_message',
+              `The response to request ${JSON.stringify(id)} nests deeper than ${this.#limits.maxDepth} levels and was discarded`,
+            ),
+          );
         return;
       }
-      this.#sendError(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null, ErrorCode.InvalidRequest, `Message nests deeper than ${this.#limits.maxDepth} levels`);
+      this.#sendError(
+        typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null,
+        ErrorCode.InvalidRequest,
+        `Message nests deeper than ${this.#limits.maxDepth} levels`,
+      );
       return;
     }
     if (Array.isArray(value)) {
@@ -567,7 +609,10 @@ export class RpcChannel {
     const id = m.id as RequestId | null;
     const entry = id === null ? undefined : this.#pending?.get(id);
     if (entry === undefined) {
-      if (isError) this.#hooks.error?.(new LocalError('invalid_message', `Received an error for an unknown request id ${JSON.stringify(id)}: ${(m.error as JSONRPCErrorObject).message}`));
+      if (isError)
+        this.#hooks.error?.(
+          new LocalError('invalid_message', `Received an error for an unknown request id ${JSON.stringify(id)}: ${(m.error as JSONRPCErrorObject).message}`),
+        );
       return; // a late response after timeout or cancellation is ignored
     }
     this.#settle(entry);
@@ -588,7 +633,12 @@ export class RpcChannel {
     if (method === 'notifications/progress') {
       // Progress for a token no pending request owns (for example a task's, after its
       // request was answered) goes to the layer above, which may have listeners for it.
-      if (params && (typeof params.progressToken === 'string' || typeof params.progressToken === 'number') && typeof params.progress === 'number' && !this.#onProgress(params)) {
+      if (
+        params &&
+        (typeof params.progressToken === 'string' || typeof params.progressToken === 'number') &&
+        typeof params.progress === 'number' &&
+        !this.#onProgress(params)
+      ) {
         try {
           this.#hooks.notification(method, params, info);
         } catch (err) {
@@ -606,11 +656,19 @@ export class RpcChannel {
 
   #onRequest(id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, batch: BatchCollector | undefined): void {
     if (this.#incoming.has(id)) {
-      this.#respond(batch, { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a request in progress` } });
+      this.#respond(batch, {
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InvalidRequest, message: `Invalid request: id ${JSON.stringify(id)} is already in use by a request in progress` },
+      });
       return;
     }
     if (this.#incoming.size >= this.#maxInFlight) {
-      this.#respond(batch, { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Too many requests in progress (limit ${this.#maxInFlight})` } });
+      this.#respond(batch, {
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InvalidRequest, message: `Too many requests in progress (limit ${this.#maxInFlight})` },
+      });
       return;
     }
     const ctx = this.#hooks.createContext ? this.#hooks.createContext(this, id, method, params, info) : new RequestContext(this, id, method, params, info);
@@ -729,7 +787,9 @@ export class RpcChannel {
   #closedError(): LocalError {
     const reason = this.#closeReason;
     if (reason instanceof LocalError && reason.code === 'process_exited') return reason;
-    return new LocalError('connection_closed', this.#closeReason ? `Connection closed: ${this.#closeReason.message}` : 'Connection closed', { cause: this.#closeReason });
+    return new LocalError('connection_closed', this.#closeReason ? `Connection closed: ${this.#closeReason.message}` : 'Connection closed', {
+      cause: this.#closeReason,
+    });
   }
 
   #onClosed(reason: Error | undefined): void {
@@ -737,10 +797,11 @@ export class RpcChannel {
     this.#closed = true;
     this.#closeReason = reason;
     const error = this.#closedError();
-    if (this.#pending !== undefined) for (const entry of this.#pending.values()) {
-      this.#settle(entry);
-      entry.reject(error);
-    }
+    if (this.#pending !== undefined)
+      for (const entry of this.#pending.values()) {
+        this.#settle(entry);
+        entry.reject(error);
+      }
     this.#clock?.stop();
     for (const ctx of this.#incoming.values()) ctx.cancel(error);
     this.#hooks.closed?.(reason);

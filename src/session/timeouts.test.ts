@@ -5,12 +5,13 @@
  * whose requests are all answered exits at once; one whose request is never answered stays
  * until the timeout rejects it.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { InMemoryTransport } from '../transport/memory.js';
 import { LocalError } from '../jsonrpc/errors.js';
+import { InMemoryTransport } from '../transport/memory.js';
 import type { TransportReceiver } from '../transport/types.js';
 import { Session } from './session.js';
 
@@ -35,10 +36,21 @@ function pair() {
     while (requests.length <= n) await new Promise((r) => setImmediate(r));
     return requests[n]!;
   };
-  return { session, requests, request, answer, progress: (token: number, progress: number) => b.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress } })) };
+  return {
+    session,
+    requests,
+    request,
+    answer,
+    progress: (token: number, progress: number) =>
+      b.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress } })),
+  };
 }
 
-const outcome = (p: Promise<unknown>) => p.then(() => 'answered', (e: unknown) => (e instanceof LocalError ? e.code : String(e)));
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => 'answered',
+    (e: unknown) => (e instanceof LocalError ? e.code : String(e)),
+  );
 
 test('a short timeout issued after a long one still expires on time; the long one is unaffected', async () => {
   const { session, request, answer } = pair();

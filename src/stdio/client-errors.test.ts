@@ -3,13 +3,17 @@
  * its own: the ProcessExitedError itself (docs/transports.md checks `instanceof
  * ProcessExitedError`), with the exit code and stderr.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { Client } from '../client/client.js';
 import { ProcessExitedError, StdioClientTransport } from './client-transport.js';
 
 test('connect() to a server that exits before answering rejects with a ProcessExitedError', async () => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', 'process.stderr.write("no config found\\n"); setTimeout(() => process.exit(3), 50)'] });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['-e', 'process.stderr.write("no config found\\n"); setTimeout(() => process.exit(3), 50)'],
+  });
   const client = new Client({ name: 'c', version: '1' });
   const error = await client.connect(transport).then(
     () => assert.fail('connected'),

@@ -1,11 +1,11 @@
-import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, test } from 'node:test';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { TransportReceiver } from '../transport/types.js';
-import { ProcessExitedError, StdioClientTransport, defaultEnvironment, type StdioClientTransportOptions } from './client-transport.js';
+import { defaultEnvironment, ProcessExitedError, StdioClientTransport, type StdioClientTransportOptions } from './client-transport.js';
 
 let dir = '';
 
@@ -149,7 +149,11 @@ test('round trip through a child running the stdio server transport, in order, u
   const sends: Array<Promise<void>> = [];
   for (let i = 0; i < 300; i++) sends.push(transport.send({ jsonrpc: '2.0', id: i, method: 'echo', params: { text: `héllo ${i} 🎉`, pad } }));
   await within(10_000, Promise.all(sends), 'sends');
-  await within(10_000, rec.waitFor((t) => (JSON.parse(t) as { id: number }).id === 299), 'echoes');
+  await within(
+    10_000,
+    rec.waitFor((t) => (JSON.parse(t) as { id: number }).id === 299),
+    'echoes',
+  );
   assert.equal(rec.messages.length, 300);
   rec.messages.forEach((text, i) => {
     const msg = JSON.parse(text) as { id: number; params: { text: string } };
@@ -163,7 +167,10 @@ test('round trip through a child running the stdio server transport, in order, u
   assert.deepEqual(transport.exitStatus, { code: 0, signal: null });
   assert.deepEqual(rec.closed, [undefined]);
   await assert.rejects(transport.send({ jsonrpc: '2.0', method: 'late' }), (e: unknown) => e instanceof LocalError && e.code === 'connection_closed');
-  await assert.rejects(Promise.resolve().then(() => transport.start(recorder().receiver)), LocalError);
+  await assert.rejects(
+    Promise.resolve().then(() => transport.start(recorder().receiver)),
+    LocalError,
+  );
 });
 
 test('the child sees only the default environment plus what the caller passed', async () => {
@@ -175,14 +182,24 @@ test('the child sees only the default environment plus what the caller passed', 
   try {
     transport = node('env.mjs', { env: { MCPKIT_CALLER: 'yes', PATH: '/caller/bin' } });
   } finally {
-    for (const [key, value] of [['MCPKIT_TEST_SECRET', saved.secret], ['SHELL', saved.shell], ['TERM', saved.term]] as const) {
+    for (const [key, value] of [
+      ['MCPKIT_TEST_SECRET', saved.secret],
+      ['SHELL', saved.shell],
+      ['TERM', saved.term],
+    ] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
   }
   const rec = recorder();
   await transport.start(rec.receiver);
-  const { env } = JSON.parse(await within(5000, rec.waitFor(() => true), 'env line')) as { env: Record<string, string> };
+  const { env } = JSON.parse(
+    await within(
+      5000,
+      rec.waitFor(() => true),
+      'env line',
+    ),
+  ) as { env: Record<string, string> };
   await transport.close();
   const expected: Record<string, string> = {};
   for (const key of ['HOME', 'LOGNAME', 'USER']) if (process.env[key] !== undefined) expected[key] = process.env[key]!;
@@ -212,7 +229,13 @@ test('no shell: metacharacters in the command or arguments are never interpreted
   const transport = node('argv.mjs', { args: [join(dir, 'argv.mjs'), ...args] });
   const rec = recorder();
   await transport.start(rec.receiver);
-  const { argv } = JSON.parse(await within(5000, rec.waitFor(() => true), 'argv line')) as { argv: string[] };
+  const { argv } = JSON.parse(
+    await within(
+      5000,
+      rec.waitFor(() => true),
+      'argv line',
+    ),
+  ) as { argv: string[] };
   await transport.close();
   assert.deepEqual(argv, args);
 
@@ -241,7 +264,11 @@ test('stderr is captured: a stream for the log, and a bounded tail', async () =>
   transport.stderr.on('data', (chunk: string) => (streamed += chunk));
   const rec = recorder();
   await transport.start(rec.receiver);
-  await within(5000, rec.waitFor((t) => t.includes('ready')), 'ready');
+  await within(
+    5000,
+    rec.waitFor((t) => t.includes('ready')),
+    'ready',
+  );
   const tail = transport.stderrTail();
   assert.ok(tail.length <= 64 * 1024, `tail is ${tail.length} chars`);
   assert.ok(tail.length > 60 * 1024);
@@ -255,7 +282,11 @@ test('stderr is captured: a stream for the log, and a bounded tail', async () =>
   assert.equal(quiet.stderr, null);
   const rec2 = recorder();
   await quiet.start(rec2.receiver);
-  await within(5000, rec2.waitFor((t) => t.includes('ready')), 'ready');
+  await within(
+    5000,
+    rec2.waitFor((t) => t.includes('ready')),
+    'ready',
+  );
   assert.equal(quiet.stderrTail(), '');
   await quiet.close();
 });
@@ -264,7 +295,11 @@ test('lines that are not JSON are skipped and reported; JSON-looking lines are d
   const transport = node('garbage.mjs');
   const rec = recorder();
   await transport.start(rec.receiver);
-  await within(5000, rec.waitFor((t) => t.includes('three')), 'third message');
+  await within(
+    5000,
+    rec.waitFor((t) => t.includes('three')),
+    'third message',
+  );
   await transport.close();
   assert.deepEqual(rec.messages, ['{"jsonrpc":"2.0","method":"one"}', '  [{"jsonrpc":"2.0","method":"two"}]', '{"jsonrpc":"2.0","method":"three"}']);
   assert.equal(rec.errors.length, 2);
@@ -276,7 +311,11 @@ test('an 8 MiB line with a 1 MiB cap is dropped and reported; the next line arri
   const transport = node('big.mjs', { maxLineBytes: 1024 * 1024 });
   const rec = recorder();
   await transport.start(rec.receiver);
-  await within(10_000, rec.waitFor((t) => t.includes('after')), 'line after the big one');
+  await within(
+    10_000,
+    rec.waitFor((t) => t.includes('after')),
+    'line after the big one',
+  );
   await transport.close();
   assert.deepEqual(rec.messages, ['{"jsonrpc":"2.0","method":"after"}']);
   assert.equal(rec.errors.length, 1);
@@ -327,7 +366,11 @@ test('close(): a child that ignores stdin EOF gets SIGTERM after stdinMs', async
   const transport = node('ignore-eof.mjs', { closeTimeouts: { stdinMs: 200, termMs: 5000 } });
   const rec = recorder();
   await transport.start(rec.receiver);
-  await within(5000, rec.waitFor(() => true), 'ready');
+  await within(
+    5000,
+    rec.waitFor(() => true),
+    'ready',
+  );
   const t0 = Date.now();
   const closing = transport.close();
   assert.equal(transport.close(), closing, 'idempotent');
@@ -342,7 +385,11 @@ test('close(): a child that ignores SIGTERM gets SIGKILL after termMs', async ()
   const transport = node('ignore-term.mjs', { closeTimeouts: { stdinMs: 100, termMs: 200 } });
   const rec = recorder();
   await transport.start(rec.receiver);
-  await within(5000, rec.waitFor(() => true), 'ready'); // the SIGTERM handler is installed
+  await within(
+    5000,
+    rec.waitFor(() => true),
+    'ready',
+  ); // the SIGTERM handler is installed
   const t0 = Date.now();
   await within(5000, transport.close(), 'close');
   const elapsed = Date.now() - t0;
@@ -365,12 +412,20 @@ test('our own requests piling up for a server that does not read never pause rea
   const rec = recorder();
   await transport.start(rec.receiver);
   try {
-    await within(10_000, rec.waitFor((t) => t.includes('ready')), 'ready');
+    await within(
+      10_000,
+      rec.waitFor((t) => t.includes('ready')),
+      'ready',
+    );
     // Requests and notifications (not replies) far over the bound: they wait, unsent.
     const pad = 'q'.repeat(1000);
     for (let i = 0; i < 500; i++) transport.send({ jsonrpc: '2.0', id: i, method: 'm', params: { pad } }).catch(() => {});
     process.kill(transport.pid!, 'SIGUSR2');
-    await within(20_000, rec.waitFor((t) => t.includes('"done"')), 'the server output after our backlog');
+    await within(
+      20_000,
+      rec.waitFor((t) => t.includes('"done"')),
+      'the server output after our backlog',
+    );
     assert.equal(rec.messages.filter((t) => t.includes('"method":"n"')).length, 2000);
   } finally {
     await transport.close();
@@ -401,15 +456,19 @@ test('messages sent in one turn of the event loop go to the server in one write'
     const sends: Array<Promise<void>> = [];
     for (let i = 0; i < 32; i++) sends.push(transport.send({ jsonrpc: '2.0', id: i, method: 'echo' }));
     await within(10_000, Promise.all(sends), 'sends');
-    await within(10_000, rec.waitFor((t) => (JSON.parse(t) as { id: number }).id === 31), 'echoes');
+    await within(
+      10_000,
+      rec.waitFor((t) => (JSON.parse(t) as { id: number }).id === 31),
+      'echoes',
+    );
   } finally {
     proto._write = original.write;
     proto._writev = original.writev;
   }
   assert.equal(rec.messages.length, 32);
   rec.messages.forEach((text, i) => {
-      assert.equal((JSON.parse(text) as { id: number }).id, i);
-    });
+    assert.equal((JSON.parse(text) as { id: number }).id, i);
+  });
   assert.ok(writes <= 2, `32 messages took ${writes} writes`);
   await transport.close();
 });

@@ -31,7 +31,8 @@ export const DEFAULT_MAX_QUEUED_OUTPUT_CHARS = 1024 * 1024;
  */
 export function outputHighWater(value: number | undefined): number {
   const max = value ?? DEFAULT_MAX_QUEUED_OUTPUT_CHARS;
-  if (max !== Infinity && (!Number.isSafeInteger(max) || max < 1)) throw new RangeError(`maxQueuedOutputChars must be a positive integer or Infinity, got ${max}`);
+  if (max !== Infinity && (!Number.isSafeInteger(max) || max < 1))
+    throw new RangeError(`maxQueuedOutputChars must be a positive integer or Infinity, got ${max}`);
   return max;
 }
 

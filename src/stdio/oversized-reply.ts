@@ -20,7 +20,11 @@ export function oversizedLineReply(envelope: EnvelopeSummary, maxLineBytes: numb
     case 'response':
       return null;
     case 'not-json':
-      return { jsonrpc: '2.0', id: null, error: { code: ErrorCode.ParseError, message: `Parse error: a line over the ${maxLineBytes}-byte limit that is not valid JSON was discarded` } };
+      return {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: ErrorCode.ParseError, message: `Parse error: a line over the ${maxLineBytes}-byte limit that is not valid JSON was discarded` },
+      };
     default:
       return {
         jsonrpc: '2.0',

@@ -4,15 +4,15 @@
  * foreground group, which a detached child is not in) still ends the server and its children
  * along with us. Real processes: a server script that spawns a grandchild and reports its pid.
  */
-import { after, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readFileSync, existsSync } from 'node:fs';
+import { after, test } from 'node:test';
+import { hasTmux, shellQuote, TmuxSession } from '../../test/helpers/cli/cli-run.js';
 import { Client } from '../client/client.js';
-import { TmuxSession, hasTmux, shellQuote } from '../../test/helpers/cli/cli-run.js';
 import { StdioClientTransport } from './client-transport.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-group-'));

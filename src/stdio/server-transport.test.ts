@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
+import { test } from 'node:test';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { TransportReceiver } from '../transport/types.js';
 import { StdioServerTransport } from './server-transport.js';
@@ -77,7 +77,10 @@ test('lines reach the receiver as raw text, in order; garbage lines are passed t
   await assert.rejects(Promise.resolve(transport.send({ jsonrpc: '2.0', method: 'late' })), isClosedError);
   await transport.close();
   assert.equal(rec.closed.length, 1, 'closed fires once');
-  assert.throws(() => transport.start(recorder().receiver), (e: unknown) => e instanceof LocalError);
+  assert.throws(
+    () => transport.start(recorder().receiver),
+    (e: unknown) => e instanceof LocalError,
+  );
 });
 
 test('send writes exactly one line per message and nothing else', async () => {

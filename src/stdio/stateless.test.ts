@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { MCPKIT_BIN } from '../../test/helpers/repo.js';
 import { ALL_REVISIONS, Client } from '../client/index.js';
 import { recordTransport } from '../testing/recording-transport.js';
 import { StdioClientTransport } from './index.js';
-import { MCPKIT_BIN } from '../../test/helpers/repo.js';
 
 const BIN = MCPKIT_BIN;
 
@@ -19,12 +19,15 @@ function demo(): StdioClientTransport {
 
 describe('mcpkit demo over stdio serves both eras', () => {
   it('a dual-era client goes stateless; inputs are answered by its handlers', async () => {
-    const client = new Client({ name: 'dual', version: '1.0.0' }, {
-      protocolVersions: ALL_REVISIONS,
-      elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
-      sampling: { createMessage: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'Hi' } }) },
-      roots: { list: () => [{ uri: 'file:///w' }] },
-    });
+    const client = new Client(
+      { name: 'dual', version: '1.0.0' },
+      {
+        protocolVersions: ALL_REVISIONS,
+        elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
+        sampling: { createMessage: () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'Hi' } }) },
+        roots: { list: () => [{ uri: 'file:///w' }] },
+      },
+    );
     const recorder = recordTransport(demo(), { side: 'client', revision: () => client.protocolVersion });
     await client.connect(recorder, { timeoutMs: 10_000 });
     try {

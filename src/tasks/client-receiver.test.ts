@@ -8,12 +8,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { Client, type ClientOptions } from '../client/client.js';
-import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
-import { runTranscript, type TranscriptStep } from '../../test/transcripts/transcript.js';
-import { InMemoryTransport } from '../transport/memory.js';
+import { Capture, isIso, Probe, related, sleep } from '../../test/helpers/task-fixture.js';
 import { error, isText, matches, notification, request, result } from '../../test/transcripts/harness.js';
-import { Capture, Probe, isIso, related, sleep } from '../../test/helpers/task-fixture.js';
+import { runTranscript, type TranscriptStep } from '../../test/transcripts/transcript.js';
+import { Client, type ClientOptions } from '../client/client.js';
+import { type RecordingTransport, recordTransport } from '../testing/recording-transport.js';
+import { InMemoryTransport } from '../transport/memory.js';
 import { TaskClient, type TaskClientOptions } from './index.js';
 
 const LATEST = '2025-11-25';
@@ -37,27 +37,30 @@ interface Peer {
 async function connect(revision = LATEST, taskOptions: TaskClientOptions = {}, more: Partial<ClientOptions> = {}): Promise<Peer> {
   const probe = new Probe();
   const [clientEnd, serverEnd] = InMemoryTransport.createPair();
-  const client = new Client({ name: 'receiver', version: '1.0.0' }, {
-    protocolVersion: revision,
-    sampling: {
-      createMessage: async (params, ctx) => {
-        probe.started++;
-        ctx.signal.addEventListener('abort', () => probe.aborted.push('sampling'), { once: true });
-        if ((params.messages[0]!.content as { text?: string }).text === 'hold') await probe.hold(ctx.signal);
-        await ctx.sendProgress(1, 1, 'sampled');
-        return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'hello' } };
+  const client = new Client(
+    { name: 'receiver', version: '1.0.0' },
+    {
+      protocolVersion: revision,
+      sampling: {
+        createMessage: async (params, ctx) => {
+          probe.started++;
+          ctx.signal.addEventListener('abort', () => probe.aborted.push('sampling'), { once: true });
+          if ((params.messages[0]!.content as { text?: string }).text === 'hold') await probe.hold(ctx.signal);
+          await ctx.sendProgress(1, 1, 'sampled');
+          return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'hello' } };
+        },
       },
-    },
-    elicitation: {
-      form: async (_params, ctx) => {
-        probe.started++;
-        ctx.signal.addEventListener('abort', () => probe.aborted.push('elicitation'), { once: true });
-        await probe.hold(ctx.signal);
-        return { action: 'accept', content: { name: 'Ada' } };
+      elicitation: {
+        form: async (_params, ctx) => {
+          probe.started++;
+          ctx.signal.addEventListener('abort', () => probe.aborted.push('elicitation'), { once: true });
+          await probe.hold(ctx.signal);
+          return { action: 'accept', content: { name: 'Ada' } };
+        },
       },
+      ...more,
     },
-    ...more,
-  });
+  );
   const tasks = new TaskClient(client, { pollIntervalMs: 20, sweepIntervalMs: 0, ...taskOptions });
   const wire = recordTransport(clientEnd, { side: 'client', revision: () => client.protocolVersion });
   closers.push(() => client.close());
@@ -98,7 +101,12 @@ describe('tasks on the client, as receiver', () => {
     const id = new Capture();
     await p.run([
       { send: sampling(10, 'hold', { task: { ttl: 30_000 }, _meta: { progressToken: 'sp' } }) },
-      { expect: result(10, { task: { taskId: id.set, status: 'working', ttl: 30_000, pollInterval: 20, createdAt: isIso, lastUpdatedAt: isIso }, model: undefined }) },
+      {
+        expect: result(10, {
+          task: { taskId: id.set, status: 'working', ttl: 30_000, pollInterval: 20, createdAt: isIso, lastUpdatedAt: isIso },
+          model: undefined,
+        }),
+      },
     ]);
     await p.run([
       { send: request(11, 'tasks/get', { taskId: id.value }) },
@@ -125,7 +133,14 @@ describe('tasks on the client, as receiver', () => {
     const p = await connect();
     const id = new Capture();
     await p.run([
-      { send: request(20, 'elicitation/create', { mode: 'form', message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } }, task: {} }) },
+      {
+        send: request(20, 'elicitation/create', {
+          mode: 'form',
+          message: 'Name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          task: {},
+        }),
+      },
       { expect: result(20, { task: { taskId: id.set, status: 'working' } }) },
     ]);
     while (p.probe.holding === 0) await sleep(2);
@@ -156,7 +171,10 @@ describe('tasks on the client, as receiver', () => {
     ]);
     // The recorder expects CreateTaskResult for any request with params.task; a receiver that
     // declared no task support answers normally, as the spec requires.
-    assert.deepEqual(p.wire.violations().map((v) => v.replace(/^#\d+ /, '')), [`C→S [${LATEST}] sampling/createMessage result (CreateTaskResult): /result must have required property 'task'`]);
+    assert.deepEqual(
+      p.wire.violations().map((v) => v.replace(/^#\d+ /, '')),
+      [`C→S [${LATEST}] sampling/createMessage result (CreateTaskResult): /result must have required property 'task'`],
+    );
   });
 
   it('draft form (2025-06-18): created notification, then the normal response with related-task metadata', async () => {
@@ -175,4 +193,3 @@ describe('tasks on the client, as receiver', () => {
     ]);
   });
 });
-

@@ -4,21 +4,22 @@
  * `sampling/createMessage` and `elicitation/create` as the receiver (for the handlers the
  * client has).
  */
+
+import type { Client } from '../client/client.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import type { Endpoint } from '../protocol/endpoint.js';
 import { Method, Notification } from '../protocol/methods.js';
 import { hasCapability } from '../protocol/table.js';
-import type { Client } from '../client/client.js';
 import type { RequestContext } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
 import type { CallToolResult } from '../types.js';
 import { TaskRequestContext } from './contexts.js';
-import { TaskEngine, type TaskReceiverOptions, type TaskWork, type TaskableMethod } from './engine.js';
-import { PendingTaskRequest, TaskRequestor, type TaskRequestOptions } from './requestor.js';
+import { type TaskableMethod, TaskEngine, type TaskReceiverOptions, type TaskWork } from './engine.js';
+import { type PendingTaskRequest, type TaskRequestOptions, TaskRequestor } from './requestor.js';
 import { taskSupportOf } from './server.js';
 import type { TaskStore } from './store.js';
-import { TaskMethod, type TaskInfo } from './types.js';
+import { type TaskInfo, TaskMethod } from './types.js';
 import { formOf, tasksExtension, toTaskInfo } from './wire.js';
 
 /** Options of {@link TaskClient}. */
@@ -97,7 +98,10 @@ export class TaskClient {
    * tool's `CallToolResult`, exactly as the server's `tasks/result` (or direct answer)
    * returns it. Rejects as `tools/call` does.
    */
-  async callToolAsTask(params: { name: string; arguments?: JSONObject; _meta?: JSONObject }, options?: TaskRequestOptions): Promise<PendingTaskRequest<CallToolResult>> {
+  async callToolAsTask(
+    params: { name: string; arguments?: JSONObject; _meta?: JSONObject },
+    options?: TaskRequestOptions,
+  ): Promise<PendingTaskRequest<CallToolResult>> {
     const requestor = this.#ready();
     let asTask = true;
     if (formOf(this.client.protocolVersion) === '2025-11-25') {

@@ -13,8 +13,8 @@ import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { Method, Notification } from '../protocol/methods.js';
 import { ServerRequestContext } from '../server/connection.js';
-import type { ServerSession } from '../server/server-session.js';
 import { levelPasses } from '../server/logging.js';
+import type { ServerSession } from '../server/server-session.js';
 import { RequestContext } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, LoggingLevel, Root } from '../types.js';
@@ -88,13 +88,18 @@ export class TaskServerRequestContext extends ServerRequestContext {
   }
 
   /** URL elicitation for the task: `input_required` until the client answers. */
-  override elicitUrl(params: { message: string; url: string; elicitationId?: string; _meta?: JSONObject }, options?: RequestOptions): Promise<ElicitResult & { elicitationId: string }> {
+  override elicitUrl(
+    params: { message: string; url: string; elicitationId?: string; _meta?: JSONObject },
+    options?: RequestOptions,
+  ): Promise<ElicitResult & { elicitationId: string }> {
     return this.task.input(Method.ElicitationCreate, params, (p, o) => this.#connection.elicitUrl(p, o), options);
   }
 
   /** `roots/list` with the related-task metadata (not an input the task waits on a user for). */
   override async listRoots(options?: RequestOptions): Promise<Root[]> {
-    const result = (await this.#connection.endpoint.request(Method.RootsList, { _meta: this.task.relatedMeta() }, this.task.requestOptions(options))) as { roots?: unknown };
+    const result = (await this.#connection.endpoint.request(Method.RootsList, { _meta: this.task.relatedMeta() }, this.task.requestOptions(options))) as {
+      roots?: unknown;
+    };
     if (!Array.isArray(result?.roots)) throw new LocalError('invalid_result', 'The client answered roots/list with a malformed result');
     return result.roots as Root[];
   }

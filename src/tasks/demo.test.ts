@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { LocalError } from '../jsonrpc/errors.js';
-import type { ClientOptions } from '../client/client.js';
-import { harnessTest, type Harness } from '../../test/transcripts/harness.js';
 import { sleep } from '../../test/helpers/task-fixture.js';
+import { type Harness, harnessTest } from '../../test/transcripts/harness.js';
+import type { ClientOptions } from '../client/client.js';
+import { LocalError } from '../jsonrpc/errors.js';
 import { TaskClient } from './index.js';
 
 async function demo(h: Harness, options: ClientOptions = {}) {
@@ -25,7 +25,10 @@ describe('demo: long_running_job', () => {
     const tasks = await demo(h);
     const statuses: string[] = [];
     const progress: number[] = [];
-    const job = await tasks.callToolAsTask({ name: 'long_running_job', arguments: { ms: 100, steps: 5 } }, { onStatus: (t) => statuses.push(t.status), onProgress: (p) => progress.push(p.progress) });
+    const job = await tasks.callToolAsTask(
+      { name: 'long_running_job', arguments: { ms: 100, steps: 5 } },
+      { onStatus: (t) => statuses.push(t.status), onProgress: (p) => progress.push(p.progress) },
+    );
     assert.ok(job.taskId);
     const r = await job.result();
     assert.match((r.content[0] as { text: string }).text, /^finished 5 steps/);
@@ -44,7 +47,10 @@ describe('demo: long_running_job', () => {
       },
     });
     const statuses: string[] = [];
-    const go = await tasks.callToolAsTask({ name: 'long_running_job', arguments: { ms: 40, steps: 4, confirm: true } }, { onStatus: (t) => statuses.push(t.status) });
+    const go = await tasks.callToolAsTask(
+      { name: 'long_running_job', arguments: { ms: 40, steps: 4, confirm: true } },
+      { onStatus: (t) => statuses.push(t.status) },
+    );
     assert.match(((await go.result()).content[0] as { text: string }).text, /^finished 4 steps/);
     assert.ok(statuses.includes('input_required'), statuses.join(', '));
     const stop = await tasks.callToolAsTask({ name: 'long_running_job', arguments: { ms: 40, steps: 4, confirm: true } });

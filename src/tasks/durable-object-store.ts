@@ -15,7 +15,7 @@
  */
 import type { JSONObject } from '../jsonrpc/types.js';
 import { KeyValueTaskStore, type KeyValueTaskStoreOptions, type TaskKeyValue } from './kv-store.js';
-import { TaskStoreError, type NewTask, type TaskPage, type TaskPatch, type TaskStore, type TaskStoreErrorCode } from './store.js';
+import { type NewTask, type TaskPage, type TaskPatch, type TaskStore, TaskStoreError, type TaskStoreErrorCode } from './store.js';
 import { isTerminal, type TaskOwner, type TaskRecord } from './types.js';
 
 /** What {@link TaskStoreDurableObject} needs of a Durable Object's state: its `storage`. */
@@ -42,7 +42,14 @@ type Call =
 /** The largest call body the object accepts (a task's params and results are bounded by the server's own body limits). */
 const MAX_CALL_BYTES = 8 * 1024 * 1024;
 
-const STORE_ERROR_CODES: ReadonlySet<string> = new Set<TaskStoreErrorCode>(['not_found', 'duplicate', 'terminal', 'invalid_transition', 'invalid_cursor', 'closed']);
+const STORE_ERROR_CODES: ReadonlySet<string> = new Set<TaskStoreErrorCode>([
+  'not_found',
+  'duplicate',
+  'terminal',
+  'invalid_transition',
+  'invalid_cursor',
+  'closed',
+]);
 
 /**
  * The Durable Object holding a Worker's tasks. Export it from the Worker module under the
@@ -60,7 +67,11 @@ export class TaskStoreDurableObject {
 
   async fetch(request: Request): Promise<Response> {
     const declared = Number(request.headers.get('content-length') ?? '0');
-    if (request.method !== 'POST' || declared > MAX_CALL_BYTES) return Response.json({ error: { code: 'bad_call', message: 'The task store object answers POSTed calls of DurableObjectTaskStore only' } }, { status: 400 });
+    if (request.method !== 'POST' || declared > MAX_CALL_BYTES)
+      return Response.json(
+        { error: { code: 'bad_call', message: 'The task store object answers POSTed calls of DurableObjectTaskStore only' } },
+        { status: 400 },
+      );
     let call: Call;
     try {
       call = (await request.json()) as Call;
@@ -68,7 +79,7 @@ export class TaskStoreDurableObject {
       return Response.json({ error: { code: 'bad_call', message: 'The call is not JSON' } }, { status: 400 });
     }
     try {
-      return Response.json({ value: await this.#dispatch(call) ?? null });
+      return Response.json({ value: (await this.#dispatch(call)) ?? null });
     } catch (error) {
       if (error instanceof TaskStoreError) return Response.json({ error: { code: error.code, message: error.message } });
       return Response.json({ error: { code: 'failed', message: error instanceof Error ? error.message : String(error) } }, { status: 500 });
@@ -200,7 +211,9 @@ export class DurableObjectTaskStore implements TaskStore {
 
   async #call(call: Call): Promise<unknown> {
     if (this.#closed) throw new TaskStoreError('closed', 'The task store is closed');
-    const response = await this.#stub().fetch(new Request('https://mcpkit-task-store/call', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) }));
+    const response = await this.#stub().fetch(
+      new Request('https://mcpkit-task-store/call', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) }),
+    );
     let answer: { value?: unknown; error?: { code?: string; message?: string } };
     try {
       answer = (await response.json()) as typeof answer;

@@ -47,29 +47,29 @@
  * - `tasks/result` waits on in-process change events, with a periodic re-read as a backstop,
  *   and all timers are unref'd so they never keep a process alive.
  */
-import { McpError, invalidParams, methodNotFound, toError } from '../jsonrpc/errors.js';
+import { invalidParams, McpError, methodNotFound, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject, type RequestId } from '../jsonrpc/types.js';
+import { isObject } from '../jsonrpc/values.js';
 import type { Endpoint, RequestHandler } from '../protocol/endpoint.js';
 import { hasCapability } from '../protocol/table.js';
 import type { RequestContext } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
 import { InMemoryTaskStore } from './memory-store.js';
-import { ownerBySessionAndAuth, type OwnerPolicy } from './owner.js';
-import { TaskStoreError, applyPatch, isExpired, ownerKey, ownerMatches, type TaskChange, type TaskPatch, type TaskStore } from './store.js';
+import { type OwnerPolicy, ownerBySessionAndAuth } from './owner.js';
+import { applyPatch, isExpired, ownerKey, ownerMatches, type TaskChange, type TaskPatch, type TaskStore, TaskStoreError } from './store.js';
 import {
   DRAFT_RELATED_TASK_META,
   DRAFT_TASK_META,
+  isTerminal,
   TASK_CANCELLED_CODE,
+  type TaskForm,
   TaskMethod,
   TaskNotification,
-  isTerminal,
-  type TaskForm,
   type TaskOwner,
   type TaskRecord,
   type TaskStatus,
 } from './types.js';
 import { errorObject, formOf, paramsWithRelatedMeta, relatedKey, toDraftTask, toMcpError, toTask, withRelatedMeta } from './wire.js';
-import { isObject } from '../jsonrpc/values.js';
 
 /** An endpoint whatever the context type of its handlers (inside the engine: the public members spell it out). */
 // biome-ignore lint/suspicious/noExplicitAny: Endpoint<C> takes C in and out (invariant), so no one context type covers every endpoint
@@ -284,7 +284,12 @@ export class TaskWork {
    * the related-task metadata added to `params`, the task's signal and routing; the task is
    * `input_required` until every such request is answered.
    */
-  async input<P extends object, T>(method: string, params: P, send: (params: P & { _meta: JSONObject }, options: RequestOptions) => Promise<T>, options?: RequestOptions): Promise<T> {
+  async input<P extends object, T>(
+    method: string,
+    params: P,
+    send: (params: P & { _meta: JSONObject }, options: RequestOptions) => Promise<T>,
+    options?: RequestOptions,
+  ): Promise<T> {
     const wire = paramsWithRelatedMeta(params, this.form, this.taskId);
     const key = crypto.randomUUID();
     await this.#engine.inputStarted(this, key, { method, params: wire as unknown as JSONObject });
@@ -379,7 +384,10 @@ export class TaskEngine {
     this.#onError = options.onError;
     this.#outcomeRetry = options.outcomeRetryMs ?? 300_000;
     if (!(Number.isInteger(this.#outcomeRetry) && this.#outcomeRetry >= 0)) throw new RangeError('outcomeRetryMs must be a non-negative integer');
-    for (const [name, v] of [['maxActiveTasksPerOwner', this.#maxActive], ['pageSize', this.#pageSize]] as const) {
+    for (const [name, v] of [
+      ['maxActiveTasksPerOwner', this.#maxActive],
+      ['pageSize', this.#pageSize],
+    ] as const) {
       if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer`);
     }
     this.#unwatch = this.store.watch?.((change) => this.#changedElsewhere(change));
@@ -423,7 +431,11 @@ export class TaskEngine {
    * handlers to it, each finding its connection with `endpointOf` — a request without one
    * (none of the engine's revisions) is served by the plain handler, and `tasks/*` get -32601.
    */
-  installShared<C extends RequestContext>(table: TaskHandlerTable<C>, methods: ReadonlyMap<string, TaskableMethod<C>>, endpointOf: (ctx: C) => Endpoint<C> | undefined): void {
+  installShared<C extends RequestContext>(
+    table: TaskHandlerTable<C>,
+    methods: ReadonlyMap<string, TaskableMethod<C>>,
+    endpointOf: (ctx: C) => Endpoint<C> | undefined,
+  ): void {
     for (const [method, spec] of methods) {
       const declared = ['tasks', 'requests', ...spec.capability];
       table.wrap(method, (inner) => (params, ctx) => {
@@ -457,7 +469,15 @@ export class TaskEngine {
    * path, the common one. `declared` is the capability path of 2025-11-25 support. May throw
    * (the endpoint answers a throw like a rejection).
    */
-  #dispatch<C extends RequestContext>(endpoint: Endpoint<C>, method: string, spec: TaskableMethod<C>, declared: readonly string[], inner: RequestHandler<C>, params: JSONObject | undefined, ctx: C): Promise<unknown> | unknown {
+  #dispatch<C extends RequestContext>(
+    endpoint: Endpoint<C>,
+    method: string,
+    spec: TaskableMethod<C>,
+    declared: readonly string[],
+    inner: RequestHandler<C>,
+    params: JSONObject | undefined,
+    ctx: C,
+  ): Promise<unknown> | unknown {
     const form = this.#form(endpoint);
     if (form === '2025-11-25') {
       // Receivers that did not declare task support for a request type process it normally.
@@ -491,7 +511,10 @@ export class TaskEngine {
   #reserve(key: string): void {
     const n = this.#active.get(key) ?? 0;
     if (n >= this.#maxActive) {
-      throw new McpError(ErrorCode.InvalidRequest, `Too many unfinished tasks for this requestor (limit ${this.#maxActive}); wait for one to finish or cancel one`);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Too many unfinished tasks for this requestor (limit ${this.#maxActive}); wait for one to finish or cancel one`,
+      );
     }
     this.#active.set(key, n + 1);
   }
@@ -506,7 +529,14 @@ export class TaskEngine {
     return this.#ownerOf(ctx);
   }
 
-  async #start<C extends RequestContext>(endpoint: Endpoint<C>, method: string, spec: TaskableMethod<C>, inner: RequestHandler<C>, params: JSONObject, ctx: C): Promise<JSONObject> {
+  async #start<C extends RequestContext>(
+    endpoint: Endpoint<C>,
+    method: string,
+    spec: TaskableMethod<C>,
+    inner: RequestHandler<C>,
+    params: JSONObject,
+    ctx: C,
+  ): Promise<JSONObject> {
     if (this.#closed) throw new McpError(ErrorCode.InternalError, 'The task receiver is shut down');
     const ttlMs = this.#retention((params.task as JSONObject).ttl, 'task.ttl', false);
     const owner = await this.#owner(ctx);
@@ -514,7 +544,17 @@ export class TaskEngine {
     this.#reserve(key);
     let record: TaskRecord;
     try {
-      record = await this.store.create({ taskId: crypto.randomUUID(), status: 'working', ttlMs, ttlAnchor: 'created', pollIntervalMs: this.#pollInterval, owner, method, form: '2025-11-25', requestId: ctx.id });
+      record = await this.store.create({
+        taskId: crypto.randomUUID(),
+        status: 'working',
+        ttlMs,
+        ttlAnchor: 'created',
+        pollIntervalMs: this.#pollInterval,
+        owner,
+        method,
+        form: '2025-11-25',
+        requestId: ctx.id,
+      });
     } catch (err) {
       this.#release(key);
       throw this.#storeFailure(err);
@@ -523,7 +563,13 @@ export class TaskEngine {
       // The requestor cancelled the request before learning the task's id: nobody could
       // ever poll this task, so it ends before its work starts.
       this.#release(key);
-      await this.store.update(record.taskId, { status: 'cancelled', statusMessage: 'The creating request was cancelled', error: { code: TASK_CANCELLED_CODE, message: 'Task cancelled: the creating request was cancelled' } }).catch((err) => this.#report(err));
+      await this.store
+        .update(record.taskId, {
+          status: 'cancelled',
+          statusMessage: 'The creating request was cancelled',
+          error: { code: TASK_CANCELLED_CODE, message: 'Task cancelled: the creating request was cancelled' },
+        })
+        .catch((err) => this.#report(err));
       throw new McpError(ErrorCode.InternalError, 'Request cancelled');
     }
     const stripped = withoutTask(params);
@@ -536,7 +582,15 @@ export class TaskEngine {
     return { task: toTask(record) as unknown as JSONObject };
   }
 
-  async #startDraft<C extends RequestContext>(endpoint: Endpoint<C>, method: string, spec: TaskableMethod<C>, inner: RequestHandler<C>, params: JSONObject, meta: unknown, ctx: C): Promise<unknown> {
+  async #startDraft<C extends RequestContext>(
+    endpoint: Endpoint<C>,
+    method: string,
+    spec: TaskableMethod<C>,
+    inner: RequestHandler<C>,
+    params: JSONObject,
+    meta: unknown,
+    ctx: C,
+  ): Promise<unknown> {
     if (this.#closed) throw new McpError(ErrorCode.InternalError, 'The task receiver is shut down');
     if (!isObject(meta) || typeof meta.taskId !== 'string' || meta.taskId.length === 0 || meta.taskId.length > 256) {
       throw invalidParams(`Invalid params: "_meta.${DRAFT_TASK_META}.taskId" must be a string of 1 to 256 characters`);
@@ -548,7 +602,17 @@ export class TaskEngine {
     this.#reserve(key);
     let record: TaskRecord;
     try {
-      record = await this.store.create({ taskId, status: 'submitted', ttlMs, ttlAnchor: 'terminal', pollIntervalMs: this.#pollInterval, owner, method, form: 'draft', requestId: ctx.id });
+      record = await this.store.create({
+        taskId,
+        status: 'submitted',
+        ttlMs,
+        ttlAnchor: 'terminal',
+        pollIntervalMs: this.#pollInterval,
+        owner,
+        method,
+        form: 'draft',
+        requestId: ctx.id,
+      });
     } catch (err) {
       this.#release(key);
       if (err instanceof TaskStoreError && err.code === 'duplicate') throw invalidParams(`Task ID already exists: ${taskId}`);
@@ -565,7 +629,9 @@ export class TaskEngine {
     };
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      await endpoint.notify(TaskNotification.Created, { _meta: { [DRAFT_RELATED_TASK_META]: { taskId } } }, { relatedRequestId: ctx.id }).catch((err) => this.#report(err));
+      await endpoint
+        .notify(TaskNotification.Created, { _meta: { [DRAFT_RELATED_TASK_META]: { taskId } } }, { relatedRequestId: ctx.id })
+        .catch((err) => this.#report(err));
       await this.#set(work, { status: 'working' });
       const final = await this.#execute(work, record, inner, stripped, workCtx);
       const held = this.#held.get(taskId);
@@ -578,7 +644,13 @@ export class TaskEngine {
     }
   }
 
-  async #execute<C extends RequestContext>(work: TaskWork, created: TaskRecord, inner: RequestHandler<C>, params: JSONObject, ctx: C): Promise<TaskRecord | undefined> {
+  async #execute<C extends RequestContext>(
+    work: TaskWork,
+    created: TaskRecord,
+    inner: RequestHandler<C>,
+    params: JSONObject,
+    ctx: C,
+  ): Promise<TaskRecord | undefined> {
     let result: JSONObject | undefined;
     let error: JSONRPCErrorObject | undefined;
     try {
@@ -593,7 +665,11 @@ export class TaskEngine {
     const failed = error !== undefined || (work.form === '2025-11-25' && work.method === 'tools/call' && result?.isError === true);
     const statusMessage = error?.message ?? (failed ? firstText(result) : undefined);
     try {
-      const patch: TaskPatch = { status: failed ? 'failed' : 'completed', ...(statusMessage === undefined ? {} : { statusMessage }), ...(error === undefined ? { result } : { error }) };
+      const patch: TaskPatch = {
+        status: failed ? 'failed' : 'completed',
+        ...(statusMessage === undefined ? {} : { statusMessage }),
+        ...(error === undefined ? { result } : { error }),
+      };
       let stored: TaskRecord | undefined;
       try {
         stored = await this.#set(work, patch);
@@ -633,9 +709,21 @@ export class TaskEngine {
 
   #hold(work: TaskWork, created: TaskRecord, patch: TaskPatch): HeldOutcome {
     const now = Date.now();
-    const held: HeldOutcome = { work, record: applyPatch(created, patch, now), patch, failAt: now + this.#outcomeRetry, acknowledged: false, delay: OUTCOME_RETRY_FIRST_MS, timer: undefined };
+    const held: HeldOutcome = {
+      work,
+      record: applyPatch(created, patch, now),
+      patch,
+      failAt: now + this.#outcomeRetry,
+      acknowledged: false,
+      delay: OUTCOME_RETRY_FIRST_MS,
+      timer: undefined,
+    };
     this.#held.set(work.taskId, held);
-    this.#report(new Error(`Task ${work.taskId}: the task store failed to take its outcome (${patch.status}); it is held in memory and retried until the store accepts it`));
+    this.#report(
+      new Error(
+        `Task ${work.taskId}: the task store failed to take its outcome (${patch.status}); it is held in memory and retried until the store accepts it`,
+      ),
+    );
     this.#scheduleRetry(held);
     return held;
   }
@@ -677,7 +765,12 @@ export class TaskEngine {
         // Ended elsewhere (cancelled, failed by another instance), expired, or an earlier attempt landed after all.
         if (held.acknowledged) {
           const current = await this.store.get(taskId).catch(() => undefined);
-          if (current?.status !== held.record.status) this.#report(new Error(`Task ${taskId}: its ${held.record.status} outcome, already answered from memory, could not be stored: the store holds ${current?.status ?? 'no such task'}`));
+          if (current?.status !== held.record.status)
+            this.#report(
+              new Error(
+                `Task ${taskId}: its ${held.record.status} outcome, already answered from memory, could not be stored: the store holds ${current?.status ?? 'no such task'}`,
+              ),
+            );
         }
         this.#dropHeld(held);
         return true;
@@ -768,12 +861,17 @@ export class TaskEngine {
 
   /** A shared store saw a change (maybe made by another process): stop work whose task ended, wake waiters. */
   #changedElsewhere(change: TaskChange): void {
-    if (isTerminal(change.status)) this.#running.get(change.taskId)?.abort(change.status === 'cancelled' ? 'The task was cancelled' : `The task ended as ${change.status}`);
+    if (isTerminal(change.status))
+      this.#running.get(change.taskId)?.abort(change.status === 'cancelled' ? 'The task was cancelled' : `The task ended as ${change.status}`);
     this.#wake(change.taskId);
   }
 
   async #cancel(taskId: string, message: string): Promise<TaskRecord> {
-    const record = await this.store.update(taskId, { status: 'cancelled', statusMessage: message, error: { code: TASK_CANCELLED_CODE, message: `Task cancelled: ${message}` } });
+    const record = await this.store.update(taskId, {
+      status: 'cancelled',
+      statusMessage: message,
+      error: { code: TASK_CANCELLED_CODE, message: `Task cancelled: ${message}` },
+    });
     const work = this.#running.get(taskId);
     work?.abort(message);
     this.#changed(work, record);
@@ -903,7 +1001,8 @@ export class TaskEngine {
 
   async #delete(taskId: string, ctx: RequestContext): Promise<JSONObject> {
     const { record, owner } = await this.#lookup(ctx, taskId);
-    if (!isTerminal(record.status)) throw invalidParams(`Cannot delete task: its status is '${record.status}'; cancel the request first (notifications/cancelled)`);
+    if (!isTerminal(record.status))
+      throw invalidParams(`Cannot delete task: its status is '${record.status}'; cancel the request first (notifications/cancelled)`);
     await this.store.delete(taskId, owner);
     const held = this.#held.get(taskId);
     if (held !== undefined) this.#dropHeld(held);

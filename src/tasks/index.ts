@@ -5,63 +5,63 @@
  * The SQLite store is `mcpkit/tasks/sqlite`; on Cloudflare Workers, `DurableObjectTaskStore`
  * keeps tasks in a Durable Object ({@link TaskStoreDurableObject}). Runtime-neutral: no `node:*` imports.
  */
-export { TaskServer, taskSupportOf, type TaskServerOptions } from './server.js';
-export {
-  StatelessTasks,
-  StatelessTaskContext,
-  TASKS_EXTENSION_ID,
-  STATELESS_TASK_FORM,
-  declaresTasksExtension,
-  tasksExtensionRequired,
-  toStatelessTask,
-  toDetailedTask,
-  type StatelessTaskOptions,
-} from './stateless/tasks.js';
-export type { TaskInputRelay, TaskInputReceiver, TaskInputDelivery } from './input-relay.js';
+
 export { TaskClient, type TaskClientOptions, type TaskList } from './client.js';
-export { TaskEngine, TaskWork, type TaskHandlerTable, type TaskReceiverOptions, type TaskableMethod } from './engine.js';
-export { TaskServerRequestContext, TaskRequestContext } from './contexts.js';
-export { TaskRequestor, PendingTaskRequest, resultTaskId, type TaskRequestOptions } from './requestor.js';
+export { TaskRequestContext, TaskServerRequestContext } from './contexts.js';
+export { type DurableObjectStateLike, type DurableObjectStubLike, DurableObjectTaskStore, TaskStoreDurableObject } from './durable-object-store.js';
+export { type TaskableMethod, TaskEngine, type TaskHandlerTable, type TaskReceiverOptions, TaskWork } from './engine.js';
+export type { TaskInputDelivery, TaskInputReceiver, TaskInputRelay } from './input-relay.js';
+export { KeyValueTaskStore, type KeyValueTaskStoreOptions, MapKeyValue, type TaskKeyValue } from './kv-store.js';
 export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './memory-store.js';
-export { KeyValueTaskStore, MapKeyValue, type KeyValueTaskStoreOptions, type TaskKeyValue } from './kv-store.js';
-export { DurableObjectTaskStore, TaskStoreDurableObject, type DurableObjectStateLike, type DurableObjectStubLike } from './durable-object-store.js';
+export { authKey, type OwnerPolicy, ownerByConnection, ownerBySessionAndAuth, type RequestorPolicy, requestorByAuthOrConnection } from './owner.js';
+export { PendingTaskRequest, resultTaskId, type TaskRequestOptions, TaskRequestor } from './requestor.js';
+export { TaskServer, type TaskServerOptions, taskSupportOf } from './server.js';
 export {
-  TaskStoreError,
-  orphanOutcome,
-  ownerMatches,
-  // The shared rules, for implementers of other stores (run test/helpers/task-store-contract.ts against them).
-  ownerKey,
+  declaresTasksExtension,
+  STATELESS_TASK_FORM,
+  StatelessTaskContext,
+  type StatelessTaskOptions,
+  StatelessTasks,
+  TASKS_EXTENSION_ID,
+  tasksExtensionRequired,
+  toDetailedTask,
+  toStatelessTask,
+} from './stateless/tasks.js';
+export {
+  applyPatch,
   checkNewTask,
   checkPatch,
-  applyPatch,
-  recordOf,
+  decodeCursor,
+  encodeCursor,
   expiryOf,
   isExpired,
-  encodeCursor,
-  decodeCursor,
   type NewTask,
+  orphanOutcome,
+  // The shared rules, for implementers of other stores (run test/helpers/task-store-contract.ts against them).
+  ownerKey,
+  ownerMatches,
+  recordOf,
   type TaskChange,
   type TaskPage,
   type TaskPatch,
   type TaskStore,
+  TaskStoreError,
   type TaskStoreErrorCode,
 } from './store.js';
-export { ownerBySessionAndAuth, ownerByConnection, requestorByAuthOrConnection, authKey, type OwnerPolicy, type RequestorPolicy } from './owner.js';
-export { tasksExtension, toTask, toDraftTask, toTaskInfo, TASKS_EXTENSION_NAME } from './wire.js';
 export {
-  TaskMethod,
-  TaskNotification,
-  RELATED_TASK_META,
-  DRAFT_TASK_META,
-  DRAFT_RELATED_TASK_META,
-  TASK_CANCELLED_CODE,
-  isTerminal,
   type CreateTaskResult,
+  DRAFT_RELATED_TASK_META,
+  DRAFT_TASK_META,
   type DraftTask,
+  isTerminal,
+  RELATED_TASK_META,
+  TASK_CANCELLED_CODE,
   type Task,
   type TaskForm,
   type TaskInfo,
   type TaskMetadata,
+  TaskMethod,
+  TaskNotification,
   type TaskOwner,
   type TaskRecord,
   type TaskStatus,
@@ -69,3 +69,4 @@ export {
   type TtlAnchor,
   type WireTaskStatus,
 } from './types.js';
+export { TASKS_EXTENSION_NAME, tasksExtension, toDraftTask, toTask, toTaskInfo } from './wire.js';

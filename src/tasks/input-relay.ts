@@ -16,7 +16,10 @@ import type { JSONObject, JSONRPCErrorObject } from '../jsonrpc/types.js';
  * - `rejected`: the running instance refused them (a malformed answer), with the JSON-RPC
  *   error to answer the `tasks/update` with; nothing was delivered.
  */
-export type TaskInputDelivery = { readonly status: 'delivered' } | { readonly status: 'not_running' } | { readonly status: 'rejected'; readonly error: JSONRPCErrorObject };
+export type TaskInputDelivery =
+  | { readonly status: 'delivered' }
+  | { readonly status: 'not_running' }
+  | { readonly status: 'rejected'; readonly error: JSONRPCErrorObject };
 
 /**
  * Takes answers for task `taskId` in this instance: resolves `delivered` or `rejected` when

@@ -1,6 +1,6 @@
-import { KeyValueTaskStore, MapKeyValue } from './kv-store.js';
-import { DurableObjectTaskStore, TaskStoreDurableObject } from './durable-object-store.js';
 import { describeTaskStoreContract } from '../../test/helpers/task-store-contract.js';
+import { DurableObjectTaskStore, TaskStoreDurableObject } from './durable-object-store.js';
+import { KeyValueTaskStore, MapKeyValue } from './kv-store.js';
 
 describeTaskStoreContract('KeyValueTaskStore (MapKeyValue)', (clock, limits) => new KeyValueTaskStore(new MapKeyValue(), { now: clock.now, ...limits }));
 

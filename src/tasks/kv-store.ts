@@ -13,23 +13,23 @@
  */
 import type { JSONObject } from '../jsonrpc/types.js';
 import {
-  TaskStoreError,
   applyPatch,
   checkNewTask,
   checkPatch,
   copyJson,
   decodeCursor,
   encodeCursor,
+  type FinishedTaskLimits,
   finishedTaskLimits,
   isExpired,
+  type NewTask,
   ownerKey,
   ownerMatches,
   recordOf,
-  type FinishedTaskLimits,
-  type NewTask,
   type TaskPage,
   type TaskPatch,
   type TaskStore,
+  TaskStoreError,
 } from './store.js';
 import { isTerminal, type TaskOwner, type TaskRecord } from './types.js';
 
@@ -130,7 +130,7 @@ export class KeyValueTaskStore implements TaskStore {
     return this.#run(async () => {
       const slot = await this.#found(taskId);
       checkPatch(slot.record, {});
-      if (Object.prototype.hasOwnProperty.call(slot.record.inputRequests, key)) throw new TaskStoreError('duplicate', `Input request ${key} is already pending`);
+      if (Object.hasOwn(slot.record.inputRequests, key)) throw new TaskStoreError('duplicate', `Input request ${key} is already pending`);
       const next = applyPatch(slot.record, { status: 'input_required' }, this.#now());
       slot.record = { ...next, inputRequests: { ...slot.record.inputRequests, [key]: copyJson(request) } };
       await this.#kv.put({ [taskKey(taskId)]: slot });
@@ -142,7 +142,7 @@ export class KeyValueTaskStore implements TaskStore {
     return this.#run(async () => {
       const slot = await this.#found(taskId);
       checkPatch(slot.record, {});
-      if (!Object.prototype.hasOwnProperty.call(slot.record.inputRequests, key)) return slot.record;
+      if (!Object.hasOwn(slot.record.inputRequests, key)) return slot.record;
       const rest: Record<string, JSONObject> = { ...slot.record.inputRequests };
       delete rest[key];
       const back = Object.keys(rest).length === 0 && slot.record.status === 'input_required';
@@ -228,7 +228,14 @@ export class KeyValueTaskStore implements TaskStore {
     const ownerCount = `meta:finished:${owner}`;
     const mine = (((await this.#kv.get(ownerCount)) as number | undefined) ?? 0) + 1;
     const all = (((await this.#kv.get(FIN_COUNT)) as number | undefined) ?? 0) + 1;
-    await this.#kv.put({ [taskKey(slot.record.taskId)]: slot, [FIN_SEQ]: fin, [FIN_COUNT]: all, [ownerCount]: mine, [`f:${seqKey(fin)}`]: slot.record.taskId, [`o:${owner}:${seqKey(fin)}`]: slot.record.taskId });
+    await this.#kv.put({
+      [taskKey(slot.record.taskId)]: slot,
+      [FIN_SEQ]: fin,
+      [FIN_COUNT]: all,
+      [ownerCount]: mine,
+      [`f:${seqKey(fin)}`]: slot.record.taskId,
+      [`o:${owner}:${seqKey(fin)}`]: slot.record.taskId,
+    });
     if (mine > this.#maxFinishedPerOwner) await this.#evictOldest(`o:${owner}:`);
     if (all > this.#maxFinished) await this.#evictOldest('f:');
   }

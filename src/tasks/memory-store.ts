@@ -10,23 +10,23 @@
  */
 import type { JSONObject } from '../jsonrpc/types.js';
 import {
-  TaskStoreError,
   applyPatch,
   checkNewTask,
   checkPatch,
   copyJson,
   decodeCursor,
   encodeCursor,
+  type FinishedTaskLimits,
   finishedTaskLimits,
   isExpired,
+  type NewTask,
   ownerKey,
   ownerMatches,
   recordOf,
-  type FinishedTaskLimits,
-  type NewTask,
   type TaskPage,
   type TaskPatch,
   type TaskStore,
+  TaskStoreError,
 } from './store.js';
 import { isTerminal, type TaskOwner, type TaskRecord } from './types.js';
 
@@ -102,7 +102,7 @@ export class InMemoryTaskStore implements TaskStore {
     this.#open();
     const slot = this.#slot(taskId);
     checkPatch(slot.record, {});
-    if (Object.prototype.hasOwnProperty.call(slot.record.inputRequests, key)) throw new TaskStoreError('duplicate', `Input request ${key} is already pending`);
+    if (Object.hasOwn(slot.record.inputRequests, key)) throw new TaskStoreError('duplicate', `Input request ${key} is already pending`);
     const next = applyPatch(slot.record, { status: 'input_required' }, this.#now());
     slot.record = { ...next, inputRequests: { ...slot.record.inputRequests, [key]: copyJson(request) } };
     return copyJson(slot.record);
@@ -112,7 +112,7 @@ export class InMemoryTaskStore implements TaskStore {
     this.#open();
     const slot = this.#slot(taskId);
     checkPatch(slot.record, {});
-    if (!Object.prototype.hasOwnProperty.call(slot.record.inputRequests, key)) return copyJson(slot.record);
+    if (!Object.hasOwn(slot.record.inputRequests, key)) return copyJson(slot.record);
     const rest: Record<string, JSONObject> = { ...slot.record.inputRequests };
     delete rest[key];
     const back = Object.keys(rest).length === 0 && slot.record.status === 'input_required';
@@ -205,4 +205,3 @@ export class InMemoryTaskStore implements TaskStore {
     return slot;
   }
 }
-

@@ -4,7 +4,7 @@
  * is the one module that imports better-sqlite3; both subpaths are exported.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -51,16 +51,28 @@ test('only tasks/sqlite-store.js imports better-sqlite3, and nothing loads it st
       else if (name.name.endsWith('.js')) files.push(join(dir, name.name));
     }
   })(dist);
-  const importers = files.filter((f) => imports(f).includes('better-sqlite3')).map((f) => f.slice(dist.length + 1).split('\\').join('/'));
+  const importers = files
+    .filter((f) => imports(f).includes('better-sqlite3'))
+    .map((f) =>
+      f
+        .slice(dist.length + 1)
+        .split('\\')
+        .join('/'),
+    );
   assert.deepEqual(importers, ['tasks/sqlite-store.js']);
   // the demo (in a chunk of the CLI) reaches the store by import() only, so it stays runtime-neutral
   const STATIC = /^(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm;
-  const staticImporters = files.filter((f) => [...readFileSync(f, 'utf8').matchAll(STATIC)].some((m) => resolve(dirname(f), m[1] ?? m[2]!) === join(dist, 'tasks', 'sqlite-store.js')));
+  const staticImporters = files.filter((f) =>
+    [...readFileSync(f, 'utf8').matchAll(STATIC)].some((m) => resolve(dirname(f), m[1] ?? m[2]!) === join(dist, 'tasks', 'sqlite-store.js')),
+  );
   assert.deepEqual(staticImporters, [], 'a static import of tasks/sqlite-store.js');
 });
 
 test('package.json exports mcpkit/tasks and mcpkit/tasks/sqlite', () => {
-  const pkg = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as { exports: Record<string, { import: string; types: string }>; peerDependenciesMeta: Record<string, { optional: boolean }> };
+  const pkg = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as {
+    exports: Record<string, { import: string; types: string }>;
+    peerDependenciesMeta: Record<string, { optional: boolean }>;
+  };
   assert.equal(pkg.exports['./tasks']?.import, './dist/tasks/index.js');
   assert.equal(pkg.exports['./tasks']?.types, './dist/tasks/index.d.ts');
   assert.equal(pkg.exports['./tasks/sqlite']?.import, './dist/tasks/sqlite-store.js');

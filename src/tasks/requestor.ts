@@ -20,11 +20,21 @@
  */
 import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
+import { isObject } from '../jsonrpc/values.js';
 import type { Endpoint } from '../protocol/endpoint.js';
 import type { Progress } from '../session/session.js';
-import { DRAFT_RELATED_TASK_META, DRAFT_TASK_META, RELATED_TASK_META, TASK_CANCELLED_CODE, TaskMethod, TaskNotification, isTerminal, type TaskForm, type TaskInfo } from './types.js';
+import {
+  DRAFT_RELATED_TASK_META,
+  DRAFT_TASK_META,
+  isTerminal,
+  RELATED_TASK_META,
+  TASK_CANCELLED_CODE,
+  type TaskForm,
+  type TaskInfo,
+  TaskMethod,
+  TaskNotification,
+} from './types.js';
 import { formOf, relatedTaskId, toTaskInfo } from './wire.js';
-import { isObject } from '../jsonrpc/values.js';
 
 /** Options of one task-augmented request. */
 export interface TaskRequestOptions {
@@ -206,13 +216,21 @@ export class TaskRequestor {
     }
   }
 
-  async #current<T>(method: string, params: JSONObject, meta: JSONObject, options: TaskRequestOptions, asTask: boolean, forget: () => void): Promise<PendingTaskRequest<T>> {
+  async #current<T>(
+    method: string,
+    params: JSONObject,
+    meta: JSONObject,
+    options: TaskRequestOptions,
+    asTask: boolean,
+    forget: () => void,
+  ): Promise<PendingTaskRequest<T>> {
     const wire: JSONObject = { ...params };
     if (Object.keys(meta).length > 0) wire._meta = meta;
     if (asTask) wire.task = options.ttl === undefined ? {} : { ttl: options.ttl };
     const first = await this.endpoint.request(method, wire, { signal: options.signal, timeoutMs: options.timeoutMs });
     const task = asTask && isObject(first) && isObject(first.task) ? toTaskInfo(first.task) : undefined;
-    if (asTask && isObject(first) && 'task' in first && task === undefined) throw new LocalError('invalid_result', `${method} answered with a malformed CreateTaskResult`);
+    if (asTask && isObject(first) && 'task' in first && task === undefined)
+      throw new LocalError('invalid_result', `${method} answered with a malformed CreateTaskResult`);
     if (task === undefined) {
       // The receiver ran the request directly.
       forget();
@@ -303,14 +321,22 @@ export class TaskRequestor {
       timedOut = true;
       state.request!.abort(new Error('timeout'));
     }, options.timeoutMs ?? 60_000);
-    const first = await Promise.race([direct.then((r) => ({ r }), (e: unknown) => ({ e })), created]);
+    const first = await Promise.race([
+      direct.then(
+        (r) => ({ r }),
+        (e: unknown) => ({ e }),
+      ),
+      created,
+    ]);
     clearTimeout(timer);
     if (first !== 'created') {
       finish();
-      if ('e' in first) throw timedOut ? new LocalError('timeout', `${method} got neither an answer nor a task within ${options.timeoutMs ?? 60_000} ms`) : first.e;
+      if ('e' in first)
+        throw timedOut ? new LocalError('timeout', `${method} got neither an answer nor a task within ${options.timeoutMs ?? 60_000} ms`) : first.e;
       // Answered directly: the receiver ignored the task, or (related metadata) finished it first.
       const related = relatedTaskId(first.r as JSONObject, DRAFT_RELATED_TASK_META);
-      const done: State | undefined = related === undefined ? undefined : { ...state, task: { taskId, status: 'completed', raw: { taskId, status: 'completed' } } };
+      const done: State | undefined =
+        related === undefined ? undefined : { ...state, task: { taskId, status: 'completed', raw: { taskId, status: 'completed' } } };
       return new PendingTaskRequest<T>(done, Promise.resolve(first.r as T), async () => {});
     }
     this.#report(state, { taskId, status: 'submitted', raw: { taskId, status: 'submitted' } });
@@ -321,7 +347,10 @@ export class TaskRequestor {
         settled = true;
         f();
       };
-      direct.then((r) => settle(() => resolve(r as T)), (e: unknown) => settle(() => reject(e)));
+      direct.then(
+        (r) => settle(() => resolve(r as T)),
+        (e: unknown) => settle(() => reject(e)),
+      );
       this.#pollDraft<T>(state).then(
         (r) => {
           if (r !== undefined) settle(() => resolve(r.value));

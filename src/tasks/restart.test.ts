@@ -11,11 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { sleep } from '../../test/helpers/task-fixture.js';
+import { demoServerCommand } from '../../test/interop/fixtures/raw-stdio-transport.js';
 import { Client } from '../client/client.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
-import { demoServerCommand } from '../../test/interop/fixtures/raw-stdio-transport.js';
 import { StdioClientTransport } from '../stdio/index.js';
-import { sleep } from '../../test/helpers/task-fixture.js';
 import { RELATED_TASK_META, TaskClient } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-task-restart-'));

@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JSONRPCMessage, RequestId } from '../jsonrpc/types.js';
+import { Capture, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
+import { notification, request, result } from '../../test/transcripts/harness.js';
 import { runTranscript } from '../../test/transcripts/transcript.js';
+import type { JSONRPCMessage, RequestId } from '../jsonrpc/types.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-import { notification, request, result } from '../../test/transcripts/harness.js';
-import { Capture, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
 
 /** Wraps a transport and notes the routing hint of every message sent through it. */
 class RoutingSpy implements Transport {
@@ -67,8 +67,17 @@ describe('routing of task messages', () => {
       { expect: notification('notifications/progress', { progress: 2 }) },
       { expect: result(2, { content: [{ type: 'text', text: 'job done: accept x' }] }) },
     ]);
-    assert.deepEqual(spy.sent.find((s) => s.method === 'elicitation/create'), { method: 'elicitation/create', related: 2 });
-    assert.deepEqual(spy.sent.filter((s) => s.method === 'notifications/progress'), [{ method: 'notifications/progress', related: 2 }, { method: 'notifications/progress', related: 2 }]);
+    assert.deepEqual(
+      spy.sent.find((s) => s.method === 'elicitation/create'),
+      { method: 'elicitation/create', related: 2 },
+    );
+    assert.deepEqual(
+      spy.sent.filter((s) => s.method === 'notifications/progress'),
+      [
+        { method: 'notifications/progress', related: 2 },
+        { method: 'notifications/progress', related: 2 },
+      ],
+    );
     await close();
   });
 
@@ -80,21 +89,33 @@ describe('routing of task messages', () => {
       { expect: notification('notifications/progress', { progress: 1 }) },
       { expect: notification('notifications/progress', { progress: 2 }) },
     ]);
-    assert.deepEqual(current.spy.sent.filter((s) => s.method === 'notifications/progress'), [{ method: 'notifications/progress' }, { method: 'notifications/progress' }]);
+    assert.deepEqual(
+      current.spy.sent.filter((s) => s.method === 'notifications/progress'),
+      [{ method: 'notifications/progress' }, { method: 'notifications/progress' }],
+    );
     await current.close();
     const draft = await connect('2025-06-18');
     await draft.run([
-      { send: request(1, 'tools/call', { name: 'job', arguments: { progress: true }, _meta: { progressToken: 't', 'modelcontextprotocol.io/task': { taskId: 'd' } } }) },
+      {
+        send: request(1, 'tools/call', {
+          name: 'job',
+          arguments: { progress: true },
+          _meta: { progressToken: 't', 'modelcontextprotocol.io/task': { taskId: 'd' } },
+        }),
+      },
       { expect: notification('notifications/tasks/created', {}) },
       { expect: notification('notifications/progress', { progress: 1 }) },
       { expect: notification('notifications/progress', { progress: 2 }) },
       { expect: result(1, {}) },
     ]);
-    assert.deepEqual(draft.spy.sent.filter((s) => s.method?.startsWith('notifications/')), [
-      { method: 'notifications/tasks/created', related: 1 },
-      { method: 'notifications/progress', related: 1 },
-      { method: 'notifications/progress', related: 1 },
-    ]);
+    assert.deepEqual(
+      draft.spy.sent.filter((s) => s.method?.startsWith('notifications/')),
+      [
+        { method: 'notifications/tasks/created', related: 1 },
+        { method: 'notifications/progress', related: 1 },
+        { method: 'notifications/progress', related: 1 },
+      ],
+    );
     await draft.close();
   });
 });

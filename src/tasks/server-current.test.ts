@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { error, harnessTest, includes, isText, matches, notification, request, result, type Harness } from '../../test/transcripts/harness.js';
-import { Capture, TransitionLog, isIso, isUuid, related, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
-import { TASK_CANCELLED_CODE, ownerByConnection, type TaskServerOptions } from './index.js';
+import { Capture, isIso, isUuid, related, sleep, TransitionLog, taskFixture } from '../../test/helpers/task-fixture.js';
+import { error, type Harness, harnessTest, includes, isText, matches, notification, request, result } from '../../test/transcripts/harness.js';
+import { ownerByConnection, TASK_CANCELLED_CODE, type TaskServerOptions } from './index.js';
 
 const LATEST = '2025-11-25';
 
@@ -23,7 +23,15 @@ async function connect(h: Harness, options: TaskServerOptions = {}, capabilities
 
 /** A `notifications/tasks/status` expectation for the captured task. */
 function status(id: Capture, value: string, more: object = {}) {
-  return notification('notifications/tasks/status', { taskId: id.is, status: value, createdAt: isIso, lastUpdatedAt: isIso, ttl: 60_000, ...more, _meta: undefined });
+  return notification('notifications/tasks/status', {
+    taskId: id.is,
+    status: value,
+    createdAt: isIso,
+    lastUpdatedAt: isIso,
+    ttl: 60_000,
+    ...more,
+    _meta: undefined,
+  });
 }
 
 describe('tasks, 2025-11-25 form, server side', () => {
@@ -51,8 +59,20 @@ describe('tasks, 2025-11-25 form, server side', () => {
     const { c, probe, log } = await connect(h);
     const id = new Capture();
     await c.run([
-      { send: request(1, 'tools/call', { name: 'job', arguments: { progress: true, log: true, hold: true }, task: { ttl: 60_000 }, _meta: { progressToken: 'p1' } }) },
-      { expect: result(1, { task: { taskId: id.set, status: 'working', ttl: 60_000, pollInterval: 20, createdAt: isIso, lastUpdatedAt: isIso }, content: undefined }) },
+      {
+        send: request(1, 'tools/call', {
+          name: 'job',
+          arguments: { progress: true, log: true, hold: true },
+          task: { ttl: 60_000 },
+          _meta: { progressToken: 'p1' },
+        }),
+      },
+      {
+        expect: result(1, {
+          task: { taskId: id.set, status: 'working', ttl: 60_000, pollInterval: 20, createdAt: isIso, lastUpdatedAt: isIso },
+          content: undefined,
+        }),
+      },
       // The work runs outside the request: its log and progress come after the answer.
       { expect: notification('notifications/message', { level: 'info', logger: 'job', data: 'job started', _meta: related(id) }) },
       { expect: notification('notifications/progress', { progressToken: 'p1', progress: 1, total: 2, message: 'half way', _meta: related(id) }) },
@@ -89,10 +109,7 @@ describe('tasks, 2025-11-25 form, server side', () => {
     probe.release();
     await c.run([
       {
-        expectAnyOrder: [
-          status(id, 'completed', { ttl: 3_600_000 }),
-          result(2, { content: [{ type: 'text', text: 'job done' }], _meta: related(id) }),
-        ],
+        expectAnyOrder: [status(id, 'completed', { ttl: 3_600_000 }), result(2, { content: [{ type: 'text', text: 'job done' }], _meta: related(id) })],
       },
     ]);
   });
@@ -316,7 +333,12 @@ describe('tasks, 2025-11-25 form, server side', () => {
   harnessTest('tasks/list pages through the requestor’s tasks with opaque cursors', async (h) => {
     const { c } = await connect(h, { pageSize: 2, statusNotifications: false });
     const ids = [new Capture(), new Capture(), new Capture()];
-    await c.run(ids.flatMap((id, i) => [{ send: request(i + 1, 'tools/call', { name: 'must', arguments: {}, task: {} }) }, { expect: result(i + 1, { task: { taskId: id.set } }) }]));
+    await c.run(
+      ids.flatMap((id, i) => [
+        { send: request(i + 1, 'tools/call', { name: 'must', arguments: {}, task: {} }) },
+        { expect: result(i + 1, { task: { taskId: id.set } }) },
+      ]),
+    );
     const cursor = new Capture();
     await c.run([
       { send: request(10, 'tasks/list') },
@@ -342,10 +364,7 @@ describe('tasks, 2025-11-25 form, server side', () => {
     probe.release();
     while (probe.holding > 1) await sleep(2);
     await sleep(5);
-    await c.run([
-      { send: request(4, 'tools/call', { name: 'job', arguments: {}, task: {} }) },
-      { expect: result(4, { task: { status: 'working' } }) },
-    ]);
+    await c.run([{ send: request(4, 'tools/call', { name: 'job', arguments: {}, task: {} }) }, { expect: result(4, { task: { status: 'working' } }) }]);
     probe.release();
   });
 
@@ -381,10 +400,7 @@ describe('tasks, 2025-11-25 form, server side', () => {
     await alice.init(LATEST);
     await bob.init(LATEST);
     const id = new Capture();
-    await alice.run([
-      { send: request(1, 'tools/call', { name: 'must', arguments: {}, task: {} }) },
-      { expect: result(1, { task: { taskId: id.set } }) },
-    ]);
+    await alice.run([{ send: request(1, 'tools/call', { name: 'must', arguments: {}, task: {} }) }, { expect: result(1, { task: { taskId: id.set } }) }]);
     const { received } = await bob.run([
       { send: request(1, 'tasks/get', { taskId: id.value }) },
       { expect: error(1, -32602) },
@@ -414,18 +430,12 @@ describe('tasks, 2025-11-25 form, server side', () => {
     await one.init(LATEST);
     await two.init(LATEST);
     const id = new Capture();
-    await one.run([
-      { send: request(1, 'tools/call', { name: 'must', arguments: {}, task: {} }) },
-      { expect: result(1, { task: { taskId: id.set } }) },
-    ]);
+    await one.run([{ send: request(1, 'tools/call', { name: 'must', arguments: {}, task: {} }) }, { expect: result(1, { task: { taskId: id.set } }) }]);
     await two.run([
       { send: request(1, 'tasks/get', { taskId: id.value }) },
       { expect: error(1, -32602, { message: 'Failed to retrieve task: Task not found' }) },
     ]);
-    await one.run([
-      { send: request(2, 'tasks/get', { taskId: id.value }) },
-      { expect: result(2, { taskId: id.value }) },
-    ]);
+    await one.run([{ send: request(2, 'tasks/get', { taskId: id.value }) }, { expect: result(2, { taskId: id.value }) }]);
   });
 
   harnessTest('a server without task support processes a task-augmented call normally; tasks/* are -32601', async (h) => {

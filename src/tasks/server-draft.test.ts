@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { error, harnessTest, matches, notification, request, result, type Harness } from '../../test/transcripts/harness.js';
-import { TransitionLog, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
+import { sleep, TransitionLog, taskFixture } from '../../test/helpers/task-fixture.js';
+import { error, type Harness, harnessTest, matches, notification, request, result } from '../../test/transcripts/harness.js';
 import type { TaskServerOptions } from './index.js';
 
 const TASK = 'modelcontextprotocol.io/task';
@@ -34,40 +34,49 @@ const call = (id: number, taskId: string | undefined, args: object, more: object
   request(id, 'tools/call', { name, arguments: args as never, _meta: { ...(taskId === undefined ? {} : { [TASK]: { taskId, ...more } }) } });
 
 describe('tasks, draft form, server side', () => {
-  harnessTest('submitted → working → completed: created notification, then the normal response; tasks/get, tasks/result, tasks/list, tasks/delete', async (h) => {
-    const { c, probe, log } = await connect(h);
-    await c.run([
-      { send: request(1, 'tools/call', { name: 'job', arguments: { hold: true, progress: true }, _meta: { progressToken: 'p', [TASK]: { taskId: 'mine-1', keepAlive: 30_000 } } }) },
-      { expect: notification('notifications/tasks/created', { _meta: rel('mine-1') }) },
-      { expect: notification('notifications/progress', { progressToken: 'p', progress: 1, _meta: rel('mine-1') }) },
-      { send: request(2, 'tasks/get', { taskId: 'mine-1', _meta: rel('mine-1') }) },
-      { expect: result(2, { taskId: 'mine-1', status: 'working', keepAlive: 30_000, pollFrequency: 20, error: undefined, _meta: rel('mine-1') }) },
-      // §4.6: results only for a completed task; an error for every other status.
-      { send: request(3, 'tasks/result', { taskId: 'mine-1' }) },
-      { expect: error(3, -32602, { message: "Cannot retrieve result: Task status is 'working', not 'completed'" }) },
-      // §4.10: deleting a running task is refused here; tasks/cancel does not exist in the draft.
-      { send: request(4, 'tasks/delete', { taskId: 'mine-1' }) },
-      { expect: error(4, -32602, { message: matches(/status is 'working'/) }) },
-      { send: request(5, 'tasks/cancel', { taskId: 'mine-1' }) },
-      { expect: error(5, -32601) },
-    ]);
-    probe.release();
-    await c.run([
-      { expect: notification('notifications/progress', { progressToken: 'p', progress: 2 }) },
-      { expect: result(1, { content: [{ type: 'text', text: 'job done' }], _meta: rel('mine-1') }) },
-      { send: request(6, 'tasks/get', { taskId: 'mine-1' }) },
-      { expect: result(6, { taskId: 'mine-1', status: 'completed', keepAlive: 30_000 }) },
-      { send: request(7, 'tasks/result', { taskId: 'mine-1' }) },
-      { expect: result(7, { content: [{ type: 'text', text: 'job done' }], _meta: rel('mine-1') }) },
-      { send: request(8, 'tasks/list') },
-      { expect: result(8, { tasks: [{ taskId: 'mine-1', status: 'completed', keepAlive: 30_000, pollFrequency: 20 }], nextCursor: undefined }) },
-      { send: request(9, 'tasks/delete', { taskId: 'mine-1' }) },
-      { expect: result(9, { _meta: rel('mine-1') }) },
-      { send: request(10, 'tasks/get', { taskId: 'mine-1' }) },
-      { expect: error(10, -32602, { message: 'Failed to retrieve task: Task not found' }) },
-    ]);
-    assert.deepEqual(log.of('mine-1'), ['submitted', 'working', 'completed']);
-  });
+  harnessTest(
+    'submitted → working → completed: created notification, then the normal response; tasks/get, tasks/result, tasks/list, tasks/delete',
+    async (h) => {
+      const { c, probe, log } = await connect(h);
+      await c.run([
+        {
+          send: request(1, 'tools/call', {
+            name: 'job',
+            arguments: { hold: true, progress: true },
+            _meta: { progressToken: 'p', [TASK]: { taskId: 'mine-1', keepAlive: 30_000 } },
+          }),
+        },
+        { expect: notification('notifications/tasks/created', { _meta: rel('mine-1') }) },
+        { expect: notification('notifications/progress', { progressToken: 'p', progress: 1, _meta: rel('mine-1') }) },
+        { send: request(2, 'tasks/get', { taskId: 'mine-1', _meta: rel('mine-1') }) },
+        { expect: result(2, { taskId: 'mine-1', status: 'working', keepAlive: 30_000, pollFrequency: 20, error: undefined, _meta: rel('mine-1') }) },
+        // §4.6: results only for a completed task; an error for every other status.
+        { send: request(3, 'tasks/result', { taskId: 'mine-1' }) },
+        { expect: error(3, -32602, { message: "Cannot retrieve result: Task status is 'working', not 'completed'" }) },
+        // §4.10: deleting a running task is refused here; tasks/cancel does not exist in the draft.
+        { send: request(4, 'tasks/delete', { taskId: 'mine-1' }) },
+        { expect: error(4, -32602, { message: matches(/status is 'working'/) }) },
+        { send: request(5, 'tasks/cancel', { taskId: 'mine-1' }) },
+        { expect: error(5, -32601) },
+      ]);
+      probe.release();
+      await c.run([
+        { expect: notification('notifications/progress', { progressToken: 'p', progress: 2 }) },
+        { expect: result(1, { content: [{ type: 'text', text: 'job done' }], _meta: rel('mine-1') }) },
+        { send: request(6, 'tasks/get', { taskId: 'mine-1' }) },
+        { expect: result(6, { taskId: 'mine-1', status: 'completed', keepAlive: 30_000 }) },
+        { send: request(7, 'tasks/result', { taskId: 'mine-1' }) },
+        { expect: result(7, { content: [{ type: 'text', text: 'job done' }], _meta: rel('mine-1') }) },
+        { send: request(8, 'tasks/list') },
+        { expect: result(8, { tasks: [{ taskId: 'mine-1', status: 'completed', keepAlive: 30_000, pollFrequency: 20 }], nextCursor: undefined }) },
+        { send: request(9, 'tasks/delete', { taskId: 'mine-1' }) },
+        { expect: result(9, { _meta: rel('mine-1') }) },
+        { send: request(10, 'tasks/get', { taskId: 'mine-1' }) },
+        { expect: error(10, -32602, { message: 'Failed to retrieve task: Task not found' }) },
+      ]);
+      assert.deepEqual(log.of('mine-1'), ['submitted', 'working', 'completed']);
+    },
+  );
 
   harnessTest('input_required while the work waits on an elicitation, which carries the draft related-task metadata', async (h) => {
     const { c, log } = await connect(h, '2025-06-18', {}, { elicitation: {} });
@@ -88,10 +97,7 @@ describe('tasks, draft form, server side', () => {
 
   harnessTest('cancellation through notifications/cancelled of the original request: cancelled, work aborted, no response', async (h) => {
     const { c, probe, log } = await connect(h);
-    await c.run([
-      { send: call(1, 'c-1', { hold: true }) },
-      { expect: notification('notifications/tasks/created', { _meta: rel('c-1') }) },
-    ]);
+    await c.run([{ send: call(1, 'c-1', { hold: true }) }, { expect: notification('notifications/tasks/created', { _meta: rel('c-1') }) }]);
     while (probe.holding === 0) await sleep(2);
     await c.run([
       { send: notification('notifications/cancelled', { requestId: 1, reason: 'changed my mind' }) },

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { describeTaskStoreContract, FakeClock } from '../../test/helpers/task-store-contract.js';
 import { SqliteTaskStore } from './sqlite-store.js';
-import { FakeClock, describeTaskStoreContract } from '../../test/helpers/task-store-contract.js';
 import type { NewTask } from './store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-sqlite-store-'));
@@ -122,7 +122,10 @@ describe('SqliteTaskStore durability', () => {
       assert.deepEqual(left, ['done-3', 'orphan'], 'the orphan ended last, so it is the newest finished');
       await b.create(task('next'));
       await b.update('next', { status: 'completed', result: {} });
-      assert.deepEqual((await b.list({}, { limit: 10 })).tasks.map((t) => t.taskId), ['orphan', 'next']);
+      assert.deepEqual(
+        (await b.list({}, { limit: 10 })).tasks.map((t) => t.taskId),
+        ['orphan', 'next'],
+      );
     } finally {
       await b.close();
     }

@@ -26,23 +26,23 @@
 import Database from 'better-sqlite3';
 import type { JSONObject, JSONRPCErrorObject, RequestId } from '../jsonrpc/types.js';
 import {
-  TaskStoreError,
   applyPatch,
   checkNewTask,
   checkPatch,
   decodeCursor,
   encodeCursor,
+  type FinishedTaskLimits,
   finishedTaskLimits,
   isExpired,
+  type NewTask,
   orphanOutcome,
   ownerKey,
   ownerMatches,
   recordOf,
-  type FinishedTaskLimits,
-  type NewTask,
   type TaskPage,
   type TaskPatch,
   type TaskStore,
+  TaskStoreError,
 } from './store.js';
 import { isTerminal, type TaskOwner, type TaskRecord, type TaskStatus, type TtlAnchor } from './types.js';
 
@@ -118,7 +118,8 @@ CREATE INDEX IF NOT EXISTS mcp_tasks_finished ON mcp_tasks (updated_at, seq) WHE
 CREATE INDEX IF NOT EXISTS mcp_tasks_owner_finished ON mcp_tasks (owner_key, updated_at, seq) WHERE status IN ${FINISHED};
 `;
 
-const COLUMNS = 'seq, task_id, status, status_message, created_at, updated_at, ttl_ms, ttl_anchor, expires_at, poll_interval_ms, owner_key, owner_session, owner_auth, method, form, request_id, params, result, error, input_requests';
+const COLUMNS =
+  'seq, task_id, status, status_message, created_at, updated_at, ttl_ms, ttl_anchor, expires_at, poll_interval_ms, owner_key, owner_session, owner_auth, method, form, request_id, params, result, error, input_requests';
 
 function toRecord(row: Row): TaskRecord {
   const owner: { session?: string; auth?: string } = {};
@@ -215,12 +216,16 @@ export class SqliteTaskStore implements TaskStore {
            result = @result, error = @error, input_requests = @input_requests WHERE task_id = @task_id`,
       ),
       page: db.prepare(`SELECT ${COLUMNS} FROM mcp_tasks WHERE owner_key = ? AND seq > ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq LIMIT ?`),
-      sweep: db.prepare('DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM mcp_tasks WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?)'),
+      sweep: db.prepare(
+        'DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM mcp_tasks WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?)',
+      ),
       active: db.prepare(`SELECT ${COLUMNS} FROM mcp_tasks WHERE status IN ${ACTIVE}`),
       countFinished: db.prepare(`SELECT COUNT(*) FROM mcp_tasks WHERE status IN ${FINISHED}`).pluck(),
       countOwnerFinished: db.prepare(`SELECT COUNT(*) FROM mcp_tasks WHERE owner_key = ? AND status IN ${FINISHED}`).pluck(),
       evictOldest: db.prepare(`DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM mcp_tasks WHERE status IN ${FINISHED} ORDER BY updated_at, seq LIMIT ?)`),
-      evictOwnerOldest: db.prepare(`DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM mcp_tasks WHERE owner_key = ? AND status IN ${FINISHED} ORDER BY updated_at, seq LIMIT ?)`),
+      evictOwnerOldest: db.prepare(
+        `DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM mcp_tasks WHERE owner_key = ? AND status IN ${FINISHED} ORDER BY updated_at, seq LIMIT ?)`,
+      ),
       evictEveryOwner: db.prepare(
         `DELETE FROM mcp_tasks WHERE seq IN (SELECT seq FROM (SELECT seq, ROW_NUMBER() OVER (PARTITION BY owner_key ORDER BY updated_at DESC, seq DESC) AS n FROM mcp_tasks WHERE status IN ${FINISHED}) WHERE n > ?)`,
       ),
@@ -317,7 +322,7 @@ export class SqliteTaskStore implements TaskStore {
     return this.#db.transaction(() => {
       const current = this.#must(taskId);
       checkPatch(current, {});
-      if (Object.prototype.hasOwnProperty.call(current.inputRequests, key)) throw new TaskStoreError('duplicate', `Input request ${key} is already pending`);
+      if (Object.hasOwn(current.inputRequests, key)) throw new TaskStoreError('duplicate', `Input request ${key} is already pending`);
       const next = { ...applyPatch(current, { status: 'input_required' }, this.#now()), inputRequests: { ...current.inputRequests, [key]: request } };
       this.#write(next);
       return next;
@@ -329,7 +334,7 @@ export class SqliteTaskStore implements TaskStore {
     return this.#db.transaction(() => {
       const current = this.#must(taskId);
       checkPatch(current, {});
-      if (!Object.prototype.hasOwnProperty.call(current.inputRequests, key)) return current;
+      if (!Object.hasOwn(current.inputRequests, key)) return current;
       const rest: Record<string, JSONObject> = { ...current.inputRequests };
       delete rest[key];
       const back = Object.keys(rest).length === 0 && current.status === 'input_required';

@@ -170,16 +170,19 @@ export function isExpired(expiresAt: number | null, now: number): boolean {
 
 /** Throws the {@link TaskStoreError} a `create` of `task` deserves (initial status, ttl). */
 export function checkNewTask(task: NewTask): void {
-  if (task.status !== 'submitted' && task.status !== 'working') throw new TaskStoreError('invalid_transition', `A task starts as "submitted" or "working", not "${String(task.status)}"`);
+  if (task.status !== 'submitted' && task.status !== 'working')
+    throw new TaskStoreError('invalid_transition', `A task starts as "submitted" or "working", not "${String(task.status)}"`);
   if (typeof task.taskId !== 'string' || task.taskId.length === 0) throw new TaskStoreError('invalid_transition', 'A task id is a non-empty string');
-  if (task.ttlMs !== null && !(Number.isInteger(task.ttlMs) && task.ttlMs >= 0)) throw new TaskStoreError('invalid_transition', 'ttlMs is a non-negative integer or null');
+  if (task.ttlMs !== null && !(Number.isInteger(task.ttlMs) && task.ttlMs >= 0))
+    throw new TaskStoreError('invalid_transition', 'ttlMs is a non-negative integer or null');
 }
 
 /** Throws the {@link TaskStoreError} `patch` deserves against `current`. */
 export function checkPatch(current: TaskRecord, patch: TaskPatch): void {
   if (isTerminal(current.status)) throw new TaskStoreError('terminal', `Task ${current.taskId} is already ${current.status}; terminal states never change`);
   const next = patch.status;
-  if (next === 'submitted' && current.status !== 'submitted') throw new TaskStoreError('invalid_transition', `Task ${current.taskId} cannot go back from ${current.status} to submitted`);
+  if (next === 'submitted' && current.status !== 'submitted')
+    throw new TaskStoreError('invalid_transition', `Task ${current.taskId} cannot go back from ${current.status} to submitted`);
   if ((patch.result !== undefined || patch.error !== undefined) && (next === undefined || !isTerminal(next))) {
     throw new TaskStoreError('invalid_transition', 'A result or an error is stored only together with a terminal status');
   }

@@ -8,24 +8,24 @@
  */
 import { McpError } from '../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCErrorObject } from '../jsonrpc/types.js';
+import { isObject } from '../jsonrpc/values.js';
 import { checkCursor, type ParamsCheck } from '../protocol/params.js';
-import type { MethodSpec, ProtocolExtension } from '../protocol/table.js';
 import { STATELESS_REVISIONS } from '../protocol/stateless/wire.js';
+import type { MethodSpec, ProtocolExtension } from '../protocol/table.js';
 import { STATEFUL_REVISIONS, V2025_11_25 } from '../protocol/versions.js';
 import {
   DRAFT_RELATED_TASK_META,
-  RELATED_TASK_META,
-  TaskMethod,
-  TaskNotification,
   type DraftTask,
+  RELATED_TASK_META,
   type Task,
   type TaskForm,
   type TaskInfo,
+  TaskMethod,
+  TaskNotification,
   type TaskRecord,
   type TaskStatus,
   type WireTaskStatus,
 } from './types.js';
-import { isObject } from '../jsonrpc/values.js';
 
 /** The 2025-11-25 `Task` of `record` (`submitted` reads as `working`, `unknown` as `failed`). Pure. */
 export function toTask(record: TaskRecord): Task {
@@ -67,7 +67,7 @@ export function withRelatedMeta(result: JSONObject | undefined, form: TaskForm, 
 
 /** `params` with the related-task metadata of `form` added to `_meta` (a new object). Pure. */
 export function paramsWithRelatedMeta<P extends object>(params: P, form: TaskForm, taskId: string): P & { _meta: JSONObject } {
-  const meta = isObject((params as { _meta?: unknown })._meta) ? ((params as { _meta: JSONObject })._meta) : {};
+  const meta = isObject((params as { _meta?: unknown })._meta) ? (params as { _meta: JSONObject })._meta : {};
   return { ...params, _meta: { ...meta, [relatedKey(form)]: { taskId } } };
 }
 
@@ -116,7 +116,10 @@ const checkCreatedNotification: ParamsCheck = (p) =>
   relatedTaskId(p, DRAFT_RELATED_TASK_META) !== undefined ? undefined : `Invalid params: "_meta.${DRAFT_RELATED_TASK_META}.taskId" must be a string`;
 
 function req(method: string, params: ParamsCheck, gate?: readonly string[]): MethodSpec {
-  const spec: MethodSpec = gate === undefined ? { method, kind: 'request', direction: 'both', params } : { method, kind: 'request', direction: 'both', params, gate: { holder: 'receiver', path: gate } };
+  const spec: MethodSpec =
+    gate === undefined
+      ? { method, kind: 'request', direction: 'both', params }
+      : { method, kind: 'request', direction: 'both', params, gate: { holder: 'receiver', path: gate } };
   return spec;
 }
 
@@ -138,8 +141,7 @@ const DRAFT: readonly MethodSpec[] = [
   { method: TaskNotification.Created, kind: 'notification', direction: 'both', params: checkCreatedNotification },
 ];
 
-const checkUpdate: ParamsCheck = (p) =>
-  checkTaskId(p) ?? (isObject(p!.inputResponses) ? undefined : 'Invalid params: "inputResponses" must be an object');
+const checkUpdate: ParamsCheck = (p) => checkTaskId(p) ?? (isObject(p!.inputResponses) ? undefined : 'Invalid params: "inputResponses" must be an object');
 
 /**
  * The stateless era's entries (the `io.modelcontextprotocol/tasks` extension, SEP-2663):
@@ -167,7 +169,9 @@ export const TASKS_EXTENSION_NAME = 'mcpkit/tasks';
  * (computed from what the side declares without tasks). Used by `TaskServer` and `TaskClient`;
  * exported for custom roles. Pure.
  */
-export function tasksExtension(capabilities?: (role: 'client' | 'server', declared: Readonly<Record<string, unknown>>) => Record<string, unknown> | undefined): ProtocolExtension {
+export function tasksExtension(
+  capabilities?: (role: 'client' | 'server', declared: Readonly<Record<string, unknown>>) => Record<string, unknown> | undefined,
+): ProtocolExtension {
   const ext: ProtocolExtension = {
     name: TASKS_EXTENSION_NAME,
     methods: (revision) => {

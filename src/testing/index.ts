@@ -4,6 +4,7 @@
  * that records every message and checks it against the official JSON Schema of its protocol
  * revision. Node.js only.
  */
-export { connectInMemory, type InMemoryPair, type InMemoryPairOptions } from './in-memory.js';
-export { RecordingTransport, recordTransport, type FormatOptions, type RecordOptions, type TranscriptEntry } from '../testing/recording-transport.js';
+
+export { type FormatOptions, RecordingTransport, type RecordOptions, recordTransport, type TranscriptEntry } from '../testing/recording-transport.js';
 export { validateWireMessage, type WireContext, type WireSide } from '../testing/wire-schema.js';
+export { connectInMemory, type InMemoryPair, type InMemoryPairOptions } from './in-memory.js';

@@ -139,7 +139,10 @@ describe('recordTransport', () => {
       found.every((v) => v.startsWith('#2 C→S [2026-07-28] tools/call request (CallToolRequest): /params')),
       found.join('\n'),
     );
-    assert.throws(() => rec.assertNoViolations(), (e: Error) => e.name === 'AssertionError' && e.message.includes('--- transcript ---\nC→S {"jsonrpc"'));
+    assert.throws(
+      () => rec.assertNoViolations(),
+      (e: Error) => e.name === 'AssertionError' && e.message.includes('--- transcript ---\nC→S {"jsonrpc"'),
+    );
   });
 
   it('checks sent results against the method of the received request', async () => {
@@ -209,9 +212,7 @@ describe('recordTransport', () => {
       rec.transcript.map((e) => e.revision),
       ['2026-07-28', '2026-07-28', '2026-07-28', '2026-07-28', '2026-07-28'],
     );
-    assert.deepEqual(rec.violations(), [
-      "#5 S→C [2026-07-28] tools/call result (CallToolResult): /result must have required property 'resultType'",
-    ]);
+    assert.deepEqual(rec.violations(), ["#5 S→C [2026-07-28] tools/call result (CallToolResult): /result must have required property 'resultType'"]);
   });
 
   it('checks batches element by element and what the peer sent', async () => {
@@ -229,9 +230,7 @@ describe('recordTransport', () => {
       { jsonrpc: '2.0', id: 2, result: { messages: 'none' } },
     ]);
     assert.deepEqual(rec.violations(), ['#2 S→C [2025-03-26] [1] prompts/get result (GetPromptResult): /result/messages must be array']);
-    assert.deepEqual(rec.peerViolations(), [
-      "#1 C→S [2025-03-26] [1] prompts/get request (GetPromptRequest): /params must have required property 'name'",
-    ]);
+    assert.deepEqual(rec.peerViolations(), ["#1 C→S [2025-03-26] [1] prompts/get request (GetPromptRequest): /params must have required property 'name'"]);
   });
 
   it('reports a revision it has no schema for', async () => {

@@ -2,14 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  type AnsweredRequest,
-  hasRevisionSchema,
-  loadRevisionSchema,
-  specSchemaRoot,
-  validateDefinition,
-  validateWireMessage,
-} from './wire-schema.js';
+import { type AnsweredRequest, hasRevisionSchema, loadRevisionSchema, specSchemaRoot, validateDefinition, validateWireMessage } from './wire-schema.js';
 
 const ALL = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 const STATEFUL = ALL.slice(0, 4);
@@ -81,9 +74,7 @@ describe('validateWireMessage: requests', () => {
     assert.deepEqual(validateWireMessage('2024-11-05', elicit), ['unknown request method "elicitation/create" in revision 2024-11-05']);
     assert.deepEqual(validateWireMessage('2025-03-26', elicit), ['unknown request method "elicitation/create" in revision 2025-03-26']);
     assert.deepEqual(validateWireMessage('2025-06-18', elicit), []);
-    assert.deepEqual(validateWireMessage('2026-07-28', { jsonrpc: '2.0', id: 1, method: 'ping' }), [
-      'unknown request method "ping" in revision 2026-07-28',
-    ]);
+    assert.deepEqual(validateWireMessage('2026-07-28', { jsonrpc: '2.0', id: 1, method: 'ping' }), ['unknown request method "ping" in revision 2026-07-28']);
     assert.deepEqual(validateWireMessage('2025-11-25', { jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} }), [
       'unknown request method "server/discover" in revision 2025-11-25',
     ]);
@@ -140,10 +131,9 @@ describe('validateWireMessage: notifications', () => {
     assert.deepEqual(validateWireMessage('2025-06-18', { jsonrpc: '2.0', method: 'notifications/tasks/status', params: {} }), [
       'unknown notification method "notifications/tasks/status" in revision 2025-06-18',
     ]);
-    assert.deepEqual(
-      validateWireMessage('2026-07-28', { jsonrpc: '2.0', method: 'notifications/initialized' }, { sender: 'client' }),
-      ['unknown notification method "notifications/initialized" in revision 2026-07-28'],
-    );
+    assert.deepEqual(validateWireMessage('2026-07-28', { jsonrpc: '2.0', method: 'notifications/initialized' }, { sender: 'client' }), [
+      'unknown notification method "notifications/initialized" in revision 2026-07-28',
+    ]);
   });
 
   it('reads the inlined 2026-07-28 ClientNotification', () => {
@@ -170,7 +160,11 @@ describe('validateWireMessage: results', () => {
     }
     const init = { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 's', version: '1' } };
     assert.deepEqual(validateWireMessage('2024-11-05', { jsonrpc: '2.0', id: 0, result: init }, { method: 'initialize' }), []);
-    const noVersion = validateWireMessage('2024-11-05', { jsonrpc: '2.0', id: 0, result: { capabilities: {}, serverInfo: init.serverInfo } }, { method: 'initialize' });
+    const noVersion = validateWireMessage(
+      '2024-11-05',
+      { jsonrpc: '2.0', id: 0, result: { capabilities: {}, serverInfo: init.serverInfo } },
+      { method: 'initialize' },
+    );
     assert.deepEqual(noVersion, ["initialize result (InitializeResult): /result must have required property 'protocolVersion'"]);
   });
 
@@ -217,7 +211,11 @@ describe('validateWireMessage: results', () => {
     const response = { jsonrpc: '2.0', id: 2, result: task };
     assert.deepEqual(validateWireMessage('2025-11-25', response, { method: 'tools/call', taskAugmented: true }), []);
     assert.ok(includesText(validateWireMessage('2025-11-25', response, { method: 'tools/call' }), "must have required property 'content'"));
-    const broken = validateWireMessage('2025-11-25', { jsonrpc: '2.0', id: 2, result: { task: { taskId: 't1' } } }, { method: 'tools/call', taskAugmented: true });
+    const broken = validateWireMessage(
+      '2025-11-25',
+      { jsonrpc: '2.0', id: 2, result: { task: { taskId: 't1' } } },
+      { method: 'tools/call', taskAugmented: true },
+    );
     assert.ok(includesText(broken, 'tools/call result (CreateTaskResult): /result/task'), broken.join('\n'));
   });
 
@@ -232,7 +230,11 @@ describe('validateWireMessage: results', () => {
     ]);
     const input = { jsonrpc: '2.0', id: 1, result: { resultType: 'input_required', requestState: 'opaque' } };
     assert.deepEqual(validateWireMessage('2026-07-28', input, { method: 'tools/call' }), []);
-    const badInput = validateWireMessage('2026-07-28', { jsonrpc: '2.0', id: 1, result: { resultType: 'input_required', requestState: 5 } }, { method: 'tools/call' });
+    const badInput = validateWireMessage(
+      '2026-07-28',
+      { jsonrpc: '2.0', id: 1, result: { resultType: 'input_required', requestState: 5 } },
+      { method: 'tools/call' },
+    );
     assert.ok(includesText(badInput, 'tools/call result (InputRequiredResult): /result/requestState must be string'), badInput.join('\n'));
     // server/discover never asks for input: its result is always DiscoverResult.
     const discover = validateWireMessage('2026-07-28', input, { method: 'server/discover' });

@@ -231,8 +231,7 @@ class RevisionValidator {
     this.#requests = { client: table('ClientRequest'), server: table('ServerRequest') };
     this.#notifications = { client: table('ClientNotification'), server: table('ServerNotification') };
     const alternatives = defs['JSONRPCMessage']?.['anyOf'];
-    this.#batches =
-      Array.isArray(alternatives) && alternatives.some((a) => isObject(a) && (a['type'] === 'array' || refName(a['$ref']).includes('Batch')));
+    this.#batches = Array.isArray(alternatives) && alternatives.some((a) => isObject(a) && (a['type'] === 'array' || refName(a['$ref']).includes('Batch')));
     this.#envelope = {
       request: 'JSONRPCRequest',
       notification: 'JSONRPCNotification',
@@ -305,9 +304,7 @@ class RevisionValidator {
     if (names.length !== alternatives.length) return undefined;
     const consts = names.map((n) => constProperties(this.schema.definitions[n]));
     // Discriminators: properties every alternative pins, to values that differ between them.
-    const keys = [...(consts[0]?.keys() ?? [])].filter(
-      (k) => consts.every((c) => c.has(k)) && new Set(consts.map((c) => JSON.stringify(c.get(k)))).size > 1,
-    );
+    const keys = [...(consts[0]?.keys() ?? [])].filter((k) => consts.every((c) => c.has(k)) && new Set(consts.map((c) => JSON.stringify(c.get(k)))).size > 1);
     if (keys.length === 0) return undefined;
     const required = names.map((n) => this.schema.definitions[n]?.['required']);
     // An absent optional discriminator (an elicitation's `mode?: "form"`) fits its alternative.
@@ -410,7 +407,11 @@ class RevisionValidator {
     const { client, server } = this.#requests;
     // A client answers server requests and vice versa.
     const request =
-      sender === 'client' ? server.get(answered.method) : sender === 'server' ? client.get(answered.method) : (client.get(answered.method) ?? server.get(answered.method));
+      sender === 'client'
+        ? server.get(answered.method)
+        : sender === 'server'
+          ? client.get(answered.method)
+          : (client.get(answered.method) ?? server.get(answered.method));
     if (request === undefined) return undefined;
     const defs = this.schema.definitions;
     const resultType = isObject(result) ? result['resultType'] : undefined;
@@ -505,7 +506,10 @@ function refsOf(node: unknown): string[] {
 function refName(ref: unknown): string {
   if (typeof ref !== 'string') return '';
   const slash = ref.lastIndexOf('/');
-  return ref.slice(slash + 1).replaceAll('~1', '/').replaceAll('~0', '~');
+  return ref
+    .slice(slash + 1)
+    .replaceAll('~1', '/')
+    .replaceAll('~0', '~');
 }
 
 function escapePointer(name: string): string {
@@ -528,4 +532,3 @@ function describe(e: ErrorObject, pathPrefix: string): string {
   else if (e.keyword === 'enum') detail = ` (${JSON.stringify(p['allowedValues'])})`;
   return `${path} ${e.message ?? e.keyword}${detail}`;
 }
-

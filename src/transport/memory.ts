@@ -3,8 +3,9 @@
  * JSON text on send and delivered to the other end asynchronously and in order, so both
  * ends see exactly what a wire would carry (no shared objects).
  */
-import { serializeMessage } from '../jsonrpc/preset-json.js';
+
 import { LocalError } from '../jsonrpc/errors.js';
+import { serializeMessage } from '../jsonrpc/preset-json.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from './types.js';
 

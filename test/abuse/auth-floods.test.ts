@@ -8,9 +8,10 @@
  * Served through the server's own web handler; the upstream is never reached (its fetch
  * fails), which only matters after consent.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { test } from 'node:test';
 import { createThirdPartyAuthServer, type ThirdPartyAuthServer, type ThirdPartyAuthServerOptions } from '../../src/auth/server/third-party.js';
 import { InMemoryThirdPartyStore } from '../../src/auth/server/third-party-store.js';
 
@@ -37,13 +38,25 @@ function authServer(options: Partial<ThirdPartyAuthServerOptions> = {}): { as: T
 
 async function register(as: ThirdPartyAuthServer, metadata: Record<string, unknown> = {}): Promise<Response> {
   return as.fetch(
-    new Request(`${ORIGIN}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...metadata }) }),
+    new Request(`${ORIGIN}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...metadata }),
+    }),
   );
 }
 
 function authorize(as: ThirdPartyAuthServer, clientId: string, cookie?: string): Promise<Response> {
   const url = new URL(`${ORIGIN}/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 's' })) url.searchParams.set(k, v);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    state: 's',
+  }))
+    url.searchParams.set(k, v);
   return as.fetch(new Request(url, { headers: cookie === undefined ? {} : { cookie } }));
 }
 
@@ -58,7 +71,13 @@ async function consentForm(response: Response): Promise<{ transaction: string; c
 }
 
 function approve(as: ThirdPartyAuthServer, form: { transaction: string; csrf: string }, cookie: string): Promise<Response> {
-  return as.fetch(new Request(`${ORIGIN}/oauth/consent`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams({ ...form, decision: 'approve' }) }));
+  return as.fetch(
+    new Request(`${ORIGIN}/oauth/consent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: new URLSearchParams({ ...form, decision: 'approve' }),
+    }),
+  );
 }
 
 test('an anonymous POST /register flood is refused with 503 and Retry-After past its budget, and evicts no registered client', async () => {
@@ -131,14 +150,38 @@ test('a consent form is answered once: a second approval starts no second upstre
 
 test('the consent page shows client-chosen text with hidden and bidi characters made visible, isolated', async () => {
   const { as } = authServer();
-  const hidden = ['\u202e', '\u202d', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c', '\u200b', '\u2060', '\ufeff', '\u0007', '\u001b', '\u0085', '\u2028', '\u00ad'];
+  const hidden = [
+    '\u202e',
+    '\u202d',
+    '\u2066',
+    '\u2067',
+    '\u2068',
+    '\u2069',
+    '\u200e',
+    '\u200f',
+    '\u061c',
+    '\u200b',
+    '\u2060',
+    '\ufeff',
+    '\u0007',
+    '\u001b',
+    '\u0085',
+    '\u2028',
+    '\u00ad',
+  ];
   for (const c of hidden) {
     const code = `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`;
-    const registration = (await (await register(as, { client_name: `Good App${c}exe.fdp`, client_uri: `https://app.example/${c}x` })).json()) as { client_id: string; error?: string };
+    const registration = (await (await register(as, { client_name: `Good App${c}exe.fdp`, client_uri: `https://app.example/${c}x` })).json()) as {
+      client_id: string;
+      error?: string;
+    };
     assert.equal(registration.error, undefined);
     const html = await (await authorize(as, registration.client_id)).text();
     assert.ok(!html.includes(c), `U+${c.charCodeAt(0).toString(16)} reached the page`);
-    assert.ok(html.includes(`<bdi>Good App${code.replace('<', '&lt;').replace('>', '&gt;')}exe.fdp</bdi>`), `U+${c.charCodeAt(0).toString(16)} is shown as its code`);
+    assert.ok(
+      html.includes(`<bdi>Good App${code.replace('<', '&lt;').replace('>', '&gt;')}exe.fdp</bdi>`),
+      `U+${c.charCodeAt(0).toString(16)} is shown as its code`,
+    );
     assert.ok(html.includes('https://app.example/'), 'client_uri is shown, as stated');
   }
   // right-to-left text itself is kept, but isolated so it cannot reorder the page
@@ -149,7 +192,10 @@ test('the consent page shows client-chosen text with hidden and bidi characters 
 test('attack round 2: every other invisible, format or disguising character of client-chosen text is shown as its code (tags, variation selectors, braille blank, Arabic signs, stacked and enclosing marks)', async () => {
   const { as } = authServer();
   for (const c of ['\u{E0041}', '\u{E0100}', '\u2800', '\ufff9', '\u0600', '\u{1D173}', '\u2065', '\u20dd', '\u0336\u0336\u0336', '\u{F0000}']) {
-    const registration = (await (await register(as, { client_name: `Good App ${c}x`, client_uri: 'https://app.example/' })).json()) as { client_id: string; error?: string };
+    const registration = (await (await register(as, { client_name: `Good App ${c}x`, client_uri: 'https://app.example/' })).json()) as {
+      client_id: string;
+      error?: string;
+    };
     assert.equal(registration.error, undefined);
     const html = await (await authorize(as, registration.client_id)).text();
     const codes = [...c].map((ch) => `&lt;U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}&gt;`).join('');

@@ -4,17 +4,18 @@
  * the request it answers at once, with an error that says so, instead of leaving it to wait
  * for its whole timeout. Real processes for stdio; the hostile in-memory server otherwise.
  */
-import { after, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
+import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
 import { LocalError } from '../../src/jsonrpc/errors.js';
 import { StdioClientTransport } from '../../src/stdio/client-transport.js';
-import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
+import { answerHandshake, HttpPeer, openSse } from './client-peer.js';
 import { hostileServer } from './hostile-server.js';
-import { HttpPeer, answerHandshake, openSse } from './client-peer.js';
 
 const TIMEOUT_MS = 20_000;
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-discarded-'));
@@ -62,7 +63,10 @@ process.stdin.on('end', () => process.exit(0));
 });
 
 test('a response over maxMessageChars fails its request at once', async () => {
-  const transport = hostileServer({ tools: [], call: () => `{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"${'y'.repeat(20_000)}"}]}}` });
+  const transport = hostileServer({
+    tools: [],
+    call: () => `{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"${'y'.repeat(20_000)}"}]}}`,
+  });
   const client = new Client({ name: 'c', version: '1' }, { limits: { maxMessageChars: 10_000 }, onError: () => {} });
   await client.connect(transport);
   try {
@@ -94,9 +98,30 @@ test('a response nested deeper than maxDepth fails its request at once', async (
 const SSE_SHAPES: Array<[string, (message: unknown) => string]> = [
   ['on one data line', (m) => `data: ${JSON.stringify(m)}\n\n`],
   // pretty-printed: the long line crosses the limit, the message closes on a later line
-  ['pretty-printed over several data lines', (m) => `${JSON.stringify(m, null, 1).split('\n').map((l) => `data: ${l}\n`).join('')}\n`],
+  [
+    'pretty-printed over several data lines',
+    (m) =>
+      `${JSON.stringify(m, null, 1)
+        .split('\n')
+        .map((l) => `data: ${l}\n`)
+        .join('')}\n`,
+  ],
   // every line short: the lines together cross the limit
-  ['split into short data lines', (m) => `${JSON.stringify(m, null, 1).replace(/"z{1000,}"/, (t) => t.slice(1, -1).match(/.{1,100}/g)!.map((p) => `"${p}"`).join(',\n')).split('\n').map((l) => `data: ${l}\n`).join('')}\n`],
+  [
+    'split into short data lines',
+    (m) =>
+      `${JSON.stringify(m, null, 1)
+        .replace(/"z{1000,}"/, (t) =>
+          t
+            .slice(1, -1)
+            .match(/.{1,100}/g)!
+            .map((p) => `"${p}"`)
+            .join(',\n'),
+        )
+        .split('\n')
+        .map((l) => `data: ${l}\n`)
+        .join('')}\n`,
+  ],
 ];
 
 for (const [shape, encode] of SSE_SHAPES) {

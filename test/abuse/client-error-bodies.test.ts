@@ -8,16 +8,17 @@
  * fails with HttpStatusError, and an endless body is cut off (the server sees the connection
  * closed) instead of being read without end.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
+import { test } from 'node:test';
 import { Client } from '../../src/client/client.js';
-import { McpError } from '../../src/jsonrpc/errors.js';
 import { HttpStatusError } from '../../src/http/client/errors.js';
 import { SseClientTransport } from '../../src/http/client/legacy-sse.js';
 import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
+import { McpError } from '../../src/jsonrpc/errors.js';
 import { Collector, waitFor } from '../helpers/http/fake-server.js';
-import { HttpPeer, answerHandshake, type PeerRequest } from './client-peer.js';
+import { answerHandshake, HttpPeer, type PeerRequest } from './client-peer.js';
 
 /** An error answer of about 2000 characters, or a body that never ends (`endless`). */
 function errorBody(r: PeerRequest, res: ServerResponse, endless: boolean): void {
@@ -40,8 +41,14 @@ test('an HTTP error body is read up to maxErrorBodyChars, never further', { time
   try {
     await client.connect(new StreamableHttpClientTransport({ url: server.url('/mcp'), openGetStream: false, maxErrorBodyChars: 1024 }));
     // within the default bound the JSON-RPC error would be delivered; past this one it is not parsed
-    await assert.rejects(client.request('tools/call', { name: 'x', arguments: {} }), (err) => err instanceof HttpStatusError && err.status === 500 && !(err instanceof McpError));
-    await assert.rejects(client.request('tools/call', { name: 'x', arguments: { endless: true } }), (err) => err instanceof HttpStatusError && err.status === 500);
+    await assert.rejects(
+      client.request('tools/call', { name: 'x', arguments: {} }),
+      (err) => err instanceof HttpStatusError && err.status === 500 && !(err instanceof McpError),
+    );
+    await assert.rejects(
+      client.request('tools/call', { name: 'x', arguments: { endless: true } }),
+      (err) => err instanceof HttpStatusError && err.status === 500,
+    );
     const endless = server.withMethod('tools/call')[1]!;
     await waitFor(() => endless.closed, 'the server sees the endless error body cut off', 10_000);
   } finally {

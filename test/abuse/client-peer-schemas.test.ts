@@ -5,8 +5,9 @@
  * event loop is never blocked for long) and either check the value or refuse the schema with
  * a clear LocalError.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { Client } from '../../src/client/client.js';
 import { LocalError } from '../../src/jsonrpc/errors.js';
 import type { JSONObject } from '../../src/jsonrpc/types.js';
@@ -66,7 +67,10 @@ describe('peer output schemas cannot stall the client', () => {
 
   it('a recursive $ref reached twice for the same property is refused', async () => {
     const r = { $ref: '#/$defs/r' };
-    const schema = { $ref: '#/$defs/r', $defs: { r: { type: 'object', anyOf: [{ properties: { x: r } }, { properties: { x: r } }, { required: ['never'] }] } } };
+    const schema = {
+      $ref: '#/$defs/r',
+      $defs: { r: { type: 'object', anyOf: [{ properties: { x: r } }, { properties: { x: r } }, { required: ['never'] }] } },
+    };
     let value: JSONObject = {};
     for (let i = 0; i < 24; i++) value = { x: value };
     const { ms, outcome } = await callWith(schema, value);
@@ -75,7 +79,17 @@ describe('peer output schemas cannot stall the client', () => {
   });
 
   it('ordinary recursive schemas (trees, any JSON value) are still checked', async () => {
-    const json = { $defs: { v: { anyOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'array', items: { $ref: '#/$defs/v' } }, { type: 'object', additionalProperties: { $ref: '#/$defs/v' } }] } } };
+    const json = {
+      $defs: {
+        v: {
+          anyOf: [
+            { type: ['string', 'number', 'boolean', 'null'] },
+            { type: 'array', items: { $ref: '#/$defs/v' } },
+            { type: 'object', additionalProperties: { $ref: '#/$defs/v' } },
+          ],
+        },
+      },
+    };
     const node = { type: 'object', properties: { left: { $ref: '#/$defs/node' }, right: { $ref: '#/$defs/node' }, data: { $ref: '#/$defs/v' } } };
     const tree = { $ref: '#/$defs/node', $defs: { ...json.$defs, node } };
     const ok = await callWith(tree, { left: { right: { data: [1, { a: ['x'] }] } } });
@@ -105,7 +119,10 @@ describe('maxOutputSchemaWork', () => {
     for (let i = 0; i < 6; i++) defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
     defs['a6'] = { type: 'string' };
     const schema = { type: 'object', properties: { v: { $ref: '#/$defs/a0' } }, $defs: defs };
-    const transport = hostileServer({ tools: [{ name: 't', inputSchema: { type: 'object' }, outputSchema: schema }], call: () => ({ content: [], structuredContent: { v: 'x' } }) });
+    const transport = hostileServer({
+      tools: [{ name: 't', inputSchema: { type: 'object' }, outputSchema: schema }],
+      call: () => ({ content: [], structuredContent: { v: 'x' } }),
+    });
     const client = new Client({ name: 'c', version: '1' }, { maxOutputSchemaWork: 32 });
     await client.connect(transport);
     try {

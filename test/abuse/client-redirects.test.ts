@@ -13,16 +13,17 @@
  * change); a 301, 302 or 303 to a POST is refused, since following it the way user agents do
  * turns the POST into a GET (§ 15.4.2, § 15.4.3, § 15.4.4) and drops the message.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
+import { after, before, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
-import { LocalError } from '../../src/jsonrpc/errors.js';
 import { FallbackTransport } from '../../src/http/client/fallback.js';
 import { SseClientTransport } from '../../src/http/client/legacy-sse.js';
 import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
+import { LocalError } from '../../src/jsonrpc/errors.js';
 import { Collector, waitFor } from '../helpers/http/fake-server.js';
-import { HttpPeer, PEER_SESSION_ID, answerHandshake, type PeerRequest } from './client-peer.js';
+import { answerHandshake, HttpPeer, PEER_SESSION_ID, type PeerRequest } from './client-peer.js';
 
 const SECRET_HEADERS = { 'x-custom': 'custom-secret', authorization: 'Bearer secret-token' };
 
@@ -186,11 +187,16 @@ test('an injected fetch gets redirect: manual, and a redirect it follows anyway 
     };
     const before = other.requests.length;
     const client = newClient();
-    await client.connect(new StreamableHttpClientTransport({ url: first.url('/mcp'), fetch: passThrough, openGetStream: false, requestInit: { redirect: 'follow' } }));
+    await client.connect(
+      new StreamableHttpClientTransport({ url: first.url('/mcp'), fetch: passThrough, openGetStream: false, requestInit: { redirect: 'follow' } }),
+    );
     await assert.rejects(client.ping(), (err) => assertRefused(err, 'cross_origin', other.origin));
     await client.close();
     assert.deepEqual(other.requests.slice(before), []);
-    assert.ok(redirectModes.length > 0 && redirectModes.every((mode) => mode === 'manual'), `every request asked for redirect: manual (${redirectModes.join()})`);
+    assert.ok(
+      redirectModes.length > 0 && redirectModes.every((mode) => mode === 'manual'),
+      `every request asked for redirect: manual (${redirectModes.join()})`,
+    );
 
     // A fetch that follows redirects itself: the request left, but its answer is refused.
     const following: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'follow' });

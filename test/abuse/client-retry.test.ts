@@ -9,12 +9,13 @@
  * (or in more milliseconds than a timer can hold) does not park a request or the GET
  * stream for that long. Asserted by states and counts, polled with generous bounds.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { Client } from '../../src/client/client.js';
 import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
 import { waitFor } from '../helpers/http/fake-server.js';
-import { HttpPeer, answerHandshake, writeSse } from './client-peer.js';
+import { answerHandshake, HttpPeer, writeSse } from './client-peer.js';
 
 const ONE_HOUR_MS = 3_600_000;
 

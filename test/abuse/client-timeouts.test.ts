@@ -14,14 +14,15 @@
  * after `acceptTimeoutMs` the client stops reading it even when the server does not close it.
  * Everything is asserted by states and counts, polled with generous bounds.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
+import { after, before, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
-import { LocalError } from '../../src/jsonrpc/errors.js';
 import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
+import { LocalError } from '../../src/jsonrpc/errors.js';
 import { Collector, waitFor } from '../helpers/http/fake-server.js';
-import { HttpPeer, answerHandshake, openSse, writeSse, type PeerRequest } from './client-peer.js';
+import { answerHandshake, HttpPeer, openSse, type PeerRequest, writeSse } from './client-peer.js';
 
 type Mode = 'sse-trickle' | 'no-headers' | 'json-trickle';
 
@@ -67,13 +68,17 @@ test('a request that times out or is cancelled stops reading its response before
       try {
         const controller = new AbortController();
         const call = client.callTool({ name: 'stall', arguments: { mode, what } }, how === 'timeout' ? { timeoutMs: 1000 } : { signal: controller.signal });
-        const carried = await waitForRequest((r) => r.message?.method === 'tools/call' && (r.message.params!.arguments as { what?: string }).what === what, what);
+        const carried = await waitForRequest(
+          (r) => r.message?.method === 'tools/call' && (r.message.params!.arguments as { what?: string }).what === what,
+          what,
+        );
         if (how === 'abort') controller.abort();
         await assert.rejects(call, (err) => err instanceof LocalError && err.code === (how === 'timeout' ? 'timeout' : 'cancelled'), what);
         // the server sees the response connection closed by the client, which is still connected
         await waitFor(() => carried.closed, `${what}: the server sees the stalled response closed`, 10_000);
         // the response is dropped as the cancellation is queued, so the two may arrive in either order
-        const cancellations = () => server.requests.slice(first).filter((r) => r.message?.method === 'notifications/cancelled' && r.message.params?.requestId === carried.message?.id);
+        const cancellations = () =>
+          server.requests.slice(first).filter((r) => r.message?.method === 'notifications/cancelled' && r.message.params?.requestId === carried.message?.id);
         await waitFor(() => cancellations().length > 0, `${what}: the request is cancelled on the wire`, 10_000);
         assert.equal(cancellations().length, 1);
         assert.deepEqual(await client.listTools(), { tools: [] }, `${what}: the client still works`);

@@ -10,16 +10,17 @@
  * the POST's own answer is of no use, and the POST is dropped instead of holding a
  * connection until `close()`. Asserted by states and counts, polled with generous bounds.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
+import { test } from 'node:test';
 import { Client } from '../../src/client/client.js';
-import { LocalError } from '../../src/jsonrpc/errors.js';
 import { SseClientTransport } from '../../src/http/client/legacy-sse.js';
 import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
+import { LocalError } from '../../src/jsonrpc/errors.js';
 import type { Transport } from '../../src/transport/types.js';
 import { waitFor } from '../helpers/http/fake-server.js';
-import { HttpPeer, answerHandshake, writeSse } from './client-peer.js';
+import { answerHandshake, HttpPeer, writeSse } from './client-peer.js';
 
 function isTimeout(err: unknown): boolean {
   return err instanceof LocalError && err.code === 'timeout';
@@ -31,7 +32,11 @@ test('Streamable HTTP: a notification POST the server never answers fails after 
     if (r.message?.method === 'notifications/initialized') return;
     answerHandshake(r, res);
   });
-  await expectInitializedTimesOut(server, new StreamableHttpClientTransport({ url: server.url('/mcp'), acceptTimeoutMs: 1000 }), new Client({ name: 'abuse-client', version: '1' }));
+  await expectInitializedTimesOut(
+    server,
+    new StreamableHttpClientTransport({ url: server.url('/mcp'), acceptTimeoutMs: 1000 }),
+    new Client({ name: 'abuse-client', version: '1' }),
+  );
 });
 
 /** `connect()` rejects with `timeout` because its `notifications/initialized` POST is never answered, and that POST is dropped. */
@@ -60,7 +65,11 @@ async function legacyPeer(options: { ackInitialized: boolean }): Promise<HttpPee
     const m = r.message;
     if (m?.method === 'initialize') {
       res.writeHead(202).end();
-      writeSse(stream!, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'legacy-peer', version: '1' } } });
+      writeSse(stream!, {
+        jsonrpc: '2.0',
+        id: m.id,
+        result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'legacy-peer', version: '1' } },
+      });
       return;
     }
     if (m?.method === 'notifications/initialized' && !options.ackInitialized) return;
@@ -100,5 +109,9 @@ test('legacy HTTP+SSE: an unacknowledged request POST is dropped once its answer
 
 test('legacy HTTP+SSE: a notification POST the server never answers fails after acceptTimeoutMs', { timeout: 60_000 }, async () => {
   const server = await legacyPeer({ ackInitialized: false });
-  await expectInitializedTimesOut(server, new SseClientTransport({ url: server.url('/sse'), acceptTimeoutMs: 1000 }), new Client({ name: 'abuse-client', version: '1' }, { protocolVersion: '2024-11-05' }));
+  await expectInitializedTimesOut(
+    server,
+    new SseClientTransport({ url: server.url('/sse'), acceptTimeoutMs: 1000 }),
+    new Client({ name: 'abuse-client', version: '1' }, { protocolVersion: '2024-11-05' }),
+  );
 });

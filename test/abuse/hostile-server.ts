@@ -24,7 +24,11 @@ export function hostileServer(behaviour: HostileServer): InMemoryTransport {
       const answer = (result: JSONObject): void => void serverEnd.send({ jsonrpc: '2.0', id: m.id, result } as never);
       switch (m.method) {
         case 'initialize':
-          return answer({ protocolVersion: (m.params as JSONObject).protocolVersion as string, capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1.0.0' } });
+          return answer({
+            protocolVersion: (m.params as JSONObject).protocolVersion as string,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'hostile', version: '1.0.0' },
+          });
         case 'tools/list':
           return answer({ tools: behaviour.tools });
         case 'tools/call': {

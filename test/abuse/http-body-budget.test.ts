@@ -7,18 +7,24 @@
  * `Retry-After` at once, its body unread, and every reservation is given back when its body
  * was read, cut or abandoned (`bodyBudget.held` returns to 0).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
-import { McpServer } from '../../src/server/server.js';
+import { test } from 'node:test';
+import { InboundBudget, type NodeServerHandle, serveNode } from '../../src/http/node.js';
 import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
-import { InboundBudget, serveNode, type NodeServerHandle } from '../../src/http/node.js';
+import { McpServer } from '../../src/server/server.js';
 import { postHead, REVISION } from './http-child.js';
 
 /** An initialize request padded with trailing spaces to exactly `size` bytes. */
 function initializeBody(size: number): string {
-  const json = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'budget-test', version: '1' } } });
+  const json = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'budget-test', version: '1' } },
+  });
   assert.ok(size >= json.length);
   return json + ' '.repeat(size - json.length);
 }
@@ -201,7 +207,12 @@ test('abuse: handler.fetch reads bodies under the shared inbound budget (503 whe
   const shared = InboundBudget.shared;
   const before = shared.held;
   const request = (body: string | ReadableStream<Uint8Array>): Request =>
-    new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
   const filler = shared.maxTotalBodyBytes - before - 100;
   assert.ok(shared.reserve(filler));
   try {

@@ -3,7 +3,7 @@
  * RSS, collect what it reports, and speak raw HTTP/1.1 over `node:net`. Not part of the package.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -117,12 +117,21 @@ export async function openSession(url: string): Promise<string> {
   const init = await fetch(url, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'abuse-test', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'abuse-test', version: '1' } },
+    }),
   });
   assert.equal(init.status, 200);
   await init.text();
   const sessionId = init.headers.get('mcp-session-id')!;
-  const ack = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sessionId }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const ack = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'mcp-session-id': sessionId },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   assert.equal(ack.status, 202);
   return sessionId;
 }

@@ -7,11 +7,12 @@
  * input makes the peer's TCP discard the response). Discarding is itself bounded: a peer that
  * keeps sending is cut after `maxDiscardBytes` (64 MiB) or `discardTimeoutMs` (10 s).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { ACCEPT_BOTH, postHead, startChild, openSession, REVISION } from './http-child.js';
+import { test } from 'node:test';
+import { ACCEPT_BOTH, openSession, postHead, REVISION, startChild } from './http-child.js';
 
 const MiB = 1024 * 1024;
 
@@ -34,7 +35,9 @@ test('abuse: a fetch client uploading 64 MiB bodies reads the 413 (several at on
     const headers = { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': REVISION };
     const body = Buffer.alloc(64 * MiB, 0x20);
     const outcomes = await Promise.allSettled([1, 2, 3, 4].map(() => fetch(child.url, { method: 'POST', headers, body }).then(assertReadable413)));
-    const failures = outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason?.cause?.code ?? (o as PromiseRejectedResult).reason));
+    const failures = outcomes
+      .filter((o) => o.status === 'rejected')
+      .map((o) => String((o as PromiseRejectedResult).reason?.cause?.code ?? (o as PromiseRejectedResult).reason));
     assert.deepEqual(failures, [], 'every sender reads its 413');
 
     // a streamed body (chunked, no Content-Length), produced a little at a time

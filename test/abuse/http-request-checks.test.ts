@@ -4,13 +4,14 @@
  * between the test and the server normalizes them), and through the web-standard `fetch`
  * entry point where that path needs its own proof.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
+import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { serveNode, type NodeServerHandle } from '../../src/http/node.js';
-import { ACCEPT_BOTH, initRequest, makeHandler, rpc } from '../helpers/http/server-harness.js';
+import { type NodeServerHandle, serveNode } from '../../src/http/node.js';
 import type { StreamableHttpOptions } from '../../src/http/server/handler.js';
+import { ACCEPT_BOTH, initRequest, makeHandler, rpc } from '../helpers/http/server-harness.js';
 
 interface RawResponse {
   status: number;
@@ -64,7 +65,11 @@ test('Content-Encoding the server does not decode: 415 with Accept-Encoding: ide
       const res = await raw(node.port, ['POST /mcp HTTP/1.1', host, ...MCP_HEADERS, `content-encoding: ${coding}`], INIT);
       assert.equal(res.status, 415, coding);
     }
-    const legacy = await raw(node.port, ['POST /messages?sessionId=any HTTP/1.1', host, 'content-type: application/json', 'content-encoding: gzip'], gzipSync(INIT));
+    const legacy = await raw(
+      node.port,
+      ['POST /messages?sessionId=any HTTP/1.1', host, 'content-type: application/json', 'content-encoding: gzip'],
+      gzipSync(INIT),
+    );
     assert.equal(legacy.status, 404, 'an unknown legacy session is still 404 first');
     // identity is no coding at all; a 415 for the media type does not carry Accept-Encoding (RFC 7694 § 3)
     assert.equal((await raw(node.port, ['POST /mcp HTTP/1.1', host, ...MCP_HEADERS, 'content-encoding: identity'], INIT)).status, 200);
@@ -79,7 +84,13 @@ test('Content-Encoding the server does not decode: 415 with Accept-Encoding: ide
   const stream = await handler.fetch(new Request('http://localhost/sse', { headers: { accept: 'text/event-stream' } }));
   const reader = stream.body!.getReader();
   const endpoint = /data: (\S+)/.exec(new TextDecoder().decode((await reader.read()).value))![1]!;
-  const legacy = await handler.fetch(new Request(`http://localhost${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(INIT) }));
+  const legacy = await handler.fetch(
+    new Request(`http://localhost${endpoint}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(INIT),
+    }),
+  );
   assert.equal(legacy.status, 415);
   assert.equal(legacy.headers.get('accept-encoding'), 'identity');
   await reader.cancel();
@@ -90,7 +101,17 @@ test('Host is parsed strictly: a non-numeric or out-of-range port, a bad IPv6 li
   const node = await serving();
   try {
     // RFC 9112 § 3.2: a Host field with an invalid value is answered 400; Host = uri-host [ ":" port ], port = *DIGIT
-    for (const host of ['127.0.0.1:evil.com', `127.0.0.1:${node.port}:evil.com`, 'localhost:99999', 'localhost:80x', '[::1', '[::1]evil', '[evil.com]', 'user@localhost', 'local host']) {
+    for (const host of [
+      '127.0.0.1:evil.com',
+      `127.0.0.1:${node.port}:evil.com`,
+      'localhost:99999',
+      'localhost:80x',
+      '[::1',
+      '[::1]evil',
+      '[evil.com]',
+      'user@localhost',
+      'local host',
+    ]) {
       const res = await raw(node.port, ['POST /mcp HTTP/1.1', `host: ${host}`, ...MCP_HEADERS], INIT);
       assert.equal(res.status, 400, host);
       assert.equal((JSON.parse(res.body) as { error: { code: number } }).error.code, -32000, host);
@@ -112,9 +133,17 @@ test('an absolute-form request target naming a foreign host is refused like a fo
     // RFC 9112 § 3.2.2: the server uses the target's authority, not Host; so that authority is checked
     const foreign = await raw(node.port, ['POST http://evil.com/mcp HTTP/1.1', host, ...MCP_HEADERS], INIT);
     assert.equal(foreign.status, 403);
-    assert.equal((await raw(node.port, [`GET http://evil.com:${node.port}/sse HTTP/1.1`, host, 'accept: text/event-stream'])).status, 403, 'legacy endpoint too');
+    assert.equal(
+      (await raw(node.port, [`GET http://evil.com:${node.port}/sse HTTP/1.1`, host, 'accept: text/event-stream'])).status,
+      403,
+      'legacy endpoint too',
+    );
     assert.equal((await raw(node.port, ['POST http://127.0.0.1:evil.com/mcp HTTP/1.1', host, ...MCP_HEADERS], INIT)).status, 400, 'malformed authority');
-    assert.equal((await raw(node.port, [`POST http://user@127.0.0.1:${node.port}/mcp HTTP/1.1`, host, ...MCP_HEADERS], INIT)).status, 400, 'userinfo (RFC 9110 § 4.2.4)');
+    assert.equal(
+      (await raw(node.port, [`POST http://user@127.0.0.1:${node.port}/mcp HTTP/1.1`, host, ...MCP_HEADERS], INIT)).status,
+      400,
+      'userinfo (RFC 9110 § 4.2.4)',
+    );
     assert.equal((await raw(node.port, [`POST ftp://127.0.0.1:${node.port}/mcp HTTP/1.1`, host, ...MCP_HEADERS], INIT)).status, 400, 'not an http(s) URI');
     const own = await raw(node.port, [`POST http://127.0.0.1:${node.port}/mcp HTTP/1.1`, host, ...MCP_HEADERS], INIT);
     assert.equal(own.status, 200, 'an absolute target naming this server is served');
@@ -124,7 +153,13 @@ test('an absolute-form request target naming a foreign host is refused like a fo
   // the web-standard path: a runtime hands over the absolute target as the Request URL
   // (e.g. @hono/node-server), with the Host header it came with
   const handler = makeHandler({ responseMode: 'json' });
-  const web = await handler.fetch(new Request('http://evil.com/mcp', { method: 'POST', headers: { host: '127.0.0.1', accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: JSON.stringify(rpc(0, 'ping')) }));
+  const web = await handler.fetch(
+    new Request('http://evil.com/mcp', {
+      method: 'POST',
+      headers: { host: '127.0.0.1', accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+      body: JSON.stringify(rpc(0, 'ping')),
+    }),
+  );
   assert.equal(web.status, 403);
   await handler.close();
 });

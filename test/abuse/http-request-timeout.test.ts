@@ -4,13 +4,14 @@
  * as documented: within a second, not whenever Node's connection check next runs (every 30 s
  * by default, which cut a partial body 54 s in under a 30 s `requestTimeout`).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { McpServer } from '../../src/server/server.js';
-import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
+import { test } from 'node:test';
 import { serveNode } from '../../src/http/node.js';
+import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
+import { McpServer } from '../../src/server/server.js';
 import { postHead } from './http-child.js';
 
 /** How late a timeout may fire past its value: Node's check interval (1 s) and a loaded CI machine's delay. */

@@ -7,11 +7,12 @@
  * sent `notifications/cancelled` (MCP 2025-11-25 › Utilities › Cancellation; RFC 9112 § 9.6
  * lets the server close the connection). Work nobody reads is not kept going.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { McpServer } from '../../src/server/server.js';
-import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
+import { test } from 'node:test';
 import { serveNode } from '../../src/http/node.js';
+import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
+import { McpServer } from '../../src/server/server.js';
 import { eventually, neverReadingPost, openSession, REVISION } from './http-child.js';
 
 test('a reader cut for not reading has its request cancelled, and the cut is reported', { timeout: 60_000 }, async () => {
@@ -40,7 +41,10 @@ test('a reader cut for not reading has its request cancelled, and the cut is rep
     try {
       assert.ok(await eventually(() => aborted, 45_000), `the handler was never cancelled (it sent ${sent} notifications)`);
       assert.ok(sent < 2000, 'the work stopped before its end');
-      assert.ok(errors.some((e) => e.name === 'SlowReaderError'), `the cut was reported (${errors.map((e) => e.message).join('; ')})`);
+      assert.ok(
+        errors.some((e) => e.name === 'SlowReaderError'),
+        `the cut was reported (${errors.map((e) => e.message).join('; ')})`,
+      );
     } finally {
       socket.destroy();
     }

@@ -11,11 +11,12 @@
  * 2025-11-25 › Transports › Streamable HTTP ("the server MAY close the stream"; a disconnect
  * is not a cancellation) — the lost replies are the price of the laggard, not of the others.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
-import { ACCEPT_BOTH, eventually, neverReadingPost, rssOf, startChild, type ChildServer, openSession, REVISION } from './http-child.js';
+import { test } from 'node:test';
+import { ACCEPT_BOTH, type ChildServer, eventually, neverReadingPost, openSession, REVISION, rssOf, startChild } from './http-child.js';
 
 const MiB = 1024 * 1024;
 const LAGGARDS = 8;
@@ -31,7 +32,14 @@ async function callTool(url: string, sessionId: string, id: number, name: string
   });
   const body = await res.text();
   // JSON mode answers with the response; SSE mode with events whose last data line is it
-  const json = res.headers.get('content-type') === 'application/json' ? body : body.split('\n').filter((l) => l.startsWith('data: {')).at(-1)!.slice(6);
+  const json =
+    res.headers.get('content-type') === 'application/json'
+      ? body
+      : body
+          .split('\n')
+          .filter((l) => l.startsWith('data: {'))
+          .at(-1)!
+          .slice(6);
   return { status: res.status, text: JSON.parse(json).result.content[0].text };
 }
 
@@ -71,8 +79,14 @@ async function slowReaders(t: { diagnostic(message: string): void }, responseMod
     // the process-wide budget (32 MiB) admitted the first reply (nothing waited) and refused
     // the later ones before queueing them (a third of it is the share new replies may fill);
     // the one held fell to the stall timeout (1 s)
-    assert.ok(child.errors.some((line) => line.includes('refused a reply')), 'the budget refused replies past it');
-    assert.ok(child.errors.some((line) => line.includes('no progress')), 'the stall timeout cut a laggard');
+    assert.ok(
+      child.errors.some((line) => line.includes('refused a reply')),
+      'the budget refused replies past it',
+    );
+    assert.ok(
+      child.errors.some((line) => line.includes('no progress')),
+      'the stall timeout cut a laggard',
+    );
 
     let growth = 0;
     const settled = await eventually(() => (growth = rssOf(pid) - base) < SETTLED_GROWTH, 30_000);

@@ -12,10 +12,11 @@
  * only once the total passed the whole budget, so 36 unread 8 MiB results held 256 MiB plus
  * the copies of the replies being produced (RSS about 100 MiB past the budget).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
+import { test } from 'node:test';
 import { eventually, neverReadingPost, openSession, REVISION, rssOf, startChild } from './http-child.js';
 
 const MiB = 1024 * 1024;
@@ -83,7 +84,9 @@ async function unreadResults(t: { diagnostic(message: string): void }, responseM
     let refused = 0;
     for (let i = 0; i < LAGGARDS; i++) {
       const text = await readFor(laggards[i]!, 300);
-      const error = new RegExp(`\\{"jsonrpc":"2\\.0","id":${100 + i},"error":\\{"code":-32000,"message":"The result of this request \\(\\d+ bytes\\) was not sent: `).test(text);
+      const error = new RegExp(
+        `\\{"jsonrpc":"2\\.0","id":${100 + i},"error":\\{"code":-32000,"message":"The result of this request \\(\\d+ bytes\\) was not sent: `,
+      ).test(text);
       if (!error) continue;
       refused++;
       if (responseMode === 'json') assert.match(text, /^HTTP\/1\.1 503 .*\r\n(?:.*\r\n)*retry-after: 5\r\n/i, 'JSON mode: 503 with Retry-After');
@@ -99,7 +102,9 @@ async function unreadResults(t: { diagnostic(message: string): void }, responseM
   }
 }
 
-test('abuse: unread large JSON results keep the peak under the outbound budget; the ones past it get 503 and a JSON-RPC error', { timeout: 120_000 }, async (t) => {
+test('abuse: unread large JSON results keep the peak under the outbound budget; the ones past it get 503 and a JSON-RPC error', {
+  timeout: 120_000,
+}, async (t) => {
   await unreadResults(t, 'json');
 });
 

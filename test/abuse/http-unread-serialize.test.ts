@@ -9,28 +9,35 @@
  * Old behaviour: the budget was checked by the Node adapter when it received the reply's
  * text, so a refused reply had been serialized (its text and SSE framing made) first.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
+import { test } from 'node:test';
 import { Client } from '../../src/client/client.js';
+import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
+import { OutboundBudget, serveNode } from '../../src/http/node.js';
+import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import { McpServer } from '../../src/server/server.js';
-import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
-import { OutboundBudget, serveNode } from '../../src/http/node.js';
-import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
 import { eventually, neverReadingPost, openSession, REVISION } from './http-child.js';
 
 const MiB = 1024 * 1024;
 
 for (const responseMode of ['json', 'sse'] as const) {
-  test(`abuse (${responseMode}): past the budget's admitted share a large reply is refused unserialized, with the same -32000 error; a small one is sent`, { timeout: 60_000 }, async () => {
+  test(`abuse (${responseMode}): past the budget's admitted share a large reply is refused unserialized, with the same -32000 error; a small one is sent`, {
+    timeout: 60_000,
+  }, async () => {
     /** The tags of the results serialized so far. */
     const serialized: string[] = [];
     const server = new McpServer({ name: 'budget', version: '1.0.0' });
-    server.registerTool('blob', { description: 'a result of `size` characters', inputSchema: { type: 'object', properties: { size: { type: 'number' }, tag: { type: 'string' } } } }, (args: { size?: number; tag?: string }) => {
-      const tag = args.tag ?? '';
-      return { content: [{ type: 'text', text: 'b'.repeat(args.size ?? 1) }], _meta: { probe: { toJSON: () => (serialized.push(tag), tag) } } };
-    });
+    server.registerTool(
+      'blob',
+      { description: 'a result of `size` characters', inputSchema: { type: 'object', properties: { size: { type: 'number' }, tag: { type: 'string' } } } },
+      (args: { size?: number; tag?: string }) => {
+        const tag = args.tag ?? '';
+        return { content: [{ type: 'text', text: 'b'.repeat(args.size ?? 1) }], _meta: { probe: { toJSON: () => (serialized.push(tag), tag) } } };
+      },
+    );
     // admitted share: 16 MiB; a laggard's 32 MiB reply keeps most of it waiting, under the whole 48 MiB
     const budget = new OutboundBudget(48 * MiB);
     const reports: Error[] = [];
@@ -52,7 +59,10 @@ for (const responseMode of ['json', 'sse'] as const) {
       assert.ok(refused instanceof McpError && refused.code === -32000, `the client gets -32000 for its request: ${String(refused)}`);
       assert.match(refused.message, /The result of this request \(\d+ bytes\) was not sent: .*retry it later/);
       assert.ok(!serialized.includes('large'), 'the refused reply was never serialized');
-      assert.ok(reports.some((e) => (e as { reason?: string }).reason === 'refused' && /refused a reply of \d+ bytes to request/.test(e.message)), 'the refusal is reported');
+      assert.ok(
+        reports.some((e) => (e as { reason?: string }).reason === 'refused' && /refused a reply of \d+ bytes to request/.test(e.message)),
+        'the refusal is reported',
+      );
 
       const small = await client.callTool({ name: 'blob', arguments: { size: 1000, tag: 'small' } });
       assert.equal((small.content as Array<{ text: string }>)[0]!.text.length, 1000, 'a reply no larger than a slice is never refused');

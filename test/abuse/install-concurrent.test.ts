@@ -2,12 +2,13 @@
 // lock, up to three of eight processes said "added" and were not in the file. With the lock
 // file, every process that exits 0 is in the file, and a lock left by a dead process does not
 // block anyone.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { runCli, tempDir } from '../helpers/cli/install.js';
 
 const PROCESSES = 8;
@@ -20,13 +21,19 @@ for (const [label, initial] of [
     const dir = tempDir();
     const path = join(dir, 'mcp.json');
     writeFileSync(path, initial);
-    const results = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => runCli(['install', '--config', path, '--yes', '--name', `s${i}`, '--', 'node', `server-${i}.js`])));
+    const results = await Promise.all(
+      Array.from({ length: PROCESSES }, (_, i) => runCli(['install', '--config', path, '--yes', '--name', `s${i}`, '--', 'node', `server-${i}.js`])),
+    );
     for (const [i, result] of results.entries()) assert.equal(result.code, 0, `process ${i}: ${result.stderr}`);
     const text = readFileSync(path, 'utf8');
     for (let i = 0; i < PROCESSES; i++) assert.ok(text.includes(`"s${i}": {`), `s${i} is in the file:\n${text}`);
     assert.ok(text.includes('"keep": { "command": "keep-me" }'), 'the entry that was there is kept as it was');
     if (label !== 'JSON') assert.ok(text.includes('// mine') && text.includes('// keep this'), 'comments kept');
-    assert.deepEqual(readdirSync(dir).filter((f) => f !== 'mcp.json' && f !== 'mcp.json.bak'), [], 'no lock or temporary file left behind');
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f !== 'mcp.json' && f !== 'mcp.json.bak'),
+      [],
+      'no lock or temporary file left behind',
+    );
   });
 }
 

@@ -4,10 +4,11 @@
 // `installed` listing the others; every printed line is free of raw escape sequences; header
 // values with line breaks are refused; web install links get the consent screen; Gemini `url`
 // entries are SSE.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { runCli, tempDir } from '../helpers/cli/install.js';
 
 const ADD = ['--name', 'demo', '--', 'node', 's.js'];
@@ -17,11 +18,15 @@ const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200b-\u200f
 test('install then uninstall returns the file byte for byte: BOM, CRLF, tabs, comments, duplicate keys, big numbers, compact entries, key order', async () => {
   const dir = tempDir();
   const path = join(dir, 'mcp.json');
-  const original = '\uFEFF{\r\n\t// user settings\r\n\t"zeta": 12345678901234567890,\r\n\t"huge": 1e400, "tiny": 1e-400,\r\n\t"dup": 1,\r\n\t"dup": 2,\r\n\t/* block */ "mcpServers": {\r\n\t\t"a": {"command":"x","args":["1"]}, // compact\r\n\t\t"b": { "command": "y" }\r\n\t},\r\n\t"alpha": true\r\n}\r\n';
+  const original =
+    '\uFEFF{\r\n\t// user settings\r\n\t"zeta": 12345678901234567890,\r\n\t"huge": 1e400, "tiny": 1e-400,\r\n\t"dup": 1,\r\n\t"dup": 2,\r\n\t/* block */ "mcpServers": {\r\n\t\t"a": {"command":"x","args":["1"]}, // compact\r\n\t\t"b": { "command": "y" }\r\n\t},\r\n\t"alpha": true\r\n}\r\n';
   writeFileSync(path, original);
   const added = await runCli(['install', '--config', path, '--yes', ...ADD]);
   assert.equal(added.code, 0, added.stderr);
-  const expected = original.replace('\t\t"b": { "command": "y" }\r\n', '\t\t"b": { "command": "y" },\r\n\t\t"demo": {\r\n\t\t\t"command": "node",\r\n\t\t\t"args": [\r\n\t\t\t\t"s.js"\r\n\t\t\t]\r\n\t\t}\r\n');
+  const expected = original.replace(
+    '\t\t"b": { "command": "y" }\r\n',
+    '\t\t"b": { "command": "y" },\r\n\t\t"demo": {\r\n\t\t\t"command": "node",\r\n\t\t\t"args": [\r\n\t\t\t\t"s.js"\r\n\t\t\t]\r\n\t\t}\r\n',
+  );
   assert.equal(readFileSync(path, 'utf8'), expected);
   assert.equal(readFileSync(`${path}.bak`, 'utf8'), original);
   const removed = await runCli(['uninstall', '--config', path, 'demo']);
@@ -37,8 +42,14 @@ test('layout follows the file: a one-line file stays one line, an empty map in a
   const cases: [string, string][] = [
     ['{"mcpServers":{"a":{"command":"x"}}}', '{"mcpServers":{"a":{"command":"x"},"demo": {"command":"node","args":["s.js"]}}}'],
     ['{\n  "mcpServers": {}\n}\n', '{\n  "mcpServers": {\n    "demo": {\n      "command": "node",\n      "args": [\n        "s.js"\n      ]\n    }\n  }\n}\n'],
-    ['{\n  "theme": "dark"\n}\n', '{\n  "theme": "dark",\n  "mcpServers": {\n    "demo": {\n      "command": "node",\n      "args": [\n        "s.js"\n      ]\n    }\n  }\n}\n'],
-    ['{\n  "mcpServers": {\n    "a": {"command": "x"},\n  },\n}\n', '{\n  "mcpServers": {\n    "a": {"command": "x"},\n    "demo": {\n      "command": "node",\n      "args": [\n        "s.js"\n      ]\n    }\n  },\n}\n'],
+    [
+      '{\n  "theme": "dark"\n}\n',
+      '{\n  "theme": "dark",\n  "mcpServers": {\n    "demo": {\n      "command": "node",\n      "args": [\n        "s.js"\n      ]\n    }\n  }\n}\n',
+    ],
+    [
+      '{\n  "mcpServers": {\n    "a": {"command": "x"},\n  },\n}\n',
+      '{\n  "mcpServers": {\n    "a": {"command": "x"},\n    "demo": {\n      "command": "node",\n      "args": [\n        "s.js"\n      ]\n    }\n  },\n}\n',
+    ],
   ];
   for (const [i, [before, after]] of cases.entries()) {
     const path = join(dir, `c${i}.json`);
@@ -89,7 +100,10 @@ test('duplicate keys the change depends on are refused (exit 2), untouched; __pr
   writeFileSync(proto, '{"__proto__": {"mcpServers": {"demo": {"command": "inherited"}}}}');
   const result = await runCli(['install', '--config', proto, '--yes', ...ADD]);
   assert.equal(result.code, 0, result.stderr);
-  assert.equal(readFileSync(proto, 'utf8'), '{"__proto__": {"mcpServers": {"demo": {"command": "inherited"}}},"mcpServers": {"demo":{"command":"node","args":["s.js"]}}}');
+  assert.equal(
+    readFileSync(proto, 'utf8'),
+    '{"__proto__": {"mcpServers": {"demo": {"command": "inherited"}}},"mcpServers": {"demo":{"command":"node","args":["s.js"]}}}',
+  );
 });
 
 test('installed: a JSONC file is listed; one unreadable file is reported and the others are still listed (exit 1)', async () => {
@@ -113,7 +127,11 @@ test('installed: a JSONC file is listed; one unreadable file is reported and the
   const json = await runCli(['installed', '--json'], { cwd: project, env });
   assert.equal(json.code, 1);
   const { configs } = JSON.parse(json.stdout) as { configs: { client: string; error?: string; servers: { name: string; transport?: string }[] }[] };
-  assert.deepEqual(configs.map((c) => [c.client, c.error !== undefined, c.servers.map((s) => `${s.name}${s.transport ? `:${s.transport}` : ''}`)]).sort(), [['cursor', false, ['c']], ['gemini', false, ['g:sse', 'h:http']], ['vscode', true, []]]);
+  assert.deepEqual(configs.map((c) => [c.client, c.error !== undefined, c.servers.map((s) => `${s.name}${s.transport ? `:${s.transport}` : ''}`)]).sort(), [
+    ['cursor', false, ['c']],
+    ['gemini', false, ['g:sse', 'h:http']],
+    ['vscode', true, []],
+  ]);
 });
 
 test('no raw escape, OSC, C1 or bidi character reaches the terminal: JSON parse errors quoting input, names, paths, installed', async () => {
@@ -124,13 +142,28 @@ test('no raw escape, OSC, C1 or bidi character reaches the terminal: JSON parse 
   const runs = [
     await runCli(['install', '--config', path, '--yes', '--json', `{"name": "x${hostile}`]),
     await runCli(['install', '--config', path, '--yes', '--json', `{"name": "x", "command": ${hostile}}`]),
-    await runCli(['install', '--config', path, '--yes', `cursor://anysphere.cursor-deeplink/mcp/install?name=x&config=${Buffer.from(`{"command": "${hostile}"`).toString('base64')}`]),
+    await runCli([
+      'install',
+      '--config',
+      path,
+      '--yes',
+      `cursor://anysphere.cursor-deeplink/mcp/install?name=x&config=${Buffer.from(`{"command": "${hostile}"`).toString('base64')}`,
+    ]),
     await runCli(['install', '--config', path, '--yes', '--name', `x${hostile}`, '--', 'node']),
     await runCli(['install', '--config', join(dir, `a${hostile}`, 'x.json'), '--yes', '--name', 'x', '--', 'node', hostile]),
     await runCli(['uninstall', '--config', path, hostile]),
     await runCli(['install', '--config', path, '--yes', '--bogus' + hostile]),
   ];
-  writeFileSync(path, JSON.stringify({ mcpServers: { [`n${hostile}`]: { command: hostile, args: [hostile], env: { [`K${hostile}`]: hostile } }, bad: { command: 5, url: hostile }, u: { url: `https://e.example/${hostile}`, headers: { h: hostile } } } }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      mcpServers: {
+        [`n${hostile}`]: { command: hostile, args: [hostile], env: { [`K${hostile}`]: hostile } },
+        bad: { command: 5, url: hostile },
+        u: { url: `https://e.example/${hostile}`, headers: { h: hostile } },
+      },
+    }),
+  );
   runs.push(await runCli(['installed', '--config', path]), await runCli(['installed', '--config', path, '--json']));
   for (const [i, run] of runs.entries()) {
     assert.ok(!RAW.test(run.stdout) && !RAW.test(run.stderr), `run ${i} printed a raw control character: ${JSON.stringify(run.stdout + run.stderr)}`);

@@ -3,12 +3,13 @@
 // writer touches (backup, temporary file, lock file, the config itself once read) may be a
 // link it follows; the config path may be a link the user made, and then the screen names the
 // real file. Each case checks the victim file's bytes and mode afterwards.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MCPKIT_BIN, runCli, shellWord, tempDir, TmuxSession } from '../helpers/cli/install.js';
+import { test } from 'node:test';
+import { MCPKIT_BIN, runCli, shellWord, TmuxSession, tempDir } from '../helpers/cli/install.js';
 
 const CONFIG = '{\n  "mcpServers": {\n    "keep": { "command": "keep-me" }\n  }\n}\n';
 const VICTIM = '# my shell startup file\nexport PATH=$HOME/bin:$PATH\n';
@@ -102,7 +103,7 @@ test('install: a config that is a dangling link is refused (exit 2); nothing is 
   assert.equal(existsSync(target), false);
 });
 
-test('install: a FIFO in the config\'s place is refused at once (exit 2), not waited on', async () => {
+test("install: a FIFO in the config's place is refused at once (exit 2), not waited on", async () => {
   const { dir } = setup();
   const fifo = join(dir, 'fifo.json');
   execFileSync('mkfifo', [fifo]);

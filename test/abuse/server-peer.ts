@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import type { JSONObject, RequestId } from '../../src/jsonrpc/types.js';
 import type { McpServer } from '../../src/server/server.js';
+import { type RecordingTransport, recordTransport } from '../../src/testing/recording-transport.js';
 import { InMemoryTransport } from '../../src/transport/memory.js';
-import { recordTransport, type RecordingTransport } from '../../src/testing/recording-transport.js';
 
 /** The stateless era's revision. */
 export const STATELESS = '2026-07-28';
@@ -60,7 +60,8 @@ export async function connectPeer(server: McpServer, options: PeerOptions = {}):
   const capabilities = options.capabilities ?? {};
   const clientInfo = { name: options.name ?? 'abuse-peer', version: '1.0.0' };
   const [serverEnd, peer] = InMemoryTransport.createPair();
-  const recorder = options.record === false ? undefined : recordTransport(serverEnd, { side: 'server', revision: () => (revision === STATELESS ? undefined : revision) });
+  const recorder =
+    options.record === false ? undefined : recordTransport(serverEnd, { side: 'server', revision: () => (revision === STATELESS ? undefined : revision) });
   await server.connect(recorder ?? serverEnd);
   const received: JSONObject[] = [];
   const waiting = new Map<RequestId, (m: JSONObject) => void>();
@@ -80,9 +81,15 @@ export async function connectPeer(server: McpServer, options: PeerOptions = {}):
         waiting.delete(id);
         resolve(m);
       });
-      const meta = revision === STATELESS
-        ? { 'io.modelcontextprotocol/protocolVersion': STATELESS, 'io.modelcontextprotocol/clientCapabilities': capabilities, 'io.modelcontextprotocol/clientInfo': clientInfo, ...(params._meta as JSONObject | undefined) }
-        : (params._meta as JSONObject | undefined);
+      const meta =
+        revision === STATELESS
+          ? {
+              'io.modelcontextprotocol/protocolVersion': STATELESS,
+              'io.modelcontextprotocol/clientCapabilities': capabilities,
+              'io.modelcontextprotocol/clientInfo': clientInfo,
+              ...(params._meta as JSONObject | undefined),
+            }
+          : (params._meta as JSONObject | undefined);
       const sent = meta === undefined ? params : { ...params, _meta: meta };
       void peer.send({ jsonrpc: '2.0', id, method, params: sent } as never);
     });

@@ -22,15 +22,27 @@ describe('abuse: server small items', () => {
   // (isError: true), not a protocol error.
   it('a non-finite number in structuredContent is a tool error naming the field, not a silent null', async () => {
     const server = new McpServer({ name: 'abuse', version: '1.0.0' });
-    server.registerTool('measure', {
-      outputSchema: { type: 'object', properties: { reading: { type: 'object', properties: { value: { type: 'number' } }, required: ['value'] } }, required: ['reading'] },
-    }, () => ({ structuredContent: { reading: { value: Infinity } } }));
+    server.registerTool(
+      'measure',
+      {
+        outputSchema: {
+          type: 'object',
+          properties: { reading: { type: 'object', properties: { value: { type: 'number' } }, required: ['value'] } },
+          required: ['reading'],
+        },
+      },
+      () => ({ structuredContent: { reading: { value: Infinity } } }),
+    );
     server.registerTool('average', { outputSchema: { type: 'object', properties: { items: { type: 'array', items: { type: 'number' } } } } }, () => ({
       structuredContent: { items: [1, NaN] },
     }));
     server.registerTool('untyped_output', {}, () => ({ structuredContent: { ratio: -Infinity } }));
     const peer = await connectPeer(server);
-    for (const [tool, field] of [['measure', '/reading/value'], ['average', '/items/1'], ['untyped_output', '/ratio']] as const) {
+    for (const [tool, field] of [
+      ['measure', '/reading/value'],
+      ['average', '/items/1'],
+      ['untyped_output', '/ratio'],
+    ] as const) {
       const result = await peer.call('tools/call', { name: tool, arguments: {} });
       assert.equal(result.isError, true, `${tool}: ${JSON.stringify(result)}`);
       assert.equal(result.structuredContent, undefined, `${tool}: nothing half-serialized goes out`);
@@ -45,10 +57,14 @@ describe('abuse: server small items', () => {
   // JSON-RPC 2.0 §5.1), whatever the completer would do with it.
   it('completion/complete with a non-string context argument answers -32602, not -32603', async () => {
     const server = new McpServer({ name: 'abuse', version: '1.0.0' });
-    server.registerPrompt('greet', {
-      arguments: [{ name: 'lang' }, { name: 'name' }],
-      complete: { name: (value, context) => [`${context.arguments.lang?.toUpperCase() ?? ''}${value}`] },
-    }, () => ({ messages: [] }));
+    server.registerPrompt(
+      'greet',
+      {
+        arguments: [{ name: 'lang' }, { name: 'name' }],
+        complete: { name: (value, context) => [`${context.arguments.lang?.toUpperCase() ?? ''}${value}`] },
+      },
+      () => ({ messages: [] }),
+    );
     const peer = await connectPeer(server);
     const ref = { type: 'ref/prompt', name: 'greet' };
     for (const bad of [5, null, { nested: 'x' }, ['en']]) {

@@ -6,12 +6,13 @@
  * (RFC 6585 § 4: the user has sent too many requests). Other principals keep finding room
  * below `maxSessions`, whose 503 is for the server as a whole.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { requireBearerAuth } from '../../src/auth/server/bearer.js';
-import { InvalidTokenError, type AuthInfo, type TokenVerifier } from '../../src/auth/server/types.js';
-import { ACCEPT_BOTH, BASE, initRequest, LATEST, makeHandler, rpc, smallServer } from '../helpers/http/server-harness.js';
+import { type AuthInfo, InvalidTokenError, type TokenVerifier } from '../../src/auth/server/types.js';
 import type { StreamableHttpHandler } from '../../src/http/server/handler.js';
+import { ACCEPT_BOTH, BASE, initRequest, LATEST, makeHandler, rpc, smallServer } from '../helpers/http/server-harness.js';
 
 const RESOURCE = `${BASE}/mcp`;
 const ISSUER = 'https://as.example';

@@ -12,8 +12,9 @@
  * Timing: the sweep runs every `sessionIdleTimeoutMs / 2`. The margins below are several
  * hundred milliseconds wide in both directions; the sweep itself is what is measured.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { eventually, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../helpers/http/server-harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

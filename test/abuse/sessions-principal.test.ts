@@ -13,12 +13,13 @@
  *   server does not serve is answered 404 Not Found. Another principal's session is answered
  *   exactly like an unknown one, so its existence is not revealed.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { requireBearerAuth } from '../../src/auth/server/bearer.js';
-import { InvalidTokenError, type AuthInfo, type TokenVerifier } from '../../src/auth/server/types.js';
-import { ACCEPT_BOTH, BASE, initRequest, LATEST, makeHandler, note, rpc, SseReader, smallServer } from '../helpers/http/server-harness.js';
+import { type AuthInfo, InvalidTokenError, type TokenVerifier } from '../../src/auth/server/types.js';
 import type { StreamableHttpHandler, StreamableHttpOptions } from '../../src/http/server/handler.js';
+import { ACCEPT_BOTH, BASE, initRequest, LATEST, makeHandler, note, rpc, SseReader, smallServer } from '../helpers/http/server-harness.js';
 
 const RESOURCE = `${BASE}/mcp`;
 const ISSUER = 'https://as.example';
@@ -27,7 +28,16 @@ const ISSUER = 'https://as.example';
 const verifier: TokenVerifier = {
   async verify(token: string): Promise<AuthInfo> {
     if (token !== 'alice' && token !== 'mallory') throw new InvalidTokenError('unknown token');
-    return { issuer: ISSUER, subject: token, clientId: 'shared-client', scopes: [], audience: [RESOURCE], expiresAt: undefined, tokenId: undefined, claims: { sub: token } };
+    return {
+      issuer: ISSUER,
+      subject: token,
+      clientId: 'shared-client',
+      scopes: [],
+      audience: [RESOURCE],
+      expiresAt: undefined,
+      tokenId: undefined,
+      claims: { sub: token },
+    };
   },
 };
 

@@ -8,9 +8,10 @@
  * CRLF; an event is dispatched at a blank line). The bound is ours (a dropped event is
  * reported as `message_too_large`).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { DEFAULT_MAX_EVENT_CHARS, SseParser, type SseEvent } from '../../src/framing/sse.js';
+import { test } from 'node:test';
+import { DEFAULT_MAX_EVENT_CHARS, type SseEvent, SseParser } from '../../src/framing/sse.js';
 
 const enc = new TextEncoder();
 
@@ -37,7 +38,10 @@ test('a 100 MB event fed in 4-16 KiB chunks is dropped and reported once, memory
   p.push(enc.encode('\n\ndata: after\n\n'));
   assert.ok(peak <= DEFAULT_MAX_EVENT_CHARS + 8, `buffered ${peak} characters`); // the bound, plus room for a field name
   assert.equal(oversized(), 1);
-  assert.deepEqual(events.map((e) => e.data), ['after']);
+  assert.deepEqual(
+    events.map((e) => e.data),
+    ['after'],
+  );
   assert.equal(p.bufferedChars, 0);
 });
 

@@ -2,7 +2,7 @@
  * Shared by the stdio abuse tests: the demo server as a child process speaking over its
  * stdin/stdout (`node bin/mcpkit.js demo`, after the build), and its teardown.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { MCPKIT_BIN } from '../helpers/repo.js';
 
 const BIN = MCPKIT_BIN;
@@ -26,7 +26,14 @@ export async function stopChild(child: ChildProcessWithoutNullStreams): Promise<
 
 /** The `initialize` request line of a 2025-11-25 client (id 0). */
 export function initializeLine(name: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1' } } }) + '\n';
+  return (
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1' } },
+    }) + '\n'
+  );
 }
 
 /** Resolves after `ms`. */

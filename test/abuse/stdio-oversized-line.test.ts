@@ -9,8 +9,9 @@
  * Section 5: the reply carries the request's id when it could be read, null otherwise; a
  * response or a notification is never answered (section 4.1, 5).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { initializeLine, sleep, spawnDemo, stopChild } from './stdio-demo-child.js';
 
 const OVER = 'x'.repeat(4 * 1024 * 1024 + 16); // one value that alone exceeds the 4 MiB line limit
@@ -76,7 +77,11 @@ test('an oversized stdio line gets a JSON-RPC error reply and the connection kee
     send(JSON.stringify({ jsonrpc: '2.0', id: 'after', method: 'tools/call', params: { name: 'echo', arguments: { message: 'still here' } } }));
     const after = await next(1);
     await sleep(100);
-    assert.deepEqual(replies.slice(replies.length - after.length).map((r) => r.id), ['after'], 'only the request after them was answered');
+    assert.deepEqual(
+      replies.slice(replies.length - after.length).map((r) => r.id),
+      ['after'],
+      'only the request after them was answered',
+    );
     assert.deepEqual((after[0]?.result as { content?: unknown[] } | undefined)?.content, [{ type: 'text', text: 'still here' }]);
   } finally {
     await stopChild(child);

@@ -6,11 +6,12 @@
  * Spec: Transports → stdio (messages are newline-delimited JSON-RPC on stdin/stdout); JSON-RPC
  * 2.0 section 4 (every request with an id gets exactly one response).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { StdioClientTransport } from '../../src/stdio/index.js';
 import { initializeLine, sleep, spawnDemo, stopChild } from './stdio-demo-child.js';
 
@@ -25,7 +26,9 @@ function rssMb(pid: number): number {
   return Number(match[1]) / 1024;
 }
 
-test('a client that never reads stdout: the server stops reading, memory stays bounded, every request is answered once reading starts', { timeout: 240_000 }, async (t) => {
+test('a client that never reads stdout: the server stops reading, memory stays bounded, every request is answered once reading starts', {
+  timeout: 240_000,
+}, async (t) => {
   const child = spawnDemo();
   let stderr = '';
   child.stderr.setEncoding('utf8');
@@ -121,7 +124,9 @@ const FLOOD_SERVER = `
   process.stdout.write(out);
 `;
 
-test('a server that never reads stdin: the client stops reading its stdout while replies pile up, and delivers them all later', { timeout: 120_000 }, async () => {
+test('a server that never reads stdin: the client stops reading its stdout while replies pile up, and delivers them all later', {
+  timeout: 120_000,
+}, async () => {
   const PINGS = 20_000;
   const BOUND = 100_000;
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-flood-'));

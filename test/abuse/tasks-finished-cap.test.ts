@@ -23,7 +23,7 @@ describe('abuse: finished tasks are capped', () => {
     const ids: string[] = [];
     for (let i = 0; i < 300; i++) {
       const r = await peer.call('tools/call', { name: 'quick', arguments: {}, task: {} });
-      ids.push(((r.task as { taskId: string }).taskId));
+      ids.push((r.task as { taskId: string }).taskId);
     }
     for (let i = 0; i < 500 && tasks.engine.running > 0; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(tasks.engine.running, 0);

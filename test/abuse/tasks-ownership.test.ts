@@ -15,11 +15,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { makeHandler, post, rpc } from '../helpers/http/server-harness.js';
 import type { JSONObject } from '../../src/jsonrpc/types.js';
 import { McpServer } from '../../src/server/server.js';
 import { TaskServer } from '../../src/tasks/index.js';
-import { STATELESS, TASKS_EXTENSION, assertCoreSchema, connectPeer, errorOf, type RawPeer } from './server-peer.js';
+import { makeHandler, post, rpc } from '../helpers/http/server-harness.js';
+import { assertCoreSchema, connectPeer, errorOf, type RawPeer, STATELESS, TASKS_EXTENSION } from './server-peer.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -31,10 +31,14 @@ function fixture(): { server: McpServer; tasks: TaskServer } {
       const t = setTimeout(resolve, ms);
       signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
     });
-  server.registerTool('work', { inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, execution: { taskSupport: 'optional' } }, async (a: { ms: number }, ctx) => {
-    await wait(a.ms, ctx.signal);
-    return `slept ${a.ms}`;
-  });
+  server.registerTool(
+    'work',
+    { inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, execution: { taskSupport: 'optional' } },
+    async (a: { ms: number }, ctx) => {
+      await wait(a.ms, ctx.signal);
+      return `slept ${a.ms}`;
+    },
+  );
   server.registerTool('long_job', { execution: { taskSupport: 'required' } }, async (_a, ctx) => {
     await wait(60_000, ctx.signal);
     return 'finished';
@@ -105,9 +109,16 @@ describe('abuse: stateless-era tasks without authentication', () => {
     const handler = makeHandler({ server });
     let id = 1;
     const call = async (client: string, method: string, params: JSONObject) => {
-      const meta = { 'io.modelcontextprotocol/protocolVersion': STATELESS, 'io.modelcontextprotocol/clientCapabilities': WITH_TASKS, 'io.modelcontextprotocol/clientInfo': { name: client, version: '1' } };
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': STATELESS,
+        'io.modelcontextprotocol/clientCapabilities': WITH_TASKS,
+        'io.modelcontextprotocol/clientInfo': { name: client, version: '1' },
+      };
       const name = (params.name ?? params.taskId) as string;
-      const res = await post(handler, rpc(id++, method, { ...params, _meta: meta }), { protocolVersion: STATELESS, headers: { 'mcp-method': method, 'mcp-name': name } });
+      const res = await post(handler, rpc(id++, method, { ...params, _meta: meta }), {
+        protocolVersion: STATELESS,
+        headers: { 'mcp-method': method, 'mcp-name': name },
+      });
       return (await res.json()) as JSONObject;
     };
     // Nothing tells unauthenticated HTTP clients apart: their tasks share one pool
@@ -132,20 +143,32 @@ describe('abuse: stateless-era tasks without authentication', () => {
 describe('abuse: stateless-era tasks with authentication', () => {
   it('tasks belong to the principal: another principal gets -32602 even with the id, and has its own cap', async () => {
     const { server, tasks } = fixture();
-    const handler = makeHandler({ server, authorize: { authenticate: async (req) => ({ authInfo: { clientId: 'app', subject: req.headers('authorization') ?? 'nobody' } }) } });
+    const handler = makeHandler({
+      server,
+      authorize: { authenticate: async (req) => ({ authInfo: { clientId: 'app', subject: req.headers('authorization') ?? 'nobody' } }) },
+    });
     let id = 1;
     const call = async (who: string, method: string, params: JSONObject) => {
-      const meta = { 'io.modelcontextprotocol/protocolVersion': STATELESS, 'io.modelcontextprotocol/clientCapabilities': WITH_TASKS, 'io.modelcontextprotocol/clientInfo': { name: who, version: '1' } };
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': STATELESS,
+        'io.modelcontextprotocol/clientCapabilities': WITH_TASKS,
+        'io.modelcontextprotocol/clientInfo': { name: who, version: '1' },
+      };
       const name = (params.name ?? params.taskId) as string;
-      const res = await post(handler, rpc(id++, method, { ...params, _meta: meta }), { protocolVersion: STATELESS, headers: { 'mcp-method': method, 'mcp-name': name, authorization: who } });
+      const res = await post(handler, rpc(id++, method, { ...params, _meta: meta }), {
+        protocolVersion: STATELESS,
+        headers: { 'mcp-method': method, 'mcp-name': name, authorization: who },
+      });
       return (await res.json()) as JSONObject;
     };
     const aliceIds: string[] = [];
-    for (let i = 0; i < 16; i++) aliceIds.push(((await call('alice', 'tools/call', { name: 'long_job', arguments: {} })).result as JSONObject).taskId as string);
+    for (let i = 0; i < 16; i++)
+      aliceIds.push(((await call('alice', 'tools/call', { name: 'long_job', arguments: {} })).result as JSONObject).taskId as string);
     assert.equal(((await call('alice', 'tools/call', { name: 'long_job', arguments: {} })).error as JSONObject).code, -32600);
     const bob = (await call('bob', 'tools/call', { name: 'long_job', arguments: {} })).result as JSONObject;
     assert.equal(bob.resultType, 'task');
-    for (const method of ['tasks/get', 'tasks/cancel']) assert.equal(((await call('bob', method, { taskId: aliceIds[0]! })).error as JSONObject).code, -32602, method);
+    for (const method of ['tasks/get', 'tasks/cancel'])
+      assert.equal(((await call('bob', method, { taskId: aliceIds[0]! })).error as JSONObject).code, -32602, method);
     assert.equal(((await call('alice', 'tasks/get', { taskId: aliceIds[0]! })).result as JSONObject).status, 'working');
     await tasks.close();
     await handler.close();

@@ -54,7 +54,11 @@ export async function rawClient(
     });
   const notify = (method: string, params?: JSONObject) => peer.send({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) } as never);
   if (options.initialize !== false) {
-    await request('initialize', { protocolVersion: '2025-11-25', capabilities: options.capabilities ?? {}, clientInfo: { name: options.name ?? 'raw', version: '1' } });
+    await request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: options.capabilities ?? {},
+      clientInfo: { name: options.name ?? 'raw', version: '1' },
+    });
     await notify('notifications/initialized');
     await request('ping');
   }

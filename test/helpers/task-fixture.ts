@@ -10,7 +10,17 @@
 import { McpError } from '../../src/jsonrpc/errors.js';
 import type { JSONObject } from '../../src/jsonrpc/types.js';
 import { McpServer, type ServerOptions } from '../../src/server/index.js';
-import { InMemoryTaskStore, TaskServer, type NewTask, type TaskOwner, type TaskPage, type TaskPatch, type TaskRecord, type TaskServerOptions, type TaskStore } from '../../src/tasks/index.js';
+import {
+  InMemoryTaskStore,
+  type NewTask,
+  type TaskOwner,
+  type TaskPage,
+  type TaskPatch,
+  type TaskRecord,
+  TaskServer,
+  type TaskServerOptions,
+  type TaskStore,
+} from '../../src/tasks/index.js';
 
 /** What the fixture's tools saw, and the gate that holds them. */
 export class Probe {
@@ -82,41 +92,50 @@ export function taskFixture(options: TaskServerOptions | false = {}, serverOptio
   const server = new McpServer({ name: 'task-fixture', version: '1.0.0' }, serverOptions);
   const probe = new Probe();
   const tasks = options === false ? undefined : new TaskServer(server, { pollIntervalMs: 20, sweepIntervalMs: 0, ...options });
-  server.registerTool('job', {
-    description: 'A job for task tests',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        progress: { type: 'boolean' },
-        log: { type: 'boolean' },
-        hold: { type: 'boolean' },
-        wait: { type: 'boolean' },
-        ask: { type: 'string', enum: ['elicit', 'sample'] },
-        fail: { type: 'string', enum: ['tool', 'protocol', 'throw'] },
+  server.registerTool(
+    'job',
+    {
+      description: 'A job for task tests',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          progress: { type: 'boolean' },
+          log: { type: 'boolean' },
+          hold: { type: 'boolean' },
+          wait: { type: 'boolean' },
+          ask: { type: 'string', enum: ['elicit', 'sample'] },
+          fail: { type: 'string', enum: ['tool', 'protocol', 'throw'] },
+        },
       },
+      execution: { taskSupport: 'optional' },
     },
-    execution: { taskSupport: 'optional' },
-  }, async (args: JobArgs, ctx) => {
-    probe.started++;
-    ctx.signal.addEventListener('abort', () => probe.aborted.push(String((ctx.signal.reason as Error | undefined)?.message ?? ctx.signal.reason)), { once: true });
-    if (args.wait) await probe.hold(ctx.signal);
-    if (args.log) await ctx.log('info', 'job started', 'job');
-    if (args.progress) await ctx.sendProgress(1, 2, 'half way');
-    let answer = '';
-    if (args.ask === 'elicit') {
-      const r = await ctx.elicitForm({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
-      answer = `: ${r.action} ${String(r.content?.name ?? '')}`;
-    } else if (args.ask === 'sample') {
-      const r = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 10 });
-      answer = `: ${r.model} said ${r.content && !Array.isArray(r.content) && r.content.type === 'text' ? r.content.text : '?'}`;
-    }
-    if (args.hold) await probe.hold(ctx.signal);
-    if (args.progress) await ctx.sendProgress(2, 2, 'done');
-    if (args.fail === 'tool') return { content: [{ type: 'text', text: 'job failed' }], isError: true };
-    if (args.fail === 'protocol') throw new McpError(-32001, 'job refused', { why: 'asked to' });
-    if (args.fail === 'throw') throw new Error('job crashed');
-    return { content: [{ type: 'text', text: `job done${answer}` }] };
-  });
+    async (args: JobArgs, ctx) => {
+      probe.started++;
+      ctx.signal.addEventListener('abort', () => probe.aborted.push(String((ctx.signal.reason as Error | undefined)?.message ?? ctx.signal.reason)), {
+        once: true,
+      });
+      if (args.wait) await probe.hold(ctx.signal);
+      if (args.log) await ctx.log('info', 'job started', 'job');
+      if (args.progress) await ctx.sendProgress(1, 2, 'half way');
+      let answer = '';
+      if (args.ask === 'elicit') {
+        const r = await ctx.elicitForm({
+          message: 'Your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        });
+        answer = `: ${r.action} ${String(r.content?.name ?? '')}`;
+      } else if (args.ask === 'sample') {
+        const r = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 10 });
+        answer = `: ${r.model} said ${r.content && !Array.isArray(r.content) && r.content.type === 'text' ? r.content.text : '?'}`;
+      }
+      if (args.hold) await probe.hold(ctx.signal);
+      if (args.progress) await ctx.sendProgress(2, 2, 'done');
+      if (args.fail === 'tool') return { content: [{ type: 'text', text: 'job failed' }], isError: true };
+      if (args.fail === 'protocol') throw new McpError(-32001, 'job refused', { why: 'asked to' });
+      if (args.fail === 'throw') throw new Error('job crashed');
+      return { content: [{ type: 'text', text: `job done${answer}` }] };
+    },
+  );
   server.registerTool('must', { description: 'Must run as a task', execution: { taskSupport: 'required' } }, () => 'must done');
   server.registerTool('plain', { description: 'Never runs as a task' }, () => 'plain done');
   return { server, tasks, probe };

@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TaskStoreError, type FinishedTaskLimits, type NewTask, type TaskStore } from '../../src/tasks/store.js';
+import { type FinishedTaskLimits, type NewTask, type TaskStore, TaskStoreError } from '../../src/tasks/store.js';
 import type { TaskOwner } from '../../src/tasks/types.js';
 
 /** A settable clock for the contract suite. */
@@ -70,7 +70,9 @@ export function describeTaskStoreContract(name: string, factory: TaskStoreFactor
       });
 
     withStore('creates a task and reads it back with every field', async (store, clock) => {
-      const created = await store.create(task('t1', { requestId: 7, pollIntervalMs: 250, statusMessage: 'started', params: { name: 'x', arguments: { ü: '✓' } } }));
+      const created = await store.create(
+        task('t1', { requestId: 7, pollIntervalMs: 250, statusMessage: 'started', params: { name: 'x', arguments: { ü: '✓' } } }),
+      );
       assert.deepEqual(created, {
         taskId: 't1',
         status: 'working',
@@ -235,7 +237,10 @@ export function describeTaskStoreContract(name: string, factory: TaskStoreFactor
         cursor = r.nextCursor;
       }
       assert.deepEqual(seen, ['a0', 'a1', 'a2', 'a3', 'a4']);
-      assert.deepEqual((await store.list(BOB, { limit: 100 })).tasks.map((t) => t.taskId), ['b0', 'b1', 'b2', 'b3', 'b4']);
+      assert.deepEqual(
+        (await store.list(BOB, { limit: 100 })).tasks.map((t) => t.taskId),
+        ['b0', 'b1', 'b2', 'b3', 'b4'],
+      );
       assert.deepEqual((await store.list(UNBOUND, { limit: 100 })).tasks, []);
       const exact = await store.list(ALICE, { limit: 5 });
       assert.equal(exact.tasks.length, 5);
@@ -278,50 +283,62 @@ export function describeTaskStoreContract(name: string, factory: TaskStoreFactor
       await store.update(taskId, { status: 'completed', result: { content: [] } });
     };
 
-    withStore('keeps at most maxFinishedTasks finished tasks: the oldest finished go first, unfinished ones never', async (store, clock) => {
-      for (const id of ['a1', 'a2', 'a3']) await store.create(task(id));
-      for (const id of ['b1', 'b2']) await store.create(task(id, { owner: BOB }));
-      for (const id of ['u1', 'u2']) await store.create(task(id, { owner: UNBOUND }));
-      // Finished in another order than created: eviction follows the finishing order.
-      for (const id of ['b2', 'a3', 'u1', 'a1']) await finish(store, clock, id);
-      assert.equal(await store.get('b2'), undefined, 'the first to finish is evicted');
-      for (const id of ['a3', 'u1', 'a1']) assert.equal((await store.get(id))?.status, 'completed', id);
-      await store.update('a2', { status: 'failed', error: { code: -32603, message: 'x' } });
-      assert.equal(await store.get('a3'), undefined);
-      assert.deepEqual(await ids(store, ALICE), ['a1', 'a2']);
-      assert.deepEqual(await ids(store, BOB), ['b1'], 'an unfinished task is never evicted');
-      assert.deepEqual(await ids(store, UNBOUND), ['u1', 'u2']);
-      // Many unfinished tasks over the cap stay; cancelling counts as finishing.
-      for (let i = 0; i < 6; i++) await store.create(task(`w${i}`, { owner: UNBOUND }));
-      assert.equal((await ids(store, UNBOUND)).length, 8);
-      clock.advance(1);
-      await store.update('w0', { status: 'cancelled' });
-      assert.equal(await store.get('u1'), undefined);
-      assert.deepEqual(await ids(store, UNBOUND), ['u2', 'w0', 'w1', 'w2', 'w3', 'w4', 'w5']);
-    }, { maxFinishedTasks: 3, maxFinishedTasksPerOwner: 100 });
+    withStore(
+      'keeps at most maxFinishedTasks finished tasks: the oldest finished go first, unfinished ones never',
+      async (store, clock) => {
+        for (const id of ['a1', 'a2', 'a3']) await store.create(task(id));
+        for (const id of ['b1', 'b2']) await store.create(task(id, { owner: BOB }));
+        for (const id of ['u1', 'u2']) await store.create(task(id, { owner: UNBOUND }));
+        // Finished in another order than created: eviction follows the finishing order.
+        for (const id of ['b2', 'a3', 'u1', 'a1']) await finish(store, clock, id);
+        assert.equal(await store.get('b2'), undefined, 'the first to finish is evicted');
+        for (const id of ['a3', 'u1', 'a1']) assert.equal((await store.get(id))?.status, 'completed', id);
+        await store.update('a2', { status: 'failed', error: { code: -32603, message: 'x' } });
+        assert.equal(await store.get('a3'), undefined);
+        assert.deepEqual(await ids(store, ALICE), ['a1', 'a2']);
+        assert.deepEqual(await ids(store, BOB), ['b1'], 'an unfinished task is never evicted');
+        assert.deepEqual(await ids(store, UNBOUND), ['u1', 'u2']);
+        // Many unfinished tasks over the cap stay; cancelling counts as finishing.
+        for (let i = 0; i < 6; i++) await store.create(task(`w${i}`, { owner: UNBOUND }));
+        assert.equal((await ids(store, UNBOUND)).length, 8);
+        clock.advance(1);
+        await store.update('w0', { status: 'cancelled' });
+        assert.equal(await store.get('u1'), undefined);
+        assert.deepEqual(await ids(store, UNBOUND), ['u2', 'w0', 'w1', 'w2', 'w3', 'w4', 'w5']);
+      },
+      { maxFinishedTasks: 3, maxFinishedTasksPerOwner: 100 },
+    );
 
-    withStore('keeps at most maxFinishedTasksPerOwner finished tasks per owner, without touching other owners', async (store, clock) => {
-      for (let i = 0; i < 5; i++) await store.create(task(`a${i}`));
-      await store.create(task('b0', { owner: BOB }));
-      await finish(store, clock, 'b0');
-      for (let i = 0; i < 5; i++) await finish(store, clock, `a${i}`);
-      assert.deepEqual(await ids(store, ALICE), ['a3', 'a4']);
-      assert.deepEqual(await ids(store, BOB), ['b0'], 'another owner keeps its older result');
-    }, { maxFinishedTasks: 100, maxFinishedTasksPerOwner: 2 });
+    withStore(
+      'keeps at most maxFinishedTasksPerOwner finished tasks per owner, without touching other owners',
+      async (store, clock) => {
+        for (let i = 0; i < 5; i++) await store.create(task(`a${i}`));
+        await store.create(task('b0', { owner: BOB }));
+        await finish(store, clock, 'b0');
+        for (let i = 0; i < 5; i++) await finish(store, clock, `a${i}`);
+        assert.deepEqual(await ids(store, ALICE), ['a3', 'a4']);
+        assert.deepEqual(await ids(store, BOB), ['b0'], 'another owner keeps its older result');
+      },
+      { maxFinishedTasks: 100, maxFinishedTasksPerOwner: 2 },
+    );
 
-    withStore('a deleted or expired finished task frees its place', async (store, clock) => {
-      await store.create(task('short', { ttlMs: 5 }));
-      for (const id of ['a', 'b', 'c']) await store.create(task(id));
-      await finish(store, clock, 'short');
-      await finish(store, clock, 'a');
-      assert.equal(await store.delete('a'), true);
-      clock.advance(10);
-      assert.equal(await store.sweep(10), 1);
-      await finish(store, clock, 'b');
-      await finish(store, clock, 'c');
-      assert.deepEqual(await ids(store, ALICE), ['b', 'c']);
-      assert.equal(await store.get('short'), undefined);
-    }, { maxFinishedTasks: 2, maxFinishedTasksPerOwner: 2 });
+    withStore(
+      'a deleted or expired finished task frees its place',
+      async (store, clock) => {
+        await store.create(task('short', { ttlMs: 5 }));
+        for (const id of ['a', 'b', 'c']) await store.create(task(id));
+        await finish(store, clock, 'short');
+        await finish(store, clock, 'a');
+        assert.equal(await store.delete('a'), true);
+        clock.advance(10);
+        assert.equal(await store.sweep(10), 1);
+        await finish(store, clock, 'b');
+        await finish(store, clock, 'c');
+        assert.deepEqual(await ids(store, ALICE), ['b', 'c']);
+        assert.equal(await store.get('short'), undefined);
+      },
+      { maxFinishedTasks: 2, maxFinishedTasksPerOwner: 2 },
+    );
 
     withStore('refuses every call once closed', async (store) => {
       await store.create(task('t'));

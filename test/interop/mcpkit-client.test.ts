@@ -8,19 +8,19 @@
  * schema oracle honest against a second implementation.
  */
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { UrlElicitationRequest } from '../../src/client/client.js';
 import { Client } from '../../src/client/index.js';
 import { LocalError, McpError, UrlElicitationRequiredError } from '../../src/jsonrpc/errors.js';
 import type { JSONObject } from '../../src/jsonrpc/types.js';
 import type { Progress } from '../../src/session/session.js';
 import { StdioClientTransport } from '../../src/stdio/index.js';
-import { recordTransport, type RecordingTransport } from '../../src/testing/recording-transport.js';
+import { type RecordingTransport, recordTransport } from '../../src/testing/recording-transport.js';
 import { validateWireMessage } from '../../src/testing/wire-schema.js';
 import type { CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, TextContent, ToolResultContent } from '../../src/types.js';
-import type { UrlElicitationRequest } from '../../src/client/client.js';
-import { waitFor } from '../helpers/wait.js';
 import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
+import { waitFor } from '../helpers/wait.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/official-server.js', import.meta.url));
 const ROOTS = [{ uri: 'file:///home/user/project', name: 'project' }];
@@ -50,7 +50,12 @@ interface Connection {
 
 /** Spawns the official fixture in `mode` and connects an mcpkit client with every handler. */
 async function connect(mode: 'full' | 'paged', protocolVersion?: string): Promise<Connection> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [FIXTURE, mode], stderr: 'pipe', closeTimeouts: { stdinMs: 1000, termMs: 1000 } });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [FIXTURE, mode],
+    stderr: 'pipe',
+    closeTimeouts: { stdinMs: 1000, termMs: 1000 },
+  });
   // The handlers below run only after connect(), by which time `c` is assigned.
   let c!: Connection;
   const recorder = recordTransport(transport, { side: 'client', revision: () => c.client.protocolVersion });
@@ -73,7 +78,12 @@ async function connect(mode: 'full' | 'paged', protocolVersion?: string): Promis
           c.sampling.push(params);
           if (params.tools !== undefined) return answerWithTools(params);
           const content = Array.isArray(params.messages[0]!.content) ? params.messages[0]!.content[0] : params.messages[0]!.content;
-          return { role: 'assistant', model: 'mcpkit-test-model', stopReason: 'endTurn', content: { type: 'text', text: `answer to ${(content as TextContent).text}` } };
+          return {
+            role: 'assistant',
+            model: 'mcpkit-test-model',
+            stopReason: 'endTurn',
+            content: { type: 'text', text: `answer to ${(content as TextContent).text}` },
+          };
         },
       },
       elicitation: {
@@ -99,15 +109,29 @@ function answerWithTools(params: CreateMessageRequestParams): CreateMessageResul
   const blocks = Array.isArray(last.content) ? last.content : [last.content];
   const result = blocks.find((b): b is ToolResultContent => b.type === 'tool_result');
   if (result === undefined) {
-    return { role: 'assistant', model: 'mcpkit-test-model', stopReason: 'toolUse', content: [{ type: 'tool_use', id: 'use-1', name: params.tools![0]!.name, input: { city: 'Oslo' } }] };
+    return {
+      role: 'assistant',
+      model: 'mcpkit-test-model',
+      stopReason: 'toolUse',
+      content: [{ type: 'tool_use', id: 'use-1', name: params.tools![0]!.name, input: { city: 'Oslo' } }],
+    };
   }
-  return { role: 'assistant', model: 'mcpkit-test-model', stopReason: 'endTurn', content: { type: 'text', text: `The tool says: ${(result.content[0] as TextContent).text}` } };
+  return {
+    role: 'assistant',
+    model: 'mcpkit-test-model',
+    stopReason: 'endTurn',
+    content: { type: 'text', text: `The tool says: ${(result.content[0] as TextContent).text}` },
+  };
 }
 
 /** Asserts every message mcpkit sent was valid under the official schema of its revision. */
 function assertOwnMessagesValid(c: Connection): void {
   const problems = c.recorder.violations();
-  assert.deepEqual(problems, [], `mcpkit sent messages that violate the official schema:\n${problems.join('\n')}\n--- transcript ---\n${c.recorder.formatTranscript({ maxLineLength: 600 })}`);
+  assert.deepEqual(
+    problems,
+    [],
+    `mcpkit sent messages that violate the official schema:\n${problems.join('\n')}\n--- transcript ---\n${c.recorder.formatTranscript({ maxLineLength: 600 })}`,
+  );
 }
 
 describe('mcpkit client → official SDK server (McpServer) over stdio', { timeout: SUITE_TIMEOUT_MS }, () => {
@@ -153,7 +177,25 @@ describe('mcpkit client → official SDK server (McpServer) over stdio', { timeo
   it('tools/list: zod schemas arrive as JSON Schema objects', async () => {
     const tools = await client.listAllTools();
     const names = tools.map((t) => t.name);
-    for (const n of ['greet', 'image', 'audio', 'embedded', 'link', 'add', 'log', 'progress', 'fail', 'sample', 'elicit', 'connect', 'needs_auth', 'roots', 'wait_for_cancel', 'toggle_tool', 'touch']) {
+    for (const n of [
+      'greet',
+      'image',
+      'audio',
+      'embedded',
+      'link',
+      'add',
+      'log',
+      'progress',
+      'fail',
+      'sample',
+      'elicit',
+      'connect',
+      'needs_auth',
+      'roots',
+      'wait_for_cancel',
+      'toggle_tool',
+      'touch',
+    ]) {
       assert.ok(names.includes(n), `has ${n}`);
     }
     const greet = tools.find((t) => t.name === 'greet')!;
@@ -209,7 +251,10 @@ describe('mcpkit client → official SDK server (McpServer) over stdio', { timeo
     const all = logs.length;
     await client.callTool({ name: 'log' });
     await waitFor(() => logs.length - all >= 3, 'three log messages');
-    assert.deepEqual(logs.slice(all).map((l) => l.level), ['debug', 'info', 'warning']);
+    assert.deepEqual(
+      logs.slice(all).map((l) => l.level),
+      ['debug', 'info', 'warning'],
+    );
   });
 
   it('notification listeners can be removed, whether added before or after connecting', async () => {
@@ -275,7 +320,12 @@ describe('mcpkit client → official SDK server (McpServer) over stdio', { timeo
   it('elicitation (URL): consent callback with the domain, then notifications/elicitation/complete', async () => {
     const r = await client.callTool({ name: 'connect' });
     assert.equal(textOf(r), 'action=accept');
-    assert.deepEqual(c.urls.at(-1), { url: 'https://auth.example.com/start?flow=1', domain: 'auth.example.com', message: 'Sign in to continue', elicitationId: 'elicit-connect-1' });
+    assert.deepEqual(c.urls.at(-1), {
+      url: 'https://auth.example.com/start?flow=1',
+      domain: 'auth.example.com',
+      message: 'Sign in to continue',
+      elicitationId: 'elicit-connect-1',
+    });
     await waitFor(() => completed.includes('elicit-connect-1'), 'notifications/elicitation/complete');
   });
 
@@ -330,7 +380,10 @@ describe('mcpkit client → official SDK server (McpServer) over stdio', { timeo
     assert.ok('text' in item);
     assert.deepEqual(JSON.parse(item.text), { category: 'fruit', id: 'apple' });
     const templates = await client.listAllResourceTemplates();
-    assert.deepEqual(templates.map((t) => [t.name, t.uriTemplate]), [['item', 'fixture://items/{category}/{id}']]);
+    assert.deepEqual(
+      templates.map((t) => [t.name, t.uriTemplate]),
+      [['item', 'fixture://items/{category}/{id}']],
+    );
     await assert.rejects(client.readResource('fixture://missing'), (err: unknown) => err instanceof McpError);
   });
 
@@ -349,7 +402,13 @@ describe('mcpkit client → official SDK server (McpServer) over stdio', { timeo
     const prompts = await client.listAllPrompts();
     assert.deepEqual(prompts.map((p) => p.name).sort(), ['plain', 'summarize']);
     const summarize = prompts.find((p) => p.name === 'summarize')!;
-    assert.deepEqual(summarize.arguments?.map((a) => [a.name, a.required]), [['topic', true], ['style', true]]);
+    assert.deepEqual(
+      summarize.arguments?.map((a) => [a.name, a.required]),
+      [
+        ['topic', true],
+        ['style', true],
+      ],
+    );
     const plain = await client.getPrompt('plain');
     assert.deepEqual(plain.messages, [{ role: 'user', content: { type: 'text', text: 'A plain prompt.' } }]);
     const got = await client.getPrompt('summarize', { topic: 'mcp', style: 'terse' });
@@ -360,11 +419,19 @@ describe('mcpkit client → official SDK server (McpServer) over stdio', { timeo
 
   it('completion: prompt arguments and template variables, with context', async () => {
     assert.deepEqual((await client.complete({ type: 'ref/prompt', name: 'summarize' }, { name: 'topic', value: 'mc' })).completion.values, ['mcp', 'mcpkit']);
-    assert.deepEqual((await client.complete({ type: 'ref/prompt', name: 'summarize' }, { name: 'style', value: '' }, { topic: 'mcp' })).completion.values, ['terse', 'detailed']);
-    assert.deepEqual((await client.complete({ type: 'ref/prompt', name: 'summarize' }, { name: 'style', value: '' }, { topic: 'zebra' })).completion.values, ['plain']);
+    assert.deepEqual((await client.complete({ type: 'ref/prompt', name: 'summarize' }, { name: 'style', value: '' }, { topic: 'mcp' })).completion.values, [
+      'terse',
+      'detailed',
+    ]);
+    assert.deepEqual((await client.complete({ type: 'ref/prompt', name: 'summarize' }, { name: 'style', value: '' }, { topic: 'zebra' })).completion.values, [
+      'plain',
+    ]);
     const uri = 'fixture://items/{category}/{id}';
     assert.deepEqual((await client.complete({ type: 'ref/resource', uri }, { name: 'category', value: 'f' })).completion.values, ['fruit']);
-    assert.deepEqual((await client.complete({ type: 'ref/resource', uri }, { name: 'id', value: 'ap' }, { category: 'fruit' })).completion.values, ['apple', 'apricot']);
+    assert.deepEqual((await client.complete({ type: 'ref/resource', uri }, { name: 'id', value: 'ap' }, { category: 'fruit' })).completion.values, [
+      'apple',
+      'apricot',
+    ]);
   });
 
   it('tools/list_changed when the official server adds and removes a tool', async () => {
@@ -387,7 +454,10 @@ describe('mcpkit client → official SDK server (McpServer) over stdio', { timeo
     const broken = structuredClone(init.message) as { params: { clientInfo?: unknown } };
     delete broken.params.clientInfo;
     assert.notDeepEqual(validateWireMessage('2025-11-25', broken, { sender: 'client' }), []);
-    assert.deepEqual(c.errors.map((e) => e.message), []);
+    assert.deepEqual(
+      c.errors.map((e) => e.message),
+      [],
+    );
   });
 
   it("the official server's own messages validate too", () => {
@@ -423,7 +493,10 @@ describe('mcpkit client → official low-level Server: pagination and output sch
 
   it('callTool checks structuredContent against the declared outputSchema', async () => {
     assert.deepEqual((await c.client.callTool({ name: 'good_output' })).structuredContent, { sum: 5 });
-    await assert.rejects(c.client.callTool({ name: 'bad_output' }), (err: unknown) => err instanceof LocalError && err.code === 'invalid_result' && /output schema/.test(err.message));
+    await assert.rejects(
+      c.client.callTool({ name: 'bad_output' }),
+      (err: unknown) => err instanceof LocalError && err.code === 'invalid_result' && /output schema/.test(err.message),
+    );
     await assert.rejects(c.client.callTool({ name: 'missing_output' }), (err: unknown) => err instanceof LocalError && err.code === 'invalid_result');
     assert.equal(textOf(await c.client.callTool({ name: 'tool_17' })), 'tool_17');
     await assert.rejects(c.client.callTool({ name: 'nope' }), (err: unknown) => err instanceof McpError && err.code === -32602);
@@ -431,7 +504,10 @@ describe('mcpkit client → official low-level Server: pagination and output sch
 
   it('every message mcpkit sent validates', () => {
     assertOwnMessagesValid(c);
-    assert.deepEqual(c.errors.map((e) => e.message), []);
+    assert.deepEqual(
+      c.errors.map((e) => e.message),
+      [],
+    );
   });
 });
 

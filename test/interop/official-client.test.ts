@@ -14,8 +14,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   CreateMessageRequestSchema,
-  ElicitRequestSchema,
   ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
@@ -24,12 +24,12 @@ import {
   ToolListChangedNotificationSchema,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { recordTransport, type RecordingTransport } from '../../src/testing/recording-transport.js';
+import { type RecordingTransport, recordTransport } from '../../src/testing/recording-transport.js';
 import { validateWireMessage } from '../../src/testing/wire-schema.js';
-import { RawStdioTransport, demoServerCommand } from './fixtures/raw-stdio-transport.js';
-import { SdkTransportBridge } from './fixtures/sdk-transport-bridge.js';
-import { waitFor } from '../helpers/wait.js';
 import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
+import { waitFor } from '../helpers/wait.js';
+import { demoServerCommand, RawStdioTransport } from './fixtures/raw-stdio-transport.js';
+import { SdkTransportBridge } from './fixtures/sdk-transport-bridge.js';
 
 /** A content block or resource contents item, loosely typed for assertions. */
 type Loose = { type?: string; text?: string; data?: string; blob?: string; mimeType?: string; uri?: string; name?: string; resource?: Loose };
@@ -85,7 +85,19 @@ async function connect(proposeVersion?: string): Promise<Connection> {
     { name: 'official-interop-client', version: '1.0.0' },
     { capabilities: { sampling: { tools: {} }, elicitation: { form: { applyDefaults: true }, url: {} }, roots: { listChanged: true } } },
   );
-  const c: Connection = { client, recorder, bridge, raw, logs: [], updated: [], toolsChanged: 0, elicitationsCompleted: [], urlElicitations: [], sampling: [], errors: [] };
+  const c: Connection = {
+    client,
+    recorder,
+    bridge,
+    raw,
+    logs: [],
+    updated: [],
+    toolsChanged: 0,
+    elicitationsCompleted: [],
+    urlElicitations: [],
+    sampling: [],
+    errors: [],
+  };
   client.onerror = (error) => c.errors.push(error);
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     c.logs.push(n.params);
@@ -108,9 +120,19 @@ async function connect(proposeVersion?: string): Promise<Connection> {
     if (p.tools !== undefined) {
       const toolResult = content.find((b) => b.type === 'tool_result');
       if (toolResult === undefined) {
-        return { role: 'assistant', model: 'interop-model', stopReason: 'toolUse', content: [{ type: 'tool_use', id: 'call-1', name: 'get_weather', input: { city: 'Paris' } }] };
+        return {
+          role: 'assistant',
+          model: 'interop-model',
+          stopReason: 'toolUse',
+          content: [{ type: 'tool_use', id: 'call-1', name: 'get_weather', input: { city: 'Paris' } }],
+        };
       }
-      return { role: 'assistant', model: 'interop-model', stopReason: 'endTurn', content: { type: 'text', text: `Forecast: ${toolResult.content?.[0]?.text}` } };
+      return {
+        role: 'assistant',
+        model: 'interop-model',
+        stopReason: 'endTurn',
+        content: { type: 'text', text: `Forecast: ${toolResult.content?.[0]?.text}` },
+      };
     }
     return { role: 'assistant', model: 'interop-model', stopReason: 'endTurn', content: { type: 'text', text: `echo(${content[0]?.text})` } };
   });
@@ -124,7 +146,10 @@ async function connect(proposeVersion?: string): Promise<Connection> {
     const fields = Object.keys(p.requestedSchema.properties);
     if (fields.includes('username')) return { action: 'accept', content: { username: 'octocat', email: 'octocat@example.com' } };
     if (fields.includes('untitledSingle')) {
-      return { action: 'accept', content: { untitledSingle: 'option2', titledSingle: 'value3', legacyEnum: 'opt1', untitledMulti: ['option1', 'option3'], titledMulti: ['value2'] } };
+      return {
+        action: 'accept',
+        content: { untitledSingle: 'option2', titledSingle: 'value3', legacyEnum: 'opt1', untitledMulti: ['option1', 'option3'], titledMulti: ['value2'] },
+      };
     }
     // The defaults form: answer one field; the official client fills the rest from the schema defaults.
     return { action: 'accept', content: { name: 'Jane Roe' } };
@@ -136,7 +161,11 @@ async function connect(proposeVersion?: string): Promise<Connection> {
 /** Asserts every message mcpkit wrote was valid under the official schema of its revision. */
 function assertMcpkitMessagesValid(c: Connection): void {
   const problems = c.recorder.peerViolations();
-  assert.deepEqual(problems, [], `mcpkit sent messages that violate the official schema:\n${problems.join('\n')}\n--- transcript ---\n${c.recorder.formatTranscript({ maxLineLength: 600 })}`);
+  assert.deepEqual(
+    problems,
+    [],
+    `mcpkit sent messages that violate the official schema:\n${problems.join('\n')}\n--- transcript ---\n${c.recorder.formatTranscript({ maxLineLength: 600 })}`,
+  );
 }
 
 describe('official SDK client → mcpkit demo server over stdio', { timeout: SUITE_TIMEOUT_MS }, () => {
@@ -181,10 +210,29 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: SUI
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     for (const expected of [
-      'echo', 'blob', 'test_simple_text', 'test_image_content', 'test_audio_content', 'test_embedded_resource', 'test_multiple_content_types',
-      'test_tool_with_logging', 'test_error_handling', 'test_tool_with_progress', 'test_sampling', 'test_elicitation',
-      'test_elicitation_sep1034_defaults', 'test_elicitation_sep1330_enums', 'json_schema_2020_12_tool', 'add', 'slow', 'list_roots',
-      'sample_with_tools', 'connect_account', 'link_resource', 'toggle_extra_tool', 'touch_watched_resource',
+      'echo',
+      'blob',
+      'test_simple_text',
+      'test_image_content',
+      'test_audio_content',
+      'test_embedded_resource',
+      'test_multiple_content_types',
+      'test_tool_with_logging',
+      'test_error_handling',
+      'test_tool_with_progress',
+      'test_sampling',
+      'test_elicitation',
+      'test_elicitation_sep1034_defaults',
+      'test_elicitation_sep1330_enums',
+      'json_schema_2020_12_tool',
+      'add',
+      'slow',
+      'list_roots',
+      'sample_with_tools',
+      'connect_account',
+      'link_resource',
+      'toggle_extra_tool',
+      'touch_watched_resource',
     ]) {
       assert.ok(names.includes(expected), `tools/list has ${expected}`);
     }
@@ -235,7 +283,10 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: SUI
     assert.deepEqual(embedded.resource, { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' });
 
     const mixed = blocks(await client.callTool({ name: 'test_multiple_content_types', arguments: {} }));
-    assert.deepEqual(mixed.map((b) => b.type), ['text', 'image', 'resource']);
+    assert.deepEqual(
+      mixed.map((b) => b.type),
+      ['text', 'image', 'resource'],
+    );
     assert.deepEqual(JSON.parse(mixed[2]!.resource!.text!), { test: 'data', value: 123 });
   });
 
@@ -245,7 +296,10 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: SUI
     const r = await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
     assert.equal(firstText(r), 'Tool with logging executed successfully');
     await waitFor(() => c.logs.length - before >= 3, 'three log messages');
-    assert.deepEqual(c.logs.slice(before).map((l) => l.data), ['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+    assert.deepEqual(
+      c.logs.slice(before).map((l) => l.data),
+      ['Tool execution started', 'Tool processing data', 'Tool execution completed'],
+    );
     await client.setLoggingLevel('error');
     const quiet = c.logs.length;
     await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
@@ -266,16 +320,31 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: SUI
     // The tool echoes the progress token, which the official client sets to the request id.
     const token = Number(firstText(r));
     assert.ok(Number.isInteger(token));
-    const recv = c.recorder.transcript.filter((e) => e.dir === 'recv').map((e) => e.message as { id?: unknown; method?: string; params?: Record<string, unknown> });
+    const recv = c.recorder.transcript
+      .filter((e) => e.dir === 'recv')
+      .map((e) => e.message as { id?: unknown; method?: string; params?: Record<string, unknown> });
     const progress = recv.filter((m) => m.method === 'notifications/progress' && m.params?.progressToken === token);
-    assert.deepEqual(progress.map((m) => [m.params!.progress, m.params!.total]), [[0, 100], [50, 100], [100, 100]]);
+    assert.deepEqual(
+      progress.map((m) => [m.params!.progress, m.params!.total]),
+      [
+        [0, 100],
+        [50, 100],
+        [100, 100],
+      ],
+    );
     const responseAt = recv.findIndex((m) => m.id === token && m.method === undefined);
-    assert.ok(progress.every((m) => recv.indexOf(m) < responseAt), 'mcpkit writes every progress notification before the response');
+    assert.ok(
+      progress.every((m) => recv.indexOf(m) < responseAt),
+      'mcpkit writes every progress notification before the response',
+    );
     // The official client dispatches notifications a microtask after responses, so a last
     // notification read in the same chunk as the response is dropped with an "unknown token"
     // error (modelcontextprotocol/typescript-sdk#2580). Everything else must arrive in order.
     assert.ok(seen.length >= 2, `onprogress saw ${seen.length} notifications`);
-    assert.deepEqual(seen.map((p) => p.progress), [0, 50, 100].slice(0, seen.length));
+    assert.deepEqual(
+      seen.map((p) => p.progress),
+      [0, 50, 100].slice(0, seen.length),
+    );
     if (seen.length < 3) lateProgressTokens.add(token);
   });
 
@@ -349,7 +418,13 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: SUI
   it('resources: list, read text, read binary, read through the template, list templates', async () => {
     const { resources } = await client.listResources();
     // the test:// resources, beside the demo's skill files (skill://) and app view (ui://)
-    assert.deepEqual(resources.map((r) => r.uri).filter((u) => u.startsWith('test://')).sort(), ['test://static-binary', 'test://static-text', 'test://watched-resource']);
+    assert.deepEqual(
+      resources
+        .map((r) => r.uri)
+        .filter((u) => u.startsWith('test://'))
+        .sort(),
+      ['test://static-binary', 'test://static-text', 'test://watched-resource'],
+    );
     assert.equal(resources.find((r) => r.uri === 'test://static-text')?.mimeType, 'text/plain');
 
     const text = (await client.readResource({ uri: 'test://static-text' })).contents[0] as Loose;
@@ -364,7 +439,10 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: SUI
     assert.deepEqual(JSON.parse(templated.text!), { id: '42', templateTest: true, data: 'Data for ID: 42' });
 
     const { resourceTemplates } = await client.listResourceTemplates();
-    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['test://template/{id}/data']);
+    assert.deepEqual(
+      resourceTemplates.map((t) => t.uriTemplate),
+      ['test://template/{id}/data'],
+    );
 
     await assert.rejects(client.readResource({ uri: 'test://nothing-here' }), (err: unknown) => err instanceof McpError);
   });
@@ -386,8 +464,20 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: SUI
 
   it('prompts: list and get (simple, with arguments, embedded resource, image)', async () => {
     const { prompts } = await client.listPrompts();
-    assert.deepEqual(prompts.map((p) => p.name).sort(), ['test_input_required_result_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt']);
-    assert.deepEqual(prompts.find((p) => p.name === 'test_prompt_with_arguments')?.arguments?.map((a) => [a.name, a.required]), [['arg1', true], ['arg2', true]]);
+    assert.deepEqual(prompts.map((p) => p.name).sort(), [
+      'test_input_required_result_prompt',
+      'test_prompt_with_arguments',
+      'test_prompt_with_embedded_resource',
+      'test_prompt_with_image',
+      'test_simple_prompt',
+    ]);
+    assert.deepEqual(
+      prompts.find((p) => p.name === 'test_prompt_with_arguments')?.arguments?.map((a) => [a.name, a.required]),
+      [
+        ['arg1', true],
+        ['arg2', true],
+      ],
+    );
 
     const simple = await client.getPrompt({ name: 'test_simple_prompt' });
     assert.deepEqual(simple.messages, [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }]);
@@ -435,12 +525,18 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: SUI
   it('cancellation: aborting slow rejects, the server stops working on it and stays healthy', async () => {
     const controller = new AbortController();
     let progressed = 0;
-    const call = client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, { signal: controller.signal, timeout: 10_000, onprogress: () => progressed++ });
+    const call = client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, {
+      signal: controller.signal,
+      timeout: 10_000,
+      onprogress: () => progressed++,
+    });
     await waitFor(() => progressed >= 1, 'the first progress of slow');
     controller.abort('user pressed stop');
     await assert.rejects(call);
 
-    const sent = c.recorder.transcript.filter((e) => e.dir === 'send').map((e) => e.message as { id?: number; method?: string; params?: { name?: string; requestId?: number; reason?: string } });
+    const sent = c.recorder.transcript
+      .filter((e) => e.dir === 'send')
+      .map((e) => e.message as { id?: number; method?: string; params?: { name?: string; requestId?: number; reason?: string } });
     const request = sent.find((m) => m.method === 'tools/call' && m.params?.name === 'slow')!;
     lateProgressTokens.add(request.id!);
     const cancel = sent.find((m) => m.method === 'notifications/cancelled' && m.params?.requestId === request.id);
@@ -480,7 +576,10 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: SUI
     assert.match(firstText(r), /message/);
     const missing = await client.callTool({ name: 'add', arguments: { a: 1 } });
     assert.equal(missing.isError, true);
-    await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (err: unknown) => err instanceof McpError && err.code === ErrorCode.InvalidParams);
+    await assert.rejects(
+      client.callTool({ name: 'no_such_tool', arguments: {} }),
+      (err: unknown) => err instanceof McpError && err.code === ErrorCode.InvalidParams,
+    );
   });
 
   it('every message mcpkit wrote validates against the 2025-11-25 schema; the client saw no errors', () => {
@@ -491,8 +590,12 @@ describe('official SDK client → mcpkit demo server over stdio', { timeout: SUI
     const broken = structuredClone(answered!.message) as { result: { content?: unknown } };
     delete broken.result.content;
     assert.notDeepEqual(validateWireMessage('2025-11-25', broken, { method: 'tools/call', sender: 'server' }), []);
-    const sdkRace = (message: string) => /unknown token/.test(message) && [...lateProgressTokens].some((t) => new RegExp(`"progressToken":${t}\\b`).test(message));
-    assert.deepEqual(c.errors.map((e) => e.message).filter((m) => !sdkRace(m)), []);
+    const sdkRace = (message: string) =>
+      /unknown token/.test(message) && [...lateProgressTokens].some((t) => new RegExp(`"progressToken":${t}\\b`).test(message));
+    assert.deepEqual(
+      c.errors.map((e) => e.message).filter((m) => !sdkRace(m)),
+      [],
+    );
   });
 });
 
@@ -513,7 +616,12 @@ describe('protocol revisions', { timeout: SUITE_TIMEOUT_MS }, () => {
       closed: () => {},
     });
     try {
-      await recorder.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      await recorder.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
       await waitFor(() => responses.has(1), `the initialize response (${protocolVersion})`);
       negotiated = ((responses.get(1)!.result as Record<string, unknown> | undefined)?.protocolVersion as string | undefined) ?? undefined;
       await recorder.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -560,7 +668,10 @@ describe('protocol revisions', { timeout: SUITE_TIMEOUT_MS }, () => {
         assert.equal(firstText(await c.client.callTool({ name: 'test_sampling', arguments: { prompt: 'old' } })), 'LLM response: echo(old)');
         assert.deepEqual(await c.client.ping(), {});
         assertMcpkitMessagesValid(c);
-        assert.deepEqual(c.errors.map((e) => e.message), []);
+        assert.deepEqual(
+          c.errors.map((e) => e.message),
+          [],
+        );
       } finally {
         await c.client.close();
       }

@@ -9,15 +9,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
+import { StdioClientTransport as V2Stdio } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
-import { StdioClientTransport as V2Stdio } from '@modelcontextprotocol/client/stdio';
+import { type NodeServerHandle, serveNode } from '../../src/http/node.js';
 import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../../src/http/node.js';
-import { createProgressServer } from './fixtures/progress-server.js';
 import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
+import { createProgressServer } from './fixtures/progress-server.js';
 
 const CALLS = 100;
 const FIXTURE = fileURLToPath(new URL('./fixtures/progress-server.js', import.meta.url));
@@ -26,9 +26,15 @@ let sse: NodeServerHandle;
 let json: NodeServerHandle;
 let sessionless: NodeServerHandle;
 before(async () => {
-  sessionless = await serveNode(createStreamableHttpHandler({ server: createProgressServer(), sessionless: true, statelessEra: false }), { port: 0, host: '127.0.0.1' });
+  sessionless = await serveNode(createStreamableHttpHandler({ server: createProgressServer(), sessionless: true, statelessEra: false }), {
+    port: 0,
+    host: '127.0.0.1',
+  });
   sse = await serveNode(createStreamableHttpHandler({ server: createProgressServer(), statelessEra: false }), { port: 0, host: '127.0.0.1' });
-  json = await serveNode(createStreamableHttpHandler({ server: createProgressServer(), responseMode: 'json', statelessEra: false }), { port: 0, host: '127.0.0.1' });
+  json = await serveNode(createStreamableHttpHandler({ server: createProgressServer(), responseMode: 'json', statelessEra: false }), {
+    port: 0,
+    host: '127.0.0.1',
+  });
 });
 after(async () => {
   await sse?.close();
@@ -63,7 +69,9 @@ async function missedProgress(version: 'v1' | 'v2', kind: Transport): Promise<st
       const seen: number[] = [];
       const options = { onprogress: (p: { progress: number }) => seen.push(p.progress), timeout: 10_000 };
       // v1: callTool(params, resultSchema, options); v2: callTool(params, options)
-      await (version === 'v1' ? client.callTool({ name: 'progress', arguments: {} }, undefined, options) : client.callTool({ name: 'progress', arguments: {} }, options));
+      await (version === 'v1'
+        ? client.callTool({ name: 'progress', arguments: {} }, undefined, options)
+        : client.callTool({ name: 'progress', arguments: {} }, options));
       if (seen.join(',') !== '0,50,100') missed.push(`call ${i}: saw ${seen.join(',')}`);
     }
   } finally {

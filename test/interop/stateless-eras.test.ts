@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as OfficialHttpClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer as OfficialServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -21,8 +21,8 @@ import { z } from 'zod';
 import { ALL_REVISIONS, Client } from '../../src/client/index.js';
 import { createDemoServer } from '../../src/demo/server.js';
 import { FallbackTransport } from '../../src/http/client/fallback.js';
-import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
 import { serveNode } from '../../src/http/node.js';
+import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
 import type { JSONObject } from '../../src/jsonrpc/types.js';
 import { StdioClientTransport } from '../../src/stdio/index.js';
 import { recordTransport } from '../../src/testing/recording-transport.js';
@@ -31,7 +31,9 @@ const FIXTURE = fileURLToPath(new URL('./fixtures/official-server.js', import.me
 
 function official(): OfficialServer {
   const server = new OfficialServer({ name: 'official-v1', version: '1.0.0' });
-  server.registerTool('echo', { description: 'echo', inputSchema: { message: z.string() } }, async ({ message }) => ({ content: [{ type: 'text', text: message }] }));
+  server.registerTool('echo', { description: 'echo', inputSchema: { message: z.string() } }, async ({ message }) => ({
+    content: [{ type: 'text', text: message }],
+  }));
   return server;
 }
 
@@ -56,12 +58,17 @@ const http = createServer(async (req: IncomingMessage, res: ServerResponse) => {
       const sid = req.headers['mcp-session-id'] as string | undefined;
       let transport = sid ? sessions.get(sid) : undefined;
       if (!transport && req.method === 'POST' && isInitializeRequest(body)) {
-        transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport!) });
+        transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void sessions.set(id, transport!),
+        });
         await official().connect(transport);
       }
       if (!transport) {
         // what the official SDK's examples answer to a request without a session
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
         return;
       }
       await transport.handleRequest(req, res, body);
@@ -102,7 +109,12 @@ after(async () => {
 
 describe('a dual-era mcpkit client and 2025-era official servers', () => {
   it('falls back to initialize over stdio', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [FIXTURE, 'full'], stderr: 'pipe', closeTimeouts: { stdinMs: 1000, termMs: 1000 } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [FIXTURE, 'full'],
+      stderr: 'pipe',
+      closeTimeouts: { stdinMs: 1000, termMs: 1000 },
+    });
     const client = new Client({ name: 'dual', version: '1.0.0' }, { protocolVersions: ALL_REVISIONS });
     const recorder = recordTransport(transport, { side: 'client', revision: () => client.protocolVersion });
     await client.connect(recorder, { timeoutMs: 10_000 });

@@ -5,12 +5,13 @@
  * is made in a small temporary project (a package.json with "exports" and hand-written
  * declaration files), so the repository's own files are never touched.
  */
-import { after, before, describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 const ROOT = REPO_ROOT;
@@ -24,7 +25,11 @@ function report(args: string[]): { status: number | null; out: string; err: stri
 describe('the recorded API report', () => {
   it('matches the exported surface of every entry point of the build', () => {
     const run = report(['--check']);
-    assert.equal(run.status, 0, `the API report is stale; if the change is intended run \`node scripts/api-report.mjs\` and commit api/:\n${run.out}${run.err}`);
+    assert.equal(
+      run.status,
+      0,
+      `the API report is stale; if the change is intended run \`node scripts/api-report.mjs\` and commit api/:\n${run.out}${run.err}`,
+    );
   });
 
   it('has one report per entry point, with the extension seams apart', () => {
@@ -49,7 +54,10 @@ describe('an unrecorded change to an export', () => {
   before(() => {
     project = mkdtempSync(join(tmpdir(), 'mcpkit-api-'));
     mkdirSync(join(project, 'dist'));
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'fixture', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } } }));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'fixture', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } } }),
+    );
     writeFileSync(dts(), '/** Greets. */\nexport declare function greet(name: string): string;\nexport interface Options {\n  loud?: boolean;\n}\n');
     const written = report(['--root', project]);
     assert.equal(written.status, 0, written.err);
@@ -68,7 +76,10 @@ describe('an unrecorded change to an export', () => {
   });
 
   it('fails the check when a signature changes (a required parameter added)', () => {
-    writeFileSync(dts(), '/** Greets. */\nexport declare function greet(name: string, punctuation: string): string;\nexport interface Options {\n  loud?: boolean;\n}\n');
+    writeFileSync(
+      dts(),
+      '/** Greets. */\nexport declare function greet(name: string, punctuation: string): string;\nexport interface Options {\n  loud?: boolean;\n}\n',
+    );
     const run = report(['--root', project, '--check']);
     assert.equal(run.status, 1, run.out + run.err);
     assert.match(run.out, /^-export declare function greet\(name: string\): string;$/m);

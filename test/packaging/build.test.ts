@@ -5,16 +5,19 @@
  * source moved does not linger in build/. test/packaging/bundle.test.ts checks the bundle
  * itself.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 // scripts/ is not compiled: load the script from the checkout (typed from its .d.mts)
-const { EXTRA_ENTRIES, PROJECTS, libraryEntries, prune } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href)) as typeof import('../../scripts/build.mjs');
+const { EXTRA_ENTRIES, PROJECTS, libraryEntries, prune } = (await import(
+  pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href
+)) as typeof import('../../scripts/build.mjs');
 
 /** A temporary root holding `files` (empty content). */
 function tree(files: readonly string[]): string {
@@ -56,10 +59,11 @@ test('library: declarations of existing sources and the bundle just written stay
   }
 });
 
-test('the bundle\'s entry points: every export of package.json at its path, the CLI and the dev generation script', () => {
+test("the bundle's entry points: every export of package.json at its path, the CLI and the dev generation script", () => {
   const entries = libraryEntries(REPO_ROOT);
   const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { import: string }> };
-  for (const [name, target] of Object.entries(manifest.exports)) assert.ok(entries.includes(target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts')), `export ${name}`);
+  for (const [name, target] of Object.entries(manifest.exports))
+    assert.ok(entries.includes(target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts')), `export ${name}`);
   for (const extra of EXTRA_ENTRIES) assert.ok(entries.includes(extra), extra);
   assert.equal(entries.length, new Set([...Object.keys(manifest.exports), ...EXTRA_ENTRIES]).size);
 });
@@ -78,7 +82,16 @@ test('an export the bundle cannot build is an error that names it', () => {
 
 test('test project: compiled tests and their maps stay while their source exists; build info stays', () => {
   // the inner loop's record and type-check build info (scripts/quick-build.mjs) stay too
-  const kept = ['build/library.tsbuildinfo', 'build/test.tsbuildinfo', 'build/loop-state.json', 'build/check.tsbuildinfo', 'build/src/a.js', 'build/src/a.js.map', 'build/src/a.test.js', 'build/test/t.test.js'];
+  const kept = [
+    'build/library.tsbuildinfo',
+    'build/test.tsbuildinfo',
+    'build/loop-state.json',
+    'build/check.tsbuildinfo',
+    'build/src/a.js',
+    'build/src/a.js.map',
+    'build/src/a.test.js',
+    'build/test/t.test.js',
+  ];
   const stale = ['build/bench/gone.js', 'build/src/moved.test.js', 'build/src/moved.test.js.map', 'build/examples/third-party-auth-server.js'];
   const root = tree(['src/a.ts', 'src/a.test.ts', 'test/t.test.ts', 'examples/third-party-auth-server.ts', ...kept, ...stale]);
   try {

@@ -15,16 +15,19 @@
  *   files (each file costs the ESM loader about as much as 20–30 KB of code: build.mjs).
  * The node:-free entry points are checked on the bundle by entry-points.test.ts.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DIST, REPO_ROOT } from '../helpers/repo.js';
 import { distGraph } from '../helpers/dist-graph.js';
+import { DIST, REPO_ROOT } from '../helpers/repo.js';
 
 // scripts/ is not compiled: load it from the checkout (typed from its .d.mts)
-const { CHUNKS_DIR, CORE_COMPANIONS, libraryEntries } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href)) as typeof import('../../scripts/build.mjs');
+const { CHUNKS_DIR, CORE_COMPANIONS, libraryEntries } = (await import(
+  pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href
+)) as typeof import('../../scripts/build.mjs');
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { import: string }> };
 
 /** Every `.js` file under dist/, relative to it, `/`-separated. */
@@ -50,7 +53,7 @@ function staticGraph(entries: readonly string[]): Set<string> {
   return new Set(distGraph(entries, { dynamic: false }).files.map((file) => relative(DIST, file).split(sep).join('/')));
 }
 
-test('the core\'s companions are bundled in the core\'s chunk, and a minimal server loads a handful of files', () => {
+test("the core's companions are bundled in the core's chunk, and a minimal server loads a handful of files", () => {
   const core = [...staticGraph(['index.js'])].filter((file) => file.startsWith(`${CHUNKS_DIR}/`));
   assert.equal(core.length, 1, `the core entry point loads ${core.join(', ')}: expected exactly one chunk`);
   const coreText = readFileSync(join(DIST, core[0]!), 'utf8');
@@ -61,7 +64,10 @@ test('the core\'s companions are bundled in the core\'s chunk, and a minimal ser
   ];
   for (const [what, entries, most] of servers) {
     const files = staticGraph(entries);
-    assert.ok(files.size <= most, `${what} loads ${files.size} files, more than ${most}: ${[...files].join(', ')}. A module several entry points share in a new combination made a chunk of its own; add it to CORE_COMPANIONS in scripts/build.mjs when it is small`);
+    assert.ok(
+      files.size <= most,
+      `${what} loads ${files.size} files, more than ${most}: ${[...files].join(', ')}. A module several entry points share in a new combination made a chunk of its own; add it to CORE_COMPANIONS in scripts/build.mjs when it is small`,
+    );
   }
 });
 
@@ -97,14 +103,18 @@ test('every class and function the package exports keeps its source name in the 
       if (typeof value !== 'function') continue;
       const twin = bundled[name];
       assert.equal(typeof twin, 'function', `dist/${file} does not export the function ${name}`);
-      assert.equal((twin as { name: string }).name, value.name, `${name} from dist/${file} is named ${(twin as { name: string }).name}, not ${value.name}: esbuild renamed it (a top-level name two bundled modules share, or a class that names itself under a renamed binding: restoreClassNames in scripts/build.mjs); rename one`);
+      assert.equal(
+        (twin as { name: string }).name,
+        value.name,
+        `${name} from dist/${file} is named ${(twin as { name: string }).name}, not ${value.name}: esbuild renamed it (a top-level name two bundled modules share, or a class that names itself under a renamed binding: restoreClassNames in scripts/build.mjs); rename one`,
+      );
       checked++;
     }
   }
   assert.ok(checked > 100, `only ${checked} exported functions checked: is the check still looking?`);
 });
 
-test('errors thrown by the server and client entry points are instances of the core entry point\'s classes', async () => {
+test("errors thrown by the server and client entry points are instances of the core entry point's classes", async () => {
   const core = await import('mcpkit');
   const { McpServer } = await import('mcpkit/server');
   const { Client } = await import('mcpkit/client');
@@ -118,7 +128,10 @@ test('errors thrown by the server and client entry points are instances of the c
     // an unknown tool: a JSON-RPC error from the server's code, raised by the client's code
     await assert.rejects(client.callTool({ name: 'missing', arguments: {} }), (err: unknown) => err instanceof core.McpError && err.code === -32602);
     // refused locally by the client's code
-    await assert.rejects(client.callTool({ name: 'echo', arguments: [] as unknown as Record<string, unknown> }), (err: unknown) => err instanceof core.LocalError);
+    await assert.rejects(
+      client.callTool({ name: 'echo', arguments: [] as unknown as Record<string, unknown> }),
+      (err: unknown) => err instanceof core.LocalError,
+    );
   } finally {
     await client.close();
   }
@@ -130,7 +143,8 @@ test('every `new URL(<relative>, import.meta.url)` in the bundle names a file th
   for (const file of scripts()) {
     for (const m of readFileSync(join(DIST, file), 'utf8').matchAll(BY_URL)) {
       const target = fileURLToPath(new URL(m[1]!, pathToFileURL(join(DIST, file))));
-      if (!existsSync(target) && !(m[1]!.endsWith('/') && existsSync(dirname(target)))) problems.push(`dist/${file}: ${m[1]} is ${relative(REPO_ROOT, target)}, which does not exist`);
+      if (!existsSync(target) && !(m[1]!.endsWith('/') && existsSync(dirname(target))))
+        problems.push(`dist/${file}: ${m[1]} is ${relative(REPO_ROOT, target)}, which does not exist`);
     }
   }
   assert.deepEqual(problems, []);
@@ -153,7 +167,10 @@ test('no library module uses a global named like a value the core exports (the b
         seen++;
         // a global: declared only in declaration files outside src/ (the lib files, @types/node), not imported
         const declarations = checker.getSymbolAtLocation(node)?.declarations ?? [];
-        if (declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile && !d.getSourceFile().fileName.split('/').join(sep).startsWith(src))) {
+        if (
+          declarations.length > 0 &&
+          declarations.every((d) => d.getSourceFile().isDeclarationFile && !d.getSourceFile().fileName.split('/').join(sep).startsWith(src))
+        ) {
           problems.push(`${relative(REPO_ROOT, file.fileName)} uses the global ${node.text}`);
         }
       }

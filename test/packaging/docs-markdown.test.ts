@@ -4,10 +4,11 @@
  * optional-dependency table of getting-started.md once did), and the deployment guide keeps
  * the settings its nginx configuration and Dockerfile exist for.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { test } from 'node:test';
 import { markdownFiles } from '../helpers/markdown-files.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 
@@ -16,7 +17,10 @@ const DELIMITER = /^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$/;
 
 /** The cells of a table row (escaped pipes and pipes inside backticks are not separators). */
 function cellCount(row: string): number {
-  const bare = row.trim().replace(/\\\|/g, '').replace(/`[^`]*`/g, '');
+  const bare = row
+    .trim()
+    .replace(/\\\|/g, '')
+    .replace(/`[^`]*`/g, '');
   return bare.slice(1, -1).split('|').length;
 }
 
@@ -37,7 +41,8 @@ export function tableProblems(text: string): string[] {
     const previous = lines[i - 1] ?? '';
     if (ROW.test(previous)) continue;
     const next = lines[i + 1] ?? '';
-    if (!DELIMITER.test(next)) problems.push(`line ${i + 1}: a table row outside any table (a blank line or text cuts it off from its table): ${line.trim().slice(0, 60)}`);
+    if (!DELIMITER.test(next))
+      problems.push(`line ${i + 1}: a table row outside any table (a blank line or text cuts it off from its table): ${line.trim().slice(0, 60)}`);
     else if (cellCount(line) !== cellCount(next)) problems.push(`line ${i + 1}: the header has ${cellCount(line)} cells, its delimiter row ${cellCount(next)}`);
   }
   return problems;
@@ -58,7 +63,16 @@ test('deploying.md: the nginx configuration and the Dockerfile keep what an MCP 
   const text = readFileSync(join(REPO_ROOT, 'docs', 'deploying.md'), 'utf8');
   const block = (lang: string) => new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(text)?.[1] ?? '';
   const nginx = block('nginx');
-  for (const directive of ['proxy_buffering off;', 'proxy_request_buffering off;', 'proxy_read_timeout', 'proxy_http_version 1.1;', 'proxy_set_header Host $host;', 'hash $mcp_route consistent;', '$http_mcp_session_id', 'client_max_body_size']) {
+  for (const directive of [
+    'proxy_buffering off;',
+    'proxy_request_buffering off;',
+    'proxy_read_timeout',
+    'proxy_http_version 1.1;',
+    'proxy_set_header Host $host;',
+    'hash $mcp_route consistent;',
+    '$http_mcp_session_id',
+    'client_max_body_size',
+  ]) {
     assert.ok(nginx.includes(directive), `the nginx block has ${directive}`);
   }
   const dockerfile = block('dockerfile');

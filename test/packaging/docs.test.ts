@@ -4,11 +4,12 @@
  * resolve through its `exports`), under strict consumer settings. Blocks whose info string
  * says `run` (```ts run) are then executed with Node and must exit 0.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { test } from 'node:test';
 import { markdownFiles } from '../helpers/markdown-files.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 

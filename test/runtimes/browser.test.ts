@@ -17,20 +17,29 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { serve, type ServerType } from '@hono/node-server';
+import { type ServerType, serve } from '@hono/node-server';
 import { build } from 'esbuild';
-import { chromium, type BrowserContext } from 'playwright-core';
-import { createDemoServer } from '../../src/demo/server.js';
+import { type BrowserContext, chromium } from 'playwright-core';
 import { InvalidTokenError, requireBearerAuth } from '../../src/auth/index.js';
-import { FakeAuthServer, type Seen } from '../helpers/auth/fake-oauth.js';
+import { createDemoServer } from '../../src/demo/server.js';
 import { withCors } from '../../src/http/server/cors.js';
 import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../src/http/server/handler.js';
+import { FakeAuthServer, type Seen } from '../helpers/auth/fake-oauth.js';
 import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 /** Where .ci/run installs Debian's chromium. */
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** The example page (examples/browser/index.html) and its script, which the test bundles as a user would. */
 const EXAMPLE = join(REPO_ROOT, 'examples', 'browser');
@@ -135,9 +144,15 @@ async function serveFetch(handle: (request: Request) => Response | Promise<Respo
   return { server, origin: `http://127.0.0.1:${port}` };
 }
 
-const AS_CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': 'authorization, content-type, dpop, mcp-protocol-version' };
+const AS_CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST',
+  'access-control-allow-headers': 'authorization, content-type, dpop, mcp-protocol-version',
+};
 
-describe('OAuth in the browser: the page authorizes against the test authorization server, then calls the protected server', { timeout: SUITE_TIMEOUT_MS }, () => {
+describe('OAuth in the browser: the page authorizes against the test authorization server, then calls the protected server', {
+  timeout: SUITE_TIMEOUT_MS,
+}, () => {
   let page: { server: Server; origin: string };
   let as: FakeAuthServer;
   let asHttp: { server: ServerType; origin: string };
@@ -156,7 +171,8 @@ describe('OAuth in the browser: the page authorizes against the test authorizati
     asHttp = await serveFetch(async (request) => {
       const url = new URL(request.url);
       if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: AS_CORS });
-      if (request.method === 'GET' && url.pathname === '/authorize') return new Response(null, { status: 302, headers: { location: asRef!.authorize(url).href } });
+      if (request.method === 'GET' && url.pathname === '/authorize')
+        return new Response(null, { status: 302, headers: { location: asRef!.authorize(url).href } });
       const seen: Seen = { method: request.method, url, headers: request.headers, body: await request.text() };
       const answer = await asRef!.handle(seen);
       const headers = new Headers(answer.headers);
@@ -172,7 +188,16 @@ describe('OAuth in the browser: the page authorizes against the test authorizati
         verify: async (token) => {
           const info = as.tokens.get(token);
           if (info === undefined || info.expiresAt * 1000 < Date.now()) throw new InvalidTokenError('unknown or expired token');
-          return { issuer: info.issuer, subject: info.clientId, clientId: info.clientId, scopes: info.scope === '' ? [] : info.scope.split(' '), audience: info.resource === undefined ? [] : [info.resource], expiresAt: info.expiresAt, tokenId: undefined, claims: {} };
+          return {
+            issuer: info.issuer,
+            subject: info.clientId,
+            clientId: info.clientId,
+            scopes: info.scope === '' ? [] : info.scope.split(' '),
+            audience: info.resource === undefined ? [] : [info.resource],
+            expiresAt: info.expiresAt,
+            tokenId: undefined,
+            claims: {},
+          };
         },
       },
       resourceMetadata: { resource: mcpUrl, authorization_servers: [as.issuer] },

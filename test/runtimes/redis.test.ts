@@ -10,18 +10,19 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '../../src/client/index.js';
 import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
 import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
-import { roundRobinProxy, type RoundRobinProxy } from '../helpers/http/round-robin-proxy.js';
-import { startRedis, type RedisServer } from '../helpers/redis/redis-server.js';
-import { fixture, startRuntimeServer, type RuntimeServer } from './harness.js';
+import { type RoundRobinProxy, roundRobinProxy } from '../helpers/http/round-robin-proxy.js';
+import { type RedisServer, startRedis } from '../helpers/redis/redis-server.js';
+import { fixture, type RuntimeServer, startRuntimeServer } from './harness.js';
 
 describe('Bun and Deno sharing sessions through Redis (ioredis inside both runtimes)', { timeout: SUITE_TIMEOUT_MS }, () => {
   let redis: RedisServer;
-  let servers: RuntimeServer[] = [];
+  const servers: RuntimeServer[] = [];
   let proxy: RoundRobinProxy;
   before(async () => {
     redis = await startRedis();
     // one at a time, each kept as soon as it runs, so after() stops whatever did start
-    for (const runtime of ['bun', 'deno'] as const) servers.push(await startRuntimeServer(runtime, fixture('serve-demo.mjs'), ['sessions', 'json', 'redis', redis.url]));
+    for (const runtime of ['bun', 'deno'] as const)
+      servers.push(await startRuntimeServer(runtime, fixture('serve-demo.mjs'), ['sessions', 'json', 'redis', redis.url]));
     proxy = await roundRobinProxy(servers.map((s) => Number(new URL(s.url).port)));
   });
   after(async () => {

@@ -7,18 +7,17 @@
  * a Node mcpkit server in both eras.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Client as V2Client } from '@modelcontextprotocol/client';
-import { StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { ALL_REVISIONS, Client } from '../../src/client/index.js';
 import { createDemoServer } from '../../src/demo/server.js';
 import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
+import { type NodeServerHandle, serveNode } from '../../src/http/node.js';
 import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../../src/http/node.js';
-import { join } from 'node:path';
 import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
 import { REPO_ROOT } from '../helpers/repo.js';
-import { fixture, runRuntimeScript, startRuntimeServer, type Runtime, type RuntimeServer } from './harness.js';
+import { fixture, type Runtime, type RuntimeServer, runRuntimeScript, startRuntimeServer } from './harness.js';
 
 const T = { timeoutMs: 15_000 };
 const ELICITED = { username: 'ada', email: 'ada@example.com' };
@@ -81,7 +80,10 @@ export async function mcpkitClientRound(url: string, era: '2025' | '2026'): Prom
 /** Declares the suite for `runtime`. */
 export function runtimeSuite(runtime: Runtime): void {
   const name = runtime === 'bun' ? 'Bun.serve' : 'Deno.serve';
-  for (const [mode, response] of [['sessions', 'sse'], ['sessionless', 'json']] as const) {
+  for (const [mode, response] of [
+    ['sessions', 'sse'],
+    ['sessionless', 'json'],
+  ] as const) {
     describe(`${name} serving the demo (2025 era: ${mode}, ${response} replies; 2026-07-28 beside it)`, { timeout: SUITE_TIMEOUT_MS }, () => {
       let server: RuntimeServer;
       before(async () => {
@@ -115,13 +117,20 @@ export function runtimeSuite(runtime: Runtime): void {
     });
 
     it('answers 401 with a challenge naming its resource metadata, and serves that metadata', async () => {
-      const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      });
       await response.body?.cancel();
       assert.equal(response.status, 401);
       const challenge = response.headers.get('www-authenticate') ?? '';
       const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
       assert.ok(metadataUrl !== undefined, `the challenge names the metadata: ${challenge}`);
-      const metadata = (await (await fetch(new URL(new URL(metadataUrl).pathname, server.url))).json()) as { resource?: string; authorization_servers?: string[] };
+      const metadata = (await (await fetch(new URL(new URL(metadataUrl).pathname, server.url))).json()) as {
+        resource?: string;
+        authorization_servers?: string[];
+      };
       assert.deepEqual(metadata.authorization_servers, ['https://as.example']);
     });
 

@@ -14,9 +14,15 @@ import type { RuntimeServer } from './harness.js';
 
 /** The workerd binary the `workerd` package installs. */
 export function workerdBinary(): string {
-  const candidates = [join(REPO_ROOT, 'node_modules', 'workerd', 'bin', 'workerd'), join(REPO_ROOT, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd')];
+  const candidates = [
+    join(REPO_ROOT, 'node_modules', 'workerd', 'bin', 'workerd'),
+    join(REPO_ROOT, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd'),
+  ];
   const found = candidates.find((path) => existsSync(path));
-  if (found === undefined) throw new Error(`the workerd binary is missing (looked at ${candidates.join(', ')}): run \`npm ci\` in ${REPO_ROOT} so the workerd devDependency installs it (its install script must be allowed by package.json's allowScripts)`);
+  if (found === undefined)
+    throw new Error(
+      `the workerd binary is missing (looked at ${candidates.join(', ')}): run \`npm ci\` in ${REPO_ROOT} so the workerd devDependency installs it (its install script must be allowed by package.json's allowScripts)`,
+    );
   return found;
 }
 
@@ -52,7 +58,13 @@ export interface WorkerOptions {
  * The Worker's outbound `fetch` may reach loopback addresses (the tests' Node servers) as
  * well as public ones; workerd's default allows public addresses only.
  */
-export async function startWorker(entry: string, bindings: Record<string, string> = {}, ms = 30_000, path = '/mcp', options: WorkerOptions = {}): Promise<RuntimeServer> {
+export async function startWorker(
+  entry: string,
+  bindings: Record<string, string> = {},
+  ms = 30_000,
+  path = '/mcp',
+  options: WorkerOptions = {},
+): Promise<RuntimeServer> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-workerd-'));
   const objects = options.durableObjects ?? [];
   const objectBindings = objects.map((o) => `(name = ${JSON.stringify(o.binding)}, durableObjectNamespace = ${JSON.stringify(o.className)})`);
@@ -64,7 +76,8 @@ export async function startWorker(entry: string, bindings: Record<string, string
       : `
   durableObjectNamespaces = [${objects.map((o) => `(className = ${JSON.stringify(o.className)}, uniqueKey = ${JSON.stringify(`mcpkit-test-${o.className}`)}, enableSql = true)`).join(', ')}],
   durableObjectStorage = (localDisk = "objects"),`;
-  const objectService = objects.length === 0 ? '' : `, (name = "objects", disk = (path = ${JSON.stringify(options.storageDir ?? join(dir, 'objects'))}, writable = true))`;
+  const objectService =
+    objects.length === 0 ? '' : `, (name = "objects", disk = (path = ${JSON.stringify(options.storageDir ?? join(dir, 'objects'))}, writable = true))`;
   if (objects.length > 0) mkdirSync(options.storageDir ?? join(dir, 'objects'), { recursive: true });
   writeFileSync(join(dir, 'worker.js'), await bundleWorker(entry));
   writeFileSync(

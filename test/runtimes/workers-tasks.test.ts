@@ -35,7 +35,13 @@ let nextId = 1;
 async function call(url: string, method: string, params: JSONObject, name: string): Promise<JSONObject> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': method, 'mcp-name': name },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': V,
+      'mcp-method': method,
+      'mcp-name': name,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: META } }),
   });
   const text = await response.text();
@@ -60,7 +66,8 @@ async function untilDone(url: string, taskId: string, ms = 15_000): Promise<JSON
 describe('tasks on a Worker (workerd): the 2026-07-28 tasks extension over a Durable Object store', { timeout: SUITE_TIMEOUT_MS }, () => {
   let storageDir: string;
   let worker: RuntimeServer | undefined;
-  const start = async (): Promise<RuntimeServer> => (worker = await startWorker(fixture('tasks-worker.mjs'), {}, 30_000, '/mcp', { durableObjects: OBJECTS, storageDir }));
+  const start = async (): Promise<RuntimeServer> =>
+    (worker = await startWorker(fixture('tasks-worker.mjs'), {}, 30_000, '/mcp', { durableObjects: OBJECTS, storageDir }));
   before(async () => {
     storageDir = mkdtempSync(join(tmpdir(), 'mcpkit-workerd-objects-'));
     await start();
@@ -71,7 +78,10 @@ describe('tasks on a Worker (workerd): the 2026-07-28 tasks extension over a Dur
   });
 
   it("mcpkit's client polls a task to its result, and answers the input a tool asks before its task starts", async () => {
-    const client = new Client({ name: 'c', version: '1.0.0' }, { protocolVersions: ALL_REVISIONS, stateless: { tasks: true }, elicitation: { form: () => ({ action: 'accept', content: { ok: true } }) } });
+    const client = new Client(
+      { name: 'c', version: '1.0.0' },
+      { protocolVersions: ALL_REVISIONS, stateless: { tasks: true }, elicitation: { form: () => ({ action: 'accept', content: { ok: true } }) } },
+    );
     await client.connect(new StreamableHttpClientTransport({ url: worker!.url }), { timeoutMs: 15_000 });
     try {
       assert.equal(client.protocolVersion, V);

@@ -5,18 +5,18 @@
  * mcpkit's client in both eras; the example Worker (examples/workers/) serves its own tool.
  */
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
-import { after, before, describe, it } from 'node:test';
-import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
-import { Client } from '../../src/client/index.js';
-import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
-import { REPO_ROOT } from '../helpers/repo.js';
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { fixture, type RuntimeServer } from './harness.js';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '../../src/client/index.js';
 import { createDemoServer } from '../../src/demo/server.js';
+import { StreamableHttpClientTransport } from '../../src/http/client/streamable.js';
+import { type NodeServerHandle, serveNode } from '../../src/http/node.js';
 import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../../src/http/node.js';
+import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
+import { REPO_ROOT } from '../helpers/repo.js';
+import { fixture, type RuntimeServer } from './harness.js';
 import { mcpkitClientRound, officialClientRound } from './runtime-suite.js';
 import { startWorker } from './workerd.js';
 
@@ -49,10 +49,14 @@ describe('a Worker on workerd serving the demo (2026-07-28, and 2025 sessionless
 /** The status of a POST to `url` sent with the given `Host` header (fetch cannot set one). */
 function statusWithHost(url: string, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.once('error', reject);
     req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
   });
@@ -63,10 +67,15 @@ describe('the example Worker (examples/workers/worker.ts) on workerd', { timeout
   before(async () => {
     // the Durable Objects as the example's wrangler.toml binds them
     const toml = readFileSync(join(REPO_ROOT, 'examples', 'workers', 'wrangler.toml'), 'utf8');
-    const durableObjects = [...toml.matchAll(/\[\[durable_objects\.bindings\]\]\s*name = "([^"]+)"\s*class_name = "([^"]+)"/g)].map((m) => ({ binding: m[1]!, className: m[2]! }));
+    const durableObjects = [...toml.matchAll(/\[\[durable_objects\.bindings\]\]\s*name = "([^"]+)"\s*class_name = "([^"]+)"/g)].map((m) => ({
+      binding: m[1]!,
+      className: m[2]!,
+    }));
     assert.deepEqual(durableObjects, [{ binding: 'TASKS', className: 'TaskStoreDurableObject' }]);
     assert.match(toml, /new_sqlite_classes = \["TaskStoreDurableObject"\]/);
-    worker = await startWorker(join(REPO_ROOT, 'examples', 'workers', 'worker.ts'), { MCP_ALLOWED_HOSTS: 'mcp.example.test, 127.0.0.1' }, 30_000, '/mcp', { durableObjects });
+    worker = await startWorker(join(REPO_ROOT, 'examples', 'workers', 'worker.ts'), { MCP_ALLOWED_HOSTS: 'mcp.example.test, 127.0.0.1' }, 30_000, '/mcp', {
+      durableObjects,
+    });
   });
   after(async () => {
     await worker?.close();
@@ -101,7 +110,10 @@ describe('the example Worker (examples/workers/worker.ts) on workerd', { timeout
       return original(message, options);
     };
     try {
-      const result = await client.callTool({ name: 'slow_add', arguments: { a: 2, b: 3, ms: 400 } }, { timeoutMs: 15_000, signal: AbortSignal.timeout(20_000) });
+      const result = await client.callTool(
+        { name: 'slow_add', arguments: { a: 2, b: 3, ms: 400 } },
+        { timeoutMs: 15_000, signal: AbortSignal.timeout(20_000) },
+      );
       assert.deepEqual(result.content, [{ type: 'text', text: '5' }], worker.stderr());
       assert.ok(seen.includes('tasks/get'), `the call became a task the client polled: ${seen.join(', ')}`);
     } finally {
@@ -154,7 +166,11 @@ describe("mcpkit/auth/web's requireBearerAuth protecting the handler in a Worker
   });
 
   it('answers 401 with a challenge naming its resource metadata, and serves that metadata', async () => {
-    const response = await fetch(worker.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const response = await fetch(worker.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     await response.body?.cancel();
     assert.equal(response.status, 401);
     const challenge = response.headers.get('www-authenticate') ?? '';
@@ -176,7 +192,10 @@ describe("mcpkit/auth/web's requireBearerAuth protecting the handler in a Worker
       }
     }
     const intruder = new Client({ name: 'intruder', version: '1.0.0' });
-    await assert.rejects(intruder.connect(new StreamableHttpClientTransport({ url: worker.url, headers: { authorization: 'Bearer wrong' } }), { timeoutMs: 15_000 }), /401/);
+    await assert.rejects(
+      intruder.connect(new StreamableHttpClientTransport({ url: worker.url, headers: { authorization: 'Bearer wrong' } }), { timeoutMs: 15_000 }),
+      /401/,
+    );
     await intruder.close();
   });
 });

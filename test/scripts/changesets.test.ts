@@ -3,12 +3,13 @@
  * and the release step that consumes them (`changeset version`, run by the maintainer before
  * scripts/release.mjs) turns every entry into a line of CHANGELOG.md.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 const HEADINGS = ['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security'];
@@ -33,7 +34,8 @@ function changesets(dir: string): Changeset[] {
       if (match === null || match.index !== 0) throw new Error(`${file}: no front matter (--- ... ---) at the top`);
       const front = match[1]!.trim();
       const bump = front === '' ? undefined : /^"mcpkit": (\w+)$/.exec(front)?.[1];
-      if (front !== '' && (bump === undefined || !BUMPS.includes(bump))) throw new Error(`${file}: the front matter must be "mcpkit": ${BUMPS.join(' | ')} (or empty: no release), not ${JSON.stringify(front)}`);
+      if (front !== '' && (bump === undefined || !BUMPS.includes(bump)))
+        throw new Error(`${file}: the front matter must be "mcpkit": ${BUMPS.join(' | ')} (or empty: no release), not ${JSON.stringify(front)}`);
       return { file, bump, lines: match[2]!.split('\n').filter((line) => line.trim() !== '') };
     });
 }
@@ -45,7 +47,10 @@ test('every pending changeset names a bump and starts each entry with its Keep a
     assert.ok(lines.length > 0, `${file}: no text`);
     if (bump === undefined) continue; // an empty changeset: a note, not released
     for (const line of lines) {
-      assert.ok(HEADINGS.some((heading) => line.startsWith(`${heading}: `)), `${file}: each line is one entry starting with ${HEADINGS.map((h) => `"${h}: "`).join(', ')}; this one does not: ${line.slice(0, 80)}`);
+      assert.ok(
+        HEADINGS.some((heading) => line.startsWith(`${heading}: `)),
+        `${file}: each line is one entry starting with ${HEADINGS.map((h) => `"${h}: "`).join(', ')}; this one does not: ${line.slice(0, 80)}`,
+      );
     }
   }
 });
@@ -79,7 +84,11 @@ test('changeset version turns every entry into a line of CHANGELOG.md and bumps 
     for (const file of ['package.json', 'CHANGELOG.md']) cpSync(join(REPO_ROOT, file), join(root, file));
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
     const pending = changesets(join(root, '.changeset'));
-    const run = spawnSync(node22, [join(REPO_ROOT, 'node_modules', '@changesets', 'cli', 'bin.js'), 'version'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(node22, [join(REPO_ROOT, 'node_modules', '@changesets', 'cli', 'bin.js'), 'version'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
     assert.deepEqual(readdirSync(join(root, '.changeset')).sort(), ['README.md', 'config.json'], 'every changeset is consumed');
     const changelog = readFileSync(join(root, 'CHANGELOG.md'), 'utf8');
@@ -91,7 +100,13 @@ test('changeset version turns every entry into a line of CHANGELOG.md and bumps 
     const after = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
     const bumps = new Set(pending.map((c) => c.bump));
     const [major, minor, patch] = before as [number, number, number];
-    const expected = bumps.has('major') ? `${major + 1}.0.0` : bumps.has('minor') ? `${major}.${minor + 1}.0` : bumps.has('patch') ? `${major}.${minor}.${patch + 1}` : before.join('.');
+    const expected = bumps.has('major')
+      ? `${major + 1}.0.0`
+      : bumps.has('minor')
+        ? `${major}.${minor + 1}.0`
+        : bumps.has('patch')
+          ? `${major}.${minor}.${patch + 1}`
+          : before.join('.');
     assert.equal(after, expected);
   } finally {
     rmSync(root, { recursive: true, force: true });

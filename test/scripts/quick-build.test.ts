@@ -3,18 +3,23 @@
  * changed, and what it writes is the compiler's output to the byte, so the full build after it
  * has nothing to correct.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 // scripts/ is not compiled: load the scripts from the checkout (typed from their .d.mts)
-const { fingerprint, PROJECTS, projectSources, TSC } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href)) as typeof import('../../scripts/build.mjs');
-const { outputOf, staleSources, transpile } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'quick-build.mjs')).href)) as typeof import('../../scripts/quick-build.mjs');
+const { fingerprint, PROJECTS, projectSources, TSC } = (await import(
+  pathToFileURL(join(REPO_ROOT, 'scripts', 'build.mjs')).href
+)) as typeof import('../../scripts/build.mjs');
+const { outputOf, staleSources, transpile } = (await import(
+  pathToFileURL(join(REPO_ROOT, 'scripts', 'quick-build.mjs')).href
+)) as typeof import('../../scripts/quick-build.mjs');
 
 /** The TypeScript a project may hold that a transpiler must get right, in one module. */
 const FEATURES = `import { EventEmitter } from 'node:events';
@@ -57,12 +62,17 @@ test('quick build: each file is what the compiler writes for it, JavaScript and 
     for (const file of ['decode.property.test.ts', 'preset-json.test.ts']) rmSync(join(root, 'src', 'jsonrpc', file));
     writeFileSync(join(root, 'src', 'features.ts'), FEATURES);
     mkdirSync(join(root, 'test'));
-    writeFileSync(join(root, 'test', 'features.test.ts'), "import { test } from 'node:test';\nimport { Kind, pick } from '../src/features.js';\ntest('kinds', () => { void pick(['a']); void Kind.B; });\n");
+    writeFileSync(
+      join(root, 'test', 'features.test.ts'),
+      "import { test } from 'node:test';\nimport { Kind, pick } from '../src/features.js';\ntest('kinds', () => { void pick(['a']); void Kind.B; });\n",
+    );
     const sources = projectSources(root, PROJECTS.test);
     assert.ok(sources.length > 5 && sources.includes('src/features.ts') && sources.includes('test/features.test.ts'));
     const compiler = spawnSync(process.execPath, [TSC, '-p', PROJECTS.test.config], { cwd: root, encoding: 'utf8' });
     assert.equal(compiler.status, 0, compiler.stdout);
-    const compiled = new Map(sources.flatMap((source) => [outputOf(source), `${outputOf(source)}.map`]).map((file) => [file, readFileSync(join(root, file), 'utf8')]));
+    const compiled = new Map(
+      sources.flatMap((source) => [outputOf(source), `${outputOf(source)}.map`]).map((file) => [file, readFileSync(join(root, file), 'utf8')]),
+    );
     rmSync(join(root, 'build'), { recursive: true });
     assert.deepEqual(await transpile(root, sources), sources.map(outputOf));
     for (const [file, text] of compiled) assert.equal(readFileSync(join(root, file), 'utf8'), text, `${file} differs from the compiler's`);
@@ -130,8 +140,12 @@ test('fingerprint: a change of size or time, a file added or removed changes it;
   }
 });
 
-test('the test project\'s sources are what the compiler compiles (tsconfig.test.json include and exclude)', () => {
-  const listed = execFileSync(process.execPath, [TSC, '-p', PROJECTS.test.config, '--listFilesOnly'], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+test("the test project's sources are what the compiler compiles (tsconfig.test.json include and exclude)", () => {
+  const listed = execFileSync(process.execPath, [TSC, '-p', PROJECTS.test.config, '--listFilesOnly'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  })
     .split('\n')
     .map((line) => line.trim().split('\\').join('/'))
     .filter((line) => line.startsWith(`${REPO_ROOT.split('\\').join('/')}/`) && !line.includes('/node_modules/'))

@@ -3,17 +3,20 @@
  * imports reach no process, Redis or browser, and scripts/unit-guard.mjs holds a unit run to
  * that at run time.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 // scripts/ is not compiled: load the script from the checkout (typed from its .d.mts)
-const { importsOf, outsideChain, unitTests } = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'unit-tests.mjs')).href)) as typeof import('../../scripts/unit-tests.mjs');
+const { importsOf, outsideChain, unitTests } = (await import(
+  pathToFileURL(join(REPO_ROOT, 'scripts', 'unit-tests.mjs')).href
+)) as typeof import('../../scripts/unit-tests.mjs');
 
 /** A temporary checkout holding `files` (path → text) and an mcpkit package.json. */
 function tree(files: Record<string, string>): string {
@@ -39,10 +42,14 @@ test('the checkout: tests that need Redis, tmux, a browser or a child process ar
     assert.ok(!units.includes(outside), `${outside} is in the unit set`);
     assert.ok(outsideChain(REPO_ROOT, outside) !== undefined, outside);
   }
-  for (const inside of ['src/jsonrpc/decode.test.ts', 'src/server/tools.test.ts', 'src/http/server/streamable.test.ts', 'src/client/client.test.ts']) assert.ok(units.includes(inside), `${inside} is not in the unit set`);
+  for (const inside of ['src/jsonrpc/decode.test.ts', 'src/server/tools.test.ts', 'src/http/server/streamable.test.ts', 'src/client/client.test.ts'])
+    assert.ok(units.includes(inside), `${inside} is not in the unit set`);
   assert.ok(units.every((file) => file.startsWith('src/') && file.endsWith('.test.ts')));
   // the chain names how a test reaches Redis
-  assert.match(outsideChain(REPO_ROOT, 'src/redis/bus.test.ts')!.join(' → '), /^src\/redis\/bus\.test\.ts → .* → (ioredis \(needs a Redis server\)|node:child_process \(starts processes\))$/);
+  assert.match(
+    outsideChain(REPO_ROOT, 'src/redis/bus.test.ts')!.join(' → '),
+    /^src\/redis\/bus\.test\.ts → .* → (ioredis \(needs a Redis server\)|node:child_process \(starts processes\))$/,
+  );
 });
 
 test('imports: static, re-exports, side effects and import() count; type-only imports do not', () => {
@@ -81,7 +88,12 @@ test('the rule follows helpers, library modules and mcpkit/... imports, and only
   try {
     assert.deepEqual(unitTests(root), ['src/pure.test.ts', 'src/types-only.test.ts']);
     assert.deepEqual(outsideChain(root, 'src/helper.test.ts'), ['src/helper.test.ts', 'test/helpers/redis.ts', 'ioredis (needs a Redis server)']);
-    assert.deepEqual(outsideChain(root, 'src/self.test.ts'), ['src/self.test.ts', 'src/server/index.ts', 'src/server/spawner.ts', 'node:child_process (starts processes)']);
+    assert.deepEqual(outsideChain(root, 'src/self.test.ts'), [
+      'src/self.test.ts',
+      'src/server/index.ts',
+      'src/server/spawner.ts',
+      'node:child_process (starts processes)',
+    ]);
     assert.deepEqual(outsideChain(root, 'src/lazy.test.ts'), ['src/lazy.test.ts', 'playwright-core (drives a browser)']);
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -89,7 +101,10 @@ test('the rule follows helpers, library modules and mcpkit/... imports, and only
 });
 
 test('a unit run refuses a test that starts a process anyway, and says why', () => {
-  const root = tree({ 'sneaky.test.mjs': "import { test } from 'node:test';\nimport { execFileSync } from 'node:child_process';\ntest('sneaky', () => { execFileSync(process.execPath, ['--version']); });\n" });
+  const root = tree({
+    'sneaky.test.mjs':
+      "import { test } from 'node:test';\nimport { execFileSync } from 'node:child_process';\ntest('sneaky', () => { execFileSync(process.execPath, ['--version']); });\n",
+  });
   try {
     const guard = pathToFileURL(join(REPO_ROOT, 'scripts', 'unit-guard.mjs')).href;
     // a runner of its own: inside a test file, NODE_TEST_CONTEXT would make `node --test` run nothing
@@ -107,12 +122,21 @@ test('a unit run refuses a test that starts a process anyway, and says why', () 
 });
 
 test('test.mjs --list: --unit lists the unit set; a filter narrows it; a filter that leaves nothing fails', () => {
-  const list = (...args: string[]) => spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'test.mjs'), '--list', ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
+  const list = (...args: string[]) =>
+    spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'test.mjs'), '--list', ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
   const units = list('--unit');
   assert.equal(units.status, 0, units.stderr);
-  assert.deepEqual(units.stdout.trim().split('\n'), unitTests(REPO_ROOT).map((file) => `build/${file.replace(/\.ts$/, '.js')}`));
+  assert.deepEqual(
+    units.stdout.trim().split('\n'),
+    unitTests(REPO_ROOT).map((file) => `build/${file.replace(/\.ts$/, '.js')}`),
+  );
   const narrowed = list('--unit', 'src/jsonrpc/');
-  assert.ok(narrowed.stdout.trim().split('\n').every((file) => file.startsWith('build/src/jsonrpc/')));
+  assert.ok(
+    narrowed.stdout
+      .trim()
+      .split('\n')
+      .every((file) => file.startsWith('build/src/jsonrpc/')),
+  );
   const redis = list('--unit', 'src/redis/');
   assert.equal(redis.status, 1);
   assert.match(redis.stderr, /no test files matched among the unit tests/);

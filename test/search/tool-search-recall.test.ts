@@ -4,10 +4,11 @@
  * test/data/tool-search-queries.json. Recall@5 of a query is the share of its expected tools
  * (at most 5) among the first 5 results; the mean over all queries must be at least 0.9.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { ToolSearch } from '../../src/client/tool-search.js';
 import type { Tool } from '../../src/types.js';
 import { REPO_ROOT } from '../helpers/repo.js';
@@ -38,7 +39,8 @@ test('recall@5 over the whole catalog is at least 0.9', () => {
     search.add(tools, { group: short, key: (t) => `${short}.${t.name}` });
   }
   assert.equal(search.size, catalog.tools.length, 'every tool is held under its own key');
-  for (const q of set.queries) for (const key of q.expected) assert.ok(search.keys().includes(key), `${key} (expected for ${JSON.stringify(q.query)}) is in the catalog`);
+  for (const q of set.queries)
+    for (const key of q.expected) assert.ok(search.keys().includes(key), `${key} (expected for ${JSON.stringify(q.query)}) is in the catalog`);
 
   let sum = 0;
   let atOne = 0;

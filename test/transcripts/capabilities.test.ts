@@ -5,8 +5,9 @@
  * respect capability negotiation"), and the Capabilities sections of Tools, Resources,
  * Prompts, Completion, Sampling, Roots; 2025-06-18 › Client › Elicitation › Capabilities.
  */
-import { describe } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe } from 'node:test';
 import { LocalError } from '../../src/jsonrpc/errors.js';
 import { McpServer } from '../../src/server/server.js';
 import { error, harnessTest, matches, request, result } from './harness.js';
@@ -67,7 +68,10 @@ describe('capability gating', () => {
     await assert.rejects(client.complete({ type: 'ref/prompt', name: 'p' }, { name: 'a', value: '' }), localCode('capability_missing'));
     await assert.rejects(client.request('sampling/createMessage', { messages: [], maxTokens: 1 }), localCode('method_unsupported'));
     assert.equal(clientWire.transcript.length, before, 'nothing was sent');
-    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['hello']);
+    assert.deepEqual(
+      (await client.listTools()).tools.map((t) => t.name),
+      ['hello'],
+    );
   });
 
   // Sampling / Roots / Elicitation › Capabilities: the server sends these requests only
@@ -76,7 +80,10 @@ describe('capability gating', () => {
   harnessTest('server requests to a client without the capability fail locally', async (h) => {
     const { session, serverWire } = await h.client(h.demo());
     const before = serverWire.transcript.length;
-    await assert.rejects(session.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 }), localCode('capability_missing'));
+    await assert.rejects(
+      session.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 }),
+      localCode('capability_missing'),
+    );
     await assert.rejects(
       session.elicitForm({ message: 'name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }),
       localCode('capability_missing'),

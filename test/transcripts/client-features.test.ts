@@ -5,16 +5,17 @@
  * Spec: 2025-03-26 › Client Features › Roots and › Sampling; 2025-06-18 › Client ›
  * Elicitation; 2025-11-25 › Client › Elicitation (URL mode) and › Sampling (tools).
  */
-import { describe } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { LocalError, UrlElicitationRequiredError } from '../../src/jsonrpc/errors.js';
-import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult } from '../../src/types.js';
+import { describe } from 'node:test';
 import type { UrlElicitationRequest } from '../../src/client/client.js';
-import { InMemoryTransport } from '../../src/transport/memory.js';
 import { Client } from '../../src/client/client.js';
+import { LocalError, UrlElicitationRequiredError } from '../../src/jsonrpc/errors.js';
 import { recordTransport } from '../../src/testing/recording-transport.js';
+import { InMemoryTransport } from '../../src/transport/memory.js';
+import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult } from '../../src/types.js';
+import { delay, error, eventually, type Harness, harnessTest, matches, notification, request, result } from './harness.js';
 import { runTranscript } from './transcript.js';
-import { delay, error, type Harness, eventually, harnessTest, matches, notification, request, result } from './harness.js';
 
 const text = (r: { content: unknown }) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
 const localCode = (code: string) => (e: unknown) => e instanceof LocalError && e.code === code;
@@ -86,7 +87,10 @@ describe('sampling', () => {
     const r = await client.callTool({ name: 'sample_with_tools', arguments: { question: 'Weather in Paris?' } });
     assert.equal(text(r), 'It is sunny in Paris.');
     assert.equal(asked.length, 2);
-    assert.deepEqual(asked[0]!.tools!.map((t) => t.name), ['get_weather']);
+    assert.deepEqual(
+      asked[0]!.tools!.map((t) => t.name),
+      ['get_weather'],
+    );
     assert.deepEqual(asked[0]!.toolChoice, { mode: 'auto' });
     const [, assistant, user] = asked[1]!.messages;
     assert.deepEqual(assistant, { role: 'assistant', content: [{ type: 'tool_use', id: 'call-1', name: 'get_weather', input: { city: 'Paris' } }] });
@@ -132,22 +136,29 @@ describe('sampling', () => {
   // carrying tools with an error. Here the transcript plays a misbehaving server.
   harnessTest('the client refuses a sampling request with tools it did not declare', async () => {
     const [clientEnd, serverEnd] = InMemoryTransport.createPair();
-    const client = new Client({ name: 'c', version: '1' }, { sampling: { createMessage: () => ({ role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' }) } });
+    const client = new Client(
+      { name: 'c', version: '1' },
+      { sampling: { createMessage: () => ({ role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' }) } },
+    );
     const wire = recordTransport(clientEnd, { side: 'client', revision: () => client.protocolVersion });
     const connecting = client.connect(wire);
-    await runTranscript(serverEnd, [
-      { expect: request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: { sampling: {} } }) },
-      { send: result(1, { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw-server', version: '1' } }) },
-      { expect: notification('notifications/initialized') },
-      {
-        send: request(1, 'sampling/createMessage', {
-          messages: [{ role: 'user', content: { type: 'text', text: 'q' } }],
-          maxTokens: 5,
-          tools: [{ name: 't', inputSchema: { type: 'object' } }],
-        }),
-      },
-      { expect: error(1, -32602, { message: matches(/sampling\.tools/) }) },
-    ], { side: 'server' });
+    await runTranscript(
+      serverEnd,
+      [
+        { expect: request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: { sampling: {} } }) },
+        { send: result(1, { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw-server', version: '1' } }) },
+        { expect: notification('notifications/initialized') },
+        {
+          send: request(1, 'sampling/createMessage', {
+            messages: [{ role: 'user', content: { type: 'text', text: 'q' } }],
+            maxTokens: 5,
+            tools: [{ name: 't', inputSchema: { type: 'object' } }],
+          }),
+        },
+        { expect: error(1, -32602, { message: matches(/sampling\.tools/) }) },
+      ],
+      { side: 'server' },
+    );
     await connecting;
     await client.close();
     assert.deepEqual(wire.violations(), []);
@@ -284,7 +295,12 @@ describe('URL elicitation (SEP-1036)', () => {
     const id = /elicitationId=(\S+)/.exec(text(r))![1];
     assert.match(text(r), /^action=accept /);
     assert.equal(consents.length, 1);
-    assert.deepEqual(consents[0], { url: 'https://example.com/connect?session=demo', domain: 'example.com', message: 'Connect your account to continue', elicitationId: id });
+    assert.deepEqual(consents[0], {
+      url: 'https://example.com/connect?session=demo',
+      domain: 'example.com',
+      message: 'Connect your account to continue',
+      elicitationId: id,
+    });
     await eventually(() => completions.length === 1, 20_000, 'the completion notification');
     await delay(20);
     assert.deepEqual(completions, [{ who: 'one', id }]);
@@ -333,7 +349,11 @@ describe('URL elicitation (SEP-1036)', () => {
       { send: request(1, 'tools/call', { name: 'connect_account', arguments: { mode: 'error' } }) },
       {
         expect: error(1, -32042, {
-          data: { elicitations: [{ mode: 'url', elicitationId: matches(/^[0-9a-f-]{36}$/), url: 'https://example.com/connect?session=demo', message: matches(/account/) }] },
+          data: {
+            elicitations: [
+              { mode: 'url', elicitationId: matches(/^[0-9a-f-]{36}$/), url: 'https://example.com/connect?session=demo', message: matches(/account/) },
+            ],
+          },
         }),
       },
     ]);

@@ -4,8 +4,9 @@
  * (JSON-RPC error codes -32700, -32600, -32601, -32602); JSON-RPC 2.0 §5 (error object,
  * `id: null` when the id cannot be read) and §6 (batch). 2025-06-18 removed batching.
  */
-import { describe } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe } from 'node:test';
 import { anyOrder, error, handshake, harnessTest, initializeParams, matches, notification, request, result } from './harness.js';
 
 /** An error message that names `field` and carries no stack trace or internals. */
@@ -168,10 +169,7 @@ describe('batches', () => {
   harnessTest('an empty batch is -32600', async (h) => {
     const c = await h.raw();
     await c.init('2025-03-26');
-    await c.run([
-      { send: [] },
-      { expect: error(null, -32600) },
-    ]);
+    await c.run([{ send: [] }, { expect: error(null, -32600) }]);
   });
 
   // JSON-RPC 2.0 §6: a batch of notifications gets no answer at all.

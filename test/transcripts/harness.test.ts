@@ -2,8 +2,9 @@
  * The harness must catch what it is there to catch: a schema violation in an emitted
  * message, and an allowance that matches nothing.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { McpServer } from '../../src/server/server.js';
 import { Harness, handshake, request, result } from './harness.js';
 
@@ -19,7 +20,10 @@ test('a malformed result is reported as a violation of the negotiated revision',
   try {
     const c = await h.raw(brokenServer());
     await c.run([...handshake('2025-06-18'), { send: request(1, 'tools/call', { name: 'broken' }) }, { expect: result(1, { content: 'not an array' }) }]);
-    assert.throws(() => h.assertClean(), (e: Error) => /\[2025-06-18\] tools\/call result \(CallToolResult\): \/result\/content must be array/.test(e.message));
+    assert.throws(
+      () => h.assertClean(),
+      (e: Error) => /\[2025-06-18\] tools\/call result \(CallToolResult\): \/result\/content must be array/.test(e.message),
+    );
   } finally {
     await h.close();
   }

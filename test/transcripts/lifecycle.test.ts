@@ -4,8 +4,9 @@
  * Spec: 2025-03-26 › Basic › Lifecycle (Initialization, Version Negotiation, Capability
  * Negotiation, Operation) and › Basic › Utilities › Ping.
  */
-import { describe } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe } from 'node:test';
 import { error, handshake, harnessTest, initializeParams, isText, matches, notification, request, result } from './harness.js';
 
 describe('lifecycle', () => {
@@ -91,15 +92,9 @@ describe('lifecycle', () => {
   harnessTest('ping both ways', async (h) => {
     const c = await h.raw();
     await c.init();
-    await c.run([
-      { send: request('p-1', 'ping') },
-      { expect: result('p-1', {}) },
-    ]);
+    await c.run([{ send: request('p-1', 'ping') }, { expect: result('p-1', {}) }]);
     const pinged = c.session.ping();
-    await c.run([
-      { expect: request(1, 'ping') },
-      { send: result(1, {}) },
-    ]);
+    await c.run([{ expect: request(1, 'ping') }, { send: result(1, {}) }]);
     await pinged;
   });
 
@@ -107,10 +102,7 @@ describe('lifecycle', () => {
   // then list_changed notifications are held back (Operation starts after initialized).
   harnessTest('no list_changed reaches a client that has not sent initialized', async (h) => {
     const c = await h.raw();
-    await c.run([
-      { send: request(0, 'initialize', initializeParams()) },
-      { expect: result(0, { protocolVersion: '2025-11-25' }) },
-    ]);
+    await c.run([{ send: request(0, 'initialize', initializeParams()) }, { expect: result(0, { protocolVersion: '2025-11-25' }) }]);
     c.server.registerTool('late', { description: 'registered before initialized' }, () => 'late');
     await c.run([{ expectSilence: 50 }, { send: notification('notifications/initialized') }]);
     c.server.registerTool('later', { description: 'registered after initialized' }, () => 'later');

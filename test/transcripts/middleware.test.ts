@@ -4,11 +4,12 @@
  * Spec: 2025-03-26 › Server Features › Tools › Security Considerations ("Servers MUST …
  * Rate limit tool invocations"; "Clients SHOULD … Log tool usage for audit purposes").
  */
-import { describe } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe } from 'node:test';
 import type { Middleware } from '../../src/protocol/middleware.js';
+import { type AuditEvent, audit, RATE_LIMITED_CODE, rateLimit } from '../../src/server/middleware.js';
 import { McpServer } from '../../src/server/server.js';
-import { RATE_LIMITED_CODE, audit, rateLimit, type AuditEvent } from '../../src/server/middleware.js';
 import { error, eventually, harnessTest, matches, notification, request, result } from './harness.js';
 
 const call = (id: number, name = 'hello') => request(id, 'tools/call', { name, arguments: {} });
@@ -31,30 +32,22 @@ describe('rateLimit', () => {
       { send: call(2) },
       { expect: result(2) },
       { send: call(3) },
-      { expect: error(3, RATE_LIMITED_CODE, { message: matches(/^Rate limit exceeded: at most 2 tools\/call per 1000 ms$/), data: { limit: 2, windowMs: 1000, retryAfterMs: 500 } }) },
+      {
+        expect: error(3, RATE_LIMITED_CODE, {
+          message: matches(/^Rate limit exceeded: at most 2 tools\/call per 1000 ms$/),
+          data: { limit: 2, windowMs: 1000, retryAfterMs: 500 },
+        }),
+      },
       // other methods are not counted
       { send: request(4, 'tools/list') },
       { expect: result(4, { tools: [{ name: 'hello' }] }) },
     ]);
     // another connection to the same server object has its own budget
-    await b.run([
-      { send: call(1) },
-      { expect: result(1) },
-      { send: call(2) },
-      { expect: result(2) },
-    ]);
+    await b.run([{ send: call(1) }, { expect: result(1) }, { send: call(2) }, { expect: result(2) }]);
     now += 250; // half a token back: still refused, and the wait shrank
-    await a.run([
-      { send: call(5) },
-      { expect: error(5, RATE_LIMITED_CODE, { data: { retryAfterMs: 250 } }) },
-    ]);
+    await a.run([{ send: call(5) }, { expect: error(5, RATE_LIMITED_CODE, { data: { retryAfterMs: 250 } }) }]);
     now += 250;
-    await a.run([
-      { send: call(6) },
-      { expect: result(6) },
-      { send: call(7) },
-      { expect: error(7, RATE_LIMITED_CODE) },
-    ]);
+    await a.run([{ send: call(6) }, { expect: result(6) }, { send: call(7) }, { expect: error(7, RATE_LIMITED_CODE) }]);
     assert.equal(RATE_LIMITED_CODE, -32029);
   });
 
@@ -130,14 +123,20 @@ describe('audit', () => {
   });
 
   // The same middleware type audits outgoing requests when registered for both directions.
-  harnessTest('audits the server\'s own requests when registered for both directions', async (h) => {
+  harnessTest("audits the server's own requests when registered for both directions", async (h) => {
     const events: AuditEvent[] = [];
     const server = h.demo();
-    server.use(audit((e) => events.push(e)), 'both');
+    server.use(
+      audit((e) => events.push(e)),
+      'both',
+    );
     const { client } = await h.client(server, { roots: { list: () => [] } });
     await client.callTool({ name: 'list_roots' });
     const outgoing = events.filter((e) => e.direction === 'outgoing');
-    assert.deepEqual(outgoing.map((e) => [e.method, e.outcome]), [['roots/list', 'ok']]);
+    assert.deepEqual(
+      outgoing.map((e) => [e.method, e.outcome]),
+      [['roots/list', 'ok']],
+    );
   });
 });
 
@@ -145,14 +144,17 @@ describe('one middleware type, both directions', () => {
   // The first registered middleware runs outermost, for outgoing and incoming messages.
   harnessTest('client middleware sees outgoing requests and incoming server requests, first registered outermost', async (h) => {
     const log: string[] = [];
-    const tracer = (label: string): Middleware => (next) => async (method, params, ctx) => {
-      log.push(`${label}> ${ctx.direction} ${ctx.kind} ${method}`);
-      try {
-        return await next(method, params, ctx);
-      } finally {
-        log.push(`${label}< ${ctx.direction} ${ctx.kind} ${method}`);
-      }
-    };
+    const tracer =
+      (label: string): Middleware =>
+      (next) =>
+      async (method, params, ctx) => {
+        log.push(`${label}> ${ctx.direction} ${ctx.kind} ${method}`);
+        try {
+          return await next(method, params, ctx);
+        } finally {
+          log.push(`${label}< ${ctx.direction} ${ctx.kind} ${method}`);
+        }
+      };
     const { client } = await h.client(
       h.demo(),
       { sampling: { createMessage: () => ({ role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }) } },

@@ -3,8 +3,9 @@
  * Spec: 2025-03-26 › Server Features › Resources (Listing Resources, Reading Resources,
  * Resource Templates, Subscriptions, Error Handling).
  */
-import { describe } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe } from 'node:test';
 import { error, harnessTest, includes, isText, matches, notification, request, result } from './harness.js';
 
 describe('resources', () => {
@@ -176,7 +177,13 @@ describe('completion', () => {
         }),
       },
       { expect: result(1, { completion: { values: ['paris-suffix', 'testValue2'] } }) },
-      { send: request(2, 'completion/complete', { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg2', value: 'p' }, context: { arguments: { arg1: 'park' } } }) },
+      {
+        send: request(2, 'completion/complete', {
+          ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+          argument: { name: 'arg2', value: 'p' },
+          context: { arguments: { arg1: 'park' } },
+        }),
+      },
       { expect: result(2, { completion: { values: ['park-suffix'] } }) },
     ]);
   });

@@ -5,8 +5,9 @@
  * does not have (a content type, a field) shows up here.
  * Spec: 2025-03-26 › Basic › Lifecycle › Version Negotiation; the per-revision schemas.
  */
-import { describe } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe } from 'node:test';
 import { harnessTest, request, result } from './harness.js';
 
 const SIMPLE_TOOLS = [
@@ -48,15 +49,11 @@ describe('every revision', () => {
           ['test_prompt_with_arguments', { arg1: 'a', arg2: 'b' }],
           ['test_prompt_with_embedded_resource', { resourceUri: 'test://static-text' }],
           ['test_prompt_with_image', {}],
-        ].flatMap(([name, args]) => [
-          { send: request(id, 'prompts/get', { name: name as string, arguments: args as object }) },
-          { expect: result(id++) },
-        ]),
-        ...SIMPLE_TOOLS.flatMap((name) => [
-          { send: request(id, 'tools/call', { name, arguments: ARGS[name] ?? {} }) },
-          { expect: result(id++) },
-        ]),
-        { send: request(id, 'completion/complete', { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 't' } }) },
+        ].flatMap(([name, args]) => [{ send: request(id, 'prompts/get', { name: name as string, arguments: args as object }) }, { expect: result(id++) }]),
+        ...SIMPLE_TOOLS.flatMap((name) => [{ send: request(id, 'tools/call', { name, arguments: ARGS[name] ?? {} }) }, { expect: result(id++) }]),
+        {
+          send: request(id, 'completion/complete', { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 't' } }),
+        },
         { expect: result(id++, { completion: { values: ['test', 'testValue1'] } }) },
       ]);
       assert.equal(received.length, id - 1);

@@ -4,8 +4,9 @@
  * Handling); structured output from 2025-06-18 › Server › Tools › Structured Content /
  * Output Schema; SEP-1303 (input validation errors are tool execution errors).
  */
-import { describe } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe } from 'node:test';
 import { error, harnessTest, includes, isText, matches, named, request, result } from './harness.js';
 
 describe('tools', () => {

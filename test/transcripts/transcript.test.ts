@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONRPCMessage } from '../../src/jsonrpc/types.js';
-import type { Transport, TransportReceiver } from '../../src/transport/types.js';
 import { recordTransport } from '../../src/testing/recording-transport.js';
+import type { Transport, TransportReceiver } from '../../src/transport/types.js';
 import { match, runTranscript } from './transcript.js';
 
 /** A minimal connected pair: text is delivered to the other end on a microtask, in order. */
@@ -118,15 +118,15 @@ describe('runTranscript', () => {
 
   it('fails on a mismatch, naming the step and printing the transcript', async () => {
     const t = connected();
-    await assert.rejects(
-      runTranscript(t, [{ send: ping(1) }, { expect: { id: 1, result: { ok: true } } }]),
-      (e: Error) => {
-        assert.equal(e.name, 'AssertionError');
-        assert.match(e.message, /^transcript step 2 of 2 \(expect\) failed: \$\.result\.ok: missing/);
-        assert.ok(e.message.includes('--- transcript so far ---\nC→S {"jsonrpc":"2.0","id":1,"method":"ping"}\nS→C {"jsonrpc":"2.0","id":1,"result":{}}'), e.message);
-        return true;
-      },
-    );
+    await assert.rejects(runTranscript(t, [{ send: ping(1) }, { expect: { id: 1, result: { ok: true } } }]), (e: Error) => {
+      assert.equal(e.name, 'AssertionError');
+      assert.match(e.message, /^transcript step 2 of 2 \(expect\) failed: \$\.result\.ok: missing/);
+      assert.ok(
+        e.message.includes('--- transcript so far ---\nC→S {"jsonrpc":"2.0","id":1,"method":"ping"}\nS→C {"jsonrpc":"2.0","id":1,"result":{}}'),
+        e.message,
+      );
+      return true;
+    });
   });
 
   it('fails when the order is wrong for a plain expect', async () => {
@@ -161,17 +161,17 @@ describe('runTranscript', () => {
   it('fails when an any-order group has no complete matching', async () => {
     const t = connected();
     await assert.rejects(
-      runTranscript(t, [
-        { send: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } } },
-        { expectAnyOrder: [{ id: 1 }, { id: 1 }] },
-      ]),
+      runTranscript(t, [{ send: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } } }, { expectAnyOrder: [{ id: 1 }, { id: 1 }] }]),
       /step 2 of 2 \(expectAnyOrder\) failed: no match for \{"id":1\}/,
     );
   });
 
   it('fails when a message arrives during expected silence', async () => {
     const t = connected();
-    await assert.rejects(runTranscript(t, [{ send: ping(4) }, { expectSilence: 200 }]), /\(expectSilence\) failed: received \{"jsonrpc":"2.0","id":4,"result":\{\}\}/);
+    await assert.rejects(
+      runTranscript(t, [{ send: ping(4) }, { expectSilence: 200 }]),
+      /\(expectSilence\) failed: received \{"jsonrpc":"2.0","id":4,"result":\{\}\}/,
+    );
   });
 
   it('drives a recorded transport, so the sent side is schema-checked too', async () => {
@@ -195,10 +195,7 @@ describe('match', () => {
     assert.equal(match({ n: {} }, actual), '$.n: expected an object, got null');
     assert.equal(match({ a: (v: unknown) => typeof v === 'number' }, actual), undefined);
     assert.equal(match({ a: (v: unknown) => v === 2 }, actual), '$.a: rejected by predicate');
-    assert.equal(
-      match({ a: () => assert.fail('nope') }, actual),
-      '$.a: nope',
-    );
+    assert.equal(match({ a: () => assert.fail('nope') }, actual), '$.a: nope');
     assert.equal(match({ q: (v: unknown) => v === undefined }, actual), undefined, 'a predicate sees a missing key as undefined');
     assert.equal(match({ q: 1 }, actual), '$.q: missing');
     assert.equal(match([1, 2], { 0: 1, 1: 2 }), '$: expected an array, got {"0":1,"1":2}');

@@ -13,10 +13,10 @@
  */
 import { AssertionError } from 'node:assert';
 import type { JSONRPCMessage } from '../../src/jsonrpc/types.js';
-import type { Transport, TransportReceiver } from '../../src/transport/types.js';
+import { isObject } from '../../src/jsonrpc/values.js';
 import { formatWireLine } from '../../src/testing/recording-transport.js';
 import type { WireSide } from '../../src/testing/wire-schema.js';
-import { isObject } from '../../src/jsonrpc/values.js';
+import type { Transport, TransportReceiver } from '../../src/transport/types.js';
 
 /** A partial pattern for a received message, or a function that throws (or returns `false`) to reject it. */
 export type Expectation = unknown;

@@ -61,7 +61,8 @@ function stringArray(value: unknown): value is string[] {
  * a `resource` or with malformed fields, `timeout`.
  */
 export async function discoverProtectedResource(ctx: HttpContext, server: URL, challengeUrl: string | undefined): Promise<DiscoveredResource | undefined> {
-  const fromChallenge = challengeUrl === undefined ? undefined : requireFetchableUrl(challengeUrl, 'The resource_metadata URL of the server’s challenge', ctx.allowInsecure);
+  const fromChallenge =
+    challengeUrl === undefined ? undefined : requireFetchableUrl(challengeUrl, 'The resource_metadata URL of the server’s challenge', ctx.allowInsecure);
   for (const url of protectedResourceMetadataUrls(server, fromChallenge)) {
     requireFetchableUrl(url, 'The protected resource metadata URL', ctx.allowInsecure);
     const { body } = await getJson(ctx, url);
@@ -70,7 +71,10 @@ export async function discoverProtectedResource(ctx: HttpContext, server: URL, c
       throw new OAuthClientError('discovery_failed', `The protected resource metadata at ${url.href} has no resource`);
     }
     if (!resourceCovers(body.resource, server)) {
-      throw new OAuthClientError('resource_mismatch', `The protected resource metadata at ${url.href} is for ${JSON.stringify(body.resource)}, not for the MCP server ${server.href}; refusing to authorize`);
+      throw new OAuthClientError(
+        'resource_mismatch',
+        `The protected resource metadata at ${url.href} is for ${JSON.stringify(body.resource)}, not for the MCP server ${server.href}; refusing to authorize`,
+      );
     }
     if (body.authorization_servers !== undefined && !stringArray(body.authorization_servers)) {
       throw new OAuthClientError('discovery_failed', `The protected resource metadata at ${url.href} has a malformed authorization_servers`);
@@ -103,7 +107,10 @@ export async function discoverAuthorizationServer(ctx: HttpContext, issuer: stri
       continue;
     }
     if (body.issuer !== issuer) {
-      throw new OAuthClientError('issuer_mismatch', `The authorization server metadata at ${candidate.url.href} names the issuer ${JSON.stringify(body.issuer)}, not ${JSON.stringify(issuer)}; refusing to use it`);
+      throw new OAuthClientError(
+        'issuer_mismatch',
+        `The authorization server metadata at ${candidate.url.href} names the issuer ${JSON.stringify(body.issuer)}, not ${JSON.stringify(issuer)}; refusing to use it`,
+      );
     }
     return { metadata: body as unknown as AuthorizationServer, source: candidate.kind === 'oauth' ? 'rfc8414' : 'openid', url: candidate.url };
   }

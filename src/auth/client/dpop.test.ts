@@ -3,13 +3,14 @@
  * presenting them with the DPoP scheme and a fresh proof per request, and retrying once with
  * a server-supplied nonce (token endpoint and MCP server).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { test } from 'node:test';
+import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
+import { FakeAuthServer, FakeResourceServer, json, Router, rpcPost, type Seen } from '../../../test/helpers/auth/fake-oauth.js';
 import { DpopProver, dpopHtu } from './dpop.js';
 import { OAuthClient } from './oauth-client.js';
-import { FakeAuthServer, FakeResourceServer, Router, json, rpcPost, type Seen } from '../../../test/helpers/auth/fake-oauth.js';
 
 async function verifyProof(proof: string): Promise<{ payload: Record<string, unknown>; jwk: JWK }> {
   const header = decodeProtectedHeader(proof);
@@ -94,7 +95,12 @@ test('DPoP stays off where the authorization server does not advertise it', asyn
   const as = new FakeAuthServer();
   const rs = new FakeResourceServer({ authorizationServers: [as.issuer] }, (t) => as.tokens.get(t));
   const router = new Router().add(as.origin, as.handle).add(rs.url.origin, rs.handle);
-  const oauth = new OAuthClient({ serverUrl: rs.url, grant: { type: 'authorization_code', redirectUri: 'http://127.0.0.1:9/cb', userAgent: as.userAgent }, fetch: router.fetch, dpop: true });
+  const oauth = new OAuthClient({
+    serverUrl: rs.url,
+    grant: { type: 'authorization_code', redirectUri: 'http://127.0.0.1:9/cb', userAgent: as.userAgent },
+    fetch: router.fetch,
+    dpop: true,
+  });
   assert.equal((await rpcPost(oauth.wrapFetch(router.fetch), rs.url, 'tools/list')).status, 200);
   assert.equal(as.tokenRequests[0]!.dpop, null);
   assert.equal((await oauth.tokens())!.tokenType, 'Bearer');

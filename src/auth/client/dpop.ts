@@ -9,8 +9,9 @@
  * on resource requests. Signing uses `jose` (loaded on first use). The nonce memory is bounded (least recently
  * used origins are forgotten first).
  */
-import type { WebCryptoKeyPair } from './crypto-types.js';
+
 import type { JWK } from 'jose';
+import type { WebCryptoKeyPair } from './crypto-types.js';
 import { loadJose } from './libs.js';
 
 /** Most origins whose nonce is remembered. */

@@ -11,12 +11,13 @@
  * is readable by others, when `strictPermissions` holds) is refused rather than
  * overwritten. Other processes writing the same file concurrently are not coordinated.
  */
+
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { OAuthClientError } from './errors.js';
-import { PENDING_AUTHORIZATION_TTL_MS, prunePending, type OAuthStore, type PendingAuthorization, type StoredClient, type StoredTokens } from './store.js';
 import { isObject } from '../../jsonrpc/values.js';
+import { OAuthClientError } from './errors.js';
+import { type OAuthStore, PENDING_AUTHORIZATION_TTL_MS, type PendingAuthorization, prunePending, type StoredClient, type StoredTokens } from './store.js';
 
 /** Options of {@link FileOAuthStore}. */
 export interface FileOAuthStoreOptions {
@@ -75,7 +76,10 @@ export class FileOAuthStore implements OAuthStore {
       if (this.#strict && process.platform !== 'win32') {
         const info = await stat(this.#path);
         if ((info.mode & 0o077) !== 0) {
-          throw new OAuthClientError('invalid_configuration', `${this.#path} is accessible to other users (mode ${(info.mode & 0o777).toString(8)}); make it 0600`);
+          throw new OAuthClientError(
+            'invalid_configuration',
+            `${this.#path} is accessible to other users (mode ${(info.mode & 0o777).toString(8)}); make it 0600`,
+          );
         }
       }
       text = await readFile(this.#path, 'utf8');
@@ -179,5 +183,5 @@ export class FileOAuthStore implements OAuthStore {
 }
 
 function own<T>(record: Record<string, T>, key: string): T | undefined {
-  return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+  return Object.hasOwn(record, key) ? record[key] : undefined;
 }

@@ -3,8 +3,9 @@
  * limit on the body, `Accept: application/json`, and a check that a followed redirect did
  * not leave https (unless the insecure opt-in is set).
  */
-import { OAuthClientError } from './errors.js';
+
 import { isObject } from '../../jsonrpc/values.js';
+import { OAuthClientError } from './errors.js';
 
 /** Largest metadata document read, in bytes. */
 export const MAX_METADATA_BYTES = 256 * 1024;

@@ -5,7 +5,8 @@
  * `jose` packages. `FileOAuthStore`, `LoopbackRedirect` and `openInBrowser` need Node; the
  * rest (./neutral.ts) is runtime-neutral.
  */
-export * from './neutral.js';
+
 export { FileOAuthStore, type FileOAuthStoreOptions } from './file-store.js';
 export { LoopbackRedirect, type LoopbackRedirectOptions } from './loopback.js';
-export { openInBrowser, browserCommand, type OpenInBrowserOptions } from './open-url.js';
+export * from './neutral.js';
+export { browserCommand, type OpenInBrowserOptions, openInBrowser } from './open-url.js';

@@ -3,11 +3,12 @@
  * callback with the right state, loopback Host only, timeouts and cancellation, browser
  * opening only after consent, only http(s) URLs, never through a shell.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { LoopbackRedirect } from './loopback.js';
+import { test } from 'node:test';
 import { OAuthClientError } from './errors.js';
+import { LoopbackRedirect } from './loopback.js';
 import { browserCommand, openInBrowser } from './open-url.js';
 
 function get(url: string, host?: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
@@ -53,8 +54,14 @@ test('the redirect URI is http://127.0.0.1:<random port>/callback; the matching 
 
 test('timeouts and close() end a wait; another redirect URI is refused', async () => {
   const lb = await LoopbackRedirect.start({ presentUrl: () => undefined, timeoutMs: 50 });
-  await assert.rejects(lb.userAgent({ url: AUTH_URL, state: 's', redirectUri: lb.redirectUri, issuer: 'x' }), (e: unknown) => e instanceof OAuthClientError && e.code === 'timeout');
-  await assert.rejects(lb.userAgent({ url: AUTH_URL, state: 's', redirectUri: 'http://127.0.0.1:1/cb', issuer: 'x' }), (e: unknown) => e instanceof OAuthClientError && e.code === 'invalid_configuration');
+  await assert.rejects(
+    lb.userAgent({ url: AUTH_URL, state: 's', redirectUri: lb.redirectUri, issuer: 'x' }),
+    (e: unknown) => e instanceof OAuthClientError && e.code === 'timeout',
+  );
+  await assert.rejects(
+    lb.userAgent({ url: AUTH_URL, state: 's', redirectUri: 'http://127.0.0.1:1/cb', issuer: 'x' }),
+    (e: unknown) => e instanceof OAuthClientError && e.code === 'invalid_configuration',
+  );
   const waiting = lb.userAgent({ url: AUTH_URL, state: 's2', redirectUri: lb.redirectUri, issuer: 'x' });
   await lb.close();
   await assert.rejects(waiting, (e: unknown) => e instanceof OAuthClientError && e.code === 'cancelled');
@@ -63,10 +70,17 @@ test('timeouts and close() end a wait; another redirect URI is refused', async (
 test('only http(s) authorization URLs are presented or opened', async () => {
   let presented = 0;
   let opened = 0;
-  const lb = await LoopbackRedirect.start({ presentUrl: () => void presented++, openBrowser: { confirm: () => true, open: async () => void opened++ }, timeoutMs: 1000 });
+  const lb = await LoopbackRedirect.start({
+    presentUrl: () => void presented++,
+    openBrowser: { confirm: () => true, open: async () => void opened++ },
+    timeoutMs: 1000,
+  });
   try {
     for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'vbscript:x']) {
-      await assert.rejects(lb.userAgent({ url: new URL(bad), state: 's', redirectUri: lb.redirectUri, issuer: 'x' }), (e: unknown) => e instanceof OAuthClientError && e.code === 'insecure_url');
+      await assert.rejects(
+        lb.userAgent({ url: new URL(bad), state: 's', redirectUri: lb.redirectUri, issuer: 'x' }),
+        (e: unknown) => e instanceof OAuthClientError && e.code === 'insecure_url',
+      );
     }
     assert.equal(presented + opened, 0);
   } finally {
@@ -87,7 +101,11 @@ test('the browser opens only after the user agreed; declining falls back to pres
   await yes.close();
 
   const shown: URL[] = [];
-  const noButShow = await LoopbackRedirect.start({ presentUrl: (u) => void shown.push(u), openBrowser: { confirm: () => false, open: async () => assert.fail('opened without consent') }, timeoutMs: 1000 });
+  const noButShow = await LoopbackRedirect.start({
+    presentUrl: (u) => void shown.push(u),
+    openBrowser: { confirm: () => false, open: async () => assert.fail('opened without consent') },
+    timeoutMs: 1000,
+  });
   const q = noButShow.userAgent({ url: AUTH_URL, state: 's', redirectUri: noButShow.redirectUri, issuer: 'x' });
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(shown.length, 1);
@@ -95,7 +113,10 @@ test('the browser opens only after the user agreed; declining falls back to pres
   await assert.rejects(q);
 
   const no = await LoopbackRedirect.start({ openBrowser: { confirm: () => false, open: async () => assert.fail('opened without consent') }, timeoutMs: 1000 });
-  await assert.rejects(no.userAgent({ url: AUTH_URL, state: 's', redirectUri: no.redirectUri, issuer: 'x' }), (e: unknown) => e instanceof OAuthClientError && e.code === 'cancelled');
+  await assert.rejects(
+    no.userAgent({ url: AUTH_URL, state: 's', redirectUri: no.redirectUri, issuer: 'x' }),
+    (e: unknown) => e instanceof OAuthClientError && e.code === 'cancelled',
+  );
   await no.close();
   await assert.rejects(LoopbackRedirect.start({}), OAuthClientError);
 });

@@ -18,11 +18,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { toError } from '../../jsonrpc/errors.js';
 import { OAuthClientError } from './errors.js';
 import type { AuthorizationCodeGrant, AuthorizationRequest } from './oauth-client.js';
 import { openInBrowser } from './open-url.js';
 import { requireBrowserUrl } from './urls.js';
-import { toError } from '../../jsonrpc/errors.js';
 
 /** Options of {@link LoopbackRedirect.start}. */
 export interface LoopbackRedirectOptions {
@@ -46,7 +46,8 @@ export interface LoopbackRedirectOptions {
   successPage?: string;
 }
 
-const DEFAULT_SUCCESS = '<!doctype html><meta charset="utf-8"><title>Authorized</title><p>Authorization complete. You can close this window and return to the application.</p>';
+const DEFAULT_SUCCESS =
+  '<!doctype html><meta charset="utf-8"><title>Authorized</title><p>Authorization complete. You can close this window and return to the application.</p>';
 const BAD_REQUEST = '<!doctype html><meta charset="utf-8"><title>Not accepted</title><p>This response does not belong to an authorization in progress.</p>';
 
 interface Waiter {
@@ -85,7 +86,8 @@ export class LoopbackRedirect {
       throw new OAuthClientError('invalid_configuration', 'The loopback redirect needs presentUrl (show the URL) or openBrowser (open it after consent)');
     }
     const path = options.path ?? '/callback';
-    if (!path.startsWith('/') || path.includes('?') || path.includes('#')) throw new OAuthClientError('invalid_configuration', 'The loopback redirect path must be an absolute path without query or fragment');
+    if (!path.startsWith('/') || path.includes('?') || path.includes('#'))
+      throw new OAuthClientError('invalid_configuration', 'The loopback redirect path must be an absolute path without query or fragment');
     const host = options.host ?? '127.0.0.1';
     const instance = new LoopbackRedirect(options, path);
     const server = instance.#server;
@@ -124,7 +126,11 @@ export class LoopbackRedirect {
   readonly userAgent = async (request: AuthorizationRequest): Promise<URL> => {
     const url = requireBrowserUrl(request.url);
     if (this.#closed) throw new OAuthClientError('cancelled', 'The loopback redirect listener is closed');
-    if (request.redirectUri !== this.#redirectUri) throw new OAuthClientError('invalid_configuration', `The authorization uses the redirect URI ${request.redirectUri}, not this listener's ${this.#redirectUri}`);
+    if (request.redirectUri !== this.#redirectUri)
+      throw new OAuthClientError(
+        'invalid_configuration',
+        `The authorization uses the redirect URI ${request.redirectUri}, not this listener's ${this.#redirectUri}`,
+      );
     if (this.#waiter !== undefined) throw new OAuthClientError('invalid_configuration', 'An authorization is already waiting for its redirect');
     const timeoutMs = this.#options.timeoutMs ?? 300_000;
     const back = new Promise<URL>((resolve, reject) => {

@@ -4,33 +4,41 @@
  * documents). Nothing here imports `node:*`; `mcpkit/auth/web` and `mcpkit/auth` both
  * export all of it.
  */
+
 export {
+  type DiscoveredAuthorizationServer,
+  type DiscoveredResource,
+  discoverAuthorizationServer,
+  discoverLegacyAuthorizationServer,
+  discoverProtectedResource,
+  type ResourceMetadataDocument,
+} from './discovery.js';
+export { DpopProver } from './dpop.js';
+export { OAuthClientError, type OAuthClientErrorCode, type OAuthClientErrorDetails } from './errors.js';
+export { type ClientMetadataDocumentOptions, clientMetadataDocument } from './metadata-document.js';
+export {
+  type AssertionContext,
+  type AuthorizationCodeGrant,
+  type AuthorizationRequest,
+  type ClientCredentialsGrant,
+  type ClientMetadata,
+  type EnterpriseManagedGrant,
+  type JwtBearerGrant,
   OAuthClient,
   type OAuthClientOptions,
   type OAuthGrant,
-  type AuthorizationCodeGrant,
-  type ClientCredentialsGrant,
-  type JwtBearerGrant,
-  type EnterpriseManagedGrant,
-  type AssertionContext,
-  type AuthorizationRequest,
-  type UserAgent,
   type PreRegisteredClient,
-  type ClientMetadata,
+  type UserAgent,
 } from './oauth-client.js';
-export { OAuthClientError, type OAuthClientErrorCode, type OAuthClientErrorDetails } from './errors.js';
 export {
   InMemoryOAuthStore,
-  PENDING_AUTHORIZATION_TTL_MS,
   type OAuthStore,
-  type StoredClient,
-  type StoredTokens,
+  PENDING_AUTHORIZATION_TTL_MS,
   type PendingAuthorization,
   type RegistrationMethod,
+  type StoredClient,
+  type StoredTokens,
   type TokenEndpointAuthMethod,
 } from './store.js';
-export { clientMetadataDocument, type ClientMetadataDocumentOptions } from './metadata-document.js';
-export { parseWwwAuthenticate, resourceChallenge, type AuthChallenge, type ResourceChallenge } from './www-authenticate.js';
-export { discoverProtectedResource, discoverAuthorizationServer, discoverLegacyAuthorizationServer, type ResourceMetadataDocument, type DiscoveredResource, type DiscoveredAuthorizationServer } from './discovery.js';
-export { DpopProver } from './dpop.js';
-export { type ClientPrivateKey } from './token-endpoint.js';
+export type { ClientPrivateKey } from './token-endpoint.js';
+export { type AuthChallenge, parseWwwAuthenticate, type ResourceChallenge, resourceChallenge } from './www-authenticate.js';

@@ -4,13 +4,23 @@
  * every client-side authorization rule of ../shared/notes/security.md (PKCE S256 always,
  * `resource`, bearer only in the header, redirect URIs, credentials keyed by issuer, `iss`).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { OAuthClient, type OAuthClientOptions } from './oauth-client.js';
+import { test } from 'node:test';
+import {
+  FakeAuthServer,
+  type FakeAuthServerOptions,
+  FakeResourceServer,
+  type FakeResourceServerOptions,
+  json,
+  Router,
+  rpcPost,
+  type Seen,
+} from '../../../test/helpers/auth/fake-oauth.js';
 import { OAuthClientError } from './errors.js';
+import { OAuthClient, type OAuthClientOptions } from './oauth-client.js';
 import { InMemoryOAuthStore } from './store.js';
-import { FakeAuthServer, FakeResourceServer, Router, json, rpcPost, type FakeAuthServerOptions, type FakeResourceServerOptions, type Seen } from '../../../test/helpers/auth/fake-oauth.js';
 
 const REDIRECT = 'http://127.0.0.1:33418/callback';
 
@@ -24,7 +34,12 @@ function world(options: { as?: FakeAuthServerOptions; rs?: Partial<FakeResourceS
 type World = ReturnType<typeof world>;
 
 function codeClient(w: World, extra: Partial<OAuthClientOptions> = {}): OAuthClient {
-  return new OAuthClient({ serverUrl: w.rs.url, grant: { type: 'authorization_code', redirectUri: REDIRECT, userAgent: w.as.userAgent }, fetch: w.router.fetch, ...extra });
+  return new OAuthClient({
+    serverUrl: w.rs.url,
+    grant: { type: 'authorization_code', redirectUri: REDIRECT, userAgent: w.as.userAgent },
+    fetch: w.router.fetch,
+    ...extra,
+  });
 }
 
 async function rejectsWith(promise: Promise<unknown>, code: OAuthClientError['code']): Promise<OAuthClientError> {
@@ -46,7 +61,11 @@ test('first 401: resource metadata, AS metadata, dynamic registration, code + PK
   const w = world({ rs: { challengeScope: 'mcp:read' } });
   const oauth = codeClient(w, { clientMetadata: { clientName: 'test app' } });
   const f = oauth.wrapFetch(w.router.fetch);
-  const response = await f(w.rs.url, { method: 'POST', headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2025-06-18' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+  const response = await f(w.rs.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2025-06-18' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+  });
   assert.equal(response.status, 200);
   assert.deepEqual(((await response.json()) as { result: unknown }).result, { method: 'tools/list', scope: 'mcp:read' });
 
@@ -194,7 +213,10 @@ test('step-up: 403 insufficient_scope re-authorizes with the union of scopes and
   assert.equal((await rpcPost(f, w.rs.url, 'tools/list')).status, 200);
   const call = await rpcPost(f, w.rs.url, 'tools/call', 2);
   assert.equal(call.status, 200);
-  assert.deepEqual(w.as.authorizations.map((u) => u.searchParams.get('scope')), ['mcp:read', 'mcp:read mcp:write']);
+  assert.deepEqual(
+    w.as.authorizations.map((u) => u.searchParams.get('scope')),
+    ['mcp:read', 'mcp:read mcp:write'],
+  );
   assert.equal((await oauth.tokens())!.scope, 'mcp:read mcp:write');
 });
 
@@ -270,10 +292,13 @@ test('credentials are kept per issuer: a new authorization server gets its own r
   const as2 = new FakeAuthServer({ issuer: 'https://as2.example.com' });
   let current = as1;
   const rs = new FakeResourceServer({ authorizationServers: [as1.issuer] }, (t) => current.tokens.get(t));
-  const router = new Router().add(as1.origin, as1.handle).add(as2.origin, as2.handle).add(rs.url.origin, (req) => {
-    if (req.url.href === rs.metadataUrl) return json({ resource: rs.resource, authorization_servers: [current.issuer] });
-    return rs.handle(req);
-  });
+  const router = new Router()
+    .add(as1.origin, as1.handle)
+    .add(as2.origin, as2.handle)
+    .add(rs.url.origin, (req) => {
+      if (req.url.href === rs.metadataUrl) return json({ resource: rs.resource, authorization_servers: [current.issuer] });
+      return rs.handle(req);
+    });
   const store = new InMemoryOAuthStore();
   const oauth = new OAuthClient({
     serverUrl: rs.url,
@@ -289,7 +314,8 @@ test('credentials are kept per issuer: a new authorization server gets its own r
   const second = store.getClient(as2.issuer)!;
   assert.notEqual(second.clientId, first.clientId);
   assert.equal(router.to(as2.origin, '/register').length, 1);
-  for (const seen of router.to(as2.origin)) assert.ok(!seen.body.includes(first.clientId) && !(seen.headers.get('authorization') ?? '').includes(first.clientId));
+  for (const seen of router.to(as2.origin))
+    assert.ok(!seen.body.includes(first.clientId) && !(seen.headers.get('authorization') ?? '').includes(first.clientId));
   assert.ok(as2.authorizations.every((u) => u.searchParams.get('client_id') !== first.clientId));
   assert.equal(as2.tokenRequests.filter((r) => r.params.get('grant_type') === 'refresh_token').length, 0, 'the old refresh token never goes to the new server');
   assert.equal((await oauth.tokens())!.issuer, as2.issuer);
@@ -362,7 +388,12 @@ test('client credentials with private_key_jwt (ES256): the assertion names the c
 test('client credentials with client_secret_basic; the grant needs pre-registered credentials', async () => {
   const w = world();
   w.as.addClient({ clientId: 'svc-basic', secret: 'sekret', method: 'client_secret_basic' });
-  const oauth = new OAuthClient({ serverUrl: w.rs.url, grant: { type: 'client_credentials' }, preRegistered: () => ({ clientId: 'svc-basic', clientSecret: 'sekret' }), fetch: w.router.fetch });
+  const oauth = new OAuthClient({
+    serverUrl: w.rs.url,
+    grant: { type: 'client_credentials' },
+    preRegistered: () => ({ clientId: 'svc-basic', clientSecret: 'sekret' }),
+    fetch: w.router.fetch,
+  });
   assert.equal((await rpcPost(oauth.wrapFetch(w.router.fetch), w.rs.url, 'tools/list')).status, 200);
   assert.ok(w.as.tokenRequests[0]!.authorization!.startsWith('Basic '));
 
@@ -413,7 +444,11 @@ test('enterprise-managed authorization: token exchange for an ID-JAG at the IdP,
   });
   const oauth = new OAuthClient({
     serverUrl: w.rs.url,
-    grant: { type: 'enterprise_managed', identityProvider: { tokenEndpoint: 'https://idp.example.com/token', clientId: 'idp-client' }, subjectToken: () => 'the.id.token' },
+    grant: {
+      type: 'enterprise_managed',
+      identityProvider: { tokenEndpoint: 'https://idp.example.com/token', clientId: 'idp-client' },
+      subjectToken: () => 'the.id.token',
+    },
     preRegistered: () => ({ clientId: 'xaa-client', clientSecret: 'xaa-secret' }),
     fetch: w.router.fetch,
   });
@@ -470,7 +505,10 @@ test('concurrent 401s share one authorization', async () => {
   });
   const f = oauth.wrapFetch(w.router.fetch);
   const results = await Promise.all([1, 2, 3, 4].map((id) => rpcPost(f, w.rs.url, 'tools/list', id)));
-  assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    [200, 200, 200, 200],
+  );
   assert.equal(agents, 1);
   assert.equal(w.as.tokenRequests.length, 1);
 });
@@ -516,13 +554,20 @@ test('redirect URIs must be https or loopback http', () => {
 test('2025-03-26 servers: no resource metadata → AS metadata at the origin, else /authorize, /token, /register there', async () => {
   for (const withMetadata of [true, false]) {
     const as = new FakeAuthServer({ issuer: 'https://legacy.example.com', metadata: withMetadata ? {} : undefined });
-    const rs = new FakeResourceServer({ url: 'https://legacy.example.com/v1/mcp', authorizationServers: [], noMetadata: true, resource: 'https://legacy.example.com/v1/mcp' }, (t) => as.tokens.get(t));
+    const rs = new FakeResourceServer(
+      { url: 'https://legacy.example.com/v1/mcp', authorizationServers: [], noMetadata: true, resource: 'https://legacy.example.com/v1/mcp' },
+      (t) => as.tokens.get(t),
+    );
     const router = new Router().add(as.origin, async (req) => {
       if (!withMetadata && req.url.pathname.startsWith('/.well-known/')) return json({ error: 'not_found' }, 404);
       const r = await as.handle(req);
       return r.status === 404 ? rs.handle(req) : r;
     });
-    const oauth = new OAuthClient({ serverUrl: rs.url, grant: { type: 'authorization_code', redirectUri: REDIRECT, userAgent: as.userAgent }, fetch: router.fetch });
+    const oauth = new OAuthClient({
+      serverUrl: rs.url,
+      grant: { type: 'authorization_code', redirectUri: REDIRECT, userAgent: as.userAgent },
+      fetch: router.fetch,
+    });
     assert.equal((await rpcPost(oauth.wrapFetch(router.fetch), rs.url, 'tools/list')).status, 200, `with metadata: ${withMetadata}`);
     assert.equal(as.authorizations[0]!.origin + as.authorizations[0]!.pathname, 'https://legacy.example.com/authorize');
     assert.equal(as.authorizations[0]!.searchParams.get('resource'), 'https://legacy.example.com/v1/mcp');

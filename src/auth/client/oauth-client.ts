@@ -34,20 +34,37 @@
  *   `authorization_required` error carrying the URL, and {@link OAuthClient.finishAuthorization}
  *   completes it later (web apps).
  */
-import type { WebCryptoKeyPair } from './crypto-types.js';
+
 import type * as oauth from 'oauth4webapi';
 import type { HttpAuthorization } from '../../http/client/common.js';
-import { discoverAuthorizationServer, discoverLegacyAuthorizationServer, discoverProtectedResource, type DiscoveredAuthorizationServer, type DiscoveredResource } from './discovery.js';
+import { isObject } from '../../jsonrpc/values.js';
+import { crossOriginHeaders, REDIRECT_STATUSES, redirectedMethod } from '../redirect-headers.js';
+import type { WebCryptoKeyPair } from './crypto-types.js';
+import {
+  type DiscoveredAuthorizationServer,
+  type DiscoveredResource,
+  discoverAuthorizationServer,
+  discoverLegacyAuthorizationServer,
+  discoverProtectedResource,
+} from './discovery.js';
 import { DpopProver } from './dpop.js';
 import { OAuthClientError } from './errors.js';
 import type { HttpContext } from './http.js';
 import { loadOAuth } from './libs.js';
 import { InMemoryOAuthStore, type OAuthStore, type PendingAuthorization, type StoredClient, type StoredTokens, type TokenEndpointAuthMethod } from './store.js';
-import { clientAuthentication, oauthClient, requestOptions, storedTokens, tokenError, tokenExchange, type ClientCredentials, type ClientPrivateKey, type TokenContext } from './token-endpoint.js';
+import {
+  type ClientCredentials,
+  type ClientPrivateKey,
+  clientAuthentication,
+  oauthClient,
+  requestOptions,
+  storedTokens,
+  type TokenContext,
+  tokenError,
+  tokenExchange,
+} from './token-endpoint.js';
 import { canonicalServerUri, requireBrowserUrl, requireFetchableUrl, requireRedirectUri, sameRedirectUri } from './urls.js';
-import { isDpopNonceChallenge, resourceChallenge, splitScopes, type ResourceChallenge } from './www-authenticate.js';
-import { isObject } from '../../jsonrpc/values.js';
-import { REDIRECT_STATUSES, crossOriginHeaders, redirectedMethod } from '../redirect-headers.js';
+import { isDpopNonceChallenge, type ResourceChallenge, resourceChallenge, splitScopes } from './www-authenticate.js';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -230,10 +247,15 @@ async function registrationResponse(response: Response, what: string): Promise<R
   if (response.status !== 201 && response.status !== 200) {
     const error = typeof record.error === 'string' ? record.error : undefined;
     const description = typeof record.error_description === 'string' ? `: ${record.error_description}` : '';
-    throw new OAuthClientError('registration_failed', `${what} failed with HTTP ${response.status}${error ? ` ${error}${description}` : ''}`, { oauthError: error, status: response.status });
+    throw new OAuthClientError('registration_failed', `${what} failed with HTTP ${response.status}${error ? ` ${error}${description}` : ''}`, {
+      oauthError: error,
+      status: response.status,
+    });
   }
-  if (typeof record.client_id !== 'string' || record.client_id === '') throw new OAuthClientError('registration_failed', `${what} answered without a client_id`);
-  if (record.client_secret !== undefined && typeof record.client_secret !== 'string') throw new OAuthClientError('registration_failed', `${what} answered a malformed client_secret`);
+  if (typeof record.client_id !== 'string' || record.client_id === '')
+    throw new OAuthClientError('registration_failed', `${what} answered without a client_id`);
+  if (record.client_secret !== undefined && typeof record.client_secret !== 'string')
+    throw new OAuthClientError('registration_failed', `${what} answered a malformed client_secret`);
   return record as Record<string, unknown> & { client_id: string };
 }
 
@@ -266,12 +288,14 @@ export class OAuthClient implements HttpAuthorization {
     if (typeof fetchFn !== 'function') throw new OAuthClientError('invalid_configuration', 'No global fetch is available; pass options.fetch');
     this.#http = { fetch: fetchFn, timeoutMs: options.timeoutMs ?? 30_000, allowInsecure: insecure, protocolVersion: options.protocolVersion };
     this.#maxStepUps = options.maxStepUps ?? 2;
-    if (!Number.isInteger(this.#maxStepUps) || this.#maxStepUps < 0) throw new OAuthClientError('invalid_configuration', 'maxStepUps must be a non-negative integer');
+    if (!Number.isInteger(this.#maxStepUps) || this.#maxStepUps < 0)
+      throw new OAuthClientError('invalid_configuration', 'maxStepUps must be a non-negative integer');
     const grant = options.grant;
     if (grant.type === 'authorization_code') requireRedirectUri(grant.redirectUri);
     if (options.clientIdMetadataDocumentUrl !== undefined) {
       const url = requireFetchableUrl(options.clientIdMetadataDocumentUrl, 'The client ID metadata document URL', false);
-      if (url.pathname === '/' || url.pathname === '') throw new OAuthClientError('invalid_configuration', 'The client ID metadata document URL must have a path (SEP-991)');
+      if (url.pathname === '/' || url.pathname === '')
+        throw new OAuthClientError('invalid_configuration', 'The client ID metadata document URL must have a path (SEP-991)');
     }
     if (options.dpop !== undefined && options.dpop !== false) {
       const d = options.dpop;
@@ -397,7 +421,16 @@ export class OAuthClient implements HttpAuthorization {
    * {@link MAX_REDIRECTS} hops; past them, or for an unusable `Location`, the redirect
    * response itself is returned.
    */
-  async #redirected(inner: typeof fetch, from: URL, method: string, template: Request | undefined, init: RequestInit | undefined, baseHeaders: Headers, response: Response, hops: number): Promise<Response> {
+  async #redirected(
+    inner: typeof fetch,
+    from: URL,
+    method: string,
+    template: Request | undefined,
+    init: RequestInit | undefined,
+    baseHeaders: Headers,
+    response: Response,
+    hops: number,
+  ): Promise<Response> {
     if (hops >= MAX_REDIRECTS) return response;
     let next: URL;
     try {
@@ -503,7 +536,8 @@ export class OAuthClient implements HttpAuthorization {
     let target: Target;
     if (prm !== undefined) {
       const issuers = prm.metadata.authorization_servers ?? [];
-      if (issuers.length === 0) throw new OAuthClientError('discovery_failed', `The protected resource metadata at ${prm.url.href} names no authorization server`);
+      if (issuers.length === 0)
+        throw new OAuthClientError('discovery_failed', `The protected resource metadata at ${prm.url.href} names no authorization server`);
       let found: DiscoveredAuthorizationServer | undefined;
       let lastError: unknown;
       for (const issuer of issuers) {
@@ -533,7 +567,13 @@ export class OAuthClient implements HttpAuthorization {
   /** Adds `offline_access` when wanted and offered (SEP-2207); undefined for no scope at all. */
   #finalScope(target: Target, scopes: string[]): string | undefined {
     const offered = target.as.metadata.scopes_supported;
-    if (this.#options.grant.type === 'authorization_code' && this.#options.offlineAccess !== false && Array.isArray(offered) && offered.includes('offline_access') && !scopes.includes('offline_access')) {
+    if (
+      this.#options.grant.type === 'authorization_code' &&
+      this.#options.offlineAccess !== false &&
+      Array.isArray(offered) &&
+      offered.includes('offline_access') &&
+      !scopes.includes('offline_access')
+    ) {
       scopes = [...scopes, 'offline_access'];
     }
     return scopes.length > 0 ? scopes.join(' ') : undefined;
@@ -558,7 +598,11 @@ export class OAuthClient implements HttpAuthorization {
       let method = pre.tokenEndpointAuthMethod;
       if (method === undefined) {
         if (pre.privateKey !== undefined) method = 'private_key_jwt';
-        else if (pre.clientSecret !== undefined) method = supported === undefined || supported.includes('client_secret_basic') || !supported.includes('client_secret_post') ? 'client_secret_basic' : 'client_secret_post';
+        else if (pre.clientSecret !== undefined)
+          method =
+            supported === undefined || supported.includes('client_secret_basic') || !supported.includes('client_secret_post')
+              ? 'client_secret_basic'
+              : 'client_secret_post';
         else method = 'none';
       }
       return { clientId: pre.clientId, clientSecret: pre.clientSecret, privateKey: pre.privateKey, keyId: pre.keyId, method };
@@ -569,7 +613,11 @@ export class OAuthClient implements HttpAuthorization {
     const redirectUri = this.#options.grant.redirectUri;
     const stored = (await this.#store.getClient(issuer)) ?? undefined;
     if (stored !== undefined && stored.issuer === issuer && this.#storedUsable(stored, redirectUri)) {
-      return { clientId: stored.clientId, clientSecret: stored.clientSecret, method: stored.tokenEndpointAuthMethod ?? (stored.clientSecret ? 'client_secret_basic' : 'none') };
+      return {
+        clientId: stored.clientId,
+        clientSecret: stored.clientSecret,
+        method: stored.tokenEndpointAuthMethod ?? (stored.clientSecret ? 'client_secret_basic' : 'none'),
+      };
     }
     const cimd = this.#options.clientIdMetadataDocumentUrl;
     if (cimd !== undefined && (as as { client_id_metadata_document_supported?: unknown }).client_id_metadata_document_supported === true) {
@@ -580,7 +628,10 @@ export class OAuthClient implements HttpAuthorization {
       await this.#store.saveClient(issuer, registered);
       return { clientId: registered.clientId, clientSecret: registered.clientSecret, method: registered.tokenEndpointAuthMethod ?? 'none' };
     }
-    throw new OAuthClientError('registration_failed', `No client registration for ${issuer}: no pre-registered credentials, no client ID metadata document support, no dynamic registration`);
+    throw new OAuthClientError(
+      'registration_failed',
+      `No client registration for ${issuer}: no pre-registered credentials, no client ID metadata document support, no dynamic registration`,
+    );
   }
 
   #storedUsable(stored: StoredClient, redirectUri: string): boolean {
@@ -611,17 +662,28 @@ export class OAuthClient implements HttpAuthorization {
     const what = `Dynamic client registration at ${as.registration_endpoint}`;
     let response: Response;
     try {
-      response = await lib.dynamicClientRegistrationRequest(as, body as Partial<oauth.OmitSymbolProperties<oauth.Client>>, requestOptions<string>(lib, this.#http));
+      response = await lib.dynamicClientRegistrationRequest(
+        as,
+        body as Partial<oauth.OmitSymbolProperties<oauth.Client>>,
+        requestOptions<string>(lib, this.#http),
+      );
     } catch (err) {
       const e = tokenError(err, what);
       throw new OAuthClientError(e.code === 'timeout' ? 'timeout' : 'registration_failed', e.message, { cause: err });
     }
     const registered = await registrationResponse(response, what);
-    const result: StoredClient = { issuer: as.issuer, clientId: registered.client_id, method: 'dynamic', registeredAt: Date.now(), redirectUris: [redirectUri] };
+    const result: StoredClient = {
+      issuer: as.issuer,
+      clientId: registered.client_id,
+      method: 'dynamic',
+      registeredAt: Date.now(),
+      redirectUris: [redirectUri],
+    };
     if (typeof registered.client_secret === 'string') result.clientSecret = registered.client_secret;
     if (typeof registered.client_secret_expires_at === 'number') result.clientSecretExpiresAt = registered.client_secret_expires_at;
     const answered = registered.token_endpoint_auth_method;
-    if (answered === 'none' || answered === 'client_secret_basic' || answered === 'client_secret_post' || answered === 'private_key_jwt') result.tokenEndpointAuthMethod = answered;
+    if (answered === 'none' || answered === 'client_secret_basic' || answered === 'client_secret_post' || answered === 'private_key_jwt')
+      result.tokenEndpointAuthMethod = answered;
     else result.tokenEndpointAuthMethod = answered === undefined ? (result.clientSecret !== undefined && method !== 'none' ? method : 'none') : method;
     return result;
   }
@@ -667,10 +729,14 @@ export class OAuthClient implements HttpAuthorization {
     if (target.as.source !== 'legacy-defaults') {
       const methods = as.code_challenge_methods_supported;
       if (!Array.isArray(methods) || !methods.includes('S256')) {
-        throw new OAuthClientError('pkce_unsupported', `The authorization server ${as.issuer} does not advertise PKCE with S256 (code_challenge_methods_supported); refusing to proceed`);
+        throw new OAuthClientError(
+          'pkce_unsupported',
+          `The authorization server ${as.issuer} does not advertise PKCE with S256 (code_challenge_methods_supported); refusing to proceed`,
+        );
       }
     }
-    if (typeof as.authorization_endpoint !== 'string') throw new OAuthClientError('discovery_failed', `The authorization server ${as.issuer} has no authorization_endpoint`);
+    if (typeof as.authorization_endpoint !== 'string')
+      throw new OAuthClientError('discovery_failed', `The authorization server ${as.issuer} has no authorization_endpoint`);
     const endpoint = requireFetchableUrl(as.authorization_endpoint, 'The authorization endpoint', this.#http.allowInsecure);
     const credentials = await this.#credentialsFor(as);
     const codeVerifier = lib.generateRandomCodeVerifier();
@@ -708,12 +774,17 @@ export class OAuthClient implements HttpAuthorization {
     } catch (err) {
       await this.#store.takePendingAuthorization(state);
       if (err instanceof OAuthClientError) throw err;
-      throw new OAuthClientError('authorization_failed', `The authorization did not complete: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new OAuthClientError('authorization_failed', `The authorization did not complete: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+      });
     }
     return this.#finish(callback, { target, credentials, expectedState: state });
   }
 
-  async #finish(callback: URL | URLSearchParams | string, known: { target: Target; credentials: ClientCredentials; expectedState: string } | undefined): Promise<StoredTokens> {
+  async #finish(
+    callback: URL | URLSearchParams | string,
+    known: { target: Target; credentials: ClientCredentials; expectedState: string } | undefined,
+  ): Promise<StoredTokens> {
     const lib = await loadOAuth();
     let params: URLSearchParams;
     let fromUrl: URL | undefined;
@@ -724,26 +795,35 @@ export class OAuthClient implements HttpAuthorization {
     } else params = new URLSearchParams(callback.startsWith('?') ? callback.slice(1) : callback);
     const state = params.get('state');
     if (known !== undefined && state !== known.expectedState) {
-      throw new OAuthClientError('authorization_failed', state === null ? 'The authorization response has no state' : 'The authorization response carries another state than the request; discarded');
+      throw new OAuthClientError(
+        'authorization_failed',
+        state === null ? 'The authorization response has no state' : 'The authorization response carries another state than the request; discarded',
+      );
     }
     if (state === null) throw new OAuthClientError('authorization_failed', 'The authorization response has no state');
     const pending = (await this.#store.takePendingAuthorization(state)) ?? undefined;
     if (pending === undefined || pending.serverKey !== this.#serverKey) {
-      throw new OAuthClientError('authorization_failed', 'The authorization response does not match an authorization request of this client in progress (unknown or expired state)');
+      throw new OAuthClientError(
+        'authorization_failed',
+        'The authorization response does not match an authorization request of this client in progress (unknown or expired state)',
+      );
     }
     if (fromUrl !== undefined) {
       const back = `${fromUrl.origin}${fromUrl.pathname}`;
       const expected = new URL(pending.redirectUri);
-      if (!sameRedirectUri(back, `${expected.origin}${expected.pathname}`)) throw new OAuthClientError('authorization_failed', 'The authorization response did not come to the redirect URI of the request');
+      if (!sameRedirectUri(back, `${expected.origin}${expected.pathname}`))
+        throw new OAuthClientError('authorization_failed', 'The authorization response did not come to the redirect URI of the request');
     }
     let target = known?.target;
     if (target === undefined) {
       target = this.#target !== undefined && this.#target.as.metadata.issuer === pending.issuer ? this.#target : await this.#discover(undefined, undefined);
-      if (target.as.metadata.issuer !== pending.issuer) throw new OAuthClientError('authorization_failed', 'The MCP server’s authorization server changed while the user was authorizing');
+      if (target.as.metadata.issuer !== pending.issuer)
+        throw new OAuthClientError('authorization_failed', 'The MCP server’s authorization server changed while the user was authorizing');
     }
     const as = target.as.metadata;
     const credentials = known?.credentials ?? (await this.#credentialsFor(as));
-    if (credentials.clientId !== pending.clientId) throw new OAuthClientError('authorization_failed', 'The client registration changed while the user was authorizing');
+    if (credentials.clientId !== pending.clientId)
+      throw new OAuthClientError('authorization_failed', 'The client registration changed while the user was authorizing');
     const client = oauthClient(credentials);
     let validated: URLSearchParams;
     try {
@@ -754,7 +834,9 @@ export class OAuthClient implements HttpAuthorization {
         const description = typeof e.error_description === 'string' ? `: ${e.error_description}` : '';
         throw new OAuthClientError('authorization_failed', `The authorization server answered ${e.error}${description}`, { cause: err, oauthError: e.error });
       }
-      throw new OAuthClientError('authorization_failed', `The authorization response is invalid: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new OAuthClientError('authorization_failed', `The authorization response is invalid: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+      });
     }
     const ctx = await this.#tokenContext(as);
     const auth = await clientAuthentication(credentials);
@@ -762,10 +844,17 @@ export class OAuthClient implements HttpAuthorization {
       ctx,
       as,
       'The authorization code exchange',
-      (headers) => lib.authorizationCodeGrantRequest(as, client, auth, validated, pending.redirectUri, pending.codeVerifier, { ...requestOptions(lib, this.#http), headers, additionalParameters: { resource: pending.resource } }),
+      (headers) =>
+        lib.authorizationCodeGrantRequest(as, client, auth, validated, pending.redirectUri, pending.codeVerifier, {
+          ...requestOptions(lib, this.#http),
+          headers,
+          additionalParameters: { resource: pending.resource },
+        }),
       (r) => lib.processAuthorizationCodeResponse(as, client, r),
     );
-    return this.#save(storedTokens(response, { issuer: as.issuer, resource: pending.resource, requestedScope: pending.scope, dpopJkt: await ctx.dpop?.thumbprint() }));
+    return this.#save(
+      storedTokens(response, { issuer: as.issuer, resource: pending.resource, requestedScope: pending.scope, dpopJkt: await ctx.dpop?.thumbprint() }),
+    );
   }
 
   async #refresh(target: Target, tokens: StoredTokens): Promise<StoredTokens> {
@@ -779,10 +868,21 @@ export class OAuthClient implements HttpAuthorization {
       ctx,
       as,
       'The refresh token grant',
-      (headers) => lib.refreshTokenGrantRequest(as, client, auth, tokens.refreshToken!, { ...requestOptions(lib, this.#http), headers, additionalParameters: { resource: tokens.resource } }),
+      (headers) =>
+        lib.refreshTokenGrantRequest(as, client, auth, tokens.refreshToken!, {
+          ...requestOptions(lib, this.#http),
+          headers,
+          additionalParameters: { resource: tokens.resource },
+        }),
       (r) => lib.processRefreshTokenResponse(as, client, r),
     );
-    return this.#save(storedTokens(response, { issuer: as.issuer, resource: tokens.resource, requestedScope: tokens.requestedScope, dpopJkt: await ctx.dpop?.thumbprint() }, tokens));
+    return this.#save(
+      storedTokens(
+        response,
+        { issuer: as.issuer, resource: tokens.resource, requestedScope: tokens.requestedScope, dpopJkt: await ctx.dpop?.thumbprint() },
+        tokens,
+      ),
+    );
   }
 
   async #clientCredentials(target: Target, scope: string | undefined): Promise<StoredTokens> {
@@ -830,7 +930,11 @@ export class OAuthClient implements HttpAuthorization {
     const idp = grant.identityProvider;
     const idpEndpoint = requireFetchableUrl(idp.tokenEndpoint, 'The identity provider token endpoint', this.#http.allowInsecure);
     const idpAs: oauth.AuthorizationServer = { issuer: idp.issuer ?? idpEndpoint.origin, token_endpoint: idpEndpoint.href };
-    const idpCredentials: ClientCredentials = { clientId: idp.clientId, clientSecret: idp.clientSecret, method: idp.clientSecret ? 'client_secret_basic' : 'none' };
+    const idpCredentials: ClientCredentials = {
+      clientId: idp.clientId,
+      clientSecret: idp.clientSecret,
+      method: idp.clientSecret ? 'client_secret_basic' : 'none',
+    };
     const idpClient = oauthClient(idpCredentials);
     const idpAuth = await clientAuthentication(idpCredentials);
     const subjectToken = await grant.subjectToken(this.#assertionContext(target));
@@ -850,7 +954,10 @@ export class OAuthClient implements HttpAuthorization {
       (r) => lib.processGenericTokenEndpointResponse(idpAs, idpClient, r, { recognizedTokenTypes: { n_a: () => undefined } }),
     );
     if (exchanged.issued_token_type !== ID_JAG) {
-      throw new OAuthClientError('token_request_failed', `The identity provider issued ${JSON.stringify(exchanged.issued_token_type)} instead of an identity assertion authorization grant`);
+      throw new OAuthClientError(
+        'token_request_failed',
+        `The identity provider issued ${JSON.stringify(exchanged.issued_token_type)} instead of an identity assertion authorization grant`,
+      );
     }
     return this.#jwtBearer(target, scope, exchanged.access_token, credentials);
   }

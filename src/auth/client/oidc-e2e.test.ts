@@ -9,19 +9,20 @@
  * document instead of registration, and the client credentials grant. State lives in a
  * `FileOAuthStore`.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type OidcServer, startOidcServer, tokenRequest } from '../../../test/helpers/auth/oidc-server.js';
+import { type ProtectedServer, startProtectedServer } from '../../../test/helpers/auth/protected.js';
 import { Client } from '../../client/client.js';
 import { StreamableHttpClientTransport } from '../../http/client/streamable.js';
-import { startOidcServer, tokenRequest, type OidcServer } from '../../../test/helpers/auth/oidc-server.js';
-import { startProtectedServer, type ProtectedServer } from '../../../test/helpers/auth/protected.js';
 import { createJwtVerifier } from '../server/jwt-verifier.js';
 import { FileOAuthStore } from './file-store.js';
-import { OAuthClient, type OAuthClientOptions } from './oauth-client.js';
 import { clientMetadataDocument } from './metadata-document.js';
+import { OAuthClient, type OAuthClientOptions } from './oauth-client.js';
 
 const REDIRECT = 'http://127.0.0.1:43117/callback';
 const SHORT_TTL_SECONDS = 2;
@@ -33,7 +34,13 @@ let dir: string;
 before(async () => {
   oidc = await startOidcServer({ accessTokenTtlSeconds: 300 });
   mcp = await startProtectedServer({
-    verifier: (resource) => createJwtVerifier({ issuer: oidc.issuer, audience: resource, jwksUri: oidc.metadata.jwks_uri, fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true } }),
+    verifier: (resource) =>
+      createJwtVerifier({
+        issuer: oidc.issuer,
+        audience: resource,
+        jwksUri: oidc.metadata.jwks_uri,
+        fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true },
+      }),
     authorizationServers: [oidc.issuer],
     scopesSupported: ['mcp:read'],
     scopes: { tools: { write_note: ['mcp:write'] } },
@@ -112,7 +119,14 @@ test('first 401 to a tool call, step-up, refused token refreshed and replayed, e
 
   // the rotated-away refresh token is dead at the server (and reusing it revokes the grant)
   const reg = (await store.getClient(oidc.issuer))!;
-  await assert.rejects(tokenRequest(oidc, { client_id: reg.clientId, token_endpoint_auth_method: 'none' }, { grant_type: 'refresh_token', refresh_token: refreshed.refreshToken!, resource: mcp.url }), /invalid_grant/);
+  await assert.rejects(
+    tokenRequest(
+      oidc,
+      { client_id: reg.clientId, token_endpoint_auth_method: 'none' },
+      { grant_type: 'refresh_token', refresh_token: refreshed.refreshToken!, resource: mcp.url },
+    ),
+    /invalid_grant/,
+  );
   // so the next refresh fails and the client authorizes anew, transparently
   await store.saveTokens(mcp.url, { ...renewed, accessToken: `${renewed.accessToken}x` });
   assert.equal(text(await client.callTool({ name: 'read_notes', arguments: {} })), 'notes');
@@ -142,7 +156,10 @@ test('short-lived tokens expire and are refreshed with rotation', { timeout: 60_
 
 test('a client ID metadata document instead of registration (SEP-991)', { timeout: 60_000 }, async () => {
   const cimd = 'https://client.example.com/mcpkit/client-metadata.json';
-  await oidc.setClientMetadataDocument(cimd, clientMetadataDocument({ clientId: cimd, clientName: 'mcpkit e2e (CIMD)', redirectUris: [REDIRECT], applicationType: 'native' }));
+  await oidc.setClientMetadataDocument(
+    cimd,
+    clientMetadataDocument({ clientId: cimd, clientName: 'mcpkit e2e (CIMD)', redirectUris: [REDIRECT], applicationType: 'native' }),
+  );
   const store = new FileOAuthStore(join(dir, 'cimd.json'));
   const oauth = oauthClient(store, { clientIdMetadataDocumentUrl: cimd });
   const { client } = await connect(oauth);
@@ -153,7 +170,12 @@ test('a client ID metadata document instead of registration (SEP-991)', { timeou
 });
 
 test('the client credentials grant with a pre-registered confidential client', { timeout: 60_000 }, async () => {
-  const registered = await oidc.registerClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' });
+  const registered = await oidc.registerClient({
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+  });
   const oauth = new OAuthClient({
     serverUrl: mcp.url,
     grant: { type: 'client_credentials' },

@@ -18,7 +18,11 @@ export interface OpenInBrowserOptions {
   /** Default: `process.platform`. */
   platform?: NodeJS.Platform;
   /** Default: `child_process.spawn`. */
-  spawn?: (command: string, args: readonly string[], options: SpawnOptions) => { once(event: 'spawn' | 'error', listener: (err?: Error) => void): unknown; unref(): void };
+  spawn?: (
+    command: string,
+    args: readonly string[],
+    options: SpawnOptions,
+  ) => { once(event: 'spawn' | 'error', listener: (err?: Error) => void): unknown; unref(): void };
 }
 
 /** The program and arguments that open `url` on `platform` (no shell involved). */

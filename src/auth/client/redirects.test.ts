@@ -6,10 +6,11 @@
  * never resending a body there. Real servers on two loopback ports (two origins), the
  * global fetch.
  */
-import { test, before, after } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
 import { OAuthClient } from './oauth-client.js';
 import { InMemoryOAuthStore, type StoredTokens } from './store.js';
 import { canonicalServerUri } from './urls.js';
@@ -62,7 +63,13 @@ after(async () => {
 async function client(tokenType: StoredTokens['tokenType']): Promise<OAuthClient> {
   const serverUrl = new URL(`${mcpOrigin}/mcp`);
   const store = new InMemoryOAuthStore();
-  await store.saveTokens(canonicalServerUri(serverUrl), { issuer: 'https://as.example', resource: serverUrl.href, accessToken: 'secret-token', tokenType, expiresAt: Date.now() + 3_600_000 });
+  await store.saveTokens(canonicalServerUri(serverUrl), {
+    issuer: 'https://as.example',
+    resource: serverUrl.href,
+    accessToken: 'secret-token',
+    tokenType,
+    expiresAt: Date.now() + 3_600_000,
+  });
   return new OAuthClient({ serverUrl, store, dangerouslyAllowInsecureHttp: true, dpop: tokenType === 'DPoP', grant: { type: 'client_credentials' } });
 }
 
@@ -78,7 +85,8 @@ test('a cross-origin redirect of an authorized request carries no credential of 
     assert.equal(first!.origin, 'mcp');
     assert.match(first!.headers.authorization ?? '', new RegExp(`^${tokenType} secret-token$`));
     assert.equal(landed!.origin, 'other');
-    for (const name of ['authorization', 'dpop', ...Object.keys(SECRETS)]) assert.equal(landed!.headers[name], undefined, `${tokenType}: ${name} crossed origins`);
+    for (const name of ['authorization', 'dpop', ...Object.keys(SECRETS)])
+      assert.equal(landed!.headers[name], undefined, `${tokenType}: ${name} crossed origins`);
     assert.equal(landed!.headers.accept, 'text/plain');
   }
 });
@@ -88,7 +96,10 @@ test('a 307 to another origin does not resend the body; a 303 continues as GET w
   seen.length = 0;
   const kept = await oauth.fetch(`${mcpOrigin}/mcp/away-307`, { method: 'POST', body: '{"secret":1}', headers: { 'content-type': 'application/json' } });
   assert.equal(kept.status, 307, 'the redirect is returned, not followed');
-  assert.deepEqual(seen.map((r) => r.origin), ['mcp']);
+  assert.deepEqual(
+    seen.map((r) => r.origin),
+    ['mcp'],
+  );
   seen.length = 0;
   const followed = await oauth.fetch(`${mcpOrigin}/mcp/away-303`, { method: 'POST', body: '{"secret":1}', headers: { 'content-type': 'application/json' } });
   assert.equal(followed.status, 200);
@@ -107,7 +118,8 @@ test('a same-origin redirect stays authorized, with a fresh DPoP proof for the n
   assert.equal(second!.body, 'x=1');
   assert.equal(second!.headers.authorization, 'DPoP secret-token');
   assert.equal(second!.headers['x-api-key'], 'key');
-  const htu = (proof: string | string[] | undefined): string => (JSON.parse(Buffer.from(String(proof).split('.')[1]!, 'base64url').toString()) as { htu: string }).htu;
+  const htu = (proof: string | string[] | undefined): string =>
+    (JSON.parse(Buffer.from(String(proof).split('.')[1]!, 'base64url').toString()) as { htu: string }).htu;
   assert.equal(htu(first!.headers.dpop), `${mcpOrigin}/mcp/here`);
   assert.equal(htu(second!.headers.dpop), `${mcpOrigin}/mcp/final`);
   seen.length = 0;

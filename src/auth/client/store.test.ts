@@ -1,16 +1,33 @@
 /** The OAuth stores: in memory and in a JSON file (0600, atomic replacement, refusals). */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileOAuthStore } from './file-store.js';
+import { test } from 'node:test';
 import { OAuthClientError } from './errors.js';
-import { InMemoryOAuthStore, MAX_PENDING_AUTHORIZATIONS, PENDING_AUTHORIZATION_TTL_MS, type OAuthStore, type PendingAuthorization, type StoredClient, type StoredTokens } from './store.js';
+import { FileOAuthStore } from './file-store.js';
+import {
+  InMemoryOAuthStore,
+  MAX_PENDING_AUTHORIZATIONS,
+  type OAuthStore,
+  PENDING_AUTHORIZATION_TTL_MS,
+  type PendingAuthorization,
+  type StoredClient,
+  type StoredTokens,
+} from './store.js';
 
 const client = (issuer: string, id: string): StoredClient => ({ issuer, clientId: id, method: 'dynamic', registeredAt: 1 });
 const tokens: StoredTokens = { issuer: 'https://as1', resource: 'https://mcp/mcp', accessToken: 'at', tokenType: 'Bearer', refreshToken: 'rt' };
-const pending = (createdAt = Date.now()): PendingAuthorization => ({ issuer: 'https://as1', serverKey: 'https://mcp/mcp', resource: 'https://mcp/mcp', clientId: 'c', redirectUri: 'http://127.0.0.1/cb', codeVerifier: 'v', createdAt });
+const pending = (createdAt = Date.now()): PendingAuthorization => ({
+  issuer: 'https://as1',
+  serverKey: 'https://mcp/mcp',
+  resource: 'https://mcp/mcp',
+  clientId: 'c',
+  redirectUri: 'http://127.0.0.1/cb',
+  codeVerifier: 'v',
+  createdAt,
+});
 
 async function contract(store: OAuthStore): Promise<void> {
   await store.saveClient('https://as1', client('https://as1', 'one'));
@@ -48,7 +65,11 @@ test('FileOAuthStore: same contract, 0600 file, atomic replacement (no temp file
     const path = join(dir, 'nested', 'oauth.json');
     await contract(new FileOAuthStore(path));
     const store = new FileOAuthStore(path);
-    await Promise.all([store.saveClient('https://a', client('https://a', 'a')), store.saveClient('https://b', client('https://b', 'b')), store.saveTokens('k', tokens)]);
+    await Promise.all([
+      store.saveClient('https://a', client('https://a', 'a')),
+      store.saveClient('https://b', client('https://b', 'b')),
+      store.saveTokens('k', tokens),
+    ]);
     assert.equal((await stat(path)).mode & 0o777, 0o600);
     assert.equal((await stat(join(dir, 'nested'))).mode & 0o777, 0o700);
     assert.deepEqual(await readdir(join(dir, 'nested')), ['oauth.json']);
@@ -69,11 +90,14 @@ test('FileOAuthStore refuses a file others can read, and a file that is not a st
     await writeFile(loose, JSON.stringify({ version: 1, clients: {}, tokens: {}, pending: {} }));
     await chmod(loose, 0o644);
     await assert.rejects(new FileOAuthStore(loose).getTokens('k'), (e: unknown) => e instanceof OAuthClientError && e.code === 'invalid_configuration');
-    assert.equal((await new FileOAuthStore(loose, { strictPermissions: false }).getTokens('k')), undefined);
+    assert.equal(await new FileOAuthStore(loose, { strictPermissions: false }).getTokens('k'), undefined);
 
     const other = join(dir, 'other.json');
     await writeFile(other, '{"something":"else"}', { mode: 0o600 });
-    await assert.rejects(new FileOAuthStore(other).saveTokens('k', tokens), (e: unknown) => e instanceof OAuthClientError && e.code === 'invalid_configuration');
+    await assert.rejects(
+      new FileOAuthStore(other).saveTokens('k', tokens),
+      (e: unknown) => e instanceof OAuthClientError && e.code === 'invalid_configuration',
+    );
     assert.equal(await readFile(other, 'utf8'), '{"something":"else"}');
     const broken = join(dir, 'broken.json');
     await writeFile(broken, '{not json', { mode: 0o600 });

@@ -1,6 +1,7 @@
 /** Client authentication encodings and token response conversion. */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { OAuthClientError } from './errors.js';
 import { clientAuthentication, clientSecretBasic, formEncode, storedTokens } from './token-endpoint.js';
 
@@ -30,7 +31,12 @@ test('client authentication methods need their secret or key', async () => {
 
 test('token responses: Bearer/DPoP only, expiry recorded, granted scope else requested, refresh token kept when not rotated', () => {
   const issued = { issuer: 'https://as', resource: 'https://mcp', requestedScope: 'a b', dpopJkt: undefined };
-  const t = storedTokens({ access_token: 'x', token_type: 'bearer', expires_in: 60 }, issued, { ...issued, accessToken: 'old', tokenType: 'Bearer', refreshToken: 'keep' });
+  const t = storedTokens({ access_token: 'x', token_type: 'bearer', expires_in: 60 }, issued, {
+    ...issued,
+    accessToken: 'old',
+    tokenType: 'Bearer',
+    refreshToken: 'keep',
+  });
   assert.equal(t.tokenType, 'Bearer');
   assert.equal(t.scope, 'a b');
   assert.equal(t.refreshToken, 'keep');

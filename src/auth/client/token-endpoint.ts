@@ -12,8 +12,9 @@
  * characters the WHATWG form encoding encodes is correct for decoding servers and identical
  * to the raw value for ids made of letters, digits and `-._*`.
  */
-import type { WebCryptoKey } from './crypto-types.js';
+
 import type * as oauth from 'oauth4webapi';
+import type { WebCryptoKey } from './crypto-types.js';
 import type { DpopProver } from './dpop.js';
 import { OAuthClientError } from './errors.js';
 import type { HttpContext } from './http.js';
@@ -128,7 +129,11 @@ export function tokenError(err: unknown, what: string): OAuthClientError {
   if (err instanceof OAuthClientError) return err;
   if (isResponseBodyError(err)) {
     const description = err.error_description ? `: ${err.error_description}` : '';
-    return new OAuthClientError('token_request_failed', `${what} failed with ${err.error}${description} (HTTP ${err.status})`, { cause: err, oauthError: err.error, status: err.status });
+    return new OAuthClientError('token_request_failed', `${what} failed with ${err.error}${description} (HTTP ${err.status})`, {
+      cause: err,
+      oauthError: err.error,
+      status: err.status,
+    });
   }
   if (err instanceof Error && err.name === 'TimeoutError') return new OAuthClientError('timeout', `${what} timed out`, { cause: err });
   const message = err instanceof Error ? err.message : String(err);
@@ -185,7 +190,11 @@ export interface IssuedFor {
 /** Converts a token endpoint response into what the store keeps. Throws `token_request_failed` for an unknown token type. */
 export function storedTokens(response: oauth.TokenEndpointResponse, issued: IssuedFor, previous?: StoredTokens): StoredTokens {
   const type = String(response.token_type).toLowerCase();
-  if (type !== 'bearer' && type !== 'dpop') throw new OAuthClientError('token_request_failed', `The token endpoint issued a token of type ${JSON.stringify(response.token_type)}, which cannot be used with an MCP server`);
+  if (type !== 'bearer' && type !== 'dpop')
+    throw new OAuthClientError(
+      'token_request_failed',
+      `The token endpoint issued a token of type ${JSON.stringify(response.token_type)}, which cannot be used with an MCP server`,
+    );
   const tokens: StoredTokens = {
     issuer: issued.issuer,
     resource: issued.resource,

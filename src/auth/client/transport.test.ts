@@ -5,15 +5,16 @@
  * GET, DELETE), a token expiring mid-session (refreshed, the same request replayed on the
  * same session), step-up mid-session, and the legacy HTTP+SSE transport.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { Client } from '../../client/client.js';
-import { McpServer } from '../../server/server.js';
-import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../http/server/handler.js';
-import { StreamableHttpClientTransport } from '../../http/client/streamable.js';
-import { SseClientTransport } from '../../http/client/legacy-sse.js';
-import { OAuthClient } from './oauth-client.js';
+import { test } from 'node:test';
 import { FakeAuthServer, FakeResourceServer, Router, type Seen, type TokenInfo } from '../../../test/helpers/auth/fake-oauth.js';
+import { Client } from '../../client/client.js';
+import { SseClientTransport } from '../../http/client/legacy-sse.js';
+import { StreamableHttpClientTransport } from '../../http/client/streamable.js';
+import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../http/server/handler.js';
+import { McpServer } from '../../server/server.js';
+import { OAuthClient } from './oauth-client.js';
 
 const MCP_URL = 'http://localhost:3000/mcp';
 
@@ -29,7 +30,10 @@ function mcpServer(): McpServer {
 function setup(options: { methodScopes?: Record<string, string[]>; challengeScope?: string; legacy?: boolean } = {}) {
   const as = new FakeAuthServer({ issuer: 'http://localhost:4000' });
   const handler: StreamableHttpHandler = createStreamableHttpHandler({ server: mcpServer(), legacySse: options.legacy === true });
-  const rs = new FakeResourceServer({ url: MCP_URL, authorizationServers: [as.issuer], methodScopes: options.methodScopes, challengeScope: options.challengeScope }, (t) => as.tokens.get(t));
+  const rs = new FakeResourceServer(
+    { url: MCP_URL, authorizationServers: [as.issuer], methodScopes: options.methodScopes, challengeScope: options.challengeScope },
+    (t) => as.tokens.get(t),
+  );
   rs.app = (req: Seen, info: TokenInfo) =>
     handler.fetch(new Request(req.url, { method: req.method, headers: req.headers, body: req.method === 'POST' ? req.body : undefined }), { authInfo: info });
   const router = new Router().add(as.origin, as.handle).add(rs.url.origin, (req) => {
@@ -66,8 +70,14 @@ test('Streamable HTTP with auth: 401 on initialize → OAuth → session; every 
   const mcp = router.to('http://localhost:3000', '/mcp');
   assert.equal(mcp[0]!.headers.get('authorization'), null, 'the first initialize went without credentials');
   for (const seen of mcp.slice(1)) assert.equal(seen.headers.get('authorization'), `Bearer ${token}`, `${seen.method} carries the token`);
-  assert.ok(mcp.some((s) => s.method === 'GET'), 'the GET stream was opened');
-  assert.ok(mcp.some((s) => s.method === 'DELETE'), 'the session was deleted');
+  assert.ok(
+    mcp.some((s) => s.method === 'GET'),
+    'the GET stream was opened',
+  );
+  assert.ok(
+    mcp.some((s) => s.method === 'DELETE'),
+    'the session was deleted',
+  );
   assert.ok(router.seen.every((s) => !s.url.href.includes(token)));
 });
 
@@ -82,7 +92,10 @@ test('a token expiring mid-session is refreshed and the same request replayed on
   // step-up: tools/call needs mcp:write
   const first = await client.callTool({ name: 'whoami', arguments: {} });
   assert.match((first.content[0] as { text: string }).text, / mcp:read mcp:write$/);
-  assert.deepEqual(as.authorizations.map((u) => u.searchParams.get('scope')), ['mcp:read', 'mcp:read mcp:write']);
+  assert.deepEqual(
+    as.authorizations.map((u) => u.searchParams.get('scope')),
+    ['mcp:read', 'mcp:read mcp:write'],
+  );
 
   // expiry: the server stops accepting the access token
   as.tokens.get((await oauth.tokens())!.accessToken)!.expiresAt = 0;

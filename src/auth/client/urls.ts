@@ -32,7 +32,10 @@ export function requireFetchableUrl(value: string | URL, what: string, allowInse
     throw new OAuthClientError('insecure_url', `${what} is not a valid URL: ${JSON.stringify(String(value))}`);
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowInsecure)) {
-    throw new OAuthClientError('insecure_url', `${what} must use https${allowInsecure ? ' or http' : ''} (got ${url.protocol}); refusing ${url.protocol === 'http:' ? 'plain http without the dangerouslyAllowInsecureHttp opt-in' : 'it'}`);
+    throw new OAuthClientError(
+      'insecure_url',
+      `${what} must use https${allowInsecure ? ' or http' : ''} (got ${url.protocol}); refusing ${url.protocol === 'http:' ? 'plain http without the dangerouslyAllowInsecureHttp opt-in' : 'it'}`,
+    );
   }
   if (url.username !== '' || url.password !== '') {
     throw new OAuthClientError('insecure_url', `${what} must not contain credentials`);
@@ -87,7 +90,8 @@ export function protectedResourceMetadataUrls(server: URL, fromChallenge: URL | 
     if (!out.some((x) => x.href === u.href)) out.push(u);
   };
   if (fromChallenge) add(fromChallenge);
-  if (server.pathname !== '/' && server.pathname !== '') add(new URL(`${server.origin}/.well-known/oauth-protected-resource${server.pathname}${server.search}`));
+  if (server.pathname !== '/' && server.pathname !== '')
+    add(new URL(`${server.origin}/.well-known/oauth-protected-resource${server.pathname}${server.search}`));
   add(new URL(`${server.origin}/.well-known/oauth-protected-resource`));
   return out;
 }
@@ -135,7 +139,11 @@ export function requireRedirectUri(value: string): URL {
     throw new OAuthClientError('invalid_configuration', `The redirect URI is not a valid URL: ${JSON.stringify(value)}`);
   }
   const ok = url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
-  if (!ok) throw new OAuthClientError('invalid_configuration', `The redirect URI must be https, or http on localhost/127.0.0.1/[::1] (got ${url.protocol}//${url.host})`);
+  if (!ok)
+    throw new OAuthClientError(
+      'invalid_configuration',
+      `The redirect URI must be https, or http on localhost/127.0.0.1/[::1] (got ${url.protocol}//${url.host})`,
+    );
   if (url.hash !== '' || value.includes('#')) throw new OAuthClientError('invalid_configuration', 'The redirect URI must not have a fragment');
   if (url.username !== '' || url.password !== '') throw new OAuthClientError('invalid_configuration', 'The redirect URI must not contain credentials');
   return url;

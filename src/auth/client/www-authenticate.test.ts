@@ -1,6 +1,7 @@
 /** `WWW-Authenticate` parsing: the shapes servers send, garbage, and linear time. */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { isDpopNonceChallenge, parseWwwAuthenticate, resourceChallenge, splitScopes } from './www-authenticate.js';
 
 test('a Bearer challenge with quoted parameters (RFC 9728 resource_metadata, scope)', () => {
@@ -11,8 +12,13 @@ test('a Bearer challenge with quoted parameters (RFC 9728 resource_metadata, sco
 });
 
 test('several challenges, bare tokens, case-insensitive names, escapes, first occurrence wins', () => {
-  const list = parseWwwAuthenticate('Basic realm="x", DPoP algs="ES256", error=use_dpop_nonce, BEARER Error="insufficient_scope", error_description="say \\"hi\\"", error="second"');
-  assert.deepEqual(list.map((c) => c.scheme), ['basic', 'dpop', 'bearer']);
+  const list = parseWwwAuthenticate(
+    'Basic realm="x", DPoP algs="ES256", error=use_dpop_nonce, BEARER Error="insufficient_scope", error_description="say \\"hi\\"", error="second"',
+  );
+  assert.deepEqual(
+    list.map((c) => c.scheme),
+    ['basic', 'dpop', 'bearer'],
+  );
   assert.equal(list[1]!.params.error, 'use_dpop_nonce');
   assert.equal(list[2]!.params.error, 'insufficient_scope');
   assert.equal(list[2]!.params.error_description, 'say "hi"');

@@ -54,7 +54,17 @@ function isTchar(c: number): boolean {
 
 function isToken68Char(c: number): boolean {
   // ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/"
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e || c === 0x2b || c === 0x2f;
+  return (
+    (c >= 0x30 && c <= 0x39) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    c === 0x2d ||
+    c === 0x2e ||
+    c === 0x5f ||
+    c === 0x7e ||
+    c === 0x2b ||
+    c === 0x2f
+  );
 }
 
 function isSpace(c: number): boolean {
@@ -115,7 +125,7 @@ export function parseWwwAuthenticate(header: string | null | undefined): AuthCha
         value = header.slice(vs, j);
       }
       const key = name.toLowerCase();
-      if (!Object.prototype.hasOwnProperty.call(current.params, key)) current.params[key] = value;
+      if (!Object.hasOwn(current.params, key)) current.params[key] = value;
       i = j;
       continue;
     }

@@ -26,7 +26,8 @@ export class AdmissionBudget {
 
   /** Throws RangeError unless `capacity` and `perOwner` are at least 1 and `ttlSeconds` positive. */
   constructor(capacity: number, ttlSeconds: number, now: () => number, perOwner = Infinity) {
-    if (!(capacity >= 1) || !(perOwner >= 1) || !(ttlSeconds > 0)) throw new RangeError('An admission budget needs a capacity and per-owner share of at least 1 and a positive lifetime');
+    if (!(capacity >= 1) || !(perOwner >= 1) || !(ttlSeconds > 0))
+      throw new RangeError('An admission budget needs a capacity and per-owner share of at least 1 and a positive lifetime');
     this.#capacity = capacity;
     this.#perOwner = perOwner;
     this.#ttlMs = ttlSeconds * 1000;
@@ -48,7 +49,8 @@ export class AdmissionBudget {
     this.#sweep();
     const now = this.#now();
     if (this.#entries.has(key)) this.release(key);
-    if (owner !== undefined && (this.#owners.get(owner) ?? 0) >= this.#perOwner) return { retryAfter: Math.max(1, Math.ceil(this.#ttlMs / 1000)), reason: 'owner' };
+    if (owner !== undefined && (this.#owners.get(owner) ?? 0) >= this.#perOwner)
+      return { retryAfter: Math.max(1, Math.ceil(this.#ttlMs / 1000)), reason: 'owner' };
     if (this.#entries.size >= this.#capacity) {
       const oldest = this.#entries.values().next().value as Entry;
       return { retryAfter: Math.max(1, Math.ceil((oldest.expires - now) / 1000)), reason: 'full' };

@@ -3,15 +3,28 @@
  * the whole path from the first 401 to a tool call, expiry, audience, introspection and
  * revocation, scopes and step-up, sessions bound to principals, metadata endpoints.
  */
-import { test, before, after } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { authorizationCodeFlow, startOidcServer, tokenRequest, type OidcServer, type RegisteredClient } from '../../../test/helpers/auth/oidc-server.js';
-import { createIntrospectionVerifier } from './introspection-verifier.js';
-import { createJwtVerifier } from './jwt-verifier.js';
-import { callTool, initialize, LATEST, mcpPost, notesServer, openSession, parseChallenge, rpc, startProtectedServer, type ProtectedServer, type ProtectedServerOptions } from '../../../test/helpers/auth/protected.js';
-import { requireScopes } from './scopes.js';
+import { after, before, test } from 'node:test';
+import { authorizationCodeFlow, type OidcServer, type RegisteredClient, startOidcServer, tokenRequest } from '../../../test/helpers/auth/oidc-server.js';
+import {
+  callTool,
+  initialize,
+  LATEST,
+  mcpPost,
+  notesServer,
+  openSession,
+  type ProtectedServer,
+  type ProtectedServerOptions,
+  parseChallenge,
+  rpc,
+  startProtectedServer,
+} from '../../../test/helpers/auth/protected.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
 import type { JSONObject } from '../../jsonrpc/types.js';
+import { createIntrospectionVerifier } from './introspection-verifier.js';
+import { createJwtVerifier } from './jwt-verifier.js';
+import { requireScopes } from './scopes.js';
 
 let oidc: OidcServer;
 /** A public client registered by DCR, used to get user tokens. */
@@ -22,8 +35,20 @@ const REDIRECT = 'http://127.0.0.1:53682/callback';
 
 before(async () => {
   oidc = await startOidcServer();
-  client = await oidc.registerClient({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], client_name: 'test client' });
-  rsClient = await oidc.registerClient({ redirect_uris: [], response_types: [], grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic', client_name: 'notes resource server' });
+  client = await oidc.registerClient({
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    client_name: 'test client',
+  });
+  rsClient = await oidc.registerClient({
+    redirect_uris: [],
+    response_types: [],
+    grant_types: ['client_credentials'],
+    token_endpoint_auth_method: 'client_secret_basic',
+    client_name: 'notes resource server',
+  });
 });
 
 after(async () => {
@@ -31,7 +56,13 @@ after(async () => {
 });
 
 function jwtVerifier(resource: string) {
-  return createJwtVerifier({ issuer: oidc.issuer, audience: resource, jwksUri: oidc.metadata.jwks_uri, clockToleranceSeconds: 0, fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true } });
+  return createJwtVerifier({
+    issuer: oidc.issuer,
+    audience: resource,
+    jwksUri: oidc.metadata.jwks_uri,
+    clockToleranceSeconds: 0,
+    fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true },
+  });
 }
 
 async function protectedServer(options: Partial<ProtectedServerOptions> & { ttl?: number; format?: 'jwt' | 'opaque' } = {}): Promise<ProtectedServer> {
@@ -40,7 +71,8 @@ async function protectedServer(options: Partial<ProtectedServerOptions> & { ttl?
     verifier: jwtVerifier,
     authorizationServers: [oidc.issuer],
     scopesSupported: ['mcp:read', 'mcp:write'],
-    onResource: (resource) => oidc.addResource(resource, { ...(ttl !== undefined ? { accessTokenTtlSeconds: ttl } : {}), ...(format !== undefined ? { format } : {}) }),
+    onResource: (resource) =>
+      oidc.addResource(resource, { ...(ttl !== undefined ? { accessTokenTtlSeconds: ttl } : {}), ...(format !== undefined ? { format } : {}) }),
     ...rest,
   });
 }
@@ -64,7 +96,12 @@ test('the whole path: 401 → resource metadata → AS discovery → registratio
     // 2. the protected resource metadata
     const prmResponse = await fetch(challenge.resource_metadata!);
     assert.equal(prmResponse.status, 200);
-    const prm = (await prmResponse.json()) as { resource: string; authorization_servers: string[]; bearer_methods_supported: string[]; scopes_supported: string[] };
+    const prm = (await prmResponse.json()) as {
+      resource: string;
+      authorization_servers: string[];
+      bearer_methods_supported: string[];
+      scopes_supported: string[];
+    };
     assert.equal(prm.resource, rs.url);
     assert.deepEqual(prm.authorization_servers, [oidc.issuer]);
     assert.deepEqual(prm.bearer_methods_supported, ['header']);
@@ -86,7 +123,13 @@ test('the whole path: 401 → resource metadata → AS discovery → registratio
     const registration = await fetch(asMetadata.registration_endpoint as string, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], client_name: 'path test' }),
+      body: JSON.stringify({
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        client_name: 'path test',
+      }),
     });
     assert.equal(registration.status, 201);
     const registered = (await registration.json()) as RegisteredClient;
@@ -162,7 +205,12 @@ test('the token only counts in the Authorization header: query tokens 400, other
     const ok = await mcpPost(rs.url, initialize(), { headers: { authorization: `bearer ${tokens.access_token}` } });
     assert.equal(ok.status, 200, 'the scheme is case-insensitive');
     // GET, DELETE and the legacy endpoints are protected too
-    for (const [method, path] of [['GET', '/mcp'], ['DELETE', '/mcp'], ['GET', '/sse'], ['POST', '/messages?sessionId=x']] as const) {
+    for (const [method, path] of [
+      ['GET', '/mcp'],
+      ['DELETE', '/mcp'],
+      ['GET', '/sse'],
+      ['POST', '/messages?sessionId=x'],
+    ] as const) {
       const r = await fetch(`${rs.origin}${path}`, { method, headers: { accept: 'text/event-stream' } });
       assert.equal(r.status, 401, `${method} ${path}`);
       await r.body?.cancel();
@@ -210,8 +258,16 @@ test('a token issued for another resource (audience) is refused; so is one from 
     assert.equal(challenge.error, 'invalid_token');
     assert.match(challenge.error_description!, /not issued for this resource/);
     // the same token verified as if the server trusted another issuer
-    const strict = createJwtVerifier({ issuer: 'https://another-issuer.example', audience: other, jwksUri: oidc.metadata.jwks_uri, fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true } });
-    await assert.rejects(strict.verify(foreign.access_token), (e: Error & { code?: string }) => e.code === 'invalid_token' && /another authorization server/.test(e.message));
+    const strict = createJwtVerifier({
+      issuer: 'https://another-issuer.example',
+      audience: other,
+      jwksUri: oidc.metadata.jwks_uri,
+      fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true },
+    });
+    await assert.rejects(
+      strict.verify(foreign.access_token),
+      (e: Error & { code?: string }) => e.code === 'invalid_token' && /another authorization server/.test(e.message),
+    );
   } finally {
     await rs.close();
   }
@@ -220,7 +276,12 @@ test('a token issued for another resource (audience) is refused; so is one from 
 test('client credentials tokens for this resource are accepted', async () => {
   const rs = await protectedServer();
   try {
-    const machine = await oidc.registerClient({ redirect_uris: [], response_types: [], grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic' });
+    const machine = await oidc.registerClient({
+      redirect_uris: [],
+      response_types: [],
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
     const tokens = await tokenRequest(oidc, machine, { grant_type: 'client_credentials', resource: rs.url, scope: 'mcp:read' });
     const sessionId = await openSession(rs.url, tokens.access_token);
     const whoami = JSON.parse(toolText(await callTool(rs.url, tokens.access_token, sessionId, 'whoami'))) as { clientId: string };
@@ -236,7 +297,15 @@ test('introspection: an opaque token works until it is revoked; refresh tokens a
   const rs = await protectedServer({
     format: 'opaque',
     verifier: (resource) =>
-      createIntrospectionVerifier({ endpoint: oidc.metadata.introspection_endpoint, clientId: rsClient.client_id, clientSecret: rsClient.client_secret!, audience: resource, issuer: oidc.issuer, cacheTtlMs: 10_000, now: () => Date.now() + skew }),
+      createIntrospectionVerifier({
+        endpoint: oidc.metadata.introspection_endpoint,
+        clientId: rsClient.client_id,
+        clientSecret: rsClient.client_secret!,
+        audience: resource,
+        issuer: oidc.issuer,
+        cacheTtlMs: 10_000,
+        now: () => Date.now() + skew,
+      }),
   });
   try {
     const tokens = await authorizationCodeFlow(oidc, { client, resource: rs.url, scope: 'mcp:read' });
@@ -246,9 +315,17 @@ test('introspection: an opaque token works until it is revoked; refresh tokens a
     assert.equal((await callTool(rs.url, tokens.access_token, sessionId, 'read_notes', 2)).status, 200);
     assert.equal((await callTool(rs.url, tokens.access_token, sessionId, 'read_notes', 3)).status, 200);
     assert.equal((await oidc.stats()).introspections, before, 'answers are cached briefly');
-    const revoke = await fetch(oidc.metadata.revocation_endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: tokens.access_token, client_id: client.client_id }) });
+    const revoke = await fetch(oidc.metadata.revocation_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.access_token, client_id: client.client_id }),
+    });
     assert.equal(revoke.status, 200);
-    assert.equal((await callTool(rs.url, tokens.access_token, sessionId, 'read_notes', 5)).status, 200, 'a revoked token stays usable while its answer is cached');
+    assert.equal(
+      (await callTool(rs.url, tokens.access_token, sessionId, 'read_notes', 5)).status,
+      200,
+      'a revoked token stays usable while its answer is cached',
+    );
     skew += 10_001;
     const revoked = await callTool(rs.url, tokens.access_token, sessionId, 'read_notes', 4);
     assert.equal(revoked.status, 401);
@@ -292,7 +369,10 @@ test('a batch with one message lacking scope is refused as a whole (2025-03-26 s
   const rs = await protectedServer({ scopes: { tools: { write_note: ['mcp:write'] } } });
   try {
     const tokens = await authorizationCodeFlow(oidc, { client, resource: rs.url, scope: 'mcp:read' });
-    const init = await mcpPost(rs.url, rpc(0, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'batch', version: '1' } }), { token: tokens.access_token, headers: { 'mcp-protocol-version': '2025-03-26' } });
+    const init = await mcpPost(rs.url, rpc(0, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'batch', version: '1' } }), {
+      token: tokens.access_token,
+      headers: { 'mcp-protocol-version': '2025-03-26' },
+    });
     const sessionId = init.headers.get('mcp-session-id')!;
     const headers = { 'mcp-protocol-version': '2025-03-26' };
     await mcpPost(rs.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { token: tokens.access_token, sessionId, headers });
@@ -322,7 +402,10 @@ test('sessions are bound to the authenticated principal: another user gets the s
     assert.equal(unknown.status, 404);
     assert.deepEqual(hijack.json, unknown.json, 'indistinguishable from an unknown session');
     for (const method of ['GET', 'DELETE']) {
-      const r = await fetch(rs.url, { method, headers: { authorization: `Bearer ${bob.access_token}`, 'mcp-session-id': sessionId, accept: 'text/event-stream', 'mcp-protocol-version': LATEST } });
+      const r = await fetch(rs.url, {
+        method,
+        headers: { authorization: `Bearer ${bob.access_token}`, 'mcp-session-id': sessionId, accept: 'text/event-stream', 'mcp-protocol-version': LATEST },
+      });
       assert.equal(r.status, 404, method);
       await r.body?.cancel();
     }
@@ -338,10 +421,18 @@ test('sessions are bound to the authenticated principal: another user gets the s
 test('keys that cannot be fetched give 503 (reported), never a pass; the JWKS fetch goes through the fetch guard', async () => {
   const errors: Error[] = [];
   const unreachable = await protectedServer({
-    verifier: (resource) => createJwtVerifier({ issuer: oidc.issuer, audience: resource, jwksUri: 'http://127.0.0.1:1/jwks', fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true, timeoutMs: 1000 } }),
+    verifier: (resource) =>
+      createJwtVerifier({
+        issuer: oidc.issuer,
+        audience: resource,
+        jwksUri: 'http://127.0.0.1:1/jwks',
+        fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true, timeoutMs: 1000 },
+      }),
     onError: (e) => errors.push(e),
   });
-  const guarded = await protectedServer({ verifier: (resource) => createJwtVerifier({ issuer: oidc.issuer, audience: resource, jwksUri: oidc.metadata.jwks_uri }) });
+  const guarded = await protectedServer({
+    verifier: (resource) => createJwtVerifier({ issuer: oidc.issuer, audience: resource, jwksUri: oidc.metadata.jwks_uri }),
+  });
   try {
     const t1 = await authorizationCodeFlow(oidc, { client, resource: unreachable.url, scope: 'mcp:read' });
     const r1 = await mcpPost(unreachable.url, initialize(), { token: t1.access_token });
@@ -359,14 +450,28 @@ test('keys that cannot be fetched give 503 (reported), never a pass; the JWKS fe
 
 test('a server middleware backs the scope check up where no HTTP check ran', async () => {
   // the authorizer checks tokens but not per-tool scopes; the middleware refuses inside the server
-  const withoutHttpCheck = await startProtectedServer({ verifier: jwtVerifier, authorizationServers: [oidc.issuer], onResource: (resource) => oidc.addResource(resource) });
+  const withoutHttpCheck = await startProtectedServer({
+    verifier: jwtVerifier,
+    authorizationServers: [oidc.issuer],
+    onResource: (resource) => oidc.addResource(resource),
+  });
   const server = notesServer();
   server.use(requireScopes({ tools: { write_note: ['mcp:write'] } }));
-  const handler = createStreamableHttpHandler({ server, responseMode: 'json', authorize: withoutHttpCheck.auth, sessionOwner: withoutHttpCheck.auth.sessionOwner });
+  const handler = createStreamableHttpHandler({
+    server,
+    responseMode: 'json',
+    authorize: withoutHttpCheck.auth,
+    sessionOwner: withoutHttpCheck.auth.sessionOwner,
+  });
   try {
     const tokens = await authorizationCodeFlow(oidc, { client, resource: withoutHttpCheck.url, scope: 'mcp:read' });
     const send = (body: JSONObject, sessionId?: string): Promise<Response> => {
-      const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${tokens.access_token}`, 'mcp-protocol-version': LATEST };
+      const headers: Record<string, string> = {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        authorization: `Bearer ${tokens.access_token}`,
+        'mcp-protocol-version': LATEST,
+      };
       if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
       return handler.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body: JSON.stringify(body) }));
     };

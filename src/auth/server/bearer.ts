@@ -23,11 +23,17 @@
  * Runtime-neutral.
  */
 import type { HttpAuthorizer, HttpAuthResult, HttpPlainReply, HttpReply, HttpRequest } from '../../http/server/types.js';
-import { bearerChallenge, PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceMetadataPath, protectedResourceMetadataUrl, type ProtectedResourceMetadata } from './metadata.js';
-import { requiredScopesFor, type ScopeRequirements } from './scopes.js';
-import { AuthError, InvalidTokenError, isAuthInfo, missingScopes, unionScopes, type AuthInfo, type TokenVerifier } from './types.js';
 import { toError } from '../../jsonrpc/errors.js';
 import { principalKey } from '../../server/middleware.js';
+import {
+  bearerChallenge,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  type ProtectedResourceMetadata,
+  protectedResourceMetadataPath,
+  protectedResourceMetadataUrl,
+} from './metadata.js';
+import { requiredScopesFor, type ScopeRequirements } from './scopes.js';
+import { AuthError, type AuthInfo, InvalidTokenError, isAuthInfo, missingScopes, type TokenVerifier, unionScopes } from './types.js';
 
 /** Options of {@link requireBearerAuth}. */
 export interface BearerAuthOptions {
@@ -92,7 +98,11 @@ export function principalOf(authInfo: unknown): string | undefined {
 }
 
 function jsonError(status: number, error: string, description: string, headers: Record<string, string>): HttpPlainReply {
-  return { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }, body: JSON.stringify({ error, error_description: description }) };
+  return {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify({ error, error_description: description }),
+  };
 }
 
 /** Where the token of a request is, or why there is none. */
@@ -152,8 +162,17 @@ export function requireBearerAuth(options: BearerAuthOptions): BearerAuth {
 
   const unauthorized = (description?: string): HttpReply =>
     description === undefined
-      ? jsonError(401, 'unauthorized', 'Authorization required', { 'www-authenticate': bearerChallenge({ scope: challengeScope, resource_metadata: metadataUrl }) })
-      : jsonError(401, 'invalid_token', description, { 'www-authenticate': bearerChallenge({ error: 'invalid_token', error_description: description, scope: challengeScope, resource_metadata: metadataUrl }) });
+      ? jsonError(401, 'unauthorized', 'Authorization required', {
+          'www-authenticate': bearerChallenge({ scope: challengeScope, resource_metadata: metadataUrl }),
+        })
+      : jsonError(401, 'invalid_token', description, {
+          'www-authenticate': bearerChallenge({
+            error: 'invalid_token',
+            error_description: description,
+            scope: challengeScope,
+            resource_metadata: metadataUrl,
+          }),
+        });
 
   const forbidden = (needed: readonly string[], granted: readonly string[]): HttpReply => {
     const scope = unionScopes(granted, needed);
@@ -226,9 +245,18 @@ export function requireBearerAuth(options: BearerAuthOptions): BearerAuth {
       }
     }
     if (!metadataPaths.has(path)) return undefined;
-    if (req.method === 'GET' || req.method === 'HEAD') return { status: 200, headers: metadataHeaders, ...(req.method === 'GET' ? { body: metadataBody } : {}) };
+    if (req.method === 'GET' || req.method === 'HEAD')
+      return { status: 200, headers: metadataHeaders, ...(req.method === 'GET' ? { body: metadataBody } : {}) };
     if (req.method === 'OPTIONS') {
-      return { status: 204, headers: { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': 'mcp-protocol-version', 'access-control-max-age': '86400' } };
+      return {
+        status: 204,
+        headers: {
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+          'access-control-allow-headers': 'mcp-protocol-version',
+          'access-control-max-age': '86400',
+        },
+      };
     }
     return jsonError(405, 'invalid_request', 'Method Not Allowed', { allow: 'GET, HEAD, OPTIONS' });
   }

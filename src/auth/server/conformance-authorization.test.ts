@@ -11,7 +11,7 @@
  * 127.0.0.1). Every check must be SUCCESS: a WARNING fails the test as it would fail a run
  * under a baseline.
  */
-import { test, before, after } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -19,8 +19,9 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
 import { browse, CookieJar } from '../../../test/helpers/auth/browser.js';
-import { startOidcServer, type OidcServer } from '../../../test/helpers/auth/oidc-server.js';
+import { type OidcServer, startOidcServer } from '../../../test/helpers/auth/oidc-server.js';
 import { startThirdPartyExample, type ThirdPartyExample } from '../../../test/helpers/auth/third-party-example.js';
 import { REPO_ROOT } from '../../../test/helpers/repo.js';
 
@@ -62,17 +63,28 @@ interface Check {
   errorMessage?: string;
 }
 
-test('conformance authorization: every authorization-server scenario passes against the third-party authorization server', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
+test('conformance authorization: every authorization-server scenario passes against the third-party authorization server', {
+  timeout: RUN_TIMEOUT_MS + 10_000,
+}, async () => {
   const port = await freePort();
   const callback = `http://127.0.0.1:${port}/callback`;
-  const client = await ex.as.registerClient({ client_name: 'conformance suite', redirect_uris: [callback], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });
+  const client = await ex.as.registerClient({
+    client_name: 'conformance suite',
+    redirect_uris: [callback],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+  });
   const out = mkdtempSync(join(tmpdir(), 'mcpkit-conformance-authz-'));
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), NODE_OPTIONS: `--require ${PRELOAD}` };
-  const child = spawn(NODE22, [SUITE, 'authorization', '--url', ex.origin, '--client-id', client.client_id, '--resource', ex.url, '--port', String(port), '-o', out], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-    cwd: ROOT,
-  });
+  const child = spawn(
+    NODE22,
+    [SUITE, 'authorization', '--url', ex.origin, '--client-id', client.client_id, '--resource', ex.url, '--port', String(port), '-o', out],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+      cwd: ROOT,
+    },
+  );
   let stdout = '';
   let stderr = '';
   let browsing: Promise<void> | undefined;
@@ -110,7 +122,10 @@ test('conformance authorization: every authorization-server scenario passes agai
     assert.ok(checks.some((c) => c.id === 'authorization-code-grant'));
     assert.ok(checks.some((c) => c.id === 'authorization-server-metadata-cimd'));
     assert.equal(code, 0, `the suite exited with ${String(code)}\n${stdout}\n${stderr}`);
-    assert.deepEqual(errors.map((e) => e.message), []);
+    assert.deepEqual(
+      errors.map((e) => e.message),
+      [],
+    );
   } finally {
     clearTimeout(timer);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -50,7 +50,8 @@ export function escapeHtml(text: string): string {
  * marks that do not sit on a letter or digit, or stack more than two deep (they draw over
  * the lines around them).
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Me}\u2800]|(?<![\p{L}\p{N}\p{M}])\p{M}+|(?<=[\p{L}\p{N}])\p{M}{3,}/gu;
+const HIDDEN =
+  /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Me}\u2800]|(?<![\p{L}\p{N}\p{M}])\p{M}+|(?<=[\p{L}\p{N}])\p{M}{3,}/gu;
 
 /**
  * A value a client chose (its name, id, URIs, …) as page text: every hidden or
@@ -62,7 +63,8 @@ export function clientText(text: string): string {
   return `<bdi>${escapeHtml(visible)}</bdi>`;
 }
 
-const STYLE = 'body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5}code{word-break:break-all}.warn{color:#8a4b00}button{margin-right:.5rem;padding:.4rem 1rem}';
+const STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5}code{word-break:break-all}.warn{color:#8a4b00}button{margin-right:.5rem;padding:.4rem 1rem}';
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
@@ -87,7 +89,8 @@ function isLoopback(uri: string): boolean {
 
 /** The consent page (a form marked `data-consent` with approve and deny buttons named `decision`). */
 export function renderConsentPage(details: ConsentDetails): string {
-  const scopes = details.scopes.length === 0 ? '<li>(no specific permissions)</li>' : details.scopes.map((s) => `<li><code>${clientText(s)}</code></li>`).join('');
+  const scopes =
+    details.scopes.length === 0 ? '<li>(no specific permissions)</li>' : details.scopes.map((s) => `<li><code>${clientText(s)}</code></li>`).join('');
   const hidden = Object.entries(details.fields)
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join('');

@@ -3,10 +3,11 @@
  * authorizer: where each hook runs relative to the handler's own checks, and on which
  * endpoints. The real bearer authorizer is covered in bearer.test.ts.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import type { HttpAuthorizer, HttpReply, HttpRequest } from '../../http/server/types.js';
+import { test } from 'node:test';
 import { initRequest, makeHandler, note, post, rpc, smallServer } from '../../../test/helpers/http/server-harness.js';
+import type { HttpAuthorizer, HttpReply, HttpRequest } from '../../http/server/types.js';
 
 /** An authorizer accepting `Bearer good-<user>`, refusing the `echo` tool, serving `/.well-known/x`. */
 function scripted(log: string[]): HttpAuthorizer {
@@ -40,14 +41,24 @@ test('authenticate runs after the Host and Origin checks and before everything e
     seen = ctx.authInfo;
     return { content: [] };
   });
-  const handler = makeHandler({ server, authorize: scripted(log), responseMode: 'json', legacySse: true, sessionOwner: (a) => (a as { user?: string } | undefined)?.user });
+  const handler = makeHandler({
+    server,
+    authorize: scripted(log),
+    responseMode: 'json',
+    legacySse: true,
+    sessionOwner: (a) => (a as { user?: string } | undefined)?.user,
+  });
   assert.equal((await post(handler, initRequest(), { headers: { host: 'evil.example' } })).status, 403, 'Host first');
   assert.equal((await post(handler, initRequest(), { headers: { origin: 'https://evil.example' } })).status, 403, 'Origin second');
   assert.deepEqual(log, []);
   assert.equal((await post(handler, initRequest(), { accept: 'text/plain' })).status, 401, 'before the Accept check (406)');
   assert.equal((await post(handler, 'not json')).status, 401, 'before the body is read');
   const init = await handler.fetch(
-    new Request('http://localhost/mcp', { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', authorization: 'Bearer good-ann' }, body: JSON.stringify(initRequest()) }),
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', authorization: 'Bearer good-ann' },
+      body: JSON.stringify(initRequest()),
+    }),
     { authInfo: { user: 'adapter-said-so' } },
   );
   assert.equal(init.status, 200);
@@ -60,7 +71,12 @@ test('authenticate runs after the Host and Origin checks and before everything e
   assert.equal((await post(handler, rpc(3, 'ping'), { headers: { authorization: 'Bearer good-bob' }, sessionId })).status, 404, 'another principal: not found');
   const preflight = await handler.fetch(new Request('http://localhost/mcp', { method: 'OPTIONS' }));
   assert.equal(preflight.status, 405, 'OPTIONS carries no credentials and is not authenticated');
-  for (const [method, path] of [['GET', '/mcp'], ['DELETE', '/mcp'], ['GET', '/sse'], ['POST', '/messages?sessionId=x']]) {
+  for (const [method, path] of [
+    ['GET', '/mcp'],
+    ['DELETE', '/mcp'],
+    ['GET', '/sse'],
+    ['POST', '/messages?sessionId=x'],
+  ]) {
     const r = await handler.fetch(new Request(`http://localhost${path}`, { method, headers: { accept: 'text/event-stream' } }));
     assert.equal(r.status, 401, `${method} ${path}`);
   }
@@ -96,7 +112,9 @@ test('authorizeMessage sees every element of a batch and the messages of session
   const first = new TextDecoder().decode((await reader.read()).value);
   const endpoint = /data: (\S+)/.exec(first)![1]!;
   const legacyPost = (body: unknown) =>
-    legacy.fetch(new Request(`http://localhost${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }));
+    legacy.fetch(
+      new Request(`http://localhost${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+    );
   assert.equal((await legacyPost(rpc(5, 'tools/call', { name: 'echo', arguments: {} }))).status, 403);
   assert.equal((await legacyPost(initRequest('2024-11-05', 6))).status, 202);
   await reader.cancel();

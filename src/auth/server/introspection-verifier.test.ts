@@ -3,10 +3,11 @@
  * be accepted, caching bounds and sharing, failures. Revocation against the real
  * authorization server is covered in bearer.test.ts.
  */
-import { test, before, after } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
 import { createIntrospectionVerifier, type IntrospectionVerifierOptions } from './introspection-verifier.js';
 import type { AuthError } from './types.js';
 
@@ -48,7 +49,10 @@ function verifier(extra: Partial<IntrospectionVerifierOptions> = {}) {
 const invalid = (pattern: RegExp) => (e: AuthError) => e.code === 'invalid_token' && pattern.test(e.message);
 
 test('an active access token for this audience is accepted and mapped; the client authenticates', async () => {
-  answer = () => ({ status: 200, body: { active: true, client_id: 'c1', sub: 'u1', scope: 'x y', aud: AUD, exp: soon(), iss: 'https://as.example', token_type: 'Bearer' } });
+  answer = () => ({
+    status: 200,
+    body: { active: true, client_id: 'c1', sub: 'u1', scope: 'x y', aud: AUD, exp: soon(), iss: 'https://as.example', token_type: 'Bearer' },
+  });
   const info = await verifier({ cacheTtlMs: 0 }).verify('tok-1');
   assert.equal(info.subject, 'u1');
   assert.deepEqual(info.scopes, ['x', 'y']);
@@ -84,7 +88,10 @@ test('endpoint failures are "unavailable", not "invalid"', async () => {
   await assert.rejects(verifier({ cacheTtlMs: 0 }).verify('t'), unavailable);
   answer = () => ({ status: 200, body: { active: true }, delayMs: 500 });
   await assert.rejects(verifier({ cacheTtlMs: 0, timeoutMs: 100 }).verify('t'), unavailable);
-  await assert.rejects(createIntrospectionVerifier({ endpoint: 'http://127.0.0.1:1/x', clientId: 'a', clientSecret: 'b', audience: AUD }).verify('t'), unavailable);
+  await assert.rejects(
+    createIntrospectionVerifier({ endpoint: 'http://127.0.0.1:1/x', clientId: 'a', clientSecret: 'b', audience: AUD }).verify('t'),
+    unavailable,
+  );
 });
 
 test('answers are cached (never past exp), concurrent checks share one request, and the cache is bounded', async () => {

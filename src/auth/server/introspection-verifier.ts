@@ -16,8 +16,9 @@
  * - The endpoint is operator-configured (not attacker-named), so it is fetched with the
  *   platform `fetch` (or the one given), with a time limit. Runtime-neutral (Web Crypto).
  */
-import { InvalidTokenError, parseAudience, parseScopes, VerifierUnavailableError, type AuthInfo, type TokenVerifier } from './types.js';
+
 import { isObject } from '../../jsonrpc/values.js';
+import { type AuthInfo, InvalidTokenError, parseAudience, parseScopes, type TokenVerifier, VerifierUnavailableError } from './types.js';
 
 /** Options of {@link createIntrospectionVerifier}. */
 export interface IntrospectionVerifierOptions {
@@ -71,7 +72,8 @@ async function digest(token: string): Promise<string> {
 export function createIntrospectionVerifier(options: IntrospectionVerifierOptions): TokenVerifier {
   const endpoint = new URL(options.endpoint).href;
   const audience = typeof options.audience === 'string' ? [options.audience] : [...options.audience];
-  if (audience.length === 0 || audience.some((a) => typeof a !== 'string' || a === '')) throw new TypeError('createIntrospectionVerifier: audience must name this resource');
+  if (audience.length === 0 || audience.some((a) => typeof a !== 'string' || a === ''))
+    throw new TypeError('createIntrospectionVerifier: audience must name this resource');
   const ttl = options.cacheTtlMs ?? 10_000;
   const negativeTtl = Math.min(options.negativeCacheTtlMs ?? 2000, ttl);
   const maxEntries = options.maxCacheEntries ?? 10_000;
@@ -122,7 +124,8 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
     if (tokenType !== undefined && !(typeof tokenType === 'string' && /^(bearer|access_token)$/i.test(tokenType))) {
       return new InvalidTokenError('The token is not an access token');
     }
-    if (options.issuer !== undefined && answer.iss !== undefined && answer.iss !== options.issuer) return new InvalidTokenError('The token was issued by another authorization server');
+    if (options.issuer !== undefined && answer.iss !== undefined && answer.iss !== options.issuer)
+      return new InvalidTokenError('The token was issued by another authorization server');
     const aud = parseAudience(answer.aud);
     if (!aud.some((a) => audience.includes(a))) return new InvalidTokenError('The token was not issued for this resource');
     const exp = typeof answer.exp === 'number' ? answer.exp : undefined;

@@ -3,10 +3,11 @@
  * refused algorithms, `nbf`, unknown keys, claims mapping. The real authorization server's
  * tokens are covered in bearer.test.ts.
  */
-import { test, before, after } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
 import * as jose from 'jose';
 import { createJwtVerifier } from './jwt-verifier.js';
 import type { AuthError } from './types.js';
@@ -37,7 +38,14 @@ after(async () => {
 });
 
 function verifier(extra: Partial<Parameters<typeof createJwtVerifier>[0]> = {}) {
-  return createJwtVerifier({ issuer: ISSUER, audience: AUDIENCE, jwksUri, clockToleranceSeconds: 0, fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true }, ...extra });
+  return createJwtVerifier({
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    jwksUri,
+    clockToleranceSeconds: 0,
+    fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true },
+    ...extra,
+  });
 }
 
 async function mint(claims: jose.JWTPayload = {}, header: Partial<jose.JWTHeaderParameters> = {}): Promise<string> {
@@ -68,7 +76,12 @@ test('typ must be at+jwt (or application/at+jwt) unless disabled', async () => {
 test('alg none and HMAC tokens are refused; HMAC cannot even be configured', async () => {
   const unsigned = new jose.UnsecuredJWT({ client_id: 'c1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').encode();
   await assert.rejects(verifier().verify(unsigned), invalid(/./));
-  const hmac = await new jose.SignJWT({ client_id: 'c1' }).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(new Uint8Array(32));
+  const hmac = await new jose.SignJWT({ client_id: 'c1' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setExpirationTime('5m')
+    .sign(new Uint8Array(32));
   await assert.rejects(verifier().verify(hmac), invalid(/./));
   assert.throws(() => verifier({ algorithms: ['HS256'] }), TypeError);
   assert.throws(() => verifier({ algorithms: ['none'] }), TypeError);
@@ -79,7 +92,11 @@ test('claims: audience, issuer, expiry, not-before, required exp', async () => {
   await assert.rejects(verifier().verify(await mint({ iss: 'https://evil.example' })), invalid(/another authorization server/));
   await assert.rejects(verifier().verify(await mint({ exp: Math.floor(Date.now() / 1000) - 10 })), invalid(/expired/));
   await assert.rejects(verifier().verify(await mint({ nbf: Math.floor(Date.now() / 1000) + 60 })), invalid(/nbf/));
-  const noExp = await new jose.SignJWT({ client_id: 'c1' }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid }).setIssuer(ISSUER).setAudience(AUDIENCE).sign(key);
+  const noExp = await new jose.SignJWT({ client_id: 'c1' })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .sign(key);
   await assert.rejects(verifier().verify(noExp), invalid(/exp/));
   // a token for several audiences is fine when one is this resource
   await verifier().verify(await mint({ aud: ['https://other.example', AUDIENCE] }));
@@ -94,9 +111,19 @@ test('a token signed by an unknown key is invalid; the JWKS is fetched once and 
   await v.verify(await mint());
   assert.equal(jwksFetches - before, 1);
   const other = await jose.generateKeyPair('ES256');
-  const forged = await new jose.SignJWT({ client_id: 'c1' }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k2' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(other.privateKey);
+  const forged = await new jose.SignJWT({ client_id: 'c1' })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k2' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setExpirationTime('5m')
+    .sign(other.privateKey);
   await assert.rejects(v.verify(forged), invalid(/unknown key/));
-  const sameKid = await new jose.SignJWT({ client_id: 'c1' }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(other.privateKey);
+  const sameKid = await new jose.SignJWT({ client_id: 'c1' })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setExpirationTime('5m')
+    .sign(other.privateKey);
   await assert.rejects(v.verify(sameKid), invalid(/signature/));
 });
 

@@ -14,7 +14,7 @@
  */
 import type * as Jose from 'jose';
 import { createGuardedFetch, type FetchGuardOptions, type GuardedFetch } from '../fetch-guard.js';
-import { InvalidTokenError, parseAudience, parseScopes, VerifierUnavailableError, type AuthInfo, type TokenVerifier } from './types.js';
+import { type AuthInfo, InvalidTokenError, parseAudience, parseScopes, type TokenVerifier, VerifierUnavailableError } from './types.js';
 
 /** Options of {@link createJwtVerifier}. */
 export interface JwtVerifierOptions {
@@ -65,7 +65,8 @@ function loadJose(): Promise<typeof Jose> {
  */
 export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   const audience = typeof options.audience === 'string' ? [options.audience] : [...options.audience];
-  if (audience.length === 0 || audience.some((a) => typeof a !== 'string' || a === '')) throw new TypeError('createJwtVerifier: audience must name this resource');
+  if (audience.length === 0 || audience.some((a) => typeof a !== 'string' || a === ''))
+    throw new TypeError('createJwtVerifier: audience must name this resource');
   if (typeof options.issuer !== 'string' || options.issuer === '') throw new TypeError('createJwtVerifier: issuer is required');
   const jwksUri = new URL(options.jwksUri);
   const typ = options.typ ?? 'at+jwt';
@@ -102,7 +103,8 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       if (typ !== false) {
         const actual = (header.typ ?? '').toLowerCase();
         const expected = typ.toLowerCase();
-        if (actual !== expected && actual !== `application/${expected}`) throw new InvalidTokenError(`The token's typ is ${JSON.stringify(header.typ ?? null)}, not ${typ}`);
+        if (actual !== expected && actual !== `application/${expected}`)
+          throw new InvalidTokenError(`The token's typ is ${JSON.stringify(header.typ ?? null)}, not ${typ}`);
       }
       const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : '';
       return {
@@ -125,7 +127,11 @@ function describe(error: Jose.errors.JOSEError): string {
       return 'The token has expired';
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
       const claim = (error as Jose.errors.JWTClaimValidationFailed).claim;
-      return claim === 'aud' ? 'The token was not issued for this resource' : claim === 'iss' ? 'The token was issued by another authorization server' : `The token's ${claim} claim is not acceptable`;
+      return claim === 'aud'
+        ? 'The token was not issued for this resource'
+        : claim === 'iss'
+          ? 'The token was issued by another authorization server'
+          : `The token's ${claim} claim is not acceptable`;
     }
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
       return 'The token signature is invalid';

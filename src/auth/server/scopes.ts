@@ -21,7 +21,7 @@ export interface ScopeRequirements {
 }
 
 const NONE: readonly string[] = Object.freeze([]);
-const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+const hasOwn = (o: object, k: string): boolean => Object.hasOwn(o, k);
 
 /**
  * The scopes a request of `method` with `params` needs under `requirements` (possibly

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { InMemoryThirdPartyStore } from './third-party-store.js';
 
 test('records live for their ttl, per kind; take is single use', async () => {

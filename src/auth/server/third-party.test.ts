@@ -3,15 +3,16 @@
  * authorization server) with the oidc-provider fixture as the upstream, driven by a headless
  * browser and a hand-written MCP client.
  */
-import { test, before, after } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { browse, CookieJar, type BrowseResult } from '../../../test/helpers/auth/browser.js';
-import { pkcePair, startOidcServer, type OidcServer } from '../../../test/helpers/auth/oidc-server.js';
+import { after, before, test } from 'node:test';
+import { type BrowseResult, browse, CookieJar } from '../../../test/helpers/auth/browser.js';
+import { type OidcServer, pkcePair, startOidcServer } from '../../../test/helpers/auth/oidc-server.js';
+import { callTool, initialize, mcpPost, openSession, parseChallenge } from '../../../test/helpers/auth/protected.js';
 import { startThirdPartyExample, type ThirdPartyExample } from '../../../test/helpers/auth/third-party-example.js';
 import { createGuardedFetch } from '../fetch-guard.js';
-import { callTool, mcpPost, openSession, parseChallenge, initialize } from '../../../test/helpers/auth/protected.js';
 import type { ClientRegistration } from './third-party.js';
 
 let oidc: OidcServer;
@@ -33,7 +34,13 @@ async function registerClient(metadata: Record<string, unknown> = {}): Promise<C
   const response = await fetch(`${ex.origin}/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], client_name: 'Test Client', ...metadata }),
+    body: JSON.stringify({
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      client_name: 'Test Client',
+      ...metadata,
+    }),
   });
   const body = (await response.json()) as ClientRegistration & { error?: string };
   if (response.status !== 201) throw new Error(`registration: ${response.status} ${body.error}`);
@@ -50,7 +57,17 @@ function authorizationUrl(clientId: string, params: Record<string, string | unde
   const { verifier, challenge } = pkcePair();
   const state = crypto.randomUUID();
   const url = new URL(`${ex.origin}/authorize`);
-  const all: Record<string, string | undefined> = { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state, scope: 'notes:read', resource: ex.url, ...params };
+  const all: Record<string, string | undefined> = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state,
+    scope: 'notes:read',
+    resource: ex.url,
+    ...params,
+  };
   for (const [k, v] of Object.entries(all)) if (v !== undefined) url.searchParams.set(k, v);
   return { url, verifier, state };
 }
@@ -63,7 +80,11 @@ const sawConsent = (r: BrowseResult): boolean => r.visited.some((u) => u.pathnam
 const wentUpstream = (r: BrowseResult): boolean => r.visited.some((u) => u.origin === oidc.issuer);
 
 async function token(params: Record<string, string>): Promise<{ status: number; body: Record<string, string>; headers: Headers }> {
-  const response = await fetch(`${ex.origin}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
+  const response = await fetch(`${ex.origin}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, string>, headers: response.headers };
 }
 
@@ -74,7 +95,14 @@ async function authorizeAndExchange(client: ClientRegistration, jar = new Cookie
   assert.ok(r.stopped, `the walk ended at ${r.url.href}: ${r.body?.slice(0, 200)}`);
   const code = r.url.searchParams.get('code');
   assert.ok(code !== null, r.url.href);
-  const t = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: a.verifier, client_id: client.client_id, resource: ex.url });
+  const t = await token({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    code_verifier: a.verifier,
+    client_id: client.client_id,
+    resource: ex.url,
+  });
   assert.equal(t.status, 200, JSON.stringify(t.body));
   return t.body;
 }
@@ -108,14 +136,23 @@ test('end to end: registration, consent, upstream sign-in, code, tokens, tool ca
   assert.ok(wentUpstream(r), 'and signed in upstream');
   assert.equal(r.url.searchParams.get('state'), a.state);
   assert.equal(r.url.searchParams.get('iss'), ex.origin, 'RFC 9207 iss');
-  const t = await token({ grant_type: 'authorization_code', code: r.url.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: a.verifier, client_id: client.client_id, resource: ex.url });
+  const t = await token({
+    grant_type: 'authorization_code',
+    code: r.url.searchParams.get('code')!,
+    redirect_uri: REDIRECT,
+    code_verifier: a.verifier,
+    client_id: client.client_id,
+    resource: ex.url,
+  });
   assert.equal(t.status, 200);
   assert.equal(t.headers.get('cache-control'), 'no-store');
   assert.equal(t.body.token_type, 'Bearer');
   assert.equal(t.body.scope, 'notes:read');
   assert.ok(t.body.refresh_token !== undefined);
   const sessionId = await openSession(ex.url, t.body.access_token!);
-  const whoami = JSON.parse(((await callTool(ex.url, t.body.access_token!, sessionId, 'whoami')).json as { result: { content: [{ text: string }] } }).result.content[0].text) as Record<string, unknown>;
+  const whoami = JSON.parse(
+    ((await callTool(ex.url, t.body.access_token!, sessionId, 'whoami')).json as { result: { content: [{ text: string }] } }).result.content[0].text,
+  ) as Record<string, unknown>;
   assert.equal(whoami.subject, 'test-user', 'the upstream user');
   assert.equal(whoami.clientId, client.client_id);
   assert.equal(whoami.issuer, ex.origin);
@@ -170,11 +207,21 @@ test('the consent form is bound to its browser and its anti-CSRF token; the cook
   const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
   const cookie = setCookie.split(';')[0]!;
   const post = (body: Record<string, string>, cookieHeader?: string) =>
-    fetch(`${ex.origin}/oauth/consent`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookieHeader !== undefined ? { cookie: cookieHeader } : {}) }, body: new URLSearchParams(body) });
+    fetch(`${ex.origin}/oauth/consent`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookieHeader !== undefined ? { cookie: cookieHeader } : {}) },
+      body: new URLSearchParams(body),
+    });
   const forged = await post({ transaction, csrf: 'x'.repeat(csrf.length), decision: 'approve' }, cookie);
   assert.equal(forged.status, 400);
   assert.equal(forged.headers.get('location'), null);
-  const crossSite = await fetch(`${ex.origin}/oauth/consent`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: 'https://evil.example' }, body: new URLSearchParams({ transaction, csrf, decision: 'approve' }) });
+  const crossSite = await fetch(`${ex.origin}/oauth/consent`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: 'https://evil.example' },
+    body: new URLSearchParams({ transaction, csrf, decision: 'approve' }),
+  });
   assert.equal(crossSite.status, 403, 'a form posted from another site is refused');
   const otherBrowser = await post({ transaction, csrf, decision: 'approve' });
   assert.equal(otherBrowser.status, 400, 'the approval must come from the browser that asked');
@@ -206,7 +253,13 @@ test('PKCE S256 is required and checked; codes are single use and a replay revok
   const a = authorizationUrl(client.client_id);
   const r = await walk(a.url, jar);
   const code = r.url.searchParams.get('code')!;
-  const wrong = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: pkcePair().verifier, client_id: client.client_id });
+  const wrong = await token({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    code_verifier: pkcePair().verifier,
+    client_id: client.client_id,
+  });
   assert.equal(wrong.status, 400);
   assert.equal(wrong.body.error, 'invalid_grant');
   // that attempt consumed the code
@@ -215,14 +268,32 @@ test('PKCE S256 is required and checked; codes are single use and a replay revok
   const good = await token({ grant_type: 'authorization_code', code: code2, redirect_uri: REDIRECT, code_verifier: a2.verifier, client_id: client.client_id });
   assert.equal(good.status, 200);
   assert.equal((await mcpPost(ex.url, initialize(), { token: good.body.access_token })).status, 200);
-  const replay = await token({ grant_type: 'authorization_code', code: code2, redirect_uri: REDIRECT, code_verifier: a2.verifier, client_id: client.client_id });
+  const replay = await token({
+    grant_type: 'authorization_code',
+    code: code2,
+    redirect_uri: REDIRECT,
+    code_verifier: a2.verifier,
+    client_id: client.client_id,
+  });
   assert.equal(replay.body.error, 'invalid_grant');
   assert.equal((await mcpPost(ex.url, initialize(), { token: good.body.access_token })).status, 401, 'the replay revoked the tokens of the first redemption');
 });
 
 test('redirect URIs: registered ones only, matched exactly, https or loopback; errors before validation are never redirected', async () => {
-  for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'http://evil.example/cb', 'https://app.example/cb#frag', 'https://user:pw@app.example/cb', 'not a uri']) {
-    const response = await fetch(`${ex.origin}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [bad], token_endpoint_auth_method: 'none' }) });
+  for (const bad of [
+    'javascript:alert(1)',
+    'data:text/html,x',
+    'file:///etc/passwd',
+    'http://evil.example/cb',
+    'https://app.example/cb#frag',
+    'https://user:pw@app.example/cb',
+    'not a uri',
+  ]) {
+    const response = await fetch(`${ex.origin}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [bad], token_endpoint_auth_method: 'none' }),
+    });
     assert.equal(response.status, 400, bad);
     assert.equal(((await response.json()) as { error: string }).error, 'invalid_redirect_uri');
   }
@@ -249,7 +320,14 @@ test('resource indicators: tokens only for this MCP server; other resources and 
   assert.equal(unknownScope.url.searchParams.get('error'), 'invalid_scope');
   const a = authorizationUrl(client.client_id);
   const code = (await walk(a.url, jar)).url.searchParams.get('code')!;
-  const t = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: a.verifier, client_id: client.client_id, resource: 'https://other.example/mcp' });
+  const t = await token({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    code_verifier: a.verifier,
+    client_id: client.client_id,
+    resource: 'https://other.example/mcp',
+  });
   assert.equal(t.body.error, 'invalid_target');
 });
 
@@ -283,29 +361,57 @@ test('client authentication at the token endpoint: confidential clients must pro
     const jar = new CookieJar();
     const a = authorizationUrl(confidential.client_id);
     const code = (await walk(a.url, jar)).url.searchParams.get('code')!;
-    const withoutSecret = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: a.verifier, client_id: confidential.client_id });
+    const withoutSecret = await token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: a.verifier,
+      client_id: confidential.client_id,
+    });
     assert.equal(withoutSecret.status, 401);
     assert.equal(withoutSecret.body.error, 'invalid_client');
     const a2 = authorizationUrl(confidential.client_id);
     const code2 = (await walk(a2.url, jar)).url.searchParams.get('code')!;
     const basic = `Basic ${btoa(`${encodeURIComponent(confidential.client_id)}:${encodeURIComponent(confidential.client_secret!)}`)}`;
-    const response = await fetch(`${ex.origin}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic }, body: new URLSearchParams({ grant_type: 'authorization_code', code: code2, redirect_uri: REDIRECT, code_verifier: a2.verifier }) });
+    const response = await fetch(`${ex.origin}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: code2, redirect_uri: REDIRECT, code_verifier: a2.verifier }),
+    });
     assert.equal(response.status, 200);
     return (await response.json()) as Record<string, string>;
   })();
-  const wrongSecret = await fetch(`${ex.origin}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${btoa(`${confidential.client_id}:nope`)}` }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }) });
+  const wrongSecret = await fetch(`${ex.origin}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${btoa(`${confidential.client_id}:nope`)}` },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }),
+  });
   assert.equal(wrongSecret.status, 401);
   assert.match(wrongSecret.headers.get('www-authenticate') ?? '', /^Basic/);
-  const viaPost = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: confidential.client_id, client_secret: confidential.client_secret! });
+  const viaPost = await token({
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token!,
+    client_id: confidential.client_id,
+    client_secret: confidential.client_secret!,
+  });
   assert.equal(viaPost.status, 401, 'registered for client_secret_basic, not client_secret_post');
-  const dup = await fetch(`${ex.origin}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&grant_type=authorization_code&client_id=x' });
+  const dup = await fetch(`${ex.origin}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=refresh_token&grant_type=authorization_code&client_id=x',
+  });
   assert.equal(((await dup.json()) as { error: string }).error, 'invalid_request');
 });
 
 test('revocation (RFC 7009): an access token stops working; a refresh token ends the grant', async () => {
   const client = await registerClient();
   const t = await authorizeAndExchange(client);
-  const revoke = (value: string) => fetch(`${ex.origin}/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: value, client_id: client.client_id }) });
+  const revoke = (value: string) =>
+    fetch(`${ex.origin}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: value, client_id: client.client_id }),
+    });
   assert.equal((await revoke(t.access_token!)).status, 200);
   assert.equal((await mcpPost(ex.url, initialize(), { token: t.access_token })).status, 401);
   const refreshed = await token({ grant_type: 'refresh_token', refresh_token: t.refresh_token!, client_id: client.client_id });
@@ -319,13 +425,35 @@ test('upstream expiry: renewed with the upstream refresh token on use; a refused
   // upstream access tokens live 2 s (exp has whole seconds: each is good for at least 1 s)
   const short = await startThirdPartyExample(oidc, { upstreamAccessTokenTtlSeconds: 2, onError: (e) => errors.push(e) });
   try {
-    const registered = await fetch(`${short.origin}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }) });
+    const registered = await fetch(`${short.origin}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
+    });
     const client = (await registered.json()) as ClientRegistration;
     const { verifier, challenge } = pkcePair();
     const url = new URL(`${short.origin}/authorize`);
-    url.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', scope: 'notes:read', resource: short.url }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      scope: 'notes:read',
+      resource: short.url,
+    }).toString();
     const back = await browse(url, { stopAt: (u) => u.href.startsWith(REDIRECT) });
-    const response = await fetch(`${short.origin}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code: back.url.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier, client_id: client.client_id }) });
+    const response = await fetch(`${short.origin}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: back.url.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        client_id: client.client_id,
+      }),
+    });
     const tokens = (await response.json()) as Record<string, string>;
     const sessionId = await openSession(short.url, tokens.access_token!);
     const firstUpstream = await short.as.upstreamAccessToken(await short.as.verifier.verify(tokens.access_token!));
@@ -347,7 +475,19 @@ test('upstream expiry: renewed with the upstream refresh token on use; a refused
       const ended = await callTool(short.url, tokens.access_token!, sessionId, 'read_notes', 4);
       assert.equal(ended.status, 401, 'the upstream refused the renewal: the MCP token is no longer honoured');
       assert.equal(parseChallenge(ended.headers.get('www-authenticate')).error, 'invalid_token');
-      await assert.rejects(short.as.upstreamAccessToken({ issuer: short.origin, subject: 'test-user', clientId: client.client_id, scopes: [], audience: [short.url], expiresAt: undefined, tokenId: undefined, claims: { grant: 'no-such-grant' } }), /revoked or has expired/);
+      await assert.rejects(
+        short.as.upstreamAccessToken({
+          issuer: short.origin,
+          subject: 'test-user',
+          clientId: client.client_id,
+          scopes: [],
+          audience: [short.url],
+          expiresAt: undefined,
+          tokenId: undefined,
+          claims: { grant: 'no-such-grant' },
+        }),
+        /revoked or has expired/,
+      );
     } finally {
       await oidc.configure({ refreshTokenTtlSeconds: 3600 });
     }
@@ -375,19 +515,53 @@ test('client ID metadata documents: fetched through the guard, must match their 
   const plainGuard = await startThirdPartyExample(oidc, { onError: (e) => cimdErrors.push(e) });
   try {
     const clientId = 'https://app.example/oauth/client.json';
-    docs.set('/oauth/client.json', { client_id: clientId, client_name: 'Doc App', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'] });
+    docs.set('/oauth/client.json', {
+      client_id: clientId,
+      client_name: 'Doc App',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+    });
     docs.set('/oauth/mismatch.json', { client_id: 'https://app.example/oauth/other.json', client_name: 'Liar', redirect_uris: [REDIRECT] });
-    docs.set('/oauth/secret.json', { client_id: 'https://app.example/oauth/secret.json', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' });
+    docs.set('/oauth/secret.json', {
+      client_id: 'https://app.example/oauth/secret.json',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
     const { verifier, challenge } = pkcePair();
     const url = new URL(`${withDocs.origin}/authorize`);
-    url.search = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', scope: 'notes:read', resource: withDocs.url }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      scope: 'notes:read',
+      resource: withDocs.url,
+    }).toString();
     const r = await browse(url, { stopAt: (u) => u.href.startsWith(REDIRECT) });
     assert.ok(r.stopped && r.url.searchParams.has('code'), r.body?.slice(0, 300));
-    const t = await fetch(`${withDocs.origin}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code: r.url.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier, client_id: clientId }) });
+    const t = await fetch(`${withDocs.origin}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: r.url.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        client_id: clientId,
+      }),
+    });
     assert.equal(t.status, 200);
     const refused = async (server: ThirdPartyExample, id: string): Promise<void> => {
       const u = new URL(`${server.origin}/authorize`);
-      u.search = new URLSearchParams({ response_type: 'code', client_id: id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' }).toString();
+      u.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: id,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }).toString();
       const response = await fetch(u, { redirect: 'manual' });
       assert.equal(response.status, 400, id);
       assert.equal(response.headers.get('location'), null);
@@ -424,5 +598,8 @@ test('sessions of the MCP endpoint are bound to the upstream user and client', a
 });
 
 test('no unexpected server-side errors were reported', () => {
-  assert.deepEqual(errors.map((e) => e.message), []);
+  assert.deepEqual(
+    errors.map((e) => e.message),
+    [],
+  );
 });

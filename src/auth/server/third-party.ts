@@ -36,26 +36,26 @@
 import type * as Oauth from 'oauth4webapi';
 import type { HttpReply, HttpRequest } from '../../http/server/types.js';
 import { describeWebRequest, toWebResponse } from '../../http/server/web.js';
+import { toError } from '../../jsonrpc/errors.js';
+import { isObject } from '../../jsonrpc/values.js';
 import { createGuardedFetch, type FetchGuardOptions, type GuardedFetch } from '../fetch-guard.js';
 import { AdmissionBudget } from './admission.js';
 import { PAGE_HEADERS, renderConsentPage, renderErrorPage } from './consent-page.js';
 import { parseResource } from './metadata.js';
 import {
-  InMemoryThirdPartyStore,
   type AccessTokenRecord,
   type BrowserRecord,
+  type ClientRecord,
   type CodeRecord,
   type GrantRecord,
+  InMemoryThirdPartyStore,
   type RefreshTokenRecord,
-  type ClientRecord,
   type ThirdPartyStore,
   type TransactionRecord,
   type UpstreamStateRecord,
   type UsedCodeRecord,
 } from './third-party-store.js';
-import { InvalidTokenError, VerifierUnavailableError, type AuthInfo, type TokenVerifier } from './types.js';
-import { isObject } from '../../jsonrpc/values.js';
-import { toError } from '../../jsonrpc/errors.js';
+import { type AuthInfo, InvalidTokenError, type TokenVerifier, VerifierUnavailableError } from './types.js';
 
 /** The upstream (third-party) authorization server and this server's client registration there. */
 export interface UpstreamOptions {
@@ -249,7 +249,11 @@ function oauthError(status: number, error: string, description: string, extra: R
 }
 
 function json(status: number, body: unknown, extra: Record<string, string> = {}): HttpReply {
-  return { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache', 'access-control-allow-origin': '*', ...extra }, body: JSON.stringify(body) };
+  return {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache', 'access-control-allow-origin': '*', ...extra },
+    body: JSON.stringify(body),
+  };
 }
 
 function errorPage(status: number, error: string, description: string): HttpReply {
@@ -361,7 +365,8 @@ class OAuthFailure extends Error {
 export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions): ThirdPartyAuthServer {
   const insecure = options.dangerouslyAllowInsecureHttpForTesting === true;
   const issuerUrl = new URL(options.issuer);
-  if (issuerUrl.protocol !== 'https:' && !(insecure && issuerUrl.protocol === 'http:')) throw new TypeError('createThirdPartyAuthServer: the issuer must be an https URL');
+  if (issuerUrl.protocol !== 'https:' && !(insecure && issuerUrl.protocol === 'http:'))
+    throw new TypeError('createThirdPartyAuthServer: the issuer must be an https URL');
   if (issuerUrl.search !== '' || issuerUrl.hash !== '') throw new TypeError('createThirdPartyAuthServer: the issuer must not have a query or fragment');
   const issuer = options.issuer.replace(/\/+$/, '');
   const prefix = issuerUrl.pathname.replace(/\/+$/, '');
@@ -392,7 +397,8 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
   const upstreamAuth = options.upstream.authMethod ?? (options.upstream.clientSecret !== undefined ? 'client_secret_basic' : 'none');
   const cookieName = insecure && issuerUrl.protocol === 'http:' ? 'mcpkit-as-browser' : '__Host-mcpkit-as-browser';
   const cookieAttributes = insecure && issuerUrl.protocol === 'http:' ? 'Path=/; HttpOnly; SameSite=Lax' : 'Path=/; Secure; HttpOnly; SameSite=Lax';
-  const guarded: GuardedFetch = options.fetch ?? createGuardedFetch({ ...options.fetchGuard, ...(insecure ? { dangerouslyAllowHttpLoopbackForTesting: true } : {}) });
+  const guarded: GuardedFetch =
+    options.fetch ?? createGuardedFetch({ ...options.fetchGuard, ...(insecure ? { dangerouslyAllowHttpLoopbackForTesting: true } : {}) });
   const secret = options.secret ?? crypto.getRandomValues(new Uint8Array(32));
   if (secret.byteLength < 32) throw new TypeError('createThirdPartyAuthServer: the secret must have at least 32 bytes');
   const report = (error: unknown): void => {
@@ -452,7 +458,9 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
 
   async function seal(grantId: string, tokens: UpstreamTokens): Promise<string> {
     const iv = crypto.getRandomValues(new Uint8Array(12));
-    const data = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(grantId) }, await key(), encoder.encode(JSON.stringify(tokens))));
+    const data = new Uint8Array(
+      await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(grantId) }, await key(), encoder.encode(JSON.stringify(tokens))),
+    );
     const out = new Uint8Array(12 + data.byteLength);
     out.set(iv);
     out.set(data, 12);
@@ -461,7 +469,11 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
 
   async function unseal(grantId: string, sealed: string): Promise<UpstreamTokens> {
     const bytes = fromBase64url(sealed);
-    const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: encoder.encode(grantId) }, await key(), bytes.subarray(12));
+    const plain = await crypto.subtle.decrypt(
+      { name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: encoder.encode(grantId) },
+      await key(),
+      bytes.subarray(12),
+    );
     return JSON.parse(new TextDecoder().decode(plain)) as UpstreamTokens;
   }
 
@@ -474,7 +486,12 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     const oauth = await loadOauth();
     return {
       [oauth.customFetch]: (url: string, init: { method: string; headers: Record<string, string>; body?: string | URLSearchParams; signal?: AbortSignal }) =>
-        guarded(url, { method: init.method, headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}), ...(init.signal !== undefined ? { signal: init.signal } : {}) }),
+        guarded(url, {
+          method: init.method,
+          headers: init.headers,
+          ...(init.body !== undefined ? { body: init.body } : {}),
+          ...(init.signal !== undefined ? { signal: init.signal } : {}),
+        }),
       ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}),
       signal: () => AbortSignal.timeout(10_000),
     };
@@ -502,23 +519,33 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
 
   async function validateClientMetadata(body: Record<string, unknown>, fromDocument: boolean): Promise<Omit<ClientRecord, 'client_id'>> {
     const redirectUris = body.redirect_uris;
-    if (!Array.isArray(redirectUris) || redirectUris.length === 0 || redirectUris.length > 20) throw new OAuthFailure(400, 'invalid_redirect_uri', 'redirect_uris must list between 1 and 20 URIs');
+    if (!Array.isArray(redirectUris) || redirectUris.length === 0 || redirectUris.length > 20)
+      throw new OAuthFailure(400, 'invalid_redirect_uri', 'redirect_uris must list between 1 and 20 URIs');
     for (const uri of redirectUris) {
-      if (!acceptableRedirectUri(uri)) throw new OAuthFailure(400, 'invalid_redirect_uri', `Redirect URIs must be https or http on a loopback host, without fragment: ${String(uri).slice(0, 200)}`);
+      if (!acceptableRedirectUri(uri))
+        throw new OAuthFailure(
+          400,
+          'invalid_redirect_uri',
+          `Redirect URIs must be https or http on a loopback host, without fragment: ${String(uri).slice(0, 200)}`,
+        );
     }
     const method = body.token_endpoint_auth_method ?? (fromDocument ? 'none' : 'client_secret_basic');
-    if (method !== 'none' && method !== 'client_secret_basic' && method !== 'client_secret_post') throw new OAuthFailure(400, 'invalid_client_metadata', `Unsupported token_endpoint_auth_method ${String(method)}`);
+    if (method !== 'none' && method !== 'client_secret_basic' && method !== 'client_secret_post')
+      throw new OAuthFailure(400, 'invalid_client_metadata', `Unsupported token_endpoint_auth_method ${String(method)}`);
     if (fromDocument && method !== 'none') throw new OAuthFailure(400, 'invalid_client_metadata', 'A client ID metadata document must not use a shared secret');
     const grantTypes = body.grant_types ?? ['authorization_code'];
     if (!Array.isArray(grantTypes) || grantTypes.length === 0 || grantTypes.some((g) => g !== 'authorization_code' && g !== 'refresh_token')) {
       throw new OAuthFailure(400, 'invalid_client_metadata', 'grant_types may only contain authorization_code and refresh_token');
     }
     const responseTypes = body.response_types ?? ['code'];
-    if (!Array.isArray(responseTypes) || responseTypes.some((r) => r !== 'code')) throw new OAuthFailure(400, 'invalid_client_metadata', 'response_types may only contain code');
+    if (!Array.isArray(responseTypes) || responseTypes.some((r) => r !== 'code'))
+      throw new OAuthFailure(400, 'invalid_client_metadata', 'response_types may only contain code');
     const name = body.client_name;
-    if (name !== undefined && (typeof name !== 'string' || name.length > 200)) throw new OAuthFailure(400, 'invalid_client_metadata', 'client_name must be a string of at most 200 characters');
+    if (name !== undefined && (typeof name !== 'string' || name.length > 200))
+      throw new OAuthFailure(400, 'invalid_client_metadata', 'client_name must be a string of at most 200 characters');
     const uri = body.client_uri;
-    if (uri !== undefined && (typeof uri !== 'string' || !uri.startsWith('https://') || uri.length > 2000)) throw new OAuthFailure(400, 'invalid_client_metadata', 'client_uri must be an https URL');
+    if (uri !== undefined && (typeof uri !== 'string' || !uri.startsWith('https://') || uri.length > 2000))
+      throw new OAuthFailure(400, 'invalid_client_metadata', 'client_uri must be an https URL');
     return {
       redirect_uris: [...(redirectUris as string[])],
       token_endpoint_auth_method: method,
@@ -540,11 +567,21 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     if (anonymous) {
       const admitted = unconfirmedClients.admit(clientId);
       if (admitted.retryAfter > 0) {
-        throw new OAuthFailure(503, 'temporarily_unavailable', `Too many new registrations are waiting for their first authorization; try again in ${admitted.retryAfter} seconds`, { 'retry-after': String(admitted.retryAfter) });
+        throw new OAuthFailure(
+          503,
+          'temporarily_unavailable',
+          `Too many new registrations are waiting for their first authorization; try again in ${admitted.retryAfter} seconds`,
+          { 'retry-after': String(admitted.retryAfter) },
+        );
       }
     }
     const clientSecret = validated.token_endpoint_auth_method === 'none' ? undefined : randomToken();
-    const client: ClientRecord = { client_id: clientId, ...validated, ...(clientSecret !== undefined ? { client_secret_hash: await digest(clientSecret) } : {}), ...(anonymous ? { unconfirmed: true } : {}) };
+    const client: ClientRecord = {
+      client_id: clientId,
+      ...validated,
+      ...(clientSecret !== undefined ? { client_secret_hash: await digest(clientSecret) } : {}),
+      ...(anonymous ? { unconfirmed: true } : {}),
+    };
     await store.set('client', clientId, client, anonymous ? unconfirmedTtl : confirmedTtl);
     return {
       client_id: clientId,
@@ -627,7 +664,12 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     if (clientId === undefined || clientId === '') throw new OAuthFailure(401, 'invalid_client', 'Client authentication failed');
     const client = await findClient(clientId);
     const fail = (): never => {
-      throw new OAuthFailure(401, 'invalid_client', 'Client authentication failed', method === 'client_secret_basic' ? { 'www-authenticate': 'Basic realm="token"' } : {});
+      throw new OAuthFailure(
+        401,
+        'invalid_client',
+        'Client authentication failed',
+        method === 'client_secret_basic' ? { 'www-authenticate': 'Basic realm="token"' } : {},
+      );
     };
     if (client === undefined) return fail();
     if (client.token_endpoint_auth_method === 'none') {
@@ -714,7 +756,8 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     if (params.get('code_challenge_method') !== 'S256') return fail('invalid_request', 'PKCE code_challenge_method must be S256');
     if (!PKCE_CHALLENGE.test(challenge)) return fail('invalid_request', 'code_challenge is malformed');
     const resources = new URLSearchParams(q < 0 ? '' : req.url.slice(q + 1)).getAll('resource');
-    if (resources.length > 1 || (resources.length === 1 && canonicalResource(resources[0]!) !== canonical)) return fail('invalid_target', `Tokens are issued for ${resource} only`);
+    if (resources.length > 1 || (resources.length === 1 && canonicalResource(resources[0]!) !== canonical))
+      return fail('invalid_target', `Tokens are issued for ${resource} only`);
     const requested = (params.get('scope') ?? '').split(' ').filter((s) => s !== '');
     const unknown = requested.filter((s) => !scopesSupported.includes(s));
     if (unknown.length > 0) return fail('invalid_scope', `Unknown scope ${unknown.join(' ')}`);
@@ -726,9 +769,22 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     const admitted = browser.known ? knownSignIns.admit(transactionId, browser.key) : anonymousSignIns.admit(transactionId);
     if (admitted.retryAfter > 0) {
       const busy = admitted.reason === 'owner' ? 'This browser has too many sign-ins in progress' : 'Too many sign-ins are in progress';
-      return { status: admitted.reason === 'owner' ? 429 : 503, headers: { ...PAGE_HEADERS, 'retry-after': String(admitted.retryAfter) }, body: renderErrorPage('temporarily_unavailable', `${busy}; try again in ${admitted.retryAfter} seconds`) };
+      return {
+        status: admitted.reason === 'owner' ? 429 : 503,
+        headers: { ...PAGE_HEADERS, 'retry-after': String(admitted.retryAfter) },
+        body: renderErrorPage('temporarily_unavailable', `${busy}; try again in ${admitted.retryAfter} seconds`),
+      };
     }
-    const transaction: TransactionRecord = { browser: browser.key, clientId, redirectUri, state, codeChallenge: challenge, scopes, resource, csrf: randomToken() };
+    const transaction: TransactionRecord = {
+      browser: browser.key,
+      clientId,
+      redirectUri,
+      state,
+      codeChallenge: challenge,
+      scopes,
+      resource,
+      csrf: randomToken(),
+    };
     await store.set('transaction', transactionId, transaction, transactionTtl);
     const approved = browser.record.consents[clientId];
     if (approved !== undefined && scopes.every((s) => approved.includes(s))) return goUpstream(transactionId, transaction, 302, browser.setCookie);
@@ -783,11 +839,21 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
       as = await upstream();
     } catch (error) {
       report(error);
-      return respondToClient(transaction.redirectUri, { error: 'temporarily_unavailable', error_description: 'The sign-in service cannot be reached', state: transaction.state }, status, setCookie);
+      return respondToClient(
+        transaction.redirectUri,
+        { error: 'temporarily_unavailable', error_description: 'The sign-in service cannot be reached', state: transaction.state },
+        status,
+        setCookie,
+      );
     }
     if (as.authorization_endpoint === undefined) {
       report(new Error('The upstream authorization server has no authorization endpoint'));
-      return respondToClient(transaction.redirectUri, { error: 'server_error', error_description: 'The sign-in service is misconfigured', state: transaction.state }, status, setCookie);
+      return respondToClient(
+        transaction.redirectUri,
+        { error: 'server_error', error_description: 'The sign-in service is misconfigured', state: transaction.state },
+        status,
+        setCookie,
+      );
     }
     const upstreamState = oauth.generateRandomState();
     const verifier = oauth.generateRandomCodeVerifier();
@@ -819,7 +885,8 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     if (transaction === undefined || browser === undefined || browser.key !== transaction.browser) {
       return errorPage(400, 'invalid_request', 'This sign-in was not started in this browser; start again from the application');
     }
-    const back = (error: string, description: string): HttpReply => respondToClient(transaction.redirectUri, { error, error_description: description, state: transaction.state });
+    const back = (error: string, description: string): HttpReply =>
+      respondToClient(transaction.redirectUri, { error, error_description: description, state: transaction.state });
     let result: Oauth.TokenEndpointResponse;
     let subject: string | undefined;
     try {
@@ -830,7 +897,10 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
         params = oauth.validateAuthResponse(as, upstreamClient, query, upstreamState!);
       } catch (error) {
         if (error instanceof oauth.AuthorizationResponseError) {
-          return back(error.error === 'access_denied' ? 'access_denied' : 'server_error', error.error === 'access_denied' ? 'The user declined at the sign-in service' : 'The sign-in service refused the request');
+          return back(
+            error.error === 'access_denied' ? 'access_denied' : 'server_error',
+            error.error === 'access_denied' ? 'The user declined at the sign-in service' : 'The sign-in service refused the request',
+          );
         }
         throw error;
       }
@@ -849,7 +919,10 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     const grant: GrantRecord = {
       subject,
       clientId: transaction.clientId,
-      upstream: await seal(grantId, { access_token: result.access_token, ...(result.refresh_token !== undefined ? { refresh_token: result.refresh_token } : {}) }),
+      upstream: await seal(grantId, {
+        access_token: result.access_token,
+        ...(result.refresh_token !== undefined ? { refresh_token: result.refresh_token } : {}),
+      }),
       upstreamExpiresAt: result.expires_in === undefined ? undefined : seconds() + result.expires_in,
       createdAt: seconds(),
     };
@@ -861,7 +934,14 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     await store.set<CodeRecord>(
       'code',
       await digest(code),
-      { clientId: transaction.clientId, redirectUri: transaction.redirectUri, codeChallenge: transaction.codeChallenge, scopes: transaction.scopes, resource: transaction.resource, grant: grantId },
+      {
+        clientId: transaction.clientId,
+        redirectUri: transaction.redirectUri,
+        codeChallenge: transaction.codeChallenge,
+        scopes: transaction.scopes,
+        resource: transaction.resource,
+        grant: grantId,
+      },
       codeTtl,
     );
     return respondToClient(transaction.redirectUri, { code, state: transaction.state });
@@ -871,11 +951,21 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
 
   async function issueTokens(grantId: string, client: ClientRecord, scopes: string[], tokenResource: string): Promise<HttpReply> {
     const accessToken = randomToken();
-    await store.set<AccessTokenRecord>('access_token', await digest(accessToken), { grant: grantId, clientId: client.client_id, scopes, resource: tokenResource, expiresAt: seconds() + accessTtl }, accessTtl);
+    await store.set<AccessTokenRecord>(
+      'access_token',
+      await digest(accessToken),
+      { grant: grantId, clientId: client.client_id, scopes, resource: tokenResource, expiresAt: seconds() + accessTtl },
+      accessTtl,
+    );
     const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: accessTtl, scope: scopes.join(' ') };
     if (client.grant_types.includes('refresh_token')) {
       const refreshToken = randomToken();
-      await store.set<RefreshTokenRecord>('refresh_token', await digest(refreshToken), { grant: grantId, clientId: client.client_id, scopes, resource: tokenResource, used: false }, refreshTtl);
+      await store.set<RefreshTokenRecord>(
+        'refresh_token',
+        await digest(refreshToken),
+        { grant: grantId, clientId: client.client_id, scopes, resource: tokenResource, used: false },
+        refreshTtl,
+      );
       body.refresh_token = refreshToken;
     }
     return json(200, body);
@@ -903,7 +993,8 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     const client = await authenticateClient(req, params);
     const grantType = params.get('grant_type');
     if (grantType === 'authorization_code') {
-      if (!client.grant_types.includes('authorization_code')) throw new OAuthFailure(400, 'unauthorized_client', 'This client may not use the authorization code grant');
+      if (!client.grant_types.includes('authorization_code'))
+        throw new OAuthFailure(400, 'unauthorized_client', 'This client may not use the authorization code grant');
       const code = params.get('code');
       const verifier = params.get('code_verifier');
       const redirectUri = params.get('redirect_uri');
@@ -921,9 +1012,11 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
         throw new OAuthFailure(400, 'invalid_grant', 'The authorization code was issued to another client');
       }
       if (redirectUri !== record.redirectUri) throw new OAuthFailure(400, 'invalid_grant', 'redirect_uri does not match the authorization request');
-      if (!PKCE_VERIFIER.test(verifier) || base64url(await sha256(verifier)) !== record.codeChallenge) throw new OAuthFailure(400, 'invalid_grant', 'The PKCE code_verifier does not match');
+      if (!PKCE_VERIFIER.test(verifier) || base64url(await sha256(verifier)) !== record.codeChallenge)
+        throw new OAuthFailure(400, 'invalid_grant', 'The PKCE code_verifier does not match');
       const requestedResource = params.get('resource');
-      if (requestedResource !== undefined && canonicalResource(requestedResource) !== canonical) throw new OAuthFailure(400, 'invalid_target', `Tokens are issued for ${record.resource} only`);
+      if (requestedResource !== undefined && canonicalResource(requestedResource) !== canonical)
+        throw new OAuthFailure(400, 'invalid_target', `Tokens are issued for ${record.resource} only`);
       if ((await store.get<GrantRecord>('grant', record.grant)) === undefined) throw new OAuthFailure(400, 'invalid_grant', 'The authorization was revoked');
       if (client.unconfirmed === true) {
         // its first completed authorization: a registered client from now on, out of the anonymous budget
@@ -950,7 +1043,8 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
       await store.set<RefreshTokenRecord>('refresh_token', key, { ...record, used: true }, refreshTtl);
       if ((await store.get<GrantRecord>('grant', record.grant)) === undefined) throw new OAuthFailure(400, 'invalid_grant', 'The authorization was revoked');
       const requestedResource = params.get('resource');
-      if (requestedResource !== undefined && canonicalResource(requestedResource) !== canonical) throw new OAuthFailure(400, 'invalid_target', `Tokens are issued for ${record.resource} only`);
+      if (requestedResource !== undefined && canonicalResource(requestedResource) !== canonical)
+        throw new OAuthFailure(400, 'invalid_target', `Tokens are issued for ${record.resource} only`);
       const requested = params.get('scope');
       let scopes = record.scopes;
       if (requested !== undefined) {
@@ -1013,7 +1107,12 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
   function preflight(): HttpReply {
     return {
       status: 204,
-      headers: { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, POST, OPTIONS', 'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version', 'access-control-max-age': '86400' },
+      headers: {
+        'access-control-allow-origin': '*',
+        'access-control-allow-methods': 'GET, POST, OPTIONS',
+        'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
+        'access-control-max-age': '86400',
+      },
     };
   }
 
@@ -1059,9 +1158,21 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
       report(error);
       throw new VerifierUnavailableError('The upstream session could not be renewed right now', { cause: error });
     }
-    const renewed: UpstreamTokens = { access_token: result.access_token, ...(result.refresh_token !== undefined ? { refresh_token: result.refresh_token } : tokens.refresh_token !== undefined ? { refresh_token: tokens.refresh_token } : {}) };
+    const renewed: UpstreamTokens = {
+      access_token: result.access_token,
+      ...(result.refresh_token !== undefined
+        ? { refresh_token: result.refresh_token }
+        : tokens.refresh_token !== undefined
+          ? { refresh_token: tokens.refresh_token }
+          : {}),
+    };
     const remaining = Math.max(1, grant.createdAt + refreshTtl - seconds());
-    await store.set<GrantRecord>('grant', grantId, { ...grant, upstream: await seal(grantId, renewed), upstreamExpiresAt: result.expires_in === undefined ? undefined : seconds() + result.expires_in }, remaining);
+    await store.set<GrantRecord>(
+      'grant',
+      grantId,
+      { ...grant, upstream: await seal(grantId, renewed), upstreamExpiresAt: result.expires_in === undefined ? undefined : seconds() + result.expires_in },
+      remaining,
+    );
     return renewed;
   }
 
@@ -1082,7 +1193,16 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
         audience: [record.resource],
         expiresAt: record.expiresAt,
         tokenId: undefined,
-        claims: { iss: issuer, sub: grant.subject, client_id: record.clientId, scope: record.scopes.join(' '), aud: record.resource, exp: record.expiresAt, grant: record.grant, upstream_issuer: options.upstream.issuer },
+        claims: {
+          iss: issuer,
+          sub: grant.subject,
+          client_id: record.clientId,
+          scope: record.scopes.join(' '),
+          aud: record.resource,
+          exp: record.expiresAt,
+          grant: record.grant,
+          upstream_issuer: options.upstream.issuer,
+        },
       };
     },
   };
@@ -1104,7 +1224,11 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
         case paths.metadata:
           if (req.method === 'OPTIONS') return preflight();
           if (req.method !== 'GET' && req.method !== 'HEAD') return oauthError(405, 'invalid_request', 'Method Not Allowed', { allow: 'GET, HEAD' });
-          return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' }, ...(req.method === 'GET' ? { body: metadataBody } : {}) };
+          return {
+            status: 200,
+            headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' },
+            ...(req.method === 'GET' ? { body: metadataBody } : {}),
+          };
         case paths.authorize:
           return await authorize(req);
         case paths.consent:
@@ -1148,7 +1272,8 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
     },
     async upstreamAccessToken(authInfo: AuthInfo): Promise<string> {
       const grantId = authInfo.claims.grant;
-      if (typeof grantId !== 'string' || authInfo.issuer !== issuer) throw new InvalidTokenError('These credentials were not issued by this authorization server');
+      if (typeof grantId !== 'string' || authInfo.issuer !== issuer)
+        throw new InvalidTokenError('These credentials were not issued by this authorization server');
       return (await freshUpstream(grantId)).access_token;
     },
   };

@@ -116,7 +116,13 @@ export function missingScopes(required: readonly string[], granted: readonly str
 
 /** True when `value` looks like an {@link AuthInfo} (as verifiers of this module build it). */
 export function isAuthInfo(value: unknown): value is AuthInfo {
-  return typeof value === 'object' && value !== null && Array.isArray((value as AuthInfo).scopes) && typeof (value as AuthInfo).clientId === 'string' && Array.isArray((value as AuthInfo).audience);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as AuthInfo).scopes) &&
+    typeof (value as AuthInfo).clientId === 'string' &&
+    Array.isArray((value as AuthInfo).audience)
+  );
 }
 
 /** Splits a `scope` claim (space-separated string, or an array as some servers send `scp`). */

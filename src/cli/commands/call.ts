@@ -7,20 +7,19 @@
  */
 import { UrlElicitationRequiredError } from '../../jsonrpc/errors.js';
 import type { JSONObject } from '../../jsonrpc/types.js';
-import { MAX_URL_REQUIRED_ROUNDS } from '../url-elicitation.js';
 import { isStatelessRevision } from '../../protocol/stateless/wire.js';
 import type { TaskClient } from '../../tasks/index.js';
 import type { CallToolResult, Tool } from '../../types.js';
 import type { Connection } from '../connection.js';
 import { printJson, runClientCommand } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
-import { renderToolResult } from '../render.js';
 import { stringOption } from '../options.js';
+import { renderToolResult } from '../render.js';
+import { clean, listNames } from '../terminal.js';
 import { buildToolArguments } from '../tool-args.js';
 import { toolHelp } from '../tool-help.js';
-import { clean } from '../terminal.js';
+import { MAX_URL_REQUIRED_ROUNDS } from '../url-elicitation.js';
 import { UsageError } from '../usage-error.js';
-import { listNames } from '../terminal.js';
 
 const HELP = `Usage: mcpkit call TARGET TOOL [key=value...] [--args JSON] [--task] [options]
        mcpkit call TOOL [key=value...] [options] -- COMMAND [ARGS...]
@@ -85,7 +84,8 @@ async function call(c: Connection, tasks: TaskClient): Promise<number> {
   const args = await buildToolArguments(tool.inputSchema as JSONObject | undefined, pairs, stringOption(c.line, 'args'), tool.name);
   const required = taskSupportOf(tool) === 'required';
   const asTask = c.line.values.task === true || (required && !isStatelessRevision(c.client.protocolVersion));
-  if (required && c.line.values.task !== true) c.view.line(`mcpkit call: ${clean(tool.name, true)} runs only as a task (execution.taskSupport "required"), so it runs as one`);
+  if (required && c.line.values.task !== true)
+    c.view.line(`mcpkit call: ${clean(tool.name, true)} runs only as a task (execution.taskSupport "required"), so it runs as one`);
   let result: CallToolResult;
   for (let round = 1; ; round++) {
     try {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
-import { BIN, runCli, startHttpChild, type HttpChild } from '../../../test/helpers/cli/cli-run.js';
+import { BIN, type HttpChild, runCli, startHttpChild } from '../../../test/helpers/cli/cli-run.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -29,15 +29,28 @@ async function demo(args: string[], env: Record<string, string> = {}): Promise<s
 }
 
 /** POSTs one 2026-07-28 tools/call of the elicitation tool; the JSON-RPC response (JSON or the first SSE data line). */
-async function call(url: string, extra: Record<string, unknown> = {}): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+async function call(
+  url: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': TOOL },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': TOOL,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: TOOL, arguments: {}, _meta: META, ...extra } }),
   });
   const text = await res.text();
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    const data = text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as { id?: unknown }).find((m) => m.id === 1);
+    const data = text
+      .split('\n')
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => JSON.parse(l.slice(5)) as { id?: unknown })
+      .find((m) => m.id === 1);
     assert.ok(data !== undefined, `no response on the stream: ${text}`);
     return data as never;
   }
@@ -45,7 +58,11 @@ async function call(url: string, extra: Record<string, unknown> = {}): Promise<{
 }
 
 it('a requestState sealed by one demo is accepted by another with the same secret (flag or environment) and refused by one with another secret', async () => {
-  const [a, b, other] = await Promise.all([demo(['--request-state-secret', SECRET]), demo([], { MCPKIT_REQUEST_STATE_SECRET: SECRET }), demo(['--request-state-secret', 'some-other-secret-0123456789'])]);
+  const [a, b, other] = await Promise.all([
+    demo(['--request-state-secret', SECRET]),
+    demo([], { MCPKIT_REQUEST_STATE_SECRET: SECRET }),
+    demo(['--request-state-secret', 'some-other-secret-0123456789']),
+  ]);
   const first = await call(a);
   assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
   const requestState = first.result?.requestState;

@@ -8,15 +8,15 @@
  * any request (docs/deploying.md).
  */
 import { createDemoServer } from '../../demo/server.js';
-import { createStreamableHttpHandler } from '../../http/server/handler.js';
-import { disconnectAfterPriming } from '../../http/server/session-transport.js';
+import type { DemoToggles, ToggleState } from '../../demo/toggles.js';
 import { serveNode } from '../../http/node-server.js';
+import type { EventStore } from '../../http/server/event-store.js';
+import { createStreamableHttpHandler } from '../../http/server/handler.js';
+import type { SessionDirectory } from '../../http/server/session-directory.js';
+import { disconnectAfterPriming } from '../../http/server/session-transport.js';
+import type { SharedNotifier } from '../../server/shared-notifications.js';
 import { StdioServerTransport } from '../../stdio/index.js';
 import type { TaskInputRelay, TaskStore } from '../../tasks/index.js';
-import type { EventStore } from '../../http/server/event-store.js';
-import type { SessionDirectory } from '../../http/server/session-directory.js';
-import type { SharedNotifier } from '../../server/shared-notifications.js';
-import type { DemoToggles, ToggleState } from '../../demo/toggles.js';
 
 /** The demo's `--help`. */
 export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N] [--redis URL] [--drain-ms N]] [--task-db FILE] [--request-state-secret S]
@@ -133,7 +133,10 @@ async function demo(args: string[]): Promise<number> {
     const transport = new StdioServerTransport();
     const session = await server.connect(transport);
     // a person who started it by hand sees why nothing happens; a client on a pipe is not told
-    if (process.stdin.isTTY) process.stderr.write('mcpkit demo: serving the demo MCP server over stdio; waiting for JSON-RPC messages on stdin (run it under an MCP client, e.g. mcpkit list -- mcpkit demo; --help for options)\n');
+    if (process.stdin.isTTY)
+      process.stderr.write(
+        'mcpkit demo: serving the demo MCP server over stdio; waiting for JSON-RPC messages on stdin (run it under an MCP client, e.g. mcpkit list -- mcpkit demo; --help for options)\n',
+      );
     await new Promise<void>((resolve) => session.endpoint.onClose(() => resolve()));
     return 0;
   } finally {
@@ -226,7 +229,8 @@ async function sharedSecret(redis: import('../../redis/index.js').RedisConnectio
   const fresh = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
   await redis.run((client) => client.set(key, fresh, 'NX'));
   const stored = await redis.run((client) => client.get(key));
-  if (stored === null || new TextEncoder().encode(stored).length < MIN_SECRET_BYTES) throw new Error(`the key ${key} holds no secret of at least ${MIN_SECRET_BYTES} bytes; delete it or pass --request-state-secret`);
+  if (stored === null || new TextEncoder().encode(stored).length < MIN_SECRET_BYTES)
+    throw new Error(`the key ${key} holds no secret of at least ${MIN_SECRET_BYTES} bytes; delete it or pass --request-state-secret`);
   return stored;
 }
 
@@ -239,7 +243,11 @@ const TOGGLE_CHANNEL = 'demo-toggles';
  * flip, odd = on), each flip announced on the bus as `{n: name, v: counter}`. Handlers get
  * the counters' current values once, right after they are added.
  */
-async function redisToggles(redis: import('../../redis/index.js').RedisConnection, bus: import('../../redis/index.js').RedisBus, onError: (err: Error) => void): Promise<DemoToggles> {
+async function redisToggles(
+  redis: import('../../redis/index.js').RedisConnection,
+  bus: import('../../redis/index.js').RedisBus,
+  onError: (err: Error) => void,
+): Promise<DemoToggles> {
   const handlers = new Set<(name: string, state: ToggleState) => void>();
   const state = (version: number): ToggleState => ({ on: version % 2 === 1, version });
   const emit = (name: string, version: number) => {
@@ -287,7 +295,14 @@ async function demoHttp(args: string[], tasks: { store?: TaskStore }, secret: st
   const shared = await sharedState(args, secret, onError);
   if (typeof shared === 'number') return shared;
   try {
-    return await serveDemoHttp(port, tasks.store === undefined && shared !== undefined ? { store: shared.tasks, inputRelay: shared.inputRelay } : tasks, shared, shared?.requestStateSecret ?? secret, onError, drainMs);
+    return await serveDemoHttp(
+      port,
+      tasks.store === undefined && shared !== undefined ? { store: shared.tasks, inputRelay: shared.inputRelay } : tasks,
+      shared,
+      shared?.requestStateSecret ?? secret,
+      onError,
+      drainMs,
+    );
   } finally {
     await shared?.close();
   }
@@ -316,11 +331,22 @@ async function serveDemoHttp(
   onError: (err: Error) => void,
   drainMs: number,
 ): Promise<number> {
-  const server = createDemoServer({ onError, tasks, ...statelessOptions(secret), ...(shared === undefined ? {} : { notifier: shared.notifier, toggles: shared.toggles }) });
+  const server = createDemoServer({
+    onError,
+    tasks,
+    ...statelessOptions(secret),
+    ...(shared === undefined ? {} : { notifier: shared.notifier, toggles: shared.toggles }),
+  });
   // SEP-1699 polling for the conformance scenario: test_reconnection's stream is closed
   // right after its priming event; the client resumes with GET and Last-Event-ID.
   server.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'test_reconnection'));
-  const handler = createStreamableHttpHandler({ server, legacySse: true, onError, readinessPath: '/ready', ...(shared === undefined ? {} : { sessions: shared.sessions, eventStore: shared.eventStore }) });
+  const handler = createStreamableHttpHandler({
+    server,
+    legacySse: true,
+    onError,
+    readinessPath: '/ready',
+    ...(shared === undefined ? {} : { sessions: shared.sessions, eventStore: shared.eventStore }),
+  });
   let running;
   try {
     running = await serveNode(handler, { port, host: '127.0.0.1' });
@@ -329,7 +355,9 @@ async function serveDemoHttp(
     return 1;
   }
   process.stdout.write(`LISTENING ${running.url}\n`);
-  process.stderr.write(`mcpkit demo: Streamable HTTP at ${running.url}, legacy SSE at http://127.0.0.1:${running.port}/sse${shared === undefined ? '' : ' (sessions, events, tasks and notifications shared through Redis)'}\n`);
+  process.stderr.write(
+    `mcpkit demo: Streamable HTTP at ${running.url}, legacy SSE at http://127.0.0.1:${running.port}/sse${shared === undefined ? '' : ' (sessions, events, tasks and notifications shared through Redis)'}\n`,
+  );
   if (shared !== undefined) {
     process.stderr.write(
       'mcpkit demo: legacy HTTP+SSE sessions (/sse, /messages) are not shared through Redis: each lives on the instance that opened it, so a balancer must send all of its requests there (docs/redis.md)\n',

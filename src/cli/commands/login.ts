@@ -6,12 +6,12 @@
  * `--no-browser` or MCPKIT_NO_BROWSER). Tokens are kept in the CLI's token file (mode 0600).
  */
 import { parseArgs } from 'node:util';
+import type { LoopbackRedirect } from '../../auth/client/index.js';
 import { canAsk, terminalAsker } from '../ask.js';
 import { insecureHttpAllowed, oauthClientFor, tokenFile } from '../auth.js';
 import { describeError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { isHttpUrl } from '../target.js';
-import type { LoopbackRedirect } from '../../auth/client/index.js';
 import { clean } from '../terminal.js';
 
 const HELP = `Usage: mcpkit login URL [--scope SCOPES] [--no-browser]
@@ -48,7 +48,17 @@ export async function run(argv: string[]): Promise<number> {
   let values: { scope?: string; 'no-browser'?: boolean; timeout?: string; port?: string; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { scope: { type: 'string' }, 'no-browser': { type: 'boolean' }, timeout: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        scope: { type: 'string' },
+        'no-browser': { type: 'boolean' },
+        timeout: { type: 'string' },
+        port: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
   } catch (err) {
     process.stderr.write(`mcpkit login: ${(err as Error).message}\n(see mcpkit login --help)\n`);
     return ExitCode.Usage;

@@ -2,8 +2,9 @@
  * `mcpkit ping TARGET`: connects, sends `ping`, and prints the round-trip time (with
  * `--json`: `{"ok":true,"protocolVersion":...,"server":{...},"roundTripMs":N}`).
  */
-import { isStatelessRevision } from '../../protocol/stateless/wire.js';
+
 import { Method } from '../../protocol/methods.js';
+import { isStatelessRevision } from '../../protocol/stateless/wire.js';
 import { printJson, runClientCommand } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
 import { clean } from '../terminal.js';
@@ -36,7 +37,9 @@ export function run(argv: string[]): Promise<number> {
       if (c.json) {
         printJson({ ok: true, protocolVersion: c.client.protocolVersion, server: info, roundTripMs });
       } else {
-        c.print(`pong from ${clean(String(info?.name ?? 'the server'), true)} ${clean(String(info?.version ?? ''), true)} (protocol ${c.client.protocolVersion}) in ${roundTripMs} ms\n`);
+        c.print(
+          `pong from ${clean(String(info?.name ?? 'the server'), true)} ${clean(String(info?.version ?? ''), true)} (protocol ${c.client.protocolVersion}) in ${roundTripMs} ms\n`,
+        );
       }
       return ExitCode.Ok;
     },

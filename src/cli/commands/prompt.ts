@@ -7,9 +7,9 @@ import type { JSONObject } from '../../jsonrpc/types.js';
 import { printJson, runClientCommand } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
 import { renderPrompt } from '../render.js';
+import { listNames } from '../terminal.js';
 import { buildPromptArguments } from '../tool-args.js';
 import { UsageError } from '../usage-error.js';
-import { listNames } from '../terminal.js';
 
 const HELP = `Usage: mcpkit prompt TARGET NAME [key=value...] [options]
 

@@ -24,7 +24,8 @@ export function run(argv: string[]): Promise<number> {
     name: 'read',
     help: HELP,
     check: (operands) => {
-      if (operands.length !== 1) throw new UsageError(operands.length === 0 ? 'name the resource URI to read' : `unexpected argument ${JSON.stringify(operands[1])}`);
+      if (operands.length !== 1)
+        throw new UsageError(operands.length === 0 ? 'name the resource URI to read' : `unexpected argument ${JSON.stringify(operands[1])}`);
     },
     run: async (c) => {
       const result = await c.client.readResource(c.operands[0]!, c.requestOptions(true));

@@ -5,14 +5,14 @@
  * across connections for the same principal.
  */
 import type { JSONObject } from '../../jsonrpc/types.js';
+import { STATEFUL_REVISIONS } from '../../protocol/versions.js';
 import type { TaskClient, TaskList } from '../../tasks/index.js';
 import { printJson, runClientCommand } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
+import { stringOption } from '../options.js';
 import { renderToolResult } from '../render.js';
 import { table, terminalWidth } from '../terminal.js';
 import { UsageError } from '../usage-error.js';
-import { stringOption } from '../options.js';
-import { STATEFUL_REVISIONS } from '../../protocol/versions.js';
 
 const HELP = `Usage: mcpkit tasks TARGET [list | get ID | result ID | cancel ID] [options]
 
@@ -39,7 +39,8 @@ export async function run(argv: string[]): Promise<number> {
     check: (operands) => {
       const [action = 'list', id, extra] = operands;
       if (!ACTIONS.includes(action)) throw new UsageError(`the action must be one of ${ACTIONS.join(', ')}, not ${JSON.stringify(action)}`);
-      if (action === 'list' ? id !== undefined : id === undefined || extra !== undefined) throw new UsageError(action === 'list' ? 'list takes no task id' : `${action} takes one task id`);
+      if (action === 'list' ? id !== undefined : id === undefined || extra !== undefined)
+        throw new UsageError(action === 'list' ? 'list takes no task id' : `${action} takes one task id`);
     },
     // tasks/list belongs to the 2025-11-25 tasks; without --protocol, speak the 2025 era
     configure: (options, line) => {
@@ -65,7 +66,16 @@ export async function run(argv: string[]): Promise<number> {
           if (cursor === undefined) break;
         }
         if (c.json) printJson({ tasks: all.map((x) => x.raw) });
-        else c.print(all.length === 0 ? 'No tasks.\n' : table(['TASK', 'STATUS', 'MESSAGE'], all.map((x) => [x.taskId, x.status, x.statusMessage ?? '']), terminalWidth()));
+        else
+          c.print(
+            all.length === 0
+              ? 'No tasks.\n'
+              : table(
+                  ['TASK', 'STATUS', 'MESSAGE'],
+                  all.map((x) => [x.taskId, x.status, x.statusMessage ?? '']),
+                  terminalWidth(),
+                ),
+          );
         return ExitCode.Ok;
       }
       if (action === 'result') {

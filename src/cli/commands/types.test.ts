@@ -13,11 +13,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { BIN, runCli, startHttpChild, type HttpChild } from '../../../test/helpers/cli/cli-run.js';
+import { BIN, type HttpChild, runCli, startHttpChild } from '../../../test/helpers/cli/cli-run.js';
 import { REPO_ROOT } from '../../../test/helpers/repo.js';
 import type { Tool } from '../../types.js';
 import { generateTypes, propertyKey, typeBaseName } from '../typegen/generate.js';
-import { commentText, sanitizeSchema, SchemaRefusedError } from '../typegen/sanitize-schema.js';
+import { commentText, SchemaRefusedError, sanitizeSchema } from '../typegen/sanitize-schema.js';
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
@@ -31,7 +31,11 @@ after(async () => {
 
 /** Runs tsc on the consumer project in `dir`; resolves with its output ('' when it compiled). */
 function tsc(): string {
-  const run = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
+  const run = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   return `${run.stdout}${run.stderr}`.trim() + (run.status === 0 ? '' : `\n(tsc exit ${String(run.status)})`);
 }
 
@@ -60,23 +64,41 @@ function hostileTools(): Tool[] {
     } as unknown as Tool,
     {
       name: 'raw_typescript',
-      inputSchema: { type: 'object', properties: { x: { tsType: 'string; export const injected = 1; type Z =', type: 'string' } }, tsType: '{}; export const injected2 = 1' },
+      inputSchema: {
+        type: 'object',
+        properties: { x: { tsType: 'string; export const injected = 1; type Z =', type: 'string' } },
+        tsType: '{}; export const injected2 = 1',
+      },
     } as unknown as Tool,
     {
       name: 'external_refs',
-      inputSchema: { type: 'object', properties: { a: { $ref: 'file:///etc/passwd' }, b: { $ref: 'http://127.0.0.1:9/schema.json' }, c: { $ref: '#/nowhere' } } },
+      inputSchema: {
+        type: 'object',
+        properties: { a: { $ref: 'file:///etc/passwd' }, b: { $ref: 'http://127.0.0.1:9/schema.json' }, c: { $ref: '#/nowhere' } },
+      },
     },
     {
       name: 'ref_loops',
       inputSchema: {
         type: 'object',
         properties: { loop: { $ref: '#/$defs/a' }, tree: { $ref: '#/$defs/node' } },
-        $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' }, node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['children'] } },
+        $defs: {
+          a: { $ref: '#/$defs/b' },
+          b: { $ref: '#/$defs/a' },
+          node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['children'] },
+        },
         required: ['tree'],
       },
     },
     { name: 'too_deep', inputSchema: deep },
-    { name: 'too_big', description: 'x'.repeat(10), inputSchema: { type: 'object', properties: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, { type: 'string', description: 'padding' }])) } },
+    {
+      name: 'too_big',
+      description: 'x'.repeat(10),
+      inputSchema: {
+        type: 'object',
+        properties: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, { type: 'string', description: 'padding' }])),
+      },
+    },
     { name: 'not a */ name', inputSchema: { type: 'object', properties: { ok: { type: 'string' } }, required: ['ok'] } },
     { name: '__proto__', inputSchema: { type: 'object', properties: { p: { type: 'integer' } }, required: ['p'] } },
     { name: 'get-sum', inputSchema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] } },
@@ -122,7 +144,10 @@ describe('mcpkit types', () => {
     assert.equal(overHttp.code, 0, overHttp.stderr);
 
     warnings = [];
-    writeFileSync(join(dir, 'hostile-tools.ts'), await generateTypes(hostileTools(), { server: { name: 'evil */ export const pwnedHeader = 1; /*' }, warn: (m) => warnings.push(m) }));
+    writeFileSync(
+      join(dir, 'hostile-tools.ts'),
+      await generateTypes(hostileTools(), { server: { name: 'evil */ export const pwnedHeader = 1; /*' }, warn: (m) => warnings.push(m) }),
+    );
 
     writeFileSync(
       join(dir, 'consumer.ts'),
@@ -223,9 +248,17 @@ await client.close();
     );
     writeFileSync(
       join(dir, 'tsconfig.run.json'),
-      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: false, outDir: 'out', rootDir: '.' }, include: ['run-demo.ts', 'demo-tools.ts'] }),
+      JSON.stringify({
+        extends: './tsconfig.json',
+        compilerOptions: { noEmit: false, outDir: 'out', rootDir: '.' },
+        include: ['run-demo.ts', 'demo-tools.ts'],
+      }),
     );
-    const build = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.run.json')], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
+    const build = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.run.json')], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
     assert.equal(build.status, 0, `${build.stdout}${build.stderr}`);
     const run = spawnSync(process.execPath, [join(dir, 'out', 'run-demo.js')], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
     assert.equal(run.status, 0, run.stderr);

@@ -9,7 +9,7 @@ import { runClientCommand } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
 import { integerOption, stringOption } from '../options.js';
 import { clean } from '../terminal.js';
-import { DEFAULT_MAX_TOOLS, MissingGeneratorError, generateTypes, loadCompiler } from '../typegen/generate.js';
+import { DEFAULT_MAX_TOOLS, generateTypes, loadCompiler, MissingGeneratorError } from '../typegen/generate.js';
 import { UsageError } from '../usage-error.js';
 
 const HELP = `Usage: mcpkit types TARGET [-o FILE] [options]
@@ -105,7 +105,10 @@ export async function run(argv: string[]): Promise<number> {
         await rm(temporary, { force: true }).catch(() => {});
         throw new UsageError(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
-      if (!c.json) c.view.line(`mcpkit types: wrote ${tools.length} tool${tools.length === 1 ? '' : 's'} to ${clean(path, true)}${warnings > 0 ? ` (${warnings} warning${warnings === 1 ? '' : 's'} above)` : ''}`);
+      if (!c.json)
+        c.view.line(
+          `mcpkit types: wrote ${tools.length} tool${tools.length === 1 ? '' : 's'} to ${clean(path, true)}${warnings > 0 ? ` (${warnings} warning${warnings === 1 ? '' : 's'} above)` : ''}`,
+        );
       return ExitCode.Ok;
     },
   });

@@ -13,8 +13,8 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { entryFromJson, InstallInputError, type ServerEntry } from './entry.js';
 import { isObject } from '../../jsonrpc/values.js';
+import { entryFromJson, InstallInputError, type ServerEntry } from './entry.js';
 
 /** One client's config format and default location. */
 export interface ClientFormat {
@@ -54,7 +54,13 @@ const withHeaders = (out: Record<string, unknown>, entry: ServerEntry): Record<s
   return out;
 };
 
-function format(id: string, label: string, serversKey: 'mcpServers' | 'servers', defaultPath: () => string | undefined, options: { typed: boolean; cwd: boolean; remote: ((entry: ServerEntry) => Record<string, unknown>) | undefined; urlKey: string }): ClientFormat {
+function format(
+  id: string,
+  label: string,
+  serversKey: 'mcpServers' | 'servers',
+  defaultPath: () => string | undefined,
+  options: { typed: boolean; cwd: boolean; remote: ((entry: ServerEntry) => Record<string, unknown>) | undefined; urlKey: string },
+): ClientFormat {
   return {
     id,
     label,
@@ -79,19 +85,42 @@ function claudeDesktopPath(): string {
 const typedRemote = (entry: ServerEntry) => withHeaders({ type: entry.transport ?? 'http', url: entry.url }, entry);
 
 /** Every supported format, keyed by `--client` name. */
-export const CLIENTS: ReadonlyMap<string, ClientFormat> = new Map([
-  format('claude-desktop', 'Claude Desktop', 'mcpServers', claudeDesktopPath, { typed: false, cwd: false, remote: undefined, urlKey: 'url' }),
-  format('claude-code', 'Claude Code', 'mcpServers', () => resolve('.mcp.json'), { typed: true, cwd: false, remote: typedRemote, urlKey: 'url' }),
-  format('cursor', 'Cursor', 'mcpServers', () => join(homedir(), '.cursor', 'mcp.json'), { typed: false, cwd: false, remote: (e) => withHeaders({ url: e.url }, e), urlKey: 'url' }),
-  format('vscode', 'VS Code', 'servers', () => resolve('.vscode', 'mcp.json'), { typed: true, cwd: true, remote: typedRemote, urlKey: 'url' }),
-  format('windsurf', 'Windsurf', 'mcpServers', () => join(homedir(), '.codeium', 'windsurf', 'mcp_config.json'), { typed: false, cwd: false, remote: (e) => withHeaders({ serverUrl: e.url }, e), urlKey: 'serverUrl' }),
-  {
-    ...format('gemini', 'Gemini CLI', 'mcpServers', () => join(homedir(), '.gemini', 'settings.json'), { typed: false, cwd: true, remote: (e) => withHeaders(e.transport === 'sse' ? { url: e.url } : { httpUrl: e.url }, e), urlKey: 'httpUrl' }),
-    // Gemini CLI: `httpUrl` is Streamable HTTP; `url` is SSE unless `type` says "http"
-    transportOf: (value: Record<string, unknown>) => (value.httpUrl !== undefined || value.type === 'http' || value.type === 'streamable-http' ? 'http' : value.url !== undefined ? 'sse' : undefined),
-  },
-  format('mcp-servers', 'your MCP client', 'mcpServers', () => undefined, { typed: false, cwd: true, remote: (e) => withHeaders(e.transport === 'sse' ? { type: 'sse', url: e.url } : { url: e.url }, e), urlKey: 'url' }),
-].map((f) => [f.id, f]));
+export const CLIENTS: ReadonlyMap<string, ClientFormat> = new Map(
+  [
+    format('claude-desktop', 'Claude Desktop', 'mcpServers', claudeDesktopPath, { typed: false, cwd: false, remote: undefined, urlKey: 'url' }),
+    format('claude-code', 'Claude Code', 'mcpServers', () => resolve('.mcp.json'), { typed: true, cwd: false, remote: typedRemote, urlKey: 'url' }),
+    format('cursor', 'Cursor', 'mcpServers', () => join(homedir(), '.cursor', 'mcp.json'), {
+      typed: false,
+      cwd: false,
+      remote: (e) => withHeaders({ url: e.url }, e),
+      urlKey: 'url',
+    }),
+    format('vscode', 'VS Code', 'servers', () => resolve('.vscode', 'mcp.json'), { typed: true, cwd: true, remote: typedRemote, urlKey: 'url' }),
+    format('windsurf', 'Windsurf', 'mcpServers', () => join(homedir(), '.codeium', 'windsurf', 'mcp_config.json'), {
+      typed: false,
+      cwd: false,
+      remote: (e) => withHeaders({ serverUrl: e.url }, e),
+      urlKey: 'serverUrl',
+    }),
+    {
+      ...format('gemini', 'Gemini CLI', 'mcpServers', () => join(homedir(), '.gemini', 'settings.json'), {
+        typed: false,
+        cwd: true,
+        remote: (e) => withHeaders(e.transport === 'sse' ? { url: e.url } : { httpUrl: e.url }, e),
+        urlKey: 'httpUrl',
+      }),
+      // Gemini CLI: `httpUrl` is Streamable HTTP; `url` is SSE unless `type` says "http"
+      transportOf: (value: Record<string, unknown>) =>
+        value.httpUrl !== undefined || value.type === 'http' || value.type === 'streamable-http' ? 'http' : value.url !== undefined ? 'sse' : undefined,
+    },
+    format('mcp-servers', 'your MCP client', 'mcpServers', () => undefined, {
+      typed: false,
+      cwd: true,
+      remote: (e) => withHeaders(e.transport === 'sse' ? { type: 'sse', url: e.url } : { url: e.url }, e),
+      urlKey: 'url',
+    }),
+  ].map((f) => [f.id, f]),
+);
 
 /** The names accepted by `--client`, for help and errors. */
 export const CLIENT_NAMES = [...CLIENTS.keys()];
@@ -102,7 +131,8 @@ export const CLIENT_NAMES = [...CLIENTS.keys()];
  * format at that file. Throws {@link InstallInputError} for an unknown client or neither flag.
  */
 export function chooseTarget(client: string | undefined, config: string | undefined): { format: ClientFormat; path: string } {
-  if (client === undefined && config === undefined) throw new InstallInputError(`say which config to change: --client NAME (${CLIENT_NAMES.join(', ')}) or --config FILE`);
+  if (client === undefined && config === undefined)
+    throw new InstallInputError(`say which config to change: --client NAME (${CLIENT_NAMES.join(', ')}) or --config FILE`);
   const chosen = CLIENTS.get(client ?? 'mcp-servers');
   if (chosen === undefined) throw new InstallInputError(`unknown client ${JSON.stringify(client)}; known: ${CLIENT_NAMES.join(', ')}`);
   const path = config !== undefined ? resolve(config) : chosen.defaultPath();

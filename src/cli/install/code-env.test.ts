@@ -1,8 +1,9 @@
 // The table of environment variables that change which code runs (issue 35 §1): one test per
 // row, each with names in several letter cases (Windows names are case-insensitive); such a
 // variable is shown in full and flagged, never masked, even when its name contains PASS/TOKEN.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { CODE_ENV, codeEnvRow } from './code-env.js';
 import { describeVariable } from './display.js';
 
@@ -69,7 +70,8 @@ test('ASKPASS variables name a program: shown, not masked as a password (issue 3
 });
 
 test('ordinary and secret variables are not flagged: masked when secret-looking', () => {
-  for (const name of ['DEBUG', 'HOME_DIR', 'EDITOR_THEME', 'CCACHE', 'HOMEPAGE', 'MY_PATH_PREFIX', 'PATHS', 'NODE_ENV', 'LOG_LEVEL']) assert.equal(codeEnvRow(name), undefined, name);
+  for (const name of ['DEBUG', 'HOME_DIR', 'EDITOR_THEME', 'CCACHE', 'HOMEPAGE', 'MY_PATH_PREFIX', 'PATHS', 'NODE_ENV', 'LOG_LEVEL'])
+    assert.equal(codeEnvRow(name), undefined, name);
   assert.match(describeVariable('DB_PASSWORD', 'hunter2'), /\*{8} \(secret/);
   assert.match(describeVariable('API_TOKEN', 'tok'), /\*{8} \(secret/);
 });

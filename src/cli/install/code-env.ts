@@ -29,9 +29,15 @@ export const CODE_ENV: readonly CodeEnvRow[] = [
   // dynamic loaders
   { pattern: /^LD_[A-Z0-9_]+$/, effect: LOADS },
   { pattern: /^DYLD_[A-Z0-9_]+$/, effect: LOADS },
-  { pattern: /^(GCONV_PATH|GLIBC_TUNABLES|OPENSSL_CONF|OPENSSL_ENGINES|OPENSSL_MODULES|GIO_EXTRA_MODULES|GTK_PATH|QT_PLUGIN_PATH)$/, effect: 'loads libraries or modules into the program' },
+  {
+    pattern: /^(GCONV_PATH|GLIBC_TUNABLES|OPENSSL_CONF|OPENSSL_ENGINES|OPENSSL_MODULES|GIO_EXTRA_MODULES|GTK_PATH|QT_PLUGIN_PATH)$/,
+    effect: 'loads libraries or modules into the program',
+  },
   // configuration files that can name programs to run (.npmrc, .gitconfig, shell start-up files)
-  { pattern: /^(HOME|USERPROFILE|APPDATA|LOCALAPPDATA|XDG_CONFIG_HOME|XDG_CONFIG_DIRS)$/, effect: 'changes which configuration files are read (they can name programs to run)' },
+  {
+    pattern: /^(HOME|USERPROFILE|APPDATA|LOCALAPPDATA|XDG_CONFIG_HOME|XDG_CONFIG_DIRS)$/,
+    effect: 'changes which configuration files are read (they can name programs to run)',
+  },
   // programs run on the process's behalf
   { pattern: /^[A-Z0-9_]*_ASKPASS$/, effect: RUNS },
   { pattern: /^SSH_ASKPASS_REQUIRE$/, effect: 'makes ssh run its askpass program' },
@@ -65,7 +71,10 @@ export const CODE_ENV: readonly CodeEnvRow[] = [
   { pattern: /^(GOPROXY|GONOSUMDB|GONOSUMCHECK|GOPRIVATE|GOINSECURE|GOSUMDB)$/, effect: SOURCE },
   { pattern: /^(DOCKER_HOST|DOCKER_CONFIG|CONTAINER_HOST)$/, effect: 'changes which Docker engine runs containers' },
   // whom downloads trust
-  { pattern: /^(NODE_EXTRA_CA_CERTS|NODE_TLS_REJECT_UNAUTHORIZED|SSL_CERT_FILE|SSL_CERT_DIR|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE|PIP_CERT|UV_NATIVE_TLS)$/, effect: 'changes which servers downloads trust' },
+  {
+    pattern: /^(NODE_EXTRA_CA_CERTS|NODE_TLS_REJECT_UNAUTHORIZED|SSL_CERT_FILE|SSL_CERT_DIR|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE|PIP_CERT|UV_NATIVE_TLS)$/,
+    effect: 'changes which servers downloads trust',
+  },
   { pattern: /^(HTTPS?_PROXY|ALL_PROXY)$/, effect: 'sends downloads through another server' },
 ];
 

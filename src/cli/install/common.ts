@@ -2,11 +2,12 @@
  * What the `install`, `uninstall` and `installed` commands share: the exit codes, the
  * `--client` / `--config` options, and turning errors into one line on stderr.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
-import { InstallInputError } from './entry.js';
+
 import { safeText } from './display.js';
+import { InstallInputError } from './entry.js';
 
 /** Writes `text` on stderr with every control, bidi and invisible character escaped (see {@link safeText}). */
 export function printErr(text: string): void {
@@ -41,7 +42,10 @@ export const TARGET_OPTIONS = {
  * `parseArgs` in strict mode; an unknown option or a missing value becomes an
  * {@link InstallInputError} with Node's message.
  */
-export function parseOptions<T extends OptionsConfig>(args: string[], options: T): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>> {
+export function parseOptions<T extends OptionsConfig>(
+  args: string[],
+  options: T,
+): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>> {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (err) {
@@ -53,7 +57,11 @@ export function parseOptions<T extends OptionsConfig>(args: string[], options: T
  * {@link parseOptions}, but prints `usage` on stdout and resolves undefined when `--help` is
  * among the options, so the caller returns {@link Exit.ok}.
  */
-export function parseOrHelp<T extends OptionsConfig & typeof TARGET_OPTIONS>(args: string[], options: T, usage: string): ReturnType<typeof parseOptions<T>> | undefined {
+export function parseOrHelp<T extends OptionsConfig & typeof TARGET_OPTIONS>(
+  args: string[],
+  options: T,
+  usage: string,
+): ReturnType<typeof parseOptions<T>> | undefined {
   const parsed = parseOptions(args, options);
   if (!(parsed.values as { help?: boolean }).help) return parsed;
   printOut(usage);

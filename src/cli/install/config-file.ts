@@ -20,12 +20,12 @@
  *   the new content when what the user agreed to still holds (the server is still absent, or
  *   still the same entry), and refused otherwise.
  */
-import { mkdir, lstat, readlink, realpath } from 'node:fs/promises';
+import { lstat, mkdir, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import jsonc from 'jsonc-parser';
-import { InstallInputError } from './entry.js';
-import { readNoFollow, replaceFile, withLock, type LockOptions } from './safe-write.js';
 import { isObject } from '../../jsonrpc/values.js';
+import { InstallInputError } from './entry.js';
+import { type LockOptions, readNoFollow, replaceFile, withLock } from './safe-write.js';
 
 /** The config file changed between reading and writing it in a way that matters; nothing was written. */
 export class ConfigChangedError extends Error {
@@ -96,14 +96,19 @@ async function resolveTarget(path: string): Promise<string> {
   });
   if (info === undefined) {
     // a new file: resolve the folder, if it exists
-    return realpath(dirname(absolute)).then((folder) => join(folder, basename(absolute)), () => absolute);
+    return realpath(dirname(absolute)).then(
+      (folder) => join(folder, basename(absolute)),
+      () => absolute,
+    );
   }
   try {
     return await realpath(absolute);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     const to = await readlink(absolute).catch(() => '?');
-    throw new InstallInputError(`${path} is a symbolic link to a missing file (${to}); mcpkit does not create files through links: remove the link or point it at an existing file`);
+    throw new InstallInputError(
+      `${path} is a symbolic link to a missing file (${to}); mcpkit does not create files through links: remove the link or point it at an existing file`,
+    );
   }
 }
 
@@ -204,7 +209,9 @@ function parseJsonc(text: string, where: string): { value: unknown; duplicates: 
  */
 export function serversOf(file: ConfigFile, key: string): Record<string, unknown> | undefined {
   if (file.duplicates.has(JSON.stringify([key]))) {
-    throw new InstallInputError(`${file.path} has the key "${key}" more than once; which one a client reads is not defined, so mcpkit does not guess: merge them by hand first`);
+    throw new InstallInputError(
+      `${file.path} has the key "${key}" more than once; which one a client reads is not defined, so mcpkit does not guess: merge them by hand first`,
+    );
   }
   const servers = file.data[key];
   if (servers === undefined) return undefined;
@@ -215,7 +222,9 @@ export function serversOf(file: ConfigFile, key: string): Record<string, unknown
 /** Throws {@link InstallInputError} when `name` occurs twice in the servers map `key`. */
 export function checkUniqueName(file: ConfigFile, key: string, name: string): void {
   if (file.duplicates.has(JSON.stringify([key, name]))) {
-    throw new InstallInputError(`${file.path} has the server ${JSON.stringify(name)} more than once in "${key}"; which one a client reads is not defined: remove one by hand first`);
+    throw new InstallInputError(
+      `${file.path} has the server ${JSON.stringify(name)} more than once in "${key}"; which one a client reads is not defined: remove one by hand first`,
+    );
   }
 }
 
@@ -242,13 +251,16 @@ export function editText(file: ConfigFile, text: string, path: JsonPath, value: 
   const before = text.trim() === '' ? {} : parseJsonc(text, file.path).value;
   const expected = applyToValue(before, path, value);
   const after = parseJsonc(next, file.path).value;
-  if (JSON.stringify(after) !== JSON.stringify(expected)) throw new Error(`${file.path}: the edit did not give the expected content; nothing was written (please report this)`);
+  if (JSON.stringify(after) !== JSON.stringify(expected))
+    throw new Error(`${file.path}: the edit did not give the expected content; nothing was written (please report this)`);
   return next;
 }
 
 /** `value` as JSON, indented with the file's unit and its line ending, continuing at `lineIndent`. */
 function layout(value: unknown, lineIndent: string, file: ConfigFile): string {
-  return JSON.stringify(value, null, file.indent).split('\n').join(file.eol + lineIndent);
+  return JSON.stringify(value, null, file.indent)
+    .split('\n')
+    .join(file.eol + lineIndent);
 }
 
 /** Leading blanks of the line holding `offset`. */
@@ -268,7 +280,11 @@ function shape(text: string, edit: Edit, file: ConfigFile): Edit[] {
   if (content === '') {
     // removing a later entry: a // comment on the line of the entry before it stays there
     const comment = /^([ \t]*),([ \t]*\/\/[^\r\n]*)/.exec(text.slice(offset, offset + Math.min(length, 4096)));
-    if (comment !== null) return [{ offset: offset + comment[1]!.length, length: 1, content: '' }, { offset: offset + comment[0].length, length: length - comment[0].length, content: '' }];
+    if (comment !== null)
+      return [
+        { offset: offset + comment[1]!.length, length: 1, content: '' },
+        { offset: offset + comment[0].length, length: length - comment[0].length, content: '' },
+      ];
     // removing the first entry: the line break and indentation after the brace stay
     if (!/[{[]/.test(text[offset - 1] ?? '')) return [edit];
     // the only entry: the container becomes empty, `{}`
@@ -344,7 +360,8 @@ function applyToValue(root: unknown, path: JsonPath, value: unknown): unknown {
   for (let i = 0; i < path.length - 1; i++) {
     const segment = path[i]!;
     const container = node as Record<string | number, unknown>;
-    if (container[segment] === undefined) Object.defineProperty(container, segment, { value: typeof path[i + 1] === 'number' ? [] : {}, enumerable: true, writable: true, configurable: true });
+    if (container[segment] === undefined)
+      Object.defineProperty(container, segment, { value: typeof path[i + 1] === 'number' ? [] : {}, enumerable: true, writable: true, configurable: true });
     node = container[segment];
   }
   const last = path.at(-1)!;
@@ -367,7 +384,11 @@ function finish(file: ConfigFile, text: string): string {
  * kept as `<target>.bak` (same mode), then the new text replaces the file. Resolves with the
  * backup path (undefined for a new file).
  */
-export async function commitChange(file: ConfigFile, change: (current: ConfigFile, unchanged: boolean) => string, limits: ConfigLimits = {}): Promise<string | undefined> {
+export async function commitChange(
+  file: ConfigFile,
+  change: (current: ConfigFile, unchanged: boolean) => string,
+  limits: ConfigLimits = {},
+): Promise<string | undefined> {
   await mkdir(dirname(file.target), { recursive: true, mode: 0o700 });
   return withLock(
     file.target,
@@ -377,7 +398,11 @@ export async function commitChange(file: ConfigFile, change: (current: ConfigFil
         throw err;
       });
       const unchanged = read === null ? file.original === null : file.original !== null && read.bytes.equals(file.original);
-      const current = unchanged ? file : read === null ? emptyConfig(file.path, file.target) : parseConfig(file.path, file.target, read.bytes, read.mode, limits);
+      const current = unchanged
+        ? file
+        : read === null
+          ? emptyConfig(file.path, file.target)
+          : parseConfig(file.path, file.target, read.bytes, read.mode, limits);
       const text = finish(current, change(current, unchanged));
       let backup: string | undefined;
       if (current.original !== null) {

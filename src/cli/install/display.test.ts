@@ -1,15 +1,19 @@
 // Quoting for the consent screen (SEP-1024: "the exact command that will be executed, without
 // truncation", "all arguments"). The strongest check that a quoted form is exact: a POSIX
 // shell (bash) reading it back gets the original string, for any string without NUL.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { describeVariable, hasHiddenCharacters, quote, quoteCommandLine, safeJson, safeText } from './display.js';
 
 /** What bash makes of `quoted` as one word: each byte, read back as UTF-8. */
 function bashReads(quotedWords: string): string[] {
-  const out = execFileSync('bash', ['-c', `for w in ${quotedWords}; do printf '%s\\0' "$w"; done`], { env: { LC_ALL: 'C.UTF-8', PATH: process.env.PATH }, encoding: 'utf8' });
+  const out = execFileSync('bash', ['-c', `for w in ${quotedWords}; do printf '%s\\0' "$w"; done`], {
+    env: { LC_ALL: 'C.UTF-8', PATH: process.env.PATH },
+    encoding: 'utf8',
+  });
   return out.split('\0').slice(0, -1);
 }
 
@@ -49,7 +53,10 @@ test('variables: secret-looking names masked with their length, code-loading nam
   assert.equal(describeVariable('API_KEY', 'sk-123'), 'API_KEY=******** (secret, 6 characters, not shown)');
   assert.equal(describeVariable('GITHUB_TOKEN', '${input:token}'), "GITHUB_TOKEN='${input:token}'");
   assert.equal(describeVariable('DEBUG', '1'), 'DEBUG=1');
-  assert.equal(describeVariable('NODE_OPTIONS', '--require /tmp/x.js'), "NODE_OPTIONS='--require /tmp/x.js'   <- changes which code runs: loads code into the program");
+  assert.equal(
+    describeVariable('NODE_OPTIONS', '--require /tmp/x.js'),
+    "NODE_OPTIONS='--require /tmp/x.js'   <- changes which code runs: loads code into the program",
+  );
   assert.equal(describeVariable('LD_PRELOAD', '/tmp/evil.so'), 'LD_PRELOAD=/tmp/evil.so   <- changes which code runs: loads code into the program');
 });
 

@@ -36,7 +36,16 @@ const HIDDEN = new RegExp(`${HIDDEN_CHAR.source}|${DISGUISING_MARKS.source}`, 'u
 const HIDDEN_ALL = new RegExp(HIDDEN.source, 'gu');
 
 const NAMED_ESCAPES: Record<string, string> = {
-  '\\': '\\\\', "'": "\\'", '\n': '\\n', '\r': '\\r', '\t': '\\t', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\x1b': '\\E',
+  '\\': '\\\\',
+  "'": "\\'",
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\v': '\\v',
+  '\x1b': '\\E',
 };
 
 /** True when `text` holds a character that {@link quote} writes as an escape. */

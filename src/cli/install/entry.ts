@@ -73,14 +73,20 @@ const HEADER_VALUE_BAD = /[\x00-\x08\x0a-\x1f\x7f]/;
  * smuggle extra header lines (or a whole request) into what the client sends.
  */
 export function checkHeader(name: string, value: string, where: string): void {
-  if (!HEADER_NAME.test(name)) throw new InstallInputError(`${where}: ${JSON.stringify(name)} is not a valid HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`);
-  if (HEADER_VALUE_BAD.test(value)) throw new InstallInputError(`${where}: the value of header ${JSON.stringify(name)} holds a line break or control character (CR, LF, NUL, ...); header values must be one line`);
+  if (!HEADER_NAME.test(name))
+    throw new InstallInputError(`${where}: ${JSON.stringify(name)} is not a valid HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`);
+  if (HEADER_VALUE_BAD.test(value))
+    throw new InstallInputError(
+      `${where}: the value of header ${JSON.stringify(name)} holds a line break or control character (CR, LF, NUL, ...); header values must be one line`,
+    );
 }
 
 /** Throws {@link InstallInputError} unless `name` matches {@link SERVER_NAME}. */
 export function checkServerName(name: string): string {
   if (!SERVER_NAME.test(name)) {
-    throw new InstallInputError(`the server name ${JSON.stringify(name)} is not allowed: use letters, digits and _ . @ - (at most 128, starting with a letter or digit)`);
+    throw new InstallInputError(
+      `the server name ${JSON.stringify(name)} is not allowed: use letters, digits and _ . @ - (at most 128, starting with a letter or digit)`,
+    );
   }
   return name;
 }
@@ -98,7 +104,16 @@ const KNOWN_FIELDS = new Set(['name', 'type', 'command', 'args', 'env', 'cwd', '
 export function entryFromJson(name: string, value: unknown, where: string, checkName = true): ServerEntry {
   if (!isObject(value)) throw new InstallInputError(`${where}: the server configuration must be a JSON object`);
   if (checkName) checkServerName(name);
-  const entry: ServerEntry = { name, args: [], env: {}, headers: {}, inputs: inputVariables(value.inputs, where), ignored: Object.keys(value).filter((k) => !KNOWN_FIELDS.has(k)).sort() };
+  const entry: ServerEntry = {
+    name,
+    args: [],
+    env: {},
+    headers: {},
+    inputs: inputVariables(value.inputs, where),
+    ignored: Object.keys(value)
+      .filter((k) => !KNOWN_FIELDS.has(k))
+      .sort(),
+  };
   const type = optionalString(value, 'type', where);
   if (type !== undefined && !['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse', 'local', 'remote'].includes(type)) {
     throw new InstallInputError(`${where}: unknown server type ${JSON.stringify(type)}`);

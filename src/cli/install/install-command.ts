@@ -3,13 +3,14 @@
  * arguments, a JSON snippet or an install link, after showing exactly what will run and
  * getting an explicit yes (see consent.ts). It never runs the command it installs.
  */
-import { CLIENT_NAMES, chooseTarget } from './clients.js';
-import { Exit, parseOptions, parseOrHelp, printErr, runCommand, TARGET_OPTIONS } from './common.js';
-import { checkUniqueName, commitChange, ConfigChangedError, editText, readConfigFile, serversOf, type ConfigFile } from './config-file.js';
-import { askYes, canAsk, describeInstall } from './consent.js';
-import { addPair, checkUrl, emptyEntry, InstallInputError, type InputVariable, type ServerEntry } from './entry.js';
-import { entryFromLink, entryFromSnippet, isInstallLink } from './sources.js';
+
 import { isObject } from '../../jsonrpc/values.js';
+import { CLIENT_NAMES, chooseTarget } from './clients.js';
+import { Exit, type parseOptions, parseOrHelp, printErr, runCommand, TARGET_OPTIONS } from './common.js';
+import { ConfigChangedError, type ConfigFile, checkUniqueName, commitChange, editText, readConfigFile, serversOf } from './config-file.js';
+import { askYes, canAsk, describeInstall } from './consent.js';
+import { addPair, checkUrl, emptyEntry, type InputVariable, InstallInputError, type ServerEntry } from './entry.js';
+import { entryFromLink, entryFromSnippet, isInstallLink } from './sources.js';
 
 /** `mcpkit install --help`. */
 export const INSTALL_USAGE = `Usage:
@@ -100,7 +101,9 @@ export function run(argv: string[]): Promise<number> {
     printErr(describeInstall(entry, target.format.label, target.path, replaces, file.target));
     if (!values.yes) {
       if (!canAsk()) {
-        printErr('\nmcpkit install: refusing: there is no terminal to ask for consent on. Nothing was written.\nRun it in a terminal, or pass --yes if you have checked the command above.\n');
+        printErr(
+          '\nmcpkit install: refusing: there is no terminal to ask for consent on. Nothing was written.\nRun it in a terminal, or pass --yes if you have checked the command above.\n',
+        );
         return Exit.cancelled;
       }
       if (!(await askYes('\nType "yes" to install it, anything else cancels: '))) {
@@ -113,13 +116,17 @@ export function run(argv: string[]): Promise<number> {
       checkUniqueName(current, key, entry.name);
       const present = Object.hasOwn(now, entry.name);
       if (!unchanged && (present !== replaces || (present && JSON.stringify(now[entry.name]) !== agreed))) {
-        throw new ConfigChangedError(`${target.path} changed while mcpkit was waiting: ${present ? `it now holds ${replaces ? 'another' : 'a'} server named ${JSON.stringify(entry.name)}` : `the server ${JSON.stringify(entry.name)} is gone`}; nothing was written, run the command again`);
+        throw new ConfigChangedError(
+          `${target.path} changed while mcpkit was waiting: ${present ? `it now holds ${replaces ? 'another' : 'a'} server named ${JSON.stringify(entry.name)}` : `the server ${JSON.stringify(entry.name)} is gone`}; nothing was written, run the command again`,
+        );
       }
       let text = editText(current, current.text, [key, entry.name], json);
       if (vscode) for (const input of inputsToAdd(current.data, entry.inputs, target.path)) text = editText(current, text, ['inputs', -1], input);
       return text;
     });
-    printErr(`mcpkit install: ${replaces ? 'replaced' : 'added'} ${JSON.stringify(entry.name)} in ${file.target}${backup ? ` (previous file kept as ${backup})` : ''}. Restart ${target.format.label} to load it.\n`);
+    printErr(
+      `mcpkit install: ${replaces ? 'replaced' : 'added'} ${JSON.stringify(entry.name)} in ${file.target}${backup ? ` (previous file kept as ${backup})` : ''}. Restart ${target.format.label} to load it.\n`,
+    );
     return Exit.ok;
   });
 }

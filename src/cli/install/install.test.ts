@@ -2,13 +2,14 @@
 // The consent rules are SEP-1024 (MCP Client Security Requirements for Local Server
 // Installation): the exact command, untruncated, all arguments, a warning, and explicit
 // consent before anything is configured — so without a terminal only --yes installs.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { Ajv } from 'ajv';
-import { quote } from './display.js';
 import { runCli, tempDir } from '../../../test/helpers/cli/install.js';
+import { quote } from './display.js';
 
 const ENTRY = { command: 'npx', args: ['-y', 'some-pkg', 'a b'], env: { API_KEY: 'sk-secret-1', DEBUG: '1' } };
 
@@ -16,7 +17,9 @@ const FORMS: Record<string, string[]> = {
   args: ['--name', 'demo', '-e', 'API_KEY=sk-secret-1', '-e', 'DEBUG=1', '--', 'npx', '-y', 'some-pkg', 'a b'],
   snippet: ['--json', JSON.stringify({ name: 'demo', ...ENTRY })],
   'cursor link': [`cursor://anysphere.cursor-deeplink/mcp/install?name=demo&config=${Buffer.from(JSON.stringify(ENTRY)).toString('base64')}`],
-  'cursor link, wrapped config': [`cursor://anysphere.cursor-deeplink/mcp/install?name=demo&config=${Buffer.from(JSON.stringify({ demo: ENTRY })).toString('base64')}`],
+  'cursor link, wrapped config': [
+    `cursor://anysphere.cursor-deeplink/mcp/install?name=demo&config=${Buffer.from(JSON.stringify({ demo: ENTRY })).toString('base64')}`,
+  ],
   'vscode link': [`vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name: 'demo', ...ENTRY }))}`],
 };
 
@@ -63,7 +66,7 @@ for (const [client, expected] of Object.entries(EXPECTED)) {
   }
 }
 
-test('each client\'s default file (HOME and the current folder), created with mode 0600 when missing', async () => {
+test("each client's default file (HOME and the current folder), created with mode 0600 when missing", async () => {
   const home = tempDir();
   const project = tempDir();
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: '' };
@@ -190,7 +193,20 @@ test('remote servers: URL, headers (secret values masked) and SSE, per format', 
   };
   for (const [client, value] of Object.entries(expected)) {
     const path = join(dir, `${client}.json`);
-    const result = await runCli(['install', '--client', client, '--config', path, '--yes', '--name', 'remote', '--sse', '--header', 'Authorization: Bearer tok-1', 'https://example.com/sse']);
+    const result = await runCli([
+      'install',
+      '--client',
+      client,
+      '--config',
+      path,
+      '--yes',
+      '--name',
+      'remote',
+      '--sse',
+      '--header',
+      'Authorization: Bearer tok-1',
+      'https://example.com/sse',
+    ]);
     assert.equal(result.code, 0, result.stderr);
     assert.ok(!result.stderr.includes('tok-1'));
     assert.match(result.stderr, /will connect to the remote server https:\/\/example.com\/sse \(legacy HTTP\+SSE\)/);
@@ -211,7 +227,10 @@ test('a VS Code file with comments (JSONC) gets the entry, its comments and trai
   const result = await runCli(['install', '--client', 'vscode', '--yes', ...FORMS.args!], { cwd: dir });
   assert.equal(result.code, 0, result.stderr);
   const demo = JSON.stringify(EXPECTED.vscode!.value, null, 2).replaceAll('\n', '\n    ');
-  assert.equal(readFileSync(path, 'utf8'), `{\n  // my servers\n  "servers": {\n    "a": { "type": "stdio", "command": "x", }, /* inline */\n    "demo": ${demo}\n  },\n}\n`);
+  assert.equal(
+    readFileSync(path, 'utf8'),
+    `{\n  // my servers\n  "servers": {\n    "a": { "type": "stdio", "command": "x", }, /* inline */\n    "demo": ${demo}\n  },\n}\n`,
+  );
   writeFileSync(path, '{"servers": ');
   const broken = await runCli(['install', '--client', 'vscode', '--yes', ...FORMS.args!], { cwd: dir });
   assert.equal(broken.code, 2);
@@ -255,9 +274,35 @@ const INSTALLED_SCHEMA = {
             type: 'array',
             items: {
               oneOf: [
-                { type: 'object', required: ['name', 'command', 'args', 'envNames'], additionalProperties: false, properties: { name: { type: 'string' }, command: { type: 'string' }, args: { type: 'array', items: { type: 'string' } }, envNames: { type: 'array', items: { type: 'string' } }, cwd: { type: 'string' } } },
-                { type: 'object', required: ['name', 'url', 'transport', 'headerNames'], additionalProperties: false, properties: { name: { type: 'string' }, url: { type: 'string' }, transport: { enum: ['http', 'sse'] }, headerNames: { type: 'array', items: { type: 'string' } } } },
-                { type: 'object', required: ['name', 'error'], additionalProperties: false, properties: { name: { type: 'string' }, error: { type: 'string' } } },
+                {
+                  type: 'object',
+                  required: ['name', 'command', 'args', 'envNames'],
+                  additionalProperties: false,
+                  properties: {
+                    name: { type: 'string' },
+                    command: { type: 'string' },
+                    args: { type: 'array', items: { type: 'string' } },
+                    envNames: { type: 'array', items: { type: 'string' } },
+                    cwd: { type: 'string' },
+                  },
+                },
+                {
+                  type: 'object',
+                  required: ['name', 'url', 'transport', 'headerNames'],
+                  additionalProperties: false,
+                  properties: {
+                    name: { type: 'string' },
+                    url: { type: 'string' },
+                    transport: { enum: ['http', 'sse'] },
+                    headerNames: { type: 'array', items: { type: 'string' } },
+                  },
+                },
+                {
+                  type: 'object',
+                  required: ['name', 'error'],
+                  additionalProperties: false,
+                  properties: { name: { type: 'string' }, error: { type: 'string' } },
+                },
               ],
             },
           },
@@ -270,14 +315,27 @@ const INSTALLED_SCHEMA = {
 test('installed lists entries (readable and --json, checked by a schema) and never prints secret values', async () => {
   const dir = tempDir();
   const path = join(dir, 'mcp.json');
-  writeFileSync(path, JSON.stringify({ mcpServers: { local: { command: 'node', args: ['s.js', 'a b'], env: { API_TOKEN: 'tok-secret' } }, remote: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer tok-secret' } }, broken: { args: [] }, 'odd name': { command: 'x' } } }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      mcpServers: {
+        local: { command: 'node', args: ['s.js', 'a b'], env: { API_TOKEN: 'tok-secret' } },
+        remote: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer tok-secret' } },
+        broken: { args: [] },
+        'odd name': { command: 'x' },
+      },
+    }),
+  );
   const json = await runCli(['installed', '--config', path, '--json']);
   assert.equal(json.code, 0, json.stderr);
   assert.ok(!json.stdout.includes('tok-secret'));
   const parsed = JSON.parse(json.stdout) as { configs: { servers: { name: string }[] }[] };
   const validate = new Ajv({ strict: true }).compile(INSTALLED_SCHEMA);
   assert.ok(validate(parsed), JSON.stringify(validate.errors));
-  assert.deepEqual(parsed.configs[0]!.servers.map((s) => s.name), ['local', 'remote', 'broken', 'odd name']);
+  assert.deepEqual(
+    parsed.configs[0]!.servers.map((s) => s.name),
+    ['local', 'remote', 'broken', 'odd name'],
+  );
   assert.deepEqual(parsed.configs[0]!.servers[0], { name: 'local', command: 'node', args: ['s.js', 'a b'], envNames: ['API_TOKEN'] });
   const text = await runCli(['installed', '--config', path]);
   assert.equal(text.code, 0);
@@ -300,13 +358,18 @@ test('each command has --help with examples (exit 0)', async () => {
 
 test('VS Code inputs from a link go to the file\'s top-level "inputs" (ids already there kept); other formats ignore them', async () => {
   const dir = tempDir();
-  const link = `vscode:mcp/install?${encodeURIComponent(JSON.stringify({
-    name: 'github',
-    type: 'http',
-    url: 'https://api.example.com/mcp/',
-    headers: { Authorization: 'Bearer ${input:github_token}' },
-    inputs: [{ type: 'promptString', id: 'github_token', description: 'GitHub Personal Access Token', password: true }, { type: 'promptString', id: 'existing', description: 'new text' }],
-  }))}`;
+  const link = `vscode:mcp/install?${encodeURIComponent(
+    JSON.stringify({
+      name: 'github',
+      type: 'http',
+      url: 'https://api.example.com/mcp/',
+      headers: { Authorization: 'Bearer ${input:github_token}' },
+      inputs: [
+        { type: 'promptString', id: 'github_token', description: 'GitHub Personal Access Token', password: true },
+        { type: 'promptString', id: 'existing', description: 'new text' },
+      ],
+    }),
+  )}`;
   const path = join(dir, 'mcp.json');
   writeFileSync(path, JSON.stringify({ inputs: [{ type: 'promptString', id: 'existing', description: 'old text' }], servers: {} }, null, 2));
   const result = await runCli(['install', '--client', 'vscode', '--config', path, '--yes', link]);
@@ -314,14 +377,26 @@ test('VS Code inputs from a link go to the file\'s top-level "inputs" (ids alrea
   assert.match(result.stderr, /VS Code will ask you for github_token \('GitHub Personal Access Token'\), typed hidden/);
   assert.match(result.stderr, /Authorization='Bearer \$\{input:github_token\}'/, 'a placeholder is not a secret: shown');
   const written = JSON.parse(readFileSync(path, 'utf8'));
-  assert.deepEqual(written.inputs, [{ type: 'promptString', id: 'existing', description: 'old text' }, { type: 'promptString', id: 'github_token', description: 'GitHub Personal Access Token', password: true }]);
+  assert.deepEqual(written.inputs, [
+    { type: 'promptString', id: 'existing', description: 'old text' },
+    { type: 'promptString', id: 'github_token', description: 'GitHub Personal Access Token', password: true },
+  ]);
   assert.deepEqual(written.servers.github, { type: 'http', url: 'https://api.example.com/mcp/', headers: { Authorization: 'Bearer ${input:github_token}' } });
   const cursor = join(dir, 'cursor.json');
   const other = await runCli(['install', '--client', 'cursor', '--config', cursor, '--yes', link]);
   assert.equal(other.code, 0, other.stderr);
   assert.match(other.stderr, /ignored fields of the input \(not written\): inputs/);
   assert.equal(JSON.parse(readFileSync(cursor, 'utf8')).inputs, undefined);
-  const bad = await runCli(['install', '--client', 'vscode', '--config', path, '--yes', '--force', `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name: 'x', command: 'x', inputs: [{ id: 'no type' }] }))}`]);
+  const bad = await runCli([
+    'install',
+    '--client',
+    'vscode',
+    '--config',
+    path,
+    '--yes',
+    '--force',
+    `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name: 'x', command: 'x', inputs: [{ id: 'no type' }] }))}`,
+  ]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /inputs\[0\] needs a "type" and an "id"/);
 });

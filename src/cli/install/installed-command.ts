@@ -4,7 +4,7 @@
  * masked in the readable output and left out of the JSON output (only their names appear).
  */
 import { access } from 'node:fs/promises';
-import { CLIENT_NAMES, CLIENTS, chooseTarget, readEntry, type ClientFormat } from './clients.js';
+import { CLIENT_NAMES, CLIENTS, type ClientFormat, chooseTarget, readEntry } from './clients.js';
 import { Exit, parseOrHelp, printErr, printOut, runCommand, TARGET_OPTIONS } from './common.js';
 import { readConfigFile, serversOf } from './config-file.js';
 import { describeVariable, quote, quoteCommandLine, safeJson } from './display.js';
@@ -55,7 +55,14 @@ export function run(argv: string[]): Promise<number> {
     else {
       for (const format of CLIENTS.values()) {
         const path = format.defaultPath();
-        if (path !== undefined && (await access(path).then(() => true, () => false))) targets.push({ format, path });
+        if (
+          path !== undefined &&
+          (await access(path).then(
+            () => true,
+            () => false,
+          ))
+        )
+          targets.push({ format, path });
       }
     }
     // one file that cannot be read is reported, and the others are still listed
@@ -82,7 +89,14 @@ function summarize(format: ClientFormat, name: string, value: unknown): Record<s
   const entry = readEntry(format, name, value);
   if ('error' in entry) return { name, error: entry.error };
   if (entry.command !== undefined) {
-    return { name, command: entry.command, args: entry.args, envNames: Object.keys(entry.env), ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}), env: entry.env };
+    return {
+      name,
+      command: entry.command,
+      args: entry.args,
+      envNames: Object.keys(entry.env),
+      ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}),
+      env: entry.env,
+    };
   }
   return { name, url: entry.url, transport: entry.transport, headerNames: Object.keys(entry.headers), headers: entry.headers };
 }

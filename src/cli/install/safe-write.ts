@@ -147,7 +147,9 @@ export async function withLock<T>(path: string, body: () => Promise<T>, options:
     }
     if (await removeIfStale(lockPath, staleMs)) continue;
     if (Date.now() > deadline) {
-      throw new ConfigLockedError(`${path} is locked by another mcpkit (${lockPath}); nothing was written. Run the command again; if no mcpkit is running, delete ${lockPath}`);
+      throw new ConfigLockedError(
+        `${path} is locked by another mcpkit (${lockPath}); nothing was written. Run the command again; if no mcpkit is running, delete ${lockPath}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
   }
@@ -172,7 +174,10 @@ async function removeIfStale(lockPath: string, staleMs: number): Promise<boolean
   } catch {
     return false; // gone (taken and released): try again
   }
-  if (!info.isFile()) throw new NotARegularFileError(`${lockPath} is not a lock file mcpkit made (a symbolic link or something else); nothing was written: delete it and run the command again`);
+  if (!info.isFile())
+    throw new NotARegularFileError(
+      `${lockPath} is not a lock file mcpkit made (a symbolic link or something else); nothing was written: delete it and run the command again`,
+    );
   try {
     const handle = await open(lockPath, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
     try {

@@ -1,8 +1,9 @@
 // The install link and snippet forms: Cursor's documented deeplink
 // (cursor://anysphere.cursor-deeplink/mcp/install?name=$NAME&config=$BASE64_ENCODED_CONFIG) and
 // VS Code's (vscode:mcp/install?<JSON>, the object `code --add-mcp` takes).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { InstallInputError } from './entry.js';
 import { entryFromLink, entryFromSnippet, isInstallLink } from './sources.js';
 
@@ -19,7 +20,7 @@ test('a base64 "+" that became a space, and url-safe base64, still decode', () =
   }
 });
 
-test('--name overrides the link\'s name; unknown fields are listed, not written', () => {
+test("--name overrides the link's name; unknown fields are listed, not written", () => {
   const entry = entryFromLink(`vscode-insiders:mcp/install?${encodeURIComponent(JSON.stringify({ name: 'a', command: 'x', trust: true, inputs: [] }))}`, 'b');
   assert.equal(entry.name, 'b');
   assert.deepEqual(entry.ignored, ['trust']);
@@ -36,7 +37,10 @@ test('remote entries from links and snippets, with type', () => {
 
 test('size limit: a longer input is refused before decoding', () => {
   const long = `cursor://anysphere.cursor-deeplink/mcp/install?name=x&config=${'A'.repeat(100)}`;
-  assert.throws(() => entryFromLink(long, undefined, { maxInputBytes: 50 }), (err: unknown) => err instanceof InstallInputError && /longer than 50/.test(err.message));
+  assert.throws(
+    () => entryFromLink(long, undefined, { maxInputBytes: 50 }),
+    (err: unknown) => err instanceof InstallInputError && /longer than 50/.test(err.message),
+  );
 });
 
 test('names and env keys cannot reach Object.prototype', () => {
@@ -59,7 +63,10 @@ test('web install links read like the app links: cursor.com (with or without a l
     const entry = entryFromLink(link, undefined);
     assert.deepEqual([entry.name, entry.command, entry.args], ['web', 'npx', ['-y', 'pkg']], link);
   }
-  const remote = entryFromLink(`https://insiders.vscode.dev/redirect/mcp/install?name=gh&config=${encodeURIComponent(JSON.stringify({ type: 'http', url: 'https://api.example.com/mcp/' }))}`, undefined);
+  const remote = entryFromLink(
+    `https://insiders.vscode.dev/redirect/mcp/install?name=gh&config=${encodeURIComponent(JSON.stringify({ type: 'http', url: 'https://api.example.com/mcp/' }))}`,
+    undefined,
+  );
   assert.deepEqual([remote.url, remote.transport], ['https://api.example.com/mcp/', 'http']);
   assert.equal(isInstallLink('https://cursor.com/docs'), false);
   assert.equal(isInstallLink('https://vscode.dev/github/x'), false);

@@ -16,8 +16,9 @@
  *
  * Nothing here runs anything: the result is only data for the consent screen and the file.
  */
-import { entryFromJson, inputVariables, InstallInputError, type ServerEntry } from './entry.js';
+
 import { isObject } from '../../jsonrpc/values.js';
+import { entryFromJson, InstallInputError, inputVariables, type ServerEntry } from './entry.js';
 
 /** Default for {@link SourceLimits.maxInputBytes}. */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;
@@ -41,7 +42,15 @@ const VSCODE_WEB = /^https:\/\/(insiders\.)?vscode\.dev\/redirect\/mcp\/install\
 
 /** True when `text` looks like one of the install links this module reads (app links and their web forms). */
 export function isInstallLink(text: string): boolean {
-  return text.startsWith(CURSOR_PREFIX) || VSCODE_LINK.test(text) || CURSOR_WEB.test(text) || VSCODE_WEB.test(text) || text.startsWith('cursor:') || text.startsWith('vscode:') || text.startsWith('vscode-insiders:');
+  return (
+    text.startsWith(CURSOR_PREFIX) ||
+    VSCODE_LINK.test(text) ||
+    CURSOR_WEB.test(text) ||
+    VSCODE_WEB.test(text) ||
+    text.startsWith('cursor:') ||
+    text.startsWith('vscode:') ||
+    text.startsWith('vscode-insiders:')
+  );
 }
 
 /**
@@ -57,7 +66,9 @@ export function entryFromLink(link: string, nameOverride: string | undefined, li
   if (vscode) return fromVscodeLink(link.slice(vscode[0].length), nameOverride);
   const vscodeWeb = VSCODE_WEB.exec(link);
   if (vscodeWeb) return fromVscodeWebLink(withoutFragment(link.slice(vscodeWeb[0].length)), nameOverride);
-  throw new InstallInputError('unknown install link: expected cursor://anysphere.cursor-deeplink/mcp/install?name=...&config=..., vscode:mcp/install?{...}, https://cursor.com/install-mcp?... or https://vscode.dev/redirect/mcp/install?...');
+  throw new InstallInputError(
+    'unknown install link: expected cursor://anysphere.cursor-deeplink/mcp/install?name=...&config=..., vscode:mcp/install?{...}, https://cursor.com/install-mcp?... or https://vscode.dev/redirect/mcp/install?...',
+  );
 }
 
 function withoutFragment(query: string): string {
@@ -95,7 +106,7 @@ function fromCursorLink(query: string, nameOverride: string | undefined): Server
   const params = queryParams(query, 'the Cursor link');
   const encoded = params.get('config');
   if (encoded === undefined || encoded === '') throw new InstallInputError('the Cursor link has no config parameter');
-  const json = parseJson(decodeBase64(encoded), 'the Cursor link\'s config');
+  const json = parseJson(decodeBase64(encoded), "the Cursor link's config");
   const linkName = params.get('name');
   return unwrapOne(json, nameOverride ?? linkName, 'the Cursor link');
 }
@@ -150,7 +161,9 @@ function pickServer(servers: Record<string, unknown>, name: string | undefined, 
   const keys = Object.keys(servers);
   if (keys.length === 1) return entryFromJson(name ?? keys[0]!, servers[keys[0]!], where);
   if (name !== undefined && Object.hasOwn(servers, name)) return entryFromJson(name, servers[name], where);
-  throw new InstallInputError(keys.length === 0 ? `${where} is empty` : `${where} holds ${keys.length} servers; pick one with --name (${keys.map((k) => JSON.stringify(k)).join(', ')})`);
+  throw new InstallInputError(
+    keys.length === 0 ? `${where} is empty` : `${where} holds ${keys.length} servers; pick one with --name (${keys.map((k) => JSON.stringify(k)).join(', ')})`,
+  );
 }
 
 function checkSize(text: string, what: string, limits: SourceLimits): void {
@@ -169,12 +182,12 @@ function percentDecode(text: string, where: string): string {
 function decodeBase64(text: string): string {
   // A '+' may have become a space on its way through a browser or a shell.
   const cleaned = text.replaceAll(' ', '+');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(cleaned)) throw new InstallInputError('the Cursor link\'s config is not base64');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(cleaned)) throw new InstallInputError("the Cursor link's config is not base64");
   const bytes = Buffer.from(cleaned.replaceAll('-', '+').replaceAll('_', '/'), 'base64');
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new InstallInputError('the Cursor link\'s config is not UTF-8 text');
+    throw new InstallInputError("the Cursor link's config is not UTF-8 text");
   }
 }
 

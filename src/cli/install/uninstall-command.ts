@@ -5,7 +5,7 @@
  */
 import { CLIENT_NAMES, chooseTarget } from './clients.js';
 import { Exit, parseOrHelp, printErr, runCommand, TARGET_OPTIONS } from './common.js';
-import { checkUniqueName, commitChange, ConfigChangedError, editText, readConfigFile, serversOf } from './config-file.js';
+import { ConfigChangedError, checkUniqueName, commitChange, editText, readConfigFile, serversOf } from './config-file.js';
 import { InstallInputError } from './entry.js';
 
 /** `mcpkit uninstall --help`. */
@@ -44,7 +44,8 @@ export function run(argv: string[]): Promise<number> {
     const backup = await commitChange(file, (current) => {
       const now = serversOf(current, key);
       checkUniqueName(current, key, name);
-      if (now === undefined || !Object.hasOwn(now, name)) throw new ConfigChangedError(`${target.path} no longer has a server named ${JSON.stringify(name)} (another program removed it); nothing changed`);
+      if (now === undefined || !Object.hasOwn(now, name))
+        throw new ConfigChangedError(`${target.path} no longer has a server named ${JSON.stringify(name)} (another program removed it); nothing changed`);
       return editText(current, current.text, [key, name], undefined);
     });
     printErr(`mcpkit uninstall: removed ${JSON.stringify(name)} from ${file.target} (previous file kept as ${backup})\n`);

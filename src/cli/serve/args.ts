@@ -31,7 +31,8 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' | { error: st
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
-  if (positionals.length !== 1) return { error: positionals.length === 0 ? 'give the module to serve: FILE' : `one FILE at a time (got ${positionals.length})` };
+  if (positionals.length !== 1)
+    return { error: positionals.length === 0 ? 'give the module to serve: FILE' : `one FILE at a time (got ${positionals.length})` };
   const port = parsePort(values.port, 3000);
   if (port === undefined) return { error: '--port needs a number from 0 to 65535' };
   if (values.port !== undefined && !values.http) return { error: '--port applies to --http' };

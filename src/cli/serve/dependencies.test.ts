@@ -1,9 +1,10 @@
 // What `mcpkit dev` watches: the module and its local imports, resolved as tsx / Node do
 // (a `./x.js` specifier may name `x.ts`; a folder specifier means its index file).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { tempDir } from '../../../test/helpers/cli/install.js';
 import { localDependencies } from './dependencies.js';
 
@@ -14,7 +15,10 @@ test('transitive local imports of every form; packages, node: modules and missin
     writeFileSync(join(dir, name), text);
     return join(dir, name);
   };
-  const entry = file('main.ts', `import { a } from './a.js';\nexport * from "./lib";\nimport 'zod';\nimport fs from 'node:fs';\nconst c = await import('./c.mjs');\nimport './missing.js';\n`);
+  const entry = file(
+    'main.ts',
+    `import { a } from './a.js';\nexport * from "./lib";\nimport 'zod';\nimport fs from 'node:fs';\nconst c = await import('./c.mjs');\nimport './missing.js';\n`,
+  );
   const a = file('a.ts', `import type { T } from '../outside/t.js';\nexport const a = require('./b.cjs');\n`);
   const lib = file('lib/index.ts', `export {} from './deep/d.js';\n`);
   const d = file('lib/deep/d.tsx', `this is { not valid typescript\nimport('./e.json')\n`);

@@ -30,7 +30,8 @@ function resolveLocal(from: string, spec: string): string | undefined {
   const ext = extname(base);
   const stem = ['.js', '.mjs', '.cjs', '.jsx'].includes(ext) ? base.slice(0, -ext.length) : undefined;
   const tries = [base];
-  if (stem !== undefined) tries.push(...({ '.js': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'], '.jsx': ['.tsx'] } as Record<string, string[]>)[ext]!.map((e) => stem + e));
+  if (stem !== undefined)
+    tries.push(...({ '.js': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'], '.jsx': ['.tsx'] } as Record<string, string[]>)[ext]!.map((e) => stem + e));
   tries.push(...CANDIDATE_EXTENSIONS.map((e) => base + e), ...CANDIDATE_EXTENSIONS.map((e) => resolve(base, `index${e}`)));
   return tries.find((p) => existsSync(p) && statSync(p).isFile());
 }

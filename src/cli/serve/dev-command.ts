@@ -12,20 +12,20 @@
  * reported on stderr and the previous one keeps serving; with none yet, the dev process
  * waits for the next change, holding the client's messages (stdio) or answering 503 (HTTP).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { serveArgsOrExit, type ServeArgs } from './args.js';
+import { libraryRoot } from '../library-root.js';
+import { type ServeArgs, serveArgsOrExit } from './args.js';
 import { localDependencies } from './dependencies.js';
 import type { GenerationMessage } from './generation.js';
 import { DevHttpProxy, type ProxyTarget } from './http-proxy.js';
 import { onLines } from './lines.js';
 import { untilSignal } from './serve.js';
-import { StdioRelay, type RelayGeneration } from './stdio-relay.js';
+import { type RelayGeneration, StdioRelay } from './stdio-relay.js';
 import { FileWatcher } from './watcher.js';
-import { libraryRoot } from '../library-root.js';
 
 /** `mcpkit dev --help`. */
 export const DEV_USAGE = `Usage: mcpkit dev FILE [--http [--port N]] [--export NAME]
@@ -84,7 +84,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   const script = generationScript();
   if (script === undefined || !existsSync(script)) {
-    process.stderr.write(`mcpkit dev: mcpkit's own files are incomplete (cli/serve/generation.js is missing from its library folder); reinstall mcpkit, or run \`npm run build\` in a checkout\n`);
+    process.stderr.write(
+      `mcpkit dev: mcpkit's own files are incomplete (cli/serve/generation.js is missing from its library folder); reinstall mcpkit, or run \`npm run build\` in a checkout\n`,
+    );
     return 1;
   }
   return new DevSupervisor(args, script).start();
@@ -139,7 +141,11 @@ class DevSupervisor {
       log(`bound ${url}; loading ${this.#args.file} (LISTENING follows once it serves; reloading when it or its imports change)`);
       stopped = untilSignal();
     } else {
-      onLines(process.stdin, (line) => this.#relay!.fromClient(line), (n) => log(`dropped a ${n}-byte line from the client (too long)`));
+      onLines(
+        process.stdin,
+        (line) => this.#relay!.fromClient(line),
+        (n) => log(`dropped a ${n}-byte line from the client (too long)`),
+      );
       const ended = new Promise<void>((ok) => process.stdin.once('end', ok).once('close', ok));
       stopped = Promise.race([ended, untilSignal()]);
       log(`serving ${this.#args.file} over stdio; reloading when it or its imports change`);
@@ -182,7 +188,12 @@ class DevSupervisor {
     };
     this.#all.add(generation);
     child.stdin?.on('error', () => {});
-    if (mode === 'stdio') onLines(child.stdout!, (line) => this.#relay!.fromGeneration(generation, line), (n) => log(`dropped a ${n}-byte line from the server (too long)`));
+    if (mode === 'stdio')
+      onLines(
+        child.stdout!,
+        (line) => this.#relay!.fromGeneration(generation, line),
+        (n) => log(`dropped a ${n}-byte line from the server (too long)`),
+      );
     else child.stdout!.pipe(process.stderr, { end: false });
     let settled = false;
     const settle = (outcome: GenerationMessage | { type: 'exited'; code: number | null }): void => {
@@ -219,7 +230,11 @@ class DevSupervisor {
     if (outcome.type !== 'ready') {
       const why = outcome.type === 'failed' ? outcome.message : `the process exited with code ${outcome.code} while loading`;
       log(`${this.#args.file} failed to load:\n${why}`);
-      log(this.#current !== undefined ? `still serving the code loaded before (generation ${this.#current.id}); fix the file and save it` : 'no working code yet; waiting for a change');
+      log(
+        this.#current !== undefined
+          ? `still serving the code loaded before (generation ${this.#current.id}); fix the file and save it`
+          : 'no working code yet; waiting for a change',
+      );
       this.#end(generation);
       return;
     }

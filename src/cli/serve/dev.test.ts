@@ -3,14 +3,15 @@
 // code — over Streamable HTTP and over stdio, with one client session throughout (the
 // session is carried over by replaying initialize; MCP 2025-06-18 "Lifecycle": initialize
 // must come first in a session, so a new server without the replay would refuse calls).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { MCPKIT_BIN } from '../../../test/helpers/cli/install.js';
+import { firstText, serverProject, startCli, writeGreeting } from '../../../test/helpers/cli/serve.js';
 import { Client } from '../../client/index.js';
 import { StreamableHttpClientTransport } from '../../http/index.js';
 import { StdioClientTransport } from '../../stdio/index.js';
-import { MCPKIT_BIN } from '../../../test/helpers/cli/install.js';
-import { firstText, serverProject, startCli, writeGreeting } from '../../../test/helpers/cli/serve.js';
 
 const info = { name: 'dev-test', version: '1.0.0' };
 
@@ -49,12 +50,12 @@ async function reloadScenario(call: () => Promise<string | undefined>, stderr: (
   assert.equal(await call(), 'v3');
 
   // The entry module itself changes too.
-  writeFileSync(server, readFileSync(server, 'utf8').replace("text: greeting()", "text: greeting() + '!'"));
+  writeFileSync(server, readFileSync(server, 'utf8').replace('text: greeting()', "text: greeting() + '!'"));
   await waitForCount(stderr, /reloaded \(generation \d+\)/, 3);
   assert.equal(await call(), 'v3!');
 }
 
-test('dev --http: reloads on change, keeps the URL and the client\'s session, survives a syntax error', async () => {
+test("dev --http: reloads on change, keeps the URL and the client's session, survives a syntax error", async () => {
   const { dir, server, greet } = serverProject('v1');
   const cli = startCli(['dev', server, '--http', '--port', '0'], dir);
   const client = new Client(info);
@@ -80,7 +81,12 @@ test('dev over stdio: reloads on change with the same client session, survives a
   const client = new Client(info);
   await client.connect(transport);
   try {
-    await reloadScenario(async () => firstText(await client.callTool({ name: 'hello' })), () => transport.stderrTail(), greet, server);
+    await reloadScenario(
+      async () => firstText(await client.callTool({ name: 'hello' })),
+      () => transport.stderrTail(),
+      greet,
+      server,
+    );
   } finally {
     await client.close();
   }
@@ -112,15 +118,26 @@ test('dev --http at the wire: the same Mcp-Session-Id keeps working across a rel
     const [, url] = await cli.waitForStdout(/^LISTENING (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/);
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     // Streamable HTTP (2025-06-18 "Transports"): the session id comes back on the initialize response.
-    const init = await fetch(url!, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: info } }) });
+    const init = await fetch(url!, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: info } }),
+    });
     assert.equal(init.status, 200);
     await init.text();
     const sid = init.headers.get('mcp-session-id')!;
     assert.ok(sid);
     const session = { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' };
-    assert.equal((await fetch(url!, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).status, 202);
+    assert.equal(
+      (await fetch(url!, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).status,
+      202,
+    );
     const call = async (id: number): Promise<{ status: number; text: string; sid: string | null }> => {
-      const res = await fetch(url!, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hello', arguments: {} } }) });
+      const res = await fetch(url!, {
+        method: 'POST',
+        headers: session,
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hello', arguments: {} } }),
+      });
       return { status: res.status, text: await res.text(), sid: res.headers.get('mcp-session-id') };
     };
     assert.match((await call(2)).text, /"text":"v1"/);

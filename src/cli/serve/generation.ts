@@ -6,7 +6,7 @@
  * parent `{type: 'ready', port?}` or `{type: 'failed', message}`. It exits when the parent
  * goes away, when its stdin ends (stdio), or on SIGTERM.
  */
-import { loadServer, ServerLoadError, describeError, selfConnectedMessage } from './load-server.js';
+import { describeError, loadServer, ServerLoadError, selfConnectedMessage } from './load-server.js';
 import { serveHttp, serveStdio, stdinEnded } from './serve.js';
 
 /** A message from a generation to the dev process. */

@@ -1,16 +1,22 @@
 // The HTTP front of `mcpkit dev` in-process, in front of real mcpkit servers on 127.0.0.1.
 // Streamable HTTP (MCP 2025-06-18 "Transports", session management): the server assigns
 // Mcp-Session-Id at initialization; a request with an unknown session id gets 404.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
 import { McpServer } from '../../server/index.js';
 import { DevHttpProxy, type ProxyTarget } from './http-proxy.js';
 import { serveHttp } from './serve.js';
 
 const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const initBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+const initBody = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
 
 async function generation(id: number, text: string): Promise<ProxyTarget & { close(): Promise<void> }> {
   const server = new McpServer({ name: 'g', version: String(id) });
@@ -33,13 +39,21 @@ async function open(url: string): Promise<string> {
   assert.equal(res.status, 200);
   await res.text();
   const sid = res.headers.get('mcp-session-id')!;
-  const ack = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const ack = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   assert.equal(ack.status, 202);
   return sid;
 }
 
 const call = async (url: string, sid: string) => {
-  const res = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'hello', arguments: {} } }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'hello', arguments: {} } }),
+  });
   return { status: res.status, text: await res.text() };
 };
 

@@ -14,8 +14,8 @@
  * connects again). Stateless 2026-07-28 requests need nothing: each stands alone.
  */
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Method, Notification } from '../../protocol/methods.js';
 import { isObject } from '../../jsonrpc/values.js';
+import { Method, Notification } from '../../protocol/methods.js';
 
 /** One generation the proxy can forward to. */
 export interface ProxyTarget {
@@ -190,12 +190,20 @@ export class DevHttpProxy {
       try {
         const base = `http://127.0.0.1:${target.port}${record.path}`;
         const accept = 'application/json, text/event-stream';
-        const answer = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify({ ...record.init, id: REPLAY_ID }) });
+        const answer = await fetch(base, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept },
+          body: JSON.stringify({ ...record.init, id: REPLAY_ID }),
+        });
         const text = await answer.text();
         const sid = answer.headers.get(SESSION_HEADER);
         if (answer.status !== 200 || sid === null) throw new Error(`the new generation answered the replayed initialize with ${answer.status}`);
         const version = protocolVersionOf(text);
-        const ack = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json', accept, [SESSION_HEADER]: sid, ...(version ? { 'mcp-protocol-version': version } : {}) }, body: JSON.stringify({ jsonrpc: '2.0', method: Notification.Initialized }) });
+        const ack = await fetch(base, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept, [SESSION_HEADER]: sid, ...(version ? { 'mcp-protocol-version': version } : {}) },
+          body: JSON.stringify({ jsonrpc: '2.0', method: Notification.Initialized }),
+        });
         await ack.arrayBuffer();
         record.target = target;
         record.upstream = sid;
@@ -253,7 +261,13 @@ function initializeRequest(body: Buffer): Record<string, unknown> | undefined {
 
 /** `result.protocolVersion` of an initialize response sent as JSON or as one SSE event. */
 function protocolVersionOf(text: string): string | undefined {
-  const candidates = [text, ...text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5))];
+  const candidates = [
+    text,
+    ...text
+      .split('\n')
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5)),
+  ];
   for (const candidate of candidates) {
     try {
       const version = (JSON.parse(candidate) as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;

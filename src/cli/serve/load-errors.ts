@@ -35,7 +35,10 @@ export function locateSyntaxError(file: string): string | undefined {
       // Node's report ends with the stack of its own checker and its version line: keep the report
       const lines = r.stderr.split('\n');
       const end = lines.findIndex((line) => /SyntaxError/.test(line));
-      return lines.slice(0, end + 1).join('\n').trim();
+      return lines
+        .slice(0, end + 1)
+        .join('\n')
+        .trim();
     }
   }
   return undefined;
@@ -99,7 +102,14 @@ function isModulePackage(packageJson: string): boolean {
 }
 
 /** Signs that a file was compiled as CommonJS while it is written as an ES module. */
-const COMMONJS_SIGNS = [/ERR_PACKAGE_PATH_NOT_EXPORTED/, /No "exports" main defined/, /ERR_REQUIRE_ESM/, /Top-level await is currently not supported with the "cjs" output format/, /mcpkit is an ES module package/, /Cannot use import statement outside a module/];
+const COMMONJS_SIGNS = [
+  /ERR_PACKAGE_PATH_NOT_EXPORTED/,
+  /No "exports" main defined/,
+  /ERR_REQUIRE_ESM/,
+  /Top-level await is currently not supported with the "cjs" output format/,
+  /mcpkit is an ES module package/,
+  /Cannot use import statement outside a module/,
+];
 
 /**
  * What to do when `file` failed with `message` because it was loaded as CommonJS (a `.ts` or
@@ -110,7 +120,8 @@ export function commonJsHint(file: string, message: string): string | undefined 
   if (!COMMONJS_SIGNS.some((sign) => sign.test(message))) return undefined;
   const ext = extname(file);
   if (ext === '.mts' || ext === '.mjs') return undefined;
-  if (ext === '.cts' || ext === '.cjs') return `${file} is a CommonJS module, and mcpkit is ESM-only: name it ${file.slice(0, -ext.length)}${ext === '.cts' ? '.mts' : '.mjs'} (or load mcpkit with await import('mcpkit/server'))`;
+  if (ext === '.cts' || ext === '.cjs')
+    return `${file} is a CommonJS module, and mcpkit is ESM-only: name it ${file.slice(0, -ext.length)}${ext === '.cts' ? '.mts' : '.mjs'} (or load mcpkit with await import('mcpkit/server'))`;
   const pkg = nearestPackageJson(file);
   if (pkg !== undefined && isModulePackage(pkg)) return undefined;
   const where = pkg === undefined ? 'there is no package.json above it' : `${pkg} has no "type": "module"`;

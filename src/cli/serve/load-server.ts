@@ -49,13 +49,17 @@ export function enableTypeScript(): Promise<'tsx' | 'node'> {
     }
     if ((process.features as unknown as Record<string, unknown>).typescript) return 'node';
     typescriptReady = undefined;
-    throw new ServerLoadError('running .ts files needs the optional dependency tsx: install tsx to run .ts files (npm install --save-dev tsx), or build the file to JavaScript first');
+    throw new ServerLoadError(
+      'running .ts files needs the optional dependency tsx: install tsx to run .ts files (npm install --save-dev tsx), or build the file to JavaScript first',
+    );
   })());
 }
 
 /** True for anything that looks like an mcpkit `McpServer`. */
 function isServer(value: unknown): value is McpServer {
-  return typeof value === 'object' && value !== null && typeof (value as McpServer).connect === 'function' && typeof (value as McpServer).registerTool === 'function';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as McpServer).connect === 'function' && typeof (value as McpServer).registerTool === 'function'
+  );
 }
 
 /** True for the official SDK's `McpServer` (it wraps a low-level `server` with `setRequestHandler`). */
@@ -106,7 +110,11 @@ export async function loadServer(file: string, exportName?: string): Promise<Loa
   const names = exportName !== undefined ? [exportName] : EXPORT_LOOKUP;
   const name = names.find((n) => module[n] !== undefined);
   if (name === undefined) {
-    throw new ServerLoadError(exportName !== undefined ? `${file} has no export named ${JSON.stringify(exportName)}` : `${file} exports no server: export an McpServer (or a function returning one) as the default export, or as "server" or "createServer"`);
+    throw new ServerLoadError(
+      exportName !== undefined
+        ? `${file} has no export named ${JSON.stringify(exportName)}`
+        : `${file} exports no server: export an McpServer (or a function returning one) as the default export, or as "server" or "createServer"`,
+    );
   }
   let value = module[name];
   if (typeof value === 'function') {
@@ -117,9 +125,14 @@ export async function loadServer(file: string, exportName?: string): Promise<Loa
     }
   }
   if (isOfficialSdkServer(value)) {
-    throw new ServerLoadError(`the export ${JSON.stringify(name)} of ${file} is a server of the official SDK (@modelcontextprotocol/sdk); mcpkit run and dev serve mcpkit's McpServer (import it from 'mcpkit/server')`);
+    throw new ServerLoadError(
+      `the export ${JSON.stringify(name)} of ${file} is a server of the official SDK (@modelcontextprotocol/sdk); mcpkit run and dev serve mcpkit's McpServer (import it from 'mcpkit/server')`,
+    );
   }
-  if (!isServer(value)) throw new ServerLoadError(`the export ${JSON.stringify(name)} of ${file} is not an McpServer${typeof module[name] === 'function' ? ' (the function returned something else)' : ''}`);
+  if (!isServer(value))
+    throw new ServerLoadError(
+      `the export ${JSON.stringify(name)} of ${file} is not an McpServer${typeof module[name] === 'function' ? ' (the function returned something else)' : ''}`,
+    );
   return { kind: 'exported', server: value };
 }
 
@@ -151,7 +164,9 @@ export function describeError(err: unknown): string {
   const lines = (err.stack ?? `${err.name}: ${err.message}`).split('\n');
   const isFrame = (line: string): boolean => /^\s+at /.test(line);
   const head = lines.filter((line) => !isFrame(line));
-  const own = lines.filter((line) => isFrame(line) && !line.includes('/node_modules/') && !line.includes('node:') && !MCPKIT_DIRS.some((dir) => line.includes(dir)));
+  const own = lines.filter(
+    (line) => isFrame(line) && !line.includes('/node_modules/') && !line.includes('node:') && !MCPKIT_DIRS.some((dir) => line.includes(dir)),
+  );
   return [...head, ...own.slice(0, MAX_FRAMES)].join('\n');
 }
 

@@ -5,7 +5,7 @@
  * line, `LISTENING <url>`. Everything else goes to stderr.
  */
 import { serveArgsOrExit } from './args.js';
-import { loadServer, selfConnectedMessage, ServerLoadError } from './load-server.js';
+import { loadServer, ServerLoadError, selfConnectedMessage } from './load-server.js';
 import { serveHttp, serveStdio, stdinEnded, untilSignal } from './serve.js';
 
 /** `mcpkit run --help`. */
@@ -52,7 +52,9 @@ export async function run(argv: string[]): Promise<number> {
       return 1;
     }
     // it serves this process's stdio already: let it, until the client goes away
-    process.stderr.write(`mcpkit run: ${args.file} connected its server to stdio itself; serving it as it is (export it instead, "export default server;", to let mcpkit connect it)\n`);
+    process.stderr.write(
+      `mcpkit run: ${args.file} connected its server to stdio itself; serving it as it is (export it instead, "export default server;", to let mcpkit connect it)\n`,
+    );
     await stdinEnded();
     return 0;
   }

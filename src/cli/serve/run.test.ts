@@ -2,15 +2,16 @@
 // factory), served over stdio and over Streamable HTTP, driven by the real mcpkit client.
 // Expected results per the MCP spec's tools/call (2025-06-18 "Tools": a CallToolResult with
 // content blocks) and lifecycle (initialize first).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
+import { MCPKIT_BIN, runCli, tempDir } from '../../../test/helpers/cli/install.js';
+import { firstText, SERVER_IMPORT, serverProject, startCli } from '../../../test/helpers/cli/serve.js';
 import { Client } from '../../client/index.js';
 import { StreamableHttpClientTransport } from '../../http/index.js';
 import { StdioClientTransport } from '../../stdio/index.js';
-import { MCPKIT_BIN, runCli, tempDir } from '../../../test/helpers/cli/install.js';
-import { firstText, SERVER_IMPORT, serverProject, startCli } from '../../../test/helpers/cli/serve.js';
 
 const info = { name: 'run-test', version: '1.0.0' };
 
@@ -43,7 +44,10 @@ test('run FILE --http --port 0: prints LISTENING <url> first on stdout; a client
 function jsModule(body: string): { dir: string; file: string } {
   const dir = tempDir('mcpkit-run-');
   const file = join(dir, 'mod.mjs');
-  writeFileSync(file, `import { McpServer } from ${JSON.stringify(SERVER_IMPORT)};\nconst make = (text) => { const s = new McpServer({ name: 'm', version: '1' }); s.registerTool('hello', { inputSchema: { type: 'object' } }, async () => ({ content: [{ type: 'text', text }] })); return s; };\n${body}\n`);
+  writeFileSync(
+    file,
+    `import { McpServer } from ${JSON.stringify(SERVER_IMPORT)};\nconst make = (text) => { const s = new McpServer({ name: 'm', version: '1' }); s.registerTool('hello', { inputSchema: { type: 'object' } }, async () => ({ content: [{ type: 'text', text }] })); return s; };\n${body}\n`,
+  );
   return { dir, file };
 }
 
@@ -81,9 +85,11 @@ test('a module that cannot be served: a clear error, exit 1; wrong arguments exi
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, pattern);
     assert.equal(result.stdout, '', 'nothing on the protocol stream');
-    assert.doesNotMatch(result.stderr, /node_modules|node:internal|bin\/mcpkit\.js/, 'only frames of the user\'s own files');
+    assert.doesNotMatch(result.stderr, /node_modules|node:internal|bin\/mcpkit\.js/, "only frames of the user's own files");
   }
-  const sdk = jsModule(`import { McpServer as Sdk } from ${JSON.stringify(import.meta.resolve('@modelcontextprotocol/sdk/server/mcp.js'))};\nexport default new Sdk({ name: 'sdk', version: '1' });`);
+  const sdk = jsModule(
+    `import { McpServer as Sdk } from ${JSON.stringify(import.meta.resolve('@modelcontextprotocol/sdk/server/mcp.js'))};\nexport default new Sdk({ name: 'sdk', version: '1' });`,
+  );
   const sdkRun = await runCli(['run', sdk.file], { cwd: sdk.dir });
   assert.equal(sdkRun.code, 1);
   assert.match(sdkRun.stderr, /is a server of the official SDK/);
@@ -98,13 +104,20 @@ test('a module that cannot be served: a clear error, exit 1; wrong arguments exi
   assert.match(help.stdout, /Examples:\n {2}mcpkit run/);
 });
 
-test('without tsx (and without Node\'s own type stripping) a .ts file gets "install tsx to run .ts files"', { skip: (process.features as unknown as Record<string, unknown>).typescript ? 'this Node strips types itself' : false }, async () => {
+test('without tsx (and without Node\'s own type stripping) a .ts file gets "install tsx to run .ts files"', {
+  skip: (process.features as unknown as Record<string, unknown>).typescript ? 'this Node strips types itself' : false,
+}, async () => {
   const { dir, server } = serverProject('x');
   // A resolve hook that makes the tsx package unfindable, as when it is not installed.
-  const hook = 'export async function resolve(s, c, next) { if (s === "tsx" || s.startsWith("tsx/")) { const e = new Error("Cannot find package tsx"); e.code = "ERR_MODULE_NOT_FOUND"; throw e; } return next(s, c); }';
+  const hook =
+    'export async function resolve(s, c, next) { if (s === "tsx" || s.startsWith("tsx/")) { const e = new Error("Cannot find package tsx"); e.code = "ERR_MODULE_NOT_FOUND"; throw e; } return next(s, c); }';
   const preload = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
   const { spawnSync } = await import('node:child_process');
-  const result = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, MCPKIT_BIN, 'run', server], { cwd: dir, encoding: 'utf8', input: '' });
+  const result = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, MCPKIT_BIN, 'run', server], {
+    cwd: dir,
+    encoding: 'utf8',
+    input: '',
+  });
   assert.equal(result.status, 1, result.stderr);
   assert.match(result.stderr, /install tsx to run \.ts files \(npm install --save-dev tsx\)/);
   assert.equal(result.stdout, '');

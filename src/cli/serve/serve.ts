@@ -2,8 +2,9 @@
  * Serving a loaded server the way `mcpkit demo` does: over stdio, or over Streamable HTTP
  * (with the legacy HTTP+SSE endpoints) on 127.0.0.1.
  */
+
+import { type NodeServerHandle, serveNode } from '../../http/node-server.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../../http/node-server.js';
 import type { McpServer } from '../../server/server.js';
 import { StdioServerTransport } from '../../stdio/index.js';
 

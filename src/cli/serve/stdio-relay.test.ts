@@ -2,10 +2,11 @@
 // exactly one response with its id — so a request in flight at a retiring generation is
 // answered by that generation, and one whose generation died gets an error response
 // (InternalError, -32603) instead of none.
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { ErrorCode } from '../../jsonrpc/types.js';
-import { StdioRelay, type RelayGeneration } from './stdio-relay.js';
+import { type RelayGeneration, StdioRelay } from './stdio-relay.js';
 
 function setup(options: { maxHeldLines?: number; replayTimeoutMs?: number } = {}) {
   const toClient: unknown[] = [];
@@ -20,22 +21,41 @@ function setup(options: { maxHeldLines?: number; replayTimeoutMs?: number } = {}
   return { relay, gen, send, reply, toClient };
 }
 
-const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+};
 
 test('a switch replays initialize + initialized, swallows the replay answer, announces list_changed', async () => {
   const { relay, gen, send, reply, toClient } = setup();
   const one = gen(1);
   await relay.switchTo(one);
   send(INIT);
-  reply(one, { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true }, prompts: {} }, serverInfo: { name: 's', version: '1' } } });
+  reply(one, {
+    jsonrpc: '2.0',
+    id: 0,
+    result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true }, prompts: {} }, serverInfo: { name: 's', version: '1' } },
+  });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   const two = gen(2);
   const switching = relay.switchTo(two);
   send({ jsonrpc: '2.0', id: 5, method: 'tools/list' }); // held during the replay
-  assert.deepEqual(two.got.map((m) => [m.id, m.method]), [['mcpkit-dev-replay', 'initialize']]);
+  assert.deepEqual(
+    two.got.map((m) => [m.id, m.method]),
+    [['mcpkit-dev-replay', 'initialize']],
+  );
   reply(two, { jsonrpc: '2.0', id: 'mcpkit-dev-replay', result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '2' } } });
   assert.equal(await switching, true);
-  assert.deepEqual(two.got.map((m) => [m.id, m.method]), [['mcpkit-dev-replay', 'initialize'], [undefined, 'notifications/initialized'], [5, 'tools/list']]);
+  assert.deepEqual(
+    two.got.map((m) => [m.id, m.method]),
+    [
+      ['mcpkit-dev-replay', 'initialize'],
+      [undefined, 'notifications/initialized'],
+      [5, 'tools/list'],
+    ],
+  );
   assert.equal(toClient.length, 2, 'the replay answer is not shown to the client');
   assert.deepEqual(toClient[1], { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   assert.equal(one.got.length, 2, 'nothing more goes to the old generation');
@@ -56,7 +76,11 @@ test('in flight at the old generation: answered by it, cancellation routed to it
   reply(one, { jsonrpc: '2.0', id: 'slow', result: { content: [] } });
   assert.equal(relay.pendingAt(one), 1);
   relay.exited(one);
-  assert.deepEqual(toClient.at(-1), { jsonrpc: '2.0', id: 'dies', error: { code: ErrorCode.InternalError, message: 'the server process exited before answering (mcpkit dev)' } });
+  assert.deepEqual(toClient.at(-1), {
+    jsonrpc: '2.0',
+    id: 'dies',
+    error: { code: ErrorCode.InternalError, message: 'the server process exited before answering (mcpkit dev)' },
+  });
 });
 
 test('a server request is answered to the generation that asked', async () => {
@@ -90,8 +114,13 @@ test('with no generation, client lines are held up to the limit; past it request
   send({ jsonrpc: '2.0', id: 1, method: 'ping' });
   send({ jsonrpc: '2.0', id: 2, method: 'ping' });
   send({ jsonrpc: '2.0', id: 3, method: 'ping' });
-  assert.deepEqual(toClient, [{ jsonrpc: '2.0', id: 3, error: { code: ErrorCode.InternalError, message: 'no server is loaded: too many messages are waiting (mcpkit dev)' } }]);
+  assert.deepEqual(toClient, [
+    { jsonrpc: '2.0', id: 3, error: { code: ErrorCode.InternalError, message: 'no server is loaded: too many messages are waiting (mcpkit dev)' } },
+  ]);
   const one = gen(1);
   await relay.switchTo(one);
-  assert.deepEqual(one.got.map((m) => m.id), [1, 2]);
+  assert.deepEqual(
+    one.got.map((m) => m.id),
+    [1, 2],
+  );
 });

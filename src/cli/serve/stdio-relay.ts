@@ -16,8 +16,8 @@
  * replayed: each of its requests stands alone.
  */
 import { ErrorCode } from '../../jsonrpc/types.js';
-import { Method, Notification } from '../../protocol/methods.js';
 import { isObject } from '../../jsonrpc/values.js';
+import { Method, Notification } from '../../protocol/methods.js';
 
 /** One server generation as the relay sees it. */
 export interface RelayGeneration {
@@ -149,7 +149,8 @@ export class StdioRelay {
       return;
     }
     const msg = parse(line);
-    if (msg !== undefined && typeof msg.method === 'string' && 'id' in msg) this.#fail(msg.id, 'no server is loaded: too many messages are waiting (mcpkit dev)');
+    if (msg !== undefined && typeof msg.method === 'string' && 'id' in msg)
+      this.#fail(msg.id, 'no server is loaded: too many messages are waiting (mcpkit dev)');
   }
 
   #fail(id: unknown, message: string): void {
@@ -169,7 +170,8 @@ export class StdioRelay {
         }
         const key = idKey(msg.id);
         if (this.#pending.get(key) === generation) this.#pending.delete(key);
-        if (this.#initialize !== undefined && key === idKey(this.#initialize.id) && this.#listChanged === undefined) this.#listChanged = declaredListChanged(msg);
+        if (this.#initialize !== undefined && key === idKey(this.#initialize.id) && this.#listChanged === undefined)
+          this.#listChanged = declaredListChanged(msg);
       }
     }
     this.#options.toClient(line);

@@ -4,7 +4,7 @@
  * events for other names in the folder are ignored. Changes are gathered for a short quiet
  * period and reported once.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** Default for the quiet period of {@link FileWatcher}, in ms. */

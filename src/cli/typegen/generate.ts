@@ -10,7 +10,7 @@
  * comment ({@link commentText}); external `$ref`s are never resolved.
  */
 import type { Tool } from '../../types.js';
-import { DEFAULT_SCHEMA_BOUNDS, SchemaRefusedError, commentText, sanitizeSchema, type SchemaBounds } from './sanitize-schema.js';
+import { commentText, DEFAULT_SCHEMA_BOUNDS, type SchemaBounds, SchemaRefusedError, sanitizeSchema } from './sanitize-schema.js';
 
 /** Options of {@link generateTypes}. */
 export interface GenerateOptions {
@@ -50,7 +50,9 @@ export async function loadCompiler(): Promise<Compile> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new MissingGeneratorError('mcpkit types needs the optional dependency json-schema-to-typescript: install it (npm install --save-dev json-schema-to-typescript@16) and run the command again');
+      throw new MissingGeneratorError(
+        'mcpkit types needs the optional dependency json-schema-to-typescript: install it (npm install --save-dev json-schema-to-typescript@16) and run the command again',
+      );
     }
     throw err;
   }
@@ -123,7 +125,10 @@ export async function generateTypes(tools: readonly Tool[], options: GenerateOpt
       resultType = `ToolResult<${outputName}>`;
     }
     const about = typeof tool.description === 'string' && tool.description !== '' ? tool.description : typeof tool.title === 'string' ? tool.title : '';
-    const comment = docComment(`${about === '' ? '' : `${commentText(about, bounds.maxDescriptionChars)}\n\n`}Calls the tool ${commentText(shown, 200)}.`, '    ');
+    const comment = docComment(
+      `${about === '' ? '' : `${commentText(about, bounds.maxDescriptionChars)}\n\n`}Calls the tool ${commentText(shown, 200)}.`,
+      '    ',
+    );
     members.push(
       `${comment}    ${propertyKey(tool.name)}: (args: ${inputName}, options?: RequestOptions): Promise<${resultType}> =>\n` +
         `      client.callTool({ name: ${JSON.stringify(tool.name)}, arguments: args }, options)${resultType === 'CallToolResult' ? '' : ` as Promise<unknown> as Promise<${resultType}>`},`,
@@ -210,6 +215,13 @@ async function typeOf(compile: Compile, schema: unknown, name: string, bounds: S
     });
     return text.endsWith('\n') ? text : `${text}\n`;
   } catch (err) {
-    return open(`json-schema-to-typescript could not convert it (${commentText(String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200), 200)})`);
+    return open(
+      `json-schema-to-typescript could not convert it (${commentText(
+        String((err as Error)?.message ?? err)
+          .split('\n')[0]!
+          .slice(0, 200),
+        200,
+      )})`,
+    );
   }
 }

@@ -65,14 +65,16 @@ export function commentText(text: string, max: number): string {
 export function sanitizeSchema(input: unknown, bounds: SchemaBounds = DEFAULT_SCHEMA_BOUNDS): { schema: Schema; notes: string[] } {
   // measured without recursion first: JSON.stringify of a very deep value overflows the stack
   // (each level of a schema is at most a few JSON containers deep: properties → name → schema)
-  if (containerDepth(input, bounds.maxDepth * 4 + 8) > bounds.maxDepth * 4 + 8) throw new SchemaRefusedError(`the schema nests deeper than ${bounds.maxDepth} levels`);
+  if (containerDepth(input, bounds.maxDepth * 4 + 8) > bounds.maxDepth * 4 + 8)
+    throw new SchemaRefusedError(`the schema nests deeper than ${bounds.maxDepth} levels`);
   let text: string;
   try {
     text = JSON.stringify(input) ?? '';
   } catch {
     throw new SchemaRefusedError('the schema is not JSON');
   }
-  if (text.length > bounds.maxSchemaChars) throw new SchemaRefusedError(`the schema is ${text.length} characters of JSON; the most is ${bounds.maxSchemaChars}`);
+  if (text.length > bounds.maxSchemaChars)
+    throw new SchemaRefusedError(`the schema is ${text.length} characters of JSON; the most is ${bounds.maxSchemaChars}`);
   if (!isPlainObject(input)) throw new SchemaRefusedError('the schema is not an object');
   const notes: string[] = [];
   let subschemas = 0;
@@ -103,10 +105,13 @@ export function sanitizeSchema(input: unknown, bounds: SchemaBounds = DEFAULT_SC
     const properties = map(node.properties, 'properties');
     if (properties) out.properties = properties;
     if (Array.isArray(node.required)) out.required = [...new Set(node.required.filter((r): r is string => typeof r === 'string'))];
-    if (typeof node.additionalProperties === 'boolean' || isPlainObject(node.additionalProperties)) out.additionalProperties = sub(node.additionalProperties, 'additionalProperties');
+    if (typeof node.additionalProperties === 'boolean' || isPlainObject(node.additionalProperties))
+      out.additionalProperties = sub(node.additionalProperties, 'additionalProperties');
     // patternProperties: the patterns would land in comments; their values widen the open part
     if (isPlainObject(node.patternProperties) && node.additionalProperties !== false) {
-      const values = Object.keys(node.patternProperties).map((k) => walk((node.patternProperties as Record<string, unknown>)[k], depth + 1, `${pointer}/patternProperties`));
+      const values = Object.keys(node.patternProperties).map((k) =>
+        walk((node.patternProperties as Record<string, unknown>)[k], depth + 1, `${pointer}/patternProperties`),
+      );
       if (values.length > 0 && out.additionalProperties === undefined) out.additionalProperties = values.length === 1 ? values[0]! : { anyOf: values };
     }
     if (Array.isArray(node.prefixItems)) {

@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { FallbackTransport, StreamableHttpClientTransport } from '../../http/index.js';
+import { createStreamableHttpHandler } from '../../http/server/handler.js';
 import { LocalError, McpError } from '../../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import { McpServer } from '../../server/index.js';
-import { createStreamableHttpHandler } from '../../http/server/handler.js';
-import { FallbackTransport, StreamableHttpClientTransport } from '../../http/index.js';
-import { recordTransport, type RecordingTransport } from '../../testing/recording-transport.js';
+import { type RecordingTransport, recordTransport } from '../../testing/recording-transport.js';
 import { InMemoryTransport } from '../../transport/memory.js';
 import type { Transport } from '../../transport/types.js';
 import type { ElicitResult } from '../../types.js';
@@ -39,8 +39,16 @@ function modernServer(options: ConstructorParameters<typeof McpServer>[1] = {}):
     await ctx.log('info', 'an info line');
     return 'logged';
   });
-  server.registerTool('headed', { description: 'mirrors region', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } }, (a: { region?: string }) => a.region ?? '-');
-  server.registerTool('slow', { description: 'waits until cancelled' }, (_a, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))));
+  server.registerTool(
+    'headed',
+    { description: 'mirrors region', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } },
+    (a: { region?: string }) => a.region ?? '-',
+  );
+  server.registerTool(
+    'slow',
+    { description: 'waits until cancelled' },
+    (_a, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+  );
   server.registerResource('test://r', { name: 'r' }, (uri) => ({ uri, text: 'r' }));
   return server;
 }
@@ -111,17 +119,25 @@ describe('client: choosing the era', () => {
     const { client, recorder } = await connect(legacy);
     assert.equal(client.era, 'stateful');
     assert.equal(client.protocolVersion, '2025-11-25');
-    assert.deepEqual(recorder.transcript.filter((e) => e.dir === 'send').map((e) => (e.message as JSONObject).method), ['server/discover', 'initialize', 'notifications/initialized']);
+    assert.deepEqual(
+      recorder.transcript.filter((e) => e.dir === 'send').map((e) => (e.message as JSONObject).method),
+      ['server/discover', 'initialize', 'notifications/initialized'],
+    );
     assert.equal((await client.callTool({ name: 'ask_all' })).content[0]?.type, 'text', 'sampling and elicitation as requests');
     await client.close();
   });
 
   it('falls back when the probe gets no answer in time', async () => {
-    const peer = scriptedPeer((m) => (m.method === 'initialize' ? { result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'old', version: '1' } } } : undefined));
+    const peer = scriptedPeer((m) =>
+      m.method === 'initialize' ? { result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'old', version: '1' } } } : undefined,
+    );
     const client = new Client({ name: 'cli', version: '1' }, { protocolVersions: ALL_REVISIONS, stateless: { discoverTimeoutMs: 30 } });
     await client.connect(peer.transport);
     assert.equal(client.era, 'stateful');
-    assert.deepEqual(peer.received.map((m) => m.method), ['server/discover', 'notifications/cancelled', 'initialize', 'notifications/initialized']);
+    assert.deepEqual(
+      peer.received.map((m) => m.method),
+      ['server/discover', 'notifications/cancelled', 'initialize', 'notifications/initialized'],
+    );
     await client.close();
   });
 
@@ -133,7 +149,16 @@ describe('client: choosing the era', () => {
         first = false;
         return { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: [V], requested: V } } };
       }
-      return { result: { resultType: 'complete', supportedVersions: [V], capabilities: {}, ttlMs: 0, cacheScope: 'private', serverInfo: { name: 'draft-era', version: '0' } } };
+      return {
+        result: {
+          resultType: 'complete',
+          supportedVersions: [V],
+          capabilities: {},
+          ttlMs: 0,
+          cacheScope: 'private',
+          serverInfo: { name: 'draft-era', version: '0' },
+        },
+      };
     });
     const client = new Client({ name: 'cli', version: '1' }, { protocolVersion: V });
     await client.connect(peer.transport);
@@ -245,7 +270,9 @@ describe('client: the HTTP binding of the stateless era', () => {
       if (request.method === 'POST') posts.push({ headers: request.headers, body: JSON.parse(await request.clone().text()) as JSONObject });
       return handler.fetch(request);
     };
-    const transport = fallback ? new FallbackTransport('http://localhost/mcp', { fetch: fetchSpy }) : new StreamableHttpClientTransport({ url: 'http://localhost/mcp', fetch: fetchSpy });
+    const transport = fallback
+      ? new FallbackTransport('http://localhost/mcp', { fetch: fetchSpy })
+      : new StreamableHttpClientTransport({ url: 'http://localhost/mcp', fetch: fetchSpy });
     const client = new Client({ name: 'cli', version: '1' }, { protocolVersions: ALL_REVISIONS, ...answers });
     await client.connect(transport);
     return { client, posts, handler, transport };
@@ -273,14 +300,19 @@ describe('client: the HTTP binding of the stateless era', () => {
     const { client, posts, handler } = await overHttp(modernServer());
     // never listed: the transport does not know the annotations yet
     assert.deepEqual((await client.callTool({ name: 'headed', arguments: { region: 'eu' } })).content, [{ type: 'text', text: 'eu' }]);
-    assert.deepEqual(posts.map((p) => p.body.method), ['server/discover', 'tools/call', 'tools/list', 'tools/call']);
+    assert.deepEqual(
+      posts.map((p) => p.body.method),
+      ['server/discover', 'tools/call', 'tools/list', 'tools/call'],
+    );
     await client.close();
     await handler.close();
   });
 
   it('leaves out tools with invalid x-mcp-header annotations', async () => {
     const server = modernServer();
-    server.registerRawTool({ name: 'bad', inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } } }, () => ({ content: [] }));
+    server.registerRawTool({ name: 'bad', inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } } }, () => ({
+      content: [],
+    }));
     const { client, handler } = await overHttp(server);
     const names = (await client.listAllTools()).map((t) => t.name);
     assert.ok(names.includes('headed') && !names.includes('bad'));
@@ -305,7 +337,10 @@ describe('client: the HTTP binding of the stateless era', () => {
     const { client, transport, posts, handler } = await overHttp(modernServer({ protocolVersions: ['2025-11-25'] }), true);
     assert.equal(client.era, 'stateful');
     assert.equal((transport as FallbackTransport).kind, 'streamable-http');
-    assert.deepEqual(posts.map((p) => p.body.method), ['server/discover', 'initialize', 'notifications/initialized']);
+    assert.deepEqual(
+      posts.map((p) => p.body.method),
+      ['server/discover', 'initialize', 'notifications/initialized'],
+    );
     await client.listTools();
     await client.close();
     await handler.close();

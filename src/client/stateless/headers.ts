@@ -14,7 +14,7 @@
 import { LocalError } from '../../jsonrpc/errors.js';
 import type { JSONObject } from '../../jsonrpc/types.js';
 import { isObject } from '../../jsonrpc/values.js';
-import { argumentAt, argumentHeaderText, encodeHeaderValue, mcpNameSource, paramHeaders, type ParamHeader } from '../../transport/stateless/mcp-headers.js';
+import { argumentAt, argumentHeaderText, encodeHeaderValue, mcpNameSource, type ParamHeader, paramHeaders } from '../../transport/stateless/mcp-headers.js';
 
 /** Most tool definitions remembered (a bound against a server listing without end). */
 const MAX_TOOLS = 10_000;

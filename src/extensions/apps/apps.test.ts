@@ -8,34 +8,46 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { McpUiClientCapabilities, McpUiResourceCsp, McpUiResourceMeta, McpUiResourcePermissions, McpUiToolMeta, McpUiToolVisibility } from '@modelcontextprotocol/ext-apps';
-import { McpUiResourceMetaSchema, McpUiToolMetaSchema, RESOURCE_MIME_TYPE as EXT_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps';
-import { EXTENSION_ID, getUiCapability, registerAppResource as extRegisterAppResource, registerAppTool as extRegisterAppTool } from '@modelcontextprotocol/ext-apps/server';
-import { McpServer as V2McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import type {
+  McpUiClientCapabilities,
+  McpUiResourceCsp,
+  McpUiResourceMeta,
+  McpUiResourcePermissions,
+  McpUiToolMeta,
+  McpUiToolVisibility,
+} from '@modelcontextprotocol/ext-apps';
+import { RESOURCE_MIME_TYPE as EXT_MIME_TYPE, McpUiResourceMetaSchema, McpUiToolMetaSchema, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps';
+import {
+  EXTENSION_ID,
+  registerAppResource as extRegisterAppResource,
+  registerAppTool as extRegisterAppTool,
+  getUiCapability,
+} from '@modelcontextprotocol/ext-apps/server';
+import { createMcpHandler, McpServer as V2McpServer } from '@modelcontextprotocol/server';
+import { type FetchServer, serveFetch } from '../../../test/interop/v2/fixtures/v2-server.js';
 import { ALL_REVISIONS, Client } from '../../client/index.js';
 import { StreamableHttpClientTransport } from '../../http/client/streamable.js';
+import { type NodeServerHandle, serveNode } from '../../http/node.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../../http/node.js';
 import { McpServer } from '../../server/server.js';
 import { connectInMemory } from '../../testing/in-memory.js';
-import { serveFetch, type FetchServer } from '../../../test/interop/v2/fixtures/v2-server.js';
 import {
-  APPS_EXTENSION_ID,
   APP_MIME_TYPE,
-  AppsClient,
-  LEGACY_RESOURCE_URI_KEY,
-  contentSecurityPolicy,
-  hostSupportsApps,
-  modelVisibleTools,
-  registerAppResource,
-  registerAppTool,
+  type APPS_EXTENSION_ID,
   type AppResourceCsp,
   type AppResourceMeta,
   type AppResourcePermissions,
+  AppsClient,
+  type AppsClientCapability,
   type AppToolMeta,
   type AppToolVisibility,
-  type AppsClientCapability,
+  contentSecurityPolicy,
+  hostSupportsApps,
+  type LEGACY_RESOURCE_URI_KEY,
+  modelVisibleTools,
+  registerAppResource,
+  registerAppTool,
 } from './index.js';
 
 // ───────────── type-level: mcpkit's shapes and ext-apps' published ones agree ─────────────
@@ -56,13 +68,22 @@ void typesAgree;
 void toolMeta;
 
 const HTML = '<!DOCTYPE html><html><body>hi</body></html>';
-const UI: AppResourceMeta = { csp: { connectDomains: ['https://api.example.com'], resourceDomains: ['https://*.cdn.example.com'] }, permissions: { clipboardWrite: {} }, prefersBorder: false };
+const UI: AppResourceMeta = {
+  csp: { connectDomains: ['https://api.example.com'], resourceDomains: ['https://*.cdn.example.com'] },
+  permissions: { clipboardWrite: {} },
+  prefersBorder: false,
+};
 
 function mcpkitAppServer(): McpServer {
   const server = new McpServer({ name: 'apps', version: '1.0.0' });
   registerAppResource(server, 'ui://apps/view.html', { name: 'View', html: HTML, ui: UI });
   registerAppTool(server, 'show', { description: 'Shows it', ui: { resourceUri: 'ui://apps/view.html' } }, (_args, ctx) => ({
-    content: [{ type: 'text', text: JSON.stringify({ ours: hostSupportsApps(ctx.clientCapabilities), theirs: getUiCapability(ctx.clientCapabilities as never) ?? null }) }],
+    content: [
+      {
+        type: 'text',
+        text: JSON.stringify({ ours: hostSupportsApps(ctx.clientCapabilities), theirs: getUiCapability(ctx.clientCapabilities as never) ?? null }),
+      },
+    ],
   }));
   registerAppTool(server, 'refresh', { description: 'App only', ui: { resourceUri: 'ui://apps/view.html', visibility: ['app'] } }, () => 'ok');
   return server;
@@ -79,7 +100,10 @@ describe('MCP Apps helpers, checked by ext-apps', () => {
       McpUiToolMetaSchema.parse((show._meta as Record<string, unknown>).ui);
       assert.deepEqual(show._meta, { ui: { resourceUri: 'ui://apps/view.html' }, [RESOURCE_URI_META_KEY]: 'ui://apps/view.html' });
       // spec › Visibility: hosts leave app-only tools out of the model's list
-      assert.deepEqual(modelVisibleTools(tools).map((t) => t.name), ['show']);
+      assert.deepEqual(
+        modelVisibleTools(tools).map((t) => t.name),
+        ['show'],
+      );
 
       const listed = (await pair.client.listAllResources()).find((r) => r.uri === 'ui://apps/view.html')!;
       assert.equal(listed.mimeType, EXT_MIME_TYPE);
@@ -104,9 +128,18 @@ describe('MCP Apps helpers, checked by ext-apps', () => {
   it('refuses malformed metadata at registration, naming it', () => {
     const server = new McpServer({ name: 'bad', version: '1' });
     assert.throws(() => registerAppResource(server, 'https://x/view.html', { name: 'v', html: HTML }), /must start with ui:\/\//);
-    assert.throws(() => registerAppResource(server, 'ui://x', { name: 'v', html: HTML, ui: { csp: { connectDomains: ['not an origin'] } } }), /csp.connectDomains: "not an origin"/);
-    assert.throws(() => registerAppResource(server, 'ui://x', { name: 'v', html: HTML, ui: { csp: { resourceDomains: ['https://a; script-src *'] } } }), /csp.resourceDomains: "https:\/\/a; script-src \*" is not an origin/);
-    assert.throws(() => registerAppResource(server, 'ui://x', { name: 'v', html: HTML, ui: { permissions: { usb: {} } as never } }), /permissions.usb is not a permission/);
+    assert.throws(
+      () => registerAppResource(server, 'ui://x', { name: 'v', html: HTML, ui: { csp: { connectDomains: ['not an origin'] } } }),
+      /csp.connectDomains: "not an origin"/,
+    );
+    assert.throws(
+      () => registerAppResource(server, 'ui://x', { name: 'v', html: HTML, ui: { csp: { resourceDomains: ['https://a; script-src *'] } } }),
+      /csp.resourceDomains: "https:\/\/a; script-src \*" is not an origin/,
+    );
+    assert.throws(
+      () => registerAppResource(server, 'ui://x', { name: 'v', html: HTML, ui: { permissions: { usb: {} } as never } }),
+      /permissions.usb is not a permission/,
+    );
     assert.throws(() => registerAppTool(server, 't', { ui: { resourceUri: 'ui://x', visibility: [] } }, () => 'x'), /non-empty list/);
     assert.throws(() => registerAppTool(server, 't', { ui: { resourceUri: 'ui://x', visibility: ['user' as never] } }, () => 'x'), /"model" and "app"/);
     assert.throws(() => registerAppTool(server, 't', { ui: { resourceUri: 'file:///x' } }, () => 'x'), /must start with ui:\/\//);
@@ -119,7 +152,10 @@ describe('MCP Apps helpers, checked by ext-apps', () => {
     let apps!: AppsClient;
     const pair = await connectInMemory(server, { onClient: (c) => (apps = new AppsClient(c)) });
     try {
-      assert.deepEqual((await pair.client.listAllResources()).map((r) => r.uri), ['test://other']);
+      assert.deepEqual(
+        (await pair.client.listAllResources()).map((r) => r.uri),
+        ['test://other'],
+      );
       assert.equal((await apps.fetchAppResource('ui://hidden/view.html')).html, '<!DOCTYPE html><p>ui://hidden/view.html</p>');
     } finally {
       await pair.close();
@@ -128,11 +164,16 @@ describe('MCP Apps helpers, checked by ext-apps', () => {
 
   it('the host refuses a resource that is not an app', async () => {
     const server = new McpServer({ name: 'wrong', version: '1' });
-    server.registerResource('ui://wrong/plain', { name: 'plain', mimeType: 'text/html' }, (u) => ({ contents: [{ uri: u, mimeType: 'text/html', text: HTML }] }));
+    server.registerResource('ui://wrong/plain', { name: 'plain', mimeType: 'text/html' }, (u) => ({
+      contents: [{ uri: u, mimeType: 'text/html', text: HTML }],
+    }));
     let apps!: AppsClient;
     const pair = await connectInMemory(server, { onClient: (c) => (apps = new AppsClient(c)) });
     try {
-      await assert.rejects(apps.appResourceFor({ _meta: { ui: { resourceUri: 'ui://wrong/plain' } } }), { code: 'invalid_result', message: /mimeType "text\/html"/ });
+      await assert.rejects(apps.appResourceFor({ _meta: { ui: { resourceUri: 'ui://wrong/plain' } } }), {
+        code: 'invalid_result',
+        message: /mimeType "text\/html"/,
+      });
     } finally {
       await pair.close();
     }
@@ -172,11 +213,18 @@ describe('MCP Apps host checks against a hostile server', () => {
       'https://[::1]',
       '',
     ]) {
-      assert.throws(() => contentSecurityPolicy({ csp: { connectDomains: [bad] } }), (e: unknown) => e instanceof TypeError && e.message.startsWith('csp.connectDomains: ') && e.message.includes(JSON.stringify(bad)), bad);
+      assert.throws(
+        () => contentSecurityPolicy({ csp: { connectDomains: [bad] } }),
+        (e: unknown) => e instanceof TypeError && e.message.startsWith('csp.connectDomains: ') && e.message.includes(JSON.stringify(bad)),
+        bad,
+      );
       assert.throws(() => contentSecurityPolicy({ csp: { resourceDomains: ['https://ok.example.com', bad] } }), TypeError, bad);
     }
     assert.throws(() => contentSecurityPolicy({ csp: { frameDomains: [42 as never] } }), /csp.frameDomains/);
-    assert.match(contentSecurityPolicy({ csp: { connectDomains: ['wss://rt.example.com:8443', 'http://localhost:3000', 'https://*.example.com'] } }), /connect-src 'self' wss:\/\/rt.example.com:8443 http:\/\/localhost:3000 https:\/\/\*.example.com;/);
+    assert.match(
+      contentSecurityPolicy({ csp: { connectDomains: ['wss://rt.example.com:8443', 'http://localhost:3000', 'https://*.example.com'] } }),
+      /connect-src 'self' wss:\/\/rt.example.com:8443 http:\/\/localhost:3000 https:\/\/\*.example.com;/,
+    );
   });
 
   it('an app-only tool whose visibility is malformed is not shown to the model (fail closed)', () => {
@@ -195,17 +243,34 @@ describe('MCP Apps host checks against a hostile server', () => {
       { name: 'ui-array', _meta: { ui: ['app'], 'ui/resourceUri': 'ui://x' } },
       { name: 'ui-null', _meta: { ui: null, 'ui/resourceUri': 'ui://x' } },
     ];
-    assert.deepEqual(modelVisibleTools(tools).map((t) => t.name), ['plain', 'both']);
+    assert.deepEqual(
+      modelVisibleTools(tools).map((t) => t.name),
+      ['plain', 'both'],
+    );
   });
 
   it('attack round 2: a domain that could carry a header, a directive or markup is refused (registration and host)', async () => {
     const registering = new McpServer({ name: 'bad', version: '1' });
-    for (const domain of ['a.example\r\nSet-Cookie: x=1', 'a.example; script-src *', 'a.example, https://evil.example', '"><script>', 'a b', 'xn--a\u0430.example', 'a'.repeat(301)]) {
-      assert.throws(() => registerAppResource(registering, 'ui://x', { name: 'v', html: HTML, ui: { domain } }), /domain .* not an origin or host name/, JSON.stringify(domain));
+    for (const domain of [
+      'a.example\r\nSet-Cookie: x=1',
+      'a.example; script-src *',
+      'a.example, https://evil.example',
+      '"><script>',
+      'a b',
+      'xn--a\u0430.example',
+      'a'.repeat(301),
+    ]) {
+      assert.throws(
+        () => registerAppResource(registering, 'ui://x', { name: 'v', html: HTML, ui: { domain } }),
+        /domain .* not an origin or host name/,
+        JSON.stringify(domain),
+      );
     }
     registerAppResource(registering, 'ui://ok', { name: 'v', html: HTML, ui: { domain: 'https://abc123.sandbox.example:8443' } });
     const server = new McpServer({ name: 'hostile', version: '1' });
-    server.registerResource('ui://h/view.html', { name: 'v', mimeType: APP_MIME_TYPE }, () => ({ contents: [{ uri: 'ui://h/view.html', mimeType: APP_MIME_TYPE, text: HTML, _meta: { ui: { domain: 'x.example\r\nX-Injected: 1' } } }] }));
+    server.registerResource('ui://h/view.html', { name: 'v', mimeType: APP_MIME_TYPE }, () => ({
+      contents: [{ uri: 'ui://h/view.html', mimeType: APP_MIME_TYPE, text: HTML, _meta: { ui: { domain: 'x.example\r\nX-Injected: 1' } } }],
+    }));
     let apps!: AppsClient;
     const pair = await connectInMemory(server, { onClient: (c) => (apps = new AppsClient(c)), checkWire: false });
     try {
@@ -217,7 +282,9 @@ describe('MCP Apps host checks against a hostile server', () => {
 
   it('fetchAppResource refuses a read whose content item names another URI', async () => {
     const server = new McpServer({ name: 'swap', version: '1' });
-    server.registerResource('ui://swap/view.html', { name: 'v', mimeType: APP_MIME_TYPE }, () => ({ contents: [{ uri: 'ui://other/evil.html', mimeType: APP_MIME_TYPE, text: HTML }] }));
+    server.registerResource('ui://swap/view.html', { name: 'v', mimeType: APP_MIME_TYPE }, () => ({
+      contents: [{ uri: 'ui://other/evil.html', mimeType: APP_MIME_TYPE, text: HTML }],
+    }));
     let apps!: AppsClient;
     const pair = await connectInMemory(server, { onClient: (c) => (apps = new AppsClient(c)), checkWire: false });
     try {
@@ -235,12 +302,21 @@ describe('MCP Apps across implementations, over HTTP, both eras', () => {
     // the official SDK v2 server, its tool and resource registered with ext-apps' helpers
     const handler = createMcpHandler(() => {
       const s = new V2McpServer({ name: 'ext-apps-server', version: '1.0.0' });
-        extRegisterAppResource(s, 'Weather view', 'ui://weather/view.html', { description: 'The view' }, async (uri) => ({
-          contents: [{ uri: uri.href, mimeType: EXT_MIME_TYPE, text: HTML, _meta: { ui: { prefersBorder: true, csp: { connectDomains: ['https://api.weather.example'] } } } }],
-        }));
-        extRegisterAppTool(s, 'weather', { description: 'Weather with a view', _meta: { ui: { resourceUri: 'ui://weather/view.html' } } }, async () => ({ content: [{ type: 'text', text: 'sunny' }] }));
-        return s;
-      });
+      extRegisterAppResource(s, 'Weather view', 'ui://weather/view.html', { description: 'The view' }, async (uri) => ({
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: EXT_MIME_TYPE,
+            text: HTML,
+            _meta: { ui: { prefersBorder: true, csp: { connectDomains: ['https://api.weather.example'] } } },
+          },
+        ],
+      }));
+      extRegisterAppTool(s, 'weather', { description: 'Weather with a view', _meta: { ui: { resourceUri: 'ui://weather/view.html' } } }, async () => ({
+        content: [{ type: 'text', text: 'sunny' }],
+      }));
+      return s;
+    });
     official = await serveFetch((request) => handler.fetch(request));
     ours = await serveNode(createStreamableHttpHandler({ server: mcpkitAppServer() }), { port: 0, host: '127.0.0.1' });
   });
@@ -270,7 +346,10 @@ describe('MCP Apps across implementations, over HTTP, both eras', () => {
     });
 
     it(`the official client, declaring the extension, sees mcpkit's app and is recognised (${era})`, async () => {
-      const v2 = new V2Client({ name: 'v2-host', version: '1' }, { ...v2Options, capabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [EXT_MIME_TYPE] } } } } as never);
+      const v2 = new V2Client({ name: 'v2-host', version: '1' }, {
+        ...v2Options,
+        capabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [EXT_MIME_TYPE] } } },
+      } as never);
       await v2.connect(new V2Transport(new URL(ours.url)));
       try {
         assert.equal(v2.getNegotiatedProtocolVersion(), era === '2025 era' ? '2025-11-25' : '2026-07-28');

@@ -6,14 +6,24 @@
  * for, the `postMessage` bridge) is the host application's job; {@link contentSecurityPolicy}
  * builds the policy the specification describes.
  */
+
+import type { Client } from '../../client/index.js';
 import { LocalError } from '../../jsonrpc/errors.js';
 import { isObject } from '../../jsonrpc/values.js';
 import type { ProtocolExtension } from '../../protocol/table.js';
 import type { RequestOptions } from '../../session/session.js';
-import type { Client } from '../../client/index.js';
 import type { Tool } from '../../types.js';
 import { decodeBase64, withExtension } from '../shared.js';
-import { APPS_EXTENSION_ID, APP_MIME_TYPE, LEGACY_RESOURCE_URI_KEY, appResourceMetaProblem, cspOriginProblem, isUiUri, type AppResourceMeta, type AppToolVisibility } from './wire.js';
+import {
+  APP_MIME_TYPE,
+  APPS_EXTENSION_ID,
+  type AppResourceMeta,
+  type AppToolVisibility,
+  appResourceMetaProblem,
+  cspOriginProblem,
+  isUiUri,
+  LEGACY_RESOURCE_URI_KEY,
+} from './wire.js';
 
 /** Options of {@link AppsClient}. */
 export interface AppsClientOptions {
@@ -151,7 +161,8 @@ export class AppsClient {
     const item = (result.contents ?? []).find((c) => c.uri === uri);
     if (item === undefined) throw new LocalError('invalid_result', `${uri}: the read returned no content item for this URI`);
     const mimeType = item.mimeType ?? '';
-    if (!this.#mimeTypes.includes(mimeType)) throw new LocalError('invalid_result', `${uri}: mimeType ${JSON.stringify(mimeType)} is not one this host renders (${this.#mimeTypes.join(', ')})`);
+    if (!this.#mimeTypes.includes(mimeType))
+      throw new LocalError('invalid_result', `${uri}: mimeType ${JSON.stringify(mimeType)} is not one this host renders (${this.#mimeTypes.join(', ')})`);
     let html: string | undefined;
     if ('text' in item && typeof item.text === 'string') html = item.text;
     else if ('blob' in item && typeof item.blob === 'string') {
@@ -159,7 +170,8 @@ export class AppsClient {
       if (bytes !== undefined) html = new TextDecoder().decode(bytes);
     }
     if (html === undefined) throw new LocalError('invalid_result', `${uri}: the content has no text or valid base64 blob`);
-    if (new TextEncoder().encode(html).length > this.#maxHtmlBytes) throw new LocalError('invalid_result', `${uri}: the document is over ${this.#maxHtmlBytes} bytes`);
+    if (new TextEncoder().encode(html).length > this.#maxHtmlBytes)
+      throw new LocalError('invalid_result', `${uri}: the document is over ${this.#maxHtmlBytes} bytes`);
     const ui = isObject(item._meta) && item._meta.ui !== undefined ? item._meta.ui : await this.#listedUi(uri, options);
     const problem = ui === undefined ? undefined : appResourceMetaProblem(ui);
     if (problem !== undefined) throw new LocalError('invalid_result', `${uri}: _meta.ui: ${problem}`);

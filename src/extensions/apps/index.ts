@@ -3,21 +3,31 @@
  * resources and tools linked to them on the server, host-side discovery and fetching on
  * the client. Runtime-neutral.
  */
-export { registerAppResource, registerAppTool, type AppResourceConfig, type AppToolLink } from './server.js';
-export { AppsClient, appsClientExtension, appResourceUriOf, toolVisibility, modelVisibleTools, contentSecurityPolicy, type AppsClientOptions, type AppResource } from './client.js';
+
 export {
-  APPS_EXTENSION_ID,
+  type AppResource,
+  AppsClient,
+  type AppsClientOptions,
+  appResourceUriOf,
+  appsClientExtension,
+  contentSecurityPolicy,
+  modelVisibleTools,
+  toolVisibility,
+} from './client.js';
+export { type AppResourceConfig, type AppToolLink, registerAppResource, registerAppTool } from './server.js';
+export {
   APP_MIME_TYPE,
-  UI_SCHEME,
-  LEGACY_RESOURCE_URI_KEY,
+  APPS_EXTENSION_ID,
+  type AppResourceCsp,
+  type AppResourceMeta,
+  type AppResourcePermissions,
+  type AppsClientCapability,
+  type AppToolMeta,
+  type AppToolVisibility,
   appResourceMetaProblem,
   appsCapabilityOf,
   hostSupportsApps,
   isUiUri,
-  type AppResourceCsp,
-  type AppResourcePermissions,
-  type AppResourceMeta,
-  type AppToolMeta,
-  type AppToolVisibility,
-  type AppsClientCapability,
+  LEGACY_RESOURCE_URI_KEY,
+  UI_SCHEME,
 } from './wire.js';

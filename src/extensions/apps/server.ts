@@ -7,10 +7,10 @@
  * text fallback.
  */
 import type { McpServer, RegisteredResource, RegisteredTool, ServerRequestContext, ToolConfig, UserSchema } from '../../server/index.js';
-import type { ToolHandlerFor } from '../../server/tools.js';
 import type { ToolArgs, ToolStructured } from '../../server/infer.js';
+import type { ToolHandlerFor } from '../../server/tools.js';
 import type { ReadResourceResult } from '../../types.js';
-import { APP_MIME_TYPE, LEGACY_RESOURCE_URI_KEY, appResourceMetaProblem, isUiUri, type AppResourceMeta, type AppToolVisibility } from './wire.js';
+import { APP_MIME_TYPE, type AppResourceMeta, type AppToolVisibility, appResourceMetaProblem, isUiUri, LEGACY_RESOURCE_URI_KEY } from './wire.js';
 
 /** A UI resource. */
 export interface AppResourceConfig {
@@ -56,7 +56,9 @@ export function registerAppResource(server: McpServer, uri: string, config: AppR
   };
   if (config.listed === false) {
     // an exact-URI template: readable, not listed
-    return server.registerResourceTemplate(uri.replace(/[{}]/g, encodeURIComponent), { name: config.name, mimeType: APP_MIME_TYPE }, (u, _vars, ctx) => read(u, ctx));
+    return server.registerResourceTemplate(uri.replace(/[{}]/g, encodeURIComponent), { name: config.name, mimeType: APP_MIME_TYPE }, (u, _vars, ctx) =>
+      read(u, ctx),
+    );
   }
   return server.registerResource(uri, metadata, read);
 }

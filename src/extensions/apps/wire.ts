@@ -123,7 +123,8 @@ export function appResourceMetaProblem(meta: unknown): string | undefined {
   if (m.domain !== undefined && (typeof m.domain !== 'string' || m.domain === '')) return 'domain must be a non-empty string';
   // the format is host-specific, but no origin or host name holds these: a host that puts the
   // value in a header, a policy or an attribute must not get a directive, a header or markup
-  if (m.domain !== undefined && (m.domain.length > 300 || /[^\x21-\x7e]|[;,'"<>\\`]/.test(m.domain))) return `domain ${JSON.stringify(m.domain)} holds spaces, control characters, quotes, ";", "," or non-ASCII characters (or is over 300 characters): not an origin or host name`;
+  if (m.domain !== undefined && (m.domain.length > 300 || /[^\x21-\x7e]|[;,'"<>\\`]/.test(m.domain)))
+    return `domain ${JSON.stringify(m.domain)} holds spaces, control characters, quotes, ";", "," or non-ASCII characters (or is over 300 characters): not an origin or host name`;
   if (m.prefersBorder !== undefined && typeof m.prefersBorder !== 'boolean') return 'prefersBorder must be a boolean';
   return undefined;
 }

@@ -15,33 +15,34 @@
  * A skill's folders can be browsed with {@link SkillsClient.readDirectory} when the server
  * offers it (`directoryRead`).
  */
+
+import type { Client } from '../../client/index.js';
 import { LocalError } from '../../jsonrpc/errors.js';
 import type { JSONObject } from '../../jsonrpc/types.js';
 import { isObject } from '../../jsonrpc/values.js';
 import type { RequestOptions } from '../../session/session.js';
-import type { Client } from '../../client/index.js';
 import { decodeBase64 } from '../shared.js';
-import { DIGEST_PATTERN, contentBytes, sha256Digest } from './digest.js';
-import { FrontmatterError, MAX_FRONTMATTER_LENGTH, frontmatterDifferences, parseFrontmatter } from './frontmatter.js';
+import { contentBytes, DIGEST_PATTERN, sha256Digest } from './digest.js';
+import { FrontmatterError, frontmatterDifferences, MAX_FRONTMATTER_LENGTH, parseFrontmatter } from './frontmatter.js';
 import {
+  type DirectoryChild,
+  declaresSkills,
+  type GetSkillResult,
+  type ListSkillsResult,
+  type ReadDirectoryResult,
   SKILL_LIMITS,
   SKILL_MD,
   SKILLS_EXTENSION_ID,
+  type SkillEntry,
+  type SkillFrontmatter,
+  type SkillResourceEntry,
   SkillsMethod,
-  declaresSkills,
   skillFileUriProblem,
   skillNameOfUri,
   skillPathProblem,
   skillRootOf,
-  skillUriProblem,
   skillsProtocolExtension,
-  type DirectoryChild,
-  type GetSkillResult,
-  type ReadDirectoryResult,
-  type ListSkillsResult,
-  type SkillEntry,
-  type SkillFrontmatter,
-  type SkillResourceEntry,
+  skillUriProblem,
 } from './wire.js';
 
 /** Why a skill file failed verification. */
@@ -114,7 +115,8 @@ export function skillEntryProblem(value: unknown): string | undefined {
   if (!isObject(value)) return 'the entry is not an object';
   const { uri, frontmatter, resources } = value;
   if (typeof uri !== 'string') return 'the entry has no string uri';
-  if (!isObject(frontmatter) || typeof frontmatter.name !== 'string' || typeof frontmatter.description !== 'string') return `${uri}: frontmatter must be an object with string name and description`;
+  if (!isObject(frontmatter) || typeof frontmatter.name !== 'string' || typeof frontmatter.description !== 'string')
+    return `${uri}: frontmatter must be an object with string name and description`;
   const uriProblem = skillUriProblem(uri);
   if (uriProblem !== undefined) return uriProblem;
   const name = skillNameOfUri(uri);
@@ -172,7 +174,9 @@ export class SkillsClient {
 
   /** The server offers `resources/directory/read` (declared `directoryRead: true`). */
   get directoryRead(): boolean {
-    const settings = (this.#client.serverCapabilities as { extensions?: Record<string, { directoryRead?: unknown }> } | undefined)?.extensions?.[SKILLS_EXTENSION_ID];
+    const settings = (this.#client.serverCapabilities as { extensions?: Record<string, { directoryRead?: unknown }> } | undefined)?.extensions?.[
+      SKILLS_EXTENSION_ID
+    ];
     return this.supported && settings?.directoryRead === true;
   }
 
@@ -191,11 +195,14 @@ export class SkillsClient {
     let cursor: string | undefined;
     for (let page = 0; page < this.#maxPages; page++) {
       const result = await this.#client.request<ReadDirectoryResult>(SkillsMethod.DirectoryRead, cursor === undefined ? { uri } : { uri, cursor }, options);
-      if (!isObject(result) || !Array.isArray(result.resources)) throw new LocalError('invalid_result', 'The resources/directory/read result has no resources array');
+      if (!isObject(result) || !Array.isArray(result.resources))
+        throw new LocalError('invalid_result', 'The resources/directory/read result has no resources array');
       for (const child of result.resources) {
         if (!isObject(child) || typeof child.uri !== 'string') throw new LocalError('invalid_result', 'A resources/directory/read child has no string uri');
         // a child is one segment below the directory asked for, named by that segment: nothing else is listed
-        const problem = skillFileUriProblem(base, child.uri) ?? (child.uri.slice(base.length + 1).includes('/') ? `${child.uri} is not a direct child of ${base}` : undefined);
+        const problem =
+          skillFileUriProblem(base, child.uri) ??
+          (child.uri.slice(base.length + 1).includes('/') ? `${child.uri} is not a direct child of ${base}` : undefined);
         if (problem !== undefined) throw new LocalError('invalid_result', `A resources/directory/read child is refused: ${problem}`);
         if (typeof child.name === 'string' && child.name !== decodeURIComponent(child.uri.slice(base.length + 1))) {
           throw new LocalError('invalid_result', `A resources/directory/read child is named ${JSON.stringify(child.name)} but its URI names ${child.uri}`);
@@ -257,7 +264,12 @@ export class SkillsClient {
     }
     const differences = frontmatterDifferences(entry.frontmatter, parsed.frontmatter);
     if (differences.length > 0) {
-      throw new SkillVerificationError('frontmatter', entry.uri, `${entry.uri}: the frontmatter differs from the skill's entry (${differences.join('; ')}); the skill is not loaded`, differences);
+      throw new SkillVerificationError(
+        'frontmatter',
+        entry.uri,
+        `${entry.uri}: the frontmatter differs from the skill's entry (${differences.join('; ')}); the skill is not loaded`,
+        differences,
+      );
     }
     return { entry, frontmatter: parsed.frontmatter as SkillFrontmatter, body: parsed.body, file };
   }
@@ -286,7 +298,8 @@ export class SkillsClient {
     if (entry.resources !== 'dynamic') {
       listed = entry.resources.find((r) => r.uri === uri);
       if (listed === undefined) throw new SkillVerificationError('unlisted', uri, `${uri} is not a file of the skill ${entry.uri}`);
-      if (listed.size > this.#maxFileBytes) throw new SkillVerificationError('size', uri, `${uri} is ${listed.size} bytes, over this host's limit of ${this.#maxFileBytes}`);
+      if (listed.size > this.#maxFileBytes)
+        throw new SkillVerificationError('size', uri, `${uri} is ${listed.size} bytes, over this host's limit of ${this.#maxFileBytes}`);
     } else if (uri !== entry.uri) {
       const problem = skillFileUriProblem(skillRootOf(entry.uri)!, uri);
       if (problem !== undefined) throw new SkillVerificationError('unlisted', uri, `${problem}; it is not read`);
@@ -302,9 +315,11 @@ export class SkillsClient {
     } else if (item !== undefined && typeof (item as { blob?: unknown }).blob === 'string') {
       bytes = decodeBase64((item as { blob: string }).blob);
     }
-    if (bytes === undefined) throw new SkillVerificationError('content', uri, `${uri}: the read returned no content item for this URI with text or a valid base64 blob`);
+    if (bytes === undefined)
+      throw new SkillVerificationError('content', uri, `${uri}: the read returned no content item for this URI with text or a valid base64 blob`);
     if (listed !== undefined) {
-      if (bytes.length !== listed.size) throw new SkillVerificationError('size', uri, `${uri}: ${bytes.length} bytes read, the entry says ${listed.size}; the content is not used`);
+      if (bytes.length !== listed.size)
+        throw new SkillVerificationError('size', uri, `${uri}: ${bytes.length} bytes read, the entry says ${listed.size}; the content is not used`);
       const digest = await sha256Digest(bytes);
       if (digest !== listed.digest) throw new SkillVerificationError('digest', uri, `${uri}: the content's digest is not the entry's; the content is not used`);
     }

@@ -9,7 +9,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parse as yamlParse } from 'yaml';
-import { FrontmatterError, parseFrontmatter, parseWork, parseYamlSubset, renderFrontmatter, renderSkillMd, splitSkillMd, type FrontmatterValue } from './frontmatter.js';
+import {
+  FrontmatterError,
+  type FrontmatterValue,
+  parseFrontmatter,
+  parseWork,
+  parseYamlSubset,
+  renderFrontmatter,
+  renderSkillMd,
+  splitSkillMd,
+} from './frontmatter.js';
 
 const key = fc.oneof(fc.stringMatching(/^[a-z][a-z0-9_-]{0,12}$/), fc.string({ minLength: 1, maxLength: 8 }));
 const scalar: fc.Arbitrary<FrontmatterValue> = fc.oneof(
@@ -73,12 +82,27 @@ describe('frontmatter', () => {
       [Array.from({ length: 100 }, (_, i) => `${' '.repeat(2 * i)}k${i}:`).join('\n') + ' x\n', /deeper than 64 levels/],
       [`big: ${'x'.repeat(70_000)}\n`, /longer than 65536 characters/],
     ];
-    for (const [text, message] of refused) assert.throws(() => parseYamlSubset(text), (e: unknown) => e instanceof FrontmatterError && message.test(e.message), text);
+    for (const [text, message] of refused)
+      assert.throws(
+        () => parseYamlSubset(text),
+        (e: unknown) => e instanceof FrontmatterError && message.test(e.message),
+        text,
+      );
   });
 
   it('attack round 2: a key with invisible or control characters (a duplicate in disguise) is refused, block and flow', () => {
-    for (const body of ['name: x\ndescription: d\nna\u200bme: y', 'name: x\ndescription: d\n\ufeffname: y', 'name: x\ndescription: d\n"name\\0": y', 'name: x\ndescription: d\nm: {a: 1, "a\\u200d": 2}', 'name: x\ndescription: d\nm: {a\u2066: 1}']) {
-      assert.throws(() => parseFrontmatter(`---\n${body}\n---\n`), (e: unknown) => e instanceof FrontmatterError && /look-alike of another key/.test(e.message), JSON.stringify(body));
+    for (const body of [
+      'name: x\ndescription: d\nna\u200bme: y',
+      'name: x\ndescription: d\n\ufeffname: y',
+      'name: x\ndescription: d\n"name\\0": y',
+      'name: x\ndescription: d\nm: {a: 1, "a\\u200d": 2}',
+      'name: x\ndescription: d\nm: {a\u2066: 1}',
+    ]) {
+      assert.throws(
+        () => parseFrontmatter(`---\n${body}\n---\n`),
+        (e: unknown) => e instanceof FrontmatterError && /look-alike of another key/.test(e.message),
+        JSON.stringify(body),
+      );
     }
     assert.deepEqual(parseFrontmatter('---\nname: x\ndescription: d\nclé: y\n---\n').frontmatter, { name: 'x', description: 'd', clé: 'y' });
   });
@@ -109,7 +133,12 @@ describe('frontmatter', () => {
   });
 
   it('does work linear in the input whatever its shape (property: characters visited counted, not time)', () => {
-    const unit = fc.array(fc.constantFrom(' ', '\t', '\n', '\n  ', '"', "'", ':', ': ', '#', ' #', '-', '- ', '[', ']', '{', '}', ',', '\\', 'a', '|', '>', '?', '&', '1', '.'), { minLength: 1, maxLength: 10 }).map((parts) => parts.join(''));
+    const unit = fc
+      .array(
+        fc.constantFrom(' ', '\t', '\n', '\n  ', '"', "'", ':', ': ', '#', ' #', '-', '- ', '[', ']', '{', '}', ',', '\\', 'a', '|', '>', '?', '&', '1', '.'),
+        { minLength: 1, maxLength: 10 },
+      )
+      .map((parts) => parts.join(''));
     const prefix = fc.constantFrom('k: "', "k: '", 'k: ', 'k: [', 'k: {', '- ', '"', 'k: |\n  ', 'k: >-\n  ', 'k:\n  - ', 'k: [{a: "', '');
     // what closes the prefix, so that the input also reads to its end (not only fails early)
     const suffix = fc.constantFrom('', '"', "'", ']', '}', '"}]', '\n');
@@ -128,7 +157,10 @@ describe('frontmatter', () => {
         const small = perCharacter(sized(1_000));
         const large = perCharacter(sized(32_000));
         // the cost per character must not grow with the input (quadratic work would grow it 32-fold)
-        assert.ok(large <= small * 1.5 + 4, `${JSON.stringify(start)} + ${JSON.stringify(repeated)}… + ${JSON.stringify(end)}: ${small.toFixed(1)} steps per character at 1k, ${large.toFixed(1)} at 32k`);
+        assert.ok(
+          large <= small * 1.5 + 4,
+          `${JSON.stringify(start)} + ${JSON.stringify(repeated)}… + ${JSON.stringify(end)}: ${small.toFixed(1)} steps per character at 1k, ${large.toFixed(1)} at 32k`,
+        );
         assert.ok(large <= 100, `${large} steps per character`);
       }),
       { numRuns: 300 },
@@ -136,7 +168,10 @@ describe('frontmatter', () => {
   });
 
   it('splits SKILL.md (BOM, CRLF) and refuses a file without frontmatter', () => {
-    assert.deepEqual(parseFrontmatter('\ufeff---\r\nname: x\r\ndescription: y\r\n---\r\nBody\r\n'), { frontmatter: { name: 'x', description: 'y' }, body: 'Body\r\n' });
+    assert.deepEqual(parseFrontmatter('\ufeff---\r\nname: x\r\ndescription: y\r\n---\r\nBody\r\n'), {
+      frontmatter: { name: 'x', description: 'y' },
+      body: 'Body\r\n',
+    });
     assert.equal(splitSkillMd('# no frontmatter\n'), undefined);
     assert.equal(splitSkillMd('---\nname: x\n'), undefined);
     assert.throws(() => parseFrontmatter('---\n- a list\n---\n'), /not a YAML mapping/);

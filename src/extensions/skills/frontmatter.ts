@@ -176,7 +176,7 @@ class Parser {
       while (content.charCodeAt(skip) === 32) skip++;
       const rest = content.slice(skip);
       visit(content.length);
-      if (rest === '-' || rest.startsWith('- ')) throw new FrontmatterError('a sequence starting on its parent item\'s line is not supported', line.no);
+      if (rest === '-' || rest.startsWith('- ')) throw new FrontmatterError("a sequence starting on its parent item's line is not supported", line.no);
       if (rest === '' || rest.startsWith('#')) {
         this.#i++;
         out.push(this.#nested(indent));
@@ -206,7 +206,7 @@ class Parser {
       if (found === undefined) throw new FrontmatterError('expected "key: value"', line.no);
       const key = found.key;
       checkKey(key, line.no);
-      if (Object.prototype.hasOwnProperty.call(out, key)) throw new FrontmatterError(`duplicate key "${key}"`, line.no);
+      if (Object.hasOwn(out, key)) throw new FrontmatterError(`duplicate key "${key}"`, line.no);
       this.#i++;
       const rest = found.rest;
       let value: FrontmatterValue;
@@ -380,7 +380,26 @@ function stripComment(text: string): string {
   return i < 0 ? text : text.slice(0, i);
 }
 
-const ESCAPES: Record<string, string> = { '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b', ' ': ' ', '"': '"', '/': '/', '\\': '\\', N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029' };
+const ESCAPES: Record<string, string> = {
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  t: '\t',
+  '\t': '\t',
+  n: '\n',
+  v: '\v',
+  f: '\f',
+  r: '\r',
+  e: '\x1b',
+  ' ': ' ',
+  '"': '"',
+  '/': '/',
+  '\\': '\\',
+  N: '\u0085',
+  _: '\u00a0',
+  L: '\u2028',
+  P: '\u2029',
+};
 
 function unescapeDouble(text: string, no: number | undefined): string {
   visit(text.length);
@@ -551,7 +570,7 @@ class FlowReader {
       if (this.text[this.#pos++] !== ':') throw new FrontmatterError('malformed flow mapping', this.no);
       // a key given twice is refused, as in block mappings (a later value must not silently win)
       checkKey(key, this.no);
-      if (Object.prototype.hasOwnProperty.call(out, key)) throw new FrontmatterError(`duplicate key "${key}"`, this.no);
+      if (Object.hasOwn(out, key)) throw new FrontmatterError(`duplicate key "${key}"`, this.no);
       Object.defineProperty(out, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
       this.#ws();
       const c = this.text[this.#pos++];
@@ -643,7 +662,10 @@ export function sameFrontmatterValue(a: unknown, b: unknown): boolean {
   }
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameFrontmatterValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => Object.hasOwn(b, k) && sameFrontmatterValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }
 
 /**
@@ -654,8 +676,8 @@ export function frontmatterDifferences(expected: Readonly<Record<string, unknown
   const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
   const out: string[] = [];
   for (const key of keys) {
-    const e = Object.prototype.hasOwnProperty.call(expected, key) ? expected[key] : null;
-    const a = Object.prototype.hasOwnProperty.call(actual, key) ? actual[key] : null;
+    const e = Object.hasOwn(expected, key) ? expected[key] : null;
+    const a = Object.hasOwn(actual, key) ? actual[key] : null;
     if (!sameFrontmatterValue(e ?? null, a ?? null)) out.push(`${key}: entry ${JSON.stringify(e ?? null)}, file ${JSON.stringify(a ?? null)}`);
   }
   return out;
@@ -668,5 +690,6 @@ export function frontmatterDifferences(expected: Readonly<Record<string, unknown
 const HIDDEN_IN_KEY = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 
 function checkKey(key: string, line: number): void {
-  if (HIDDEN_IN_KEY.test(key)) throw new FrontmatterError(`the key ${JSON.stringify(key)} holds control or invisible characters (a look-alike of another key?)`, line);
+  if (HIDDEN_IN_KEY.test(key))
+    throw new FrontmatterError(`the key ${JSON.stringify(key)} holds control or invisible characters (a look-alike of another key?)`, line);
 }

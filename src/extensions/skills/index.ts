@@ -4,28 +4,37 @@
  * loads them with verification. Runtime-neutral (Web Crypto for the digests); reading
  * skills from a folder is `mcpkit/skills/node`.
  */
-export { SkillsServer, type SkillDefinition, type SkillsServerOptions, type RegisteredSkill } from './server.js';
-export { SkillsClient, SkillVerificationError, skillEntryProblem, type SkillsClientOptions, type SkillFile, type LoadedSkill, type SkillVerificationReason } from './client.js';
+
 export {
-  SKILLS_EXTENSION_ID,
-  SkillsMethod,
+  type LoadedSkill,
+  type SkillFile,
+  SkillsClient,
+  type SkillsClientOptions,
+  SkillVerificationError,
+  type SkillVerificationReason,
+  skillEntryProblem,
+} from './client.js';
+export { DIGEST_PATTERN, sha256Digest } from './digest.js';
+export { FrontmatterError, type FrontmatterValue, MAX_FRONTMATTER_LENGTH, parseFrontmatter, renderFrontmatter, renderSkillMd } from './frontmatter.js';
+export { type RegisteredSkill, type SkillDefinition, SkillsServer, type SkillsServerOptions } from './server.js';
+export {
+  DIRECTORY_MIME_TYPE,
+  type DirectoryChild,
+  declaresSkills,
+  type GetSkillResult,
+  type ListSkillsResult,
+  type ReadDirectoryResult,
+  SKILL_LIMITS,
   SKILL_MD,
   SKILL_MD_MIME_TYPE,
-  SKILL_LIMITS,
   SKILL_NAME_PATTERN,
-  DIRECTORY_MIME_TYPE,
-  skillNameProblem,
-  skillNameOfUri,
-  declaresSkills,
-  skillsProtocolExtension,
+  SKILLS_EXTENSION_ID,
   type SkillEntry,
   type SkillFrontmatter,
   type SkillResourceEntry,
-  type ListSkillsResult,
-  type GetSkillResult,
   type SkillsCapability,
-  type DirectoryChild,
-  type ReadDirectoryResult,
+  SkillsMethod,
+  skillNameOfUri,
+  skillNameProblem,
+  skillsProtocolExtension,
 } from './wire.js';
-export { parseFrontmatter, renderFrontmatter, renderSkillMd, FrontmatterError, MAX_FRONTMATTER_LENGTH, type FrontmatterValue } from './frontmatter.js';
-export { sha256Digest, DIGEST_PATTERN } from './digest.js';

@@ -9,13 +9,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { SkillsClient as V2SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { McpServer as V2McpServer, createMcpHandler } from '@modelcontextprotocol/server';
-import { SkillsExtension, memorySkillFiles } from '@modelcontextprotocol/server/ext/skills';
+import { createMcpHandler, McpServer as V2McpServer } from '@modelcontextprotocol/server';
+import { memorySkillFiles, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
+import { type FetchServer, serveFetch } from '../../../test/interop/v2/fixtures/v2-server.js';
 import { ALL_REVISIONS, Client } from '../../client/index.js';
 import { StreamableHttpClientTransport } from '../../http/client/streamable.js';
+import { type NodeServerHandle, serveNode } from '../../http/node.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../../http/node.js';
-import { serveFetch, type FetchServer } from '../../../test/interop/v2/fixtures/v2-server.js';
 import { McpServer } from '../../server/server.js';
 import { SkillsClient, SkillsServer } from './index.js';
 
@@ -26,7 +26,9 @@ describe('skills interop with the official SDK v2, over HTTP', () => {
   let official: FetchServer;
   let ours: NodeServerHandle;
   before(async () => {
-    const catalog = await SkillsExtension.load(memorySkillFiles({ 'pdf-processing/SKILL.md': SKILL_MD, 'pdf-processing/references/FORMS.md': FORMS }), { onWarning: () => {} });
+    const catalog = await SkillsExtension.load(memorySkillFiles({ 'pdf-processing/SKILL.md': SKILL_MD, 'pdf-processing/references/FORMS.md': FORMS }), {
+      onWarning: () => {},
+    });
     const handler = createMcpHandler(() => {
       const server = new V2McpServer({ name: 'official-skills', version: '1.0.0' });
       catalog.attach(server);

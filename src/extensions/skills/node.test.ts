@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { McpServer } from '../../server/server.js';
 import { SkillsServer } from './index.js';
 import { loadSkillDirectory } from './node.js';
@@ -51,7 +51,10 @@ describe('loadSkillDirectory', () => {
     await assert.rejects(loadSkillDirectory(linked), /outside.txt is not a regular file/);
     await assert.rejects(loadSkillDirectory(skillFolder('empty', { 'README.md': 'x' })), /SKILL.md is missing/);
     const misnamed = await loadSkillDirectory(skillFolder('other-name', { 'SKILL.md': SKILL_MD }));
-    assert.throws(() => new SkillsServer(new McpServer({ name: 's', version: '1' })).add(misnamed), /named "other-name" but its frontmatter names it "pdf-tools"/);
+    assert.throws(
+      () => new SkillsServer(new McpServer({ name: 's', version: '1' })).add(misnamed),
+      /named "other-name" but its frontmatter names it "pdf-tools"/,
+    );
     const big = skillFolder('big', { 'SKILL.md': SKILL_MD.replace('pdf-tools', 'big'), 'a.txt': 'x'.repeat(100), 'b.txt': 'y' });
     await assert.rejects(loadSkillDirectory(big, { maxBytes: 100 }), RangeError);
     await assert.rejects(loadSkillDirectory(big, { maxFiles: 2 }), /more than 2 files/);
@@ -86,7 +89,10 @@ describe('loadSkillDirectory', () => {
          try { copyFileSync(w.file, w.tmp); } catch {}
          renameSync(w.tmp, w.target);
        }`,
-      { eval: true, workerData: { secret, link: join(root, 'racy-link'), file: join(root, 'racy-file'), tmp: join(root, 'racy-tmp'), target: join(dir, 'a.txt') } },
+      {
+        eval: true,
+        workerData: { secret, link: join(root, 'racy-link'), file: join(root, 'racy-file'), tmp: join(root, 'racy-tmp'), target: join(dir, 'a.txt') },
+      },
     );
     let served = 0;
     let refused = 0;

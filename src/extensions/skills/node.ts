@@ -4,7 +4,7 @@
  * skill's name.
  */
 import { constants, existsSync } from 'node:fs';
-import { lstat, open, readdir, stat, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, lstat, open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { SkillDefinition } from './server.js';
 import { SKILL_LIMITS, SKILL_MD } from './wire.js';
@@ -85,7 +85,10 @@ export async function loadSkillDirectory(dir: string, options: LoadSkillDirector
           continue;
         }
         if (!info.isFile() || !seen.isFile()) throw notRegular(path);
-        if (info.nlink > 1) throw new TypeError(`Skill file ${path} has ${info.nlink} hard links; a hard-linked file may lie outside the skill folder and is not served (copy it instead)`);
+        if (info.nlink > 1)
+          throw new TypeError(
+            `Skill file ${path} has ${info.nlink} hard links; a hard-linked file may lie outside the skill folder and is not served (copy it instead)`,
+          );
         if (total + info.size > maxBytes) throw new RangeError(`The skill in ${dir} has more than ${maxBytes} bytes`);
         const bytes = await readAll(child, info.size, path);
         total += bytes.length;

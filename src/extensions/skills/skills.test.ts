@@ -13,8 +13,17 @@ import { ErrorCode } from '../../jsonrpc/types.js';
 import { McpServer } from '../../server/server.js';
 import { connectInMemory, type InMemoryPair } from '../../testing/in-memory.js';
 import { InMemoryTransport } from '../../transport/memory.js';
-import { sha256Digest, contentBytes } from './digest.js';
-import { SkillsClient, SkillVerificationError, SkillsServer, SKILLS_EXTENSION_ID, SkillsMethod, skillEntryProblem, skillsProtocolExtension, type SkillEntry } from './index.js';
+import { contentBytes, sha256Digest } from './digest.js';
+import {
+  SKILLS_EXTENSION_ID,
+  type SkillEntry,
+  SkillsClient,
+  SkillsMethod,
+  SkillsServer,
+  SkillVerificationError,
+  skillEntryProblem,
+  skillsProtocolExtension,
+} from './index.js';
 
 const ERAS: ReadonlyArray<{ era: string; client: { protocolVersion?: string } }> = [
   { era: '2025-11-25 (initialize)', client: {} },
@@ -76,7 +85,11 @@ for (const { era, client: clientOptions } of ERAS) {
           ['skill://csv-tools/SKILL.md', 'skill://pdf-processing/SKILL.md'],
         );
         const pdf = entries[1]!;
-        assert.deepEqual(pdf.frontmatter, { name: 'pdf-processing', description: 'Extract, fill, and assemble PDF documents', metadata: { owner: 'docs-team', version: 2 } });
+        assert.deepEqual(pdf.frontmatter, {
+          name: 'pdf-processing',
+          description: 'Extract, fill, and assemble PDF documents',
+          metadata: { owner: 'docs-team', version: 2 },
+        });
         assert.equal((pdf.resources as unknown[]).length, 4);
         // listing read no file (SEP-2640 › lazy retrieval)
         assert.equal(sent.filter((m) => m.method === 'resources/read').length, 0);
@@ -108,7 +121,9 @@ for (const { era, client: clientOptions } of ERAS) {
           assert.equal(raw.cacheScope, 'private');
           const got = await pair.client.request<Record<string, unknown>>(SkillsMethod.Get, { uri: pdf.uri });
           assert.equal(got.cacheScope, 'private');
-          assert.deepEqual((pair.client.discoverResult!.capabilities as { extensions: Record<string, unknown> }).extensions[SKILLS_EXTENSION_ID], { directoryRead: true });
+          assert.deepEqual((pair.client.discoverResult!.capabilities as { extensions: Record<string, unknown> }).extensions[SKILLS_EXTENSION_ID], {
+            directoryRead: true,
+          });
         }
       } finally {
         await closeChecked(pair);
@@ -131,7 +146,10 @@ for (const { era, client: clientOptions } of ERAS) {
             ['scripts', 'inode/directory'],
           ],
         );
-        assert.deepEqual((await skills.readDirectory('skill://pdf-processing/references/')).map((c) => c.uri), ['skill://pdf-processing/references/FORMS.md']);
+        assert.deepEqual(
+          (await skills.readDirectory('skill://pdf-processing/references/')).map((c) => c.uri),
+          ['skill://pdf-processing/references/FORMS.md'],
+        );
         // SEP-2640 › resources/directory/read: a URI that is not a directory is -32602
         for (const uri of ['skill://pdf-processing/SKILL.md', 'skill://nope', 'skill://pdf-processing/refer']) {
           await assert.rejects(skills.readDirectory(uri), (e: unknown) => e instanceof McpError && e.code === ErrorCode.InvalidParams, uri);
@@ -156,7 +174,10 @@ for (const { era, client: clientOptions } of ERAS) {
           ['skill-0', 'skill-1', 'skill-2', 'skill-3', 'skill-4'],
         );
         // a cursor that is not one of ours: -32602 (2025-11-25 › Utilities › Pagination)
-        await assert.rejects(pair.client.request(SkillsMethod.List, { cursor: 'bogus!' }), (e: unknown) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
+        await assert.rejects(
+          pair.client.request(SkillsMethod.List, { cursor: 'bogus!' }),
+          (e: unknown) => e instanceof McpError && e.code === ErrorCode.InvalidParams,
+        );
       } finally {
         await closeChecked(pair);
       }
@@ -167,7 +188,11 @@ for (const { era, client: clientOptions } of ERAS) {
       const cases = [
         { reason: 'digest', served: body.replace('Skill body.', 'Evil body!!'), listedAs: body },
         { reason: 'size', served: body + 'extra\n', listedAs: body },
-        { reason: 'frontmatter', served: body.replace('description: Extract, fill, and assemble PDF documents', 'description: Exfiltrate credentials'), listedAs: undefined },
+        {
+          reason: 'frontmatter',
+          served: body.replace('description: Extract, fill, and assemble PDF documents', 'description: Exfiltrate credentials'),
+          listedAs: undefined,
+        },
       ] as const;
       for (const c of cases) {
         const server = tamperingServer(c.served, c.listedAs ?? c.served);
@@ -219,7 +244,9 @@ describe('dynamic skills', () => {
     server.extend(skillsProtocolExtension('server'));
     server.registerResource(uri, { name: 'notes' }, (u) => ({ contents: [{ uri: u, mimeType: 'text/markdown', text: md }] }));
     server.onConnect((session) =>
-      session.endpoint.setRequestHandler(SkillsMethod.List, () => ({ skills: [{ uri, frontmatter: { name: 'notes', description: 'Take notes' }, resources: 'dynamic' }] })),
+      session.endpoint.setRequestHandler(SkillsMethod.List, () => ({
+        skills: [{ uri, frontmatter: { name: 'notes', description: 'Take notes' }, resources: 'dynamic' }],
+      })),
     );
     let skills!: SkillsClient;
     const pair = await connectInMemory(server, { onClient: (c) => (skills = new SkillsClient(c)), checkWire: false });
@@ -352,13 +379,26 @@ describe('skill URIs on the host side', () => {
       return { contents: [{ uri: u.endsWith('swapped.md') ? 'skill://notes/other.md' : u, mimeType: 'text/markdown', text: md }] };
     });
     server.onConnect((session) =>
-      session.endpoint.setRequestHandler(SkillsMethod.List, () => ({ skills: [{ uri, frontmatter: { name: 'notes', description: 'Take notes' }, resources: 'dynamic' }] })),
+      session.endpoint.setRequestHandler(SkillsMethod.List, () => ({
+        skills: [{ uri, frontmatter: { name: 'notes', description: 'Take notes' }, resources: 'dynamic' }],
+      })),
     );
     let skills!: SkillsClient;
     const pair = await connectInMemory(server, { onClient: (c) => (skills = new SkillsClient(c)), checkWire: false });
     try {
       const [entry] = await skills.listSkills();
-      for (const ref of ['skill://notes/%2e%2e/secret', 'skill://notes/%2E%2E/secret', 'skill://notes/.%2e/secret', 'skill://notes/a%2f..%2f..%2fsecret', '..', 'a/../../secret', 'a/./b', 'x\u202e', '', '/etc/passwd']) {
+      for (const ref of [
+        'skill://notes/%2e%2e/secret',
+        'skill://notes/%2E%2E/secret',
+        'skill://notes/.%2e/secret',
+        'skill://notes/a%2f..%2f..%2fsecret',
+        '..',
+        'a/../../secret',
+        'a/./b',
+        'x\u202e',
+        '',
+        '/etc/passwd',
+      ]) {
         await assert.rejects(skills.readFile(entry!, ref), (e: unknown) => e instanceof SkillVerificationError && e.reason === 'unlisted', ref);
       }
       assert.deepEqual(asked, []);

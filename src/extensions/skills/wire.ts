@@ -11,7 +11,7 @@
  */
 import type { JSONObject } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/methods.js';
-import { tableFor, type MethodSpec, type ProtocolExtension } from '../../protocol/table.js';
+import { type MethodSpec, type ProtocolExtension, tableFor } from '../../protocol/table.js';
 import { withExtension } from '../shared.js';
 
 /** The extension's identifier. */
@@ -65,7 +65,8 @@ export function skillNameProblem(name: unknown): string | undefined {
  * U+2060-U+2069, U+FEFF) that make a path display as something it is not.
  */
 // eslint-disable-next-line no-control-regex
-const HIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+const HIDDEN_CHARACTERS =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 
 /**
  * Why one path segment is a way out of the folder for some reader, or undefined: `.` and `..`,
@@ -90,7 +91,8 @@ export function skillPathProblem(path: string): string | undefined {
   if (path.startsWith('/') || path.includes('\\')) return `the path ${JSON.stringify(path)} must be relative and /-separated`;
   if (HIDDEN_CHARACTERS.test(path)) return `the path ${JSON.stringify(path)} contains control, invisible or bidirectional formatting characters`;
   for (const segment of path.split('/')) {
-    if (segmentProblem(segment)) return `the path ${JSON.stringify(path)} has an empty, "." or ".." segment (or one that some reader turns into one: only dots and spaces, or look-alike dots or slashes)`;
+    if (segmentProblem(segment))
+      return `the path ${JSON.stringify(path)} has an empty, "." or ".." segment (or one that some reader turns into one: only dots and spaces, or look-alike dots or slashes)`;
   }
   return undefined;
 }
@@ -209,7 +211,10 @@ export interface SkillsCapability {
 export function skillNameOfUri(uri: string): string | undefined {
   const at = uri.indexOf('://');
   if (at < 0) return undefined;
-  const segments = uri.slice(at + 3).split('/').filter((s) => s.length > 0);
+  const segments = uri
+    .slice(at + 3)
+    .split('/')
+    .filter((s) => s.length > 0);
   if (segments.length < 2 || segments[segments.length - 1] !== SKILL_MD) return undefined;
   return segments[segments.length - 2];
 }

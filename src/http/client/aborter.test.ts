@@ -4,8 +4,9 @@
  * requester use: once only, listeners called once in order and removable, a reason, and a
  * real AbortSignal for a fetch that follows it whenever it is asked for.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { Aborter, AborterSet, toAbortSignal } from './common.js';
 
 test('abort calls each listener once, in order, with the reason set; later aborts change nothing', () => {

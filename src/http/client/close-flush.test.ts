@@ -4,13 +4,14 @@
  * session: a request cancelled just before `close()` is cancelled at the server, against
  * mcpkit's own server over HTTP (2025-11-25, sessions).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { Client } from '../../client/client.js';
 import { LocalError } from '../../jsonrpc/errors.js';
 import { McpServer } from '../../server/server.js';
-import { createStreamableHttpHandler } from '../server/handler.js';
 import { serveNode } from '../node.js';
+import { createStreamableHttpHandler } from '../server/handler.js';
 import { StreamableHttpClientTransport } from './streamable.js';
 
 const REASON = 'the user pressed stop';
@@ -24,10 +25,14 @@ test('close() right after a request was aborted: the notifications/cancelled sti
   server.registerTool('wait', { description: 'waits until cancelled' }, (_args: unknown, ctx) => {
     started();
     return new Promise((_resolve, reject) => {
-      ctx.signal.addEventListener('abort', () => {
-        observed(ctx.signal.reason);
-        reject(ctx.signal.reason);
-      }, { once: true });
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          observed(ctx.signal.reason);
+          reject(ctx.signal.reason);
+        },
+        { once: true },
+      );
     });
   });
   const http = await serveNode(createStreamableHttpHandler({ server }));
@@ -54,7 +59,10 @@ test('close() right after a request was aborted: the notifications/cancelled sti
     const reason = await aborted;
     assert.ok(reason instanceof Error, `the handler saw an Error: ${String(reason)}`);
     assert.equal(reason.message, REASON, 'the server learned of the cancellation from notifications/cancelled');
-    await assert.rejects(transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }), (e: unknown) => e instanceof LocalError && e.code === 'connection_closed');
+    await assert.rejects(
+      transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      (e: unknown) => e instanceof LocalError && e.code === 'connection_closed',
+    );
   } finally {
     await http.close();
   }
@@ -71,13 +79,21 @@ test('close() refuses sends while it waits, and waits no longer than closeTimeou
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   const { port } = srv.address() as { port: number };
   try {
-    const transport = new StreamableHttpClientTransport({ url: `http://127.0.0.1:${port}/mcp`, openGetStream: false, closeTimeoutMs: 200, acceptTimeoutMs: 60_000 });
+    const transport = new StreamableHttpClientTransport({
+      url: `http://127.0.0.1:${port}/mcp`,
+      openGetStream: false,
+      closeTimeoutMs: 200,
+      acceptTimeoutMs: 60_000,
+    });
     transport.start({ message() {}, error() {}, closed() {} });
     const sent = transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
     while (hanging.size === 0) await new Promise((r) => setTimeout(r, 5));
     const t0 = Date.now();
     const closing = transport.close();
-    await assert.rejects(transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }), (e: unknown) => e instanceof LocalError && e.code === 'connection_closed');
+    await assert.rejects(
+      transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }),
+      (e: unknown) => e instanceof LocalError && e.code === 'connection_closed',
+    );
     await closing;
     const took = Date.now() - t0;
     assert.ok(took >= 150, `close waited for the notification (${took} ms)`);

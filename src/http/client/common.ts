@@ -3,8 +3,9 @@
  * reading, cancellable waits and the reconnection backoff. Runtime-neutral (web `fetch`,
  * `Headers`, `ReadableStream`); no `node:*` imports.
  */
-import { LocalError } from '../../jsonrpc/errors.js';
+
 import { Utf8Chunks } from '../../framing/utf8-chunks.js';
+import { LocalError } from '../../jsonrpc/errors.js';
 
 /**
  * Extra headers for every HTTP request a transport makes: a fixed record, or a function
@@ -59,9 +60,7 @@ export interface RequesterInit {
  * - `body.cancel()` (or the reader's) stops reading and releases the connection: it is
  *   destroyed unless the body had already ended.
  */
-export interface HttpRequester {
-  (url: URL, init: RequesterInit): Promise<ClientResponse>;
-}
+export type HttpRequester = (url: URL, init: RequesterInit) => Promise<ClientResponse>;
 
 /**
  * What a reader or a requester watches to learn that its request was aborted: an
@@ -301,11 +300,14 @@ export class AcceptDeadline {
 
   constructor(controller: { abort(reason?: unknown): void }, ms: number, what: string) {
     if (ms > 0 && Number.isFinite(ms)) {
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.error = new LocalError('timeout', `${what} was not answered within ${ms} ms (acceptTimeoutMs)`);
-        controller.abort(this.error);
-      }, Math.min(ms, MAX_TIMER_MS));
+      this.#timer = setTimeout(
+        () => {
+          this.#timer = undefined;
+          this.error = new LocalError('timeout', `${what} was not answered within ${ms} ms (acceptTimeoutMs)`);
+          controller.abort(this.error);
+        },
+        Math.min(ms, MAX_TIMER_MS),
+      );
     }
   }
 
@@ -350,7 +352,7 @@ export function reconnectPolicy(options: ReconnectOptions | undefined): Reconnec
 
 /** The wait before reconnection attempt number `failures` (0-based) when the server gave no `retry`. */
 export function backoffDelay(policy: ReconnectPolicy, failures: number): number {
-  return Math.min(policy.initialDelayMs * Math.pow(policy.growFactor, failures), policy.maxDelayMs);
+  return Math.min(policy.initialDelayMs * policy.growFactor ** failures, policy.maxDelayMs);
 }
 
 /** Default of {@link HttpClientCommonOptions.maxErrorBodyChars}. */
@@ -394,7 +396,10 @@ export function baseHeaders(options: HttpClientCommonOptions): HeaderBag | Promi
 function emptyHeaders(init: RequestInit | undefined, plain: boolean): HeaderBag {
   if (!plain) return new Headers(init?.headers);
   const headers = new PlainHeaders();
-  if (init?.headers !== undefined) new Headers(init.headers).forEach((value, name) => headers.set(name, value));
+  if (init?.headers !== undefined)
+    new Headers(init.headers).forEach((value, name) => {
+      headers.set(name, value);
+    });
   return headers;
 }
 
@@ -647,10 +652,13 @@ export class Waits {
     if (this.#cancelled) return Promise.resolve(false);
     return new Promise((resolve) => {
       const entry: { timer: ReturnType<typeof setTimeout> | undefined; resolve: (elapsed: boolean) => void } = { timer: undefined, resolve };
-      entry.timer = setTimeout(() => {
-        this.#pending.delete(entry);
-        resolve(true);
-      }, Math.min(ms, MAX_TIMER_MS));
+      entry.timer = setTimeout(
+        () => {
+          this.#pending.delete(entry);
+          resolve(true);
+        },
+        Math.min(ms, MAX_TIMER_MS),
+      );
       this.#pending.add(entry);
     });
   }

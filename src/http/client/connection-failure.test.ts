@@ -4,10 +4,11 @@
  * HTTP server, a server that never answers), through the real `Client` over Streamable
  * HTTP (fetch and mcpkit/node's requester) and the legacy SSE transport.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { test } from 'node:test';
 import { Client } from '../../client/client.js';
 import { LocalError } from '../../jsonrpc/errors.js';
 import type { Transport } from '../../transport/types.js';
@@ -54,7 +55,10 @@ test('a closed port: the connection was refused, with the URL', async () => {
   const requester = nodeHttpRequester();
   try {
     // the requester names the origin it could not connect to
-    assert.match((await connectFailure(new StreamableHttpClientTransport({ url, requester }))).message, new RegExp(`^Cannot connect to http://127\\.0\\.0\\.1:${port}: ${reason}`));
+    assert.match(
+      (await connectFailure(new StreamableHttpClientTransport({ url, requester }))).message,
+      new RegExp(`^Cannot connect to http://127\\.0\\.0\\.1:${port}: ${reason}`),
+    );
   } finally {
     requester.close();
   }
@@ -65,7 +69,10 @@ test('a closed port: the connection was refused, with the URL', async () => {
 test('an unresolvable .invalid name: the host name was not found', async () => {
   const failure = await connectFailure(new StreamableHttpClientTransport({ url: 'http://no-such-host.invalid/mcp' }));
   // RFC 6761: .invalid never resolves; a resolver without network may call that temporary
-  assert.match(failure.message, /^POST http:\/\/no-such-host\.invalid\/mcp failed: the host name no-such-host\.invalid (was not found \(DNS, ENOTFOUND\)|could not be resolved now)/);
+  assert.match(
+    failure.message,
+    /^POST http:\/\/no-such-host\.invalid\/mcp failed: the host name no-such-host\.invalid (was not found \(DNS, ENOTFOUND\)|could not be resolved now)/,
+  );
 });
 
 test('https:// to a plain HTTP server: the server does not speak TLS on this port', async (t) => {
@@ -73,7 +80,12 @@ test('https:// to a plain HTTP server: the server does not speak TLS on this por
   const port = await listen(plain);
   t.after(() => new Promise((resolve) => plain.close(resolve)));
   const failure = await connectFailure(new StreamableHttpClientTransport({ url: `https://127.0.0.1:${port}/mcp` }));
-  assert.match(failure.message, new RegExp(`^POST https://127\\.0\\.0\\.1:${port}/mcp failed: the TLS handshake with 127\\.0\\.0\\.1:${port} failed: the server does not speak TLS on this port \\(a plain HTTP server\\? then use http://\\)`));
+  assert.match(
+    failure.message,
+    new RegExp(
+      `^POST https://127\\.0\\.0\\.1:${port}/mcp failed: the TLS handshake with 127\\.0\\.0\\.1:${port} failed: the server does not speak TLS on this port \\(a plain HTTP server\\? then use http://\\)`,
+    ),
+  );
 });
 
 test('a server that never answers: the request times out naming the URL', async (t) => {
@@ -95,10 +107,22 @@ test('a server that never answers: the request times out naming the URL', async 
 test('connectionFailureReason reads the codes undici and Node put in the cause chain', () => {
   const url = new URL('https://example.test:8443/mcp');
   const wrapped = (cause: object) => Object.assign(new TypeError('fetch failed'), { cause });
-  assert.match(connectionFailureReason(wrapped({ code: 'UND_ERR_CONNECT_TIMEOUT', message: 'Connect Timeout Error' }), url), /^connecting to example\.test:8443 timed out/);
-  assert.match(connectionFailureReason(wrapped({ code: 'UND_ERR_HEADERS_TIMEOUT', message: 'Headers Timeout Error' }), url), /accepted the connection but sent no response headers in time/);
-  assert.match(connectionFailureReason(wrapped({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT', message: 'self-signed certificate' }), url), /TLS certificate was not accepted \(DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate\)/);
-  assert.match(connectionFailureReason(wrapped({ code: 'ECONNRESET', message: 'read ECONNRESET' }), url), /closed the connection \(ECONNRESET; does it speak TLS on this port\?\)/);
+  assert.match(
+    connectionFailureReason(wrapped({ code: 'UND_ERR_CONNECT_TIMEOUT', message: 'Connect Timeout Error' }), url),
+    /^connecting to example\.test:8443 timed out/,
+  );
+  assert.match(
+    connectionFailureReason(wrapped({ code: 'UND_ERR_HEADERS_TIMEOUT', message: 'Headers Timeout Error' }), url),
+    /accepted the connection but sent no response headers in time/,
+  );
+  assert.match(
+    connectionFailureReason(wrapped({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT', message: 'self-signed certificate' }), url),
+    /TLS certificate was not accepted \(DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate\)/,
+  );
+  assert.match(
+    connectionFailureReason(wrapped({ code: 'ECONNRESET', message: 'read ECONNRESET' }), url),
+    /closed the connection \(ECONNRESET; does it speak TLS on this port\?\)/,
+  );
   assert.equal(connectionFailureReason(wrapped({ code: 'EWHATEVER', message: 'odd' }), url), 'EWHATEVER: odd', 'otherwise the innermost error, with its code');
   assert.equal(connectionFailureReason(new TypeError('Failed to fetch'), url), 'Failed to fetch', 'a browser says no more');
   const cycle: { message: string; cause?: unknown } = { message: 'loop' };

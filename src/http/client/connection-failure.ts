@@ -59,16 +59,21 @@ export function connectionFailureReason(error: unknown, url: URL): string {
   const has = (...codes: string[]) => links.find((l) => l.code !== undefined && codes.includes(l.code));
   const host = url.hostname;
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  if (has('ECONNREFUSED')) return `the connection to ${host}:${port} was refused (ECONNREFUSED): nothing listens there (is the server running, and is the port right?)`;
+  if (has('ECONNREFUSED'))
+    return `the connection to ${host}:${port} was refused (ECONNREFUSED): nothing listens there (is the server running, and is the port right?)`;
   if (has('ENOTFOUND')) return `the host name ${host} was not found (DNS, ENOTFOUND): check the URL`;
   if (has('EAI_AGAIN')) return `the host name ${host} could not be resolved now (a temporary DNS failure, EAI_AGAIN): check the network and try again`;
   const certificate = links.find((l) => l.code !== undefined && CERTIFICATE_CODES.has(l.code));
-  if (certificate) return `the server's TLS certificate was not accepted (${certificate.code}: ${certificate.message}); use a certificate the client trusts (a private CA: NODE_EXTRA_CA_CERTS, or nodeHttpRequester's tls.ca)`;
+  if (certificate)
+    return `the server's TLS certificate was not accepted (${certificate.code}: ${certificate.message}); use a certificate the client trusts (a private CA: NODE_EXTRA_CA_CERTS, or nodeHttpRequester's tls.ca)`;
   const tls = links.find((l) => l.code === 'ERR_SSL_WRONG_VERSION_NUMBER' || /wrong version number|packet length too long/i.test(l.message));
-  if (tls && url.protocol === 'https:') return `the TLS handshake with ${host}:${port} failed: the server does not speak TLS on this port (a plain HTTP server? then use http://)`;
+  if (tls && url.protocol === 'https:')
+    return `the TLS handshake with ${host}:${port} failed: the server does not speak TLS on this port (a plain HTTP server? then use http://)`;
   if (tls) return `the TLS handshake with ${host}:${port} failed (${tls.message})`;
-  if (has('UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT')) return `connecting to ${host}:${port} timed out: is the host reachable, and does a firewall drop the packets?`;
-  if (has('UND_ERR_HEADERS_TIMEOUT')) return `${host}:${port} accepted the connection but sent no response headers in time (the server hangs, or a proxy holds the request)`;
+  if (has('UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT'))
+    return `connecting to ${host}:${port} timed out: is the host reachable, and does a firewall drop the packets?`;
+  if (has('UND_ERR_HEADERS_TIMEOUT'))
+    return `${host}:${port} accepted the connection but sent no response headers in time (the server hangs, or a proxy holds the request)`;
   if (has('UND_ERR_BODY_TIMEOUT')) return `${host}:${port} stopped sending the response body (body timeout)`;
   if (has('EHOSTUNREACH', 'ENETUNREACH')) return `${host} cannot be reached from here (no route to the host): check the network`;
   const reset = has('ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE');

@@ -4,12 +4,13 @@
  * the client answers by POST, a tool call whose SSE stream drops after the priming event and
  * is resumed (SEP-1699), session expiry, and DELETE on close.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bodyOf, FakeServer, json, type Recorded, SseWriter, status, waitFor } from '../../../test/helpers/http/fake-server.js';
 import { Client } from '../../client/client.js';
 import { LocalError } from '../../jsonrpc/errors.js';
 import { StreamableHttpClientTransport } from './streamable.js';
-import { FakeServer, SseWriter, bodyOf, json, status, waitFor, type Recorded } from '../../../test/helpers/http/fake-server.js';
 
 const URL_ = 'http://127.0.0.1:9/mcp';
 
@@ -34,7 +35,10 @@ class FakeMcpServer {
     const m = bodyOf(r);
     if (m.method === 'initialize') {
       const version = (m.params as { protocolVersion: string }).protocolVersion;
-      return json({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } } }, { headers: { 'mcp-session-id': this.sessionId } });
+      return json(
+        { jsonrpc: '2.0', id: m.id, result: { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } } },
+        { headers: { 'mcp-session-id': this.sessionId } },
+      );
     }
     assert.equal(r.headers.get('mcp-session-id'), this.sessionId, `${m.method ?? 'response'} carries the session id`);
     assert.equal(r.headers.get('mcp-protocol-version'), '2025-11-25');
@@ -91,7 +95,10 @@ test('Client over Streamable HTTP: handshake, GET stream, resumed tool call, DEL
   assert.deepEqual(fake.pingAnswered, { jsonrpc: '2.0', id: 'srv-ping', result: {} });
 
   const tools = await client.listTools();
-  assert.deepEqual(tools.tools.map((t) => t.name), ['slow']);
+  assert.deepEqual(
+    tools.tools.map((t) => t.name),
+    ['slow'],
+  );
 
   const started = Date.now();
   const result = await client.callTool({ name: 'slow', arguments: {} });
@@ -99,7 +106,11 @@ test('Client over Streamable HTTP: handshake, GET stream, resumed tool call, DEL
   assert.ok(Date.now() - started < 4000);
   const resumes = fake.server.only('GET').filter((g) => g.headers.get('last-event-id') === 'call-0');
   assert.equal(resumes.length, 1);
-  assert.equal(fake.server.requests.filter((r) => r.method === 'POST' && bodyOf(r).method === 'notifications/cancelled').length, 0, 'a disconnect is not a cancellation');
+  assert.equal(
+    fake.server.requests.filter((r) => r.method === 'POST' && bodyOf(r).method === 'notifications/cancelled').length,
+    0,
+    'a disconnect is not a cancellation',
+  );
 
   await client.close();
   const deletes = fake.server.only('DELETE');
@@ -117,7 +128,10 @@ test('Client over Streamable HTTP with reinitialize: false: an expired session f
   await client.connect(transport);
   fake.expired = true;
   const started = Date.now();
-  await assert.rejects(client.listTools(), (err: unknown) => err instanceof LocalError && ((err.cause as LocalError | undefined)?.code === 'session_expired' || err.code === 'session_expired'));
+  await assert.rejects(
+    client.listTools(),
+    (err: unknown) => err instanceof LocalError && ((err.cause as LocalError | undefined)?.code === 'session_expired' || err.code === 'session_expired'),
+  );
   assert.ok(Date.now() - started < 2000, 'no waiting for the request timeout');
   assert.equal(expired, fake.sessionId);
   assert.equal(transport.sessionId, undefined);

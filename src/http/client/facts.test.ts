@@ -5,11 +5,12 @@
  * `_meta` is never read, and a `tools/list` result reaches the receiver as the server sent
  * it (the client role filters it; see client/stateless/client.test.ts for the whole path).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { StreamableHttpClientTransport } from './streamable.js';
-import { Collector, FakeServer, bodyOf, json, status } from '../../../test/helpers/http/fake-server.js';
+import { test } from 'node:test';
+import { bodyOf, Collector, FakeServer, json, status } from '../../../test/helpers/http/fake-server.js';
 import type { SendOptions } from '../../transport/types.js';
+import { StreamableHttpClientTransport } from './streamable.js';
 
 const URL_ = 'http://127.0.0.1:9/mcp';
 const V = '2026-07-28';
@@ -18,7 +19,12 @@ function setup() {
   const server = new FakeServer((r) => {
     const m = bodyOf(r);
     if (m.id === undefined) return status(202);
-    if (m.method === 'tools/list') return json({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'bad', inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } } }] } });
+    if (m.method === 'tools/list')
+      return json({
+        jsonrpc: '2.0',
+        id: m.id,
+        result: { tools: [{ name: 'bad', inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } } }] },
+      });
     return json({ jsonrpc: '2.0', id: m.id, result: {} });
   });
   const transport = new StreamableHttpClientTransport({ url: URL_, fetch: server.fetch, openGetStream: false, sessionId: 'sess-1' });
@@ -27,12 +33,17 @@ function setup() {
   return { server, transport, rx };
 }
 
-test('the stateless headers are the metadata the client role hands over; a message\'s _meta is not read', async () => {
+test("the stateless headers are the metadata the client role hands over; a message's _meta is not read", async () => {
   const { server, transport } = setup();
   const meta = { _meta: { 'io.modelcontextprotocol/protocolVersion': V } };
   // claims the 2026 era in its _meta, but no metadata: a session POST like any other
   await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', ...meta } }, { kind: 'request', id: 1, method: 'tools/call' });
-  const facts: SendOptions = { kind: 'request', id: 2, method: 'tools/call', metadata: { 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'x', 'mcp-param-region': 'eu' } };
+  const facts: SendOptions = {
+    kind: 'request',
+    id: 2,
+    method: 'tools/call',
+    metadata: { 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'x', 'mcp-param-region': 'eu' },
+  };
   await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x', ...meta } }, facts);
   const [plain, era] = server.requests;
   assert.equal(plain!.headers.get('mcp-method'), null);
@@ -47,9 +58,15 @@ test('the stateless headers are the metadata the client role hands over; a messa
 
 test('a tools/list result is delivered as the server sent it (the transport rewrites nothing)', async () => {
   const { transport, rx } = setup();
-  await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { kind: 'request', id: 1, method: 'tools/list', metadata: { 'mcp-protocol-version': V, 'mcp-method': 'tools/list' } });
+  await transport.send(
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+    { kind: 'request', id: 1, method: 'tools/list', metadata: { 'mcp-protocol-version': V, 'mcp-method': 'tools/list' } },
+  );
   const result = (rx.messages[0] as { result: { tools: Array<{ name: string }> } }).result;
-  assert.deepEqual(result.tools.map((t) => t.name), ['bad']);
+  assert.deepEqual(
+    result.tools.map((t) => t.name),
+    ['bad'],
+  );
   assert.deepEqual(rx.errors, []);
   await transport.close();
 });
@@ -60,6 +77,9 @@ test('the ids of a POST come from the facts: the response to the request the ses
   await transport.send({ jsonrpc: '2.0', id: 5, method: 'ping' }, { kind: 'request', id: 5, method: 'ping' });
   // without facts (text handed over directly) the message is read for them
   await transport.send(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'ping' }));
-  assert.deepEqual(server.requests.map((r) => bodyOf(r).id), [5, 6]);
+  assert.deepEqual(
+    server.requests.map((r) => bodyOf(r).id),
+    [5, 6],
+  );
   await transport.close();
 });

@@ -1,14 +1,23 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LocalError } from '../../jsonrpc/errors.js';
+import { test } from 'node:test';
+import { bodyOf, Collector, FakeServer, type Handler, json, SseWriter, status, waitFor } from '../../../test/helpers/http/fake-server.js';
 import { Client } from '../../client/client.js';
-import { FallbackTransport, connectClient, createClientTransport, shouldFallBack } from './fallback.js';
+import { LocalError } from '../../jsonrpc/errors.js';
 import { HttpStatusError } from './errors.js';
-import { Collector, FakeServer, SseWriter, bodyOf, json, status, waitFor, type Handler } from '../../../test/helpers/http/fake-server.js';
+import { connectClient, createClientTransport, FallbackTransport, shouldFallBack } from './fallback.js';
 
 const URL_ = 'http://127.0.0.1:9/mcp';
-const initReq = { jsonrpc: '2.0' as const, id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
-const initResult = (id: unknown, protocolVersion = '2024-11-05') => ({ jsonrpc: '2.0', id, result: { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'old', version: '1' } } });
+const initReq = {
+  jsonrpc: '2.0' as const,
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+};
+const initResult = (id: unknown, protocolVersion = '2024-11-05') => ({
+  jsonrpc: '2.0',
+  id,
+  result: { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'old', version: '1' } },
+});
 
 /** A 2024-11-05 server on the same URL: POST to the URL is 405; GET opens the SSE stream. */
 function legacyOnly(postStatus = 405): Handler {
@@ -21,8 +30,13 @@ function legacyOnly(postStatus = 405): Handler {
       return stream.response;
     }
     const m = bodyOf(r);
-    if (m.method === 'initialize') stream!.event({ event: 'message', data: JSON.stringify(initResult(m.id, (m.params as { protocolVersion: string }).protocolVersion)) });
-    else if (m.method === 'tools/list') stream!.event({ event: 'message', data: JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'legacy-tool', inputSchema: { type: 'object' } }] } }) });
+    if (m.method === 'initialize')
+      stream!.event({ event: 'message', data: JSON.stringify(initResult(m.id, (m.params as { protocolVersion: string }).protocolVersion)) });
+    else if (m.method === 'tools/list')
+      stream!.event({
+        event: 'message',
+        data: JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'legacy-tool', inputSchema: { type: 'object' } }] } }),
+      });
     return status(202);
   };
 }
@@ -33,7 +47,9 @@ test('the default fallback rule', () => {
 });
 
 test('a Streamable HTTP server: the first POST succeeds and no legacy GET is made', async () => {
-  const server = new FakeServer((r) => (bodyOf(r).id === undefined ? status(202) : json(initResult(1, '2025-03-26'), { headers: { 'mcp-session-id': 'new' } })));
+  const server = new FakeServer((r) =>
+    bodyOf(r).id === undefined ? status(202) : json(initResult(1, '2025-03-26'), { headers: { 'mcp-session-id': 'new' } }),
+  );
   const transport = createClientTransport(URL_, { fetch: server.fetch, openGetStream: false });
   const rx = new Collector();
   await transport.start(rx);
@@ -61,7 +77,13 @@ test('a legacy server: 405 to the POST switches to HTTP+SSE at the same URL; que
   assert.deepEqual((rx.messages[0] as { id: number }).id, 1);
   assert.deepEqual((rx.messages[1] as { id: number }).id, 2);
   const trail = server.requests.map((r) => `${r.method} ${new URL(r.url).pathname}${r.method === 'POST' ? ' ' + (bodyOf(r).method ?? '') : ''}`);
-  assert.deepEqual(trail, ['POST /mcp initialize', 'GET /mcp', 'POST /mcp/messages initialize', 'POST /mcp/messages notifications/initialized', 'POST /mcp/messages tools/list']);
+  assert.deepEqual(trail, [
+    'POST /mcp initialize',
+    'GET /mcp',
+    'POST /mcp/messages initialize',
+    'POST /mcp/messages notifications/initialized',
+    'POST /mcp/messages tools/list',
+  ]);
   assert.ok(server.requests.every((r) => r.headers.get('x-k') === 'v'));
   assert.equal(rx.closedCount, 0, 'the dropped Streamable HTTP side does not close the connection');
   await transport.close();
@@ -80,7 +102,10 @@ test('no fallback for 401 or a network failure; a JSON-RPC answer on a 4xx is de
   });
   const offline = new FallbackTransport(URL_, { fetch: unreachable.fetch });
   await offline.start(new Collector());
-  await assert.rejects(offline.send(initReq), (err: unknown) => err instanceof LocalError && !(err instanceof HttpStatusError) && err.code === 'connection_closed');
+  await assert.rejects(
+    offline.send(initReq),
+    (err: unknown) => err instanceof LocalError && !(err instanceof HttpStatusError) && err.code === 'connection_closed',
+  );
   assert.equal(unreachable.only('GET').length, 0);
   await offline.close();
 
@@ -99,7 +124,10 @@ test('when the legacy transport cannot open either, the first send names both fa
   const server = new FakeServer((r) => (r.method === 'POST' ? status(404) : status(404, 'no sse here')));
   const transport = new FallbackTransport(URL_, { fetch: server.fetch });
   await transport.start(new Collector());
-  await assert.rejects(transport.send(initReq), (err: unknown) => err instanceof LocalError && err.code === 'connection_closed' && /HTTP 404/.test(err.message) && /legacy/.test(err.message));
+  await assert.rejects(
+    transport.send(initReq),
+    (err: unknown) => err instanceof LocalError && err.code === 'connection_closed' && /HTTP 404/.test(err.message) && /legacy/.test(err.message),
+  );
   await assert.rejects(transport.send(initReq), LocalError);
   await transport.close();
 });
@@ -111,7 +139,10 @@ test('connectClient: an mcpkit Client handshakes once over the legacy fallback a
   assert.equal(transport.kind, 'sse');
   assert.equal(client.protocolVersion, '2024-11-05');
   const tools = await client.listTools();
-  assert.deepEqual(tools.tools.map((t) => t.name), ['legacy-tool']);
+  assert.deepEqual(
+    tools.tools.map((t) => t.name),
+    ['legacy-tool'],
+  );
   assert.equal(server.requests.filter((r) => r.method === 'POST' && bodyOf(r).method === 'initialize').length, 2, 'one probe POST and one legacy POST');
   await client.close();
 });
@@ -120,12 +151,14 @@ test('the auth option follows the switch: every legacy request goes through it t
   const server = new FakeServer(legacyOnly());
   const seen: string[] = [];
   const auth = {
-    wrapFetch: (inner: typeof fetch): typeof fetch => (input, init) => {
-      seen.push(`${init?.method ?? 'GET'} ${String(input)}`);
-      const headers = new Headers(init?.headers);
-      headers.set('authorization', 'Bearer t0k3n');
-      return inner(input, { ...init, headers });
-    },
+    wrapFetch:
+      (inner: typeof fetch): typeof fetch =>
+      (input, init) => {
+        seen.push(`${init?.method ?? 'GET'} ${String(input)}`);
+        const headers = new Headers(init?.headers);
+        headers.set('authorization', 'Bearer t0k3n');
+        return inner(input, { ...init, headers });
+      },
   };
   const transport = new FallbackTransport(URL_, { fetch: server.fetch, auth });
   const rx = new Collector();
@@ -133,7 +166,10 @@ test('the auth option follows the switch: every legacy request goes through it t
   await transport.send(initReq);
   await waitFor(() => rx.messages.length === 1, 'the initialize response');
   assert.equal(transport.kind, 'sse');
-  assert.ok(seen.some((s) => s.startsWith('GET ')), 'the legacy stream was opened through the auth wrapper');
+  assert.ok(
+    seen.some((s) => s.startsWith('GET ')),
+    'the legacy stream was opened through the auth wrapper',
+  );
   assert.ok(seen.filter((s) => s.startsWith('POST ')).length >= 2, 'the first POST and the legacy POST both went through it');
   await transport.close();
 });

@@ -186,7 +186,11 @@ export class FallbackTransport implements Transport {
     } catch (err) {
       if (this.#closed) throw closedError();
       const reason = err instanceof Error ? err.message : String(err);
-      throw new LocalError('connection_closed', `Neither transport works at ${this.#url.href}: Streamable HTTP failed (${cause.message}) and the legacy HTTP+SSE transport failed (${reason})`, { cause: err });
+      throw new LocalError(
+        'connection_closed',
+        `Neither transport works at ${this.#url.href}: Streamable HTTP failed (${cause.message}) and the legacy HTTP+SSE transport failed (${reason})`,
+        { cause: err },
+      );
     }
     if (this.#closed) {
       await legacy.close();

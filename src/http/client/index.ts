@@ -6,9 +6,31 @@
  * server transports. Runtime-neutral: nothing here imports `node:*` (the Node requester is
  * `mcpkit/node/client`).
  */
-export { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './streamable.js';
-export { SseClientTransport, type SseClientTransportOptions } from './legacy-sse.js';
-export { FallbackTransport, createClientTransport, connectClient, shouldFallBack, type FallbackTransportOptions, type ConnectClientOptions, type HttpTransportKind } from './fallback.js';
-export { HttpStatusError, RedirectRefusedError, SessionExpiredError, type RedirectRefusal } from './errors.js';
+
+export type {
+  AbortWatch,
+  ChunkRead,
+  ChunkReader,
+  ChunkSource,
+  ClientResponse,
+  HeaderList,
+  HeadersInput,
+  HttpAuthorization,
+  HttpClientCommonOptions,
+  HttpRequester,
+  ReconnectOptions,
+  RequesterInit,
+} from './common.js';
 export { toAbortSignal } from './common.js';
-export type { AbortWatch, ChunkRead, ChunkReader, ChunkSource, ClientResponse, HeaderList, HeadersInput, HttpAuthorization, HttpClientCommonOptions, HttpRequester, ReconnectOptions, RequesterInit } from './common.js';
+export { HttpStatusError, type RedirectRefusal, RedirectRefusedError, SessionExpiredError } from './errors.js';
+export {
+  type ConnectClientOptions,
+  connectClient,
+  createClientTransport,
+  FallbackTransport,
+  type FallbackTransportOptions,
+  type HttpTransportKind,
+  shouldFallBack,
+} from './fallback.js';
+export { SseClientTransport, type SseClientTransportOptions } from './legacy-sse.js';
+export { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './streamable.js';

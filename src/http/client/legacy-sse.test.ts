@@ -1,14 +1,17 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bodyOf, Collector, delay, FakeServer, type Handler, SseWriter, status, waitFor } from '../../../test/helpers/http/fake-server.js';
 import { LocalError } from '../../jsonrpc/errors.js';
-import { SseClientTransport } from './legacy-sse.js';
 import { HttpStatusError } from './errors.js';
-import { Collector, FakeServer, SseWriter, bodyOf, delay, status, waitFor, type Handler } from '../../../test/helpers/http/fake-server.js';
+import { SseClientTransport } from './legacy-sse.js';
 
 const SSE_URL = 'http://127.0.0.1:9/sse';
 
 /** A 2024-11-05 server: GET /sse opens the stream, POSTs to the endpoint are answered on it. */
-function legacyServer(endpoint: string, onPost?: (message: Record<string, unknown>, stream: SseWriter) => Response | undefined): { handler: Handler; stream: () => SseWriter } {
+function legacyServer(
+  endpoint: string,
+  onPost?: (message: Record<string, unknown>, stream: SseWriter) => Response | undefined,
+): { handler: Handler; stream: () => SseWriter } {
   let stream: SseWriter | undefined;
   return {
     stream: () => stream!,
@@ -21,7 +24,8 @@ function legacyServer(endpoint: string, onPost?: (message: Record<string, unknow
       const m = bodyOf(r);
       const answer = onPost?.(m, stream!);
       if (answer) return answer;
-      if (m.id !== undefined && m.method !== undefined) stream!.event({ event: 'message', data: JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { echo: m.method } }) });
+      if (m.id !== undefined && m.method !== undefined)
+        stream!.event({ event: 'message', data: JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { echo: m.method } }) });
       return status(202, 'Accepted');
     },
   };
@@ -65,7 +69,11 @@ test('an endpoint on another origin is refused and nothing is POSTed', async () 
   for (const endpoint of ['http://evil.example/messages', '//evil.example/m', 'https://127.0.0.1:9/messages', 'http://127.0.0.1:10/messages']) {
     const server = new FakeServer(legacyServer(endpoint).handler);
     const transport = new SseClientTransport({ url: SSE_URL, fetch: server.fetch });
-    await assert.rejects(transport.start(new Collector()), (err: unknown) => err instanceof LocalError && err.code === 'invalid_message' && /another origin/.test(err.message), endpoint);
+    await assert.rejects(
+      transport.start(new Collector()),
+      (err: unknown) => err instanceof LocalError && err.code === 'invalid_message' && /another origin/.test(err.message),
+      endpoint,
+    );
     await assert.rejects(transport.send({ jsonrpc: '2.0', method: 'x' }), LocalError);
     assert.equal(server.only('POST').length, 0);
   }
@@ -75,7 +83,10 @@ test('start fails for an HTTP error, a non-SSE answer, a missing endpoint event 
   const bad = new SseClientTransport({ url: SSE_URL, fetch: new FakeServer(() => status(404, 'nope')).fetch });
   await assert.rejects(bad.start(new Collector()), (err: unknown) => err instanceof HttpStatusError && err.status === 404);
 
-  const html = new SseClientTransport({ url: SSE_URL, fetch: new FakeServer(() => new Response('<html>', { headers: { 'content-type': 'text/html' } })).fetch });
+  const html = new SseClientTransport({
+    url: SSE_URL,
+    fetch: new FakeServer(() => new Response('<html>', { headers: { 'content-type': 'text/html' } })).fetch,
+  });
   await assert.rejects(html.start(new Collector()), (err: unknown) => err instanceof LocalError && err.code === 'invalid_message');
 
   let silent: SseWriter | undefined;
@@ -104,7 +115,10 @@ test('a POST error status rejects the send with the status', async () => {
   const server = new FakeServer(legacyServer('/m', () => status(400, 'bad')).handler);
   const transport = new SseClientTransport({ url: SSE_URL, fetch: server.fetch });
   await transport.start(new Collector());
-  await assert.rejects(transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' }), (err: unknown) => err instanceof HttpStatusError && err.status === 400 && /bad/.test(err.message));
+  await assert.rejects(
+    transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    (err: unknown) => err instanceof HttpStatusError && err.status === 400 && /bad/.test(err.message),
+  );
   await transport.close();
 });
 

@@ -20,32 +20,33 @@
  * - The stream cannot be resumed (a new GET would be a new session), so when it ends the
  *   transport closes: `receiver.closed` gets a LocalError `connection_closed`.
  */
-import { discardedResponse } from '../../session/discarded-response.js';
-import { LocalError, toError } from '../../jsonrpc/errors.js';
-import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
-import { serializeMessage } from '../../jsonrpc/preset-json.js';
+
 import { SseParser } from '../../framing/sse.js';
+import { LocalError, toError } from '../../jsonrpc/errors.js';
+import { serializeMessage } from '../../jsonrpc/preset-json.js';
+import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
 import { Notification } from '../../protocol/methods.js';
+import { discardedResponse } from '../../session/discarded-response.js';
 import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import {
   AcceptDeadline,
-  DEFAULT_MAX_ERROR_BODY_CHARS,
-  DEFAULT_MAX_MESSAGE_CHARS,
   acceptTimeout,
   baseHeaders,
+  type ChunkSource,
+  type ClientResponse,
   closedError,
+  DEFAULT_MAX_ERROR_BODY_CHARS,
+  DEFAULT_MAX_MESSAGE_CHARS,
   discardBody,
   excerpt,
+  type HttpClientCommonOptions,
   mediaType,
   pump,
   readText,
-  type ChunkSource,
-  type ClientResponse,
-  type HttpClientCommonOptions,
 } from './common.js';
-import { transportFetch, type TransportFetch } from './redirects.js';
-import { HttpStatusError, type RedirectRefusedError } from './errors.js';
 import { connectionFailureReason } from './connection-failure.js';
+import { HttpStatusError, type RedirectRefusedError } from './errors.js';
+import { type TransportFetch, transportFetch } from './redirects.js';
 
 /** Options of {@link SseClientTransport}. */
 export interface SseClientTransportOptions extends HttpClientCommonOptions {
@@ -54,7 +55,6 @@ export interface SseClientTransportOptions extends HttpClientCommonOptions {
   /** How long `start()` waits for the `endpoint` event. Default 30000 ms. */
   endpointTimeoutMs?: number;
 }
-
 
 /** A POST carrying requests, while some of them await their answers. */
 interface RequestPost {
@@ -212,7 +212,8 @@ export class SseClientTransport implements Transport {
     const waiter = this.#endpointWaiter;
     if (!waiter) {
       // a later endpoint event cannot move an established connection
-      if (this.#endpoint !== undefined && !this.#closed) this.#receiver?.error(new LocalError('invalid_message', 'The server sent a second endpoint event; it was ignored'));
+      if (this.#endpoint !== undefined && !this.#closed)
+        this.#receiver?.error(new LocalError('invalid_message', 'The server sent a second endpoint event; it was ignored'));
       return;
     }
     let url: URL;
@@ -223,7 +224,9 @@ export class SseClientTransport implements Transport {
       return;
     }
     if (url.origin !== this.#url.origin) {
-      this.#endpointFailed(new LocalError('invalid_message', `The server named an endpoint on another origin (${url.origin}); refusing to send messages there`));
+      this.#endpointFailed(
+        new LocalError('invalid_message', `The server named an endpoint on another origin (${url.origin}); refusing to send messages there`),
+      );
       return;
     }
     this.#endpointWaiter = undefined;
@@ -319,7 +322,14 @@ export class SseClientTransport implements Transport {
     return this.#post(previous, dispatched, endpoint, body, controller, post);
   }
 
-  async #post(previous: Promise<void>, dispatched: () => void, endpoint: URL, body: string, controller: AbortController, post: RequestPost | undefined): Promise<void> {
+  async #post(
+    previous: Promise<void>,
+    dispatched: () => void,
+    endpoint: URL,
+    body: string,
+    controller: AbortController,
+    post: RequestPost | undefined,
+  ): Promise<void> {
     this.#controllers.add(controller);
     let deadline: AcceptDeadline | undefined;
     try {

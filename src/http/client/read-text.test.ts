@@ -3,9 +3,10 @@
  * comes as one chunk (decoded once, by the shared decoder) or as several (a streaming
  * decoder, since a character may be split between chunks).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { readText, type ChunkRead, type ChunkSource } from './common.js';
+import { test } from 'node:test';
+import { type ChunkRead, type ChunkSource, readText } from './common.js';
 
 /** A body delivering `chunks` in order. */
 function body(chunks: readonly Uint8Array[]): ChunkSource & { cancelled: boolean } {

@@ -24,7 +24,7 @@
  * With `options.requester` instead of a fetch, the requester makes the requests (it never
  * follows redirects itself; with `auth` it is adapted to a fetch, see requester-fetch.ts).
  */
-import { discardBody, resolveFetch, toAbortSignal, type ClientResponse, type HttpClientCommonOptions, type TransportInit } from './common.js';
+import { type ClientResponse, discardBody, type HttpClientCommonOptions, resolveFetch, type TransportInit, toAbortSignal } from './common.js';
 import { RedirectRefusedError } from './errors.js';
 import { requesterAsFetch, requesterCall } from './requester-fetch.js';
 
@@ -81,9 +81,12 @@ export function splitFetch(options: HttpClientCommonOptions): SplitFetch {
   let inner: TransportFetch;
   if (requester !== undefined) {
     if (options.fetch !== undefined) {
-      throw new TypeError('Pass either options.fetch or options.requester, not both: a requester makes the requests itself (to instrument them, wrap the requester instead)');
+      throw new TypeError(
+        'Pass either options.fetch or options.requester, not both: a requester makes the requests itself (to instrument them, wrap the requester instead)',
+      );
     }
-    if (typeof requester !== 'function') throw new TypeError('options.requester must be a function (url, init) => Promise<ClientResponse>, such as nodeHttpRequester() from mcpkit/node');
+    if (typeof requester !== 'function')
+      throw new TypeError('options.requester must be a function (url, init) => Promise<ClientResponse>, such as nodeHttpRequester() from mcpkit/node');
     if (options.auth) {
       const authorized = options.auth.wrapFetch(requesterAsFetch(requester));
       // with auth the headers are a Headers (see baseHeaders)
@@ -97,7 +100,8 @@ export function splitFetch(options: HttpClientCommonOptions): SplitFetch {
   return {
     send: inner,
     // the common case first: an answer that is no redirect
-    redirected: (response, url, init) => (response.type !== 'opaqueredirect' && !response.redirected && !REDIRECTS.has(response.status) ? undefined : follow(inner, max, url, init, response)),
+    redirected: (response, url, init) =>
+      response.type !== 'opaqueredirect' && !response.redirected && !REDIRECTS.has(response.status) ? undefined : follow(inner, max, url, init, response),
   };
 }
 
@@ -109,7 +113,13 @@ async function follow(inner: TransportFetch, max: number, url: URL, init: Transp
     const method = (init.method ?? 'GET').toUpperCase();
     if (response.type === 'opaqueredirect') {
       discardBody(response);
-      throw new RedirectRefusedError('unreadable', 0, method, undefined, `${method} ${current.href} was redirected, but the fetch in use hides the target (an opaque redirect); point the client at the final URL`);
+      throw new RedirectRefusedError(
+        'unreadable',
+        0,
+        method,
+        undefined,
+        `${method} ${current.href} was redirected, but the fetch in use hides the target (an opaque redirect); point the client at the final URL`,
+      );
     }
     if (response.redirected) {
       discardBody(response);
@@ -132,7 +142,13 @@ async function follow(inner: TransportFetch, max: number, url: URL, init: Transp
     try {
       target = new URL(location, current);
     } catch {
-      throw new RedirectRefusedError('invalid_location', status, method, undefined, `${method} ${current.href} was redirected (HTTP ${status}) to a Location that is not a valid URL`);
+      throw new RedirectRefusedError(
+        'invalid_location',
+        status,
+        method,
+        undefined,
+        `${method} ${current.href} was redirected (HTTP ${status}) to a Location that is not a valid URL`,
+      );
     }
     if (target.origin !== current.origin) {
       throw new RedirectRefusedError(
@@ -154,7 +170,13 @@ async function follow(inner: TransportFetch, max: number, url: URL, init: Transp
     }
     if (hops >= max) {
       const why = max === 0 ? 'redirects are turned off (maxRedirects 0)' : `it was redirected more than ${max} times`;
-      throw new RedirectRefusedError('too_many_redirects', status, method, target.origin, `${method} ${url.href} was not sent: ${why}. Point the client at the final URL`);
+      throw new RedirectRefusedError(
+        'too_many_redirects',
+        status,
+        method,
+        target.origin,
+        `${method} ${url.href} was not sent: ${why}. Point the client at the final URL`,
+      );
     }
     current = target;
     response = await inner(current, init);

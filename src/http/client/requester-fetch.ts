@@ -11,7 +11,7 @@
  * without `auth` never pay it. Runtime-neutral: web `Headers`, `Response` and
  * `ReadableStream` only.
  */
-import { PlainHeaders, type ClientResponse, type HttpRequester, type RequesterInit, type TransportInit } from './common.js';
+import { type ClientResponse, type HttpRequester, PlainHeaders, type RequesterInit, type TransportInit } from './common.js';
 
 /** The statuses whose `Response` can have no body (the constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -26,7 +26,13 @@ export function requesterInit(init: RequestInit | TransportInit | undefined): Re
   if (body !== undefined && body !== null && typeof body !== 'string') throw new TypeError('A requester sends string bodies only');
   const headers = init?.headers;
   // a transport's own request is one already (plain headers, an upper-case method): no copy
-  if (headers instanceof PlainHeaders && body !== null && init!.signal !== null && (init!.method === 'POST' || init!.method === 'GET' || init!.method === 'DELETE')) return init as RequesterInit;
+  if (
+    headers instanceof PlainHeaders &&
+    body !== null &&
+    init!.signal !== null &&
+    (init!.method === 'POST' || init!.method === 'GET' || init!.method === 'DELETE')
+  )
+    return init as RequesterInit;
   return {
     method: (init?.method ?? 'GET').toUpperCase(),
     headers: headers instanceof Headers || headers instanceof PlainHeaders ? headers : new Headers(headers as HeadersInit | undefined),
@@ -86,6 +92,8 @@ function asResponse(answer: ClientResponse): Response {
     source.cancel().catch(() => {});
   }
   const headers = new Headers();
-  answer.headers.forEach((value, name) => headers.append(name, value));
+  answer.headers.forEach((value, name) => {
+    headers.append(name, value);
+  });
   return new Response(body, { status: answer.status, statusText: answer.statusText, headers });
 }

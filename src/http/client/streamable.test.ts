@@ -1,13 +1,22 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bodyOf, Collector, delay, FakeServer, type Handler, json, SseWriter, status, waitFor } from '../../../test/helpers/http/fake-server.js';
 import { LocalError } from '../../jsonrpc/errors.js';
-import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './streamable.js';
 import { HttpStatusError, SessionExpiredError } from './errors.js';
-import { Collector, FakeServer, SseWriter, bodyOf, delay, json, status, waitFor, type Handler } from '../../../test/helpers/http/fake-server.js';
+import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './streamable.js';
 
 const URL_ = 'http://127.0.0.1:9/mcp';
-const init = (id = 1) => ({ jsonrpc: '2.0' as const, id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-const initResult = (id: unknown = 1) => ({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+const init = (id = 1) => ({
+  jsonrpc: '2.0' as const,
+  id,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
+const initResult = (id: unknown = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } },
+});
 const req = (id: number, method = 'tools/list') => ({ jsonrpc: '2.0' as const, id, method });
 const ok = (id: unknown, result: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, result });
 const initialized = { jsonrpc: '2.0' as const, method: 'notifications/initialized' };
@@ -21,12 +30,15 @@ function setup(handler: Handler, options: Partial<StreamableHttpClientTransportO
 }
 
 test('POST headers: content type, accept, session id after initialize, protocol version after setProtocolVersion', async () => {
-  const { server, transport, rx } = setup((r) => {
-    const m = bodyOf(r);
-    if (m.method === 'initialize') return json(initResult(m.id), { headers: { 'mcp-session-id': 'sess-1' } });
-    if (m.id === undefined) return status(202);
-    return json(ok(m.id));
-  }, { openGetStream: false });
+  const { server, transport, rx } = setup(
+    (r) => {
+      const m = bodyOf(r);
+      if (m.method === 'initialize') return json(initResult(m.id), { headers: { 'mcp-session-id': 'sess-1' } });
+      if (m.id === undefined) return status(202);
+      return json(ok(m.id));
+    },
+    { openGetStream: false },
+  );
   await transport.send(init(1));
   assert.equal(transport.sessionId, 'sess-1');
   transport.setProtocolVersion('2025-11-25');
@@ -48,13 +60,16 @@ test('POST headers: content type, accept, session id after initialize, protocol 
 });
 
 test('JSON responses are delivered (single and batch); 202 delivers nothing', async () => {
-  const { transport, rx } = setup((r) => {
-    const m = JSON.parse(r.body);
-    if (Array.isArray(m)) return json(m.map((x: { id: number }) => ok(x.id, { n: x.id })));
-    if (m.method === 'notifications/roots/list_changed') return json({ ok: true }); // non-conforming acknowledgement
-    if (m.id === undefined) return status(202);
-    return json(ok(m.id, { n: m.id }));
-  }, { openGetStream: false });
+  const { transport, rx } = setup(
+    (r) => {
+      const m = JSON.parse(r.body);
+      if (Array.isArray(m)) return json(m.map((x: { id: number }) => ok(x.id, { n: x.id })));
+      if (m.method === 'notifications/roots/list_changed') return json({ ok: true }); // non-conforming acknowledgement
+      if (m.id === undefined) return status(202);
+      return json(ok(m.id, { n: m.id }));
+    },
+    { openGetStream: false },
+  );
   await transport.send(req(1));
   await transport.send([req(2), req(3)]);
   await transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params: {} });
@@ -67,16 +82,19 @@ test('JSON responses are delivered (single and batch); 202 delivers nothing', as
 });
 
 test('an SSE response: messages in order, priming and foreign events skipped, bad JSON reported', async () => {
-  const { transport, rx } = setup(() => {
-    const sse = new SseWriter();
-    sse.event({ id: 'p0', data: '' });
-    sse.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }, 'e1');
-    sse.event({ event: 'ping', data: 'ignored' });
-    sse.raw('data: {not json\n\n');
-    sse.send(ok(1, { done: true }), 'e2');
-    sse.close();
-    return sse.response;
-  }, { openGetStream: false });
+  const { transport, rx } = setup(
+    () => {
+      const sse = new SseWriter();
+      sse.event({ id: 'p0', data: '' });
+      sse.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }, 'e1');
+      sse.event({ event: 'ping', data: 'ignored' });
+      sse.raw('data: {not json\n\n');
+      sse.send(ok(1, { done: true }), 'e2');
+      sse.close();
+      return sse.response;
+    },
+    { openGetStream: false },
+  );
   await transport.send(req(1));
   assert.deepEqual(rx.messages, [{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }, ok(1, { done: true })]);
   assert.equal(rx.errors.length, 1);
@@ -84,7 +102,7 @@ test('an SSE response: messages in order, priming and foreign events skipped, ba
   await transport.close();
 });
 
-test('custom headers: static record, and a function called for every request; the transport\'s own headers win', async () => {
+test("custom headers: static record, and a function called for every request; the transport's own headers win", async () => {
   let calls = 0;
   const { server, transport } = setup((r) => (bodyOf(r).id === undefined ? status(202) : json(ok(bodyOf(r).id))), {
     openGetStream: false,
@@ -121,26 +139,32 @@ test('sends are dispatched in call order even when the header function takes var
     },
   });
   await Promise.all([1, 2, 3, 4, 5, 6].map((i) => transport.send(req(i))));
-  assert.deepEqual(server.requests.map((r) => bodyOf(r).id), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(
+    server.requests.map((r) => bodyOf(r).id),
+    [1, 2, 3, 4, 5, 6],
+  );
   await transport.close();
 });
 
-test('a response stream that drops mid-request is resumed by GET with Last-Event-ID after the server\'s retry', async () => {
-  const { server, transport, rx } = setup((r) => {
-    if (r.method === 'POST') {
-      const m = bodyOf(r);
-      if (m.method === 'initialize') return json(initResult(m.id), { headers: { 'mcp-session-id': 's1' } });
+test("a response stream that drops mid-request is resumed by GET with Last-Event-ID after the server's retry", async () => {
+  const { server, transport, rx } = setup(
+    (r) => {
+      if (r.method === 'POST') {
+        const m = bodyOf(r);
+        if (m.method === 'initialize') return json(initResult(m.id), { headers: { 'mcp-session-id': 's1' } });
+        const sse = new SseWriter();
+        sse.event({ id: 'ev-1', retry: 120, data: '' });
+        sse.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1 } }, 'ev-2');
+        setTimeout(() => sse.close(), 5);
+        return sse.response;
+      }
       const sse = new SseWriter();
-      sse.event({ id: 'ev-1', retry: 120, data: '' });
-      sse.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1 } }, 'ev-2');
-      setTimeout(() => sse.close(), 5);
+      sse.send(ok(7, { resumed: true }), 'ev-3');
+      sse.close();
       return sse.response;
-    }
-    const sse = new SseWriter();
-    sse.send(ok(7, { resumed: true }), 'ev-3');
-    sse.close();
-    return sse.response;
-  }, { openGetStream: false });
+    },
+    { openGetStream: false },
+  );
   await transport.send(init(1));
   transport.setProtocolVersion('2025-11-25');
   await transport.send(req(7, 'tools/call'));
@@ -155,25 +179,28 @@ test('a response stream that drops mid-request is resumed by GET with Last-Event
   await transport.close();
 });
 
-test('the resumption waits the server\'s retry (generous bounds)', async () => {
+test("the resumption waits the server's retry (generous bounds)", async () => {
   let endedAt = 0;
   let getAt = 0;
-  const { transport } = setup((r) => {
-    if (r.method === 'POST') {
+  const { transport } = setup(
+    (r) => {
+      if (r.method === 'POST') {
+        const sse = new SseWriter();
+        sse.event({ id: 'a', retry: 150, data: '' });
+        setTimeout(() => {
+          endedAt = Date.now();
+          sse.close();
+        }, 2);
+        return sse.response;
+      }
+      getAt = Date.now();
       const sse = new SseWriter();
-      sse.event({ id: 'a', retry: 150, data: '' });
-      setTimeout(() => {
-        endedAt = Date.now();
-        sse.close();
-      }, 2);
+      sse.send(ok(1), 'b');
+      sse.close();
       return sse.response;
-    }
-    getAt = Date.now();
-    const sse = new SseWriter();
-    sse.send(ok(1), 'b');
-    sse.close();
-    return sse.response;
-  }, { openGetStream: false, reconnect: { initialDelayMs: 5000 } });
+    },
+    { openGetStream: false, reconnect: { initialDelayMs: 5000 } },
+  );
   await transport.send(req(1));
   const waited = getAt - endedAt;
   assert.ok(waited >= 130, `waited ${waited} ms, expected about 150`);
@@ -183,90 +210,118 @@ test('the resumption waits the server\'s retry (generous bounds)', async () => {
 
 test('without a server retry the resumption uses the reconnect delay, and progress resets the attempt count', async () => {
   let gets = 0;
-  const { server, transport, rx } = setup((r) => {
-    if (r.method === 'POST') {
+  const { server, transport, rx } = setup(
+    (r) => {
+      if (r.method === 'POST') {
+        const sse = new SseWriter();
+        sse.event({ id: 'x1', data: '' });
+        sse.close();
+        return sse.response;
+      }
+      gets++;
       const sse = new SseWriter();
-      sse.event({ id: 'x1', data: '' });
+      if (gets < 4)
+        sse.event({ id: `x${gets + 1}`, data: '' }); // new ids: progress, no answer yet
+      else sse.send(ok(1, { after: gets }), 'x9');
       sse.close();
       return sse.response;
-    }
-    gets++;
-    const sse = new SseWriter();
-    if (gets < 4) sse.event({ id: `x${gets + 1}`, data: '' }); // new ids: progress, no answer yet
-    else sse.send(ok(1, { after: gets }), 'x9');
-    sse.close();
-    return sse.response;
-  }, { openGetStream: false, reconnect: { initialDelayMs: 5, maxRetries: 1 } });
+    },
+    { openGetStream: false, reconnect: { initialDelayMs: 5, maxRetries: 1 } },
+  );
   await transport.send(req(1));
   assert.equal(gets, 4);
-  assert.deepEqual(server.only('GET').map((g) => g.headers.get('last-event-id')), ['x1', 'x2', 'x3', 'x4']);
+  assert.deepEqual(
+    server.only('GET').map((g) => g.headers.get('last-event-id')),
+    ['x1', 'x2', 'x3', 'x4'],
+  );
   assert.deepEqual(rx.messages, [ok(1, { after: 4 })]);
   await transport.close();
 });
 
 test('a stream that ends without any event id fails its requests at once, without a GET', async () => {
-  const { server, transport } = setup(() => {
-    const sse = new SseWriter();
-    sse.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } });
-    sse.close();
-    return sse.response;
-  }, { openGetStream: false, reconnect: { initialDelayMs: 10_000 } });
+  const { server, transport } = setup(
+    () => {
+      const sse = new SseWriter();
+      sse.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } });
+      sse.close();
+      return sse.response;
+    },
+    { openGetStream: false, reconnect: { initialDelayMs: 10_000 } },
+  );
   const started = Date.now();
-  await assert.rejects(transport.send(req(3)), (err: unknown) => err instanceof LocalError && err.code === 'connection_closed' && /request 3/.test(err.message));
+  await assert.rejects(
+    transport.send(req(3)),
+    (err: unknown) => err instanceof LocalError && err.code === 'connection_closed' && /request 3/.test(err.message),
+  );
   assert.ok(Date.now() - started < 1000);
   assert.equal(server.only('GET').length, 0);
   await transport.close();
 });
 
 test('resumption gives up after maxRetries fruitless attempts; a 405 to the GET gives up at once', async () => {
-  const failing = setup((r) => {
-    if (r.method === 'GET') return status(503);
-    const sse = new SseWriter();
-    sse.event({ id: 'k', retry: 5, data: '' });
-    sse.close();
-    return sse.response;
-  }, { openGetStream: false, reconnect: { maxRetries: 3 } });
-  await assert.rejects(failing.transport.send(req(1)), (err: unknown) => err instanceof LocalError && err.code === 'connection_closed' && /3 attempts/.test(err.message));
+  const failing = setup(
+    (r) => {
+      if (r.method === 'GET') return status(503);
+      const sse = new SseWriter();
+      sse.event({ id: 'k', retry: 5, data: '' });
+      sse.close();
+      return sse.response;
+    },
+    { openGetStream: false, reconnect: { maxRetries: 3 } },
+  );
+  await assert.rejects(
+    failing.transport.send(req(1)),
+    (err: unknown) => err instanceof LocalError && err.code === 'connection_closed' && /3 attempts/.test(err.message),
+  );
   assert.equal(failing.server.only('GET').length, 3);
   await failing.transport.close();
 
-  const noResume = setup((r) => {
-    if (r.method === 'GET') return status(405);
-    const sse = new SseWriter();
-    sse.event({ id: 'k', retry: 5, data: '' });
-    sse.close();
-    return sse.response;
-  }, { openGetStream: false });
+  const noResume = setup(
+    (r) => {
+      if (r.method === 'GET') return status(405);
+      const sse = new SseWriter();
+      sse.event({ id: 'k', retry: 5, data: '' });
+      sse.close();
+      return sse.response;
+    },
+    { openGetStream: false },
+  );
   await assert.rejects(noResume.transport.send(req(1)), /does not resume streams/);
   assert.equal(noResume.server.only('GET').length, 1);
   await noResume.transport.close();
 });
 
 test('a broken (errored) stream is resumed like a closed one', async () => {
-  const { transport, rx } = setup((r) => {
-    const sse = new SseWriter();
-    if (r.method === 'POST') {
-      sse.event({ id: 'b1', retry: 5, data: '' });
-      setTimeout(() => sse.fail(), 2);
-    } else {
-      sse.send(ok(1, { ok: true }), 'b2');
-      sse.close();
-    }
-    return sse.response;
-  }, { openGetStream: false });
+  const { transport, rx } = setup(
+    (r) => {
+      const sse = new SseWriter();
+      if (r.method === 'POST') {
+        sse.event({ id: 'b1', retry: 5, data: '' });
+        setTimeout(() => sse.fail(), 2);
+      } else {
+        sse.send(ok(1, { ok: true }), 'b2');
+        sse.close();
+      }
+      return sse.response;
+    },
+    { openGetStream: false },
+  );
   await transport.send(req(1));
   assert.deepEqual(rx.messages, [ok(1, { ok: true })]);
   await transport.close();
 });
 
 test('an outgoing cancellation stops the resumption for that request', async () => {
-  const { server, transport } = setup((r) => {
-    if (r.method === 'POST' && bodyOf(r).method === 'notifications/cancelled') return status(202);
-    const sse = new SseWriter();
-    sse.event({ id: 'c1', retry: 80, data: '' });
-    sse.close();
-    return sse.response;
-  }, { openGetStream: false });
+  const { server, transport } = setup(
+    (r) => {
+      if (r.method === 'POST' && bodyOf(r).method === 'notifications/cancelled') return status(202);
+      const sse = new SseWriter();
+      sse.event({ id: 'c1', retry: 80, data: '' });
+      sse.close();
+      return sse.response;
+    },
+    { openGetStream: false },
+  );
   const pending = transport.send(req(5));
   await server.waitForRequest((r) => r.method === 'POST');
   await delay(10);
@@ -277,15 +332,22 @@ test('an outgoing cancellation stops the resumption for that request', async () 
 });
 
 test('HTTP errors: no JSON-RPC answer rejects with the status; a matching JSON-RPC error body is delivered', async () => {
-  const { transport, rx } = setup((r) => {
-    const m = bodyOf(r);
-    if (m.id === 1) return status(500, 'boom');
-    if (m.id === 2) return json({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'bad params' } }, { status: 400 });
-    if (m.id === 3) return json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: no session' } }, { status: 400 });
-    if (m.id === 4) return status(429);
-    return status(400);
-  }, { openGetStream: false });
-  await assert.rejects(transport.send(req(1)), (err: unknown) => err instanceof HttpStatusError && err.status === 500 && err.code === 'connection_closed' && /HTTP 500/.test(err.message) && /boom/.test(err.message));
+  const { transport, rx } = setup(
+    (r) => {
+      const m = bodyOf(r);
+      if (m.id === 1) return status(500, 'boom');
+      if (m.id === 2) return json({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'bad params' } }, { status: 400 });
+      if (m.id === 3) return json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: no session' } }, { status: 400 });
+      if (m.id === 4) return status(429);
+      return status(400);
+    },
+    { openGetStream: false },
+  );
+  await assert.rejects(
+    transport.send(req(1)),
+    (err: unknown) =>
+      err instanceof HttpStatusError && err.status === 500 && err.code === 'connection_closed' && /HTTP 500/.test(err.message) && /boom/.test(err.message),
+  );
   await transport.send(req(2));
   assert.deepEqual(rx.messages, [{ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'bad params' } }]);
   await assert.rejects(transport.send(req(3)), (err: unknown) => err instanceof HttpStatusError && err.status === 400 && /no session/.test(err.message));
@@ -296,34 +358,49 @@ test('HTTP errors: no JSON-RPC answer rejects with the status; a matching JSON-R
 });
 
 test('a JSON response that leaves a request unanswered, or an unexpected content type, fails the request', async () => {
-  const { transport } = setup((r) => {
-    const m = bodyOf(r);
-    if (m.id === 1) return json(ok(99));
-    return new Response('hello', { status: 200, headers: { 'content-type': 'text/plain' } });
-  }, { openGetStream: false });
+  const { transport } = setup(
+    (r) => {
+      const m = bodyOf(r);
+      if (m.id === 1) return json(ok(99));
+      return new Response('hello', { status: 200, headers: { 'content-type': 'text/plain' } });
+    },
+    { openGetStream: false },
+  );
   await assert.rejects(transport.send(req(1)), (err: unknown) => err instanceof LocalError && err.code === 'invalid_message');
   await assert.rejects(transport.send(req(2)), /content type/);
   await transport.close();
 });
 
 test('a network failure rejects the send with connection_closed', async () => {
-  const { transport, rx } = setup(() => {
-    throw new TypeError('fetch failed');
-  }, { openGetStream: false });
-  await assert.rejects(transport.send(req(1)), (err: unknown) => err instanceof LocalError && err.code === 'connection_closed' && /fetch failed/.test(err.message));
+  const { transport, rx } = setup(
+    () => {
+      throw new TypeError('fetch failed');
+    },
+    { openGetStream: false },
+  );
+  await assert.rejects(
+    transport.send(req(1)),
+    (err: unknown) => err instanceof LocalError && err.code === 'connection_closed' && /fetch failed/.test(err.message),
+  );
   assert.equal(rx.closedCount, 0);
   await transport.close();
 });
 
 test('HTTP 404 on a request carrying the session id: session expired, transport closes', async () => {
   let expired: string | undefined;
-  const { transport, rx, server } = setup((r) => {
-    const m = bodyOf(r);
-    if (m.method === 'initialize') return json(initResult(m.id), { headers: { 'mcp-session-id': 'gone' } });
-    return status(404);
-  }, { openGetStream: false, onSessionExpired: (id) => (expired = id) });
+  const { transport, rx, server } = setup(
+    (r) => {
+      const m = bodyOf(r);
+      if (m.method === 'initialize') return json(initResult(m.id), { headers: { 'mcp-session-id': 'gone' } });
+      return status(404);
+    },
+    { openGetStream: false, onSessionExpired: (id) => (expired = id) },
+  );
   await transport.send(init(1));
-  await assert.rejects(transport.send(req(2)), (err: unknown) => err instanceof SessionExpiredError && err.code === 'session_expired' && err.sessionId === 'gone');
+  await assert.rejects(
+    transport.send(req(2)),
+    (err: unknown) => err instanceof SessionExpiredError && err.code === 'session_expired' && err.sessionId === 'gone',
+  );
   assert.equal(expired, 'gone');
   assert.equal(transport.sessionId, undefined);
   assert.equal(rx.closedCount, 1);
@@ -343,12 +420,15 @@ test('HTTP 404 without a session id is an ordinary HTTP error', async () => {
 });
 
 test('close(): aborts in-flight requests, sends DELETE with the session id, calls closed once; idempotent', async () => {
-  const { server, transport, rx } = setup((r) => {
-    if (r.method === 'DELETE') return status(405);
-    const m = bodyOf(r);
-    if (m.method === 'initialize') return json(initResult(m.id), { headers: { 'mcp-session-id': 'del-me' } });
-    return new Promise<Response>(() => {}); // never answers
-  }, { openGetStream: false });
+  const { server, transport, rx } = setup(
+    (r) => {
+      if (r.method === 'DELETE') return status(405);
+      const m = bodyOf(r);
+      if (m.method === 'initialize') return json(initResult(m.id), { headers: { 'mcp-session-id': 'del-me' } });
+      return new Promise<Response>(() => {}); // never answers
+    },
+    { openGetStream: false },
+  );
   await transport.send(init(1));
   transport.setProtocolVersion('2025-06-18');
   const hanging = transport.send(req(2));
@@ -370,10 +450,13 @@ test('close() without a session sends no DELETE; a hanging DELETE is bounded by 
   await plain.transport.close();
   assert.equal(plain.server.only('DELETE').length, 0);
 
-  const slow = setup((r) => {
-    if (r.method === 'DELETE') return new Promise<Response>(() => {});
-    return json(initResult(1), { headers: { 'mcp-session-id': 'z' } });
-  }, { openGetStream: false, closeTimeoutMs: 30 });
+  const slow = setup(
+    (r) => {
+      if (r.method === 'DELETE') return new Promise<Response>(() => {});
+      return json(initResult(1), { headers: { 'mcp-session-id': 'z' } });
+    },
+    { openGetStream: false, closeTimeoutMs: 30 },
+  );
   await slow.transport.send(init(1));
   const started = Date.now();
   await slow.transport.close();
@@ -382,12 +465,15 @@ test('close() without a session sends no DELETE; a hanging DELETE is bounded by 
 });
 
 test('close() stops a pending resumption wait', async () => {
-  const { server, transport } = setup(() => {
-    const sse = new SseWriter();
-    sse.event({ id: 'w', retry: 60_000, data: '' });
-    sse.close();
-    return sse.response;
-  }, { openGetStream: false });
+  const { server, transport } = setup(
+    () => {
+      const sse = new SseWriter();
+      sse.event({ id: 'w', retry: 60_000, data: '' });
+      sse.close();
+      return sse.response;
+    },
+    { openGetStream: false },
+  );
   const pending = transport.send(req(1));
   await server.waitForRequest((r) => r.method === 'POST');
   await delay(10);
@@ -407,17 +493,20 @@ test('request controllers are released when requests end (close aborts none of t
 });
 
 test('oversized SSE events and JSON bodies are dropped and reported', async () => {
-  const { transport, rx } = setup((r) => {
-    const m = bodyOf(r);
-    if (m.id === 1) {
-      const sse = new SseWriter();
-      sse.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(500) } }, 'o1');
-      sse.send(ok(1), 'o2');
-      sse.close();
-      return sse.response;
-    }
-    return json(ok(2, { big: 'y'.repeat(500) }));
-  }, { openGetStream: false, maxEventChars: 200 });
+  const { transport, rx } = setup(
+    (r) => {
+      const m = bodyOf(r);
+      if (m.id === 1) {
+        const sse = new SseWriter();
+        sse.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(500) } }, 'o1');
+        sse.send(ok(1), 'o2');
+        sse.close();
+        return sse.response;
+      }
+      return json(ok(2, { big: 'y'.repeat(500) }));
+    },
+    { openGetStream: false, maxEventChars: 200 },
+  );
   await transport.send(req(1));
   assert.deepEqual(rx.messages, [ok(1)]);
   await assert.rejects(transport.send(req(2)), (err: unknown) => err instanceof LocalError && err.code === 'message_too_large');
@@ -438,7 +527,10 @@ test('send before start and start twice are refused', async () => {
   const transport = new StreamableHttpClientTransport({ url: URL_, fetch: server.fetch });
   await assert.rejects(transport.send(req(1)), (err: unknown) => err instanceof LocalError && err.code === 'not_connected');
   transport.start(new Collector());
-  assert.throws(() => transport.start(new Collector()), (err: unknown) => err instanceof LocalError && err.code === 'already_connected');
+  assert.throws(
+    () => transport.start(new Collector()),
+    (err: unknown) => err instanceof LocalError && err.code === 'already_connected',
+  );
   await transport.close();
 });
 
@@ -495,7 +587,10 @@ test('the GET stream opens after notifications/initialized, delivers messages an
 });
 
 test('a 405 to the GET means no stream: tried once, never again', async () => {
-  const { server, transport, rx } = setup(sessionServer(() => status(405)), { reconnect: { initialDelayMs: 1 } });
+  const { server, transport, rx } = setup(
+    sessionServer(() => status(405)),
+    { reconnect: { initialDelayMs: 1 } },
+  );
   await transport.send(init(1));
   await transport.send(initialized);
   await waitFor(() => transport.getStreamState === 'unsupported', 'the GET stream to be declared unsupported');
@@ -508,7 +603,10 @@ test('a 405 to the GET means no stream: tried once, never again', async () => {
 });
 
 test('a GET stream that keeps failing gives up after the bounded retries and reports it', async () => {
-  const { server, transport, rx } = setup(sessionServer(() => status(500)), { reconnect: { initialDelayMs: 2, maxRetries: 2 } });
+  const { server, transport, rx } = setup(
+    sessionServer(() => status(500)),
+    { reconnect: { initialDelayMs: 2, maxRetries: 2 } },
+  );
   await transport.send(init(1));
   await transport.send(initialized);
   await waitFor(() => transport.getStreamState === 'failed', 'the GET stream to give up');
@@ -521,7 +619,10 @@ test('a GET stream that keeps failing gives up after the bounded retries and rep
 });
 
 test('openGetStream: false never opens it; a resumed session opens it at start and a 404 there expires it', async () => {
-  const off = setup(sessionServer(() => status(500)), { openGetStream: false });
+  const off = setup(
+    sessionServer(() => status(500)),
+    { openGetStream: false },
+  );
   await off.transport.send(init(1));
   await off.transport.send(initialized);
   await delay(10);
@@ -529,7 +630,10 @@ test('openGetStream: false never opens it; a resumed session opens it at start a
   await off.transport.close();
 
   let expired = '';
-  const resumed = setup(sessionServer(() => status(404)), { sessionId: 'old-one', onSessionExpired: (id) => (expired = id) });
+  const resumed = setup(
+    sessionServer(() => status(404)),
+    { sessionId: 'old-one', onSessionExpired: (id) => (expired = id) },
+  );
   await waitFor(() => resumed.rx.closedCount === 1, 'the expiry to close the transport');
   assert.equal(resumed.server.only('GET')[0]!.headers.get('mcp-session-id'), 'old-one');
   assert.equal(expired, 'old-one');

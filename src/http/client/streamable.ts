@@ -69,45 +69,46 @@
  *   cancels every wait, sends `DELETE` with the session id (405 and failures ignored,
  *   bounded by `closeTimeoutMs`) and calls `receiver.closed()`.
  */
-import { discardedResponse } from '../../session/discarded-response.js';
-import { LocalError, toError } from '../../jsonrpc/errors.js';
-import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
-import { serializeMessage } from '../../jsonrpc/preset-json.js';
+
 import { SseParser } from '../../framing/sse.js';
+import { LocalError, toError } from '../../jsonrpc/errors.js';
+import { serializeMessage } from '../../jsonrpc/preset-json.js';
+import { isRequestId, type JSONRPCMessage, type RequestId } from '../../jsonrpc/types.js';
 import { Method, Notification } from '../../protocol/methods.js';
-import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
-import { factsOf } from '../../transport/facts.js';
+import { discardedResponse } from '../../session/discarded-response.js';
 import { IdTable, OUTGOING_SLOTS } from '../../session/id-table.js';
+import { factsOf } from '../../transport/facts.js';
+import type { SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import {
-  AcceptDeadline,
-  DEFAULT_MAX_ERROR_BODY_CHARS,
-  DEFAULT_MAX_MESSAGE_CHARS,
-  acceptTimeout,
-  Waits,
-  backoffDelay,
-  baseHeaders,
-  closedError,
-  discardBody,
-  excerpt,
-  isValidSessionId,
-  mediaType,
-  pump,
-  readText,
-  reconnectPolicy,
-  wholeText,
   Aborter,
   AborterSet,
   type AbortWatch,
+  AcceptDeadline,
+  acceptTimeout,
+  backoffDelay,
+  baseHeaders,
   type ChunkSource,
   type ClientResponse,
+  closedError,
+  DEFAULT_MAX_ERROR_BODY_CHARS,
+  DEFAULT_MAX_MESSAGE_CHARS,
+  discardBody,
+  excerpt,
   type HeaderBag,
   type HttpClientCommonOptions,
+  isValidSessionId,
+  mediaType,
+  pump,
   type ReconnectOptions,
   type ReconnectPolicy,
+  readText,
+  reconnectPolicy,
+  Waits,
+  wholeText,
 } from './common.js';
-import { splitFetch, wholeFetch, type SplitFetch, type TransportFetch } from './redirects.js';
-import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
 import { connectionFailureReason } from './connection-failure.js';
+import { HttpStatusError, RedirectRefusedError, SessionExpiredError } from './errors.js';
+import { type SplitFetch, splitFetch, type TransportFetch, wholeFetch } from './redirects.js';
 
 /** Options of {@link StreamableHttpClientTransport}. */
 export interface StreamableHttpClientTransportOptions extends HttpClientCommonOptions {
@@ -301,7 +302,8 @@ export class StreamableHttpClientTransport implements Transport {
     this.#maxChars = options.maxEventChars ?? DEFAULT_MAX_MESSAGE_CHARS;
     this.#acceptTimeoutMs = acceptTimeout(options);
     this.#maxErrorChars = options.maxErrorBodyChars ?? DEFAULT_MAX_ERROR_BODY_CHARS;
-    this.#fixedHeaders = options.requester !== undefined && options.auth === undefined && options.headers === undefined && options.requestInit?.headers === undefined;
+    this.#fixedHeaders =
+      options.requester !== undefined && options.auth === undefined && options.headers === undefined && options.requestInit?.headers === undefined;
     if (options.sessionId !== undefined) {
       if (!isValidSessionId(options.sessionId)) throw new TypeError('sessionId must be visible ASCII characters only');
       this.#sessionId = options.sessionId;
@@ -393,7 +395,12 @@ export class StreamableHttpClientTransport implements Transport {
     let out: Outgoing = SESSION_POST;
     const metadata = kind === 'request' || kind === 'notification' ? facts.metadata : undefined;
     if (kind === 'request') {
-      out = { ids: facts.id === undefined || facts.id === null ? undefined : [facts.id], initialize: facts.method === Method.Initialize, initialized: false, stateless: metadata };
+      out = {
+        ids: facts.id === undefined || facts.id === null ? undefined : [facts.id],
+        initialize: facts.method === Method.Initialize,
+        initialized: false,
+        stateless: metadata,
+      };
     } else if (kind === 'notification' && (facts.method === Notification.Initialized || metadata !== undefined)) {
       out = { ids: undefined, initialize: false, initialized: facts.method === Notification.Initialized, stateless: metadata };
     } else if (kind === 'batch' && facts !== options) {
@@ -489,11 +496,13 @@ export class StreamableHttpClientTransport implements Transport {
           const text = controller.aborted || this.#closed ? undefined : wholeText(response.body, this.#maxChars);
           if (text !== undefined) this.#answerJson(text, exchange);
           else await this.#readJson(response, controller, exchange);
-        }
-        else {
+        } else {
           discardBody(response);
           if (exchange !== undefined && exchange.ids.size > 0) {
-            throw new LocalError('invalid_message', `The server answered POST ${this.#url.href} with content type ${JSON.stringify(type)}, neither JSON nor SSE`);
+            throw new LocalError(
+              'invalid_message',
+              `The server answered POST ${this.#url.href} with content type ${JSON.stringify(type)}, neither JSON nor SSE`,
+            );
           }
         }
       }
@@ -593,7 +602,8 @@ export class StreamableHttpClientTransport implements Transport {
   #cancelled(id: RequestId): void {
     const exchange = this.#outstanding.get(id);
     this.#answered(id);
-    if (exchange !== undefined && exchange.ids.size === 0) exchange.controller?.abort(new LocalError('cancelled', 'Every request this response carries was cancelled; it is no longer read'));
+    if (exchange !== undefined && exchange.ids.size === 0)
+      exchange.controller?.abort(new LocalError('cancelled', 'Every request this response carries was cancelled; it is no longer read'));
   }
 
   /** True when `exchange` ended because every request in it was cancelled (not because of close). */
@@ -686,17 +696,26 @@ export class StreamableHttpClientTransport implements Transport {
     while (exchange.ids.size > 0) {
       if (this.#closed) throw closedError();
       if (exchange.lastEventId === '') {
-        throw new LocalError('connection_closed', `The server ended the response stream before answering ${describeIds(exchange.ids)} and sent no event id to resume from`);
+        throw new LocalError(
+          'connection_closed',
+          `The server ended the response stream before answering ${describeIds(exchange.ids)} and sent no event id to resume from`,
+        );
       }
       if (failures >= this.#policy.maxRetries) {
-        throw new LocalError('connection_closed', `The response stream for ${describeIds(exchange.ids)} ended and could not be resumed (${failures} attempt${failures === 1 ? '' : 's'})`);
+        throw new LocalError(
+          'connection_closed',
+          `The response stream for ${describeIds(exchange.ids)} ended and could not be resumed (${failures} attempt${failures === 1 ? '' : 's'})`,
+        );
       }
       const delay = exchange.retryMs ?? backoffDelay(this.#policy, failures);
       if (!(await this.#waits.sleep(delay))) throw closedError();
       if (exchange.ids.size === 0) return;
       const outcome = await this.#resumeOnce(exchange);
       if (outcome === 'unsupported') {
-        throw new LocalError('connection_closed', `The response stream for ${describeIds(exchange.ids)} ended and the server does not resume streams (HTTP 405 to GET)`);
+        throw new LocalError(
+          'connection_closed',
+          `The response stream for ${describeIds(exchange.ids)} ended and the server does not resume streams (HTTP 405 to GET)`,
+        );
       }
       failures = outcome === 'progress' ? 0 : failures + 1;
     }
@@ -802,7 +821,8 @@ export class StreamableHttpClientTransport implements Transport {
     try {
       value = JSON.parse(text);
     } catch (err) {
-      if (!this.#closed) this.#receiver?.error(new LocalError('invalid_message', 'The server sent a message that is not valid JSON; it was skipped', { cause: err }));
+      if (!this.#closed)
+        this.#receiver?.error(new LocalError('invalid_message', 'The server sent a message that is not valid JSON; it was skipped', { cause: err }));
       return;
     }
     this.#deliver(value);
@@ -876,7 +896,12 @@ export class StreamableHttpClientTransport implements Transport {
       failures = progress ? 0 : failures + 1;
       if (failures > this.#policy.maxRetries) {
         this.#getStream = 'failed';
-        this.#receiver?.error(new LocalError('connection_closed', `The server-to-client stream (GET ${this.#url.href}) could not be reopened after ${failures} attempts: ${problem}`));
+        this.#receiver?.error(
+          new LocalError(
+            'connection_closed',
+            `The server-to-client stream (GET ${this.#url.href}) could not be reopened after ${failures} attempts: ${problem}`,
+          ),
+        );
         return;
       }
       const delay = cursor.retryMs ?? backoffDelay(this.#policy, failures > 0 ? failures - 1 : 0);
@@ -967,8 +992,10 @@ export class StreamableHttpClientTransport implements Transport {
 }
 
 function describeIds(ids: PendingIds): string {
-  const list = ids.list().slice(0, 5).map((id) => JSON.stringify(id));
+  const list = ids
+    .list()
+    .slice(0, 5)
+    .map((id) => JSON.stringify(id));
   const more = ids.size > 5 ? ` and ${ids.size - 5} more` : '';
   return `request${ids.size === 1 ? '' : 's'} ${list.join(', ')}${more}`;
 }
-

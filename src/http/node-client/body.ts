@@ -12,7 +12,7 @@
  * would otherwise have to be read). A body that has ended before anyone read it can also
  * be taken whole (`TAKE_WHOLE`), with no reader and no promise.
  */
-import { TAKE_WHOLE, type ChunkRead, type ChunkReader, type ChunkSource, type WholeBody } from '../client/common.js';
+import { type ChunkRead, type ChunkReader, type ChunkSource, TAKE_WHOLE, type WholeBody } from '../client/common.js';
 
 /** Unread bytes above which the socket is paused. */
 export const HIGH_WATER_BYTES = 256 * 1024;

@@ -10,7 +10,7 @@
  * failed or cancelled), so a long-lived signal gathers nothing.
  */
 import type { AbortWatch, ChunkSource, ClientResponse, HeaderList } from '../client/common.js';
-import { ResponseBody, type BodyControl } from './body.js';
+import { type BodyControl, ResponseBody } from './body.js';
 import type { ResponseSink } from './response-parser.js';
 
 /** The connection side an exchange talks to (see pool.ts). */
@@ -128,7 +128,14 @@ export class Exchange implements ResponseSink, BodyControl {
   retried = false;
   #onAbort: (() => void) | undefined;
 
-  constructor(url: URL, method: string, payload: string | Buffer, signal: AbortWatch | undefined, resolve: (response: ClientResponse) => void, reject: (reason: unknown) => void) {
+  constructor(
+    url: URL,
+    method: string,
+    payload: string | Buffer,
+    signal: AbortWatch | undefined,
+    resolve: (response: ClientResponse) => void,
+    reject: (reason: unknown) => void,
+  ) {
     this.url = url;
     this.method = method;
     this.payload = payload;

@@ -4,4 +4,4 @@
  * requester.ts). It exports exactly the client names `mcpkit/node` exports, as the same
  * values, and loads none of the server adapter.
  */
-export { nodeHttpRequester, type NodeHttpRequester, type NodeHttpRequesterOptions } from './requester.js';
+export { type NodeHttpRequester, type NodeHttpRequesterOptions, nodeHttpRequester } from './requester.js';

@@ -5,14 +5,15 @@
  * server→client request (roots/list) answered over the SSE stream, close (DELETE), the
  * configuration errors of the requester seam, and `auth` over a requester.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { Client } from '../../client/client.js';
 import { McpServer } from '../../server/server.js';
 import type { HttpAuthorization } from '../client/common.js';
 import { StreamableHttpClientTransport } from '../client/streamable.js';
-import { createStreamableHttpHandler } from '../server/handler.js';
 import { serveNode } from '../node.js';
+import { createStreamableHttpHandler } from '../server/handler.js';
 import { nodeHttpRequester } from './requester.js';
 
 function server(): McpServer {
@@ -57,7 +58,12 @@ for (const responseMode of ['json', 'sse'] as const) {
     await client.close();
     const probe = await fetch(running.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId!, 'mcp-protocol-version': '2025-11-25' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sessionId!,
+        'mcp-protocol-version': '2025-11-25',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
     await probe.arrayBuffer();
@@ -111,7 +117,11 @@ test("over a requester, a session's POSTs carry its current session id and proto
         return;
       }
       const m = JSON.parse(body) as { id?: number; method: string };
-      seen.push({ method: m.method, session: req.headers['mcp-session-id'] as string | undefined, version: req.headers['mcp-protocol-version'] as string | undefined });
+      seen.push({
+        method: m.method,
+        session: req.headers['mcp-session-id'] as string | undefined,
+        version: req.headers['mcp-protocol-version'] as string | undefined,
+      });
       if (m.id === undefined) {
         res.writeHead(202).end();
         return;

@@ -82,7 +82,13 @@ export class Connection implements ExchangeCarrier {
     socket.setNoDelay(true);
     socket.setTimeout(host.connectTimeoutMs);
     socket.once('timeout', () => {
-      if (!this.#connected) this.destroy(new LocalError('timeout', `Connecting to ${pool.origin} took longer than ${host.connectTimeoutMs} ms (connectTimeoutMs); is the server up and reachable?`));
+      if (!this.#connected)
+        this.destroy(
+          new LocalError(
+            'timeout',
+            `Connecting to ${pool.origin} took longer than ${host.connectTimeoutMs} ms (connectTimeoutMs); is the server up and reachable?`,
+          ),
+        );
     });
     socket.once(secure ? 'secureConnect' : 'connect', () => {
       this.#connected = true;
@@ -158,7 +164,11 @@ export class Connection implements ExchangeCarrier {
     const origin = this.#pool.origin;
     const error = this.#error;
     if (!this.#connected) {
-      return new LocalError('connection_closed', `Cannot connect to ${origin}: ${error === undefined ? 'the connection closed' : connectionFailureReason(error, new URL(origin))}`, { cause: error });
+      return new LocalError(
+        'connection_closed',
+        `Cannot connect to ${origin}: ${error === undefined ? 'the connection closed' : connectionFailureReason(error, new URL(origin))}`,
+        { cause: error },
+      );
     }
     const what = parseError instanceof Error ? parseError.message : 'The connection closed';
     return new LocalError('connection_closed', `${what} (${origin}${error ? `: ${error.message}` : ''})`, { cause: error ?? parseError });
@@ -303,7 +313,9 @@ export class OriginPool implements ExchangeQueue {
       // packets can only come once connected, after `conn` is set
       socket = this.#host.connect(this.#url, (end, data) => conn!.data(end, data));
     } catch (error) {
-      exchange.fail(new LocalError('connection_closed', `Cannot connect to ${this.origin}: ${connectionFailureReason(error, new URL(this.origin))}`, { cause: error }));
+      exchange.fail(
+        new LocalError('connection_closed', `Cannot connect to ${this.origin}: ${connectionFailureReason(error, new URL(this.origin))}`, { cause: error }),
+      );
       this.#maybeEmpty();
       return;
     }

@@ -52,7 +52,8 @@ function remember(set: Set<string>, text: string): void {
 export function requestTarget(url: URL): RequestTarget {
   const protocol = url.protocol;
   if (protocol !== 'http:' && protocol !== 'https:') throw new TypeError(`The Node HTTP requester speaks http: and https: only, not ${protocol} (${url.href})`);
-  if (url.username !== '' || url.password !== '') throw new TypeError('The URL holds credentials (user:password@); pass them in a header (or use auth) instead');
+  if (url.username !== '' || url.password !== '')
+    throw new TypeError('The URL holds credentials (user:password@); pass them in a header (or use auth) instead');
   return { origin: url.origin, path: url.pathname + url.search, host: url.host };
 }
 

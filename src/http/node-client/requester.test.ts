@@ -5,15 +5,16 @@
  * refused requests, close(), HTTPS with a self-signed certificate made by `openssl`, and
  * a flat heap over many calls.
  */
-import { afterEach, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ClientResponse } from '../client/common.js';
@@ -61,10 +62,11 @@ async function listen<S extends Server | NetServer>(server: S, scheme = 'http'):
     allClosed: async () => {
       while (sockets.size > 0) await new Promise((r) => setTimeout(r, 5));
     },
-    close: () => (closing ??= (async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        for (const s of sockets) s.destroy();
+        await new Promise((r) => server.close(r));
+      })()),
   };
   let closing: Promise<void> | undefined;
   opened.push(() => running.close());
@@ -104,7 +106,11 @@ function rawServer(answer: (socket: Socket, request: string, index: number) => v
   return listen(server);
 }
 
-function get(requester: NodeHttpRequester, url: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<ClientResponse> {
+function get(
+  requester: NodeHttpRequester,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {},
+): Promise<ClientResponse> {
   return requester(new URL(url), { method: init.method ?? 'GET', headers: new Headers(init.headers), body: init.body, signal: init.signal });
 }
 
@@ -125,7 +131,14 @@ test('Content-Length bodies; N sequential requests share one keep-alive connecti
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url!, host: req.headers.host!, length: req.headers['content-length'], type: req.headers['content-type'], body });
+      seen.push({
+        method: req.method!,
+        url: req.url!,
+        host: req.headers.host!,
+        length: req.headers['content-length'],
+        type: req.headers['content-type'],
+        body,
+      });
       res.writeHead(201, 'Made It', { 'content-type': 'text/plain', 'x-two': 'a' });
       res.end(`answer ${seen.length}`);
     });
@@ -143,7 +156,14 @@ test('Content-Length bodies; N sequential requests share one keep-alive connecti
     assert.equal(response.bodyUsed, true);
   }
   assert.equal(running.connections, 1, 'one connection for five sequential requests');
-  assert.deepEqual(seen[0], { method: 'POST', url: '/path?q=1', host: running.url.slice('http://'.length), length: '8', type: 'application/json', body: '{"é":1}' });
+  assert.deepEqual(seen[0], {
+    method: 'POST',
+    url: '/path?q=1',
+    host: running.url.slice('http://'.length),
+    length: '8',
+    type: 'application/json',
+    body: '{"é":1}',
+  });
   assert.equal(requester.idleSockets, 1);
   requester.close();
   await running.allClosed();
@@ -329,7 +349,10 @@ test('maxSocketsPerOrigin bounds the connections; requests beyond wait in order 
   const running = await httpServer((req, res) => setTimeout(() => res.end(req.url), 30));
   const requester = nodeHttpRequester({ maxSocketsPerOrigin: 2 });
   const answers = await Promise.all(Array.from({ length: 7 }, (_, i) => get(requester, `${running.url}/${i}`).then(text)));
-  assert.deepEqual(answers, Array.from({ length: 7 }, (_, i) => `/${i}`));
+  assert.deepEqual(
+    answers,
+    Array.from({ length: 7 }, (_, i) => `/${i}`),
+  );
   assert.equal(running.peak, 2);
   assert.equal(running.connections, 2);
   requester.close();
@@ -485,7 +508,9 @@ test('the abort listener is removed once the body ended; cancel() of an unfinish
   const add = signal.addEventListener.bind(signal);
   const remove = signal.removeEventListener.bind(signal);
   signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => (listeners++, add(...args))) as AbortSignal['addEventListener'];
-  signal.removeEventListener = ((...args: Parameters<AbortSignal['removeEventListener']>) => (listeners--, remove(...args))) as AbortSignal['removeEventListener'];
+  signal.removeEventListener = ((...args: Parameters<AbortSignal['removeEventListener']>) => (
+    listeners--, remove(...args)
+  )) as AbortSignal['removeEventListener'];
   const response = await get(requester, running.url, { signal });
   assert.equal(await text(response), 'done');
   assert.equal(listeners, 0, 'the abort listener was removed');
@@ -518,10 +543,22 @@ test('a header value with CR or LF, a header name or a method that is not a toke
       callback('1', 'x a', this);
     }
   }
-  await assert.rejects(requester(new URL(running.url), { method: 'GET', headers: new Smuggling() }), { name: 'TypeError', message: /header x-a holds CR, LF or NUL/ });
-  await assert.rejects(requester(new URL(running.url), { method: 'GET', headers: new BadName() }), { name: 'TypeError', message: /header name "x a" is not a token/ });
-  await assert.rejects(requester(new URL(running.url), { method: 'GE T', headers: new Headers() }), { name: 'TypeError', message: /method "GE T" is not a token/ });
-  await assert.rejects(get(requester, running.url, { headers: { 'transfer-encoding': 'chunked' } }), { name: 'TypeError', message: /Transfer-Encoding cannot be set/ });
+  await assert.rejects(requester(new URL(running.url), { method: 'GET', headers: new Smuggling() }), {
+    name: 'TypeError',
+    message: /header x-a holds CR, LF or NUL/,
+  });
+  await assert.rejects(requester(new URL(running.url), { method: 'GET', headers: new BadName() }), {
+    name: 'TypeError',
+    message: /header name "x a" is not a token/,
+  });
+  await assert.rejects(requester(new URL(running.url), { method: 'GE T', headers: new Headers() }), {
+    name: 'TypeError',
+    message: /method "GE T" is not a token/,
+  });
+  await assert.rejects(get(requester, running.url, { headers: { 'transfer-encoding': 'chunked' } }), {
+    name: 'TypeError',
+    message: /Transfer-Encoding cannot be set/,
+  });
   assert.equal(running.connections, 0);
   requester.close();
   await running.close();
@@ -548,7 +585,27 @@ test('https: a self-signed certificate (openssl) trusted through tls.ca, SNI fro
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+    ],
+    { stdio: 'ignore' },
+  );
   let servername: string | undefined;
   const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
     servername = (req.socket as unknown as { servername?: string }).servername;
@@ -561,7 +618,10 @@ test('https: a self-signed certificate (openssl) trusted through tls.ca, SNI fro
   assert.equal(servername, 'localhost');
   assert.equal(running.connections, 1);
   const untrusted = nodeHttpRequester();
-  await assert.rejects(get(untrusted, `https://localhost:${port}/`), /Cannot connect to https:\/\/localhost:\d+: the server's TLS certificate was not accepted \(DEPTH_ZERO_SELF_SIGNED_CERT: self[- ]signed certificate\)/);
+  await assert.rejects(
+    get(untrusted, `https://localhost:${port}/`),
+    /Cannot connect to https:\/\/localhost:\d+: the server's TLS certificate was not accepted \(DEPTH_ZERO_SELF_SIGNED_CERT: self[- ]signed certificate\)/,
+  );
   trusted.close();
   untrusted.close();
   await running.close();
@@ -594,7 +654,10 @@ test('the heap stays flat over 20 000 requests (GC forced)', async () => {
     const middle = heap();
     await Promise.all(Array.from({ length: 4 }, () => loop(2500)));
     const windows = [middle - start, heap() - middle];
-    assert.ok(Math.min(...windows) < 1024 * 1024, `the heap grew by ${windows.map((w) => Math.round(w / 1024)).join(' and ')} KiB over two windows of 10 000 requests`);
+    assert.ok(
+      Math.min(...windows) < 1024 * 1024,
+      `the heap grew by ${windows.map((w) => Math.round(w / 1024)).join(' and ')} KiB over two windows of 10 000 requests`,
+    );
   } finally {
     requester.close();
     await running.close();

@@ -12,12 +12,12 @@
  * redirects, and only speaks HTTP/1.1 (ALPN `http/1.1` over TLS). See pool.ts for reuse, idle bounds and the one
  * retry of a request on a stale keep-alive connection.
  */
-import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
+import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import type { ClientResponse, HttpRequester, RequesterInit } from '../client/common.js';
 import { Exchange } from './exchange.js';
-import { OriginPool, requesterClosed, type PacketReader, type PoolHost } from './pool.js';
-import { requestPayload, requestTarget, type RequestTarget } from './request-head.js';
+import { OriginPool, type PacketReader, type PoolHost, requesterClosed } from './pool.js';
+import { type RequestTarget, requestPayload, requestTarget } from './request-head.js';
 
 /** Options of {@link nodeHttpRequester}. */
 export interface NodeHttpRequesterOptions {

@@ -8,10 +8,23 @@ import { test } from 'node:test';
 import { FieldCache, isToken, parseHead } from './response-head.js';
 
 test('a usual head: status, reason, fields in order with lower-case names, framing read', () => {
-  const head = parseHead('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nContent-Length: 42\r\nDate: x\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n');
+  const head = parseHead(
+    'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nContent-Length: 42\r\nDate: x\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n',
+  );
   assert.equal(head.status, 200);
   assert.equal(head.statusText, 'OK');
-  assert.deepEqual(head.headers, ['content-type', 'application/json', 'content-length', '42', 'date', 'x', 'connection', 'keep-alive', 'keep-alive', 'timeout=5']);
+  assert.deepEqual(head.headers, [
+    'content-type',
+    'application/json',
+    'content-length',
+    '42',
+    'date',
+    'x',
+    'connection',
+    'keep-alive',
+    'keep-alive',
+    'timeout=5',
+  ]);
   assert.equal(head.length, 42);
   assert.equal(head.close, false);
   assert.equal(head.keepAliveMs, 5000);
@@ -59,11 +72,15 @@ test('bad heads get clear errors', () => {
     ['HTTP/1.1 200 OK\r\ncontent-length: 1234567890123456\r\n\r\n', /is not a number/],
   ];
   for (const [text, expected] of cases) {
-    assert.throws(() => parseHead(text), (err: Error & { code?: string }) => err.code === 'invalid_message' && expected.test(err.message), JSON.stringify(text));
+    assert.throws(
+      () => parseHead(text),
+      (err: Error & { code?: string }) => err.code === 'invalid_message' && expected.test(err.message),
+      JSON.stringify(text),
+    );
   }
 });
 
-test('a connection\'s field cache: repeated lines come from it with the same results, bad lines are never kept, and it stays bounded', () => {
+test("a connection's field cache: repeated lines come from it with the same results, bad lines are never kept, and it stays bounded", () => {
   const cache = new FieldCache();
   const text = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 12\r\nX-Spaced:  \t v \r\nConnection: close\r\n\r\n';
   const first = parseHead(text, cache);
@@ -78,7 +95,10 @@ test('a connection\'s field cache: repeated lines come from it with the same res
   assert.equal(parseHead(text.replace('content-length: 12', 'content-length: 13'), cache).length, 13);
   assert.equal(parseHead(text, cache).length, 12);
   // a cached line still sets framing: the same content-length twice is a conflict only when it differs
-  assert.throws(() => parseHead('HTTP/1.1 200 OK\r\ncontent-length: 12\r\ncontent-length: 13\r\n\r\n', cache), /conflicting Content-Length values \(12 and 13\)/);
+  assert.throws(
+    () => parseHead('HTTP/1.1 200 OK\r\ncontent-length: 12\r\ncontent-length: 13\r\n\r\n', cache),
+    /conflicting Content-Length values \(12 and 13\)/,
+  );
   // a malformed line is refused every time and never remembered
   for (let i = 0; i < 2; i++) assert.throws(() => parseHead('HTTP/1.1 200 OK\r\nx-a: a\x00b\r\n\r\n', cache), /holds control characters/);
   assert.ok(!cache.lines.some((line) => line?.includes('\x00')));
@@ -91,7 +111,7 @@ test('a connection\'s field cache: repeated lines come from it with the same res
   assert.throws(() => parseHead('HTTP/1.1 200 OK\r\nx-a: 1\r\n', cache), /does not end with an empty line/);
 });
 
-test('a connection\'s head memo: the same bytes give the same reading, any changed byte a new one, a bad head is never remembered', () => {
+test("a connection's head memo: the same bytes give the same reading, any changed byte a new one, a bad head is never remembered", () => {
   const cache = new FieldCache();
   const text = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ndate: Thu, 03 Dec 2026 22:00:00 GMT\r\ncontent-length: 12\r\n\r\n';
   // the head sits at the start of a packet that also holds body bytes

@@ -147,7 +147,21 @@ const FIELD_LINE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*$/;
  * with the transports' and the parser's own literals by identity, not character by character.
  */
 const CANONICAL = new Map<string, string>(
-  ['content-type', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'date', 'mcp-session-id', 'cache-control', 'application/json', 'text/event-stream', 'close', 'chunked', 'no-cache'].map((text) => [text, text]),
+  [
+    'content-type',
+    'content-length',
+    'connection',
+    'keep-alive',
+    'transfer-encoding',
+    'date',
+    'mcp-session-id',
+    'cache-control',
+    'application/json',
+    'text/event-stream',
+    'close',
+    'chunked',
+    'no-cache',
+  ].map((text) => [text, text]),
 );
 
 /**
@@ -244,7 +258,11 @@ function framing(head: ResponseHead, name: string, value: string): void {
 function fieldError(line: string): LocalError {
   const colon = line.indexOf(':');
   if (colon <= 0) {
-    return invalid(line.length > 0 && (line[0] === ' ' || line[0] === '\t') ? 'a folded header line (obsolete line folding is refused)' : `the header line ${JSON.stringify(line.slice(0, 80))} has no name`);
+    return invalid(
+      line.length > 0 && (line[0] === ' ' || line[0] === '\t')
+        ? 'a folded header line (obsolete line folding is refused)'
+        : `the header line ${JSON.stringify(line.slice(0, 80))} has no name`,
+    );
   }
   const name = line.slice(0, colon).toLowerCase();
   if (!isToken(name)) return invalid(`the header name ${JSON.stringify(name.slice(0, 80))} is not a token`);

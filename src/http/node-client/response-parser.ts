@@ -158,7 +158,12 @@ export class ResponseParser {
     this.#state = State.Done;
     if (state === State.Idle || state === State.Done) return;
     if (state === State.Head && !this.started) throw new LocalError('connection_closed', 'The server closed the connection before answering');
-    throw new LocalError('connection_closed', state === State.Head ? 'The server closed the connection in the middle of the response head' : 'The server closed the connection in the middle of the response body');
+    throw new LocalError(
+      'connection_closed',
+      state === State.Head
+        ? 'The server closed the connection in the middle of the response head'
+        : 'The server closed the connection in the middle of the response body',
+    );
   }
 
   /** Hands the sink the body bytes of `data` from `at` (before `end`) that `#remaining` still expects; returns where they end. */
@@ -170,7 +175,14 @@ export class ResponseParser {
   }
 
   /** Takes a line-delimited section that may span packets: the bytes of `data` from `at` (before `stop`) up to the end of `search`'s match, joined with what was pending. */
-  #gather(data: Buffer, at: number, stop: number, find: (buf: Buffer, from: number) => number, limit: number, what: string): { buf: Buffer; end: number; used: number } | undefined {
+  #gather(
+    data: Buffer,
+    at: number,
+    stop: number,
+    find: (buf: Buffer, from: number) => number,
+    limit: number,
+    what: string,
+  ): { buf: Buffer; end: number; used: number } | undefined {
     const pending = this.#pending;
     let buf: Buffer;
     let from: number;
@@ -197,7 +209,10 @@ export class ResponseParser {
   /** The parser is done with this connection: `what` (head or trailers) passed `limit` bytes. */
   #tooLarge(what: string, limit: number): LocalError {
     this.#state = State.Done;
-    return new LocalError('message_too_large', `The server's HTTP response ${what} exceeds ${limit} bytes (maxHeaderBytes); the connection was dropped. Raise maxHeaderBytes if the server is trusted`);
+    return new LocalError(
+      'message_too_large',
+      `The server's HTTP response ${what} exceeds ${limit} bytes (maxHeaderBytes); the connection was dropped. Raise maxHeaderBytes if the server is trusted`,
+    );
   }
 
   #head(data: Buffer, at: number, stop: number): number {

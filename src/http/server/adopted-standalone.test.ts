@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { SseParser } from '../../framing/sse.js';
-import { InMemoryEventStore, type EventStore, type StoredEvent } from './event-store.js';
+import { type EventStore, InMemoryEventStore, type StoredEvent } from './event-store.js';
 import { StreamableSessionTransport } from './session-transport.js';
 import type { HttpStreamReply } from './types.js';
 
@@ -44,7 +44,7 @@ function read(reply: HttpStreamReply): Array<{ id: string; data: string }> {
 
 const note = (n: string) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: n } });
 
-it('holds relayed GET-stream messages during the replay of another instance\'s GET stream, and drops those the replay wrote', async () => {
+it("holds relayed GET-stream messages during the replay of another instance's GET stream, and drops those the replay wrote", async () => {
   const store = new GatedStore();
   // what instance A stored on its GET stream (stream 0) of session s
   for (let seq = 1; seq <= 3; seq++) store.append('s.A/0', seq, note(`a${seq}`));
@@ -58,7 +58,7 @@ it('holds relayed GET-stream messages during the replay of another instance\'s G
   const pending = b.resume('A.0:1');
   assert.equal(b.relayToStandalone(note('a2'), 'A.0:2'), true, 'the client has it by the time the replay ends: dropped');
   assert.equal(b.relayToStandalone(note('a4'), 'A.0:4'), true, 'produced on A after what the store holds: held');
-  assert.equal(b.relayToStandalone(note('c1'), 'C.0:1'), true, 'another instance\'s: held');
+  assert.equal(b.relayToStandalone(note('c1'), 'C.0:1'), true, "another instance's: held");
   assert.equal(b.relayToStandalone(note('plain'), undefined), true, 'no origin: held');
   store.release();
   const reply = (await pending) as HttpStreamReply;

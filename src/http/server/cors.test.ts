@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { withCors } from './cors.js';
 
 const PAGE = 'http://127.0.0.1:8080';
-const inner = async (request: Request): Promise<Response> => new Response(`served ${request.method}`, { status: 200, headers: { 'mcp-session-id': 's1', 'content-type': 'text/plain' } });
+const inner = async (request: Request): Promise<Response> =>
+  new Response(`served ${request.method}`, { status: 200, headers: { 'mcp-session-id': 's1', 'content-type': 'text/plain' } });
 
 describe('withCors', () => {
   const cors = withCors(inner, { allowedOrigins: [PAGE], allowHeaders: ['X-Trace'] });
@@ -14,13 +15,18 @@ describe('withCors', () => {
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('access-control-allow-origin'), PAGE);
     assert.equal(res.headers.get('access-control-allow-methods'), 'GET, POST, DELETE');
-    assert.equal(res.headers.get('access-control-allow-headers'), 'accept, authorization, content-type, last-event-id, mcp-protocol-version, mcp-session-id, x-trace');
+    assert.equal(
+      res.headers.get('access-control-allow-headers'),
+      'accept, authorization, content-type, last-event-id, mcp-protocol-version, mcp-session-id, x-trace',
+    );
     assert.equal(res.headers.get('access-control-max-age'), '600');
     assert.equal(res.headers.get('access-control-allow-credentials'), null);
   });
 
   it('refuses a preflight from another origin with 403 and no CORS headers', async () => {
-    const res = await cors(new Request('http://127.0.0.1:3000/mcp', { method: 'OPTIONS', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' } }));
+    const res = await cors(
+      new Request('http://127.0.0.1:3000/mcp', { method: 'OPTIONS', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' } }),
+    );
     assert.equal(res.status, 403);
     assert.equal(res.headers.get('access-control-allow-origin'), null);
   });
@@ -48,7 +54,11 @@ describe('withCors', () => {
 
   it('refuses an allowedOrigins entry that is not an origin', () => {
     for (const bad of ['127.0.0.1:8080', 'http://a.example/path', 'not a url', 'file:///x']) {
-      assert.throws(() => withCors(inner, { allowedOrigins: [bad] }), (err: unknown) => err instanceof TypeError && /is not an origin/.test((err as Error).message), bad);
+      assert.throws(
+        () => withCors(inner, { allowedOrigins: [bad] }),
+        (err: unknown) => err instanceof TypeError && /is not an origin/.test((err as Error).message),
+        bad,
+      );
     }
   });
 });

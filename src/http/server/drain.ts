@@ -41,16 +41,25 @@ export interface CloseOptions {
 
 /** The 503 for work refused while draining. */
 export function drainingReply(): HttpReply {
-  return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: this server instance is shutting down; send the request again (another instance will take it)', {
-    'retry-after': DRAIN_RETRY_SECONDS,
-  });
+  return errorReply(
+    503,
+    TRANSPORT_ERROR,
+    'Service Unavailable: this server instance is shutting down; send the request again (another instance will take it)',
+    {
+      'retry-after': DRAIN_RETRY_SECONDS,
+    },
+  );
 }
 
 /** The readiness route's reply: 200 while taking work, 503 while draining or closed. */
 export function readinessReply(ready: boolean): HttpReply {
   return ready
     ? { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: 'ready\n' }
-    : { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': DRAIN_RETRY_SECONDS }, body: 'draining\n' };
+    : {
+        status: 503,
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': DRAIN_RETRY_SECONDS },
+        body: 'draining\n',
+      };
 }
 
 /** A valid `drainMs`: a non-negative finite number; RangeError otherwise. */

@@ -24,9 +24,18 @@ export interface EndpointMode {
    * mode has none), or the refusal (404 for an unknown session); a promise when the session
    * must first be restored from a session directory.
    */
-  sessionOf(req: HttpRequest, info: HttpRequestInfo | undefined): StreamableSessionTransport | undefined | HttpReply | Promise<StreamableSessionTransport | HttpReply>;
+  sessionOf(
+    req: HttpRequest,
+    info: HttpRequestInfo | undefined,
+  ): StreamableSessionTransport | undefined | HttpReply | Promise<StreamableSessionTransport | HttpReply>;
   /** Serves a POST that passed every shared check; `session` is what {@link sessionOf} found. */
-  post(req: HttpRequest, info: HttpRequestInfo | undefined, body: PostBody, versionHeader: string | null, session: StreamableSessionTransport | undefined): HttpReply | Promise<HttpReply>;
+  post(
+    req: HttpRequest,
+    info: HttpRequestInfo | undefined,
+    body: PostBody,
+    versionHeader: string | null,
+    session: StreamableSessionTransport | undefined,
+  ): HttpReply | Promise<HttpReply>;
   /** Serves a GET of the endpoint (the session's stream, or 405). */
   get(req: HttpRequest, info: HttpRequestInfo | undefined): HttpReply | Promise<HttpReply>;
   /** Serves a DELETE of the endpoint (ends the session, or 405). */

@@ -72,10 +72,7 @@ export class BodyBudgetError extends Error {
  * the inbound budget: the server is reading too many bodies at once; the client retries later.
  */
 export function bodyBudgetReply(): HttpPlainReply {
-  return errorReply(
-    503,
-    TRANSPORT_ERROR,
-    'Service Unavailable: the server is receiving too many request bodies at once; retry after the time in Retry-After',
-    { 'retry-after': RETRY_AFTER_SECONDS },
-  );
+  return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the server is receiving too many request bodies at once; retry after the time in Retry-After', {
+    'retry-after': RETRY_AFTER_SECONDS,
+  });
 }

@@ -3,17 +3,18 @@
  * an injected `fetch`, no socket) and the official TypeScript SDK's Streamable HTTP and
  * legacy SSE clients over sockets on 127.0.0.1.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { makeHandler } from '../../../test/helpers/http/server-harness.js';
 import { Client } from '../../client/client.js';
 import { createDemoServer } from '../../demo/server.js';
 import { StreamableHttpClientTransport } from '../client/streamable.js';
 import { serveNode } from '../node.js';
-import { makeHandler } from '../../../test/helpers/http/server-harness.js';
 import { disconnectAfterPriming } from './session-transport.js';
 
 function pollingDemo() {
@@ -49,7 +50,11 @@ test('official SDK Streamable HTTP client over a socket: tools, logging, samplin
   const handler = makeHandler({ server: pollingDemo(), retryMs: 20 });
   const running = await serveNode(handler);
   const client = new OfficialClient({ name: 'official', version: '1.0.0' }, { capabilities: { sampling: {} } });
-  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'official-stub', content: { type: 'text', text: 'from sdk' } }));
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: 'assistant',
+    model: 'official-stub',
+    content: { type: 'text', text: 'from sdk' },
+  }));
   const logs: unknown[] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     logs.push(n.params.data);

@@ -11,13 +11,13 @@
  * message on the stream. Other methods get 405. Runtime-neutral.
  */
 import type { McpServer } from '../../server/server.js';
-import { LegacySseTransport, type LegacyHost } from './legacy-sse.js';
+import { drainingReply } from './drain.js';
+import { type LegacyHost, LegacySseTransport } from './legacy-sse.js';
 import { accepts, mediaRefusal, readJson, refuseMessages, sseNotAcceptable } from './post-checks.js';
 import { emptyReply, errorReply, internalErrorReply, SESSION_NOT_FOUND, sseReply, TRANSPORT_ERROR } from './replies.js';
 import { connectTransport } from './session-dispatch.js';
 import { newSessionId, type SessionRegistry } from './session-registry.js';
 import { HttpMessageInfo } from './session-transport.js';
-import { drainingReply } from './drain.js';
 import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
 /** The settings of {@link LegacyEndpoints}, from the handler's options. */
@@ -68,7 +68,8 @@ export class LegacyEndpoints {
 
   /** Answers a request for a path {@link serves} accepts. */
   async handle(req: HttpRequest, path: string, info: HttpRequestInfo | undefined): Promise<HttpReply> {
-    if (path === this.#settings.ssePath) return req.method === 'GET' ? this.#open(req, info) : errorReply(405, TRANSPORT_ERROR, 'Method Not Allowed', { allow: 'GET' });
+    if (path === this.#settings.ssePath)
+      return req.method === 'GET' ? this.#open(req, info) : errorReply(405, TRANSPORT_ERROR, 'Method Not Allowed', { allow: 'GET' });
     return req.method === 'POST' ? this.#post(req, info) : errorReply(405, TRANSPORT_ERROR, 'Method Not Allowed', { allow: 'POST' });
   }
 

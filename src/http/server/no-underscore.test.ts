@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { smallServer } from '../../../test/helpers/http/server-harness.js';
 import { createStreamableHttpHandler, StreamableHttpHandler } from './handler.js';
 import { OutboundBudget, PacedWriter, resolveOutbound } from './outbound.js';
 import { Exchange, StatelessExchanges } from './stateless/exchange.js';
-import { smallServer } from '../../../test/helpers/http/server-harness.js';
 
 /** The `_name` members of a class's prototype and of one instance of it. */
 function underscored(instance: object): string[] {

@@ -1,6 +1,17 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { budgetRefusal, jsonLengthAtLeast, OutboundBudget, PacedWriter, refusedResponseId, resolveOutbound, SLICE_CHARS, SlowReaderError, type OutboundOptions, type PacedOutput } from './outbound.js';
+import { test } from 'node:test';
+import {
+  budgetRefusal,
+  jsonLengthAtLeast,
+  OutboundBudget,
+  type OutboundOptions,
+  type PacedOutput,
+  PacedWriter,
+  refusedResponseId,
+  resolveOutbound,
+  SLICE_CHARS,
+  type SlowReaderError,
+} from './outbound.js';
 
 /** An output that takes `room` slices before it reports itself full, until `drain()`. */
 class FakeOutput implements PacedOutput {
@@ -154,7 +165,8 @@ test('refusedResponseId finds the response a refused reply carries; budgetRefusa
   assert.equal(refusedResponseId('{"jsonrpc":"2.0","id":"a\\"b","error":{}}', false), '"a\\"b"');
   assert.equal(refusedResponseId('[{"jsonrpc":"2.0","id":7,"result":{}}]', false), undefined, 'a batch has no one id');
   assert.equal(refusedResponseId('{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage"}', false), undefined, 'a server request is no response');
-  const sse = 'id: s/1/0\nretry: 1000\ndata: \n\n' +
+  const sse =
+    'id: s/1/0\nretry: 1000\ndata: \n\n' +
     'id: s/1/1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"data: {\\"jsonrpc\\":\\"2.0\\",\\"id\\":9,\\"result\\":1}"}}\n\n' +
     'id: s/1/2\ndata: {"jsonrpc":"2.0","id":"req-1","result":{"content":[]}}\n\n';
   assert.equal(refusedResponseId(sse, true), '"req-1"', 'the response event, not text inside a notification');
@@ -189,15 +201,19 @@ test('jsonLengthAtLeast: never more than JSON.stringify makes, close to it for p
     assert.ok(measured <= real, `${JSON.stringify(value).slice(0, 60)}: ${measured} <= ${real}`);
   }
   // exact for values without escapes, numbers past one digit or toJSON
-  for (const value of [{ a: 'b', c: [1, null, true, 'd'], e: {} }, ['x', ['y'], { z: 'w' }]]) assert.equal(jsonLengthAtLeast(value, Infinity), JSON.stringify(value).length);
+  for (const value of [{ a: 'b', c: [1, null, true, 'd'], e: {} }, ['x', ['y'], { z: 'w' }]])
+    assert.equal(jsonLengthAtLeast(value, Infinity), JSON.stringify(value).length);
   // stops soon after the cap: a huge array is not walked to its end
   let reads = 0;
-  const huge = new Proxy(Array.from({ length: 1_000_000 }, () => 'abcdefgh'), {
-    get(target, key, receiver) {
-      if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
-      return Reflect.get(target, key, receiver);
+  const huge = new Proxy(
+    Array.from({ length: 1_000_000 }, () => 'abcdefgh'),
+    {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
     },
-  });
+  );
   assert.ok(jsonLengthAtLeast(huge, 1000) > 1000);
   assert.ok(reads < 200, `${reads} elements read`);
   // deep nesting is bounded (counted as nothing past 64 levels), cycles end

@@ -445,6 +445,9 @@ export function budgetRefusal(budget: OutboundBudget, id: string, chars: number)
   const message = `The result of this request (${chars} bytes) was not sent: the server already holds as many unread replies as its limit (maxTotalQueuedBytes) allows. The request was processed; retry it later, or ask for a smaller result.`;
   return {
     body: '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":' + JSON.stringify(message) + '}}',
-    error: new SlowReaderError('refused', `refused a reply of ${chars} bytes to request ${id.length > 64 ? id.slice(0, 64) + '…' : id}: ${budget.total} bytes of replies wait for slow readers, and a new reply must fit in a third of maxTotalQueuedBytes (${budget.maxTotalQueuedBytes})`),
+    error: new SlowReaderError(
+      'refused',
+      `refused a reply of ${chars} bytes to request ${id.length > 64 ? id.slice(0, 64) + '…' : id}: ${budget.total} bytes of replies wait for slow readers, and a new reply must fit in a third of maxTotalQueuedBytes (${budget.maxTotalQueuedBytes})`,
+    ),
   };
 }

@@ -4,8 +4,9 @@
  * MUST list both `application/json` and `text/event-stream` (406 otherwise, RFC 9110
  * § 15.5.7); media ranges per RFC 9110 § 12.5.1.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { check } from '../../../test/abuse/chunk-splits.js';
 import { accepts, classifyPost, endpointPostRefusal, PostBody } from './post-checks.js';
@@ -16,11 +17,29 @@ function request(headers: Record<string, string>): HttpRequest {
 }
 
 const range = fc.constantFrom(
-  'application/json', 'APPLICATION/JSON', 'application/*', 'text/event-stream', 'Text/Event-Stream', 'text/*', '*/*',
-  'text/html', 'application/xml', 'application/json-seq', 'text/event-streams', '', ' ', '*', 'application',
+  'application/json',
+  'APPLICATION/JSON',
+  'application/*',
+  'text/event-stream',
+  'Text/Event-Stream',
+  'text/*',
+  '*/*',
+  'text/html',
+  'application/xml',
+  'application/json-seq',
+  'text/event-streams',
+  '',
+  ' ',
+  '*',
+  'application',
 );
 const param = fc.constantFrom('', ';q=0.9', '; charset=utf-8', ';', ' ;q=0');
-const acceptValue = fc.array(fc.tuple(fc.constantFrom('', ' ', '  '), range, param).map((p) => p.join('')), { maxLength: 5 }).map((parts) => parts.join(','));
+const acceptValue = fc
+  .array(
+    fc.tuple(fc.constantFrom('', ' ', '  '), range, param).map((p) => p.join('')),
+    { maxLength: 5 },
+  )
+  .map((parts) => parts.join(','));
 
 test('the one-pass Accept check of a POST agrees with accepts() for both media types', () => {
   check(
@@ -37,7 +56,13 @@ test('the one-pass Accept check of a POST agrees with accepts() for both media t
 
 test('classifyPost: empty batch and initialize in a batch are 400 -32600; a single invalid value carries its id', () => {
   // JSON-RPC 2.0 § 6: an empty array is an invalid request; 2025-03-26 › Lifecycle: initialize MUST NOT be part of a batch
-  for (const value of [[], [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'initialize', params: {} }]]) {
+  for (const value of [
+    [],
+    [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'initialize', params: {} },
+    ],
+  ]) {
     const reply = classifyPost(value);
     assert.ok(!(reply instanceof PostBody));
     assert.equal(reply.status, 400);

@@ -42,7 +42,13 @@ export function accepts(accept: string | null, type: string): boolean {
  * (constants, not a memo). Compared with `===`: a Set would hash the header, a fresh string
  * per request.
  */
-const BOTH_ACCEPTED: readonly string[] = ['application/json, text/event-stream', 'text/event-stream, application/json', 'application/json,text/event-stream', 'text/event-stream,application/json', '*/*'];
+const BOTH_ACCEPTED: readonly string[] = [
+  'application/json, text/event-stream',
+  'text/event-stream, application/json',
+  'application/json,text/event-stream',
+  'text/event-stream,application/json',
+  '*/*',
+];
 
 /** True when `accept` admits both `application/json` and `text/event-stream` (a Streamable HTTP POST), in one pass. */
 function acceptsJsonAndSse(accept: string | null): boolean {
@@ -78,7 +84,9 @@ export function sseNotAcceptable(): HttpReply {
 export function mediaRefusal(req: HttpRequest): HttpReply | undefined {
   if (!isJsonContent(req.headers('content-type'))) return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
   if (hasContentCoding(req.headers('content-encoding'))) {
-    return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: request bodies must not have a content coding (Content-Encoding)', { 'accept-encoding': 'identity' });
+    return errorReply(415, TRANSPORT_ERROR, 'Unsupported Media Type: request bodies must not have a content coding (Content-Encoding)', {
+      'accept-encoding': 'identity',
+    });
   }
   return undefined;
 }
@@ -241,7 +249,13 @@ export function refuseMessages(authorizer: HttpAuthorizer | undefined, value: un
  */
 export function versionRefusal(revisions: readonly string[], version: string | null, id: RequestId | null = null): HttpReply | undefined {
   if (version === null || revisions.includes(version)) return undefined;
-  return errorReply(400, TRANSPORT_ERROR, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${revisions.join(', ')})`, undefined, id);
+  return errorReply(
+    400,
+    TRANSPORT_ERROR,
+    `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${revisions.join(', ')})`,
+    undefined,
+    id,
+  );
 }
 
 /** The 400 for a batch under a revision whose table has no batches (2025-06-18 removed them); undefined when allowed. */

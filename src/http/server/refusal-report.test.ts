@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ACCEPT_BOTH, initRequest, makeHandler } from '../../../test/helpers/http/server-harness.js';
 import { serveNode } from '../node.js';
@@ -93,16 +93,19 @@ test('over a real socket, the default report is one stderr line per refused Host
   assert.match(lines[0]!, /^mcpkit http: RequestRefusedError: Refused a request with Host "mcp\.example\.com" with 403: .*allowedHosts/);
 });
 
-test('serveNode: an absolute-form target naming a foreign host is reported as the target\'s host', async () => {
+test("serveNode: an absolute-form target naming a foreign host is reported as the target's host", async () => {
   const errors: Error[] = [];
   const handler = makeHandler({ onError: (e) => errors.push(e) });
   const running = await serveNode(handler);
   try {
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ port: running.port, host: '127.0.0.1', path: 'http://evil.example:9/mcp', method: 'GET', headers: { host: `127.0.0.1:${running.port}` } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      });
+      const req = request(
+        { port: running.port, host: '127.0.0.1', path: 'http://evil.example:9/mcp', method: 'GET', headers: { host: `127.0.0.1:${running.port}` } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
       req.on('error', reject);
       req.end();
     });

@@ -66,14 +66,18 @@ function hostMessage(value: string, fromTarget: boolean): string {
   const what = fromTarget ? `a request whose target names the host ${quoted(value)}` : `a request with Host ${quoted(value)}`;
   const name = hostName(value);
   const port = name.length < value.trim().length ? ` (or ${quoted(value.trim().toLowerCase())} for that port only)` : '';
-  return `Refused ${what} with 403: that host is not in allowedHosts (default: localhost, 127.0.0.1, [::1]). ` +
-    `If clients reach this server under that name (a reverse proxy, a public name), add ${quoted(name)} to the handler's allowedHosts${port}; otherwise this is a DNS-rebinding attempt or a misdirected request, and the refusal is right.`;
+  return (
+    `Refused ${what} with 403: that host is not in allowedHosts (default: localhost, 127.0.0.1, [::1]). ` +
+    `If clients reach this server under that name (a reverse proxy, a public name), add ${quoted(name)} to the handler's allowedHosts${port}; otherwise this is a DNS-rebinding attempt or a misdirected request, and the refusal is right.`
+  );
 }
 
 /** The report of one refused Origin. */
 function originMessage(value: string): string {
-  return `Refused a request from Origin ${quoted(value)} with 403: that origin is not in allowedOrigins (default: http and https on localhost, 127.0.0.1, [::1]). ` +
-    `If browser pages on that origin should reach this server, add ${quoted(value)} to the handler's allowedOrigins; otherwise a foreign page tried to reach it, and the refusal is right.`;
+  return (
+    `Refused a request from Origin ${quoted(value)} with 403: that origin is not in allowedOrigins (default: http and https on localhost, 127.0.0.1, [::1]). ` +
+    `If browser pages on that origin should reach this server, add ${quoted(value)} to the handler's allowedOrigins; otherwise a foreign page tried to reach it, and the refusal is right.`
+  );
 }
 
 /** Reports refused values once each, within bounds; see the module note. One per handler. */
@@ -95,7 +99,13 @@ export class RefusalReport {
     const code = part === 'host' ? 'host_not_allowed' : 'origin_not_allowed';
     if (seen.size >= MAX_REFUSALS_REPORTED) {
       this.#full[part] = true;
-      this.#report(new RequestRefusedError(code, key, `Refused requests with ${MAX_REFUSALS_REPORTED} distinct ${part === 'host' ? 'Host' : 'Origin'} values; further ones are refused without a report`));
+      this.#report(
+        new RequestRefusedError(
+          code,
+          key,
+          `Refused requests with ${MAX_REFUSALS_REPORTED} distinct ${part === 'host' ? 'Host' : 'Origin'} values; further ones are refused without a report`,
+        ),
+      );
       return;
     }
     seen.add(key);

@@ -7,10 +7,11 @@
  * request. Plus a scan of the HTTP server sources: no module-level variable and no `#last…`
  * field keeps a reading of a past request.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { check } from '../../../test/abuse/chunk-splits.js';
@@ -48,13 +49,36 @@ const CUSTOM_ORIGINS = ['https://app.example.com', 'https://other.example.com:84
 const ORIGIN_NAMES = ['localhost', '127.0.0.1', 'example.org', '0x7f.0.0.2'];
 
 const name = fc.constantFrom(
-  'localhost', 'LocalHost', '127.0.0.1', '[::1]', '[::2]', '[::1', '::1', 'plain.example.com', 'api.example.com', 'app.example.com',
-  'other.example.com', 'example.org', '0x7f.0.0.2', '127.0.0.2', 'evil.com', 'localhost.evil.com', 'user@localhost', 'local host',
-  'local\thost', '', 'xn--bcher-kva.example', 'b\u00fccher.example', '%6cocalhost',
+  'localhost',
+  'LocalHost',
+  '127.0.0.1',
+  '[::1]',
+  '[::2]',
+  '[::1',
+  '::1',
+  'plain.example.com',
+  'api.example.com',
+  'app.example.com',
+  'other.example.com',
+  'example.org',
+  '0x7f.0.0.2',
+  '127.0.0.2',
+  'evil.com',
+  'localhost.evil.com',
+  'user@localhost',
+  'local host',
+  'local\thost',
+  '',
+  'xn--bcher-kva.example',
+  'b\u00fccher.example',
+  '%6cocalhost',
 );
 const port = fc.constantFrom('', ':', ':80', ':080', ':0080', ':3000', ':8443', ':65535', ':65536', ':99999999999999', ':8a', '::80', ':-1');
 const tail = fc.constantFrom('', ' ', '\t', '/', '/x', '?q', '#f', ':evil.com');
-const hostValue = fc.oneof(fc.tuple(fc.constantFrom('', ' '), name, port, tail).map((p) => p.join('')), fc.string({ maxLength: 24 }));
+const hostValue = fc.oneof(
+  fc.tuple(fc.constantFrom('', ' '), name, port, tail).map((p) => p.join('')),
+  fc.string({ maxLength: 24 }),
+);
 const originValue = fc.oneof(
   fc.tuple(fc.constantFrom('http://', 'https://', 'HTTP://', 'ftp://', 'chrome-extension://', 'file://', ''), name, port, tail).map((p) => p.join('')),
   fc.constant('null'),

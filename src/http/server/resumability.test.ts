@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { eventually, get, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../../../test/helpers/http/server-harness.js';
 import { createDemoServer } from '../../demo/server.js';
 import { InMemoryEventStore } from './event-store.js';
-import { eventually, get, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../../../test/helpers/http/server-harness.js';
 import { closeSseStream, disconnectAfterPriming } from './session-transport.js';
 
 const streamOf = (eventId: string): string => eventId.split(':')[0]!;
@@ -24,7 +24,10 @@ test('a client vanishing mid-stream cancels nothing; the rest, response included
   assert.equal(events[0]!.data, '', 'a resumed stream starts with a priming event');
   const replayed = events.slice(1);
   assert.ok(replayed.every((e) => streamOf(e.id) === streamOf(priming.id)));
-  assert.deepEqual(replayed.map((e) => JSON.parse(e.data).method ?? 'response'), ['notifications/message', 'response']);
+  assert.deepEqual(
+    replayed.map((e) => JSON.parse(e.data).method ?? 'response'),
+    ['notifications/message', 'response'],
+  );
   assert.equal(JSON.parse(replayed[1]!.data).result.content[0].text, 'waited 60');
   assert.deepEqual(errors, []);
   // replayed to the end: the stream is forgotten
@@ -33,7 +36,7 @@ test('a client vanishing mid-stream cancels nothing; the rest, response included
   await handler.close();
 });
 
-test('replay after Last-Event-ID never includes another stream\'s events', async () => {
+test("replay after Last-Event-ID never includes another stream's events", async () => {
   const handler = makeHandler();
   const sessionId = await openSession(handler);
   const a = new SseReader(await post(handler, rpc('a', 'tools/call', { name: 'wait', arguments: { ms: 40 } }), { sessionId }));
@@ -44,11 +47,17 @@ test('replay after Last-Event-ID never includes another stream\'s events', async
   await a.cancel();
   await b.cancel();
   await new Promise((resolve) => setTimeout(resolve, 100));
-  for (const [priming, id] of [[primingA, 'a'], [primingB, 'b']] as const) {
+  for (const [priming, id] of [
+    [primingA, 'a'],
+    [primingB, 'b'],
+  ] as const) {
     const events = await new SseReader(await get(handler, sessionId, { 'last-event-id': priming.id })).rest();
     const messages = events.filter((e) => e.data !== '');
     assert.equal(messages.length, 3);
-    assert.ok(events.every((e) => streamOf(e.id) === streamOf(priming.id)), 'only events of the named stream');
+    assert.ok(
+      events.every((e) => streamOf(e.id) === streamOf(priming.id)),
+      'only events of the named stream',
+    );
     assert.equal(JSON.parse(messages[2]!.data).id, id);
   }
   await handler.close();
@@ -64,7 +73,10 @@ test('a resumed stream that is still open continues live on the GET connection',
   assert.equal((await resumed.next()).data, '');
   assert.equal(JSON.parse((await resumed.next()).data).params.data, 'waiting'); // replayed
   const rest = await resumed.restMessages(); // live
-  assert.deepEqual(rest.map((m) => m.method ?? m.id), ['notifications/message', 1]);
+  assert.deepEqual(
+    rest.map((m) => m.method ?? m.id),
+    ['notifications/message', 1],
+  );
   await handler.close();
 });
 
@@ -95,7 +107,10 @@ test('demo test_reconnection with disconnectAfterPriming: result arrives on the 
   const events = await new SseReader(await post(handler, rpc(1, 'tools/call', { name: 'test_reconnection' }), { sessionId })).rest();
   // the POST stream closed right after priming, before the tool finished: it holds the
   // priming event only, and the result comes on the resumed GET below
-  assert.deepEqual(events.map((e) => e.data), ['']);
+  assert.deepEqual(
+    events.map((e) => e.data),
+    [''],
+  );
   const resumed = await new SseReader(await get(handler, sessionId, { 'last-event-id': events[0]!.id })).restMessages();
   assert.equal(resumed[0].result.content[0].text, 'Reconnection test completed successfully');
   // other tools are untouched
@@ -200,7 +215,8 @@ test('a session keeps at most 32 streams completed while detached: the oldest ar
   }
   await new Promise((resolve) => setTimeout(resolve, 150));
   // the first three were dropped (35 retained > 32), in the order they were opened
-  for (const id of primings.slice(0, 3)) assert.equal((await get(handler, sessionId, { 'last-event-id': id })).status, 400, `stream of ${id} should be forgotten`);
+  for (const id of primings.slice(0, 3))
+    assert.equal((await get(handler, sessionId, { 'last-event-id': id })).status, 400, `stream of ${id} should be forgotten`);
   for (const [i, id] of primings.entries()) {
     if (i < 3) continue;
     const messages = (await new SseReader(await get(handler, sessionId, { 'last-event-id': id })).rest()).filter((e) => e.data !== '');

@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDemoServer } from '../../demo/server.js';
+import { test } from 'node:test';
 import { ACCEPT_BOTH, errorCode, initRequest, makeHandler, openSession, post, rpc, SseReader } from '../../../test/helpers/http/server-harness.js';
+import { createDemoServer } from '../../demo/server.js';
 
 function initAt(host: string | undefined, origin?: string): Request {
   const headers: Record<string, string> = { accept: ACCEPT_BOTH, 'content-type': 'application/json' };
@@ -63,7 +63,12 @@ test('413 with a JSON-RPC body for an oversized POST; a 1 MiB message works', as
     },
   });
   const streamed = await handler.fetch(
-    new Request('http://localhost/mcp', { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-session-id': sessionId }, body: chunks, duplex: 'half' } as RequestInit),
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-session-id': sessionId },
+      body: chunks,
+      duplex: 'half',
+    } as RequestInit),
   );
   assert.equal(streamed.status, 413);
   await handler.close();
@@ -87,9 +92,16 @@ test('header checks run before the body is read', async () => {
       controller.close();
     },
   });
-  const res = await handler.fetch(new Request('http://evil.example.com/mcp', { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'text/plain' }, body, duplex: 'half' } as RequestInit));
+  const res = await handler.fetch(
+    new Request('http://evil.example.com/mcp', {
+      method: 'POST',
+      headers: { accept: ACCEPT_BOTH, 'content-type': 'text/plain' },
+      body,
+      duplex: 'half',
+    } as RequestInit),
+  );
   assert.equal(res.status, 403);
-  assert.ok(pulled <= 1, 'at most the stream\'s own first pull happened');
+  assert.ok(pulled <= 1, "at most the stream's own first pull happened");
   await handler.close();
 });
 

@@ -167,7 +167,10 @@ export class CrossInstance {
     follow.conn.write(primingEvent(label + afterSeq, host.retryMs));
     const started = await follow.start();
     if (started === 'unknown') return badLastEventId();
-    if (started === 'unavailable') return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the stored events cannot be read now; retry with the same Last-Event-ID', { 'retry-after': '10' });
+    if (started === 'unavailable')
+      return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the stored events cannot be read now; retry with the same Last-Event-ID', {
+        'retry-after': '10',
+      });
     if (host.closed) {
       follow.close();
       return sessionGone();

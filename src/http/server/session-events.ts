@@ -58,7 +58,14 @@ export interface StoredStream {
  * longer has what is missing. Synchronous stores never reach an await, so nothing can
  * interleave with the replay.
  */
-export async function replayEvents(store: EventStore, stream: StoredStream, afterSeq: number, conn: SseConnection, label: string, host: ErrorReporter): Promise<number> {
+export async function replayEvents(
+  store: EventStore,
+  stream: StoredStream,
+  afterSeq: number,
+  conn: SseConnection,
+  label: string,
+  host: ErrorReporter,
+): Promise<number> {
   let last = afterSeq;
   for (let round = 0; round < MAX_REPLAY_ROUNDS && last < stream.seq && stream.key !== undefined; round++) {
     if (stream.lastAppend !== undefined) await stream.lastAppend;

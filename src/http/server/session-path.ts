@@ -15,12 +15,12 @@
  */
 import type { McpServer } from '../../server/server.js';
 import type { EndpointMode } from './endpoint-mode.js';
-import { accepts, batchRefusal, sseNotAcceptable, versionRefusal, type PostBody } from './post-checks.js';
+import { accepts, batchRefusal, type PostBody, sseNotAcceptable, versionRefusal } from './post-checks.js';
 import { emptyReply, errorReply, internalErrorReply, jsonReply, TRANSPORT_ERROR } from './replies.js';
-import { answerAsJson, connectTransport, deliverPost } from './session-dispatch.js';
 import type { SessionDirectory } from './session-directory.js';
+import { answerAsJson, connectTransport, deliverPost } from './session-dispatch.js';
 import { newSessionId, type SessionRegistry } from './session-registry.js';
-import { sessionNotFound, SessionSharing } from './session-sharing.js';
+import { SessionSharing, sessionNotFound } from './session-sharing.js';
 import { StreamableSessionTransport, type TransportHost } from './session-transport.js';
 import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
@@ -58,7 +58,10 @@ export class SessionPath implements EndpointMode {
     this.#sharing = directory === undefined ? undefined : new SessionSharing(directory, server, host, registry, settings.idleMs ?? 30 * 60_000);
   }
 
-  sessionOf(req: HttpRequest, info: HttpRequestInfo | undefined): StreamableSessionTransport | undefined | HttpReply | Promise<StreamableSessionTransport | HttpReply> {
+  sessionOf(
+    req: HttpRequest,
+    info: HttpRequestInfo | undefined,
+  ): StreamableSessionTransport | undefined | HttpReply | Promise<StreamableSessionTransport | HttpReply> {
     const sessionId = req.headers('mcp-session-id');
     if (sessionId === null) return undefined;
     return this.#find(sessionId, info);
@@ -78,7 +81,13 @@ export class SessionPath implements EndpointMode {
     return this.#registry.held(sessionId) !== undefined ? sessionNotFound() : sharing.restore(sessionId, info);
   }
 
-  post(req: HttpRequest, info: HttpRequestInfo | undefined, body: PostBody, versionHeader: string | null, session: StreamableSessionTransport | undefined): HttpReply | Promise<HttpReply> {
+  post(
+    req: HttpRequest,
+    info: HttpRequestInfo | undefined,
+    body: PostBody,
+    versionHeader: string | null,
+    session: StreamableSessionTransport | undefined,
+  ): HttpReply | Promise<HttpReply> {
     const replyId = body.replyId;
     if (session === undefined) return body.initialize ? this.#initialize(req, info, body) : sessionIdRequired(replyId);
     if (!body.initialize) {

@@ -237,7 +237,8 @@ export class SessionRegistry {
     const now = Date.now();
     let oldest: StreamableSessionTransport | undefined;
     for (const transport of held) {
-      if (transport instanceof StreamableSessionTransport && transport.isIdle(now, 0) && (oldest === undefined || transport.lastActivity < oldest.lastActivity)) oldest = transport;
+      if (transport instanceof StreamableSessionTransport && transport.isIdle(now, 0) && (oldest === undefined || transport.lastActivity < oldest.lastActivity))
+        oldest = transport;
     }
     if (oldest === undefined) {
       return errorReply(429, TRANSPORT_ERROR, 'Too Many Requests: this principal holds too many sessions', { 'retry-after': RETRY_AFTER_SECONDS });

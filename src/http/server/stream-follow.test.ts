@@ -28,7 +28,7 @@ function host(store: InMemoryEventStore, finished: RemoteFollow[] = [], errors: 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
 describe('RemoteFollow', () => {
-  it('replays up to the owner\'s number, then writes fed events once each, fills a gap from the store, and ends after a final read', async () => {
+  it("replays up to the owner's number, then writes fed events once each, fills a gap from the store, and ends after a final read", async () => {
     const store = new InMemoryEventStore();
     for (let seq = 1; seq <= 3; seq++) store.append('s.T/4', seq, `m${seq}`);
     const finished: RemoteFollow[] = [];
@@ -37,7 +37,11 @@ describe('RemoteFollow', () => {
     const started = follow.start();
     follow.opened(3);
     assert.equal(await started, 'ok');
-    assert.deepEqual(seen.events.map((e) => e.id), ['T.4:2', 'T.4:3'], 'the replay: after Last-Event-ID up to the answer');
+    assert.deepEqual(
+      seen.events.map((e) => e.id),
+      ['T.4:2', 'T.4:3'],
+      'the replay: after Last-Event-ID up to the answer',
+    );
 
     follow.event(3, 'm3'); // already replayed: dropped
     store.append('s.T/4', 4, 'm4');
@@ -49,7 +53,10 @@ describe('RemoteFollow', () => {
     store.append('s.T/4', 7, 'm7'); // stored but never handed over (too long to route, say)
     follow.ended('completed');
     await tick();
-    assert.deepEqual(seen.events.map((e) => `${e.id}=${e.data}`), ['T.4:2=m2', 'T.4:3=m3', 'T.4:4=m4', 'T.4:5=m5', 'T.4:6=m6', 'T.4:7=m7']);
+    assert.deepEqual(
+      seen.events.map((e) => `${e.id}=${e.data}`),
+      ['T.4:2=m2', 'T.4:3=m3', 'T.4:4=m4', 'T.4:5=m5', 'T.4:6=m6', 'T.4:7=m7'],
+    );
     assert.equal(seen.ended(), true);
     assert.deepEqual(finished, [follow]);
     assert.equal(follow.active, false);
@@ -65,7 +72,10 @@ describe('RemoteFollow', () => {
     assert.equal(await started, 'ok');
     follow.event(3, 'm3'); // 2 is in neither place
     await tick();
-    assert.deepEqual(seen.events.map((e) => e.id), ['T.1:3']);
+    assert.deepEqual(
+      seen.events.map((e) => e.id),
+      ['T.1:3'],
+    );
     follow.ended('gone');
     await tick();
     assert.equal(seen.ended(), true);
@@ -79,7 +89,10 @@ describe('RemoteFollow', () => {
     follow.ended('not-open');
     assert.equal(await follow.start(), 'ok');
     await tick();
-    assert.deepEqual(seen.events.map((e) => e.id), ['T.2:3']);
+    assert.deepEqual(
+      seen.events.map((e) => e.id),
+      ['T.2:3'],
+    );
     assert.equal(seen.ended(), true);
   });
 
@@ -110,7 +123,10 @@ describe('RemoteFollow', () => {
     follow.conn.disconnected();
     follow.event(2, 'm2');
     await tick();
-    assert.deepEqual(seen.events.map((e) => e.id), ['T.3:1']);
+    assert.deepEqual(
+      seen.events.map((e) => e.id),
+      ['T.3:1'],
+    );
     assert.equal(cancelled, 1);
     assert.deepEqual(finished, [follow]);
   });

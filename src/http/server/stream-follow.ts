@@ -49,7 +49,8 @@ export interface FollowHost {
 }
 
 /** The error message of a request whose instance stopped before answering it. */
-export const ORPHAN_MESSAGE = 'The server instance running this request stopped before answering it (killed, or cut off from the shared store); send the request again';
+export const ORPHAN_MESSAGE =
+  'The server instance running this request stopped before answering it (killed, or cut off from the shared store); send the request again';
 
 /** Store reads of the initial replay against a store still catching up. */
 const MAX_REPLAY_ROUNDS = 16;
@@ -230,7 +231,12 @@ export class RemoteFollow implements StreamFollower, SseConnectionOwner {
       if (this.#done) return;
       for (const id of orphans) {
         if (answered.has(id)) continue;
-        this.conn.write(encodeSseEvent({ id: this.#label + ++this.#last, data: JSON.stringify({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: ORPHAN_MESSAGE } }) }));
+        this.conn.write(
+          encodeSseEvent({
+            id: this.#label + ++this.#last,
+            data: JSON.stringify({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: ORPHAN_MESSAGE } }),
+          }),
+        );
       }
       this.#drain();
     })();
@@ -267,7 +273,8 @@ export class RemoteFollow implements StreamFollower, SseConnectionOwner {
   #forget(): void {
     try {
       const pending = this.#host.store.delete(this.#key);
-      if (typeof (pending as Promise<void> | undefined)?.then === 'function') (pending as Promise<void>).then(undefined, (error: unknown) => this.#host.reportError(toError(error)));
+      if (typeof (pending as Promise<void> | undefined)?.then === 'function')
+        (pending as Promise<void>).then(undefined, (error: unknown) => this.#host.reportError(toError(error)));
     } catch (error) {
       this.#host.reportError(toError(error));
     }

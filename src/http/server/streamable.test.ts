@@ -1,8 +1,22 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ACCEPT_BOTH, BASE, del, errorCode, get, initRequest, LATEST, makeHandler, note, openSession, post, rpc, SseReader } from '../../../test/helpers/http/server-harness.js';
-import type { HttpRequest } from './types.js';
+import { test } from 'node:test';
+import {
+  ACCEPT_BOTH,
+  BASE,
+  del,
+  errorCode,
+  get,
+  initRequest,
+  LATEST,
+  makeHandler,
+  note,
+  openSession,
+  post,
+  rpc,
+  SseReader,
+} from '../../../test/helpers/http/server-harness.js';
 import { handleNow } from './handler.js';
+import type { HttpRequest } from './types.js';
 
 test('initialize: JSON answer with a fresh, random, visible-ASCII session id', async () => {
   const handler = makeHandler();
@@ -40,7 +54,10 @@ test('a POST with a request streams SSE: priming event (id, retry, empty data) f
   assert.equal(events[0]!.id, `${stream}:1`);
   const message = JSON.parse(events[0]!.data);
   assert.equal(message.id, 1);
-  assert.deepEqual(message.result.tools.map((t: { name: string }) => t.name), ['echo', 'wait', 'ask']);
+  assert.deepEqual(
+    message.result.tools.map((t: { name: string }) => t.name),
+    ['echo', 'wait', 'ask'],
+  );
   await handler.close();
 });
 
@@ -49,7 +66,10 @@ test('messages related to a request travel on its POST stream, before the respon
   const sessionId = await openSession(handler);
   const res = await post(handler, rpc(7, 'tools/call', { name: 'wait', arguments: { ms: 20 } }), { sessionId });
   const messages = await new SseReader(res).restMessages();
-  assert.deepEqual(messages.map((m) => m.method ?? `response ${m.id}`), ['notifications/message', 'notifications/message', 'response 7']);
+  assert.deepEqual(
+    messages.map((m) => m.method ?? `response ${m.id}`),
+    ['notifications/message', 'notifications/message', 'response 7'],
+  );
   assert.equal(messages[2].result.content[0].text, 'waited 20');
   await handler.close();
 });
@@ -192,7 +212,10 @@ test('batches: refused (400, -32600) in 2025-06-18 and later, answered as one ar
     assert.equal(await errorCode(res), -32600);
   }
   const sessionId = await openSession(handler, '2025-03-26');
-  const res = await post(handler, [rpc(1, 'ping'), note('notifications/roots/list_changed'), rpc(2, 'tools/list')], { sessionId, protocolVersion: '2025-03-26' });
+  const res = await post(handler, [rpc(1, 'ping'), note('notifications/roots/list_changed'), rpc(2, 'tools/list')], {
+    sessionId,
+    protocolVersion: '2025-03-26',
+  });
   assert.equal(res.status, 200);
   const messages = await new SseReader(res).restMessages();
   assert.equal(messages.length, 1);
@@ -279,14 +302,18 @@ test('messages unrelated to a request go to the GET stream; without one they wai
   await handler.close();
 });
 
-test('a server → client request related to a tool call goes out on the call\'s stream; the answer comes in a POST', async () => {
+test("a server → client request related to a tool call goes out on the call's stream; the answer comes in a POST", async () => {
   const handler = makeHandler();
   const sessionId = await openSession(handler);
   const sse = new SseReader(await post(handler, rpc(1, 'tools/call', { name: 'ask', arguments: {} }), { sessionId }));
   await sse.next(); // priming
   const request = JSON.parse((await sse.next()).data);
   assert.equal(request.method, 'sampling/createMessage');
-  const answer = await post(handler, { jsonrpc: '2.0', id: request.id, result: { role: 'assistant', model: 'm1', content: { type: 'text', text: 'ok' } } }, { sessionId });
+  const answer = await post(
+    handler,
+    { jsonrpc: '2.0', id: request.id, result: { role: 'assistant', model: 'm1', content: { type: 'text', text: 'ok' } } },
+    { sessionId },
+  );
   assert.equal(answer.status, 202);
   const rest = await sse.restMessages();
   assert.equal(rest.length, 1);
@@ -294,7 +321,7 @@ test('a server → client request related to a tool call goes out on the call\'s
   await handler.close();
 });
 
-test('a cancelled request\'s stream closes promptly, without a response', async () => {
+test("a cancelled request's stream closes promptly, without a response", async () => {
   const handler = makeHandler();
   const sessionId = await openSession(handler);
   const sse = new SseReader(await post(handler, rpc('slow', 'tools/call', { name: 'wait', arguments: { ms: 10_000 } }), { sessionId }));
@@ -302,7 +329,10 @@ test('a cancelled request\'s stream closes promptly, without a response', async 
   const cancel = await post(handler, note('notifications/cancelled', { requestId: 'slow', reason: 'changed my mind' }), { sessionId });
   assert.equal(cancel.status, 202);
   const rest = await sse.restMessages(1000);
-  assert.ok(rest.every((m) => m.id === undefined), 'no response after cancellation');
+  assert.ok(
+    rest.every((m) => m.id === undefined),
+    'no response after cancellation',
+  );
   // the id is free again
   const again = await post(handler, rpc('slow', 'ping'), { sessionId });
   assert.deepEqual(await new SseReader(again).restMessages(), [{ jsonrpc: '2.0', id: 'slow', result: {} }]);
@@ -325,17 +355,25 @@ test('three concurrent POST streams on one session are all served', async () => 
   const handler = makeHandler();
   const sessionId = await openSession(handler);
   const replies = await Promise.all([1000, 1001, 1002].map((id) => post(handler, rpc(id, 'tools/list', {}), { sessionId, protocolVersion: '2025-03-26' })));
-  assert.deepEqual(replies.map((r) => r.status), [200, 200, 200]);
+  assert.deepEqual(
+    replies.map((r) => r.status),
+    [200, 200, 200],
+  );
   const streams = await Promise.all(replies.map((r) => new SseReader(r).rest()));
   const primingIds = new Set(streams.map((events) => events[0]!.id.split(':')[0]));
   assert.equal(primingIds.size, 3, 'each POST has its own stream');
-  assert.deepEqual(streams.map((events) => JSON.parse(events[1]!.data).id), [1000, 1001, 1002]);
+  assert.deepEqual(
+    streams.map((events) => JSON.parse(events[1]!.data).id),
+    [1000, 1001, 1002],
+  );
   await handler.close();
 });
 
 test('routing: unknown paths 404, other methods 405 with Allow', async () => {
   const handler = makeHandler();
-  const other = await handler.fetch(new Request(BASE + '/elsewhere', { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: '{}' }));
+  const other = await handler.fetch(
+    new Request(BASE + '/elsewhere', { method: 'POST', headers: { accept: ACCEPT_BOTH, 'content-type': 'application/json' }, body: '{}' }),
+  );
   assert.equal(other.status, 404);
   const put = await handler.fetch(new Request(BASE + '/mcp', { method: 'PUT', body: '{}' }));
   assert.equal(put.status, 405);
@@ -363,7 +401,13 @@ test('a POST the adapter holds whole, to a synchronous tool, is replied to at on
   for (const responseMode of ['json', 'sse'] as const) {
     const handler = makeHandler({ responseMode });
     const sessionId = await openSession(handler);
-    const headers: Record<string, string> = { host: 'localhost:3000', accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST };
+    const headers: Record<string, string> = {
+      host: 'localhost:3000',
+      accept: ACCEPT_BOTH,
+      'content-type': 'application/json',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': LATEST,
+    };
     const request: HttpRequest = {
       method: 'POST',
       url: '/mcp',

@@ -1,19 +1,25 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SseParser, type SseEvent } from '../../framing/sse.js';
+import { test } from 'node:test';
+import { makeHandler } from '../../../test/helpers/http/server-harness.js';
+import { type SseEvent, SseParser } from '../../framing/sse.js';
 import { InMemoryEventStore } from './event-store.js';
-import { hasContentCoding, HOST_FORBIDDEN, HOST_MALFORMED, HOST_OK, RequestGuard, targetPath } from './request-guard.js';
+import { HOST_FORBIDDEN, HOST_MALFORMED, HOST_OK, hasContentCoding, RequestGuard, targetPath } from './request-guard.js';
 import { StreamableSessionTransport } from './session-transport.js';
 import { SseConnection } from './sse-connection.js';
 import type { HttpPlainReply, SseSink } from './types.js';
-import { makeHandler } from '../../../test/helpers/http/server-harness.js';
 
 test('InMemoryEventStore: replays after a sequence number, per stream, in order', () => {
   const store = new InMemoryEventStore();
   for (let i = 1; i <= 5; i++) store.append('s/1', i, `a${i}`);
   store.append('s/2', 1, 'b1');
-  assert.deepEqual(store.replay('s/1', 3), [{ seq: 4, data: 'a4' }, { seq: 5, data: 'a5' }]);
-  assert.deepEqual(store.replay('s/1', 0).map((e) => e.data), ['a1', 'a2', 'a3', 'a4', 'a5']);
+  assert.deepEqual(store.replay('s/1', 3), [
+    { seq: 4, data: 'a4' },
+    { seq: 5, data: 'a5' },
+  ]);
+  assert.deepEqual(
+    store.replay('s/1', 0).map((e) => e.data),
+    ['a1', 'a2', 'a3', 'a4', 'a5'],
+  );
   assert.deepEqual(store.replay('s/1', 5), []);
   assert.deepEqual(store.replay('s/2', 0), [{ seq: 1, data: 'b1' }]);
   assert.deepEqual(store.replay('unknown', 0), []);
@@ -26,7 +32,10 @@ test('InMemoryEventStore: replays after a sequence number, per stream, in order'
 test('InMemoryEventStore: bounded per stream, in total characters and in streams', () => {
   const perStream = new InMemoryEventStore({ maxEventsPerStream: 3 });
   for (let i = 1; i <= 10; i++) perStream.append('s', i, 'x');
-  assert.deepEqual(perStream.replay('s', 0).map((e) => e.seq), [8, 9, 10]);
+  assert.deepEqual(
+    perStream.replay('s', 0).map((e) => e.seq),
+    [8, 9, 10],
+  );
   assert.equal(perStream.totalChars, 3);
 
   const chars = new InMemoryEventStore({ maxTotalChars: 10 });
@@ -39,7 +48,11 @@ test('InMemoryEventStore: bounded per stream, in total characters and in streams
   chars.append('huge', 1, 'a'.repeat(8));
   chars.append('huge', 2, 'b'.repeat(8));
   assert.equal(chars.streamCount, 1);
-  assert.deepEqual(chars.replay('huge', 0).map((e) => e.seq), [2], 'a single stream over the bound keeps its newest event');
+  assert.deepEqual(
+    chars.replay('huge', 0).map((e) => e.seq),
+    [2],
+    'a single stream over the bound keeps its newest event',
+  );
   assert.ok(chars.totalChars <= 10);
 
   const streams = new InMemoryEventStore({ maxStreams: 2 });
@@ -66,7 +79,8 @@ test('RequestGuard: origins', () => {
   const guard = new RequestGuard();
   assert.ok(guard.originAllowed(null), 'no Origin header: not a browser');
   for (const origin of ['http://localhost:5173', 'https://127.0.0.1', 'http://[::1]:3000', 'HTTP://LOCALHOST']) assert.ok(guard.originAllowed(origin), origin);
-  for (const origin of ['null', 'http://evil.com', 'file://', 'chrome-extension://abc', 'not a url', 'http://localhost.evil.com']) assert.ok(!guard.originAllowed(origin), origin);
+  for (const origin of ['null', 'http://evil.com', 'file://', 'chrome-extension://abc', 'not a url', 'http://localhost.evil.com'])
+    assert.ok(!guard.originAllowed(origin), origin);
   const listed = new RequestGuard(undefined, ['https://app.example.com', 'https://other.example.com:8443', 'null']);
   assert.ok(listed.originAllowed('https://app.example.com'));
   assert.ok(listed.originAllowed('https://app.example.com:443'), 'default port normalized');
@@ -186,7 +200,10 @@ test('StreamableSessionTransport: pre-serialized text with line breaks leaves as
     const events: SseEvent[] = [];
     new SseParser({ event: (e) => events.push(e) }).push(sink.text);
     const data = events.map((e) => e.data).filter((d) => d !== '');
-    assert.deepEqual(data.map((d) => JSON.parse(d)), [JSON.parse(note), JSON.parse(message)]);
+    assert.deepEqual(
+      data.map((d) => JSON.parse(d)),
+      [JSON.parse(note), JSON.parse(message)],
+    );
     for (const d of data) assert.ok(!/[\r\n]/.test(d), `an event's data spans lines: ${JSON.stringify(d)}`);
     for (const block of sink.text.split('\n\n').filter((b) => b.includes('data: {'))) assert.equal(block.match(/^data:/gm)!.length, 1, block);
     await transport.close();
@@ -196,7 +213,20 @@ test('StreamableSessionTransport: pre-serialized text with line breaks leaves as
 test('RequestGuard.check: Host parsed strictly (400 malformed, 403 foreign); an absolute target is checked like Host', () => {
   const guard = new RequestGuard();
   // RFC 9112 § 3.2: a missing or invalid Host is 400
-  for (const host of [null, '', '127.0.0.1:evil.com', 'localhost:1:2', 'localhost:65536', 'localhost:8o', '[::1', '[::1]:x', '[v1.x]', 'a@localhost', 'local host', '::1']) {
+  for (const host of [
+    null,
+    '',
+    '127.0.0.1:evil.com',
+    'localhost:1:2',
+    'localhost:65536',
+    'localhost:8o',
+    '[::1',
+    '[::1]:x',
+    '[v1.x]',
+    'a@localhost',
+    'local host',
+    '::1',
+  ]) {
     assert.equal(guard.check(host, '/mcp'), HOST_MALFORMED, String(host));
     assert.equal(guard.hostAllowed(host), false, String(host));
   }
@@ -207,7 +237,8 @@ test('RequestGuard.check: Host parsed strictly (400 malformed, 403 foreign); an 
   assert.equal(guard.check(null, 'http://evil.com'), HOST_FORBIDDEN);
   assert.equal(guard.check(null, 'HTTP://LOCALHOST:3000/mcp?x'), HOST_OK, 'no Host needed beside an absolute target');
   assert.equal(guard.check('evil.com', 'http://localhost/mcp'), HOST_FORBIDDEN, 'a Host beside it must pass too');
-  for (const target of ['ftp://localhost/mcp', 'http://user@localhost/mcp', 'http:///mcp', 'http://localhost:x/mcp']) assert.equal(guard.check('localhost', target), HOST_MALFORMED, target);
+  for (const target of ['ftp://localhost/mcp', 'http://user@localhost/mcp', 'http:///mcp', 'http://localhost:x/mcp'])
+    assert.equal(guard.check('localhost', target), HOST_MALFORMED, target);
   assert.equal(guard.check('localhost', '*'), HOST_OK, 'other forms are left to routing');
   // remembering the last allowed authority never admits a refused one
   for (let round = 0; round < 2; round++) {
@@ -236,15 +267,36 @@ test('targetPath and hasContentCoding', () => {
 test('StreamableHttpHandler.handle never rejects: a failure of its own is a 500 reported to onError; a body that throws is a 400', async () => {
   const errors: Error[] = [];
   const handler = makeHandler({ onError: (e) => errors.push(e) });
-  const headers = (values: Record<string, string>) => (name: string): string | null => values[name] ?? null;
+  const headers =
+    (values: Record<string, string>) =>
+    (name: string): string | null =>
+      values[name] ?? null;
   // a synchronous throw on the way in (a header lookup that fails)
-  const failing = await handler.handle({ method: 'POST', url: '/mcp', headers: () => { throw new Error('lookup broke'); } });
+  const failing = await handler.handle({
+    method: 'POST',
+    url: '/mcp',
+    headers: () => {
+      throw new Error('lookup broke');
+    },
+  });
   assert.equal(failing.status, 500);
   assert.equal(JSON.parse((failing as HttpPlainReply).body!).error.message, 'Internal error');
-  assert.deepEqual(errors.map((e) => e.message), ['lookup broke']);
+  assert.deepEqual(
+    errors.map((e) => e.message),
+    ['lookup broke'],
+  );
   // a body reader that throws at once, and one that rejects: the body could not be read
-  const post = { method: 'POST', url: '/mcp', headers: headers({ host: '127.0.0.1', accept: 'application/json, text/event-stream', 'content-type': 'application/json' }) };
-  for (const body of [() => { throw new Error('no body'); }, () => Promise.reject(new Error('no body'))]) {
+  const post = {
+    method: 'POST',
+    url: '/mcp',
+    headers: headers({ host: '127.0.0.1', accept: 'application/json, text/event-stream', 'content-type': 'application/json' }),
+  };
+  for (const body of [
+    () => {
+      throw new Error('no body');
+    },
+    () => Promise.reject(new Error('no body')),
+  ]) {
     const reply = await handler.handle({ ...post, body });
     assert.equal(reply.status, 400);
     assert.match(JSON.parse((reply as HttpPlainReply).body!).error.message, /could not be read/);

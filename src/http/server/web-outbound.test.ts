@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { OutboundBudget, SLICE_CHARS, SlowReaderError } from './outbound.js';
 import { sseReply } from './replies.js';
 import { SseConnection } from './sse-connection.js';
-import { OutboundBudget, SLICE_CHARS, SlowReaderError } from './outbound.js';
 import { toWebResponse } from './web.js';
 
 /** An SSE connection whose owner counts the disconnects it hears, and keeps their reasons. */

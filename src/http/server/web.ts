@@ -14,7 +14,7 @@
  */
 import { LocalError } from '../../jsonrpc/errors.js';
 import { BodyBudgetError, InboundBudget } from './inbound.js';
-import { MAX_BUFFERED_BYTES, PacedWriter, resolveOutbound, SLICE_CHARS, type OutboundOptions, type PacedOutput, type SlowReaderError } from './outbound.js';
+import { MAX_BUFFERED_BYTES, type OutboundOptions, type PacedOutput, PacedWriter, resolveOutbound, SLICE_CHARS, type SlowReaderError } from './outbound.js';
 import type { HttpReply, HttpRequest, SseReplyStream, SseSink } from './types.js';
 
 export { MAX_BUFFERED_BYTES };

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { McpError } from '../../jsonrpc/errors.js';
-import { claimedRevision, claimsStatelessEra, readRequestMeta, subscriptionIdOf } from './wire.js';
 import { tableFor } from '../table.js';
+import { claimedRevision, claimsStatelessEra, readRequestMeta, subscriptionIdOf } from './wire.js';
 
 const V = '2026-07-28';
 const KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -19,7 +19,17 @@ describe('stateless era: per-request metadata', () => {
   });
 
   it('reads valid metadata and refuses the rest', () => {
-    const meta = readRequestMeta({ _meta: { [KEY]: V, [CAPS]: { sampling: {} }, 'io.modelcontextprotocol/logLevel': 'info', 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } } }, [V]);
+    const meta = readRequestMeta(
+      {
+        _meta: {
+          [KEY]: V,
+          [CAPS]: { sampling: {} },
+          'io.modelcontextprotocol/logLevel': 'info',
+          'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+        },
+      },
+      [V],
+    );
     assert.deepEqual(meta, { revision: V, clientCapabilities: { sampling: {} }, clientInfo: { name: 'c', version: '1' }, logLevel: 'info' });
     const code = (params: unknown) => {
       try {
@@ -47,12 +57,28 @@ describe('stateless era: per-request metadata', () => {
 describe('stateless era: the 2026-07-28 method table', () => {
   const table = tableFor(V)!;
   it('has discover and listen, and none of the removed methods', () => {
-    for (const m of ['server/discover', 'subscriptions/listen', 'tools/call', 'prompts/get', 'resources/read', 'completion/complete']) assert.ok(table.methods.has(m), m);
-    for (const m of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'sampling/createMessage', 'elicitation/create', 'roots/list', 'notifications/initialized', 'notifications/roots/list_changed', 'notifications/elicitation/complete']) {
+    for (const m of ['server/discover', 'subscriptions/listen', 'tools/call', 'prompts/get', 'resources/read', 'completion/complete'])
+      assert.ok(table.methods.has(m), m);
+    for (const m of [
+      'initialize',
+      'ping',
+      'logging/setLevel',
+      'resources/subscribe',
+      'resources/unsubscribe',
+      'sampling/createMessage',
+      'elicitation/create',
+      'roots/list',
+      'notifications/initialized',
+      'notifications/roots/list_changed',
+      'notifications/elicitation/complete',
+    ]) {
       assert.ok(!table.methods.has(m), m);
     }
     assert.equal(table.batches, false);
-    assert.ok([...table.methods.values()].every((s) => s.beforeInit), 'nothing waits for initialization');
+    assert.ok(
+      [...table.methods.values()].every((s) => s.beforeInit),
+      'nothing waits for initialization',
+    );
   });
 });
 
@@ -64,9 +90,15 @@ it('a repeated reading of the same _meta sees a change made in between, and a na
   meta['io.modelcontextprotocol/logLevel'] = 'error';
   assert.equal(readRequestMeta(params, [V]).logLevel, 'error');
   meta['io.modelcontextprotocol/logLevel'] = 'loud';
-  assert.throws(() => readRequestMeta(params, [V]), (e: McpError) => e.code === -32602);
+  assert.throws(
+    () => readRequestMeta(params, [V]),
+    (e: McpError) => e.code === -32602,
+  );
   delete meta['io.modelcontextprotocol/logLevel'];
   meta[CAPS] = { roots: {} };
   assert.deepEqual(readRequestMeta(params, [V]).clientCapabilities, { roots: {} });
-  assert.throws(() => readRequestMeta(params, ['2099-01-01']), (e: McpError) => e.code === -32022);
+  assert.throws(
+    () => readRequestMeta(params, ['2099-01-01']),
+    (e: McpError) => e.code === -32022,
+  );
 });

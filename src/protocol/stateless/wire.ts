@@ -14,8 +14,8 @@
  */
 import { McpError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
-import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../../types.js';
 import { isObject } from '../../jsonrpc/values.js';
+import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from '../../types.js';
 
 /** The stateless revision. */
 export const V2026_07_28 = '2026-07-28';
@@ -60,7 +60,14 @@ export const ResultType = {
 } as const;
 
 /** Methods whose complete results carry `ttlMs` and `cacheScope` (spec: Server › Utilities › Caching). */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
 
 /** Methods on which a server may answer `InputRequiredResult` (spec: Basic › Patterns › MRTR). */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -113,11 +120,14 @@ export function claimedRevision(params: unknown): string | undefined {
  */
 export function readRequestMeta(params: JSONObject | undefined, supported: readonly string[]): RequestMeta {
   const meta = params?._meta;
-  if (!isObject(meta)) throw new McpError(ErrorCode.InvalidParams, `Invalid params: "_meta" with "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}" is required`);
+  if (!isObject(meta))
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: "_meta" with "${MetaKey.ProtocolVersion}" and "${MetaKey.ClientCapabilities}" is required`);
   const version = meta[MetaKey.ProtocolVersion];
   const caps = meta[MetaKey.ClientCapabilities];
   if (version === undefined || caps === undefined) {
-    const missing = [version === undefined ? MetaKey.ProtocolVersion : undefined, caps === undefined ? MetaKey.ClientCapabilities : undefined].filter((k) => k !== undefined);
+    const missing = [version === undefined ? MetaKey.ProtocolVersion : undefined, caps === undefined ? MetaKey.ClientCapabilities : undefined].filter(
+      (k) => k !== undefined,
+    );
     throw new McpError(ErrorCode.InvalidParams, `Invalid params: missing _meta keys: ${missing.join(', ')}`);
   }
   if (typeof version !== 'string') throw new McpError(ErrorCode.InvalidParams, `Invalid params: "_meta.${MetaKey.ProtocolVersion}" must be a string`);
@@ -128,10 +138,18 @@ export function readRequestMeta(params: JSONObject | undefined, supported: reado
   }
   const level = meta[MetaKey.LogLevel];
   if (level !== undefined && (typeof level !== 'string' || !LOG_LEVELS.has(level))) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: "_meta.${MetaKey.LogLevel}" must be one of debug, info, notice, warning, error, critical, alert, emergency`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params: "_meta.${MetaKey.LogLevel}" must be one of debug, info, notice, warning, error, critical, alert, emergency`,
+    );
   }
   if (!supported.includes(version)) throw unsupportedProtocolVersion(version, supported);
-  return { revision: version, clientCapabilities: caps as ClientCapabilities, clientInfo: info as Implementation | undefined, logLevel: level as LoggingLevel | undefined };
+  return {
+    revision: version,
+    clientCapabilities: caps as ClientCapabilities,
+    clientInfo: info as Implementation | undefined,
+    logLevel: level as LoggingLevel | undefined,
+  };
 }
 
 /** -32022 naming the requested and the supported versions (the data the schema gives it). */
@@ -154,7 +172,11 @@ export function missingClientCapability(required: ClientCapabilities, what: stri
 
 /** True when `error` is one of the stateless era's own errors (a client recognizes a modern server by them). */
 export function isStatelessError(code: unknown): boolean {
-  return code === StatelessErrorCode.HeaderMismatch || code === StatelessErrorCode.MissingRequiredClientCapability || code === StatelessErrorCode.UnsupportedProtocolVersion;
+  return (
+    code === StatelessErrorCode.HeaderMismatch ||
+    code === StatelessErrorCode.MissingRequiredClientCapability ||
+    code === StatelessErrorCode.UnsupportedProtocolVersion
+  );
 }
 
 // ───────────── result shapes ─────────────
@@ -207,4 +229,3 @@ export function subscriptionIdOf(params: JSONObject | undefined): RequestId | un
   const id = meta[MetaKey.SubscriptionId];
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
-

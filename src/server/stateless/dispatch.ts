@@ -16,13 +16,14 @@
  * - Cancellation is the transport's: when the request's stream goes away it calls
  *   {@link StatelessDispatch.cancel}; the handler's signal fires and no response is written.
  */
-import type { JSONObject, JSONRPCErrorObject, RequestId } from '../../jsonrpc/types.js';
+
 import { methodNotFound } from '../../jsonrpc/errors.js';
+import type { JSONObject, JSONRPCErrorObject, RequestId } from '../../jsonrpc/types.js';
+import { isThenable } from '../../jsonrpc/values.js';
+import type { HandlerTable } from '../../protocol/handler-table.js';
 import { checkIncomingRequest } from '../../protocol/incoming.js';
 import { composeLayers, type InnerHandler, type Layer } from '../../protocol/middleware.js';
-import { isThenable } from '../../jsonrpc/values.js';
 import type { RequestMeta } from '../../protocol/stateless/wire.js';
-import type { HandlerTable } from '../../protocol/handler-table.js';
 import type { RevisionTable } from '../../protocol/table.js';
 import type { RequestChannel } from '../../session/context.js';
 import { toWireError } from '../../session/session.js';
@@ -87,7 +88,14 @@ export class StatelessDispatcher {
    * (`meta`, from `readRequestMeta`). The outcome goes to `reply` (within this call when
    * every step answered at once); the returned handle cancels. Never throws.
    */
-  dispatch(id: RequestId, method: string, params: JSONObject | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch {
+  dispatch(
+    id: RequestId,
+    method: string,
+    params: JSONObject | undefined,
+    meta: RequestMeta,
+    info: MessageInfo | undefined,
+    reply: StatelessReplyChannel,
+  ): StatelessDispatch {
     const ctx = new ServerRequestContext(undefined, reply, id, method, params, info, this.#host.layer.requestEra(meta, this.#host.tableOf(meta.revision)));
     const chain = (this.#chain ??= composeLayers(this.#host.layers(), this.#terminal));
     let outcome: unknown;

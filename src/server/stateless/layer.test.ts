@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
-import { recordTransport, type RecordingTransport } from '../../testing/recording-transport.js';
+import { type RecordingTransport, recordTransport } from '../../testing/recording-transport.js';
 import { InMemoryTransport } from '../../transport/memory.js';
 import { McpServer, type ServerOptions } from '../index.js';
 
@@ -14,7 +14,12 @@ const V = '2026-07-28';
 const CAPS_ALL = { elicitation: {}, sampling: {}, roots: {} };
 
 function meta(extra: JSONObject = {}, caps: JSONObject = CAPS_ALL): JSONObject {
-  return { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': caps, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, ...extra };
+  return {
+    'io.modelcontextprotocol/protocolVersion': V,
+    'io.modelcontextprotocol/clientCapabilities': caps,
+    'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+    ...extra,
+  };
 }
 
 interface Wire {
@@ -60,7 +65,11 @@ async function connect(server: McpServer): Promise<Wire> {
 
 function demoServer(options: ServerOptions = {}): McpServer {
   const server = new McpServer({ name: 'stateless-test', version: '1.0.0' }, { instructions: 'Be nice.', ...options });
-  server.registerTool('echo', { description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, (a: { text: string }) => a.text);
+  server.registerTool(
+    'echo',
+    { description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+    (a: { text: string }) => a.text,
+  );
   server.registerTool('ask', { description: 'Asks for a name, then samples' }, async (_a, ctx) => {
     const who = await ctx.elicitForm({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
     const llm = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 });
@@ -68,7 +77,11 @@ function demoServer(options: ServerOptions = {}): McpServer {
     return `${String(who.content?.name)} ${JSON.stringify(llm.content)} ${roots.length}`;
   });
   server.registerTool('parallel', { description: 'Asks for three inputs at once' }, async (_a, ctx) => {
-    await Promise.all([ctx.elicitForm({ message: 'A?', requestedSchema: { type: 'object', properties: {} } }, { inputKey: 'a' }), ctx.listRoots({ inputKey: 'b' }), ctx.listRoots({ inputKey: 'c' })]);
+    await Promise.all([
+      ctx.elicitForm({ message: 'A?', requestedSchema: { type: 'object', properties: {} } }, { inputKey: 'a' }),
+      ctx.listRoots({ inputKey: 'b' }),
+      ctx.listRoots({ inputKey: 'c' }),
+    ]);
     return 'all three';
   });
   server.registerTool('needs_sampling', { description: 'Needs sampling' }, async (_a, ctx) => {
@@ -114,7 +127,11 @@ describe('stateless era on the server', () => {
     const w = await connect(server);
     const tools = result(await w.request(1, 'tools/list', { _meta: meta() }));
     assert.deepEqual([tools.resultType, tools.ttlMs, tools.cacheScope], ['complete', 60_000, 'public']);
-    assert.deepEqual((tools.tools as Array<{ name: string }>).map((t) => t.name), ['echo', 'ask', 'parallel', 'needs_sampling', 'logs'], 'registration order, every time');
+    assert.deepEqual(
+      (tools.tools as Array<{ name: string }>).map((t) => t.name),
+      ['echo', 'ask', 'parallel', 'needs_sampling', 'logs'],
+      'registration order, every time',
+    );
     for (const [id, method, params] of [
       [2, 'resources/list', {}],
       [3, 'resources/templates/list', {}],
@@ -145,7 +162,20 @@ describe('stateless era on the server', () => {
     const w = await connect(demoServer());
     let id = 1;
     for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'unknown/method']) {
-      assert.equal(error(await w.request(id++, method, { _meta: meta(), uri: 'test://a', level: 'info', protocolVersion: V, capabilities: {}, clientInfo: { name: 'x', version: '1' } })).code, -32601, method);
+      assert.equal(
+        error(
+          await w.request(id++, method, {
+            _meta: meta(),
+            uri: 'test://a',
+            level: 'info',
+            protocolVersion: V,
+            capabilities: {},
+            clientInfo: { name: 'x', version: '1' },
+          }),
+        ).code,
+        -32601,
+        method,
+      );
     }
     w.recorder.assertNoViolations();
   });
@@ -165,7 +195,15 @@ describe('stateless era on the server', () => {
     assert.deepEqual(Object.keys(r1.inputRequests as JSONObject), ['elicitation-1']);
     assert.equal(((r1.inputRequests as JSONObject)['elicitation-1'] as JSONObject).method, 'elicitation/create');
     assert.equal(typeof r1.requestState, 'string');
-    const r2 = result(await w.request(2, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), requestState: r1.requestState, inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } } }));
+    const r2 = result(
+      await w.request(2, 'tools/call', {
+        name: 'ask',
+        arguments: {},
+        _meta: meta(),
+        requestState: r1.requestState,
+        inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } },
+      }),
+    );
     assert.deepEqual(Object.keys(r2.inputRequests as JSONObject), ['sampling-1']);
     assert.notEqual(r2.requestState, r1.requestState);
     const r3 = result(
@@ -178,7 +216,15 @@ describe('stateless era on the server', () => {
       }),
     );
     assert.deepEqual(Object.keys(r3.inputRequests as JSONObject), ['roots-1']);
-    const done = result(await w.request(4, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), requestState: r3.requestState, inputResponses: { 'roots-1': { roots: [{ uri: 'file:///a' }] } } }));
+    const done = result(
+      await w.request(4, 'tools/call', {
+        name: 'ask',
+        arguments: {},
+        _meta: meta(),
+        requestState: r3.requestState,
+        inputResponses: { 'roots-1': { roots: [{ uri: 'file:///a' }] } },
+      }),
+    );
     assert.equal(done.resultType, 'complete');
     assert.deepEqual(done.content, [{ type: 'text', text: 'Ada {"type":"text","text":"yo"} 1' }]);
     w.recorder.assertNoViolations();
@@ -207,17 +253,44 @@ describe('stateless era on the server', () => {
     const state = r.requestState as string;
     const answer = { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } };
     const tampered = state.slice(0, -2) + (state.endsWith('AA') ? 'BB' : 'AA');
-    assert.equal(error(await w.request(2, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), requestState: tampered, inputResponses: answer })).code, -32602);
-    assert.equal(error(await w.request(3, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), requestState: state + 'x', inputResponses: answer })).code, -32602);
+    assert.equal(
+      error(await w.request(2, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), requestState: tampered, inputResponses: answer })).code,
+      -32602,
+    );
+    assert.equal(
+      error(await w.request(3, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), requestState: state + 'x', inputResponses: answer })).code,
+      -32602,
+    );
     // the same state on another tool (or other arguments) is refused: it is bound to its request
-    assert.equal(error(await w.request(4, 'tools/call', { name: 'parallel', arguments: {}, _meta: meta(), requestState: state, inputResponses: answer })).code, -32602);
-    assert.equal(error(await w.request(5, 'tools/call', { name: 'ask', arguments: { other: 1 }, _meta: meta(), requestState: state, inputResponses: answer })).code, -32602);
+    assert.equal(
+      error(await w.request(4, 'tools/call', { name: 'parallel', arguments: {}, _meta: meta(), requestState: state, inputResponses: answer })).code,
+      -32602,
+    );
+    assert.equal(
+      error(await w.request(5, 'tools/call', { name: 'ask', arguments: { other: 1 }, _meta: meta(), requestState: state, inputResponses: answer })).code,
+      -32602,
+    );
     assert.equal(error(await w.request(6, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), inputResponses: null })).code, -32602);
-    assert.equal(error(await w.request(7, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), inputResponses: { 'elicitation-1': 12345 } })).code, -32602);
+    assert.equal(
+      error(await w.request(7, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), inputResponses: { 'elicitation-1': 12345 } })).code,
+      -32602,
+    );
     // an answer that does not match the form is refused too
-    assert.equal(error(await w.request(8, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 7 } } } })).code, -32602);
+    assert.equal(
+      error(
+        await w.request(8, 'tools/call', {
+          name: 'ask',
+          arguments: {},
+          _meta: meta(),
+          inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 7 } } },
+        }),
+      ).code,
+      -32602,
+    );
     // a wrong key: the input is asked for again (not an error)
-    const again = result(await w.request(9, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), inputResponses: { wrong: { action: 'accept', content: {} } } }));
+    const again = result(
+      await w.request(9, 'tools/call', { name: 'ask', arguments: {}, _meta: meta(), inputResponses: { wrong: { action: 'accept', content: {} } } }),
+    );
     assert.equal(again.resultType, 'input_required');
     w.recorder.assertNoViolations();
   });
@@ -238,17 +311,26 @@ describe('stateless era on the server', () => {
     assert.equal(w.received.filter((m) => m.method === 'notifications/message').length, 0);
     await w.request(2, 'tools/call', { name: 'logs', arguments: {}, _meta: meta({ 'io.modelcontextprotocol/logLevel': 'warning' }) });
     const logs = w.received.filter((m) => m.method === 'notifications/message');
-    assert.deepEqual(logs.map((m) => (m.params as JSONObject).data), ['an error line']);
+    assert.deepEqual(
+      logs.map((m) => (m.params as JSONObject).data),
+      ['an error line'],
+    );
     w.recorder.assertNoViolations();
   });
 
   it('serves subscriptions/listen: acknowledgement first, opted-in notifications tagged with the subscription id', async () => {
     const server = demoServer();
     const w = await connect(server);
-    const listening = w.request('sub-1', 'subscriptions/listen', { _meta: meta(), notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'], promptsListChanged: false } });
+    const listening = w.request('sub-1', 'subscriptions/listen', {
+      _meta: meta(),
+      notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'], promptsListChanged: false },
+    });
     await new Promise((resolve) => setTimeout(resolve, 10));
     const ack = w.received.find((m) => m.method === 'notifications/subscriptions/acknowledged');
-    assert.deepEqual(ack?.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' }, notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'] } });
+    assert.deepEqual(ack?.params, {
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' },
+      notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'] },
+    });
     const other = server.registerTool('later', { description: 'Added later' }, () => 'later');
     server.registerPrompt('later', { description: 'A prompt nobody subscribed to' }, () => ({ messages: [] }));
     await server.notifyResourceUpdated('test://a');
@@ -265,7 +347,10 @@ describe('stateless era on the server', () => {
     other.remove();
     await server.close();
     const closed = result(await listening);
-    assert.deepEqual(closed._meta, { 'io.modelcontextprotocol/subscriptionId': 'sub-1', 'io.modelcontextprotocol/serverInfo': { name: 'stateless-test', version: '1.0.0' } });
+    assert.deepEqual(closed._meta, {
+      'io.modelcontextprotocol/subscriptionId': 'sub-1',
+      'io.modelcontextprotocol/serverInfo': { name: 'stateless-test', version: '1.0.0' },
+    });
     w.recorder.assertNoViolations();
   });
 

@@ -20,27 +20,27 @@
 import { McpError } from '../../jsonrpc/errors.js';
 import { presetJson } from '../../jsonrpc/preset-json.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../../jsonrpc/types.js';
-import type { RevisionTable } from '../../protocol/table.js';
+import { isObject, isThenable } from '../../jsonrpc/values.js';
 import { Method, Notification } from '../../protocol/methods.js';
 import type { InnerHandler } from '../../protocol/middleware.js';
 import {
   CACHEABLE_METHODS,
-  INPUT_REQUIRED_METHODS,
-  MetaKey,
-  ResultType,
   type CacheHints,
+  INPUT_REQUIRED_METHODS,
   type InputRequiredResult,
+  MetaKey,
   type RequestMeta,
+  ResultType,
   type SubscriptionFilter,
 } from '../../protocol/stateless/wire.js';
+import type { RevisionTable } from '../../protocol/table.js';
 import type { RequestChannel } from '../../session/context.js';
 import type { Implementation, ServerCapabilities } from '../../types.js';
 import type { ServerRequestContext } from '../context.js';
-import type { EraRequest } from '../types.js';
-import { InputRound, RequestStateCodec, checkInputResponses, type RequestStateOptions } from './mrtr.js';
-import { StatelessRequest, type StatelessShaper } from './request.js';
 import { checkListenSubscriptions, type SubscriptionLimits } from '../subscription-limits.js';
-import { isObject, isThenable } from '../../jsonrpc/values.js';
+import type { EraRequest } from '../types.js';
+import { checkInputResponses, InputRound, RequestStateCodec, type RequestStateOptions } from './mrtr.js';
+import { StatelessRequest, type StatelessShaper } from './request.js';
 
 /** Options of the stateless era, `ServerOptions.stateless`. */
 export interface StatelessServerOptions {
@@ -177,7 +177,8 @@ export class StatelessLayer implements StatelessShaper {
   async #retry(next: InnerHandler, method: string, params: JSONObject, request: EraRequest, state: StatelessRequest): Promise<unknown> {
     const responses = 'inputResponses' in params ? checkInputResponses(params.inputResponses ?? null) : undefined;
     const requestState = params.requestState;
-    if (requestState !== undefined && typeof requestState !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "requestState" must be a string');
+    if (requestState !== undefined && typeof requestState !== 'string')
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "requestState" must be a string');
     const prior = requestState === undefined ? {} : await this.#stateCodec.open(requestState, method, params, request.authInfo);
     state.round = new InputRound(prior, responses);
     return this.#run(next, method, params, request, state);
@@ -231,7 +232,11 @@ export class StatelessLayer implements StatelessShaper {
 
   /** The `server/discover` result (before the middleware adds `resultType` and caching hints). */
   discover(): JSONObject {
-    const result: JSONObject = { supportedVersions: [...this.revisions], capabilities: this.#host.statelessCapabilities(), _meta: { [MetaKey.ServerInfo]: this.#host.info } };
+    const result: JSONObject = {
+      supportedVersions: [...this.revisions],
+      capabilities: this.#host.statelessCapabilities(),
+      _meta: { [MetaKey.ServerInfo]: this.#host.info },
+    };
     const instructions = this.#host.instructions;
     if (instructions !== undefined) result.instructions = instructions;
     return result;
@@ -281,7 +286,13 @@ export class StatelessLayer implements StatelessShaper {
   listChanged(method: string): void {
     if (this.#subscriptions.size === 0) return;
     const key =
-      method === Notification.ToolsListChanged ? 'toolsListChanged' : method === Notification.PromptsListChanged ? 'promptsListChanged' : method === Notification.ResourcesListChanged ? 'resourcesListChanged' : undefined;
+      method === Notification.ToolsListChanged
+        ? 'toolsListChanged'
+        : method === Notification.PromptsListChanged
+          ? 'promptsListChanged'
+          : method === Notification.ResourcesListChanged
+            ? 'resourcesListChanged'
+            : undefined;
     if (key === undefined) return;
     for (const sub of this.#subscriptions) if (sub.filter[key] === true) sub.send(method);
   }

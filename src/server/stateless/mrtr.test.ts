@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { McpError } from '../../jsonrpc/errors.js';
-import { InputRequiredSignal, InputRound, RequestStateCodec, canonicalJson, checkInputResponses, fromBase64url, base64url, validateElicitAnswer, validateRootsAnswer, validateSamplingAnswer } from './mrtr.js';
+import {
+  base64url,
+  canonicalJson,
+  checkInputResponses,
+  fromBase64url,
+  InputRequiredSignal,
+  InputRound,
+  RequestStateCodec,
+  validateElicitAnswer,
+  validateRootsAnswer,
+  validateSamplingAnswer,
+} from './mrtr.js';
 
 const params = { name: 'tool', arguments: { b: 1, a: [1, { y: 2, x: 1 }] } };
 
@@ -67,8 +78,13 @@ describe('multi round-trip requests: request state', () => {
 
 describe('multi round-trip requests: input rounds', () => {
   it('answers known keys, records the others and signals', () => {
-    const round = new InputRound({ 'elicitation-1': { action: 'decline' } }, { 'sampling-1': { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } } });
-    assert.deepEqual(round.resolve(round.key('elicitation/create', undefined), { method: 'elicitation/create' }, validateElicitAnswer(undefined)), { action: 'decline' });
+    const round = new InputRound(
+      { 'elicitation-1': { action: 'decline' } },
+      { 'sampling-1': { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } } },
+    );
+    assert.deepEqual(round.resolve(round.key('elicitation/create', undefined), { method: 'elicitation/create' }, validateElicitAnswer(undefined)), {
+      action: 'decline',
+    });
     assert.equal(round.resolve(round.key('sampling/createMessage', undefined), { method: 'sampling/createMessage' }, validateSamplingAnswer).model, 'm');
     assert.throws(() => round.resolve(round.key('roots/list', undefined), { method: 'roots/list' }, validateRootsAnswer), InputRequiredSignal);
     assert.throws(() => round.resolve(round.key('roots/list', 'mine'), { method: 'roots/list' }, validateRootsAnswer), InputRequiredSignal);
@@ -79,7 +95,10 @@ describe('multi round-trip requests: input rounds', () => {
 
   it('validates answers and the inputResponses container', () => {
     assert.throws(() => validateElicitAnswer(undefined)(12345, 'k'), McpError);
-    assert.throws(() => validateElicitAnswer({ type: 'object', properties: { n: { type: 'string' } }, required: ['n'] })({ action: 'accept', content: {} }, 'k'), McpError);
+    assert.throws(
+      () => validateElicitAnswer({ type: 'object', properties: { n: { type: 'string' } }, required: ['n'] })({ action: 'accept', content: {} }, 'k'),
+      McpError,
+    );
     assert.throws(() => validateSamplingAnswer({ role: 'assistant' }, 'k'), McpError);
     assert.throws(() => validateRootsAnswer({ roots: [{}] }, 'k'), McpError);
     assert.throws(() => checkInputResponses(null), McpError);

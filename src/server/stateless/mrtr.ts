@@ -24,11 +24,12 @@
  *   requests that take part in MRTR.
  * Handlers must therefore be safe to run again up to the point where they ask for input.
  */
-import { elicitAnswerProblem, rootsAnswerProblem, samplingAnswerProblem } from '../client-answers.js';
+
 import { LocalError, McpError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../../jsonrpc/types.js';
-import type { InputRequest } from '../../protocol/stateless/wire.js';
 import { isObject } from '../../jsonrpc/values.js';
+import type { InputRequest } from '../../protocol/stateless/wire.js';
+import { elicitAnswerProblem, rootsAnswerProblem, samplingAnswerProblem } from '../client-answers.js';
 
 /** How the server protects and bounds `requestState`. */
 export interface RequestStateOptions {
@@ -90,7 +91,9 @@ export function fromBase64url(text: string): Uint8Array | undefined {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (isObject(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -126,7 +129,12 @@ export class RequestStateCodec {
     this.#ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     if (!(this.#ttlMs > 0)) throw new RangeError('requestState.ttlMs must be positive');
     this.#principal = options.principal ?? defaultPrincipal;
-    const secret = options.secret === undefined ? crypto.getRandomValues(new Uint8Array(32)) : typeof options.secret === 'string' ? encoder.encode(options.secret) : options.secret;
+    const secret =
+      options.secret === undefined
+        ? crypto.getRandomValues(new Uint8Array(32))
+        : typeof options.secret === 'string'
+          ? encoder.encode(options.secret)
+          : options.secret;
     if (secret.length < 16) throw new RangeError('requestState.secret must be at least 16 bytes');
     this.#key = crypto.subtle.importKey('raw', secret as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
     this.#key.catch(() => {});
@@ -279,5 +287,8 @@ function refuseProblem(answer: unknown, key: string, problem: string | undefined
 
 /** The error of an input asked for where no round exists (a method without MRTR). */
 export function noInputRound(method: string): LocalError {
-  return new LocalError('method_unsupported', `A ${method} request cannot ask the client for input on the stateless wire (only tools/call, prompts/get and resources/read can)`);
+  return new LocalError(
+    'method_unsupported',
+    `A ${method} request cannot ask the client for input on the stateless wire (only tools/call, prompts/get and resources/read can)`,
+  );
 }

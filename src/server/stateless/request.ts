@@ -8,15 +8,24 @@
  */
 import type { JSONObject } from '../../jsonrpc/types.js';
 import type { StatelessClaim } from '../../protocol/incoming.js';
-import type { RevisionTable } from '../../protocol/table.js';
 import { Notification } from '../../protocol/methods.js';
 import type { InnerHandler } from '../../protocol/middleware.js';
-import { missingClientCapability, type InputRequest, type RequestMeta } from '../../protocol/stateless/wire.js';
+import { type InputRequest, missingClientCapability, type RequestMeta } from '../../protocol/stateless/wire.js';
+import type { RevisionTable } from '../../protocol/table.js';
 import { hasCapability } from '../../protocol/table.js';
-import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root } from '../../types.js';
-import type { EraRequest, InputOptions } from '../types.js';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitFormParams,
+  ElicitResult,
+  Implementation,
+  LoggingLevel,
+  Root,
+} from '../../types.js';
 import { checkElicitationUrl, checkRequestedSchema } from '../client-answers.js';
 import { levelPasses } from '../logging.js';
+import type { EraRequest, InputOptions } from '../types.js';
 import { InputRound, noInputRound, validateElicitAnswer, validateRootsAnswer, validateSamplingAnswer } from './mrtr.js';
 
 export type { InputOptions };
@@ -94,7 +103,12 @@ export class StatelessRequest {
   }
 
   /** The answer to input `request`: from the round (or its rejection), or from the sink. */
-  #ask(method: string, explicitKey: string | undefined, request: InputRequest, validate: (answer: unknown, key: string) => unknown): { key: string; answer: Promise<unknown> } {
+  #ask(
+    method: string,
+    explicitKey: string | undefined,
+    request: InputRequest,
+    validate: (answer: unknown, key: string) => unknown,
+  ): { key: string; answer: Promise<unknown> } {
     const sink = this.inputSink;
     if (sink !== undefined) {
       const key = sink.key(method, explicitKey);
@@ -126,9 +140,15 @@ export class StatelessRequest {
   /** Sampling as an input request. Throws -32021 without `sampling` (`sampling.tools` for tools). */
   createMessage(_request: EraRequest, params: CreateMessageRequestParams, options: InputOptions | undefined): Promise<CreateMessageResult> {
     try {
-      if (params.tools !== undefined || params.toolChoice !== undefined) this.#require(['sampling', 'tools'], { sampling: { tools: {} } }, 'sampling with tools');
+      if (params.tools !== undefined || params.toolChoice !== undefined)
+        this.#require(['sampling', 'tools'], { sampling: { tools: {} } }, 'sampling with tools');
       else this.#require(['sampling'], { sampling: {} }, 'sampling');
-      return this.#ask('sampling/createMessage', options?.inputKey, { method: 'sampling/createMessage', params: params as unknown as JSONObject }, validateSamplingAnswer).answer as Promise<CreateMessageResult>;
+      return this.#ask(
+        'sampling/createMessage',
+        options?.inputKey,
+        { method: 'sampling/createMessage', params: params as unknown as JSONObject },
+        validateSamplingAnswer,
+      ).answer as Promise<CreateMessageResult>;
     } catch (err) {
       return Promise.reject(err);
     }
@@ -144,7 +164,8 @@ export class StatelessRequest {
         throw missingClientCapability({ elicitation: { form: {} } }, 'form elicitation');
       }
       const wire: JSONObject = { mode: 'form', ...params };
-      return this.#ask('elicitation/create', options?.inputKey, { method: 'elicitation/create', params: wire }, validateElicitAnswer(params.requestedSchema)).answer as Promise<ElicitResult>;
+      return this.#ask('elicitation/create', options?.inputKey, { method: 'elicitation/create', params: wire }, validateElicitAnswer(params.requestedSchema))
+        .answer as Promise<ElicitResult>;
     } catch (err) {
       return Promise.reject(err);
     }
@@ -155,13 +176,22 @@ export class StatelessRequest {
    * with the retry). The returned `elicitationId` is the input's key. Throws -32021 without
    * `elicitation.url`.
    */
-  elicitUrl(_request: EraRequest, params: { message: string; url: string; _meta?: JSONObject }, options: InputOptions | undefined): Promise<ElicitResult & { elicitationId: string }> {
+  elicitUrl(
+    _request: EraRequest,
+    params: { message: string; url: string; _meta?: JSONObject },
+    options: InputOptions | undefined,
+  ): Promise<ElicitResult & { elicitationId: string }> {
     try {
       this.#require(['elicitation', 'url'], { elicitation: { url: {} } }, 'URL elicitation');
       checkElicitationUrl(params.url);
       const wire: JSONObject = { mode: 'url', message: params.message, url: params.url };
       if (params._meta !== undefined) wire._meta = params._meta;
-      const { key, answer } = this.#ask('elicitation/create', options?.inputKey, { method: 'elicitation/create', params: wire }, validateElicitAnswer(undefined));
+      const { key, answer } = this.#ask(
+        'elicitation/create',
+        options?.inputKey,
+        { method: 'elicitation/create', params: wire },
+        validateElicitAnswer(undefined),
+      );
       return answer.then((a) => ({ ...(a as ElicitResult), elicitationId: key }));
     } catch (err) {
       return Promise.reject(err);
@@ -172,10 +202,11 @@ export class StatelessRequest {
   listRoots(_request: EraRequest, options: InputOptions | undefined): Promise<Root[]> {
     try {
       this.#require(['roots'], { roots: {} }, 'roots');
-      return this.#ask('roots/list', options?.inputKey, { method: 'roots/list', params: {} }, validateRootsAnswer).answer.then((a) => (a as { roots: Root[] }).roots);
+      return this.#ask('roots/list', options?.inputKey, { method: 'roots/list', params: {} }, validateRootsAnswer).answer.then(
+        (a) => (a as { roots: Root[] }).roots,
+      );
     } catch (err) {
       return Promise.reject(err);
     }
   }
 }
-

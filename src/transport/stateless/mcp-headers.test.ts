@@ -15,7 +15,8 @@ describe('stateless-era request headers', () => {
   });
 
   it('decodes strictly: whitespace trimmed, padding and alphabet checked, UTF-8 required', () => {
-    for (const text of ['us-west1', 'Hello, 世界', ' padded ', 'line1\r\nline2', '=?base64?literal?=', '']) assert.equal(decodeHeaderValue(encodeHeaderValue(text)), text);
+    for (const text of ['us-west1', 'Hello, 世界', ' padded ', 'line1\r\nline2', '=?base64?literal?=', ''])
+      assert.equal(decodeHeaderValue(encodeHeaderValue(text)), text);
     assert.equal(decodeHeaderValue('  echo  '), 'echo');
     assert.equal(decodeHeaderValue('SGVsbG8='), 'SGVsbG8=', 'no sentinel: literal');
     assert.equal(decodeHeaderValue('=?base64?SGVsbG8='), '=?base64?SGVsbG8=', 'no suffix: literal');
@@ -45,7 +46,14 @@ describe('stateless-era request headers', () => {
 
   it('reads valid x-mcp-header annotations, nested through properties', () => {
     assert.deepEqual(
-      paramHeaders({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, n: { type: 'object', properties: { z: { type: 'integer', 'x-mcp-header': 'Zone' } } }, q: { type: 'string' } } }),
+      paramHeaders({
+        type: 'object',
+        properties: {
+          region: { type: 'string', 'x-mcp-header': 'Region' },
+          n: { type: 'object', properties: { z: { type: 'integer', 'x-mcp-header': 'Zone' } } },
+          q: { type: 'string' },
+        },
+      }),
       [
         { name: 'Region', path: ['region'], type: 'string' },
         { name: 'Zone', path: ['n', 'z'], type: 'integer' },
@@ -69,9 +77,20 @@ describe('stateless-era request headers', () => {
     ];
     for (const properties of bad) assert.throws(() => paramHeaders({ type: 'object', properties }), TypeError, JSON.stringify(properties));
     // not statically reachable: under items, a composition keyword or $defs
-    assert.throws(() => paramHeaders({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'A' } } } } } }), TypeError);
+    assert.throws(
+      () =>
+        paramHeaders({
+          type: 'object',
+          properties: { list: { type: 'array', items: { type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'A' } } } } },
+        }),
+      TypeError,
+    );
     assert.throws(() => paramHeaders({ type: 'object', anyOf: [{ properties: { a: { type: 'string', 'x-mcp-header': 'A' } } }] }), TypeError);
     assert.throws(() => paramHeaders({ type: 'object', $defs: { a: { type: 'string', 'x-mcp-header': 'A' } } }), TypeError);
-    assert.deepEqual(paramHeaders({ type: 'object', properties: { a: { type: 'string', enum: [{ 'x-mcp-header': 'ignored' }] } } }), [], 'values of enum are data, not schemas');
+    assert.deepEqual(
+      paramHeaders({ type: 'object', properties: { a: { type: 'string', enum: [{ 'x-mcp-header': 'ignored' }] } } }),
+      [],
+      'values of enum are data, not schemas',
+    );
   });
 });

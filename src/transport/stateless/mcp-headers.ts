@@ -101,11 +101,13 @@ export function paramHeaders(inputSchema: unknown): ParamHeader[] {
     if (!isObject(schema)) return;
     if (Object.hasOwn(schema, 'x-mcp-header')) {
       const name = schema['x-mcp-header'];
-      if (!reachable || path.length === 0) throw new TypeError(`x-mcp-header ${JSON.stringify(name)} is not on a property reachable through "properties" alone`);
+      if (!reachable || path.length === 0)
+        throw new TypeError(`x-mcp-header ${JSON.stringify(name)} is not on a property reachable through "properties" alone`);
       if (typeof name !== 'string' || name === '') throw new TypeError(`x-mcp-header at ${path.join('.')} must be a non-empty string`);
       if (!TCHAR.test(name)) throw new TypeError(`x-mcp-header ${JSON.stringify(name)} is not a valid HTTP header name token`);
       const type = schema.type;
-      if (type !== 'string' && type !== 'integer' && type !== 'boolean') throw new TypeError(`x-mcp-header ${JSON.stringify(name)} is on a ${JSON.stringify(type)} property; only string, integer and boolean may be mirrored`);
+      if (type !== 'string' && type !== 'integer' && type !== 'boolean')
+        throw new TypeError(`x-mcp-header ${JSON.stringify(name)} is on a ${JSON.stringify(type)} property; only string, integer and boolean may be mirrored`);
       const key = name.toLowerCase();
       if (seen.has(key)) throw new TypeError(`x-mcp-header ${JSON.stringify(name)} is used more than once (names are case-insensitive)`);
       seen.add(key);
@@ -115,7 +117,15 @@ export function paramHeaders(inputSchema: unknown): ParamHeader[] {
       const value = schema[key];
       if (key === 'properties' && isObject(value)) {
         for (const prop of Object.keys(value)) visit(value[prop], [...path, prop], reachable, depth + 1);
-      } else if (typeof value === 'object' && value !== null && key !== 'x-mcp-header' && key !== 'enum' && key !== 'const' && key !== 'default' && key !== 'examples') {
+      } else if (
+        typeof value === 'object' &&
+        value !== null &&
+        key !== 'x-mcp-header' &&
+        key !== 'enum' &&
+        key !== 'const' &&
+        key !== 'default' &&
+        key !== 'examples'
+      ) {
         visit(value, path, false, depth + 1);
       }
     }

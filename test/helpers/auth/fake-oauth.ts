@@ -163,7 +163,12 @@ export class FakeAuthServer {
 
   /** Pre-registers a client. */
   addClient(client: { clientId: string; secret?: string; method: string; redirectUris?: string[]; grantTypes?: string[] }): void {
-    this.clients.set(client.clientId, { redirectUris: [], grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], registration: {}, ...client });
+    this.clients.set(client.clientId, {
+      redirectUris: [],
+      grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
+      registration: {},
+      ...client,
+    });
   }
 
   readonly handle = async (req: Seen): Promise<Response> => {
@@ -201,7 +206,8 @@ export class FakeAuthServer {
     const client = this.clients.get(clientId);
     const cimd = clientId.startsWith('https://');
     if (!client && !cimd) throw new Error(`unknown client ${clientId}`);
-    if (client && !client.redirectUris.some((r) => r === redirectUri || sameLoopback(r, redirectUri))) throw new Error(`redirect_uri ${redirectUri} not registered`);
+    if (client && !client.redirectUris.some((r) => r === redirectUri || sameLoopback(r, redirectUri)))
+      throw new Error(`redirect_uri ${redirectUri} not registered`);
     const back = new URL(redirectUri);
     const state = p.get('state');
     if (state !== null) back.searchParams.set('state', state);
@@ -218,7 +224,11 @@ export class FakeAuthServer {
       return back;
     }
     let scope = p.get('scope') ?? undefined;
-    if (scope !== undefined && this.grantOnly !== undefined) scope = scope.split(' ').filter((s) => this.grantOnly!.includes(s)).join(' ');
+    if (scope !== undefined && this.grantOnly !== undefined)
+      scope = scope
+        .split(' ')
+        .filter((s) => this.grantOnly!.includes(s))
+        .join(' ');
     const code = b64url(randomBytes(16));
     this.#codes.set(code, {
       clientId,
@@ -254,11 +264,13 @@ export class FakeAuthServer {
     }
     const client = clientId ? this.clients.get(clientId) : undefined;
     if (!client) {
-      if (clientId?.startsWith('https://') && method === 'none') return { clientId, method: 'none', redirectUris: [], grantTypes: ['authorization_code', 'refresh_token'], registration: {} };
+      if (clientId?.startsWith('https://') && method === 'none')
+        return { clientId, method: 'none', redirectUris: [], grantTypes: ['authorization_code', 'refresh_token'], registration: {} };
       return json({ error: 'invalid_client', error_description: `unknown client ${clientId}` }, 401);
     }
     if (client.method !== method) return json({ error: 'invalid_client', error_description: `client authenticates with ${client.method}, not ${method}` }, 401);
-    if ((method === 'client_secret_basic' || method === 'client_secret_post') && secret !== client.secret) return json({ error: 'invalid_client', error_description: 'bad secret' }, 401);
+    if ((method === 'client_secret_basic' || method === 'client_secret_post') && secret !== client.secret)
+      return json({ error: 'invalid_client', error_description: 'bad secret' }, 401);
     return client;
   }
 
@@ -290,7 +302,8 @@ export class FakeAuthServer {
       const header = decodeProtectedHeader(dpop);
       const { payload } = await jwtVerify(dpop, await importJWK(header.jwk!, header.alg), { typ: 'dpop+jwt' });
       if (payload.htm !== 'POST' || payload.htu !== `${this.issuer}/token`) return json({ error: 'invalid_dpop_proof' }, 400);
-      if (this.requireDpopNonce !== undefined && payload.nonce !== this.requireDpopNonce) return json({ error: 'use_dpop_nonce' }, 400, { 'dpop-nonce': this.requireDpopNonce });
+      if (this.requireDpopNonce !== undefined && payload.nonce !== this.requireDpopNonce)
+        return json({ error: 'use_dpop_nonce' }, 400, { 'dpop-nonce': this.requireDpopNonce });
       jkt = await calculateJwkThumbprint(header.jwk!, 'sha256');
     }
     const authed = this.#authenticate(params, authorization);
@@ -303,7 +316,8 @@ export class FakeAuthServer {
       code.used = true;
       if (params.get('redirect_uri') !== code.redirectUri) return json({ error: 'invalid_grant', error_description: 'redirect_uri mismatch' }, 400);
       const verifier = params.get('code_verifier');
-      if (code.method !== 'S256' || !verifier || s256(verifier) !== code.challenge) return json({ error: 'invalid_grant', error_description: 'PKCE verification failed' }, 400);
+      if (code.method !== 'S256' || !verifier || s256(verifier) !== code.challenge)
+        return json({ error: 'invalid_grant', error_description: 'PKCE verification failed' }, 400);
       if (params.get('resource') !== code.resource) return json({ error: 'invalid_target' }, 400);
       return this.#issue(client, code.scope, code.resource, true, jkt);
     }
@@ -325,7 +339,13 @@ export class FakeAuthServer {
 function sameLoopback(a: string, b: string): boolean {
   const x = new URL(a);
   const y = new URL(b);
-  return x.protocol === 'http:' && y.protocol === 'http:' && x.hostname === y.hostname && x.pathname === y.pathname && ['127.0.0.1', 'localhost', '[::1]'].includes(x.hostname);
+  return (
+    x.protocol === 'http:' &&
+    y.protocol === 'http:' &&
+    x.hostname === y.hostname &&
+    x.pathname === y.pathname &&
+    ['127.0.0.1', 'localhost', '[::1]'].includes(x.hostname)
+  );
 }
 
 /** Options of {@link FakeResourceServer}. */
@@ -376,7 +396,9 @@ export class FakeResourceServer {
   #challenge(status: number, extra: string): Response {
     const parts = [extra];
     if (this.#options.advertiseMetadata !== false && !this.#options.noMetadata) parts.push(`resource_metadata="${this.metadataUrl}"`);
-    return json({ error: status === 401 ? 'invalid_token' : 'insufficient_scope' }, status, { 'www-authenticate': `Bearer ${parts.filter(Boolean).join(', ')}` });
+    return json({ error: status === 401 ? 'invalid_token' : 'insufficient_scope' }, status, {
+      'www-authenticate': `Bearer ${parts.filter(Boolean).join(', ')}`,
+    });
   }
 
   readonly handle = async (req: Seen): Promise<Response> => {

@@ -12,9 +12,10 @@
  * The package has no type declarations; it is loaded with a computed specifier and used
  * untyped. Nothing here is exported: the module runs on import.
  */
+
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Any = any;
@@ -47,7 +48,11 @@ interface InteractionScript {
 }
 
 type Command =
-  | { id: number; cmd: 'configure'; ttl: Partial<Pick<ChildConfig, 'accessTokenTtlSeconds' | 'clientCredentialsTtlSeconds' | 'refreshTokenTtlSeconds' | 'authorizationCodeTtlSeconds'>> }
+  | {
+      id: number;
+      cmd: 'configure';
+      ttl: Partial<Pick<ChildConfig, 'accessTokenTtlSeconds' | 'clientCredentialsTtlSeconds' | 'refreshTokenTtlSeconds' | 'authorizationCodeTtlSeconds'>>;
+    }
   | { id: number; cmd: 'interaction'; script: Partial<InteractionScript> }
   | { id: number; cmd: 'cimd'; url: string; document: unknown }
   | { id: number; cmd: 'addResource'; resource: string; config: ChildConfig['resources'][string] }
@@ -187,7 +192,10 @@ async function main(config: ChildConfig): Promise<void> {
       return;
     }
     if (prompt.name === 'consent') {
-      const grant = details.grantId !== undefined ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
+      const grant =
+        details.grantId !== undefined
+          ? await provider.Grant.find(details.grantId)
+          : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
       const limit = script.grantScopes === undefined ? undefined : new Set(script.grantScopes);
       const allowed = (scopes: string[]): string => scopes.filter((s) => limit === undefined || limit.has(s)).join(' ');
       const missing = prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };

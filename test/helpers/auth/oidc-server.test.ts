@@ -2,9 +2,10 @@
  * The oidc-provider fixture itself: what tests rely on (discovery, registration, scripted
  * interaction, CIMD documents, resource indicators, lifetimes, stopping).
  */
-import { test, before, after } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { authorizationCodeFlow, pkcePair, startOidcServer, tokenRequest, type OidcServer } from './oidc-server.js';
+import { after, before, test } from 'node:test';
+import { authorizationCodeFlow, type OidcServer, pkcePair, startOidcServer, tokenRequest } from './oidc-server.js';
 
 let oidc: OidcServer;
 const RESOURCE = 'https://mcp.example/mcp';
@@ -35,7 +36,12 @@ test('discovery advertises what MCP needs: S256, registration, CIMD, iss in resp
 });
 
 test('JWT access tokens carry the resource as audience, within its scopes; lifetimes follow the options', async () => {
-  const client = await oidc.registerClient({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] });
+  const client = await oidc.registerClient({
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+  });
   const tokens = await authorizationCodeFlow(oidc, { client, resource: RESOURCE, scope: 'mcp:read mcp:write' });
   const c = claims(tokens.access_token);
   assert.equal(c.aud, RESOURCE);
@@ -53,9 +59,20 @@ test('JWT access tokens carry the resource as audience, within its scopes; lifet
 });
 
 test('PKCE is required and checked; redirect URIs must match exactly', async () => {
-  const client = await oidc.registerClient({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] });
+  const client = await oidc.registerClient({
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+  });
   const url = new URL(oidc.metadata.authorization_endpoint);
-  url.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope: 'mcp:read', resource: RESOURCE }).toString();
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    scope: 'mcp:read',
+    resource: RESOURCE,
+  }).toString();
   const noPkce = await oidc.authorizeHeadless(url);
   assert.equal(noPkce.searchParams.get('error'), 'invalid_request');
   const { verifier, challenge } = pkcePair();
@@ -63,7 +80,10 @@ test('PKCE is required and checked; redirect URIs must match exactly', async () 
   url.searchParams.set('code_challenge_method', 'S256');
   const back = await oidc.authorizeHeadless(url);
   const code = back.searchParams.get('code')!;
-  await assert.rejects(tokenRequest(oidc, client, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: pkcePair().verifier, resource: RESOURCE }), /invalid_grant/);
+  await assert.rejects(
+    tokenRequest(oidc, client, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: pkcePair().verifier, resource: RESOURCE }),
+    /invalid_grant/,
+  );
   const wrongRedirect = new URL(url);
   wrongRedirect.searchParams.set('redirect_uri', 'http://127.0.0.1:40000/other');
   await assert.rejects(oidc.authorizeHeadless(wrongRedirect), /redirect_uri/);
@@ -71,7 +91,12 @@ test('PKCE is required and checked; redirect URIs must match exactly', async () 
 });
 
 test('the scripted interaction can sign in another account, grant less, or deny', async () => {
-  const client = await oidc.registerClient({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] });
+  const client = await oidc.registerClient({
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+  });
   await oidc.setInteraction({ accountId: 'carol' });
   const carol = await authorizationCodeFlow(oidc, { client, resource: RESOURCE, scope: 'mcp:read' });
   assert.equal(claims(carol.access_token).sub, 'carol');
@@ -84,12 +109,22 @@ test('the scripted interaction can sign in another account, grant less, or deny'
 
 test('client ID metadata documents are served to the provider from the fixture', async () => {
   const clientId = 'https://app.example/oauth/client.json';
-  await oidc.setClientMetadataDocument(clientId, { client_id: clientId, client_name: 'CIMD app', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] });
+  await oidc.setClientMetadataDocument(clientId, {
+    client_id: clientId,
+    client_name: 'CIMD app',
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+  });
   const tokens = await authorizationCodeFlow(oidc, { client: { client_id: clientId, redirect_uris: [REDIRECT] }, resource: RESOURCE, scope: 'mcp:read' });
   assert.equal(claims(tokens.access_token).client_id, clientId);
   assert.ok((await oidc.stats()).cimdFetches >= 1);
   await oidc.setClientMetadataDocument(clientId, undefined);
-  await assert.rejects(authorizationCodeFlow(oidc, { client: { client_id: clientId, redirect_uris: [REDIRECT] }, resource: RESOURCE, scope: 'mcp:read' }), /invalid_client|client/);
+  await assert.rejects(
+    authorizationCodeFlow(oidc, { client: { client_id: clientId, redirect_uris: [REDIRECT] }, resource: RESOURCE, scope: 'mcp:read' }),
+    /invalid_client|client/,
+  );
 });
 
 test('registration errors surface; stop() ends the child and is idempotent', async () => {

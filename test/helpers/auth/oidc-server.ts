@@ -36,7 +36,7 @@
  * {@link authorizationCodeFlow}. Always `stop()` in an `after`/`finally`; the child also
  * exits by itself when the test process goes away.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -182,7 +182,11 @@ export async function startOidcServer(options: OidcServerOptions = {}): Promise<
   const scopes = [...(options.scopes ?? DEFAULT_SCOPES)];
   const resources: ChildConfig['resources'] = {};
   for (const [resource, r] of Object.entries(options.resources ?? {})) {
-    resources[resource] = { scopes: [...(r.scopes ?? scopes)], format: r.format ?? 'jwt', ...(r.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: r.accessTokenTtlSeconds } : {}) };
+    resources[resource] = {
+      scopes: [...(r.scopes ?? scopes)],
+      format: r.format ?? 'jwt',
+      ...(r.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: r.accessTokenTtlSeconds } : {}),
+    };
   }
   const config: ChildConfig = {
     resources,
@@ -209,15 +213,20 @@ export async function startOidcServer(options: OidcServerOptions = {}): Promise<
     if (stderr.length < 64 * 1024) stderr += chunk;
   });
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => {
-    exited = true;
-    resolve();
-  }));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const pending = new Map<number, Pending>();
   let nextId = 1;
 
   const ready = new Promise<{ issuer: string; port: number }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`startOidcServer: not ready within ${options.startTimeoutMs ?? 20_000} ms\n${stderr}`)), options.startTimeoutMs ?? 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`startOidcServer: not ready within ${options.startTimeoutMs ?? 20_000} ms\n${stderr}`)),
+      options.startTimeoutMs ?? 20_000,
+    );
     child.on('message', (message: { type?: string; id?: number; ok?: boolean; error?: string; value?: unknown; issuer?: string; port?: number }) => {
       if (message.type === 'ready') {
         clearTimeout(timer);
@@ -306,13 +315,23 @@ export async function startOidcServer(options: OidcServerOptions = {}): Promise<
       await command({
         cmd: 'addResource',
         resource,
-        config: { scopes: [...(resourceOptions.scopes ?? scopes)], format: resourceOptions.format ?? 'jwt', ...(resourceOptions.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: resourceOptions.accessTokenTtlSeconds } : {}) },
+        config: {
+          scopes: [...(resourceOptions.scopes ?? scopes)],
+          format: resourceOptions.format ?? 'jwt',
+          ...(resourceOptions.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: resourceOptions.accessTokenTtlSeconds } : {}),
+        },
       });
     },
     async authorizeHeadless(url, jar) {
       const result = await browse(url, { jar: jar ?? new CookieJar(), stopAt: (u) => u.origin !== origin });
       if (!result.stopped) {
-        throw new Error(`authorizeHeadless: the walk ended at ${result.url.href} with status ${result.status ?? '?'}: ${(result.body ?? '').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 300)}`);
+        throw new Error(
+          `authorizeHeadless: the walk ended at ${result.url.href} with status ${result.status ?? '?'}: ${(result.body ?? '')
+            .replace(/<[^>]*>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .trim()
+            .slice(0, 300)}`,
+        );
       }
       return result.url;
     },
@@ -382,7 +401,13 @@ export async function authorizationCodeFlow(server: OidcServer, options: Authori
   if (back.searchParams.get('iss') !== server.issuer) throw new Error('authorizationCodeFlow: iss mismatch');
   const code = back.searchParams.get('code');
   if (code === null) throw new Error('authorizationCodeFlow: no code');
-  return tokenRequest(server, client, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, ...(options.resource !== undefined ? { resource: options.resource } : {}) });
+  return tokenRequest(server, client, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+    ...(options.resource !== undefined ? { resource: options.resource } : {}),
+  });
 }
 
 /**

@@ -5,13 +5,13 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../../src/http/server/handler.js';
-import { toNodeListener } from '../../../src/http/node.js';
-import type { JSONObject } from '../../../src/jsonrpc/types.js';
-import { McpServer } from '../../../src/server/server.js';
-import { requireBearerAuth, type BearerAuth, type BearerAuthOptions } from '../../../src/auth/server/bearer.js';
+import { type BearerAuth, type BearerAuthOptions, requireBearerAuth } from '../../../src/auth/server/bearer.js';
 import { requireScopes, type ScopeRequirements } from '../../../src/auth/server/scopes.js';
 import type { TokenVerifier } from '../../../src/auth/server/types.js';
+import { toNodeListener } from '../../../src/http/node.js';
+import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../../src/http/server/handler.js';
+import type { JSONObject } from '../../../src/jsonrpc/types.js';
+import { McpServer } from '../../../src/server/server.js';
 
 export const LATEST = '2025-11-25';
 
@@ -22,8 +22,12 @@ export function notesServer(scopes?: ScopeRequirements): McpServer {
   server.registerTool('whoami', { description: 'reports the verified auth info', inputSchema: { type: 'object', properties: {} } }, (_args, ctx) => ({
     content: [{ type: 'text', text: JSON.stringify(ctx.authInfo ?? null) }],
   }));
-  server.registerTool('read_notes', { description: 'reads', inputSchema: { type: 'object', properties: {} } }, () => ({ content: [{ type: 'text', text: 'notes' }] }));
-  server.registerTool('write_note', { description: 'writes', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, () => ({ content: [{ type: 'text', text: 'written' }] }));
+  server.registerTool('read_notes', { description: 'reads', inputSchema: { type: 'object', properties: {} } }, () => ({
+    content: [{ type: 'text', text: 'notes' }],
+  }));
+  server.registerTool('write_note', { description: 'writes', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, () => ({
+    content: [{ type: 'text', text: 'written' }],
+  }));
   return server;
 }
 
@@ -59,7 +63,11 @@ export async function startProtectedServer(options: ProtectedServerOptions): Pro
   const auth = requireBearerAuth({
     ...rest,
     verifier: await verifier(url),
-    resourceMetadata: { resource: url, authorization_servers: authorizationServers, ...(scopesSupported !== undefined ? { scopes_supported: scopesSupported } : {}) },
+    resourceMetadata: {
+      resource: url,
+      authorization_servers: authorizationServers,
+      ...(scopesSupported !== undefined ? { scopes_supported: scopesSupported } : {}),
+    },
   });
   const handler = createStreamableHttpHandler({
     server: notesServer(middleware === false ? undefined : options.scopes),
@@ -89,8 +97,17 @@ export interface McpReply {
   readonly json: JSONObject | JSONObject[] | undefined;
 }
 
-export async function mcpPost(url: string, body: unknown, options: { token?: string; sessionId?: string; headers?: Record<string, string> } = {}): Promise<McpReply> {
-  const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': LATEST, ...options.headers };
+export async function mcpPost(
+  url: string,
+  body: unknown,
+  options: { token?: string; sessionId?: string; headers?: Record<string, string> } = {},
+): Promise<McpReply> {
+  const headers: Record<string, string> = {
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+    'mcp-protocol-version': LATEST,
+    ...options.headers,
+  };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.sessionId !== undefined) headers['mcp-session-id'] = options.sessionId;
   const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });

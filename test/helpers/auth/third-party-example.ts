@@ -17,14 +17,14 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../../src/http/server/handler.js';
-import { toNodeListener } from '../../../src/http/node.js';
-import { McpServer } from '../../../src/server/server.js';
-import { requireBearerAuth, type BearerAuth } from '../../../src/auth/server/bearer.js';
+import { type BearerAuth, requireBearerAuth } from '../../../src/auth/server/bearer.js';
 import { createJwtVerifier } from '../../../src/auth/server/jwt-verifier.js';
 import { requireScopes } from '../../../src/auth/server/scopes.js';
 import { createThirdPartyAuthServer, type ThirdPartyAuthServer, type ThirdPartyAuthServerOptions } from '../../../src/auth/server/third-party.js';
 import { isAuthInfo, type TokenVerifier } from '../../../src/auth/server/types.js';
+import { toNodeListener } from '../../../src/http/node.js';
+import { createStreamableHttpHandler, type StreamableHttpHandler } from '../../../src/http/server/handler.js';
+import { McpServer } from '../../../src/server/server.js';
 import type { OidcServer, RegisteredClient } from './oidc-server.js';
 
 /** The upstream API's resource identifier at the upstream authorization server. */
@@ -87,7 +87,13 @@ export async function startThirdPartyExample(oidc: OidcServer, options: ThirdPar
     dangerouslyAllowInsecureHttpForTesting: true,
   });
   // the upstream API validates upstream tokens for itself; MCP tokens mean nothing to it
-  const upstreamApi = createJwtVerifier({ issuer: oidc.issuer, audience: UPSTREAM_API, jwksUri: oidc.metadata.jwks_uri, clockToleranceSeconds: 0, fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true } });
+  const upstreamApi = createJwtVerifier({
+    issuer: oidc.issuer,
+    audience: UPSTREAM_API,
+    jwksUri: oidc.metadata.jwks_uri,
+    clockToleranceSeconds: 0,
+    fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true },
+  });
 
   const scopes = { tools: { write_note: ['notes:write'] } };
   const server = new McpServer({ name: 'notes-third-party', version: '1.0.0' });
@@ -95,14 +101,24 @@ export async function startThirdPartyExample(oidc: OidcServer, options: ThirdPar
   server.registerTool('whoami', { description: 'The verified auth info', inputSchema: { type: 'object', properties: {} } }, (_args, ctx) => ({
     content: [{ type: 'text', text: JSON.stringify(ctx.authInfo ?? null) }],
   }));
-  server.registerTool('upstream_profile', { description: 'Calls the upstream API on the user’s behalf', inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
-    if (!isAuthInfo(ctx.authInfo)) throw new Error('not authenticated');
-    const upstreamToken = await as.upstreamAccessToken(ctx.authInfo);
-    const seen = await upstreamApi.verify(upstreamToken);
-    return { content: [{ type: 'text', text: JSON.stringify({ subject: seen.subject, audience: seen.audience, expiresAt: seen.expiresAt, tokenId: seen.tokenId }) }] };
-  });
-  server.registerTool('read_notes', { description: 'Reads notes', inputSchema: { type: 'object', properties: {} } }, () => ({ content: [{ type: 'text', text: 'notes' }] }));
-  server.registerTool('write_note', { description: 'Writes a note', inputSchema: { type: 'object', properties: {} } }, () => ({ content: [{ type: 'text', text: 'written' }] }));
+  server.registerTool(
+    'upstream_profile',
+    { description: 'Calls the upstream API on the user’s behalf', inputSchema: { type: 'object', properties: {} } },
+    async (_args, ctx) => {
+      if (!isAuthInfo(ctx.authInfo)) throw new Error('not authenticated');
+      const upstreamToken = await as.upstreamAccessToken(ctx.authInfo);
+      const seen = await upstreamApi.verify(upstreamToken);
+      return {
+        content: [{ type: 'text', text: JSON.stringify({ subject: seen.subject, audience: seen.audience, expiresAt: seen.expiresAt, tokenId: seen.tokenId }) }],
+      };
+    },
+  );
+  server.registerTool('read_notes', { description: 'Reads notes', inputSchema: { type: 'object', properties: {} } }, () => ({
+    content: [{ type: 'text', text: 'notes' }],
+  }));
+  server.registerTool('write_note', { description: 'Writes a note', inputSchema: { type: 'object', properties: {} } }, () => ({
+    content: [{ type: 'text', text: 'written' }],
+  }));
 
   const auth = requireBearerAuth({
     verifier: as.verifier,

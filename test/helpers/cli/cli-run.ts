@@ -3,7 +3,7 @@
  * a timeout), starting HTTP servers that print `LISTENING <url>`, and tmux sessions for
  * tests that need a real pseudo-terminal. Not part of the package.
  */
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,10 +25,15 @@ export interface CliRun {
 /** Runs the CLI with `args`; resolves when it exits (killed after `timeoutMs`). */
 export function runCli(args: readonly string[], options: { env?: Record<string, string>; timeoutMs?: number; input?: string } = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1;
-      resolve({ code, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 30_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
     if (options.input !== undefined) child.stdin?.end(options.input);
     else child.stdin?.end();
   });
@@ -98,7 +103,9 @@ export class TmuxSession {
     this.name = `${name}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     this.#dir = mkdtempSync(join(tmpdir(), 'mcpkit-tmux-'));
     this.#socket = join(this.#dir, 'tmux.sock');
-    const r = spawnSync('tmux', ['-S', this.#socket, '-f', '/dev/null', 'new-session', '-d', '-s', this.name, '-x', '120', '-y', '40', command], { encoding: 'utf8' });
+    const r = spawnSync('tmux', ['-S', this.#socket, '-f', '/dev/null', 'new-session', '-d', '-s', this.name, '-x', '120', '-y', '40', command], {
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`tmux new-session failed: ${r.stderr}`);
   }
   /** The visible pane (and its scrollback) as text. */

@@ -64,7 +64,23 @@ export class TmuxSession {
     this.#dir = tempDir('mcpkit-tmux-');
     this.#socket = join(this.#dir, 'socket');
     this.#name = name;
-    execFileSync('tmux', ['-S', this.#socket, '-f', '/dev/null', 'new-session', '-d', '-s', name, '-x', '120', '-y', '40', '-c', cwd, `${commandLine}; echo EXIT=$?; sleep 120`]);
+    execFileSync('tmux', [
+      '-S',
+      this.#socket,
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      name,
+      '-x',
+      '120',
+      '-y',
+      '40',
+      '-c',
+      cwd,
+      `${commandLine}; echo EXIT=$?; sleep 120`,
+    ]);
   }
 
   /** The visible pane, wrapped lines joined. */

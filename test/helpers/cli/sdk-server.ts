@@ -8,14 +8,15 @@
  * stdio, `CALL_LOG` gets one line per `tools/call` message that arrived (the tool's name).
  * Not part of the package.
  */
+
+import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { z } from 'zod';
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
@@ -23,23 +24,33 @@ const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
 function build(): McpServer {
   const mcp = new McpServer({ name: 'sdk-fixture', version: '1.0.0' }, { capabilities: { logging: {} } });
   mcp.registerTool('echo', { description: 'Echoes the message', inputSchema: { message: z.string() } }, async ({ message }) => text(message));
-  mcp.registerTool('add', {
-    description: 'Adds two numbers',
-    inputSchema: { a: z.number(), b: z.number() },
-    outputSchema: { sum: z.number() },
-  }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }));
+  mcp.registerTool(
+    'add',
+    {
+      description: 'Adds two numbers',
+      inputSchema: { a: z.number(), b: z.number() },
+      outputSchema: { sum: z.number() },
+    },
+    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }),
+  );
   mcp.registerTool('fail', { description: 'Returns a tool error' }, async () => ({ ...text('it failed'), isError: true }));
-  mcp.registerTool('steps', { description: 'Reports progress in steps', inputSchema: { steps: z.number().int().min(1).max(50), ms: z.number().int().min(0).max(5000) } }, async ({ steps, ms }, extra) => {
-    const token = extra._meta?.progressToken;
-    for (let i = 1; i <= steps; i++) {
-      await new Promise((r) => setTimeout(r, ms));
-      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps, message: `step ${i}` } });
-    }
-    return text(`did ${steps} steps`);
-  });
+  mcp.registerTool(
+    'steps',
+    { description: 'Reports progress in steps', inputSchema: { steps: z.number().int().min(1).max(50), ms: z.number().int().min(0).max(5000) } },
+    async ({ steps, ms }, extra) => {
+      const token = extra._meta?.progressToken;
+      for (let i = 1; i <= steps; i++) {
+        await new Promise((r) => setTimeout(r, ms));
+        if (token !== undefined)
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps, message: `step ${i}` } });
+      }
+      return text(`did ${steps} steps`);
+    },
+  );
   mcp.registerTool('wait', { description: 'Waits until cancelled (reports progress once)' }, async (extra) => {
     const token = extra._meta?.progressToken;
-    if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 100, message: 'waiting' } });
+    if (token !== undefined)
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 100, message: 'waiting' } });
     await new Promise<void>((resolve) => {
       if (extra.signal.aborted) return resolve();
       extra.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -62,12 +73,20 @@ function build(): McpServer {
     });
     return text(JSON.stringify(r));
   });
-  mcp.registerResource('note', 'note://hello', { mimeType: 'text/plain', description: 'A note' }, async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'hello from the sdk' }] }));
-  mcp.registerResource('item', new ResourceTemplate('item://{id}', { list: undefined }), { description: 'An item' }, async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `item ${String(id)}` }] }));
-  mcp.registerPrompt('greet', {
-    description: 'Greets someone',
-    argsSchema: { who: completable(z.string(), (v) => ['world', 'wonderland'].filter((x) => x.startsWith(v))) },
-  }, ({ who }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hello, ${who}!` } }] }));
+  mcp.registerResource('note', 'note://hello', { mimeType: 'text/plain', description: 'A note' }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'hello from the sdk' }],
+  }));
+  mcp.registerResource('item', new ResourceTemplate('item://{id}', { list: undefined }), { description: 'An item' }, async (uri, { id }) => ({
+    contents: [{ uri: uri.href, text: `item ${String(id)}` }],
+  }));
+  mcp.registerPrompt(
+    'greet',
+    {
+      description: 'Greets someone',
+      argsSchema: { who: completable(z.string(), (v) => ['world', 'wonderland'].filter((x) => x.startsWith(v))) },
+    },
+    ({ who }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hello, ${who}!` } }] }),
+  );
   return mcp;
 }
 
@@ -77,7 +96,10 @@ if (process.argv.includes('--http')) {
     const id = req.headers['mcp-session-id'];
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (transport === undefined) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, transport!) });
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, transport!),
+      });
       await build().connect(transport);
     }
     await transport.handleRequest(req, res);

@@ -3,12 +3,12 @@
  * (importing, by file URL, the `McpServer` of dist/: the library build the CLI under test
  * runs), and the CLI started as a real child process with its stdout and stderr collected.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { MCPKIT_BIN, tempDir } from './install.js';
 import { DIST } from '../repo.js';
+import { MCPKIT_BIN, tempDir } from './install.js';
 
 /** The built server entry point, as an import specifier usable from any folder. */
 export const SERVER_IMPORT = pathToFileURL(join(DIST, 'server', 'index.js')).href;
@@ -21,14 +21,17 @@ export function serverProject(text: string): { dir: string; server: string; gree
   const dir = tempDir('mcpkit-serve-');
   writeFileSync(join(dir, 'package.json'), '{"type": "module"}\n');
   const server = join(dir, 'server.ts');
-  writeFileSync(server, [
-    `import { McpServer } from ${JSON.stringify(SERVER_IMPORT)};`,
-    `import { greeting } from './greet.js';`,
-    `const server: McpServer = new McpServer({ name: 'serve-test', version: '1.0.0' });`,
-    `server.registerTool('hello', { description: 'says hello', inputSchema: { type: 'object', properties: {} } }, async () => ({ content: [{ type: 'text', text: greeting() }] }));`,
-    'export default server;',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    server,
+    [
+      `import { McpServer } from ${JSON.stringify(SERVER_IMPORT)};`,
+      `import { greeting } from './greet.js';`,
+      `const server: McpServer = new McpServer({ name: 'serve-test', version: '1.0.0' });`,
+      `server.registerTool('hello', { description: 'says hello', inputSchema: { type: 'object', properties: {} } }, async () => ({ content: [{ type: 'text', text: greeting() }] }));`,
+      'export default server;',
+      '',
+    ].join('\n'),
+  );
   const greet = join(dir, 'greet.ts');
   writeGreeting(greet, text);
   return { dir, server, greet };

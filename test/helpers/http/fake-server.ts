@@ -88,7 +88,7 @@ export function json(value: unknown, init: { status?: number; headers?: Record<s
 
 /** A response with a status and an optional plain-text body. */
 export function status(code: number, body?: string, headers?: Record<string, string>): Response {
-  return new Response(code === 204 || code === 205 || code === 304 ? null : body ?? null, { status: code, headers });
+  return new Response(code === 204 || code === 205 || code === 304 ? null : (body ?? null), { status: code, headers });
 }
 
 /** A fake server: records every request and answers through `handler`. */

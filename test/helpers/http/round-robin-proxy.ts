@@ -4,7 +4,7 @@
  * each exchange recorded (method, upstream, status, whether the response has ended). Not
  * part of the package.
  */
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One proxied exchange. */

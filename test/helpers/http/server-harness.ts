@@ -4,10 +4,10 @@
  * package.
  */
 import assert from 'node:assert/strict';
-import { SseParser, type SseEvent } from '../../../src/framing/sse.js';
+import { type SseEvent, SseParser } from '../../../src/framing/sse.js';
+import { createStreamableHttpHandler, type StreamableHttpHandler, type StreamableHttpOptions } from '../../../src/http/server/handler.js';
 import type { JSONObject, RequestId } from '../../../src/jsonrpc/types.js';
 import { McpServer } from '../../../src/server/server.js';
-import { createStreamableHttpHandler, type StreamableHttpHandler, type StreamableHttpOptions } from '../../../src/http/server/handler.js';
 
 /** Base URL of in-process requests (its host is a loopback name, as the guard wants). */
 export const BASE = 'http://localhost:3000';
@@ -32,25 +32,37 @@ export function initRequest(revision = LATEST, id: RequestId = 0): JSONObject {
 /** A small server with a few tools for transport tests. */
 export function smallServer(): McpServer {
   const server = new McpServer({ name: 'http-test-server', version: '1.0.0' });
-  server.registerTool('echo', { description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args: { text?: string }) => ({
-    content: [{ type: 'text', text: args.text ?? '' }],
-  }));
-  server.registerTool('wait', {
-    description: 'waits ms (cancellable), logging before and after',
-    inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
-  }, async (args: { ms?: number }, ctx) => {
-    await ctx.log('info', 'waiting');
-    const signal = ctx.signal;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, args.ms ?? 50);
-      signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      }, { once: true });
-    });
-    await ctx.log('info', 'waited');
-    return { content: [{ type: 'text', text: `waited ${args.ms ?? 50}` }] };
-  });
+  server.registerTool(
+    'echo',
+    { description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    (args: { text?: string }) => ({
+      content: [{ type: 'text', text: args.text ?? '' }],
+    }),
+  );
+  server.registerTool(
+    'wait',
+    {
+      description: 'waits ms (cancellable), logging before and after',
+      inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+    },
+    async (args: { ms?: number }, ctx) => {
+      await ctx.log('info', 'waiting');
+      const signal = ctx.signal;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, args.ms ?? 50);
+        signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+          },
+          { once: true },
+        );
+      });
+      await ctx.log('info', 'waited');
+      return { content: [{ type: 'text', text: `waited ${args.ms ?? 50}` }] };
+    },
+  );
   server.registerTool('ask', { description: 'asks the client to sample', inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
     const r = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 });
     return { content: [{ type: 'text', text: `model ${r.model}` }] };

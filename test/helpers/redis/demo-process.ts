@@ -2,7 +2,7 @@
  * `mcpkit demo --http --port 0 --redis <url>` as a child process, for the tests that run the
  * real demo on a shared Redis (the conformance run through the proxy, the Redis restart).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { BIN } from '../cli/cli-run.js';
 
 /** A running demo process. */

@@ -4,7 +4,7 @@
  * PID. Not part of the package. A test that needs Redis fails (never skips) when the binary
  * is missing or the server does not answer PING in time.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -82,7 +82,22 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
   const bin = binary();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-redis-'));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--protected-mode', 'yes', '--daemonize', 'no', '--loglevel', 'warning'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--dir',
+    dir,
+    '--protected-mode',
+    'yes',
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
+  ];
   args.push(...(options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
   let child: ChildProcess | undefined;
   let output = '';

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { Client } from '../../../src/client/client.js';
 import { TaskClient } from '../../../src/tasks/client.js';
-import { taskFixture, type Fixture } from '../task-fixture.js';
 import type { TaskStore } from '../../../src/tasks/store.js';
 import { InMemoryTransport } from '../../../src/transport/memory.js';
+import { type Fixture, taskFixture } from '../task-fixture.js';
 
 /** Polls `condition` every 10 ms until true; fails after `ms`. */
 export async function until(what: string, condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {

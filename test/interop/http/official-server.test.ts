@@ -6,25 +6,28 @@
  * transport at the same URL. Each test runs twice: over `fetch`, and over mcpkit's own
  * requester (`nodeHttpRequester`).
  */
-import { test, after } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer as OfficialServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { after, test } from 'node:test';
 import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
+import { McpServer as OfficialServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Client } from '../../../src/client/client.js';
-import { StreamableHttpClientTransport } from '../../../src/http/client/streamable.js';
 import { FallbackTransport } from '../../../src/http/client/fallback.js';
-import { nodeHttpRequester, type NodeHttpRequester } from '../../../src/http/node.js';
+import { StreamableHttpClientTransport } from '../../../src/http/client/streamable.js';
+import { type NodeHttpRequester, nodeHttpRequester } from '../../../src/http/node.js';
 
 function officialServer(onDrop?: () => void): OfficialServer {
   const server = new OfficialServer({ name: 'official-http', version: '1.0.0' }, { capabilities: { logging: {} } });
-  server.registerTool('echo', { description: 'echo', inputSchema: { message: z.string() } }, async ({ message }) => ({ content: [{ type: 'text', text: message }] }));
+  server.registerTool('echo', { description: 'echo', inputSchema: { message: z.string() } }, async ({ message }) => ({
+    content: [{ type: 'text', text: message }],
+  }));
   server.registerTool('drop_then_answer', { description: 'closes its SSE stream, then answers' }, async (extra) => {
     await server.server.sendLoggingMessage({ level: 'info', data: 'before drop' }, extra.sessionId);
     extra.closeSSEStream?.();

@@ -13,18 +13,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client as V2Client, LOG_LEVEL_META_KEY, SdkError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { LOG_LEVEL_META_KEY, SdkError, StreamableHTTPClientTransport, Client as V2Client } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { ALL_REVISIONS, Client } from '../../../src/client/index.js';
 import { createDemoServer } from '../../../src/demo/server.js';
 import { StreamableHttpClientTransport } from '../../../src/http/client/streamable.js';
+import { type NodeServerHandle, serveNode } from '../../../src/http/node.js';
 import { createStreamableHttpHandler } from '../../../src/http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../../../src/http/node.js';
 import { McpError } from '../../../src/jsonrpc/errors.js';
 import type { JSONObject } from '../../../src/jsonrpc/types.js';
-import { createV2Server, serveFetch, type FetchServer } from './fixtures/v2-server.js';
-import { waitFor } from '../../helpers/wait.js';
 import { SUITE_TIMEOUT_MS } from '../../helpers/bounds.js';
+import { waitFor } from '../../helpers/wait.js';
+import { createV2Server, type FetchServer, serveFetch } from './fixtures/v2-server.js';
 
 const TIMEOUT = { timeout: 10_000 };
 const T = { timeoutMs: 10_000 };
@@ -44,7 +44,10 @@ let v2: FetchServer;
 let v2StrictServer: FetchServer;
 before(async () => {
   demo = await serveNode(createStreamableHttpHandler({ server: createDemoServer({ tasks: false }) }), { port: 0, host: '127.0.0.1' });
-  demo2025Only = await serveNode(createStreamableHttpHandler({ server: createDemoServer({ tasks: false }), statelessEra: false }), { port: 0, host: '127.0.0.1' });
+  demo2025Only = await serveNode(createStreamableHttpHandler({ server: createDemoServer({ tasks: false }), statelessEra: false }), {
+    port: 0,
+    host: '127.0.0.1',
+  });
   v2 = await serveFetch((request) => v2Handler.fetch(request));
   v2StrictServer = await serveFetch((request) => v2Strict.fetch(request));
 });
@@ -70,7 +73,10 @@ describe('official v2 client → mcpkit demo: streams, subscriptions, headers', 
     await client.connect(transport, TIMEOUT);
     try {
       // v2 refuses logging/setLevel in this era (recorded behaviour, see the module note)
-      await assert.rejects(client.setLoggingLevel('debug'), (err: unknown) => err instanceof SdkError && err.code === 'METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION');
+      await assert.rejects(
+        client.setLoggingLevel('debug'),
+        (err: unknown) => err instanceof SdkError && err.code === 'METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION',
+      );
       const logs: unknown[] = [];
       client.setNotificationHandler('notifications/message', (n) => void logs.push(n.params.data));
       const logged = await client.callTool({ name: 'test_logging_tool', arguments: {}, _meta: { [LOG_LEVEL_META_KEY]: 'debug' } }, TIMEOUT);
@@ -82,7 +88,10 @@ describe('official v2 client → mcpkit demo: streams, subscriptions, headers', 
 
       const progress: Array<{ progress: number; total?: number }> = [];
       await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, { ...TIMEOUT, onprogress: (p) => void progress.push(p) });
-      assert.deepEqual(progress.map((p) => p.progress), [0, 50, 100]);
+      assert.deepEqual(
+        progress.map((p) => p.progress),
+        [0, 50, 100],
+      );
 
       await client.listTools(undefined, TIMEOUT); // v2 mirrors x-mcp-header arguments from the cached tool list
       headers.length = 0;
@@ -159,7 +168,10 @@ describe('era negotiation between v2 and mcpkit when one side lacks an era', { t
     }
     const pinned = new V2Client({ name: 'v2-client', version: '2.4.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     // the 2025-only server answers the probe with 400 (no session id); pin mode has no fallback
-    await assert.rejects(pinned.connect(new StreamableHTTPClientTransport(new URL(demo2025Only.url)), TIMEOUT), (err: unknown) => err instanceof SdkError && err.code === 'ERA_NEGOTIATION_FAILED');
+    await assert.rejects(
+      pinned.connect(new StreamableHTTPClientTransport(new URL(demo2025Only.url)), TIMEOUT),
+      (err: unknown) => err instanceof SdkError && err.code === 'ERA_NEGOTIATION_FAILED',
+    );
     await pinned.close();
   });
 
@@ -189,13 +201,19 @@ describe('mcpkit client → official v2 server: streams, subscriptions, errors',
     await client.connect(new StreamableHttpClientTransport({ url: v2.url }), T);
     try {
       const got: Array<[string, JSONObject | undefined]> = [];
-      const sub = await client.listen({ toolsListChanged: true, resourcesListChanged: true }, { onNotification: (method, params) => void got.push([method, params]) });
+      const sub = await client.listen(
+        { toolsListChanged: true, resourcesListChanged: true },
+        { onNotification: (method, params) => void got.push([method, params]) },
+      );
       assert.deepEqual(sub.notifications, { toolsListChanged: true, resourcesListChanged: true });
       v2Handler.notify.toolsChanged();
       v2Handler.notify.promptsChanged(); // not subscribed: must not arrive
       v2Handler.notify.resourcesChanged();
       await waitFor(() => got.length >= 2, 'two change notifications');
-      assert.deepEqual(got.map(([m]) => m), ['notifications/tools/list_changed', 'notifications/resources/list_changed']);
+      assert.deepEqual(
+        got.map(([m]) => m),
+        ['notifications/tools/list_changed', 'notifications/resources/list_changed'],
+      );
       assert.equal(got[0]![1]?._meta && (got[0]![1]._meta as JSONObject)['io.modelcontextprotocol/subscriptionId'], sub.id);
       sub.close();
       await assert.rejects(sub.ended);

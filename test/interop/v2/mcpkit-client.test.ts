@@ -14,17 +14,17 @@
  * - stdio, both eras, against v2's `serveStdio` entry in a child process.
  */
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { ALL_REVISIONS, Client, type ClientOptions } from '../../../src/client/index.js';
 import { StreamableHttpClientTransport } from '../../../src/http/client/streamable.js';
 import { McpError } from '../../../src/jsonrpc/errors.js';
 import { StdioClientTransport } from '../../../src/stdio/index.js';
-import { recordTransport, type RecordingTransport } from '../../../src/testing/recording-transport.js';
+import { type RecordingTransport, recordTransport } from '../../../src/testing/recording-transport.js';
 import type { CallToolResult } from '../../../src/types.js';
-import { createV2Endpoint, createV2Server, serveFetch, type FetchServer, type V2Endpoint } from './fixtures/v2-server.js';
 import { SUITE_TIMEOUT_MS } from '../../helpers/bounds.js';
+import { createV2Endpoint, createV2Server, type FetchServer, serveFetch, type V2Endpoint } from './fixtures/v2-server.js';
 
 const STDIO_FIXTURE = fileURLToPath(new URL('./fixtures/v2-stdio-server.js', import.meta.url));
 const T = { timeoutMs: 10_000 };
@@ -88,12 +88,18 @@ async function commonSurface(client: Client): Promise<void> {
   const read = await client.readResource('test://greeting', T);
   assert.equal((read.contents[0] as { text?: string }).text, 'hello from v2');
   const templates = await client.listAllResourceTemplates(T);
-  assert.deepEqual(templates.map((t) => t.uriTemplate), ['test://items/{id}']);
+  assert.deepEqual(
+    templates.map((t) => t.uriTemplate),
+    ['test://items/{id}'],
+  );
   const item = await client.readResource('test://items/7', T);
   assert.deepEqual(JSON.parse(String((item.contents[0] as { text?: string }).text)), { id: '7' });
 
   const prompts = await client.listAllPrompts(T);
-  assert.deepEqual(prompts.map((p) => p.name), ['greet']);
+  assert.deepEqual(
+    prompts.map((p) => p.name),
+    ['greet'],
+  );
   const prompt = await client.getPrompt('greet', { who: 'Grace' }, T);
   assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: 'Please greet Grace.' } }]);
 
@@ -114,9 +120,15 @@ describe('mcpkit client → official v2 server, 2025 era (sessionful Streamable 
       assert.equal(client.protocolVersion, '2025-11-25');
       assert.deepEqual(client.serverInfo, { name: 'v2-server', version: '2.4.0' });
       assert.equal(client.instructions, 'official v2 test server');
-      assert.deepEqual(endpoint.posted.slice(0, 2), [{ leg: 'legacy', method: 'initialize' }, { leg: 'legacy', method: 'notifications/initialized' }]);
+      assert.deepEqual(endpoint.posted.slice(0, 2), [
+        { leg: 'legacy', method: 'initialize' },
+        { leg: 'legacy', method: 'notifications/initialized' },
+      ]);
       await commonSurface(client);
-      assert.ok(endpoint.posted.every((p) => p.leg === 'legacy'), 'every 2025-era message took the legacy leg');
+      assert.ok(
+        endpoint.posted.every((p) => p.leg === 'legacy'),
+        'every 2025-era message took the legacy leg',
+      );
     } finally {
       await client.close();
     }
@@ -165,7 +177,10 @@ for (const [label, options] of [
         const discover = client.discoverResult;
         assert.ok(discover?.supportedVersions.includes('2026-07-28'));
         await commonSurface(client);
-        assert.ok(endpoint.posted.every((p) => p.leg === 'modern'), 'nothing took the 2025-era leg');
+        assert.ok(
+          endpoint.posted.every((p) => p.leg === 'modern'),
+          'nothing took the 2025-era leg',
+        );
         assert.ok(!endpoint.posted.some((p) => p.method === 'initialize'));
       } finally {
         await client.close();
@@ -238,7 +253,12 @@ describe("mcpkit client → v2's default createMcpHandler (stateless 2025-era fa
 describe("mcpkit client → official v2 server over stdio (v2's serveStdio)", { timeout: SUITE_TIMEOUT_MS }, () => {
   /** The v2 child over stdio, recorded so both sides' messages are checked against the official schema. */
   function stdio(client: Client): RecordingTransport {
-    const inner = new StdioClientTransport({ command: process.execPath, args: [STDIO_FIXTURE], stderr: 'pipe', closeTimeouts: { stdinMs: 1000, termMs: 1000 } });
+    const inner = new StdioClientTransport({
+      command: process.execPath,
+      args: [STDIO_FIXTURE],
+      stderr: 'pipe',
+      closeTimeouts: { stdinMs: 1000, termMs: 1000 },
+    });
     return recordTransport(inner, { side: 'client', revision: () => client.protocolVersion });
   }
 

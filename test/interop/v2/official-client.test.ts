@@ -15,14 +15,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client, ProtocolError, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
+import { Client, type ClientOptions, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createDemoServer } from '../../../src/demo/server.js';
+import { type NodeServerHandle, serveNode } from '../../../src/http/node.js';
 import { createStreamableHttpHandler } from '../../../src/http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../../../src/http/node.js';
 import { validateWireMessage } from '../../../src/testing/wire-schema.js';
-import { MCPKIT_BIN } from '../../helpers/repo.js';
 import { SUITE_TIMEOUT_MS } from '../../helpers/bounds.js';
+import { MCPKIT_BIN } from '../../helpers/repo.js';
 
 const TIMEOUT = { timeout: 10_000 };
 
@@ -40,7 +40,10 @@ function firstText(result: unknown): string {
 function v2Client(mode: NonNullable<ClientOptions['versionNegotiation']>['mode']): { client: Client; elicited: string[]; sampled: number[] } {
   const elicited: string[] = [];
   const sampled: number[] = [];
-  const client = new Client({ name: 'v2-client', version: '2.4.0' }, { capabilities: { elicitation: { form: {} }, sampling: {} }, versionNegotiation: { mode } });
+  const client = new Client(
+    { name: 'v2-client', version: '2.4.0' },
+    { capabilities: { elicitation: { form: {} }, sampling: {} }, versionNegotiation: { mode } },
+  );
   client.setRequestHandler('elicitation/create', async (request) => {
     elicited.push(String(request.params.message));
     return { action: 'accept', content: { name: 'Ada', username: 'ada', email: 'ada@example.com', context: 'tests', ok: true, color: 'blue' } };
@@ -54,7 +57,9 @@ function v2Client(mode: NonNullable<ClientOptions['versionNegotiation']>['mode']
 
 /** Every request and notification the v2 client POSTed must match the official schema of `revision`. */
 function assertValidClientMessages(posted: Posted[], revision: string): void {
-  const problems = posted.filter((m) => m.method !== undefined).flatMap((m) => validateWireMessage(revision, { jsonrpc: '2.0', ...m }, { sender: 'client' }).map((p) => `${m.method}: ${p}`));
+  const problems = posted
+    .filter((m) => m.method !== undefined)
+    .flatMap((m) => validateWireMessage(revision, { jsonrpc: '2.0', ...m }, { sender: 'client' }).map((p) => `${m.method}: ${p}`));
   assert.deepEqual(problems, [], `the v2 client's messages break the ${revision} schema`);
 }
 
@@ -85,7 +90,10 @@ describe('official v2 client → mcpkit demo server, 2025 era (Streamable HTTP)'
     const { client } = v2Client('legacy');
     await client.connect(httpTransport(posted), TIMEOUT);
     try {
-      assert.deepEqual(posted.slice(0, 2).map((m) => m.method), ['initialize', 'notifications/initialized']);
+      assert.deepEqual(
+        posted.slice(0, 2).map((m) => m.method),
+        ['initialize', 'notifications/initialized'],
+      );
       assert.equal(client.getProtocolEra(), 'legacy');
       assert.equal(client.getNegotiatedProtocolVersion(), '2025-11-25');
       assert.equal(client.getServerVersion()?.name, 'mcpkit-demo');

@@ -32,16 +32,24 @@
 import { classify, DEFAULT_DECODE_LIMITS, exceedsDepth, KIND_INVALID, KIND_NOTIFICATION, KIND_REQUEST } from '../../../jsonrpc/decode.js';
 import { McpError, toError } from '../../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../../../jsonrpc/types.js';
-import { Method } from '../../../protocol/methods.js';
-import { MetaKey, StatelessErrorCode, claimsStatelessEra, headerMismatch, readRequestMeta, type RequestMeta } from '../../../protocol/stateless/wire.js';
-import type { StatelessDispatch, StatelessReplyChannel } from '../../../server/stateless/dispatch.js';
-import type { MessageInfo } from '../../../transport/types.js';
-import { argumentAt, decodeHeaderValue, headerMatches, mcpNameSource, paramHeaders, requiresMcpName, type ParamHeader } from '../../../transport/stateless/mcp-headers.js';
-import { emptyReply, errorReply } from '../replies.js';
-import { invalidMessage, refuseMessages } from '../post-checks.js';
-import { StatelessExchanges, StatelessMessageInfo, shuttingDown, statusOfError } from './exchange.js';
-import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from '../types.js';
 import { isObject } from '../../../jsonrpc/values.js';
+import { Method } from '../../../protocol/methods.js';
+import { claimsStatelessEra, headerMismatch, MetaKey, type RequestMeta, readRequestMeta, StatelessErrorCode } from '../../../protocol/stateless/wire.js';
+import type { StatelessDispatch, StatelessReplyChannel } from '../../../server/stateless/dispatch.js';
+import {
+  argumentAt,
+  decodeHeaderValue,
+  headerMatches,
+  mcpNameSource,
+  type ParamHeader,
+  paramHeaders,
+  requiresMcpName,
+} from '../../../transport/stateless/mcp-headers.js';
+import type { MessageInfo } from '../../../transport/types.js';
+import { invalidMessage, refuseMessages } from '../post-checks.js';
+import { emptyReply, errorReply } from '../replies.js';
+import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from '../types.js';
+import { StatelessExchanges, StatelessMessageInfo, shuttingDown } from './exchange.js';
 
 /**
  * What the 2026-07-28 path needs of the server (`McpServer` is one): its revisions, the
@@ -54,7 +62,14 @@ export interface StatelessServer {
   ready(): Promise<void>;
   /** The input schema of the tool `name` as listed, or undefined for an unknown tool. */
   toolInputSchema(name: string): unknown;
-  dispatchStateless(id: RequestId, method: string, params: JSONObject | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch;
+  dispatchStateless(
+    id: RequestId,
+    method: string,
+    params: JSONObject | undefined,
+    meta: RequestMeta,
+    info: MessageInfo | undefined,
+    reply: StatelessReplyChannel,
+  ): StatelessDispatch;
 }
 
 /** What the stateless path needs from the handler. */
@@ -139,7 +154,13 @@ export class StatelessPostHandler {
    * message check (403), run once the value is known to be a JSON-RPC message (an invalid one
    * gets the 400 every POST path gives it). Never rejects.
    */
-  post(req: HttpRequest, info: HttpRequestInfo | undefined, value: JSONObject, headerVersion: string | null = req.headers('mcp-protocol-version'), authorizer?: HttpAuthorizer): HttpReply | Promise<HttpReply> {
+  post(
+    req: HttpRequest,
+    info: HttpRequestInfo | undefined,
+    value: JSONObject,
+    headerVersion: string | null = req.headers('mcp-protocol-version'),
+    authorizer?: HttpAuthorizer,
+  ): HttpReply | Promise<HttpReply> {
     const kind = classify(value);
     if (kind === KIND_INVALID) return invalidMessage(value);
     const refused = refuseMessages(authorizer, value, info);
@@ -147,19 +168,34 @@ export class StatelessPostHandler {
     if (kind === KIND_NOTIFICATION) return emptyReply(202);
     if (kind !== KIND_REQUEST) return errorReply(400, -32600, 'Invalid request: expected one JSON-RPC request');
     const id = value.id as RequestId;
-    if (exceedsDepth(value, DEFAULT_DECODE_LIMITS.maxDepth)) return rejection(new McpError(ErrorCode.InvalidRequest, `Message nests deeper than ${DEFAULT_DECODE_LIMITS.maxDepth} levels`), id);
+    if (exceedsDepth(value, DEFAULT_DECODE_LIMITS.maxDepth))
+      return rejection(new McpError(ErrorCode.InvalidRequest, `Message nests deeper than ${DEFAULT_DECODE_LIMITS.maxDepth} levels`), id);
     const method = value.method as string;
     const params = isObject(value.params) ? value.params : undefined;
     const checked = this.#check(req, headerVersion, method, params, value.params);
     if (checked instanceof McpError) return rejection(checked, id);
     if (this.#exchanges.closed) return shuttingDown(id);
-    if (this.#exchanges.size >= this.#maxInFlight) return errorReply(503, -32000, 'Service Unavailable: too many requests in progress', { 'retry-after': '1' }, id);
+    if (this.#exchanges.size >= this.#maxInFlight)
+      return errorReply(503, -32000, 'Service Unavailable: too many requests in progress', { 'retry-after': '1' }, id);
     if (this.#ready) return this.#dispatch(req, info, id, method, params!, checked);
-    return this.#whenReady().then((ok) => (!ok ? errorReply(500, -32603, 'Internal error', undefined, id) : this.#exchanges.closed ? shuttingDown(id) : this.#dispatch(req, info, id, method, params!, checked)));
+    return this.#whenReady().then((ok) =>
+      !ok
+        ? errorReply(500, -32603, 'Internal error', undefined, id)
+        : this.#exchanges.closed
+          ? shuttingDown(id)
+          : this.#dispatch(req, info, id, method, params!, checked),
+    );
   }
 
   /** Opens the request's exchange and hands the request to the server. */
-  #dispatch(req: HttpRequest, info: HttpRequestInfo | undefined, id: RequestId, method: string, params: JSONObject, meta: RequestMeta): HttpReply | Promise<HttpReply> {
+  #dispatch(
+    req: HttpRequest,
+    info: HttpRequestInfo | undefined,
+    id: RequestId,
+    method: string,
+    params: JSONObject,
+    meta: RequestMeta,
+  ): HttpReply | Promise<HttpReply> {
     const listen = method === Method.SubscriptionsListen;
     const streams = listen || (this.#mode === 'sse' && ((params._meta as JSONObject).progressToken !== undefined || meta.logLevel !== undefined));
     const exchange = this.#exchanges.open(id, streams ? 'sse' : 'json', listen);
@@ -193,7 +229,7 @@ export class StatelessPostHandler {
       metaError = error as McpError;
     }
     if (metaError !== undefined && metaError.code !== StatelessErrorCode.UnsupportedProtocolVersion) return metaError;
-    const bodyVersion = (params?._meta as JSONObject)[MetaKey.ProtocolVersion] as string;
+    const bodyVersion = (params?._meta as JSONObject | undefined)?.[MetaKey.ProtocolVersion] as string;
     if (bodyVersion !== version) return headerMismatch(`MCP-Protocol-Version header value '${version}' does not match body value '${bodyVersion}'`);
     if (metaError !== undefined) return metaError;
     const methodHeader = req.headers('mcp-method');
@@ -235,7 +271,8 @@ export class StatelessPostHandler {
       if (raw === null) return headerMismatch(`the Mcp-Param-${spec.name} header is required (argument ${spec.path.join('.')} is present)`);
       const text = decodeHeaderValue(raw);
       if (text === undefined) return headerMismatch(`the Mcp-Param-${spec.name} header value is malformed`);
-      if (!headerMatches(text, value)) return headerMismatch(`Mcp-Param-${spec.name} header value '${text}' does not match body value ${JSON.stringify(value)}`);
+      if (!headerMatches(text, value))
+        return headerMismatch(`Mcp-Param-${spec.name} header value '${text}' does not match body value ${JSON.stringify(value)}`);
     }
     return undefined;
   }
