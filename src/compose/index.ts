@@ -16,3 +16,5 @@ export {
   validateSeparator,
   type SplitName,
 } from './names.js';
+export { mount, type Mount, type MountOptions } from './mount.js';
+export { clientSource, serverSource, type MountSource, type SourceNotification } from './source.js';

@@ -197,6 +197,7 @@ const ERA_SEAMS: Readonly<Record<string, { readonly targets: readonly string[]; 
   'tasks/index.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'entry point: re-exports the era’s public names' },
   'tasks/server.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'TaskServer installs the 2026 extension form beside the 2025-11-25 one' },
   'tasks/wire.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'chooses the wire form of a task result by revision' },
+  'compose/source.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'an in-process mounted server is called through its connectionless 2026-07-28 dispatch (the outer caller’s context per request): the request’s `_meta` is built and read there' },
   'demo/server.ts': { targets: ['demo/stateless/tools.ts', 'demo/stateless/tasks.ts'], reason: 'the demo registers its 2026-only tools' },
   'cli/connection.ts': { targets: ['protocol/stateless/wire.ts'], reason: '--protocol-version picks the era' },
   'cli/commands/call.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'explains a direct answer only for the 2025 era' },
