@@ -97,6 +97,18 @@ class Entry implements Mount {
     readonly maxPages: number,
   ) {}
 
+  /**
+   * Forwards a caller's request: the source's McpError as it is; a request the caller
+   * cancelled, or a source that failed to answer (closed, timed out), as -32603 naming the mount.
+   */
+  forward(method: string, params: JSONObject, ctx: ServerRequestContext): Promise<JSONObject> {
+    return this.source.request(method, params, ctx).catch((error: unknown) => {
+      if (error instanceof McpError) throw error;
+      if (ctx.signal.aborted) throw new McpError(-32603, 'Request cancelled by the client');
+      throw new McpError(-32603, `Mount "${this.prefix}": the source did not answer ${method}: ${(error as Error)?.message ?? String(error)}. Try again; if it persists the source is down`);
+    });
+  }
+
   has(kind: Kind): boolean {
     const caps = this.source.capabilities();
     return caps === undefined || caps[LIST[kind].cap] !== undefined;
@@ -331,25 +343,31 @@ class Composition {
     }
     s.wrap('tools/call', (inner) => (params, ctx) => {
       const to = this.#route('tools', params?.name);
-      return to === undefined ? inner(params, ctx) : to.entry.source.request('tools/call', { ...params, name: to.name }, ctx);
+      return to === undefined ? inner(params, ctx) : to.entry.forward('tools/call', { ...params, name: to.name }, ctx);
     });
     s.wrap('prompts/get', (inner) => (params, ctx) => {
       const to = this.#route('prompts', params?.name);
-      return to === undefined ? inner(params, ctx) : to.entry.source.request('prompts/get', { ...params, name: to.name }, ctx);
+      return to === undefined ? inner(params, ctx) : to.entry.forward('prompts/get', { ...params, name: to.name }, ctx);
     });
     s.wrap('resources/read', (inner) => (params, ctx) => {
       const to = this.#routeUri(params?.uri);
-      return to === undefined ? inner(params, ctx) : to.entry.source.request('resources/read', { ...params, uri: to.uri }, ctx);
+      if (to === undefined) return inner(params, ctx);
+      // an in-process source words "not found" in the 2026-07-28 era (-32602 with data.uri): answered as -32002 with the caller's URI, which this server's era shapes for its caller
+      return to.entry.forward('resources/read', { ...params, uri: to.uri }, ctx).catch((error: unknown) => {
+        const data = (error as McpError).data as { uri?: unknown } | undefined;
+        if (error instanceof McpError && (error.code === -32002 || (error.code === -32602 && data?.uri === to.uri))) throw new McpError(-32002, error.message, { ...data, uri: params!.uri });
+        throw error;
+      });
     });
     s.wrap('completion/complete', (inner) => (params, ctx) => {
       const ref = params?.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
       if (ref?.type === 'ref/prompt') {
         const to = this.#route('prompts', ref.name);
-        if (to !== undefined) return to.entry.source.request('completion/complete', { ...params, ref: { ...ref, name: to.name } }, ctx);
+        if (to !== undefined) return to.entry.forward('completion/complete', { ...params, ref: { ...ref, name: to.name } }, ctx);
       } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
         const entry = this.#winners.resourceTemplates.get(ref.uri) ?? this.#winners.resources.get(ref.uri);
         const item = entry?.items.resourceTemplates.get(ref.uri) ?? entry?.items.resources.get(ref.uri);
-        if (entry !== undefined && item !== undefined) return entry.source.request('completion/complete', { ...params, ref: { ...ref, uri: item.inner } }, ctx);
+        if (entry !== undefined && item !== undefined) return entry.forward('completion/complete', { ...params, ref: { ...ref, uri: item.inner } }, ctx);
       }
       return inner(params, ctx);
     });
@@ -363,10 +381,10 @@ class Composition {
           const outer = params!.uri as string;
           const held = [...s.connections].some((c) => c.subscriptions.has(outer));
           if (method === 'resources/subscribe' && !to.entry.forwarded.has(outer)) {
-            await to.entry.source.request(method, { uri: to.uri }, ctx);
+            await to.entry.forward(method, { uri: to.uri }, ctx);
             to.entry.forwarded.add(outer);
           } else if (method === 'resources/unsubscribe' && !held && to.entry.forwarded.delete(outer)) {
-            await to.entry.source.request(method, { uri: to.uri }, ctx);
+            await to.entry.forward(method, { uri: to.uri }, ctx);
           }
           return result;
         },

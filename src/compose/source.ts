@@ -103,10 +103,17 @@ export async function serverSource(server: McpServer): Promise<MountSource> {
         }
         const id: RequestId = `mount-${++nextId}`;
         let settled = false;
-        const finish = (): void => {
+        let handle: { cancel(reason: unknown): void } | undefined;
+        function onAbort(): void {
+          if (settled) return;
+          finish();
+          handle?.cancel(ctx!.signal.reason);
+          reject(new McpError(-32603, 'Request cancelled by the client'));
+        }
+        function finish(): void {
           settled = true;
           ctx?.signal.removeEventListener('abort', onAbort);
-        };
+        }
         const reply = {
           closed: false,
           transportSessionId: undefined,
@@ -131,16 +138,13 @@ export async function serverSource(server: McpServer): Promise<MountSource> {
             reject(new McpError(error.code, error.message, error.data));
           },
         };
+        if (ctx?.signal.aborted) {
+          onAbort();
+          return;
+        }
+        ctx?.signal.addEventListener('abort', onAbort, { once: true });
         const info: MessageInfo | undefined = ctx?.info;
-        const handle = server.dispatchStateless(id, method, inner, requestMeta, info, reply);
-        const onAbort = (): void => {
-          if (settled) return;
-          finish();
-          handle.cancel(ctx!.signal.reason);
-          reject(ctx!.signal.reason instanceof Error ? ctx!.signal.reason : new Error('The request was cancelled'));
-        };
-        if (ctx?.signal.aborted) onAbort();
-        else ctx?.signal.addEventListener('abort', onAbort, { once: true });
+        handle = server.dispatchStateless(id, method, inner, requestMeta, info, reply);
       });
     },
     on: (method, listener) => watcher.on(method, listener),
