@@ -18,3 +18,5 @@ export {
 } from './names.js';
 export { mount, type Mount, type MountOptions } from './mount.js';
 export { clientSource, serverSource, type MountSource, type SourceNotification } from './source.js';
+export { visibility, type ArgumentTransform, type Caller, type ToolTransform, type VisibilityPolicy, type VisibilityRule } from './visibility.js';
+export { globMatch, MAX_GLOB_LENGTH } from './glob.js';
