@@ -53,16 +53,38 @@ export function clientSource(client: Client): MountSource {
   return {
     capabilities: () => client.serverCapabilities,
     request(method, params, ctx) {
-      if (ctx === undefined) return client.request(method, params);
+      if (ctx === undefined) return client.request(method, params).then(withoutEraKeys);
       const relay = ctx.progressToken !== undefined;
-      return client.request(method, params, {
+      return client.request(method, upstreamParams(params), {
         signal: ctx.signal,
         ...(relay ? { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) } : {}),
-      });
+      }).then(withoutEraKeys);
     },
     on: (method, listener) => client.on(method, listener),
     close: () => Promise.resolve(),
   };
+}
+
+/** A result without the 2026-07-28 era's caching and result-type keys (the outer server sets its own). */
+function withoutEraKeys(result: JSONObject): JSONObject {
+  if (!ERA_RESULT_KEYS.some((key) => key in result)) return result;
+  const shaped = { ...result };
+  for (const key of ERA_RESULT_KEYS) delete shaped[key];
+  return shaped;
+}
+
+/**
+ * The params a client source sends upstream: the caller's `_meta` without the caller's
+ * progress token (the client sets its own when progress is relayed) and without the
+ * protocol's reserved `io.modelcontextprotocol/` keys (the client speaks its own era).
+ */
+function upstreamParams(params: JSONObject | undefined): JSONObject | undefined {
+  const meta = params?._meta as JSONObject | undefined;
+  if (meta === undefined) return params;
+  const kept: JSONObject = {};
+  for (const [key, value] of Object.entries(meta)) if (key !== 'progressToken' && !key.startsWith('io.modelcontextprotocol/')) kept[key] = value;
+  const { _meta: _dropped, ...rest } = params!;
+  return Object.keys(kept).length === 0 ? rest : { ...rest, _meta: kept };
 }
 
 let nextId = 0;
@@ -127,9 +149,7 @@ export async function serverSource(server: McpServer): Promise<MountSource> {
             if (settled) return;
             finish();
             reply.closed = true;
-            const shaped = { ...(result as JSONObject) };
-            for (const key of ERA_RESULT_KEYS) delete shaped[key];
-            resolve(shaped);
+            resolve(withoutEraKeys(result as JSONObject));
           },
           error(_id: RequestId, error: JSONRPCErrorObject): void {
             if (settled) return;
