@@ -200,8 +200,9 @@ describe('mount: collisions', () => {
     assert.deepEqual(tools, ['one', 'two']);
     assert.equal(textOf(await c.request('tools/call', { name: 'one', arguments: {} })), 'from first');
     outer.registerTool('two', {}, () => 'the server’s own');
-    second.registerTool('three', {}, () => '3');
-    await eventually(() => errors.length === 2, 10_000, 'the server’s own registration wins');
-    assert.equal(textOf(await c.request('tools/call', { name: 'two', arguments: {} })), 'the server’s own');
+    assert.equal(textOf(await c.request('tools/call', { name: 'two', arguments: {} })), 'the server’s own', 'at once, before any source changes');
+    assert.deepEqual((result(await c.request('tools/list')).tools as JSONObject[]).map((t) => t.name), ['two', 'one'], 'listed once');
+    assert.equal(errors.length, 2);
+    assert.match(errors[1]!, /Mount "": tools "two" collides with the server itself, which served it first/);
   });
 });

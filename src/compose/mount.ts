@@ -32,8 +32,8 @@ import type { RequestHandler } from '../protocol/handler-table.js';
 import { Client } from '../client/client.js';
 import type { ServerRequestContext } from '../server/connection.js';
 import { paginate } from '../server/pagination.js';
-import { McpServer } from '../server/server.js';
-import { UriTemplate } from '../server/uri-template.js';
+// through the server entry point's module: the bundle keeps it in one chunk with the server's code
+import { McpServer, UriTemplate } from '../server/index.js';
 import type { ServerCapabilities } from '../types.js';
 import { DEFAULT_SEPARATOR, MOUNT_SCHEME, isValidToolName, namespaceName, namespaceUri, splitName, splitUri, validatePrefix, validateScheme } from './names.js';
 import { clientSource, serverSource, type MountSource } from './source.js';
@@ -311,13 +311,23 @@ class Composition {
       cursor = result.nextCursor;
       if (typeof cursor !== 'string') break;
     }
-    for (const e of this.entries) for (const [name, item] of e.items[kind]) if (this.#winners[kind].get(name) === e) all.push(item.outer);
+    // the server's own names win, also over a name it registered after the last resolve()
+    const field = kind === 'tools' || kind === 'prompts' ? 'name' : kind === 'resources' ? 'uri' : 'uriTemplate';
+    const own = new Set(all.map((item) => item[field]));
+    for (const e of this.entries) {
+      for (const [name, item] of e.items[kind]) {
+        if (this.#winners[kind].get(name) !== e) continue;
+        if (own.has(name)) this.#collided(kind, name, e, undefined);
+        else all.push(item.outer);
+      }
+    }
     return all;
   }
 
   /** The entry and source name of a tool or prompt, or undefined (the server's own or unknown). */
   #route(kind: 'tools' | 'prompts', name: unknown): { entry: Entry; name: string } | undefined {
     if (typeof name !== 'string') return undefined;
+    if (kind === 'tools' ? this.server.tools.get(name) !== undefined : this.server.prompts.list().some((p) => p.name === name)) return undefined;
     const entry = this.#winners[kind].get(name);
     if (entry === undefined) return undefined;
     return { entry, name: entry.items[kind].get(name)!.inner };
@@ -364,7 +374,7 @@ class Composition {
       if (ref?.type === 'ref/prompt') {
         const to = this.#route('prompts', ref.name);
         if (to !== undefined) return to.entry.forward('completion/complete', { ...params, ref: { ...ref, name: to.name } }, ctx);
-      } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
+      } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string' && !s.resources.listTemplates().some((t) => t.uriTemplate === ref.uri)) {
         const entry = this.#winners.resourceTemplates.get(ref.uri) ?? this.#winners.resources.get(ref.uri);
         const item = entry?.items.resourceTemplates.get(ref.uri) ?? entry?.items.resources.get(ref.uri);
         if (entry !== undefined && item !== undefined) return entry.forward('completion/complete', { ...params, ref: { ...ref, uri: item.inner } }, ctx);
