@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from '../../src/client/client.js';
 import { mount } from '../../src/compose/mount.js';
 import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
@@ -138,6 +138,17 @@ describe('mount: in-process, server-everything and server-memory behind one door
     await eventually(() => changed > 0, 20_000, 'tools/list_changed at the official client');
     assert.ok((await allTools()).includes('local_late'));
     assert.deepEqual(mountErrors, []);
+  });
+
+  it('forwards a subscription to server-everything and relays its resources/updated with the URI rewritten', async () => {
+    const updated: string[] = [];
+    caller.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    const doc = (await caller.listResources()).resources.map((r) => r.uri).find((u) => u.startsWith('mcpkit+mount://every/demo://resource/static/'))!;
+    await caller.subscribeResource({ uri: doc });
+    await caller.callTool({ name: 'every_toggle-subscriber-updates', arguments: {} });
+    await eventually(() => updated.includes(doc), 20_000, 'resources/updated of the rewritten URI');
+    await caller.callTool({ name: 'every_toggle-subscriber-updates', arguments: {} });
+    await caller.unsubscribeResource({ uri: doc });
   });
 
   it('relays progress from server-everything to the caller', async () => {
