@@ -12,6 +12,7 @@ import { McpServer } from '../server/server.js';
 import { meta2026, rawClient, textOf } from '../../test/helpers/raw-server-client.js';
 import { eventually } from '../../test/helpers/http/server-harness.js';
 import { mount } from './mount.js';
+import type { MountSource } from './source.js';
 
 /** An inner server: a tool, a slow tool with progress, a failing tool, a prompt with completion, a resource and a template. */
 function innerServer(name = 'inner'): { server: McpServer; seen: JSONObject[]; aborted: string[] } {
@@ -204,5 +205,56 @@ describe('mount: collisions', () => {
     assert.deepEqual((result(await c.request('tools/list')).tools as JSONObject[]).map((t) => t.name), ['two', 'one'], 'listed once');
     assert.equal(errors.length, 2);
     assert.match(errors[1]!, /Mount "": tools "two" collides with the server itself, which served it first/);
+  });
+});
+
+describe('mount: hostile and endless sources, unmount', () => {
+  it('a URI that names another prefix inside the path stays with its own source', async () => {
+    const outer = new McpServer({ name: 'outer', version: '1' });
+    const a = new McpServer({ name: 'a', version: '1' });
+    a.registerResourceTemplate('{+rest}', { name: 'anything' }, ((uri: string) => ({ uri, text: `a read ${uri}` })) as never);
+    const b = new McpServer({ name: 'b', version: '1' });
+    b.registerResource('file:///secret', { name: 'secret' }, (uri) => ({ uri, text: 'b secret' }));
+    await mount(outer, 'a', a);
+    await mount(outer, 'b', b);
+    const c = await rawClient(outer);
+    for (const uri of ['mcpkit+mount://a/mcpkit+mount://b/file:///secret', 'mcpkit+mount://a/../b/file:///secret']) {
+      const read = result(await c.request('resources/read', { uri }));
+      assert.equal((read.contents as JSONObject[])[0]!.text, `a read ${uri.slice('mcpkit+mount://a/'.length)}`, uri);
+    }
+    assert.equal((result(await c.request('resources/read', { uri: 'mcpkit+mount://b/file:///secret' })).contents as JSONObject[])[0]!.text, 'b secret');
+  });
+
+  it('a source whose list never ends is read up to maxSourcePages, reported, and served that far', async () => {
+    const errors: string[] = [];
+    let requests = 0;
+    const endless: MountSource = {
+      capabilities: () => ({ tools: {} }),
+      request: async (method, params) => {
+        requests++;
+        const n = Number((params?.cursor as string | undefined) ?? '0');
+        return method === 'tools/list' ? { tools: [{ name: `t${n}`, inputSchema: { type: 'object' } }], nextCursor: String(n + 1) } : {};
+      },
+      on: () => () => {},
+      close: async () => {},
+    };
+    const outer = new McpServer({ name: 'outer', version: '1' });
+    await mount(outer, 'e', endless, { maxSourcePages: 5, onError: (e) => errors.push(e.message) });
+    assert.equal(requests, 5);
+    assert.match(errors[0]!, /Mount "e": tools\/list of the source has more than 5 pages/);
+    const c = await rawClient(outer);
+    assert.deepEqual((result(await c.request('tools/list')).tools as JSONObject[]).map((t) => t.name), ['e_t0', 'e_t1', 'e_t2', 'e_t3', 'e_t4']);
+  });
+
+  it('unmount removes the source’s items and announces it', async () => {
+    const outer = new McpServer({ name: 'outer', version: '1' });
+    outer.registerTool('own', {}, () => 'own');
+    const m = await mount(outer, 'a', innerServer('a').server);
+    const c = await rawClient(outer);
+    await m.unmount();
+    await eventually(() => c.received.some((x) => x.method === 'notifications/tools/list_changed'), 10_000, 'list_changed');
+    assert.deepEqual((result(await c.request('tools/list')).tools as JSONObject[]).map((t) => t.name), ['own']);
+    const gone = (await c.request('tools/call', { name: 'a_whoami', arguments: {} })).error as JSONObject;
+    assert.deepEqual([gone.code, gone.message], [-32602, 'Unknown tool: a_whoami']);
   });
 });
