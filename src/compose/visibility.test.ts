@@ -194,3 +194,16 @@ describe('visibility: policy checks and globs', () => {
     assert.equal(globMatch('*a*b*c*d*e*f*g*h*', 'a'.repeat(100_000)), false);
   });
 });
+
+describe('visibility by client info', () => {
+  it('a function of the caller’s client info decides (an in-memory 2025 session)', async () => {
+    const { rawClient } = await import('../../test/helpers/raw-server-client.js');
+    const s = plainServer().use(visibility(({ clientInfo }) => (clientInfo?.name === 'trusted-ide' ? undefined : { allow: ['echo', 'hello'] })));
+    const trusted = await rawClient(s, { name: 'trusted-ide' });
+    const other = await rawClient(s, { name: 'some-bot' });
+    assert.deepEqual(names(await trusted.request('tools/list'), 'tools'), ['echo', 'admin_reset', 'delete_all', 'search']);
+    assert.deepEqual(names(await other.request('tools/list'), 'tools'), ['echo']);
+    assert.deepEqual(names(await other.request('prompts/list'), 'prompts'), ['hello']);
+    assert.deepEqual(errorOf(await other.request('tools/call', { name: 'search', arguments: { q: 'x', index: 'i' } })), [-32602, 'Unknown tool: search']);
+  });
+});
