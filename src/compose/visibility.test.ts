@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
 import type { HttpAuthorizer, HttpRequest } from '../http/server/types.js';
-import { makeHandler, post, rpc } from '../../test/helpers/http/server-harness.js';
+import { eventually, makeHandler, post, rpc } from '../../test/helpers/http/server-harness.js';
 import { meta2026, V2026 } from '../../test/helpers/raw-server-client.js';
 import { globMatch } from './glob.js';
 import { mount } from './mount.js';
@@ -205,5 +205,23 @@ describe('visibility by client info', () => {
     assert.deepEqual(names(await other.request('tools/list'), 'tools'), ['echo']);
     assert.deepEqual(names(await other.request('prompts/list'), 'prompts'), ['hello']);
     assert.deepEqual(errorOf(await other.request('tools/call', { name: 'search', arguments: { q: 'x', index: 'i' } })), [-32602, 'Unknown tool: search']);
+  });
+
+  it('a subscription to a hidden resource is accepted and never made: no updates of it reach the caller', async () => {
+    const { rawClient } = await import('../../test/helpers/raw-server-client.js');
+    const s = plainServer().use(visibility(({ clientInfo }) => (clientInfo?.name === 'admin' ? undefined : USER)));
+    const admin = await rawClient(s, { name: 'admin' });
+    const user = await rawClient(s, { name: 'user' });
+    for (const c of [admin, user]) {
+      assert.deepEqual((await c.request('resources/subscribe', { uri: 'secret://keys' })).result, {});
+      assert.deepEqual((await c.request('resources/subscribe', { uri: 'file:///readme' })).result, {});
+    }
+    await s.notifyResourceUpdated('secret://keys');
+    await s.notifyResourceUpdated('file:///readme');
+    const updates = (c: { received: JSONObject[] }) => c.received.filter((m) => m.method === 'notifications/resources/updated').map((m) => (m.params as JSONObject).uri);
+    // each connection's notifications arrive in order: once the readme's is there, the secret's would have come before it
+    await eventually(() => updates(user).includes('file:///readme') && updates(admin).includes('file:///readme'), 10_000, 'the readme updates');
+    assert.deepEqual(updates(admin), ['secret://keys', 'file:///readme']);
+    assert.deepEqual(updates(user), ['file:///readme']);
   });
 });

@@ -8,7 +8,9 @@
  *   the rule lets the caller see (pages may come out shorter; their cursors stay valid);
  * - a hidden tool or prompt is answered exactly as an unknown one (-32602 `Unknown tool: x`,
  *   `Unknown prompt: x`), a hidden resource as a missing one (-32002, which the 2026-07-28
- *   era words as -32602 like any), a completion of a hidden prompt or template likewise;
+ *   era words as -32602 like any), a completion of a hidden prompt or template likewise; a
+ *   subscription to a hidden resource is accepted as one to a missing resource is, and not
+ *   made (no `resources/updated` of it reaches the caller);
  * - tool transforms: a new name (the old one is then unknown to the caller), a new
  *   title or description, arguments fixed (removed from the input schema shown; injected on
  *   call; a caller passing one gets -32602) or defaulted (shown optional with the default;
@@ -149,7 +151,7 @@ export function visibility(policy: VisibilityPolicy): Interceptor {
   };
 }
 
-const GATED = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
+const GATED = new Set(['tools/call', 'prompts/get', 'resources/read', 'resources/subscribe', 'completion/complete']);
 
 async function serve(rule: Compiled, call: InterceptContext, next: (params?: JSONObject) => unknown): Promise<unknown> {
   const params = call.params ?? {};
@@ -176,6 +178,11 @@ async function serve(rule: Compiled, call: InterceptContext, next: (params?: JSO
   }
   if (call.method === 'prompts/get') {
     if (typeof params.name !== 'string' || !rule.sees(params.name)) throw invalidParams(`Unknown prompt: ${String(params.name)}`);
+    return next();
+  }
+  if (call.method === 'resources/subscribe') {
+    // the server accepts a subscription to any URI; to a hidden one it is accepted and never made (no updates of it reach the caller)
+    if (typeof params.uri === 'string' && !rule.seesResource(params.uri)) return {};
     return next();
   }
   if (call.method === 'resources/read') {
