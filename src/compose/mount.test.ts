@@ -35,14 +35,22 @@ function innerServer(name = 'inner'): { server: McpServer; seen: JSONObject[]; a
   server.registerTool('fail', {}, () => {
     throw new McpError(-32042, 'URL elicitation required', { why: 'test' });
   });
-  server.registerPrompt('greet', { arguments: [{ name: 'who', required: true }], complete: { who: (v: string) => ['alice', 'bob'].filter((n) => n.startsWith(v)) } } as never, ((args: { who: string }) => ({
-    messages: [{ role: 'user', content: { type: 'text', text: `hi ${args.who}` } }],
-  })) as never);
+  server.registerPrompt(
+    'greet',
+    { arguments: [{ name: 'who', required: true }], complete: { who: (v: string) => ['alice', 'bob'].filter((n) => n.startsWith(v)) } } as never,
+    ((args: { who: string }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `hi ${args.who}` } }],
+    })) as never,
+  );
   server.registerResource('file:///notes.txt', { name: 'notes' }, (uri) => ({ uri, text: `${name} notes` }));
-  server.registerResourceTemplate('item://{id}', { name: 'item', complete: { id: (v: string) => ['a1', 'a2', 'b1'].filter((x) => x.startsWith(v)) } } as never, ((uri: string, vars: { id: string }) => ({
-    uri,
-    text: `${name} item ${vars.id} at ${uri}`,
-  })) as never);
+  server.registerResourceTemplate(
+    'item://{id}',
+    { name: 'item', complete: { id: (v: string) => ['a1', 'a2', 'b1'].filter((x) => x.startsWith(v)) } } as never,
+    ((uri: string, vars: { id: string }) => ({
+      uri,
+      text: `${name} item ${vars.id} at ${uri}`,
+    })) as never,
+  );
   return { server, seen, aborted };
 }
 
@@ -63,20 +71,31 @@ describe('mount: an in-process server', () => {
     assert.equal(textOf(await c.request('tools/call', { name: 'a_whoami', arguments: {} })), 'a: hello caller', 'the inner server sees the outer caller');
     assert.equal(textOf(await c.request('tools/call', { name: 'own', arguments: {} })), 'outer own');
     const prompts = result(await c.request('prompts/list')).prompts as JSONObject[];
-    assert.deepEqual(prompts.map((p) => p.name), ['a_greet']);
+    assert.deepEqual(
+      prompts.map((p) => p.name),
+      ['a_greet'],
+    );
     const got = result(await c.request('prompts/get', { name: 'a_greet', arguments: { who: 'zoe' } }));
     assert.equal(((got.messages as JSONObject[])[0]!.content as JSONObject).text, 'hi zoe');
     const resources = result(await c.request('resources/list')).resources as JSONObject[];
-    assert.deepEqual(resources.map((r) => r.uri), ['mcpkit+mount://a/file:///notes.txt']);
+    assert.deepEqual(
+      resources.map((r) => r.uri),
+      ['mcpkit+mount://a/file:///notes.txt'],
+    );
     const read = result(await c.request('resources/read', { uri: 'mcpkit+mount://a/file:///notes.txt' }));
     assert.equal((read.contents as JSONObject[])[0]!.text, 'a notes');
     const templates = result(await c.request('resources/templates/list')).resourceTemplates as JSONObject[];
-    assert.deepEqual(templates.map((t) => t.uriTemplate), ['mcpkit+mount://a/item://{id}']);
+    assert.deepEqual(
+      templates.map((t) => t.uriTemplate),
+      ['mcpkit+mount://a/item://{id}'],
+    );
     const item = result(await c.request('resources/read', { uri: 'mcpkit+mount://a/item://b1' }));
     assert.equal((item.contents as JSONObject[])[0]!.text, 'a item b1 at item://b1');
     const byPrompt = result(await c.request('completion/complete', { ref: { type: 'ref/prompt', name: 'a_greet' }, argument: { name: 'who', value: 'a' } }));
     assert.deepEqual((byPrompt.completion as JSONObject).values, ['alice']);
-    const byTemplate = result(await c.request('completion/complete', { ref: { type: 'ref/resource', uri: 'mcpkit+mount://a/item://{id}' }, argument: { name: 'id', value: 'a' } }));
+    const byTemplate = result(
+      await c.request('completion/complete', { ref: { type: 'ref/resource', uri: 'mcpkit+mount://a/item://{id}' }, argument: { name: 'id', value: 'a' } }),
+    );
     assert.deepEqual((byTemplate.completion as JSONObject).values, ['a1', 'a2']);
   });
 
@@ -102,9 +121,19 @@ describe('mount: an in-process server', () => {
     const done = result(await c.request('tools/call', { name: 'a_slow', arguments: {}, _meta: { progressToken: 'tok' } }));
     assert.equal((done.content as JSONObject[])[0]!.text, 'slow done');
     const progress = c.received.filter((m) => m.method === 'notifications/progress').map((m) => m.params as JSONObject);
-    assert.deepEqual(progress.map((p) => [p.progressToken, p.progress, p.message]), [['tok', 1, 'half'], ['tok', 2, 'done']]);
+    assert.deepEqual(
+      progress.map((p) => [p.progressToken, p.progress, p.message]),
+      [
+        ['tok', 1, 'half'],
+        ['tok', 2, 'done'],
+      ],
+    );
     void c.request('tools/call', { name: 'a_slow', arguments: { wait: true }, _meta: { progressToken: 'w' } });
-    await eventually(() => c.received.some((m) => m.method === 'notifications/progress' && (m.params as JSONObject).progressToken === 'w'), 10_000, 'first progress');
+    await eventually(
+      () => c.received.some((m) => m.method === 'notifications/progress' && (m.params as JSONObject).progressToken === 'w'),
+      10_000,
+      'first progress',
+    );
     const id = c.received.length; // the request ids: initialize 1, ping 2, call 3, call 4
     await c.notify('notifications/cancelled', { requestId: 4, reason: 'stop' });
     await eventually(() => inner.aborted.length === 1, 10_000, 'the inner handler saw the abort');
@@ -202,7 +231,11 @@ describe('mount: collisions', () => {
     assert.equal(textOf(await c.request('tools/call', { name: 'one', arguments: {} })), 'from first');
     outer.registerTool('two', {}, () => 'the server’s own');
     assert.equal(textOf(await c.request('tools/call', { name: 'two', arguments: {} })), 'the server’s own', 'at once, before any source changes');
-    assert.deepEqual((result(await c.request('tools/list')).tools as JSONObject[]).map((t) => t.name), ['two', 'one'], 'listed once');
+    assert.deepEqual(
+      (result(await c.request('tools/list')).tools as JSONObject[]).map((t) => t.name),
+      ['two', 'one'],
+      'listed once',
+    );
     assert.equal(errors.length, 2);
     assert.match(errors[1]!, /Mount "": tools "two" collides with the server itself, which served it first/);
   });
@@ -243,7 +276,10 @@ describe('mount: hostile and endless sources, unmount', () => {
     assert.equal(requests, 5);
     assert.match(errors[0]!, /Mount "e": tools\/list of the source has more than 5 pages/);
     const c = await rawClient(outer);
-    assert.deepEqual((result(await c.request('tools/list')).tools as JSONObject[]).map((t) => t.name), ['e_t0', 'e_t1', 'e_t2', 'e_t3', 'e_t4']);
+    assert.deepEqual(
+      (result(await c.request('tools/list')).tools as JSONObject[]).map((t) => t.name),
+      ['e_t0', 'e_t1', 'e_t2', 'e_t3', 'e_t4'],
+    );
   });
 
   it('unmount removes the source’s items and announces it', async () => {
@@ -253,7 +289,10 @@ describe('mount: hostile and endless sources, unmount', () => {
     const c = await rawClient(outer);
     await m.unmount();
     await eventually(() => c.received.some((x) => x.method === 'notifications/tools/list_changed'), 10_000, 'list_changed');
-    assert.deepEqual((result(await c.request('tools/list')).tools as JSONObject[]).map((t) => t.name), ['own']);
+    assert.deepEqual(
+      (result(await c.request('tools/list')).tools as JSONObject[]).map((t) => t.name),
+      ['own'],
+    );
     const gone = (await c.request('tools/call', { name: 'a_whoami', arguments: {} })).error as JSONObject;
     assert.deepEqual([gone.code, gone.message], [-32602, 'Unknown tool: a_whoami']);
   });

@@ -77,7 +77,12 @@ const LIST: Record<Kind, { method: string; cap: 'tools' | 'prompts' | 'resources
   resourceTemplates: { method: 'resources/templates/list', cap: 'resources' },
 };
 
-const ANNOUNCE: Record<Kind, 'tools' | 'prompts' | 'resources'> = { tools: 'tools', prompts: 'prompts', resources: 'resources', resourceTemplates: 'resources' };
+const ANNOUNCE: Record<Kind, 'tools' | 'prompts' | 'resources'> = {
+  tools: 'tools',
+  prompts: 'prompts',
+  resources: 'resources',
+  resourceTemplates: 'resources',
+};
 
 let clock = 0;
 
@@ -105,7 +110,10 @@ class Entry implements Mount {
     return this.source.request(method, params, ctx).catch((error: unknown) => {
       if (error instanceof McpError) throw error;
       if (ctx.signal.aborted) throw new McpError(-32603, 'Request cancelled by the client');
-      throw new McpError(-32603, `Mount "${this.prefix}": the source did not answer ${method}: ${(error as Error)?.message ?? String(error)}. Try again; if it persists the source is down`);
+      throw new McpError(
+        -32603,
+        `Mount "${this.prefix}": the source did not answer ${method}: ${(error as Error)?.message ?? String(error)}. Try again; if it persists the source is down`,
+      );
     });
   }
 
@@ -130,7 +138,11 @@ class Entry implements Mount {
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
       if (page === this.maxPages) {
-        this.composition.report(new Error(`Mount "${this.prefix}": ${LIST[kind].method} of the source has more than ${this.maxPages} pages; the rest is not served (raise maxSourcePages if the source is that large)`));
+        this.composition.report(
+          new Error(
+            `Mount "${this.prefix}": ${LIST[kind].method} of the source has more than ${this.maxPages} pages; the rest is not served (raise maxSourcePages if the source is that large)`,
+          ),
+        );
         break;
       }
       const result = await this.source.request(LIST[kind].method, cursor === undefined ? undefined : { cursor }, undefined);
@@ -156,7 +168,11 @@ class Entry implements Mount {
       if (typeof raw.name !== 'string' || raw.name === '') return undefined;
       const name = this.outerName(raw.name);
       if (kind === 'tools' && !isValidToolName(name)) {
-        this.composition.report(new Error(`Mount "${this.prefix}": tool ${JSON.stringify(raw.name)} is not served: ${JSON.stringify(name)} is not a valid tool name (1-128 of A-Z a-z 0-9 _ - .); choose a shorter prefix`));
+        this.composition.report(
+          new Error(
+            `Mount "${this.prefix}": tool ${JSON.stringify(raw.name)} is not served: ${JSON.stringify(name)} is not a valid tool name (1-128 of A-Z a-z 0-9 _ - .); choose a shorter prefix`,
+          ),
+        );
         return undefined;
       }
       return { ...raw, name };
@@ -202,7 +218,8 @@ class Entry implements Mount {
       return split !== undefined && split.prefix === this.prefix ? split.name : undefined;
     }
     if (this.composition.winner('resources', uri) === this) return uri;
-    for (const [outer, template] of this.templates) if (this.composition.winner('resourceTemplates', outer) === this && template.match(uri) !== null) return uri;
+    for (const [outer, template] of this.templates)
+      if (this.composition.winner('resourceTemplates', outer) === this && template.match(uri) !== null) return uri;
     return undefined;
   }
 
@@ -282,7 +299,11 @@ class Composition {
     if (this.#reported.has(key)) return;
     this.#reported.add(key);
     const by = kept === undefined ? 'the server itself' : `mount "${kept.prefix}"`;
-    this.report(new Error(`Mount "${hidden.prefix}": ${kind} ${JSON.stringify(name)} collides with ${by}, which served it first; the mount's one is hidden (mount the source under another prefix to serve both)`));
+    this.report(
+      new Error(
+        `Mount "${hidden.prefix}": ${kind} ${JSON.stringify(name)} collides with ${by}, which served it first; the mount's one is hidden (mount the source under another prefix to serve both)`,
+      ),
+    );
   }
 
   /** Names the new entry would add that are already served: the reason mount() refuses. */
@@ -362,10 +383,12 @@ class Composition {
     s.wrap('resources/read', (inner) => (params, ctx) => {
       const to = this.#routeUri(params?.uri);
       if (to === undefined) return inner(params, ctx);
-      // an in-process source words "not found" in the 2026-07-28 era (-32602 with data.uri): answered as -32002 with the caller's URI, which this server's era shapes for its caller
+      // an in-process source words "not found" in the 2026-07-28 era (-32602 with data.uri):
+      // answered as -32002 with the caller's URI, which this server's era shapes for its caller
       return to.entry.forward('resources/read', { ...params, uri: to.uri }, ctx).catch((error: unknown) => {
         const data = (error as McpError).data as { uri?: unknown } | undefined;
-        if (error instanceof McpError && (error.code === -32002 || (error.code === -32602 && data?.uri === to.uri))) throw new McpError(-32002, error.message, { ...data, uri: params!.uri });
+        if (error instanceof McpError && (error.code === -32002 || (error.code === -32602 && data?.uri === to.uri)))
+          throw new McpError(-32002, error.message, { ...data, uri: params!.uri });
         throw error;
       });
     });
@@ -425,27 +448,35 @@ export async function mount(server: McpServer, prefix: string, source: McpServer
     if (!(options.pageSize >= 1)) throw new RangeError('pageSize must be at least 1');
     composition.pageSize = options.pageSize;
   }
-  if (composition.entries.some((e) => e.prefix === prefix && prefix !== '')) throw new TypeError(`Prefix ${JSON.stringify(prefix)} is already mounted on this server: choose another prefix`);
+  if (composition.entries.some((e) => e.prefix === prefix && prefix !== ''))
+    throw new TypeError(`Prefix ${JSON.stringify(prefix)} is already mounted on this server: choose another prefix`);
   const owned = source instanceof McpServer;
   const resolved: MountSource = source instanceof McpServer ? await serverSource(source) : source instanceof Client ? clientSource(source) : source;
   const entry = new Entry(composition, prefix, resolved, separator, scheme, owned, options.maxSourcePages ?? 100);
   try {
     entry.apply(await entry.load(['tools', 'prompts', 'resources', 'resourceTemplates']));
     const clashes = composition.collisions(entry);
-    if (clashes.length > 0) throw new Error(`Cannot mount ${prefix === '' ? 'without a prefix' : `under ${JSON.stringify(prefix)}`}: ${clashes.join(', ')} already served. Mount under a (different) prefix`);
+    if (clashes.length > 0)
+      throw new Error(
+        `Cannot mount ${prefix === '' ? 'without a prefix' : `under ${JSON.stringify(prefix)}`}: ${clashes.join(', ')} already served. Mount under a (different) prefix`,
+      );
   } catch (error) {
     if (owned) await resolved.close();
     throw error;
   }
   composition.entries.push(entry);
   composition.resolve();
-  const refresh = (kinds: Kind[]) => () => void entry.refreshKinds(kinds).catch((error: unknown) => composition.report(new Error(`Mount "${prefix}": refreshing after a change failed: ${(error as Error).message}`)));
+  const refresh = (kinds: Kind[]) => () =>
+    void entry
+      .refreshKinds(kinds)
+      .catch((error: unknown) => composition.report(new Error(`Mount "${prefix}": refreshing after a change failed: ${(error as Error).message}`)));
   entry.offs.push(
     resolved.on('notifications/tools/list_changed', refresh(['tools'])),
     resolved.on('notifications/prompts/list_changed', refresh(['prompts'])),
     resolved.on('notifications/resources/list_changed', refresh(['resources', 'resourceTemplates'])),
     resolved.on('notifications/resources/updated', (params) => {
-      if (typeof params?.uri === 'string') void server.notifyResourceUpdated(entry.outerUri(params.uri)).catch((error: unknown) => composition.report(error as Error));
+      if (typeof params?.uri === 'string')
+        void server.notifyResourceUpdated(entry.outerUri(params.uri)).catch((error: unknown) => composition.report(error as Error));
     }),
   );
   return entry;

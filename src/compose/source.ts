@@ -24,10 +24,7 @@ import type { McpServer } from '../server/server.js';
 
 /** The notifications a mount follows. */
 export type SourceNotification =
-  | 'notifications/tools/list_changed'
-  | 'notifications/prompts/list_changed'
-  | 'notifications/resources/list_changed'
-  | 'notifications/resources/updated';
+  'notifications/tools/list_changed' | 'notifications/prompts/list_changed' | 'notifications/resources/list_changed' | 'notifications/resources/updated';
 
 /** One upstream of a mount. */
 export interface MountSource {
@@ -55,10 +52,12 @@ export function clientSource(client: Client): MountSource {
     request(method, params, ctx) {
       if (ctx === undefined) return client.request(method, params).then(withoutEraKeys);
       const relay = ctx.progressToken !== undefined;
-      return client.request(method, upstreamParams(params), {
-        signal: ctx.signal,
-        ...(relay ? { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) } : {}),
-      }).then(withoutEraKeys);
+      return client
+        .request(method, upstreamParams(params), {
+          signal: ctx.signal,
+          ...(relay ? { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) } : {}),
+        })
+        .then(withoutEraKeys);
     },
     on: (method, listener) => client.on(method, listener),
     close: () => Promise.resolve(),
@@ -95,7 +94,10 @@ let nextId = 0;
  */
 export async function serverSource(server: McpServer): Promise<MountSource> {
   const revisions = server.statelessRevisions;
-  if (revisions.length === 0) throw new TypeError(`Cannot mount server "${server.info.name}" in process: it serves no 2026-07-28 revision (its protocolVersions option turns that era off); connect a Client to it and mount the client instead`);
+  if (revisions.length === 0)
+    throw new TypeError(
+      `Cannot mount server "${server.info.name}" in process: it serves no 2026-07-28 revision (its protocolVersions option turns that era off); connect a Client to it and mount the client instead`,
+    );
   const revision = revisions[0]!;
   await server.ready();
   const [near, far] = InMemoryTransport.createPair();

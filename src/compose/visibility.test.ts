@@ -20,7 +20,17 @@ const authorizer: HttpAuthorizer = {
   async authenticate(req: HttpRequest) {
     const who = (req.headers('authorization') ?? '').replace(/^Bearer /, '');
     if (who !== 'admin' && who !== 'user') return { reply: { status: 401, headers: {}, body: '' } };
-    return { authInfo: { issuer: 'https://as.example', subject: who, clientId: `${who}-app`, scopes: who === 'admin' ? ['tools:all'] : ['tools:read'], audience: [], expiresAt: undefined, token: who } };
+    return {
+      authInfo: {
+        issuer: 'https://as.example',
+        subject: who,
+        clientId: `${who}-app`,
+        scopes: who === 'admin' ? ['tools:all'] : ['tools:read'],
+        audience: [],
+        expiresAt: undefined,
+        token: who,
+      },
+    };
   },
   sessionOwner: (info) => (info as { subject?: string }).subject,
 };
@@ -58,7 +68,15 @@ function plainServer(): McpServer {
 
 async function sseOrJson(res: Response): Promise<JSONObject> {
   const t = await res.text();
-  return JSON.parse(t.startsWith('{') ? t : t.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).at(-1)!) as JSONObject;
+  return JSON.parse(
+    t.startsWith('{')
+      ? t
+      : t
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .at(-1)!,
+  ) as JSONObject;
 }
 
 /** Asks `server` as `who` over Streamable HTTP in `era`. */
@@ -76,7 +94,9 @@ function asker(server: McpServer, era: '2025' | typeof V2026) {
     }
     let sessionId = sessions.get(who);
     if (sessionId === undefined) {
-      const init = await post(handler, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: who, version: '1' } }), { headers });
+      const init = await post(handler, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: who, version: '1' } }), {
+        headers,
+      });
       sessionId = init.headers.get('mcp-session-id')!;
       await init.body?.cancel();
       sessions.set(who, sessionId);
@@ -108,7 +128,12 @@ for (const era of ['2025', V2026] as const) {
         assert.deepEqual(names(await ask('user', 'resources/list'), 'resources', 'uri'), ['file:///readme']);
         assert.deepEqual(names(await ask('admin', 'resources/list'), 'resources', 'uri'), ['secret://keys', 'file:///readme']);
         // hidden ones, compared with the server's own answers for names that do not exist
-        assert.deepEqual(errorOf(await ask('user', 'tools/call', { name: 'admin_reset', arguments: {} })), errorOf(await ask('user', 'tools/call', { name: 'admin_nope', arguments: {} })).map((x) => (x === 'Unknown tool: admin_nope' ? 'Unknown tool: admin_reset' : x)));
+        assert.deepEqual(
+          errorOf(await ask('user', 'tools/call', { name: 'admin_reset', arguments: {} })),
+          errorOf(await ask('user', 'tools/call', { name: 'admin_nope', arguments: {} })).map((x) =>
+            x === 'Unknown tool: admin_nope' ? 'Unknown tool: admin_reset' : x,
+          ),
+        );
         assert.deepEqual(errorOf(await ask('user', 'tools/call', { name: 'admin_reset', arguments: {} })), [-32602, 'Unknown tool: admin_reset']);
         assert.deepEqual(errorOf(await ask('user', 'prompts/get', { name: 'admin_prompt' })), [-32602, 'Unknown prompt: admin_prompt']);
         assert.deepEqual(errorOf(await ask('admin', 'prompts/get', { name: 'nope' })), [-32602, 'Unknown prompt: nope']);
@@ -134,8 +159,15 @@ for (const era of ['2025', V2026] as const) {
         assert.ok(!JSON.stringify(r.content).includes('cost'), 'the dropped field is not in the text either');
         const r2 = (await ask('user', 'tools/call', { name: 'find', arguments: { q: 'dogs', limit: 2 } })).result as JSONObject;
         assert.deepEqual(r2.structuredContent, { hits: ['dogs in public (2)'] });
-        assert.deepEqual(errorOf(await ask('user', 'tools/call', { name: 'find', arguments: { q: 'x', index: 'private' } })), [-32602, 'Invalid arguments for tool find: "index" is not an argument of this tool; remove it']);
-        assert.deepEqual(errorOf(await ask('user', 'tools/call', { name: 'search', arguments: { q: 'x', index: 'private' } })), [-32602, 'Unknown tool: search'], 'the old name is unknown to the user');
+        assert.deepEqual(errorOf(await ask('user', 'tools/call', { name: 'find', arguments: { q: 'x', index: 'private' } })), [
+          -32602,
+          'Invalid arguments for tool find: "index" is not an argument of this tool; remove it',
+        ]);
+        assert.deepEqual(
+          errorOf(await ask('user', 'tools/call', { name: 'search', arguments: { q: 'x', index: 'private' } })),
+          [-32602, 'Unknown tool: search'],
+          'the old name is unknown to the user',
+        );
         const admin = (await ask('admin', 'tools/call', { name: 'search', arguments: { q: 'x', index: 'private' } })).result as JSONObject;
         assert.deepEqual(admin.structuredContent, { hits: ['x in private (undefined)'], cost: 42 });
       } finally {
@@ -149,7 +181,11 @@ for (const era of ['2025', V2026] as const) {
       const outer = new McpServer({ name: 'door', version: '1' });
       outer.registerTool('own', {}, () => 'own');
       await mount(outer, 'gov', plainServer());
-      const rule: VisibilityRule = { deny: ['gov_admin_*', 'gov_delete_*'], denyResources: ['*://*/secret://*'], tools: { gov_echo: { name: 'say', arguments: { text: { value: 'fixed' } } } } };
+      const rule: VisibilityRule = {
+        deny: ['gov_admin_*', 'gov_delete_*'],
+        denyResources: ['*://*/secret://*'],
+        tools: { gov_echo: { name: 'say', arguments: { text: { value: 'fixed' } } } },
+      };
       outer.use(visibility(({ scopes }) => (scopes.includes('tools:all') ? undefined : rule)));
       const { ask, close } = asker(outer, era);
       try {
@@ -218,7 +254,8 @@ describe('visibility by client info', () => {
     }
     await s.notifyResourceUpdated('secret://keys');
     await s.notifyResourceUpdated('file:///readme');
-    const updates = (c: { received: JSONObject[] }) => c.received.filter((m) => m.method === 'notifications/resources/updated').map((m) => (m.params as JSONObject).uri);
+    const updates = (c: { received: JSONObject[] }) =>
+      c.received.filter((m) => m.method === 'notifications/resources/updated').map((m) => (m.params as JSONObject).uri);
     // each connection's notifications arrive in order: once the readme's is there, the secret's would have come before it
     await eventually(() => updates(user).includes('file:///readme') && updates(admin).includes('file:///readme'), 10_000, 'the readme updates');
     assert.deepEqual(updates(admin), ['secret://keys', 'file:///readme']);

@@ -82,12 +82,18 @@ class Compiled {
     for (const list of [rule.allow, rule.deny, rule.allowResources, rule.denyResources]) for (const g of list ?? []) validateGlob(g);
     for (const [name, t] of Object.entries(rule.tools ?? {})) {
       if (t.name !== undefined) {
-        if (!isValidToolName(t.name)) throw new TypeError(`visibility: tool ${JSON.stringify(name)} cannot be renamed ${JSON.stringify(t.name)}: a tool name is 1-128 characters of A-Z, a-z, 0-9, "_", "-" and "."`);
+        if (!isValidToolName(t.name))
+          throw new TypeError(
+            `visibility: tool ${JSON.stringify(name)} cannot be renamed ${JSON.stringify(t.name)}: a tool name is 1-128 characters of A-Z, a-z, 0-9, "_", "-" and "."`,
+          );
         if (this.renamedFrom.has(t.name)) throw new TypeError(`visibility: two tools are renamed ${JSON.stringify(t.name)}: give each its own name`);
         this.renamedFrom.set(t.name, name);
       }
       for (const [arg, a] of Object.entries(t.arguments ?? {})) {
-        if (typeof a !== 'object' || a === null || ('value' in a) === ('default' in a)) throw new TypeError(`visibility: argument ${JSON.stringify(arg)} of tool ${JSON.stringify(name)} takes exactly one of { value } (fixed, hidden) or { default }`);
+        if (typeof a !== 'object' || a === null || 'value' in a === 'default' in a)
+          throw new TypeError(
+            `visibility: argument ${JSON.stringify(arg)} of tool ${JSON.stringify(name)} takes exactly one of { value } (fixed, hidden) or { default }`,
+          );
       }
     }
   }
@@ -121,7 +127,12 @@ class Compiled {
   }
 }
 
-const LIST_KEYS: Record<string, string> = { 'tools/list': 'tools', 'prompts/list': 'prompts', 'resources/list': 'resources', 'resources/templates/list': 'resourceTemplates' };
+const LIST_KEYS: Record<string, string> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+};
 
 /**
  * The visibility interceptor of `policy` (see the module note). A fixed rule is checked
@@ -135,7 +146,13 @@ export function visibility(policy: VisibilityPolicy): Interceptor {
     if (fixed !== undefined) return fixed;
     const principal = call.principal;
     const scopes = (principal as { scopes?: unknown } | undefined)?.scopes;
-    const caller: Caller = { principal, scopes: Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [], clientInfo: call.clientInfo, era: call.era, call };
+    const caller: Caller = {
+      principal,
+      scopes: Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [],
+      clientInfo: call.clientInfo,
+      era: call.era,
+      call,
+    };
     const rule = await (policy as (caller: Caller) => VisibilityRule | undefined | Promise<VisibilityRule | undefined>)(caller);
     if (rule === undefined) return undefined;
     let compiled = seen.get(rule);
@@ -161,7 +178,8 @@ async function serve(rule: Compiled, call: InterceptContext, next: (params?: JSO
     const items = result[key];
     if (!Array.isArray(items)) return result;
     const shown = (items as JSONObject[]).flatMap((item) => {
-      if (key === 'tools') return rule.sees(item.name as string) && !rule.shadowed(item.name as string) ? [showTool(item, rule.transform(item.name as string))] : [];
+      if (key === 'tools')
+        return rule.sees(item.name as string) && !rule.shadowed(item.name as string) ? [showTool(item, rule.transform(item.name as string))] : [];
       if (key === 'prompts') return rule.sees(item.name as string) ? [item] : [];
       return rule.seesResource((key === 'resources' ? item.uri : item.uriTemplate) as string) ? [item] : [];
     });
@@ -192,7 +210,8 @@ async function serve(rule: Compiled, call: InterceptContext, next: (params?: JSO
   // completion/complete
   const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
   if (ref?.type === 'ref/prompt' && (typeof ref.name !== 'string' || !rule.sees(ref.name))) throw invalidParams(`Unknown prompt: ${String(ref.name)}`);
-  if (ref?.type === 'ref/resource' && (typeof ref.uri !== 'string' || !rule.seesResource(ref.uri))) throw invalidParams(`Unknown resource template: ${String(ref.uri)}`);
+  if (ref?.type === 'ref/resource' && (typeof ref.uri !== 'string' || !rule.seesResource(ref.uri)))
+    throw invalidParams(`Unknown resource template: ${String(ref.uri)}`);
   return next();
 }
 
@@ -250,7 +269,9 @@ function dropFields(result: JSONObject, fields: readonly string[]): JSONObject {
   for (const f of fields) delete kept[f];
   const original = JSON.stringify(structured);
   const content = Array.isArray(result.content)
-    ? (result.content as JSONObject[]).map((block) => (block.type === 'text' && typeof block.text === 'string' && sameJson(block.text, original) ? { ...block, text: JSON.stringify(kept) } : block))
+    ? (result.content as JSONObject[]).map((block) =>
+        block.type === 'text' && typeof block.text === 'string' && sameJson(block.text, original) ? { ...block, text: JSON.stringify(kept) } : block,
+      )
     : result.content;
   return { ...result, structuredContent: kept, ...(content === undefined ? {} : { content }) };
 }

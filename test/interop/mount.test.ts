@@ -49,7 +49,14 @@ before(async () => {
   };
   await everything.connect(toEverything);
   memory = new Client({ name: 'door', version: '1' });
-  await memory.connect(new StdioClientTransport({ command: process.execPath, args: [pkg('server-memory')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') }, stderr: 'ignore' }));
+  await memory.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [pkg('server-memory')],
+      env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+      stderr: 'ignore',
+    }),
+  );
   local = new McpServer({ name: 'local', version: '1' });
   local.registerTool('wait', {}, async (_args, ctx) => {
     await ctx.sendProgress(1, 2);
@@ -66,7 +73,11 @@ before(async () => {
   const clash = new McpServer({ name: 'clash', version: '1' });
   clash.registerTool('own', {}, () => 'not the door');
   clash.registerTool('every_echo', {}, () => 'not server-everything');
-  await assert.rejects(mount(door, '', clash), /Cannot mount without a prefix: tools "own" \(the server's own\), tools "every_echo" \(mount "every"\) already served/, 'merging a source whose names are taken is refused');
+  await assert.rejects(
+    mount(door, '', clash),
+    /Cannot mount without a prefix: tools "own" \(the server's own\), tools "every_echo" \(mount "every"\) already served/,
+    'merging a source whose names are taken is refused',
+  );
   http = await serveNode(createStreamableHttpHandler({ server: door }), { port: 0, host: '127.0.0.1' });
   caller = new V1Client({ name: 'official-v1', version: '1' });
   await caller.connect(new V1Http(new URL(http.url)));
@@ -93,13 +104,22 @@ async function allTools(): Promise<string[]> {
   return names;
 }
 
-const text = (r: unknown): string => ((r as { content: Array<{ text: string }> }).content[0]!.text);
+const text = (r: unknown): string => (r as { content: Array<{ text: string }> }).content[0]!.text;
 
 describe('mount: in-process, server-everything and server-memory behind one door (official v1 client over HTTP)', { timeout: SUITE_TIMEOUT_MS }, () => {
   it('lists the merged catalogue over several pages', async () => {
     const names = await allTools();
     assert.equal(names[0], 'own');
-    for (const n of ['local_wait', 'local_whoami', 'every_echo', 'every_get-sum', 'every_trigger-long-running-operation', 'mem_create_entities', 'mem_read_graph']) assert.ok(names.includes(n), `${n} in ${names.join()}`);
+    for (const n of [
+      'local_wait',
+      'local_whoami',
+      'every_echo',
+      'every_get-sum',
+      'every_trigger-long-running-operation',
+      'mem_create_entities',
+      'mem_read_graph',
+    ])
+      assert.ok(names.includes(n), `${n} in ${names.join()}`);
     assert.equal(new Set(names).size, names.length, 'every tool once');
     assert.ok(names.length > 7, 'more than one page');
   });
@@ -153,18 +173,26 @@ describe('mount: in-process, server-everything and server-memory behind one door
 
   it('relays progress from server-everything to the caller', async () => {
     const seen: number[] = [];
-    const r = await caller.callTool({ name: 'every_trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+    const r = await caller.callTool({ name: 'every_trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
+      onprogress: (p) => seen.push(p.progress),
+    });
     assert.match(text(r), /completed/);
     assert.deepEqual(seen, [1, 2, 3]);
   });
 
   it('propagates cancellation to the in-process source and to the stdio upstream', async () => {
     const controller = new AbortController();
-    const pending = caller.callTool({ name: 'local_wait', arguments: {} }, undefined, { signal: controller.signal, onprogress: () => controller.abort('enough') });
+    const pending = caller.callTool({ name: 'local_wait', arguments: {} }, undefined, {
+      signal: controller.signal,
+      onprogress: () => controller.abort('enough'),
+    });
     await assert.rejects(pending);
     await eventually(() => aborted.length === 1, 20_000, 'the in-process handler saw the abort');
     const upstream = new AbortController();
-    const long = caller.callTool({ name: 'every_trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }, undefined, { signal: upstream.signal, onprogress: () => upstream.abort('enough') });
+    const long = caller.callTool({ name: 'every_trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }, undefined, {
+      signal: upstream.signal,
+      onprogress: () => upstream.abort('enough'),
+    });
     await assert.rejects(long);
     await eventually(() => sentUpstream.includes('notifications/cancelled'), 20_000, 'the mount cancelled the upstream request');
   });
