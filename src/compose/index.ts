@@ -2,21 +2,22 @@
  * `mcpkit/compose`: many servers behind one door. Naming rules shared by mount, proxy and
  * the client pool (names.ts).
  */
+
+export { globMatch, MAX_GLOB_LENGTH } from './glob.js';
+export { type Mount, type MountOptions, mount } from './mount.js';
 export {
   DEFAULT_SEPARATOR,
+  isValidToolName,
   MAX_TOOL_NAME_LENGTH,
   MOUNT_SCHEME,
-  isValidToolName,
   namespaceName,
   namespaceUri,
+  type SplitName,
   splitName,
   splitUri,
   validatePrefix,
   validateScheme,
   validateSeparator,
-  type SplitName,
 } from './names.js';
-export { mount, type Mount, type MountOptions } from './mount.js';
-export { clientSource, serverSource, type MountSource, type SourceNotification } from './source.js';
-export { visibility, type ArgumentTransform, type Caller, type ToolTransform, type VisibilityPolicy, type VisibilityRule } from './visibility.js';
-export { globMatch, MAX_GLOB_LENGTH } from './glob.js';
+export { clientSource, type MountSource, type SourceNotification, serverSource } from './source.js';
+export { type ArgumentTransform, type Caller, type ToolTransform, type VisibilityPolicy, type VisibilityRule, visibility } from './visibility.js';

@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { eventually } from '../../test/helpers/http/server-harness.js';
+import { meta2026, rawClient, textOf } from '../../test/helpers/raw-server-client.js';
 import { McpError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
-import { meta2026, rawClient, textOf } from '../../test/helpers/raw-server-client.js';
-import { eventually } from '../../test/helpers/http/server-harness.js';
 import { mount } from './mount.js';
 import type { MountSource } from './source.js';
 

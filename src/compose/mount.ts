@@ -25,18 +25,19 @@
  * Mount before the server serves (its capabilities are fixed at its first connection and
  * include what the mounted sources serve).
  */
+
+import { Client } from '../client/client.js';
 import { McpError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { defaultErrorReporter } from '../protocol/error-report.js';
 import type { RequestHandler } from '../protocol/handler-table.js';
-import { Client } from '../client/client.js';
 import type { ServerRequestContext } from '../server/connection.js';
-import { paginate } from '../server/pagination.js';
 // through the server entry point's module: the bundle keeps it in one chunk with the server's code
 import { McpServer, UriTemplate } from '../server/index.js';
+import { paginate } from '../server/pagination.js';
 import type { ServerCapabilities } from '../types.js';
-import { DEFAULT_SEPARATOR, MOUNT_SCHEME, isValidToolName, namespaceName, namespaceUri, splitName, splitUri, validatePrefix, validateScheme } from './names.js';
-import { clientSource, serverSource, type MountSource } from './source.js';
+import { DEFAULT_SEPARATOR, isValidToolName, MOUNT_SCHEME, namespaceName, namespaceUri, splitName, splitUri, validatePrefix, validateScheme } from './names.js';
+import { clientSource, type MountSource, serverSource } from './source.js';
 
 /** Options of {@link mount}. */
 export interface MountOptions {

@@ -12,19 +12,23 @@
  * A client source forwards with `client.request` (the mount's own identity upstream: no
  * token passthrough), relays progress, and cancels on the outer signal.
  */
+
+import { Client } from '../client/client.js';
 import { McpError } from '../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCErrorObject, RequestId } from '../jsonrpc/types.js';
 import { MetaKey, readRequestMeta } from '../protocol/stateless/wire.js';
+import type { ServerRequestContext } from '../server/connection.js';
+import type { McpServer } from '../server/server.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import type { MessageInfo } from '../transport/types.js';
 import type { ServerCapabilities } from '../types.js';
-import { Client } from '../client/client.js';
-import type { ServerRequestContext } from '../server/connection.js';
-import type { McpServer } from '../server/server.js';
 
 /** The notifications a mount follows. */
 export type SourceNotification =
-  'notifications/tools/list_changed' | 'notifications/prompts/list_changed' | 'notifications/resources/list_changed' | 'notifications/resources/updated';
+  | 'notifications/tools/list_changed'
+  | 'notifications/prompts/list_changed'
+  | 'notifications/resources/list_changed'
+  | 'notifications/resources/updated';
 
 /** One upstream of a mount. */
 export interface MountSource {

@@ -7,14 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JSONObject } from '../jsonrpc/types.js';
-import { McpServer } from '../server/server.js';
-import type { HttpAuthorizer, HttpRequest } from '../http/server/types.js';
 import { eventually, makeHandler, post, rpc } from '../../test/helpers/http/server-harness.js';
 import { meta2026, V2026 } from '../../test/helpers/raw-server-client.js';
+import type { HttpAuthorizer, HttpRequest } from '../http/server/types.js';
+import type { JSONObject } from '../jsonrpc/types.js';
+import { McpServer } from '../server/server.js';
 import { globMatch } from './glob.js';
 import { mount } from './mount.js';
-import { visibility, type VisibilityRule } from './visibility.js';
+import { type VisibilityRule, visibility } from './visibility.js';
 
 const authorizer: HttpAuthorizer = {
   async authenticate(req: HttpRequest) {

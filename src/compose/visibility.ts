@@ -22,7 +22,7 @@
  * not match. In the 2026-07-28 era a filtered list is marked `cacheScope: "private"`: one
  * caller's view is never cached for another.
  */
-import { McpError, invalidParams } from '../jsonrpc/errors.js';
+import { invalidParams, McpError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import type { InterceptContext, Interceptor } from '../server/interceptors.js';
 import type { Implementation } from '../types.js';

@@ -11,36 +11,41 @@
  * handlers (set in `onConnect`) come first on that connection. Around every request:
  * the era's shaping, then the interceptors of {@link McpServer.use} (interceptors.ts).
  */
-import { defaultErrorReporter } from '../protocol/error-report.js';
-import type { JSONObject } from '../jsonrpc/types.js';
+
 import { LocalError } from '../jsonrpc/errors.js';
+import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { EndpointOptions } from '../protocol/endpoint.js';
-import { HandlerRegistry, type HandlerOptions, type HandlerTable, type HandlerWrapper, type RequestHandler } from '../protocol/handler-table.js';
+import { defaultErrorReporter } from '../protocol/error-report.js';
+import { type HandlerOptions, HandlerRegistry, type HandlerTable, type HandlerWrapper, type RequestHandler } from '../protocol/handler-table.js';
+import type { StatelessClaim } from '../protocol/incoming.js';
 import { Method, Notification } from '../protocol/methods.js';
 import { fromMiddleware, type Layer, type Middleware, type MiddlewareDirection } from '../protocol/middleware.js';
+import { isStatelessRevision, type RequestMeta, STATELESS_REVISIONS } from '../protocol/stateless/wire.js';
 import type { ProtocolExtension } from '../protocol/table.js';
+import { extendedTableFor, type RevisionTable } from '../protocol/table.js';
 import { STATEFUL_REVISIONS } from '../protocol/versions.js';
 import type { JsonSchemaValidator } from '../schema/types.js';
-import type { Transport } from '../transport/types.js';
-import type { Implementation, LoggingLevel, PromptArgument, ServerCapabilities } from '../types.js';
-import { subscriptionLimits, type SubscriptionLimitOptions, type SubscriptionLimits } from './subscription-limits.js';
+import type { MessageInfo, Transport } from '../transport/types.js';
+import type { Implementation, LoggingLevel, PromptArgument, ServerCapabilities, Tool } from '../types.js';
 import { registerBuiltinHandlers } from './builtin-handlers.js';
-import { PromptRegistry, type PromptConfig, type PromptHandler, type RegisteredPrompt } from './prompts.js';
-import { ResourceRegistry, type RegisteredResource, type ResourceMetadata, type ResourceReader, type ResourceTemplateConfig, type TemplateReader } from './resources.js';
 import { ServerConnection, type ServerCore, type ServerRequestContext } from './connection.js';
 import type { ServerEra } from './era.js';
-import { incomingLayer, isInterceptor, outgoingMiddleware, type InterceptDirection, type Interceptor, type InterceptorOptions } from './interceptors.js';
-import { ToolRegistry, type RawToolHandler, type RegisteredTool, type ToolConfig, type ToolHandlerFor, type UserSchema } from './tools.js';
 import type { PromptArgs, ToolArgs, ToolStructured } from './infer.js';
-import type { Tool } from '../types.js';
-import { STATELESS_REVISIONS, isStatelessRevision, type RequestMeta } from '../protocol/stateless/wire.js';
-import type { StatelessClaim } from '../protocol/incoming.js';
-import { extendedTableFor, type RevisionTable } from '../protocol/table.js';
-import type { MessageInfo } from '../transport/types.js';
-import type { RequestId } from '../jsonrpc/types.js';
-import { StatelessLayer, type StatelessServerOptions } from './stateless/layer.js';
-import { StatelessDispatcher, type StatelessDispatch, type StatelessReplyChannel } from './stateless/dispatch.js';
+import { type InterceptDirection, type Interceptor, type InterceptorOptions, incomingLayer, isInterceptor, outgoingMiddleware } from './interceptors.js';
+import { type PromptConfig, type PromptHandler, PromptRegistry, type RegisteredPrompt } from './prompts.js';
+import {
+  type RegisteredResource,
+  type ResourceMetadata,
+  type ResourceReader,
+  ResourceRegistry,
+  type ResourceTemplateConfig,
+  type TemplateReader,
+} from './resources.js';
 import { isSharedListChanged, localDelivery, type SharedChange, type SharedNotifier } from './shared-notifications.js';
+import { type StatelessDispatch, StatelessDispatcher, type StatelessReplyChannel } from './stateless/dispatch.js';
+import { StatelessLayer, type StatelessServerOptions } from './stateless/layer.js';
+import { type SubscriptionLimitOptions, type SubscriptionLimits, subscriptionLimits } from './subscription-limits.js';
+import { type RawToolHandler, type RegisteredTool, type ToolConfig, type ToolHandlerFor, ToolRegistry, type UserSchema } from './tools.js';
 
 /** Per-connection overrides of {@link McpServer.connect}. */
 export interface ConnectOptions {
@@ -101,10 +106,14 @@ export interface ServerOptions extends EndpointOptions {
  * unchanged; 2026-07-28: its result shaped). Notifications pass.
  */
 const ERA_LAYER: Layer = (next) => (method, params, ctx) =>
-  ctx.kind === 'request' ? (ctx as unknown as ServerRequestContext).era.serve(next, method, params, ctx as unknown as ServerRequestContext) : next(method, params, ctx);
+  ctx.kind === 'request'
+    ? (ctx as unknown as ServerRequestContext).era.serve(next, method, params, ctx as unknown as ServerRequestContext)
+    : next(method, params, ctx);
 
 /** One `use()` registration: an interceptor, or a deprecated once-per-connection middleware. */
-type UseEntry = { readonly interceptor: Interceptor; readonly direction: InterceptDirection } | { readonly middleware: Middleware; readonly direction: MiddlewareDirection };
+type UseEntry =
+  | { readonly interceptor: Interceptor; readonly direction: InterceptDirection }
+  | { readonly middleware: Middleware; readonly direction: MiddlewareDirection };
 
 /** The server's current handler table; swapped whole by a registration after it was built. */
 interface TableSlot {
@@ -162,7 +171,13 @@ export class McpServer implements ServerCore {
     this.tools = new ToolRegistry(() => this.#changed(Notification.ToolsListChanged), options.jsonSchemaValidator, report);
     this.resources = new ResourceRegistry(() => this.#changed(Notification.ResourcesListChanged));
     this.prompts = new PromptRegistry(() => this.#changed(Notification.PromptsListChanged));
-    registerBuiltinHandlers(this.#registry, { tools: this.tools, resources: this.resources, prompts: this.prompts, pageSize: this.#pageSize, stateless: this.#stateless });
+    registerBuiltinHandlers(this.#registry, {
+      tools: this.tools,
+      resources: this.resources,
+      prompts: this.prompts,
+      pageSize: this.#pageSize,
+      stateless: this.#stateless,
+    });
   }
 
   // ───────────── registration ─────────────
@@ -206,7 +221,11 @@ export class McpServer implements ServerCore {
    * for each required argument, an optional string for each other one. Throws TypeError for
    * an empty or duplicate name.
    */
-  registerPrompt<const A extends readonly PromptArgument[] | undefined = undefined>(name: string, config: PromptConfig<A>, handler: PromptHandler<PromptArgs<A>>): RegisteredPrompt {
+  registerPrompt<const A extends readonly PromptArgument[] | undefined = undefined>(
+    name: string,
+    config: PromptConfig<A>,
+    handler: PromptHandler<PromptArgs<A>>,
+  ): RegisteredPrompt {
     this.#mayServe('prompts', `prompt ${JSON.stringify(name)}`);
     return this.prompts.register(name, config, handler);
   }
@@ -229,7 +248,8 @@ export class McpServer implements ServerCore {
   use(middleware: Middleware, direction?: MiddlewareDirection): this;
   use(entry: Interceptor | Middleware, options?: InterceptorOptions | InterceptDirection): this {
     const direction = (typeof options === 'string' ? options : options?.direction) ?? 'incoming';
-    if (direction !== 'incoming' && direction !== 'outgoing' && direction !== 'both') throw new TypeError(`use(): direction must be 'incoming', 'outgoing' or 'both', not ${JSON.stringify(direction)}`);
+    if (direction !== 'incoming' && direction !== 'outgoing' && direction !== 'both')
+      throw new TypeError(`use(): direction must be 'incoming', 'outgoing' or 'both', not ${JSON.stringify(direction)}`);
     // an interceptor is an object with an `intercept` method; the old form is a bare function (see isInterceptor)
     let item: UseEntry;
     if (isInterceptor(entry)) item = { interceptor: entry, direction };
@@ -415,7 +435,12 @@ export class McpServer implements ServerCore {
     // schemas whose wire form comes from a converter loaded on first use: a failure shows here
     if (this.tools.pending) await this.tools.ready();
     this.capabilities();
-    const session = new ServerConnection(this, transport, options?.maxInFlight === undefined ? this.#options : { ...this.#options, maxInFlight: options.maxInFlight }, this.#handlers());
+    const session = new ServerConnection(
+      this,
+      transport,
+      options?.maxInFlight === undefined ? this.#options : { ...this.#options, maxInFlight: options.maxInFlight },
+      this.#handlers(),
+    );
     const ep = session.endpoint;
     ep.setOwnCapabilities(this.capabilities() as JSONObject);
     for (const ext of this.#extensions) ep.extend(ext);
@@ -465,7 +490,14 @@ export class McpServer implements ServerCore {
    * handle that cancels it. Only what the request needs is allocated (stateless/dispatch.ts).
    * Call after {@link ready} resolved.
    */
-  dispatchStateless(id: RequestId, method: string, params: JSONObject | undefined, meta: RequestMeta, info: MessageInfo | undefined, reply: StatelessReplyChannel): StatelessDispatch {
+  dispatchStateless(
+    id: RequestId,
+    method: string,
+    params: JSONObject | undefined,
+    meta: RequestMeta,
+    info: MessageInfo | undefined,
+    reply: StatelessReplyChannel,
+  ): StatelessDispatch {
     const dispatcher = (this.#dispatcher ??= this.#makeDispatcher());
     return dispatcher.dispatch(id, method, params, meta, info, reply);
   }
@@ -490,7 +522,12 @@ export class McpServer implements ServerCore {
         return table;
       },
       handlers: () => this.#handlers().current,
-      layers: () => [ERA_LAYER, ...this.#uses.filter((u) => u.direction !== 'outgoing').map((u) => ('middleware' in u ? fromMiddleware(u.middleware) : incomingLayer(u.interceptor, undefined)))],
+      layers: () => [
+        ERA_LAYER,
+        ...this.#uses
+          .filter((u) => u.direction !== 'outgoing')
+          .map((u) => ('middleware' in u ? fromMiddleware(u.middleware) : incomingLayer(u.interceptor, undefined))),
+      ],
       reportError: report,
     });
   }

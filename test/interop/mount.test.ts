@@ -17,13 +17,13 @@ import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/s
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from '../../src/client/client.js';
 import { mount } from '../../src/compose/mount.js';
+import { type NodeServerHandle, serveNode } from '../../src/http/node.js';
 import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../../src/http/node.js';
 import { McpServer } from '../../src/server/server.js';
 import { StdioClientTransport } from '../../src/stdio/client-transport.js';
-import { REPO_ROOT } from '../helpers/repo.js';
 import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
 import { eventually } from '../helpers/http/server-harness.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
 const pkg = (name: string) => join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
 const dir = mkdtempSync(join(tmpdir(), 'mcpkit-mount-'));
