@@ -609,6 +609,16 @@ export class McpServer implements ServerCore {
    * subscribers; a failure to tell them goes to `onError` (this instance's subscribers got
    * it regardless) and this resolves all the same.
    */
+  /**
+   * Announces that a list changed although no registry of this server did (a mounted
+   * source's list, mcpkit/compose): `notifications/<kind>/list_changed` goes to the
+   * clients of both eras (and to the other instances, with a notifier), as a
+   * registration would announce it.
+   */
+  announceListChanged(kind: 'tools' | 'resources' | 'prompts'): void {
+    this.#changed(kind === 'tools' ? Notification.ToolsListChanged : kind === 'prompts' ? Notification.PromptsListChanged : Notification.ResourcesListChanged);
+  }
+
   async notifyResourceUpdated(uri: string): Promise<void> {
     await this.#deliverResourceUpdated(uri);
     if (this.#notifier === undefined) return;

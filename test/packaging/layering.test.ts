@@ -46,6 +46,7 @@ type Layer =
   | 'tasks'
   | 'auth'
   | 'extensions'
+  | 'compose'
   | 'redis'
   | 'testing'
   | 'demo'
@@ -81,6 +82,10 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   ['auth/', 'auth'],
   // the official extensions (skills, apps), built on the roles' public APIs
   ['extensions/', 'extensions'],
+  // composition over the roles: mount, visibility, proxy, the client pool's naming rules
+  ['compose/', 'compose'],
+  // the naming rules import nothing; the client pool (client/) shares them with mount and proxy
+  ['compose/names.ts', 'protocol'],
   // the stores and the bus shared between instances through Redis (`mcpkit/redis`)
   ['redis/', 'redis'],
   // shipped test helpers (`mcpkit/testing`)
@@ -120,6 +125,7 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   tasks: [...BELOW_ROLES, ...ROLES],
   auth: [...BELOW_ROLES, ...ROLES],
   extensions: [...BELOW_ROLES, ...ROLES],
+  compose: [...BELOW_ROLES, ...ROLES],
   // implements the stores the HTTP transport and the tasks engine define
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
@@ -237,6 +243,11 @@ const ERA_SEAMS: Readonly<Record<string, { readonly targets: readonly string[]; 
   'tasks/index.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'entry point: re-exports the era’s public names' },
   'tasks/server.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'TaskServer installs the 2026 extension form beside the 2025-11-25 one' },
   'tasks/wire.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'chooses the wire form of a task result by revision' },
+  'compose/source.ts': {
+    targets: ['protocol/stateless/wire.ts'],
+    reason:
+      'an in-process mounted server is called through its connectionless 2026-07-28 dispatch (the outer caller’s context per request): the request’s `_meta` is built and read there',
+  },
   'demo/server.ts': { targets: ['demo/stateless/tools.ts', 'demo/stateless/tasks.ts'], reason: 'the demo registers its 2026-only tools' },
   'cli/connection.ts': { targets: ['protocol/stateless/wire.ts'], reason: '--protocol-version picks the era' },
   'cli/commands/call.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'explains a direct answer only for the 2025 era' },

@@ -1,0 +1,23 @@
+/**
+ * `mcpkit/compose`: many servers behind one door. Naming rules shared by mount, proxy and
+ * the client pool (names.ts).
+ */
+
+export { globMatch, MAX_GLOB_LENGTH } from './glob.js';
+export { type Mount, type MountOptions, mount } from './mount.js';
+export {
+  DEFAULT_SEPARATOR,
+  isValidToolName,
+  MAX_TOOL_NAME_LENGTH,
+  MOUNT_SCHEME,
+  namespaceName,
+  namespaceUri,
+  type SplitName,
+  splitName,
+  splitUri,
+  validatePrefix,
+  validateScheme,
+  validateSeparator,
+} from './names.js';
+export { clientSource, type MountSource, type SourceNotification, serverSource } from './source.js';
+export { type ArgumentTransform, type Caller, type ToolTransform, type VisibilityPolicy, type VisibilityRule, visibility } from './visibility.js';
