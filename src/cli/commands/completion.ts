@@ -84,6 +84,10 @@ export function commands(clientNames: readonly string[]): Record<string, Command
     run: { description: 'serve FILE over stdio or --http', options: SERVE, operands: [] },
     dev: { description: 'serve FILE and reload on change', options: SERVE, operands: [] },
     demo: { description: 'serve the demo server', options: { http: 'none', port: 'any', redis: 'any', 'task-db': 'file', 'request-state-secret': 'any', help: 'none' } },
+    proxy: {
+      description: 'serve a stdio server over HTTP',
+      options: { port: 'any', host: 'any', 'allowed-host': 'any', 'legacy-sse': 'none', 'auth-token-env': 'any', 'auth-issuer': 'any', 'auth-jwks-uri': 'any', 'auth-resource': 'any', stderr: 'file', 'no-restart': 'none', help: 'none' },
+    },
     install: { description: "add a server to a client's config", options: { ...installTarget, name: 'any', env: 'any', header: 'any', cwd: 'dir', json: 'any', sse: 'none', force: 'none', yes: 'none' } },
     uninstall: { description: "remove a server from a client's config", options: { ...installTarget, yes: 'none' } },
     installed: { description: "list servers in a client's config", options: { ...installTarget, json: 'none' } },
