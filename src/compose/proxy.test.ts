@@ -10,23 +10,36 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
 import { REPO_ROOT } from '../../test/helpers/repo.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
 import { InvalidTokenError, requireBearerAuth, type AuthInfo } from '../auth/index.js';
+import { Client } from '../client/index.js';
 import { createDemoServer } from '../demo/server.js';
 import { StreamableHttpClientTransport } from '../http/client/streamable.js';
 import { serveNode, type NodeServerHandle } from '../http/node.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
 import type { JSONObject } from '../jsonrpc/types.js';
+import { McpServer } from '../server/server.js';
 import { StdioClientTransport } from '../stdio/index.js';
+import { tasksExtension } from '../tasks/index.js';
+import { InMemoryTransport } from '../transport/memory.js';
 import type { Transport } from '../transport/types.js';
 import { McpProxy } from './proxy.js';
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const T = { timeout: 20_000 };
+
+/** Waits until the server lists `name` (server-everything registers some tools after initialize). */
+async function waitForTool(client: Client, name: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if ((await client.listAllTools()).some((t) => t.name === name)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the tool ${name} never appeared`);
+}
 
 function text(result: unknown): string {
   const content = (result as { content?: Array<{ type?: string; text?: string }> }).content ?? [];
@@ -171,6 +184,36 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
     }
   });
 
+  it('tasks, 2025 on both sides: a task-augmented tools/call and tasks/get, tasks/result pass through', T, async () => {
+    const client = new Client({ name: 'mcpkit-2025-caller', version: '1' }, { protocolVersion: '2025-11-25', elicitation: { form: async () => ({ action: 'decline' }) } });
+    client.extend(tasksExtension());
+    await client.connect(new StreamableHttpClientTransport({ url: http.url }));
+    try {
+      assert.ok((client.serverCapabilities as { tasks?: unknown }).tasks, 'the upstream\'s tasks capability is mirrored');
+      await waitForTool(client, 'simulate-research-query');
+      const created = await client.request<{ task: { taskId: string; status: string } }>('tools/call', { name: 'simulate-research-query', arguments: { topic: 'proxies' }, task: {} });
+      assert.equal(typeof created.task.taskId, 'string');
+      const got = await client.request<{ taskId: string; status: string }>('tasks/get', { taskId: created.task.taskId });
+      assert.equal(got.taskId, created.task.taskId);
+      const result = await client.request('tasks/result', { taskId: created.task.taskId }, { timeoutMs: 30_000 });
+      assert.match(text(result), /proxies/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('tasks bridged: a 2026-07-28 caller (no task capability) calls a tool that requires a task; the proxy runs it as a task upstream', T, async () => {
+    const client = new V2Client({ name: 'v2-caller', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new V2Http(new URL(http.url)));
+    try {
+      const result = await client.callTool({ name: 'simulate-research-query', arguments: { topic: 'bridges' } }, { timeout: 30_000 });
+      assert.match(text(result), /bridges/);
+      assert.ok(upstreamSent.some((m) => m.method === 'tasks/result'), 'the proxy waited with tasks/result');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('era bridging: a 2026-07-28 v2 client through the proxy to the 2025-era stdio upstream, sampling as a multi round-trip input', T, async () => {
     const client = new V2Client({ name: 'v2-caller', version: '2.0.0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
     client.setRequestHandler('sampling/createMessage', async () => ({ model: 'v2-model', role: 'assistant', content: { type: 'text', text: 'from v2' } }));
@@ -255,12 +298,96 @@ describe('proxy in front of mcpkit\'s demo over HTTP (2026-07-28 upstream), with
       await client.setLoggingLevel('debug');
       await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
       await waitFor(() => logs.length >= 3, 'the upstream\'s log messages');
+      // list_changed of the 2026-07-28 upstream (on the proxy's subscriptions/listen) reaches the 2025 caller
+      let changed = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+      await client.callTool({ name: 'toggle_extra_tool', arguments: {} });
+      await waitFor(() => changed > 0, 'tools/list_changed through the proxy');
+      assert.ok((await client.listTools()).tools.some((t) => t.name === 'extra'));
       assert.ok(tokensSeenUpstream.length > 0);
       assert.deepEqual([...new Set(tokensSeenUpstream)], ['proxy-own-token']);
       assert.ok(authorizationsSeenUpstream.every((a) => a === 'Bearer proxy-own-token'), authorizationsSeenUpstream.join(','));
       assert.ok(!authorizationsSeenUpstream.some((a) => a.includes('caller-token')));
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('proxy in front of an mcpkit server (in memory): the upstream\'s cancel, and routing when it is ambiguous', { timeout: SUITE_TIMEOUT_MS }, () => {
+  let proxy: McpProxy;
+  let http: NodeServerHandle;
+  let running = 0;
+  let bothRunning!: () => void;
+  const both = new Promise<void>((resolve) => (bothRunning = resolve));
+  before(async () => {
+    const upstream = new McpServer({ name: 'upstream', version: '1' });
+    upstream.registerTool('ask-then-give-up', { description: 'asks the client to sample, then cancels its request' }, async (_args, ctx) => {
+      const controller = new AbortController();
+      const asked = ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'never mind' } }], maxTokens: 5 }, { signal: controller.signal });
+      setTimeout(() => controller.abort(new Error('upstream changed its mind')), 200);
+      const outcome = await asked.then(() => 'answered', (e: Error) => `gave up: ${e.message}`);
+      return { content: [{ type: 'text', text: outcome }] };
+    });
+    upstream.registerTool('ask-when-two-run', { description: 'waits until two calls run, then asks the client to sample' }, async (_args, ctx) => {
+      if (++running === 2) bothRunning();
+      await both;
+      const answer = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'who?' } }], maxTokens: 5 }).then(
+        (r) => `answered by ${r.model}`,
+        (e: Error) => `refused: ${e.message}`,
+      );
+      return { content: [{ type: 'text', text: answer }] };
+    });
+    proxy = await McpProxy.open({
+      // the 2025 era upstream: server→client requests on the wire (2026-07-28 would make them multi round-trip inputs)
+      protocolVersions: ['2025-11-25'],
+      upstream: () => {
+        const [mine, theirs] = InMemoryTransport.createPair();
+        void upstream.connect(theirs);
+        return mine;
+      },
+    });
+    http = await serveNode(createStreamableHttpHandler({ server: proxy.server }), { port: 0, host: '127.0.0.1' });
+  });
+  after(async () => {
+    await http?.close();
+    await proxy?.close();
+  });
+
+  async function sampler(model: string, onAbort?: (reason: unknown) => void): Promise<V1Client> {
+    const client = new V1Client({ name: model, version: '1' }, { capabilities: { sampling: {} } });
+    client.setRequestHandler(CreateMessageRequestSchema, (_request, extra) =>
+      new Promise((resolve) => {
+        if (onAbort === undefined) return resolve({ model, role: 'assistant', content: { type: 'text', text: 'ok' } });
+        extra.signal.addEventListener('abort', () => {
+          onAbort(extra.signal.reason);
+          resolve({ model, role: 'assistant', content: { type: 'text', text: 'late' } });
+        });
+      }),
+    );
+    await client.connect(new V1Http(new URL(http.url)));
+    return client;
+  }
+
+  it('the upstream\'s notifications/cancelled of its own sampling request reaches the caller', T, async () => {
+    let aborted = false;
+    const client = await sampler('slow-model', () => (aborted = true));
+    try {
+      const result = await client.callTool({ name: 'ask-then-give-up', arguments: {} });
+      assert.match(text(result), /gave up: .*cancel/);
+      await waitFor(() => aborted, 'the caller\'s sampling handler to be cancelled');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('two callers in flight from different connections: the upstream\'s sampling request is refused, not sent to the wrong caller', T, async () => {
+    const [a, b] = await Promise.all([sampler('model-a'), sampler('model-b')]);
+    try {
+      const results = await Promise.all([a.callTool({ name: 'ask-when-two-run', arguments: {} }), b.callTool({ name: 'ask-when-two-run', arguments: {} })]);
+      for (const r of results) assert.match(text(r), /refused: .*cannot tell which of its callers should answer sampling\/createMessage/);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
     }
   });
 });

@@ -39,9 +39,12 @@ import { McpServer, type ServerOptions } from '../server/server.js';
 import type { ServerRequestContext } from '../server/connection.js';
 import type { SharedChange, SharedNotifier } from '../server/shared-notifications.js';
 import type { RequestContext } from '../session/context.js';
+import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import type { ClientCapabilities, ElicitFormParams, Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
+import { tasksExtension } from '../tasks/wire.js';
 import { InFlightRequests, type DownstreamTarget } from './proxy-routing.js';
+import { callThroughTask, requiredTaskTools, upstreamRunsToolTasks } from './proxy-tasks.js';
 
 /** Reconnection of a proxy's upstream after it closed. */
 export interface ProxyRestartOptions {
@@ -76,6 +79,8 @@ export interface ProxyOptions {
   requestTimeoutMs?: number;
   /** Reconnection after the upstream closed (default: on, 250 ms doubling to 30 s); `false`: stay down. */
   restart?: ProxyRestartOptions | false;
+  /** Most distinct resource URIs the proxy subscribes to upstream (default 1000); a caller's subscription past it gets -32603. */
+  maxUpstreamSubscriptions?: number;
   /** Reports upstream closes, reconnection failures and failed notifications (default: ignore). */
   onError?: (error: Error) => void;
   /** Told when the upstream goes down (with the reason) and when it is back up. */
@@ -84,6 +89,9 @@ export interface ProxyOptions {
 
 /** Default {@link ProxyOptions.requestTimeoutMs}. */
 export const DEFAULT_PROXY_REQUEST_TIMEOUT_MS = 600_000;
+
+/** Default {@link ProxyOptions.maxUpstreamSubscriptions}. */
+export const DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS = 1000;
 
 /** Requests forwarded to the upstream when it declares the capability they need. */
 const FORWARDED: ReadonlyArray<readonly [method: string, capability: keyof ServerCapabilities]> = [
@@ -124,6 +132,8 @@ export class McpProxy {
   #attempt = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  /** Tools whose calls must be tasks (see proxy-tasks.ts); undefined until known, and again after the upstream's list changed. */
+  #taskTools: Set<string> | undefined;
 
   /** Where the upstream client's handlers find this proxy (every reconnection reuses it). */
   readonly #slot: { proxy?: McpProxy };
@@ -193,13 +203,21 @@ export class McpProxy {
       if (caps[capability] !== undefined) this.server.handle(method, (params, ctx) => this.#forward(method, params, ctx));
     }
     if ((caps as { tasks?: unknown }).tasks !== undefined) {
+      this.server.extend(tasksExtension());
       for (const method of TASK_METHODS) this.server.handle(method, (params, ctx) => this.#forward(method, params, ctx), { era: '2025' });
     }
     if (caps.resources?.subscribe === true) {
       this.server.wrap(Method.ResourcesSubscribe, (inner) => async (params, ctx) => {
         const uri = params?.uri;
+        const client = this.#client;
+        if (client === undefined) throw this.#unavailable(Method.ResourcesSubscribe);
         if (typeof uri === 'string' && !this.#subscribed.has(uri)) {
-          await this.#forward(Method.ResourcesSubscribe, params, ctx);
+          if (this.#subscribed.size >= (this.#options.maxUpstreamSubscriptions ?? DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS)) {
+            throw new McpError(ErrorCode.InternalError, `The proxy holds its most upstream subscriptions (${this.#subscribed.size}); ask its operator to raise maxUpstreamSubscriptions.`);
+          }
+          await this.#subscribeUpstream(client, uri, ctx.signal).catch((error: unknown) => {
+            throw this.#callerError(Method.ResourcesSubscribe, error, ctx);
+          });
           this.#subscribed.add(uri);
         }
         return inner(params, ctx);
@@ -237,18 +255,38 @@ export class McpProxy {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     try {
-      return await client.request(method, upstreamParams(params), {
+      const options: RequestOptions = {
         signal: controller.signal,
         timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS,
         resetTimeoutOnProgress: true,
         ...(ctx.progressToken === undefined ? {} : { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) }),
-      });
+      };
+      const sent = upstreamParams(params);
+      if (method === Method.ToolsCall && sent !== undefined && sent.task === undefined && (await this.#mustBeTask(client, sent.name))) return await callThroughTask(client, sent, options);
+      return await client.request(method, sent, options);
     } catch (error) {
       throw this.#callerError(method, error, ctx);
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.#inFlight.delete(ctx);
     }
+  }
+
+  /**
+   * Subscribes the upstream to `uri`: `resources/subscribe` (2025 era), or a
+   * `subscriptions/listen` of its own (2026-07-28), whose notifications reach the client's
+   * listeners like any other.
+   */
+  async #subscribeUpstream(client: Client, uri: string, signal?: AbortSignal): Promise<void> {
+    if (client.era === 'stateless') await client.listen({ resourceSubscriptions: [uri] });
+    else await client.subscribeResource(uri, signal === undefined ? undefined : { signal });
+  }
+
+  /** True when a call of tool `name` must be a task upstream and the caller did not ask for one (see proxy-tasks.ts). */
+  async #mustBeTask(client: Client, name: unknown): Promise<boolean> {
+    if (typeof name !== 'string' || !upstreamRunsToolTasks(this.#upstreamCapabilities)) return false;
+    this.#taskTools ??= new Set(requiredTaskTools(await client.listAllTools()));
+    return this.#taskTools.has(name);
   }
 
   /** The error a caller gets for a failed upstream request: the upstream's own McpError as it is; anything else as -32603 naming the cause. */
@@ -289,6 +327,7 @@ export class McpProxy {
   /** Forwards the upstream's notifications to the callers. */
   #listen(client: Client): void {
     for (const [, method] of LIST_CHANGES) client.on(method, () => this.#announce({ method }));
+    client.on(Notification.ToolsListChanged, () => (this.#taskTools = undefined));
     client.on(Notification.ResourcesUpdated, (params) => {
       if (typeof params?.uri === 'string') this.#announce({ method: Notification.ResourcesUpdated, uri: params.uri });
     });
@@ -311,6 +350,12 @@ export class McpProxy {
 
   #watch(client: Client): void {
     this.#listen(client);
+    if (client.era === 'stateless') {
+      // a 2026-07-28 upstream tells list changes only on a subscriptions/listen stream
+      const caps = client.serverCapabilities ?? {};
+      const filter = { toolsListChanged: caps.tools !== undefined, promptsListChanged: caps.prompts !== undefined, resourcesListChanged: caps.resources !== undefined };
+      if (filter.toolsListChanged || filter.promptsListChanged || filter.resourcesListChanged) client.listen(filter).catch((error: unknown) => this.#report(error));
+    }
     client.endpoint?.onClose((reason) => {
       if (this.#client !== client || this.#closed) return;
       this.#client = undefined;
@@ -347,8 +392,9 @@ export class McpProxy {
     this.#attempt = 0;
     this.#downReason = undefined;
     this.#upstreamCapabilities = client.serverCapabilities ?? {};
+    this.#taskTools = undefined;
     this.#watch(client);
-    const resubscribe = [...this.#subscribed].map((uri) => client.subscribeResource(uri).catch((error: unknown) => this.#report(error)));
+    const resubscribe = [...this.#subscribed].map((uri) => this.#subscribeUpstream(client, uri).catch((error: unknown) => this.#report(error)));
     if (this.#logLevel !== undefined) resubscribe.push(client.setLoggingLevel(this.#logLevel).catch((error: unknown) => this.#report(error)));
     await Promise.all(resubscribe);
     this.#options.onStatus?.('up');
@@ -397,6 +443,8 @@ export class McpProxy {
       ...(declared.elicitation === undefined ? {} : { elicitation: handlers.elicitation! }),
       ...(declared.roots === undefined ? {} : { roots: handlers.roots! }),
     });
+    // the task methods, to send them when the upstream has tasks (declares nothing by itself)
+    client.extend(tasksExtension());
     const transport = await options.upstream();
     try {
       await client.connect(transport);
