@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
 import { REPO_ROOT } from '../../test/helpers/repo.js';
 import { waitFor } from '../../test/helpers/wait.js';
@@ -137,6 +137,28 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
       const elicited = await client.callTool({ name: 'trigger-elicitation-request', arguments: {} });
       assert.match(text(elicited), /User provided the requested information/);
       assert.match(text(elicited), /Ada Lovelace/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('URL-mode elicitation and roots/list of the upstream are answered by the caller; -32042 reaches it as it is', T, async () => {
+    const client = new V1Client({ name: 'v1-url-caller', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } } });
+    const urls: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      if (request.params.mode === 'url') urls.push(request.params.url);
+      return { action: 'accept' };
+    });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/project-through-proxy', name: 'project' }] }));
+    await client.connect(new V1Http(new URL(http.url)));
+    try {
+      const done = await client.callTool({ name: 'trigger-url-elicitation', arguments: { url: 'https://example.com/consent', message: 'Please consent' } });
+      assert.match(text(done), /User completed the URL elicitation flow/);
+      assert.deepEqual(urls, ['https://example.com/consent']);
+      const required = await client.callTool({ name: 'trigger-url-elicitation', arguments: { url: 'https://example.com/other', message: 'x', errorPath: true } }).catch((e: unknown) => e);
+      assert.equal((required as { code?: number }).code, -32042, String(required));
+      const roots = await client.callTool({ name: 'get-roots-list', arguments: {} });
+      assert.match(text(roots), /project-through-proxy/);
     } finally {
       await client.close();
     }
