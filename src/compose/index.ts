@@ -16,5 +16,5 @@ export {
   validateSeparator,
   type SplitName,
 } from './names.js';
-export { DEFAULT_PROXY_REQUEST_TIMEOUT_MS, McpProxy, type ProxyOptions, type ProxyRestartOptions } from './proxy.js';
+export { DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, DEFAULT_PROXY_REQUEST_TIMEOUT_MS, McpProxy, type ProxyOptions, type ProxyRestartOptions } from './proxy.js';
 export type { DownstreamTarget } from './proxy-routing.js';
