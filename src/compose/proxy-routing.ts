@@ -18,7 +18,7 @@
  */
 import { McpError } from '../jsonrpc/errors.js';
 import { ErrorCode } from '../jsonrpc/types.js';
-import type { McpServer } from '../server/server.js';
+import type { McpServer } from '../server/index.js';
 import type { ServerConnection, ServerRequestContext } from '../server/connection.js';
 
 /** Who answers one server→client request: a downstream request's context, or a downstream connection. */

@@ -34,8 +34,7 @@ import { Client, ALL_REVISIONS, type ClientOptions } from '../client/client.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { Method, Notification } from '../protocol/methods.js';
-import { MetaKey } from '../protocol/stateless/wire.js';
-import { McpServer, type ServerOptions } from '../server/server.js';
+import { McpServer, type ServerOptions } from '../server/index.js';
 import type { ServerRequestContext } from '../server/connection.js';
 import type { SharedChange, SharedNotifier } from '../server/shared-notifications.js';
 import type { RequestContext } from '../session/context.js';
@@ -470,8 +469,12 @@ function mirroredCapabilities(upstream: ServerCapabilities): ServerCapabilities 
   return caps as ServerCapabilities;
 }
 
-/** The 2026-07-28 request metadata a caller sends about itself (the upstream client sends the proxy's own). */
-const ERA_META: ReadonlySet<string> = new Set([MetaKey.ProtocolVersion, MetaKey.ClientCapabilities, MetaKey.ClientInfo, MetaKey.LogLevel]);
+/**
+ * The 2026-07-28 request metadata a caller sends about itself (protocol version, client
+ * capabilities, client info, log level): the upstream client sends the proxy's own. Spelled
+ * out here (the reserved keys of the spec) so that this module stays era-neutral.
+ */
+const ERA_META: ReadonlySet<string> = new Set(['protocolVersion', 'clientCapabilities', 'clientInfo', 'logLevel'].map((key) => `io.modelcontextprotocol/${key}`));
 
 /** The params sent upstream: without the caller's era metadata, progress token and multi round-trip fields. */
 function upstreamParams(params: JSONObject | undefined): JSONObject | undefined {

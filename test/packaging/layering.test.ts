@@ -126,7 +126,7 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'extensions'],
   // `mcpkit demo` serves the demo server; `mcpkit demo --redis URL` loads mcpkit/redis on demand
-  cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo', 'redis'],
+  cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo', 'redis', 'compose'],
 };
 
 /**

@@ -110,6 +110,21 @@ const FACTORIES: Record<string, Factory> = {
     db.close();
     return store;
   },
+  McpProxy: async (c) => {
+    const upstream = mcpServer(c) as { connect(t: object): Promise<unknown> };
+    const pair = c.get('InMemoryTransport') as unknown as { createPair(): [object, object] };
+    const open = (c.get('McpProxy') as unknown as { open(o: object): Promise<{ close(): Promise<void> }> }).open;
+    const proxy = await open({
+      upstream: () => {
+        const [mine, theirs] = pair.createPair();
+        void upstream.connect(theirs);
+        return mine;
+      },
+      restart: false,
+    });
+    closers.push(() => proxy.close());
+    return proxy;
+  },
   RedisEventStore: async (c) => make(c, 'RedisEventStore', await redisConnection(c)),
   RedisBus: async (c) => make(c, 'RedisBus', await redisConnection(c)),
   RedisTaskStore: async (c) => (c.get('RedisTaskStore') as unknown as { open(r: object): Promise<object> }).open(await redisConnection(c)),
