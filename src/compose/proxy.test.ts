@@ -159,6 +159,9 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
       assert.equal((required as { code?: number }).code, -32042, String(required));
       const roots = await client.callTool({ name: 'get-roots-list', arguments: {} });
       assert.match(text(roots), /project-through-proxy/);
+      // the caller's roots/list_changed goes up
+      await client.sendRootsListChanged();
+      await waitFor(() => upstreamSent.some((m) => m.method === 'notifications/roots/list_changed'), 'notifications/roots/list_changed sent upstream');
     } finally {
       await client.close();
     }
@@ -244,6 +247,11 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
       const tools = await client.listTools();
       assert.ok(tools.tools.some((t) => t.name === 'echo'));
       assert.equal(text(await client.callTool({ name: 'echo', arguments: { message: 'stateless' } })), 'Echo: stateless');
+      // the caller's era metadata stays with the proxy: the 2025 upstream gets a plain call
+      const forwarded = upstreamSent.filter((m) => m.method === 'tools/call' && ((m.params as JSONObject).arguments as JSONObject | undefined)?.message === 'stateless');
+      assert.equal(forwarded.length, 1);
+      const meta = ((forwarded[0]!.params as JSONObject)._meta ?? {}) as JSONObject;
+      assert.deepEqual(Object.keys(meta).filter((k) => k.startsWith('io.modelcontextprotocol/')), []);
       const sampled = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'from 2026', maxTokens: 5 } });
       assert.match(text(sampled), /v2-model/);
     } finally {

@@ -5,9 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, runCli } from '../../../test/helpers/cli/cli-run.js';
@@ -120,6 +123,25 @@ describe('mcpkit proxy -- node server-everything', { timeout: SUITE_TIMEOUT_MS }
     } finally {
       proxy.child.kill('SIGTERM');
       await proxy.exited;
+    }
+  });
+
+  it('--legacy-sse serves the HTTP+SSE endpoints; --stderr FILE receives the server\'s stderr', T, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpkit-proxy-'));
+    const file = join(dir, 'upstream.log');
+    const proxy = await startProxy(['--legacy-sse', '--stderr', file]);
+    try {
+      const client = new V1Client({ name: 'v1-sse-caller', version: '1.0.0' });
+      await client.connect(new SSEClientTransport(new URL('/sse', proxy.url)));
+      const echo = await client.callTool({ name: 'echo', arguments: { message: 'over sse' } });
+      assert.deepEqual(echo.content, [{ type: 'text', text: 'Echo: over sse' }]);
+      await client.close();
+      await waitFor(() => existsSync(file) && /Starting default \(STDIO\) server/.test(readFileSync(file, 'utf8')), 'the server\'s stderr in the file');
+      assert.doesNotMatch(proxy.stderr(), /Starting default \(STDIO\) server/);
+    } finally {
+      proxy.child.kill('SIGTERM');
+      await proxy.exited;
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
