@@ -87,7 +87,16 @@ describe('mcpkit proxy -- node server-everything', { timeout: SUITE_TIMEOUT_MS }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     const [first] = pids(proxy.stderr());
     assert.ok(first !== undefined, proxy.stderr());
+    // killed mid-call: the caller of the running call gets a clear error
+    let progressed = false;
+    const running = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }, undefined, { onprogress: () => void (progressed = true) });
+    const failed = running.then(
+      (r) => `answered: ${JSON.stringify(r)}`,
+      (e: Error) => e.message,
+    );
+    await waitFor(() => progressed, 'the long call to be running upstream');
     process.kill(first, 'SIGKILL');
+    assert.match(await failed, /upstream (server is unavailable|request tools\/call failed).*(killed|closed|SIGKILL|reconnect)/i);
     await waitFor(() => /upstream is down/.test(proxy.stderr()), 'the proxy to notice the upstream died');
     const refused = await client.callTool({ name: 'echo', arguments: { message: 'while down' } }).then(
       (r) => JSON.stringify(r),
