@@ -316,13 +316,17 @@ describe('proxy in front of mcpkit\'s demo over HTTP (2026-07-28 upstream), with
     // without the caller's token the proxy refuses (its own resource-server check)
     const anonymous = new V1Client({ name: 'anon', version: '1' });
     await assert.rejects(anonymous.connect(new V1Http(new URL(http.url))));
-    const client = new V1Client({ name: 'v1-2025-caller', version: '1.0.0' });
+    const client = new V1Client({ name: 'v1-2025-caller', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: 'caller-2025-model', role: 'assistant', content: { type: 'text', text: 'answer from the 2025 caller' } }));
     await client.connect(new V1Http(new URL(http.url), { requestInit: { headers: { authorization: 'Bearer caller-token' } } }));
     try {
       assert.match(client.getServerVersion()?.name ?? '', /mcpkit-demo/);
       // era bridging: a 2025 caller, a 2026-07-28 upstream
       const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
       assert.match(text(result), /5/);
+      // the upstream's multi round-trip input (sampling) is answered by the 2025 caller as a sampling request
+      const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'bridge me' } });
+      assert.match(text(sampled), /answer from the 2025 caller/);
       const logs: unknown[] = [];
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
       await client.setLoggingLevel('debug');
