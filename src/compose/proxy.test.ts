@@ -16,7 +16,7 @@ import { REPO_ROOT } from '../../test/helpers/repo.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
 import { InvalidTokenError, requireBearerAuth, type AuthInfo } from '../auth/index.js';
-import { Client } from '../client/index.js';
+import { ALL_REVISIONS, Client } from '../client/index.js';
 import { createDemoServer } from '../demo/server.js';
 import { StreamableHttpClientTransport } from '../http/client/streamable.js';
 import { serveNode, type NodeServerHandle } from '../http/node.js';
@@ -234,6 +234,24 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
       const result = await client.callTool({ name: 'simulate-research-query', arguments: { topic: 'bridges' } }, { timeout: 30_000 });
       assert.match(text(result), /bridges/);
       assert.ok(upstreamSent.some((m) => m.method === 'tasks/result'), 'the proxy waited with tasks/result');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a 2026-07-28 caller\'s subscriptions/listen on a resource subscribes the upstream; its updates reach the caller', T, async () => {
+    const client = new Client({ name: 'mcpkit-2026-caller', version: '1' }, { protocolVersions: ALL_REVISIONS });
+    await client.connect(new StreamableHttpClientTransport({ url: http.url }));
+    try {
+      assert.equal(client.era, 'stateless');
+      const uri = 'demo://resource/static/document/architecture.md';
+      const updates: string[] = [];
+      const subscription = await client.listen({ resourceSubscriptions: [uri] }, { onNotification: (method, params) => void (method === 'notifications/resources/updated' && updates.push(String(params?.uri))) });
+      assert.ok(upstreamSent.some((m) => m.method === 'resources/subscribe' && (m.params as JSONObject).uri === uri), 'the upstream was subscribed');
+      await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+      await waitFor(() => updates.includes(uri), 'an update of the subscribed resource', 20_000);
+      await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+      subscription.close();
     } finally {
       await client.close();
     }

@@ -33,6 +33,7 @@
 import { Client, ALL_REVISIONS, type ClientOptions } from '../client/client.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
+import { isObject } from '../jsonrpc/values.js';
 import { Method, Notification } from '../protocol/methods.js';
 import { McpServer, type ServerOptions } from '../server/index.js';
 import type { ServerRequestContext } from '../server/connection.js';
@@ -208,16 +209,10 @@ export class McpProxy {
     if (caps.resources?.subscribe === true) {
       this.server.wrap(Method.ResourcesSubscribe, (inner) => async (params, ctx) => {
         const uri = params?.uri;
-        const client = this.#client;
-        if (client === undefined) throw this.#unavailable(Method.ResourcesSubscribe);
         if (typeof uri === 'string' && !this.#subscribed.has(uri)) {
-          if (this.#subscribed.size >= (this.#options.maxUpstreamSubscriptions ?? DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS)) {
-            throw new McpError(ErrorCode.InternalError, `The proxy holds its most upstream subscriptions (${this.#subscribed.size}); ask its operator to raise maxUpstreamSubscriptions.`);
-          }
-          await this.#subscribeUpstream(client, uri, ctx.signal).catch((error: unknown) => {
+          await this.#subscribeAll([uri], ctx.signal).catch((error: unknown) => {
             throw this.#callerError(Method.ResourcesSubscribe, error, ctx);
           });
-          this.#subscribed.add(uri);
         }
         return inner(params, ctx);
       });
@@ -236,9 +231,15 @@ export class McpProxy {
       });
     }
     this.server.use({
-      name: 'proxy-roots',
+      name: 'proxy',
       intercept: (call, next) => {
         if (call.kind === 'notification' && call.method === Notification.RootsListChanged) this.#client?.sendRootsListChanged().catch((error: unknown) => this.#report(error));
+        // a 2026-07-28 caller's subscriptions/listen naming resources: the upstream is subscribed to them first
+        if (call.kind === 'request' && call.method === 'subscriptions/listen' && caps.resources?.subscribe === true) {
+          const uris = ((call.params?.notifications as JSONObject | undefined)?.resourceSubscriptions ?? []) as unknown[];
+          const fresh = uris.filter((uri): uri is string => typeof uri === 'string' && !this.#subscribed.has(uri));
+          if (fresh.length > 0) return this.#subscribeAll(fresh, call.signal).then(() => next());
+        }
         return next();
       },
     });
@@ -279,6 +280,20 @@ export class McpProxy {
   async #subscribeUpstream(client: Client, uri: string, signal?: AbortSignal): Promise<void> {
     if (client.era === 'stateless') await client.listen({ resourceSubscriptions: [uri] });
     else await client.subscribeResource(uri, signal === undefined ? undefined : { signal });
+  }
+
+  /** Subscribes the upstream to each of `uris` not subscribed yet, within {@link ProxyOptions.maxUpstreamSubscriptions}. */
+  async #subscribeAll(uris: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+    const client = this.#client;
+    if (client === undefined) throw this.#unavailable(Method.ResourcesSubscribe);
+    for (const uri of uris) {
+      if (this.#subscribed.has(uri)) continue;
+      if (this.#subscribed.size >= (this.#options.maxUpstreamSubscriptions ?? DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS)) {
+        throw new McpError(ErrorCode.InternalError, `The proxy holds its most upstream subscriptions (${this.#subscribed.size}); ask its operator to raise maxUpstreamSubscriptions.`);
+      }
+      await this.#subscribeUpstream(client, uri, signal);
+      this.#subscribed.add(uri);
+    }
   }
 
   /** True when a call of tool `name` must be a task upstream and the caller did not ask for one (see proxy-tasks.ts). */
@@ -459,12 +474,20 @@ export class McpProxy {
   }
 }
 
+/** The 2026-07-28 tasks extension's identifier (spelled out: this module stays era-neutral). */
+const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
+
 /** The capabilities the proxy declares: the upstream's, with `listChanged` on every list it has. */
 function mirroredCapabilities(upstream: ServerCapabilities): ServerCapabilities {
   const caps: JSONObject = {};
   for (const [key, value] of Object.entries(upstream as JSONObject)) {
     if (value === undefined) continue;
     caps[key] = key === 'tools' || key === 'resources' || key === 'prompts' ? { ...(value as JSONObject), listChanged: true } : value;
+  }
+  // the 2026-07-28 tasks extension is not bridged (proxy-tasks.ts): not declared to callers
+  if (isObject(caps.extensions) && TASKS_EXTENSION_ID in caps.extensions) {
+    const { [TASKS_EXTENSION_ID]: _tasks, ...extensions } = caps.extensions;
+    caps.extensions = extensions;
   }
   return caps as ServerCapabilities;
 }
