@@ -443,3 +443,27 @@ describe('proxy in front of an mcpkit server (in memory): the upstream\'s cancel
     }
   });
 });
+
+describe('proxy capabilities', { timeout: SUITE_TIMEOUT_MS }, () => {
+  it('a 2026-07-28 upstream\'s tasks extension is not declared to callers (the proxy does not bridge it); the rest is mirrored', T, async () => {
+    const upstream = createDemoServer();
+    const proxy = await McpProxy.open({
+      upstream: () => {
+        const [mine, theirs] = InMemoryTransport.createPair();
+        void upstream.connect(theirs);
+        return mine;
+      },
+    });
+    try {
+      assert.equal(proxy.upstream?.era, 'stateless');
+      const declared = (proxy.upstream?.serverCapabilities as { extensions?: Record<string, unknown> }).extensions ?? {};
+      assert.ok('io.modelcontextprotocol/tasks' in declared, 'the demo declares the tasks extension');
+      const mirrored = proxy.server.statelessCapabilities() as { extensions?: Record<string, unknown>; tools?: unknown; prompts?: unknown };
+      assert.ok(!('io.modelcontextprotocol/tasks' in (mirrored.extensions ?? {})));
+      assert.ok(mirrored.tools && mirrored.prompts);
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+  });
+});
