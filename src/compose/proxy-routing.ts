@@ -18,8 +18,8 @@
  */
 import { McpError } from '../jsonrpc/errors.js';
 import { ErrorCode } from '../jsonrpc/types.js';
-import type { McpServer } from '../server/index.js';
 import type { ServerConnection, ServerRequestContext } from '../server/connection.js';
+import type { McpServer } from '../server/index.js';
 
 /** Who answers one server→client request: a downstream request's context, or a downstream connection. */
 export type DownstreamTarget = { readonly request: ServerRequestContext } | { readonly connection: ServerConnection };

@@ -8,18 +8,24 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
 import { REPO_ROOT } from '../../test/helpers/repo.js';
 import { waitFor } from '../../test/helpers/wait.js';
-import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
-import { InvalidTokenError, requireBearerAuth, type AuthInfo } from '../auth/index.js';
+import { type AuthInfo, InvalidTokenError, requireBearerAuth } from '../auth/index.js';
 import { ALL_REVISIONS, Client } from '../client/index.js';
 import { createDemoServer } from '../demo/server.js';
 import { StreamableHttpClientTransport } from '../http/client/streamable.js';
-import { serveNode, type NodeServerHandle } from '../http/node.js';
+import { type NodeServerHandle, serveNode } from '../http/node.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
@@ -110,7 +116,10 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
         cursor = page.nextCursor;
       } while (cursor !== undefined);
       const direct = await proxy.upstream!.listAllResources();
-      assert.deepEqual(resources, direct.map((r) => r.uri));
+      assert.deepEqual(
+        resources,
+        direct.map((r) => r.uri),
+      );
       assert.ok(resources.length > 0);
       const read = await client.readResource({ uri: resources[0]! });
       assert.equal(read.contents[0]?.uri, resources[0]);
@@ -143,7 +152,10 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
   });
 
   it('URL-mode elicitation and roots/list of the upstream are answered by the caller; -32042 reaches it as it is', T, async () => {
-    const client = new V1Client({ name: 'v1-url-caller', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } } });
+    const client = new V1Client(
+      { name: 'v1-url-caller', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+    );
     const urls: string[] = [];
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       if (request.params.mode === 'url') urls.push(request.params.url);
@@ -155,7 +167,9 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
       const done = await client.callTool({ name: 'trigger-url-elicitation', arguments: { url: 'https://example.com/consent', message: 'Please consent' } });
       assert.match(text(done), /User completed the URL elicitation flow/);
       assert.deepEqual(urls, ['https://example.com/consent']);
-      const required = await client.callTool({ name: 'trigger-url-elicitation', arguments: { url: 'https://example.com/other', message: 'x', errorPath: true } }).catch((e: unknown) => e);
+      const required = await client
+        .callTool({ name: 'trigger-url-elicitation', arguments: { url: 'https://example.com/other', message: 'x', errorPath: true } })
+        .catch((e: unknown) => e);
       assert.equal((required as { code?: number }).code, -32042, String(required));
       const roots = await client.callTool({ name: 'get-roots-list', arguments: {} });
       assert.match(text(roots), /project-through-proxy/);
@@ -167,11 +181,13 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
     }
   });
 
-  it('progress flows down under the caller\'s token; the caller\'s cancel reaches the upstream', T, async () => {
+  it("progress flows down under the caller's token; the caller's cancel reaches the upstream", T, async () => {
     const client = await v1();
     try {
       const progress: number[] = [];
-      const done = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+      const done = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
+        onprogress: (p) => void progress.push(p.progress),
+      });
       assert.match(text(done), /completed/i);
       assert.deepEqual(progress, [1, 2, 3]);
       // cancel: the proxy sends notifications/cancelled upstream for the request it made
@@ -194,7 +210,7 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
     }
   });
 
-  it('logging/setLevel goes upstream and the upstream\'s log messages reach the caller', T, async () => {
+  it("logging/setLevel goes upstream and the upstream's log messages reach the caller", T, async () => {
     const client = await v1();
     try {
       const logs: unknown[] = [];
@@ -210,13 +226,20 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
   });
 
   it('tasks, 2025 on both sides: a task-augmented tools/call and tasks/get, tasks/result pass through', T, async () => {
-    const client = new Client({ name: 'mcpkit-2025-caller', version: '1' }, { protocolVersion: '2025-11-25', elicitation: { form: async () => ({ action: 'decline' }) } });
+    const client = new Client(
+      { name: 'mcpkit-2025-caller', version: '1' },
+      { protocolVersion: '2025-11-25', elicitation: { form: async () => ({ action: 'decline' }) } },
+    );
     client.extend(tasksExtension());
     await client.connect(new StreamableHttpClientTransport({ url: http.url }));
     try {
-      assert.ok((client.serverCapabilities as { tasks?: unknown }).tasks, 'the upstream\'s tasks capability is mirrored');
+      assert.ok((client.serverCapabilities as { tasks?: unknown }).tasks, "the upstream's tasks capability is mirrored");
       await waitForTool(client, 'simulate-research-query');
-      const created = await client.request<{ task: { taskId: string; status: string } }>('tools/call', { name: 'simulate-research-query', arguments: { topic: 'proxies' }, task: {} });
+      const created = await client.request<{ task: { taskId: string; status: string } }>('tools/call', {
+        name: 'simulate-research-query',
+        arguments: { topic: 'proxies' },
+        task: {},
+      });
       assert.equal(typeof created.task.taskId, 'string');
       const got = await client.request<{ taskId: string; status: string }>('tasks/get', { taskId: created.task.taskId });
       assert.equal(got.taskId, created.task.taskId);
@@ -233,21 +256,30 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
     try {
       const result = await client.callTool({ name: 'simulate-research-query', arguments: { topic: 'bridges' } }, { timeout: 30_000 });
       assert.match(text(result), /bridges/);
-      assert.ok(upstreamSent.some((m) => m.method === 'tasks/result'), 'the proxy waited with tasks/result');
+      assert.ok(
+        upstreamSent.some((m) => m.method === 'tasks/result'),
+        'the proxy waited with tasks/result',
+      );
     } finally {
       await client.close();
     }
   });
 
-  it('a 2026-07-28 caller\'s subscriptions/listen on a resource subscribes the upstream; its updates reach the caller', T, async () => {
+  it("a 2026-07-28 caller's subscriptions/listen on a resource subscribes the upstream; its updates reach the caller", T, async () => {
     const client = new Client({ name: 'mcpkit-2026-caller', version: '1' }, { protocolVersions: ALL_REVISIONS });
     await client.connect(new StreamableHttpClientTransport({ url: http.url }));
     try {
       assert.equal(client.era, 'stateless');
       const uri = 'demo://resource/static/document/architecture.md';
       const updates: string[] = [];
-      const subscription = await client.listen({ resourceSubscriptions: [uri] }, { onNotification: (method, params) => void (method === 'notifications/resources/updated' && updates.push(String(params?.uri))) });
-      assert.ok(upstreamSent.some((m) => m.method === 'resources/subscribe' && (m.params as JSONObject).uri === uri), 'the upstream was subscribed');
+      const subscription = await client.listen(
+        { resourceSubscriptions: [uri] },
+        { onNotification: (method, params) => void (method === 'notifications/resources/updated' && updates.push(String(params?.uri))) },
+      );
+      assert.ok(
+        upstreamSent.some((m) => m.method === 'resources/subscribe' && (m.params as JSONObject).uri === uri),
+        'the upstream was subscribed',
+      );
       await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
       await waitFor(() => updates.includes(uri), 'an update of the subscribed resource', 20_000);
       await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
@@ -258,7 +290,10 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
   });
 
   it('era bridging: a 2026-07-28 v2 client through the proxy to the 2025-era stdio upstream, sampling as a multi round-trip input', T, async () => {
-    const client = new V2Client({ name: 'v2-caller', version: '2.0.0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new V2Client(
+      { name: 'v2-caller', version: '2.0.0' },
+      { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     client.setRequestHandler('sampling/createMessage', async () => ({ model: 'v2-model', role: 'assistant', content: { type: 'text', text: 'from v2' } }));
     await client.connect(new V2Http(new URL(http.url)));
     try {
@@ -266,10 +301,15 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
       assert.ok(tools.tools.some((t) => t.name === 'echo'));
       assert.equal(text(await client.callTool({ name: 'echo', arguments: { message: 'stateless' } })), 'Echo: stateless');
       // the caller's era metadata stays with the proxy: the 2025 upstream gets a plain call
-      const forwarded = upstreamSent.filter((m) => m.method === 'tools/call' && ((m.params as JSONObject).arguments as JSONObject | undefined)?.message === 'stateless');
+      const forwarded = upstreamSent.filter(
+        (m) => m.method === 'tools/call' && ((m.params as JSONObject).arguments as JSONObject | undefined)?.message === 'stateless',
+      );
       assert.equal(forwarded.length, 1);
       const meta = ((forwarded[0]!.params as JSONObject)._meta ?? {}) as JSONObject;
-      assert.deepEqual(Object.keys(meta).filter((k) => k.startsWith('io.modelcontextprotocol/')), []);
+      assert.deepEqual(
+        Object.keys(meta).filter((k) => k.startsWith('io.modelcontextprotocol/')),
+        [],
+      );
       const sampled = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'from 2026', maxTokens: 5 } });
       assert.match(text(sampled), /v2-model/);
     } finally {
@@ -278,14 +318,23 @@ describe('proxy in front of server-everything (stdio)', { timeout: SUITE_TIMEOUT
   });
 });
 
-describe('proxy in front of mcpkit\'s demo over HTTP (2026-07-28 upstream), with auth on both sides', { timeout: SUITE_TIMEOUT_MS }, () => {
+describe("proxy in front of mcpkit's demo over HTTP (2026-07-28 upstream), with auth on both sides", { timeout: SUITE_TIMEOUT_MS }, () => {
   let upstream: NodeServerHandle;
   let proxy: McpProxy;
   let http: NodeServerHandle;
   const tokensSeenUpstream: string[] = [];
   const authorizationsSeenUpstream: string[] = [];
   before(async () => {
-    const info = (subject: string, resource: string): AuthInfo => ({ issuer: 'https://as.example', subject, clientId: subject, scopes: [], audience: [resource], expiresAt: undefined, tokenId: undefined, claims: {} });
+    const info = (subject: string, resource: string): AuthInfo => ({
+      issuer: 'https://as.example',
+      subject,
+      clientId: subject,
+      scopes: [],
+      audience: [resource],
+      expiresAt: undefined,
+      tokenId: undefined,
+      claims: {},
+    });
     // the upstream accepts only the proxy's own token, and records every Authorization it gets
     let upstreamResource = '';
     const upstreamAuth = requireBearerAuth({
@@ -310,7 +359,9 @@ describe('proxy in front of mcpkit\'s demo over HTTP (2026-07-28 upstream), with
     });
     upstream = await serveNode(createStreamableHttpHandler({ server: demo, authorize: upstreamAuth }), { port: 0, host: '127.0.0.1' });
     upstreamResource = upstream.url;
-    proxy = await McpProxy.open({ upstream: () => new StreamableHttpClientTransport({ url: upstream.url, headers: { authorization: 'Bearer proxy-own-token' } }) });
+    proxy = await McpProxy.open({
+      upstream: () => new StreamableHttpClientTransport({ url: upstream.url, headers: { authorization: 'Bearer proxy-own-token' } }),
+    });
     assert.equal(proxy.upstream?.era, 'stateless', 'the proxy speaks 2026-07-28 to the demo');
     const callerAuth = requireBearerAuth({
       verifier: {
@@ -330,12 +381,16 @@ describe('proxy in front of mcpkit\'s demo over HTTP (2026-07-28 upstream), with
     await upstream?.close();
   });
 
-  it('no token passthrough: the caller authenticates to the proxy, the upstream sees only the proxy\'s token', T, async () => {
+  it("no token passthrough: the caller authenticates to the proxy, the upstream sees only the proxy's token", T, async () => {
     // without the caller's token the proxy refuses (its own resource-server check)
     const anonymous = new V1Client({ name: 'anon', version: '1' });
     await assert.rejects(anonymous.connect(new V1Http(new URL(http.url))));
     const client = new V1Client({ name: 'v1-2025-caller', version: '1.0.0' }, { capabilities: { sampling: {} } });
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: 'caller-2025-model', role: 'assistant', content: { type: 'text', text: 'answer from the 2025 caller' } }));
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      model: 'caller-2025-model',
+      role: 'assistant',
+      content: { type: 'text', text: 'answer from the 2025 caller' },
+    }));
     await client.connect(new V1Http(new URL(http.url), { requestInit: { headers: { authorization: 'Bearer caller-token' } } }));
     try {
       assert.match(client.getServerVersion()?.name ?? '', /mcpkit-demo/);
@@ -349,7 +404,7 @@ describe('proxy in front of mcpkit\'s demo over HTTP (2026-07-28 upstream), with
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
       await client.setLoggingLevel('debug');
       await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
-      await waitFor(() => logs.length >= 3, 'the upstream\'s log messages');
+      await waitFor(() => logs.length >= 3, "the upstream's log messages");
       // list_changed of the 2026-07-28 upstream (on the proxy's subscriptions/listen) reaches the 2025 caller
       let changed = 0;
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
@@ -358,7 +413,10 @@ describe('proxy in front of mcpkit\'s demo over HTTP (2026-07-28 upstream), with
       assert.ok((await client.listTools()).tools.some((t) => t.name === 'extra'));
       assert.ok(tokensSeenUpstream.length > 0);
       assert.deepEqual([...new Set(tokensSeenUpstream)], ['proxy-own-token']);
-      assert.ok(authorizationsSeenUpstream.every((a) => a === 'Bearer proxy-own-token'), authorizationsSeenUpstream.join(','));
+      assert.ok(
+        authorizationsSeenUpstream.every((a) => a === 'Bearer proxy-own-token'),
+        authorizationsSeenUpstream.join(','),
+      );
       assert.ok(!authorizationsSeenUpstream.some((a) => a.includes('caller-token')));
     } finally {
       await client.close();
@@ -366,7 +424,7 @@ describe('proxy in front of mcpkit\'s demo over HTTP (2026-07-28 upstream), with
   });
 });
 
-describe('proxy in front of an mcpkit server (in memory): the upstream\'s cancel, and routing when it is ambiguous', { timeout: SUITE_TIMEOUT_MS }, () => {
+describe("proxy in front of an mcpkit server (in memory): the upstream's cancel, and routing when it is ambiguous", { timeout: SUITE_TIMEOUT_MS }, () => {
   let proxy: McpProxy;
   let http: NodeServerHandle;
   let running = 0;
@@ -376,9 +434,15 @@ describe('proxy in front of an mcpkit server (in memory): the upstream\'s cancel
     const upstream = new McpServer({ name: 'upstream', version: '1' });
     upstream.registerTool('ask-then-give-up', { description: 'asks the client to sample, then cancels its request' }, async (_args, ctx) => {
       const controller = new AbortController();
-      const asked = ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'never mind' } }], maxTokens: 5 }, { signal: controller.signal });
+      const asked = ctx.createMessage(
+        { messages: [{ role: 'user', content: { type: 'text', text: 'never mind' } }], maxTokens: 5 },
+        { signal: controller.signal },
+      );
       setTimeout(() => controller.abort(new Error('upstream changed its mind')), 200);
-      const outcome = await asked.then(() => 'answered', (e: Error) => `gave up: ${e.message}`);
+      const outcome = await asked.then(
+        () => 'answered',
+        (e: Error) => `gave up: ${e.message}`,
+      );
       return { content: [{ type: 'text', text: outcome }] };
     });
     upstream.registerTool('ask-when-two-run', { description: 'waits until two calls run, then asks the client to sample' }, async (_args, ctx) => {
@@ -408,32 +472,34 @@ describe('proxy in front of an mcpkit server (in memory): the upstream\'s cancel
 
   async function sampler(model: string, onAbort?: (reason: unknown) => void): Promise<V1Client> {
     const client = new V1Client({ name: model, version: '1' }, { capabilities: { sampling: {} } });
-    client.setRequestHandler(CreateMessageRequestSchema, (_request, extra) =>
-      new Promise((resolve) => {
-        if (onAbort === undefined) return resolve({ model, role: 'assistant', content: { type: 'text', text: 'ok' } });
-        extra.signal.addEventListener('abort', () => {
-          onAbort(extra.signal.reason);
-          resolve({ model, role: 'assistant', content: { type: 'text', text: 'late' } });
-        });
-      }),
+    client.setRequestHandler(
+      CreateMessageRequestSchema,
+      (_request, extra) =>
+        new Promise((resolve) => {
+          if (onAbort === undefined) return resolve({ model, role: 'assistant', content: { type: 'text', text: 'ok' } });
+          extra.signal.addEventListener('abort', () => {
+            onAbort(extra.signal.reason);
+            resolve({ model, role: 'assistant', content: { type: 'text', text: 'late' } });
+          });
+        }),
     );
     await client.connect(new V1Http(new URL(http.url)));
     return client;
   }
 
-  it('the upstream\'s notifications/cancelled of its own sampling request reaches the caller', T, async () => {
+  it("the upstream's notifications/cancelled of its own sampling request reaches the caller", T, async () => {
     let aborted = false;
     const client = await sampler('slow-model', () => (aborted = true));
     try {
       const result = await client.callTool({ name: 'ask-then-give-up', arguments: {} });
       assert.match(text(result), /gave up: .*cancel/);
-      await waitFor(() => aborted, 'the caller\'s sampling handler to be cancelled');
+      await waitFor(() => aborted, "the caller's sampling handler to be cancelled");
     } finally {
       await client.close();
     }
   });
 
-  it('two callers in flight from different connections: the upstream\'s sampling request is refused, not sent to the wrong caller', T, async () => {
+  it("two callers in flight from different connections: the upstream's sampling request is refused, not sent to the wrong caller", T, async () => {
     const [a, b] = await Promise.all([sampler('model-a'), sampler('model-b')]);
     try {
       const results = await Promise.all([a.callTool({ name: 'ask-when-two-run', arguments: {} }), b.callTool({ name: 'ask-when-two-run', arguments: {} })]);
@@ -445,7 +511,7 @@ describe('proxy in front of an mcpkit server (in memory): the upstream\'s cancel
 });
 
 describe('proxy capabilities', { timeout: SUITE_TIMEOUT_MS }, () => {
-  it('a 2026-07-28 upstream\'s tasks extension is not declared to callers (the proxy does not bridge it); the rest is mirrored', T, async () => {
+  it("a 2026-07-28 upstream's tasks extension is not declared to callers (the proxy does not bridge it); the rest is mirrored", T, async () => {
     const upstream = createDemoServer();
     const proxy = await McpProxy.open({
       upstream: () => {

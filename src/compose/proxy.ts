@@ -30,20 +30,20 @@
  *   exponential backoff ({@link ProxyOptions.restart}) and, once back, re-subscribes, re-sets
  *   the log level and announces `list_changed` for every list.
  */
-import { Client, ALL_REVISIONS, type ClientOptions } from '../client/client.js';
+import { ALL_REVISIONS, Client, type ClientOptions } from '../client/client.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
 import { Method, Notification } from '../protocol/methods.js';
-import { McpServer, type ServerOptions } from '../server/index.js';
 import type { ServerRequestContext } from '../server/connection.js';
+import { McpServer, type ServerOptions } from '../server/index.js';
 import type { SharedChange, SharedNotifier } from '../server/shared-notifications.js';
 import type { RequestContext } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
+import { tasksExtension } from '../tasks/wire.js';
 import type { Transport } from '../transport/types.js';
 import type { ClientCapabilities, ElicitFormParams, Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
-import { tasksExtension } from '../tasks/wire.js';
-import { InFlightRequests, type DownstreamTarget } from './proxy-routing.js';
+import { type DownstreamTarget, InFlightRequests } from './proxy-routing.js';
 import { callThroughTask, requiredTaskTools, upstreamRunsToolTasks } from './proxy-tasks.js';
 
 /** Reconnection of a proxy's upstream after it closed. */
@@ -114,7 +114,11 @@ const LIST_CHANGES: ReadonlyArray<readonly [keyof ServerCapabilities, SharedChan
   ['prompts', Notification.PromptsListChanged],
 ];
 
-const DEFAULT_CLIENT_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } as ClientCapabilities;
+const DEFAULT_CLIENT_CAPABILITIES: ClientCapabilities = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+} as ClientCapabilities;
 
 /** A server that stands for one upstream (see the module note). Open one with {@link McpProxy.open}. */
 export class McpProxy {
@@ -233,7 +237,8 @@ export class McpProxy {
     this.server.use({
       name: 'proxy',
       intercept: (call, next) => {
-        if (call.kind === 'notification' && call.method === Notification.RootsListChanged) this.#client?.sendRootsListChanged().catch((error: unknown) => this.#report(error));
+        if (call.kind === 'notification' && call.method === Notification.RootsListChanged)
+          this.#client?.sendRootsListChanged().catch((error: unknown) => this.#report(error));
         // a 2026-07-28 caller's subscriptions/listen naming resources: the upstream is subscribed to them first
         if (call.kind === 'request' && call.method === 'subscriptions/listen' && caps.resources?.subscribe === true) {
           const uris = ((call.params?.notifications as JSONObject | undefined)?.resourceSubscriptions ?? []) as unknown[];
@@ -262,7 +267,8 @@ export class McpProxy {
         ...(ctx.progressToken === undefined ? {} : { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) }),
       };
       const sent = upstreamParams(params);
-      if (method === Method.ToolsCall && sent !== undefined && sent.task === undefined && (await this.#mustBeTask(client, sent.name))) return await callThroughTask(client, sent, options);
+      if (method === Method.ToolsCall && sent !== undefined && sent.task === undefined && (await this.#mustBeTask(client, sent.name)))
+        return await callThroughTask(client, sent, options);
       return await client.request(method, sent, options);
     } catch (error) {
       throw this.#callerError(method, error, ctx);
@@ -289,7 +295,10 @@ export class McpProxy {
     for (const uri of uris) {
       if (this.#subscribed.has(uri)) continue;
       if (this.#subscribed.size >= (this.#options.maxUpstreamSubscriptions ?? DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS)) {
-        throw new McpError(ErrorCode.InternalError, `The proxy holds its most upstream subscriptions (${this.#subscribed.size}); ask its operator to raise maxUpstreamSubscriptions.`);
+        throw new McpError(
+          ErrorCode.InternalError,
+          `The proxy holds its most upstream subscriptions (${this.#subscribed.size}); ask its operator to raise maxUpstreamSubscriptions.`,
+        );
       }
       await this.#subscribeUpstream(client, uri, signal);
       this.#subscribed.add(uri);
@@ -322,7 +331,11 @@ export class McpProxy {
   // ───────────── upstream → downstream ─────────────
 
   /** Asks the caller chosen by the routing rules; the upstream's cancel aborts the downstream request. */
-  async #ask<T>(method: string, up: RequestContext, send: (target: DownstreamTarget, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>): Promise<T> {
+  async #ask<T>(
+    method: string,
+    up: RequestContext,
+    send: (target: DownstreamTarget, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
+  ): Promise<T> {
     const target = this.#inFlight.target(method);
     try {
       return await send(target, { signal: up.signal, timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS });
@@ -330,10 +343,14 @@ export class McpProxy {
       // 2026-07-28 caller: the input goes back to it; its retry runs the call again with the answer
       if (error instanceof Error && error.name === 'InputRequiredSignal' && 'request' in target) {
         this.#inFlight.abort(target.request, error);
-        throw new McpError(ErrorCode.InternalError, `The proxy's caller answers ${method} in a later round (2026-07-28 multi round-trip); this request is abandoned and the call will be made again.`);
+        throw new McpError(
+          ErrorCode.InternalError,
+          `The proxy's caller answers ${method} in a later round (2026-07-28 multi round-trip); this request is abandoned and the call will be made again.`,
+        );
       }
       if (error instanceof McpError) throw error;
-      if (error instanceof LocalError && error.code === 'capability_missing') throw new McpError(ErrorCode.InternalError, `The proxy's caller cannot answer ${method}: ${error.message}`);
+      if (error instanceof LocalError && error.code === 'capability_missing')
+        throw new McpError(ErrorCode.InternalError, `The proxy's caller cannot answer ${method}: ${error.message}`);
       throw error;
     }
   }
@@ -348,7 +365,10 @@ export class McpProxy {
     client.on(Notification.Message, (params) => {
       const level = params?.level as LoggingLevel;
       const only = this.#inFlight.only();
-      const sent = only === undefined ? this.server.log(level, params?.data, params?.logger as string | undefined) : only.log(level, params?.data, params?.logger as string | undefined);
+      const sent =
+        only === undefined
+          ? this.server.log(level, params?.data, params?.logger as string | undefined)
+          : only.log(level, params?.data, params?.logger as string | undefined);
       sent.catch((error: unknown) => this.#report(error));
     });
     client.on(Notification.ElicitationComplete, (params) => {
@@ -367,8 +387,13 @@ export class McpProxy {
     if (client.era === 'stateless') {
       // a 2026-07-28 upstream tells list changes only on a subscriptions/listen stream
       const caps = client.serverCapabilities ?? {};
-      const filter = { toolsListChanged: caps.tools !== undefined, promptsListChanged: caps.prompts !== undefined, resourcesListChanged: caps.resources !== undefined };
-      if (filter.toolsListChanged || filter.promptsListChanged || filter.resourcesListChanged) client.listen(filter).catch((error: unknown) => this.#report(error));
+      const filter = {
+        toolsListChanged: caps.tools !== undefined,
+        promptsListChanged: caps.prompts !== undefined,
+        resourcesListChanged: caps.resources !== undefined,
+      };
+      if (filter.toolsListChanged || filter.promptsListChanged || filter.resourcesListChanged)
+        client.listen(filter).catch((error: unknown) => this.#report(error));
     }
     client.endpoint?.onClose((reason) => {
       if (this.#client !== client || this.#closed) return;
@@ -420,9 +445,14 @@ export class McpProxy {
    * (filled once the proxy exists): a request the upstream makes before that is refused.
    */
   static async #connect(options: ProxyOptions, slot: { proxy?: McpProxy }): Promise<Client> {
-    const ask = <T>(method: string, up: RequestContext, send: (target: DownstreamTarget, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>): Promise<T> => {
+    const ask = <T>(
+      method: string,
+      up: RequestContext,
+      send: (target: DownstreamTarget, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
+    ): Promise<T> => {
       const proxy = slot.proxy;
-      if (proxy === undefined) return Promise.reject(new McpError(ErrorCode.InternalError, `The proxy is still starting and has no caller to ask for ${method}.`));
+      if (proxy === undefined)
+        return Promise.reject(new McpError(ErrorCode.InternalError, `The proxy is still starting and has no caller to ask for ${method}.`));
       return proxy.#ask(method, up, send);
     };
     const declared = options.clientCapabilities ?? DEFAULT_CLIENT_CAPABILITIES;
@@ -430,7 +460,8 @@ export class McpProxy {
       sampling: {
         tools: true,
         context: true,
-        createMessage: (params, up) => ask(Method.SamplingCreateMessage, up, (t, o) => ('request' in t ? t.request.createMessage(params, o) : t.connection.createMessage(params, o))),
+        createMessage: (params, up) =>
+          ask(Method.SamplingCreateMessage, up, (t, o) => ('request' in t ? t.request.createMessage(params, o) : t.connection.createMessage(params, o))),
       },
       elicitation: {
         applyDefaults: false,
@@ -440,7 +471,9 @@ export class McpProxy {
         },
         url: async (request, up) => {
           const params = { message: request.message, url: request.url, elicitationId: request.elicitationId };
-          const result = await ask(Method.ElicitationCreate, up, (t, o) => ('request' in t ? t.request.elicitUrl(params, o) : t.connection.elicitUrl(params, o)));
+          const result = await ask(Method.ElicitationCreate, up, (t, o) =>
+            'request' in t ? t.request.elicitUrl(params, o) : t.connection.elicitUrl(params, o),
+          );
           return result.action;
         },
       },
@@ -497,7 +530,9 @@ function mirroredCapabilities(upstream: ServerCapabilities): ServerCapabilities 
  * capabilities, client info, log level): the upstream client sends the proxy's own. Spelled
  * out here (the reserved keys of the spec) so that this module stays era-neutral.
  */
-const ERA_META: ReadonlySet<string> = new Set(['protocolVersion', 'clientCapabilities', 'clientInfo', 'logLevel'].map((key) => `io.modelcontextprotocol/${key}`));
+const ERA_META: ReadonlySet<string> = new Set(
+  ['protocolVersion', 'clientCapabilities', 'clientInfo', 'logLevel'].map((key) => `io.modelcontextprotocol/${key}`),
+);
 
 /** The params sent upstream: without the caller's era metadata, progress token and multi round-trip fields. */
 function upstreamParams(params: JSONObject | undefined): JSONObject | undefined {

@@ -13,13 +13,13 @@
  * factory, and that `new C()` cannot build, fails the test by name, so the list stays whole.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { type RedisServer, startRedis } from '../helpers/redis/redis-server.js';
 import { DIST, REPO_ROOT } from '../helpers/repo.js';
-import { startRedis, type RedisServer } from '../helpers/redis/redis-server.js';
 
 type Ctor = new (...args: unknown[]) => object;
 type Modules = Map<string, Ctor>;
@@ -100,7 +100,10 @@ const FACTORIES: Record<string, Factory> = {
   SseClientTransport: (c) => make(c, 'SseClientTransport', { url: 'http://127.0.0.1:9/sse' }),
   FallbackTransport: (c) => make(c, 'FallbackTransport', 'http://127.0.0.1:9/mcp'),
   OAuthClient: (c) => make(c, 'OAuthClient', { serverUrl: 'https://127.0.0.1:9/mcp', grant: { type: 'client_credentials' } }),
-  PendingTaskRequest: (c) => make(c, 'PendingTaskRequest', undefined, Promise.reject(new Error('failed')).catch(() => undefined) as Promise<unknown>, () => Promise.reject(new Error('failed'))),
+  PendingTaskRequest: (c) =>
+    make(c, 'PendingTaskRequest', undefined, Promise.reject(new Error('failed')).catch(() => undefined) as Promise<unknown>, () =>
+      Promise.reject(new Error('failed')),
+    ),
   TaskRequestor: (c) => make(c, 'TaskRequestor', make(c, 'Endpoint', 'client', make(c, 'InMemoryTransport'))),
   RecordingTransport: (c) => make(c, 'RecordingTransport', make(c, 'InMemoryTransport'), { side: 'client' }),
   SqliteTaskStore: async (c) => {
@@ -130,7 +133,8 @@ const FACTORIES: Record<string, Factory> = {
   RedisTaskStore: async (c) => (c.get('RedisTaskStore') as unknown as { open(r: object): Promise<object> }).open(await redisConnection(c)),
   RedisSessionDirectory: async (c) => (c.get('RedisSessionDirectory') as unknown as { open(r: object): Promise<object> }).open(await redisConnection(c)),
   RedisNotifier: async (c) => (c.get('RedisNotifier') as unknown as { open(b: object): Promise<object> }).open(make(c, 'RedisBus', await redisConnection(c))),
-  RedisTaskInputRelay: async (c) => (c.get('RedisTaskInputRelay') as unknown as { open(b: object): Promise<object> }).open(make(c, 'RedisBus', await redisConnection(c))),
+  RedisTaskInputRelay: async (c) =>
+    (c.get('RedisTaskInputRelay') as unknown as { open(b: object): Promise<object> }).open(make(c, 'RedisBus', await redisConnection(c))),
 };
 
 /** Classes whose instances only the library makes (handed to handlers); built from a fake of their inputs is not meaningful. */
@@ -175,7 +179,9 @@ test('every promise-returning public method rejects instead of throwing', { time
         } catch (error) {
           // junk of the wrong type (`undefined` for an object parameter) is the type checker's to refuse
           if (error instanceof TypeError) continue;
-          offenders.push(`${name}.${method}(${args.map((a) => JSON.stringify(a) ?? 'undefined').join(', ')}) threw ${(error as Error)?.name}: ${(error as Error)?.message}`);
+          offenders.push(
+            `${name}.${method}(${args.map((a) => JSON.stringify(a) ?? 'undefined').join(', ')}) threw ${(error as Error)?.name}: ${(error as Error)?.message}`,
+          );
           continue;
         }
         assert.equal(typeof (outcome as { then?: unknown })?.then, 'function', `${name}.${method} returned ${String(outcome)}, not a promise`);

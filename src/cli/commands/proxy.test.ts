@@ -4,7 +4,7 @@
  * clear error) and started again (list_changed, then served again), graceful shutdown.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +13,10 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { SUITE_TIMEOUT_MS } from '../../../test/helpers/bounds.js';
 import { BIN, runCli } from '../../../test/helpers/cli/cli-run.js';
 import { REPO_ROOT } from '../../../test/helpers/repo.js';
 import { waitFor } from '../../../test/helpers/wait.js';
-import { SUITE_TIMEOUT_MS } from '../../../test/helpers/bounds.js';
 import { parseProxyArgs } from './proxy.js';
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -36,7 +36,10 @@ after(() => {
 });
 
 function startProxy(args: readonly string[], env: Record<string, string> = {}): Promise<ProxyProcess> {
-  const child = spawn(process.execPath, [BIN, 'proxy', '--port', '0', ...args, '--', process.execPath, EVERYTHING], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [BIN, 'proxy', '--port', '0', ...args, '--', process.execPath, EVERYTHING], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   started.push(child);
   let out = '';
   let err = '';
@@ -89,7 +92,9 @@ describe('mcpkit proxy -- node server-everything', { timeout: SUITE_TIMEOUT_MS }
     assert.ok(first !== undefined, proxy.stderr());
     // killed mid-call: the caller of the running call gets a clear error
     let progressed = false;
-    const running = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }, undefined, { onprogress: () => void (progressed = true) });
+    const running = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }, undefined, {
+      onprogress: () => void (progressed = true),
+    });
     const failed = running.then(
       (r) => `answered: ${JSON.stringify(r)}`,
       (e: Error) => e.message,
@@ -120,9 +125,17 @@ describe('mcpkit proxy -- node server-everything', { timeout: SUITE_TIMEOUT_MS }
     const token = 'a-long-enough-caller-token';
     const proxy = await startProxy(['--auth-token-env', 'PROXY_TEST_TOKEN'], { PROXY_TEST_TOKEN: token });
     try {
-      const anonymous = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+      const anonymous = await fetch(proxy.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{}',
+      });
       assert.equal(anonymous.status, 401);
-      const wrong = await fetch(proxy.url, { method: 'POST', headers: { authorization: 'Bearer not-the-token-at-all-xx', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+      const wrong = await fetch(proxy.url, {
+        method: 'POST',
+        headers: { authorization: 'Bearer not-the-token-at-all-xx', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{}',
+      });
       assert.equal(wrong.status, 401);
       const client = new V1Client({ name: 'v1-caller', version: '1.0.0' });
       await client.connect(new V1Http(new URL(proxy.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
@@ -135,7 +148,7 @@ describe('mcpkit proxy -- node server-everything', { timeout: SUITE_TIMEOUT_MS }
     }
   });
 
-  it('--legacy-sse serves the HTTP+SSE endpoints; --stderr FILE receives the server\'s stderr', T, async () => {
+  it("--legacy-sse serves the HTTP+SSE endpoints; --stderr FILE receives the server's stderr", T, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcpkit-proxy-'));
     const file = join(dir, 'upstream.log');
     const proxy = await startProxy(['--legacy-sse', '--stderr', file]);
@@ -145,7 +158,7 @@ describe('mcpkit proxy -- node server-everything', { timeout: SUITE_TIMEOUT_MS }
       const echo = await client.callTool({ name: 'echo', arguments: { message: 'over sse' } });
       assert.deepEqual(echo.content, [{ type: 'text', text: 'Echo: over sse' }]);
       await client.close();
-      await waitFor(() => existsSync(file) && /Starting default \(STDIO\) server/.test(readFileSync(file, 'utf8')), 'the server\'s stderr in the file');
+      await waitFor(() => existsSync(file) && /Starting default \(STDIO\) server/.test(readFileSync(file, 'utf8')), "the server's stderr in the file");
       assert.doesNotMatch(proxy.stderr(), /Starting default \(STDIO\) server/);
     } finally {
       proxy.child.kill('SIGTERM');

@@ -8,12 +8,13 @@
  * announced as changed once it is back. stdout carries one line, `LISTENING <url>`;
  * everything else goes to stderr. SIGINT/SIGTERM close the listener, then the upstream.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+
 import { timingSafeEqual } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { McpProxy } from '../../compose/proxy.js';
+import { serveNode } from '../../http/node-server.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
 import type { HttpAuthorizer, HttpReply, HttpRequest } from '../../http/server/types.js';
-import { serveNode } from '../../http/node-server.js';
 import { StdioClientTransport } from '../../stdio/index.js';
 import { parsePort } from '../serve/serve.js';
 
@@ -149,14 +150,23 @@ export async function run(argv: string[]): Promise<number> {
       },
       ...(parsed.restart ? {} : { restart: false as const }),
       onError: (error) => say(error.message.replace(/^mcpkit proxy: /, '')),
-      onStatus: (status, reason) => say(status === 'up' ? 'upstream is back; its lists were announced as changed' : `upstream is down (${reason?.message ?? 'closed'})${parsed.restart ? '; starting it again' : ''}`),
+      onStatus: (status, reason) =>
+        say(
+          status === 'up'
+            ? 'upstream is back; its lists were announced as changed'
+            : `upstream is down (${reason?.message ?? 'closed'})${parsed.restart ? '; starting it again' : ''}`,
+        ),
     });
   } catch (error) {
     say(`cannot start the server ${JSON.stringify(parsed.command)}: ${(error as Error).message}`);
     log?.end();
     return 1;
   }
-  const authorize = await authorizer(parsed, token, `http://${parsed.host.includes(':') && !parsed.host.startsWith('[') ? `[${parsed.host}]` : parsed.host}:${parsed.port}/mcp`);
+  const authorize = await authorizer(
+    parsed,
+    token,
+    `http://${parsed.host.includes(':') && !parsed.host.startsWith('[') ? `[${parsed.host}]` : parsed.host}:${parsed.port}/mcp`,
+  );
   const handler = createStreamableHttpHandler({
     server: proxy.server,
     legacySse: parsed.legacySse,
@@ -230,7 +240,8 @@ export function staticToken(token: string): HttpAuthorizer {
       const match = header === null ? null : /^Bearer ([^\s]+)$/i.exec(header.trim());
       if (match === null) return { reply: refuse('invalid_request', 'Send Authorization: Bearer <token>') };
       const given = Buffer.from(match[1]!, 'utf8');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { reply: refuse('invalid_token', 'The token is not the one this proxy accepts') };
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        return { reply: refuse('invalid_token', 'The token is not the one this proxy accepts') };
       return { authInfo: { subject: 'proxy-caller', clientId: 'proxy-caller', scopes: [] } };
     },
     sessionOwner: () => 'proxy-caller',
