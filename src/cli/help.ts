@@ -21,6 +21,7 @@ Serve your own server:
   run        serve FILE over stdio or --http
   dev        serve FILE and reload on change
   demo       serve the demo server over stdio (or --http)
+  proxy      serve a stdio server over HTTP: mcpkit proxy [--port N] -- COMMAND ARGS...
 
 Client configs:
   install    add a server to a client's config (asks first)

@@ -19,5 +19,7 @@ export {
   validateScheme,
   validateSeparator,
 } from './names.js';
+export { DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, DEFAULT_PROXY_REQUEST_TIMEOUT_MS, McpProxy, type ProxyOptions, type ProxyRestartOptions } from './proxy.js';
+export type { DownstreamTarget } from './proxy-routing.js';
 export { clientSource, type MountSource, type SourceNotification, serverSource } from './source.js';
 export { type ArgumentTransform, type Caller, type ToolTransform, type VisibilityPolicy, type VisibilityRule, visibility } from './visibility.js';

@@ -125,13 +125,14 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   tasks: [...BELOW_ROLES, ...ROLES],
   auth: [...BELOW_ROLES, ...ROLES],
   extensions: [...BELOW_ROLES, ...ROLES],
-  compose: [...BELOW_ROLES, ...ROLES],
+  // the proxy extends its roles with the task methods (tasks/wire.ts: the tables, pure)
+  compose: [...BELOW_ROLES, ...ROLES, 'tasks'],
   // implements the stores the HTTP transport and the tasks engine define
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'extensions'],
   // `mcpkit demo` serves the demo server; `mcpkit demo --redis URL` loads mcpkit/redis on demand
-  cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo', 'redis'],
+  cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo', 'redis', 'compose'],
 };
 
 /**

@@ -19,7 +19,7 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { type RedisServer, startRedis } from '../helpers/redis/redis-server.js';
-import { REPO_ROOT } from '../helpers/repo.js';
+import { DIST, REPO_ROOT } from '../helpers/repo.js';
 
 type Ctor = new (...args: unknown[]) => object;
 type Modules = Map<string, Ctor>;
@@ -112,6 +112,21 @@ const FACTORIES: Record<string, Factory> = {
     const store = make(c, 'SqliteTaskStore', db);
     db.close();
     return store;
+  },
+  McpProxy: async (c) => {
+    const upstream = mcpServer(c) as { connect(t: object): Promise<unknown> };
+    const pair = c.get('InMemoryTransport') as unknown as { createPair(): [object, object] };
+    const open = (c.get('McpProxy') as unknown as { open(o: object): Promise<{ close(): Promise<void> }> }).open;
+    const proxy = await open({
+      upstream: () => {
+        const [mine, theirs] = pair.createPair();
+        void upstream.connect(theirs);
+        return mine;
+      },
+      restart: false,
+    });
+    closers.push(() => proxy.close());
+    return proxy;
   },
   RedisEventStore: async (c) => make(c, 'RedisEventStore', await redisConnection(c)),
   RedisBus: async (c) => make(c, 'RedisBus', await redisConnection(c)),

@@ -90,6 +90,22 @@ export function commands(clientNames: readonly string[]): Record<string, Command
       description: 'serve the demo server',
       options: { http: 'none', port: 'any', redis: 'any', 'task-db': 'file', 'request-state-secret': 'any', help: 'none' },
     },
+    proxy: {
+      description: 'serve a stdio server over HTTP',
+      options: {
+        port: 'any',
+        host: 'any',
+        'allowed-host': 'any',
+        'legacy-sse': 'none',
+        'auth-token-env': 'any',
+        'auth-issuer': 'any',
+        'auth-jwks-uri': 'any',
+        'auth-resource': 'any',
+        stderr: 'file',
+        'no-restart': 'none',
+        help: 'none',
+      },
+    },
     install: {
       description: "add a server to a client's config",
       options: { ...installTarget, name: 'any', env: 'any', header: 'any', cwd: 'dir', json: 'any', sse: 'none', force: 'none', yes: 'none' },

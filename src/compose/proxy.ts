@@ -1,0 +1,545 @@
+/**
+ * A proxy: an MCP server that stands for ONE upstream MCP server in full. Runtime-neutral
+ * (the upstream's transport comes from a factory: stdio, Streamable HTTP or legacy SSE).
+ *
+ * Design notes:
+ * - One upstream session, shared by every downstream caller (see proxy-routing.ts for why and
+ *   for who answers the upstream's sampling, elicitation and roots requests). The upstream is
+ *   told the client capabilities in {@link ProxyOptions.clientCapabilities} (default: all the
+ *   proxy can forward); a caller that lacks one the upstream uses gets the upstream's request
+ *   refused (2025 era: LocalError `capability_missing` → -32603 upstream; 2026-07-28: -32021).
+ * - Capabilities mirror the upstream's (tools, resources, prompts, completions, logging,
+ *   tasks of the 2025 era); `listChanged` is declared for each list the upstream has, since
+ *   the proxy itself announces a change when the upstream comes back after a restart.
+ * - Requests are forwarded as they came (params, cursors, `task` augmentation), without the
+ *   downstream's era metadata (`_meta` keys `io.modelcontextprotocol/*`, multi round-trip
+ *   `inputResponses`/`requestState`) and without its progress token: the upstream request
+ *   gets the proxy's own token and its progress is re-sent under the caller's. Results come
+ *   back as the upstream sent them (the server shapes them for a 2026-07-28 caller).
+ * - Cancellation: the caller's cancel aborts the upstream request (`notifications/cancelled`
+ *   up); the upstream's cancel of its own request aborts the request the proxy made of the
+ *   caller (`notifications/cancelled` down).
+ * - A 2026-07-28 caller answers the upstream's requests as multi round-trip inputs: the first
+ *   run's upstream call is cancelled and the call is made again, with the answer at hand,
+ *   when the caller retries (the usual contract of a multi round-trip handler: it runs again).
+ * - Eras: downstream, the McpServer serves both; upstream, the mcpkit Client speaks both
+ *   (it probes for 2026-07-28 and falls back to `initialize`).
+ * - No token passthrough: nothing of the caller's transport (headers, Authorization) is
+ *   forwarded; the upstream transport carries the proxy's own credentials.
+ * - Upstream death: callers get -32603 naming the cause; the proxy reconnects with
+ *   exponential backoff ({@link ProxyOptions.restart}) and, once back, re-subscribes, re-sets
+ *   the log level and announces `list_changed` for every list.
+ */
+import { ALL_REVISIONS, Client, type ClientOptions } from '../client/client.js';
+import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
+import { isObject } from '../jsonrpc/values.js';
+import { Method, Notification } from '../protocol/methods.js';
+import type { ServerRequestContext } from '../server/connection.js';
+import { McpServer, type ServerOptions } from '../server/index.js';
+import type { SharedChange, SharedNotifier } from '../server/shared-notifications.js';
+import type { RequestContext } from '../session/context.js';
+import type { RequestOptions } from '../session/session.js';
+import { tasksExtension } from '../tasks/wire.js';
+import type { Transport } from '../transport/types.js';
+import type { ClientCapabilities, ElicitFormParams, Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
+import { type DownstreamTarget, InFlightRequests } from './proxy-routing.js';
+import { callThroughTask, requiredTaskTools, upstreamRunsToolTasks } from './proxy-tasks.js';
+
+/** Reconnection of a proxy's upstream after it closed. */
+export interface ProxyRestartOptions {
+  /** First wait before reconnecting, in ms (default 250); doubled after each failed attempt. */
+  initialDelayMs?: number;
+  /** Longest wait between attempts, in ms (default 30 000). */
+  maxDelayMs?: number;
+}
+
+/** Options of {@link McpProxy.open}. */
+export interface ProxyOptions {
+  /**
+   * Opens a new transport to the upstream (called at open and at every reconnection). It
+   * carries the proxy's own credentials for the upstream (an OAuth client with its token
+   * store, or static headers); never the caller's.
+   */
+  upstream: () => Transport | Promise<Transport>;
+  /** The proxy's identity toward the upstream (default `{ name: 'mcpkit-proxy', version: '1' }`). */
+  clientInfo?: Implementation;
+  /** The proxy's identity toward its callers (default: the upstream's `serverInfo`). */
+  serverInfo?: Implementation;
+  /**
+   * Client capabilities declared to the upstream (default: `sampling`, form and URL
+   * `elicitation`, `roots` with `listChanged`: everything the proxy forwards to callers).
+   */
+  clientCapabilities?: ClientCapabilities;
+  /** Revisions the upstream client may speak (default: both eras, {@link ALL_REVISIONS}). */
+  protocolVersions?: readonly string[];
+  /** Options of the downstream McpServer (its capabilities and notifier are the proxy's). */
+  server?: Omit<ServerOptions, 'capabilities' | 'notifier' | 'instructions'>;
+  /** Timeout of each forwarded request, reset by progress, in ms (default 600 000). */
+  requestTimeoutMs?: number;
+  /** Reconnection after the upstream closed (default: on, 250 ms doubling to 30 s); `false`: stay down. */
+  restart?: ProxyRestartOptions | false;
+  /** Most distinct resource URIs the proxy subscribes to upstream (default 1000); a caller's subscription past it gets -32603. */
+  maxUpstreamSubscriptions?: number;
+  /** Reports upstream closes, reconnection failures and failed notifications (default: ignore). */
+  onError?: (error: Error) => void;
+  /** Told when the upstream goes down (with the reason) and when it is back up. */
+  onStatus?: (status: 'up' | 'down', reason?: Error) => void;
+}
+
+/** Default {@link ProxyOptions.requestTimeoutMs}. */
+export const DEFAULT_PROXY_REQUEST_TIMEOUT_MS = 600_000;
+
+/** Default {@link ProxyOptions.maxUpstreamSubscriptions}. */
+export const DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS = 1000;
+
+/** Requests forwarded to the upstream when it declares the capability they need. */
+const FORWARDED: ReadonlyArray<readonly [method: string, capability: keyof ServerCapabilities]> = [
+  [Method.ToolsList, 'tools'],
+  [Method.ToolsCall, 'tools'],
+  [Method.ResourcesList, 'resources'],
+  [Method.ResourcesTemplatesList, 'resources'],
+  [Method.ResourcesRead, 'resources'],
+  [Method.PromptsList, 'prompts'],
+  [Method.PromptsGet, 'prompts'],
+  [Method.CompletionComplete, 'completions'],
+];
+
+/** The 2025-era task methods forwarded when the upstream declares `tasks`. */
+const TASK_METHODS: readonly string[] = ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel'];
+
+const LIST_CHANGES: ReadonlyArray<readonly [keyof ServerCapabilities, SharedChange['method']]> = [
+  ['tools', Notification.ToolsListChanged],
+  ['resources', Notification.ResourcesListChanged],
+  ['prompts', Notification.PromptsListChanged],
+];
+
+const DEFAULT_CLIENT_CAPABILITIES: ClientCapabilities = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+} as ClientCapabilities;
+
+/** A server that stands for one upstream (see the module note). Open one with {@link McpProxy.open}. */
+export class McpProxy {
+  /** The downstream server: connect it to transports or serve it over HTTP. */
+  readonly server: McpServer;
+  readonly #options: ProxyOptions;
+  readonly #inFlight: InFlightRequests;
+  readonly #changes = new Set<(change: SharedChange) => void>();
+  /** Resources some caller subscribed to (subscribed upstream; again after a reconnection). */
+  readonly #subscribed = new Set<string>();
+  #client: Client | undefined;
+  #upstreamCapabilities: ServerCapabilities;
+  #logLevel: LoggingLevel | undefined;
+  #downReason: Error | undefined;
+  #attempt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+  /** Tools whose calls must be tasks (see proxy-tasks.ts); undefined until known, and again after the upstream's list changed. */
+  #taskTools: Set<string> | undefined;
+
+  /** Where the upstream client's handlers find this proxy (every reconnection reuses it). */
+  readonly #slot: { proxy?: McpProxy };
+
+  private constructor(options: ProxyOptions, client: Client, slot: { proxy?: McpProxy }) {
+    this.#options = options;
+    this.#slot = slot;
+    this.#client = client;
+    const upstream = client.serverCapabilities ?? {};
+    this.#upstreamCapabilities = upstream;
+    const notifier: SharedNotifier = {
+      resourceUpdated: () => Promise.resolve(),
+      listChanged: () => Promise.resolve(),
+      onNotification: (handler) => {
+        this.#changes.add(handler);
+        return () => void this.#changes.delete(handler);
+      },
+    };
+    this.server = new McpServer(options.serverInfo ?? client.serverInfo ?? { name: 'mcpkit-proxy', version: '1' }, {
+      ...(options.onError === undefined ? {} : { onError: options.onError }),
+      ...options.server,
+      capabilities: mirroredCapabilities(upstream),
+      notifier,
+      ...(client.instructions === undefined ? {} : { instructions: client.instructions }),
+    });
+    this.#inFlight = new InFlightRequests(this.server);
+    this.#install();
+    this.#watch(client);
+  }
+
+  /**
+   * Connects to the upstream (rejects when it cannot: the caller decides whether to retry)
+   * and returns the proxy, whose server mirrors the upstream's capabilities.
+   */
+  static async open(options: ProxyOptions): Promise<McpProxy> {
+    const slot: { proxy?: McpProxy } = {};
+    const client = await McpProxy.#connect(options, slot);
+    slot.proxy = new McpProxy(options, client, slot);
+    return slot.proxy;
+  }
+
+  /** The connected upstream client; undefined while the upstream is down. */
+  get upstream(): Client | undefined {
+    return this.#client;
+  }
+
+  /** `up` while the upstream is connected, `down` while it is being reconnected, `closed` after {@link close}. */
+  get status(): 'up' | 'down' | 'closed' {
+    return this.#closed ? 'closed' : this.#client === undefined ? 'down' : 'up';
+  }
+
+  /** Closes the downstream server and the upstream, and stops reconnecting. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    const client = this.#client;
+    this.#client = undefined;
+    await this.server.close();
+    await client?.close().catch(() => {});
+  }
+
+  // ───────────── downstream → upstream ─────────────
+
+  #install(): void {
+    const caps = this.#upstreamCapabilities;
+    for (const [method, capability] of FORWARDED) {
+      if (caps[capability] !== undefined) this.server.handle(method, (params, ctx) => this.#forward(method, params, ctx));
+    }
+    if ((caps as { tasks?: unknown }).tasks !== undefined) {
+      this.server.extend(tasksExtension());
+      for (const method of TASK_METHODS) this.server.handle(method, (params, ctx) => this.#forward(method, params, ctx), { era: '2025' });
+    }
+    if (caps.resources?.subscribe === true) {
+      this.server.wrap(Method.ResourcesSubscribe, (inner) => async (params, ctx) => {
+        const uri = params?.uri;
+        if (typeof uri === 'string' && !this.#subscribed.has(uri)) {
+          await this.#subscribeAll([uri], ctx.signal).catch((error: unknown) => {
+            throw this.#callerError(Method.ResourcesSubscribe, error, ctx);
+          });
+        }
+        return inner(params, ctx);
+      });
+    }
+    if (caps.logging !== undefined) {
+      // through the client's own verb: a 2026-07-28 upstream takes the level in each request's _meta
+      this.server.wrap(Method.LoggingSetLevel, (inner) => async (params, ctx) => {
+        const client = this.#client;
+        if (client === undefined) throw this.#unavailable(Method.LoggingSetLevel);
+        const level = params?.level as LoggingLevel;
+        await client.setLoggingLevel(level, { signal: ctx.signal }).catch((error: unknown) => {
+          throw this.#callerError(Method.LoggingSetLevel, error, ctx);
+        });
+        this.#logLevel = level;
+        return inner(params, ctx);
+      });
+    }
+    this.server.use({
+      name: 'proxy',
+      intercept: (call, next) => {
+        if (call.kind === 'notification' && call.method === Notification.RootsListChanged)
+          this.#client?.sendRootsListChanged().catch((error: unknown) => this.#report(error));
+        // a 2026-07-28 caller's subscriptions/listen naming resources: the upstream is subscribed to them first
+        if (call.kind === 'request' && call.method === 'subscriptions/listen' && caps.resources?.subscribe === true) {
+          const uris = ((call.params?.notifications as JSONObject | undefined)?.resourceSubscriptions ?? []) as unknown[];
+          const fresh = uris.filter((uri): uri is string => typeof uri === 'string' && !this.#subscribed.has(uri));
+          if (fresh.length > 0) return this.#subscribeAll(fresh, call.signal).then(() => next());
+        }
+        return next();
+      },
+    });
+  }
+
+  /** Forwards one request upstream on behalf of `ctx`'s caller. */
+  async #forward(method: string, params: JSONObject | undefined, ctx: ServerRequestContext): Promise<unknown> {
+    const client = this.#client;
+    if (client === undefined) throw this.#unavailable(method);
+    const controller = this.#inFlight.add(ctx);
+    const signal = ctx.signal;
+    const onAbort = () => controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const options: RequestOptions = {
+        signal: controller.signal,
+        timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+        ...(ctx.progressToken === undefined ? {} : { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) }),
+      };
+      const sent = upstreamParams(params);
+      if (method === Method.ToolsCall && sent !== undefined && sent.task === undefined && (await this.#mustBeTask(client, sent.name)))
+        return await callThroughTask(client, sent, options);
+      return await client.request(method, sent, options);
+    } catch (error) {
+      throw this.#callerError(method, error, ctx);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.#inFlight.delete(ctx);
+    }
+  }
+
+  /**
+   * Subscribes the upstream to `uri`: `resources/subscribe` (2025 era), or a
+   * `subscriptions/listen` of its own (2026-07-28), whose notifications reach the client's
+   * listeners like any other.
+   */
+  async #subscribeUpstream(client: Client, uri: string, signal?: AbortSignal): Promise<void> {
+    if (client.era === 'stateless') await client.listen({ resourceSubscriptions: [uri] });
+    else await client.subscribeResource(uri, signal === undefined ? undefined : { signal });
+  }
+
+  /** Subscribes the upstream to each of `uris` not subscribed yet, within {@link ProxyOptions.maxUpstreamSubscriptions}. */
+  async #subscribeAll(uris: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+    const client = this.#client;
+    if (client === undefined) throw this.#unavailable(Method.ResourcesSubscribe);
+    for (const uri of uris) {
+      if (this.#subscribed.has(uri)) continue;
+      if (this.#subscribed.size >= (this.#options.maxUpstreamSubscriptions ?? DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS)) {
+        throw new McpError(
+          ErrorCode.InternalError,
+          `The proxy holds its most upstream subscriptions (${this.#subscribed.size}); ask its operator to raise maxUpstreamSubscriptions.`,
+        );
+      }
+      await this.#subscribeUpstream(client, uri, signal);
+      this.#subscribed.add(uri);
+    }
+  }
+
+  /** True when a call of tool `name` must be a task upstream and the caller did not ask for one (see proxy-tasks.ts). */
+  async #mustBeTask(client: Client, name: unknown): Promise<boolean> {
+    if (typeof name !== 'string' || !upstreamRunsToolTasks(this.#upstreamCapabilities)) return false;
+    this.#taskTools ??= new Set(requiredTaskTools(await client.listAllTools()));
+    return this.#taskTools.has(name);
+  }
+
+  /** The error a caller gets for a failed upstream request: the upstream's own McpError as it is; anything else as -32603 naming the cause. */
+  #callerError(method: string, error: unknown, ctx: ServerRequestContext): unknown {
+    if (error instanceof McpError) return error;
+    // the caller cancelled: its request ends as cancelled requests do (no answer is sent)
+    if (ctx.signal.aborted) return ctx.signal.reason;
+    const message = error instanceof Error ? error.message : String(error);
+    if (this.#client === undefined) return this.#unavailable(method);
+    return new McpError(ErrorCode.InternalError, `The proxy's upstream request ${method} failed: ${message}`);
+  }
+
+  #unavailable(method: string): McpError {
+    const reason = this.#downReason?.message ?? 'it closed';
+    const retry = this.#options.restart === false || this.#closed ? 'The proxy does not reconnect it.' : 'The proxy is reconnecting it; retry shortly.';
+    return new McpError(ErrorCode.InternalError, `The upstream server is unavailable (${reason}), so ${method} was not served. ${retry}`);
+  }
+
+  // ───────────── upstream → downstream ─────────────
+
+  /** Asks the caller chosen by the routing rules; the upstream's cancel aborts the downstream request. */
+  async #ask<T>(
+    method: string,
+    up: RequestContext,
+    send: (target: DownstreamTarget, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
+  ): Promise<T> {
+    const target = this.#inFlight.target(method);
+    try {
+      return await send(target, { signal: up.signal, timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS });
+    } catch (error) {
+      // 2026-07-28 caller: the input goes back to it; its retry runs the call again with the answer
+      if (error instanceof Error && error.name === 'InputRequiredSignal' && 'request' in target) {
+        this.#inFlight.abort(target.request, error);
+        throw new McpError(
+          ErrorCode.InternalError,
+          `The proxy's caller answers ${method} in a later round (2026-07-28 multi round-trip); this request is abandoned and the call will be made again.`,
+        );
+      }
+      if (error instanceof McpError) throw error;
+      if (error instanceof LocalError && error.code === 'capability_missing')
+        throw new McpError(ErrorCode.InternalError, `The proxy's caller cannot answer ${method}: ${error.message}`);
+      throw error;
+    }
+  }
+
+  /** Forwards the upstream's notifications to the callers. */
+  #listen(client: Client): void {
+    for (const [, method] of LIST_CHANGES) client.on(method, () => this.#announce({ method }));
+    client.on(Notification.ToolsListChanged, () => (this.#taskTools = undefined));
+    client.on(Notification.ResourcesUpdated, (params) => {
+      if (typeof params?.uri === 'string') this.#announce({ method: Notification.ResourcesUpdated, uri: params.uri });
+    });
+    client.on(Notification.Message, (params) => {
+      const level = params?.level as LoggingLevel;
+      const only = this.#inFlight.only();
+      const sent =
+        only === undefined
+          ? this.server.log(level, params?.data, params?.logger as string | undefined)
+          : only.log(level, params?.data, params?.logger as string | undefined);
+      sent.catch((error: unknown) => this.#report(error));
+    });
+    client.on(Notification.ElicitationComplete, (params) => {
+      if (typeof params?.elicitationId === 'string') this.server.completeElicitation(params.elicitationId).catch(() => {});
+    });
+  }
+
+  #announce(change: SharedChange): void {
+    for (const handler of this.#changes) handler(change);
+  }
+
+  // ───────────── the upstream's life ─────────────
+
+  #watch(client: Client): void {
+    this.#listen(client);
+    if (client.era === 'stateless') {
+      // a 2026-07-28 upstream tells list changes only on a subscriptions/listen stream
+      const caps = client.serverCapabilities ?? {};
+      const filter = {
+        toolsListChanged: caps.tools !== undefined,
+        promptsListChanged: caps.prompts !== undefined,
+        resourcesListChanged: caps.resources !== undefined,
+      };
+      if (filter.toolsListChanged || filter.promptsListChanged || filter.resourcesListChanged)
+        client.listen(filter).catch((error: unknown) => this.#report(error));
+    }
+    client.endpoint?.onClose((reason) => {
+      if (this.#client !== client || this.#closed) return;
+      this.#client = undefined;
+      this.#downReason = reason ?? new Error('the upstream closed the connection');
+      this.#report(new Error(`mcpkit proxy: the upstream closed: ${this.#downReason.message}`));
+      this.#options.onStatus?.('down', this.#downReason);
+      this.#scheduleRestart();
+    });
+  }
+
+  #scheduleRestart(): void {
+    const restart = this.#options.restart;
+    if (restart === false || this.#closed) return;
+    const delay = Math.min((restart?.initialDelayMs ?? 250) * 2 ** this.#attempt, restart?.maxDelayMs ?? 30_000);
+    this.#attempt++;
+    this.#timer = setTimeout(() => void this.#reconnect(), delay);
+  }
+
+  async #reconnect(): Promise<void> {
+    let client: Client;
+    try {
+      client = await McpProxy.#connect(this.#options, this.#slot);
+    } catch (error) {
+      this.#downReason = error instanceof Error ? error : new Error(String(error));
+      this.#report(new Error(`mcpkit proxy: reconnecting the upstream failed (attempt ${this.#attempt}): ${this.#downReason.message}`));
+      this.#scheduleRestart();
+      return;
+    }
+    if (this.#closed) {
+      await client.close().catch(() => {});
+      return;
+    }
+    this.#client = client;
+    this.#attempt = 0;
+    this.#downReason = undefined;
+    this.#upstreamCapabilities = client.serverCapabilities ?? {};
+    this.#taskTools = undefined;
+    this.#watch(client);
+    const resubscribe = [...this.#subscribed].map((uri) => this.#subscribeUpstream(client, uri).catch((error: unknown) => this.#report(error)));
+    if (this.#logLevel !== undefined) resubscribe.push(client.setLoggingLevel(this.#logLevel).catch((error: unknown) => this.#report(error)));
+    await Promise.all(resubscribe);
+    this.#options.onStatus?.('up');
+    for (const [capability, method] of LIST_CHANGES) if (this.#upstreamCapabilities[capability] !== undefined) this.#announce({ method });
+  }
+
+  /**
+   * Builds the upstream client and connects it. Its handlers reach the proxy through `slot`
+   * (filled once the proxy exists): a request the upstream makes before that is refused.
+   */
+  static async #connect(options: ProxyOptions, slot: { proxy?: McpProxy }): Promise<Client> {
+    const ask = <T>(
+      method: string,
+      up: RequestContext,
+      send: (target: DownstreamTarget, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
+    ): Promise<T> => {
+      const proxy = slot.proxy;
+      if (proxy === undefined)
+        return Promise.reject(new McpError(ErrorCode.InternalError, `The proxy is still starting and has no caller to ask for ${method}.`));
+      return proxy.#ask(method, up, send);
+    };
+    const declared = options.clientCapabilities ?? DEFAULT_CLIENT_CAPABILITIES;
+    const handlers: Pick<ClientOptions, 'sampling' | 'elicitation' | 'roots'> = {
+      sampling: {
+        tools: true,
+        context: true,
+        createMessage: (params, up) =>
+          ask(Method.SamplingCreateMessage, up, (t, o) => ('request' in t ? t.request.createMessage(params, o) : t.connection.createMessage(params, o))),
+      },
+      elicitation: {
+        applyDefaults: false,
+        form: (params, up) => {
+          const { mode: _mode, ...form } = params as ElicitFormParams & { mode?: string };
+          return ask(Method.ElicitationCreate, up, (t, o) => ('request' in t ? t.request.elicitForm(form, o) : t.connection.elicitForm(form, o)));
+        },
+        url: async (request, up) => {
+          const params = { message: request.message, url: request.url, elicitationId: request.elicitationId };
+          const result = await ask(Method.ElicitationCreate, up, (t, o) =>
+            'request' in t ? t.request.elicitUrl(params, o) : t.connection.elicitUrl(params, o),
+          );
+          return result.action;
+        },
+      },
+      roots: {
+        listChanged: true,
+        list: (up) => ask(Method.RootsList, up, (t, o) => ('request' in t ? t.request.listRoots(o) : t.connection.listRoots(o))),
+      },
+    };
+    const client = new Client(options.clientInfo ?? { name: 'mcpkit-proxy', version: '1' }, {
+      ...(options.onError === undefined ? {} : { onError: options.onError }),
+      protocolVersions: options.protocolVersions ?? ALL_REVISIONS,
+      capabilities: declared,
+      ...(declared.sampling === undefined ? {} : { sampling: handlers.sampling! }),
+      ...(declared.elicitation === undefined ? {} : { elicitation: handlers.elicitation! }),
+      ...(declared.roots === undefined ? {} : { roots: handlers.roots! }),
+    });
+    // the task methods, to send them when the upstream has tasks (declares nothing by itself)
+    client.extend(tasksExtension());
+    const transport = await options.upstream();
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw error;
+    }
+    return client;
+  }
+
+  #report(error: unknown): void {
+    this.#options.onError?.(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/** The 2026-07-28 tasks extension's identifier (spelled out: this module stays era-neutral). */
+const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
+
+/** The capabilities the proxy declares: the upstream's, with `listChanged` on every list it has. */
+function mirroredCapabilities(upstream: ServerCapabilities): ServerCapabilities {
+  const caps: JSONObject = {};
+  for (const [key, value] of Object.entries(upstream as JSONObject)) {
+    if (value === undefined) continue;
+    caps[key] = key === 'tools' || key === 'resources' || key === 'prompts' ? { ...(value as JSONObject), listChanged: true } : value;
+  }
+  // the 2026-07-28 tasks extension is not bridged (proxy-tasks.ts): not declared to callers
+  if (isObject(caps.extensions) && TASKS_EXTENSION_ID in caps.extensions) {
+    const { [TASKS_EXTENSION_ID]: _tasks, ...extensions } = caps.extensions;
+    caps.extensions = extensions;
+  }
+  return caps as ServerCapabilities;
+}
+
+/**
+ * The 2026-07-28 request metadata a caller sends about itself (protocol version, client
+ * capabilities, client info, log level): the upstream client sends the proxy's own. Spelled
+ * out here (the reserved keys of the spec) so that this module stays era-neutral.
+ */
+const ERA_META: ReadonlySet<string> = new Set(
+  ['protocolVersion', 'clientCapabilities', 'clientInfo', 'logLevel'].map((key) => `io.modelcontextprotocol/${key}`),
+);
+
+/** The params sent upstream: without the caller's era metadata, progress token and multi round-trip fields. */
+function upstreamParams(params: JSONObject | undefined): JSONObject | undefined {
+  if (params === undefined) return undefined;
+  const { _meta, inputResponses: _inputs, requestState: _state, ...rest } = params;
+  if (_meta === undefined || typeof _meta !== 'object' || _meta === null || Array.isArray(_meta)) return rest;
+  const meta: JSONObject = {};
+  for (const [key, value] of Object.entries(_meta)) if (key !== 'progressToken' && !ERA_META.has(key)) meta[key] = value;
+  return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
+}
