@@ -36,7 +36,7 @@ import type { ServerRequestContext } from '../server/connection.js';
 import { McpServer, UriTemplate } from '../server/index.js';
 import { paginate } from '../server/pagination.js';
 import type { ServerCapabilities } from '../types.js';
-import { DEFAULT_SEPARATOR, isValidToolName, MOUNT_SCHEME, namespaceName, namespaceUri, splitName, splitUri, validatePrefix, validateScheme } from './names.js';
+import { DEFAULT_SEPARATOR, isValidToolName, MOUNT_SCHEME, namespaceName, namespaceUri, splitUri, validatePrefix, validateScheme } from './names.js';
 import { clientSource, type MountSource, serverSource } from './source.js';
 
 /** Options of {@link mount}. */

@@ -19,7 +19,7 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { type RedisServer, startRedis } from '../helpers/redis/redis-server.js';
-import { DIST, REPO_ROOT } from '../helpers/repo.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
 type Ctor = new (...args: unknown[]) => object;
 type Modules = Map<string, Ctor>;
