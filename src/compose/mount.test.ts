@@ -109,8 +109,8 @@ describe('mount: an in-process server', () => {
     assert.deepEqual([failed.code, failed.message, failed.data], [-32042, 'URL elicitation required', { why: 'test' }]);
     const missing = (await c.request('resources/read', { uri: 'mcpkit+mount://a/file:///nope' })).error as JSONObject;
     assert.equal(missing.code, -32002);
-    const escape = (await c.request('resources/read', { uri: 'mcpkit+mount://b/file:///notes.txt' })).error as JSONObject;
-    assert.equal(escape.code, -32002, 'an unmounted prefix is nobody’s resource');
+    const foreign = (await c.request('resources/read', { uri: 'mcpkit+mount://b/file:///notes.txt' })).error as JSONObject;
+    assert.equal(foreign.code, -32002, 'an unmounted prefix is nobody’s resource');
   });
 
   it('relays progress with the caller’s token and cancels the inner call with the caller’s cancellation', async () => {

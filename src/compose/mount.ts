@@ -186,7 +186,9 @@ class Entry implements Mount {
   async load(kinds: readonly Kind[]): Promise<Record<Kind, Map<string, Item>>> {
     const out = { ...this.items };
     const read = await Promise.all(kinds.map((k) => this.read(k)));
-    kinds.forEach((k, i) => (out[k] = read[i]!));
+    kinds.forEach((k, i) => {
+      out[k] = read[i]!;
+    });
     return out;
   }
 

@@ -522,7 +522,7 @@ describe('proxy capabilities', { timeout: SUITE_TIMEOUT_MS }, () => {
     });
     try {
       assert.equal(proxy.upstream?.era, 'stateless');
-      const declared = (proxy.upstream?.serverCapabilities as { extensions?: Record<string, unknown> }).extensions ?? {};
+      const declared = (proxy.upstream?.serverCapabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions ?? {};
       assert.ok('io.modelcontextprotocol/tasks' in declared, 'the demo declares the tasks extension');
       const mirrored = proxy.server.statelessCapabilities() as { extensions?: Record<string, unknown>; tools?: unknown; prompts?: unknown };
       assert.ok(!('io.modelcontextprotocol/tasks' in (mirrored.extensions ?? {})));
