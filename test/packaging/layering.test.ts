@@ -40,6 +40,7 @@ type Layer =
   | 'tasks'
   | 'auth'
   | 'extensions'
+  | 'compose'
   | 'redis'
   | 'testing'
   | 'demo'
@@ -75,6 +76,10 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   ['auth/', 'auth'],
   // the official extensions (skills, apps), built on the roles' public APIs
   ['extensions/', 'extensions'],
+  // composition over the roles: mount, visibility, proxy, the client pool's naming rules
+  ['compose/', 'compose'],
+  // the naming rules import nothing; the client pool (client/) shares them with mount and proxy
+  ['compose/names.ts', 'protocol'],
   // the stores and the bus shared between instances through Redis (`mcpkit/redis`)
   ['redis/', 'redis'],
   // shipped test helpers (`mcpkit/testing`)
@@ -114,6 +119,7 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   tasks: [...BELOW_ROLES, ...ROLES],
   auth: [...BELOW_ROLES, ...ROLES],
   extensions: [...BELOW_ROLES, ...ROLES],
+  compose: [...BELOW_ROLES, ...ROLES],
   // implements the stores the HTTP transport and the tasks engine define
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
