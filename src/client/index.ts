@@ -18,3 +18,33 @@ export {
   type CacheScope,
 } from '../protocol/stateless/wire.js';
 export { ToolSearch, TOOL_SEARCH_DEFAULTS, type ToolSearchOptions, type ToolSearchQueryOptions, type ToolSearchAddOptions, type ToolSearchHit } from './tool-search.js';
+export {
+  ClientPool,
+  PoolError,
+  POOL_SEPARATOR,
+  templateMatches,
+  type ClientPoolOptions,
+  type PoolServerOptions,
+  type ReconnectOptions,
+  type TransportFactory,
+  type PoolServerState,
+  type PoolServerStatus,
+  type PoolTool,
+  type PoolPrompt,
+  type PoolResource,
+  type PoolResourceTemplate,
+  type PoolNotification,
+  type PoolEvents,
+} from './pool.js';
+export {
+  parseServersConfig,
+  parseServerSpec,
+  ServersConfigError,
+  SERVERS_CONFIG_DEFAULTS,
+  SERVER_NAME_PATTERN,
+  type ServerSpec,
+  type StdioServerSpec,
+  type HttpServerSpec,
+  type ServersConfig,
+  type ServersConfigOptions,
+} from './servers-config.js';

@@ -41,6 +41,7 @@ type Layer =
   | 'auth'
   | 'extensions'
   | 'compose'
+  | 'client-node'
   | 'redis'
   | 'testing'
   | 'demo'
@@ -69,6 +70,8 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   // the roles; the server's registries live inside server/
   ['server/', 'server'],
   ['client/', 'client'],
+  // the pool's Node.js side: config files, stdio and HTTP transport factories (`mcpkit/client/node`)
+  ['client/node/', 'client-node'],
   // transports and extensions above the roles
   ['stdio/', 'stdio'],
   ['http/', 'http'],
@@ -120,6 +123,7 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   auth: [...BELOW_ROLES, ...ROLES],
   extensions: [...BELOW_ROLES, ...ROLES],
   compose: [...BELOW_ROLES, ...ROLES],
+  'client-node': [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'compose'],
   // implements the stores the HTTP transport and the tasks engine define
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
