@@ -28,7 +28,7 @@ function fixture(name: string, tools: string[]): Fixture {
     for (const tool of tools) server.registerTool(tool, { description: `${tool} of ${name}` }, () => `${name}:${tool}`);
     server.registerPrompt('hello', { description: 'greets' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: `hello from ${name}` } }] }));
     server.registerResource(`${name}://doc`, { name: 'doc' }, () => ({ contents: [{ uri: `${name}://doc`, text: `doc of ${name}` }] }));
-    server.registerResourceTemplate(`${name}://items/{id}`, { name: 'item' }, (uri) => ({ contents: [{ uri: uri.href, text: `item ${uri.href}` }] }));
+    server.registerResourceTemplate(`${name}://items/{id}`, { name: 'item' }, (uri) => ({ contents: [{ uri: String(uri), text: `item ${String(uri)}` }] }));
     server.use({ name: 'count', intercept: (call, next) => (call.method === 'tools/list' && lists.tools++, next()) }, { direction: 'incoming' } as never);
     return server;
   };

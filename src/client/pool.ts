@@ -426,7 +426,7 @@ export class ClientPool {
     entry.client = own;
     entry.failures = 0;
     await Promise.all((['tools', 'prompts', 'resources', 'resourceTemplates'] as const).map((kind) => this.#list(entry, own, kind)));
-    if (entry.client === own && entry.state !== 'closed') this.#set(entry, 'ready');
+    if (entry.client === own && (entry.state as PoolServerState) !== 'closed') this.#set(entry, 'ready');
   }
 
   /** The connection of `client` ended: drop it and reconnect after the backoff. */
