@@ -43,6 +43,7 @@ import { runClientBench } from './client-bench.js';
 import { runColdStartBench } from './cold-start.js';
 import { runScaleBench } from './scale.js';
 import { runRuntimesBench } from './runtimes.js';
+import { runPoolBench } from './pool.js';
 import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
@@ -294,6 +295,10 @@ async function main(): Promise<number> {
   if (config.sections.includes('instructions')) {
     if (config.sections.length > 1) console.log('');
     code = Math.max(code, await runInstructionsBench(config));
+  }
+  if (config.sections.includes('pool')) {
+    if (config.sections.length > 1) console.log('');
+    code = Math.max(code, await runPoolBench(config));
   }
   if (config.sections.includes('scale')) {
     if (config.sections.length > 1) console.log('');

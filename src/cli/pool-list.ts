@@ -61,9 +61,11 @@ export async function listPool(argv: readonly string[], only: Kind | undefined, 
       for (const rows of Object.values(out)) for (const row of rows as Array<Record<string, unknown>>) if (typeof row.uri === 'string' || typeof row.uriTemplate === 'string') row.description = `[${String(row.server)}] ${String(row.description ?? '')}`.trim();
     }
     printListing(out, line.values.json === true, (text) => process.stdout.write(text));
+    for (const [name, err] of config.invalid) process.stderr.write(`mcpkit list: server ${JSON.stringify(name)} is left out: ${clean(err.message, true)}\n`);
     const failed = statuses.filter((s) => s.state !== 'ready');
     for (const s of failed) process.stderr.write(`mcpkit list: server ${JSON.stringify(s.name)} could not be used: ${clean(s.lastError ?? s.state, true)}\n`);
-    return failed.length > 0 ? ExitCode.Connection : ExitCode.Ok;
+    if (failed.length > 0) return ExitCode.Connection;
+    return config.invalid.size > 0 ? ExitCode.Usage : ExitCode.Ok;
   } catch (err) {
     return fail(err);
   } finally {

@@ -117,12 +117,14 @@ export function parseEnv(pairs: readonly string[]): Record<string, string> {
 function fromConfig(name: string, file: string | undefined, operands: string[]): { target: Target; operands: string[] } {
   const path = resolve(file ?? DEFAULT_CONFIG_FILE);
   const config = readConfig(path, file === undefined ? ` (${JSON.stringify(name)} is not a URL, so it names a server of a config file; pass --config FILE)` : '');
+  const bad = config.invalid.get(name);
+  if (bad !== undefined) throw new UsageError(bad.message);
   const direct = config.servers.get(name);
   if (direct !== undefined) return { target: specTarget(direct, name), operands };
   const split = splitName(name, POOL_SEPARATOR);
   const spec = split === undefined ? undefined : config.servers.get(split.prefix);
   if (split !== undefined && spec !== undefined) return { target: specTarget(spec, split.prefix), operands: [split.name, ...operands] };
-  const known = [...config.servers.keys()];
+  const known = [...config.servers.keys(), ...config.invalid.keys()];
   const off = config.disabled.includes(name) ? ' (it is marked "disabled")' : '';
   throw new UsageError(`no server named ${JSON.stringify(name)} in ${path}${off}${known.length > 0 ? ` (it has: ${known.join(', ')})` : ''}`);
 }
@@ -140,7 +142,8 @@ export function readConfig(path: string, hint = ''): ServersConfig {
     throw new UsageError(`cannot read the config file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}${hint}`);
   }
   try {
-    return parseServersConfig(text, { source: path, maxChars: MAX_CONFIG_BYTES });
+    // one bad entry must not hide the others: it fails only when it is the one asked for
+    return parseServersConfig(text, { source: path, maxChars: MAX_CONFIG_BYTES, invalid: 'collect' });
   } catch (err) {
     if (err instanceof ServersConfigError) throw new UsageError(err.message);
     throw err;

@@ -97,6 +97,14 @@ describe('parseServersConfig', () => {
     fails(JSON.stringify({ mcpServers: { a: { command: '${workspaceFolder:x y}' } } }), /not a variable this reader knows/, {}, { variables: {} });
   });
 
+  it("collects bad entries instead of failing the file with invalid: 'collect'", () => {
+    const config = parseServersConfig('{"mcpServers": {"ok": {"command": "x"}, "bad": {"args": []}, "off": {"command": "x", "disabled": 1}}}', { source: 'cfg.json', invalid: 'collect' });
+    assert.deepEqual([...config.servers.keys()], ['ok']);
+    assert.deepEqual([...config.invalid.keys()], ['bad', 'off']);
+    assert.match(config.invalid.get('bad')!.message, /^cfg\.json: server "bad": the entry has neither/);
+    fails('{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}', /occurs more than once/, {}, { invalid: 'collect' });
+  });
+
   it('checks one entry given at run time', () => {
     assert.deepEqual(parseServerSpec({ command: 'node', args: ['s.js'] }), { transport: 'stdio', command: 'node', args: ['s.js'], env: {} });
     assert.throws(() => parseServerSpec('node', {}, 'x'), /server "x": the entry must be a JSON object/);

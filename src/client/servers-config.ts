@@ -59,6 +59,8 @@ export interface ServersConfig {
   readonly servers: ReadonlyMap<string, ServerSpec>;
   /** The names of servers marked `disabled: true`. */
   readonly disabled: readonly string[];
+  /** With `invalid: 'collect'`: the entries that did not check, by name, with why (else empty). */
+  readonly invalid: ReadonlyMap<string, ServersConfigError>;
 }
 
 /** Bounds and variable expansion of {@link parseServersConfig}; every bound has a safe default. */
@@ -77,6 +79,13 @@ export interface ServersConfigOptions {
   maxStringChars?: number;
   /** Most arguments, variables or headers of one server (default 1,000 each). */
   maxItems?: number;
+  /**
+   * What a server entry that does not check does: `throw` (default) fails the whole config;
+   * `collect` leaves it out of `servers` and records it in `invalid`, so one bad entry does not
+   * hide the others (a host can still use the rest and report it). Problems of the file itself
+   * (syntax, bounds, the servers map, a name twice) always throw.
+   */
+  invalid?: 'throw' | 'collect';
   /** Expand `${env:NAME}`, `${NAME}` and `${NAME:-default}` from these variables (see the module note). Default: no expansion. */
   variables?: Readonly<Record<string, string | undefined>>;
 }
@@ -146,6 +155,7 @@ export function parseServersConfig(text: string, options: ServersConfigOptions =
   if (names.length > limits.maxServers) throw new ServersConfigError(source, `"${key}" has ${names.length} servers; at most ${limits.maxServers} are read`);
   const servers = new Map<string, ServerSpec>();
   const disabled: string[] = [];
+  const invalid = new Map<string, ServersConfigError>();
   for (const name of names) {
     if (duplicates.has(JSON.stringify([key, name]))) throw new ServersConfigError(source, 'the name occurs more than once; which entry counts is not defined: remove one', name);
     if (!SERVER_NAME_PATTERN.test(name)) {
@@ -153,15 +163,25 @@ export function parseServersConfig(text: string, options: ServersConfigOptions =
     }
     const entry = map[name];
     if (isObject(entry) && entry.disabled !== undefined) {
-      if (typeof entry.disabled !== 'boolean') throw new ServersConfigError(source, 'must be true or false', name, 'disabled');
+      if (typeof entry.disabled !== 'boolean') {
+        const err = new ServersConfigError(source, 'must be true or false', name, 'disabled');
+        if (options.invalid !== 'collect') throw err;
+        invalid.set(name, err);
+        continue;
+      }
       if (entry.disabled) {
         disabled.push(name);
         continue;
       }
     }
-    servers.set(name, parseServerSpec(entry, { ...options, source }, name));
+    try {
+      servers.set(name, parseServerSpec(entry, { ...options, source }, name));
+    } catch (err) {
+      if (options.invalid !== 'collect' || !(err instanceof ServersConfigError)) throw err;
+      invalid.set(name, err);
+    }
   }
-  return { source, servers, disabled };
+  return { source, servers, disabled, invalid };
 }
 
 /**
