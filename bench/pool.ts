@@ -104,7 +104,7 @@ export async function runPoolBench(config: BenchConfig): Promise<number> {
   if (memory !== undefined) {
     console.log(`memory per idle connection: host heap ${formatNumber(memory.heapPerConnectionKiB)} KiB, host RSS ${formatNumber(memory.rssPerConnectionKiB)} KiB${gc === undefined ? ' (no --expose-gc: heap figures include garbage)' : ''}; each demo child ${memory.childRssKiB === null ? 'n/a' : `${formatNumber(memory.childRssKiB / 1024)} MiB`} RSS`);
   }
-  if (cores < POOL_SIZE) console.log(`note: ${POOL_SIZE} children share ${cores} core(s); their start-up CPU is serialized by the machine, so the ratio is bounded below by about ${POOL_SIZE}/${cores} of a start's CPU share, not by the pool`);
+  if (cores < POOL_SIZE) console.log(`note: ${POOL_SIZE} children share ${cores} core(s): their start-up (most of a connect's time is the child's CPU) runs about ${cores} at a time, so the 1.5× target needs about as many free cores as servers; the sum row is what connecting one after another costs`);
   for (const p of problems) console.log(`!! ${errorMessage(p)}`);
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   writeFileSync(RESULTS_FILE, `${JSON.stringify({ servers: POOL_SIZE, cores, trials: results, medians: { slowestSingleMs: slowest, sumSingleMs: sum, poolMs, ratio }, memory, problems }, null, 2)}\n`);

@@ -252,9 +252,11 @@ export class ClientPool {
   }
 
   /**
-   * Connects `names` (default: every server) in parallel, lazy ones too, and a `failed`
-   * server again; resolves with their statuses once each is ready or failed. Never rejects
-   * for a server's failure (read its status).
+   * Connects `names` (default: every server) in parallel, lazy ones too, and a `failed` or
+   * `reconnecting` server again at once; resolves with their statuses once each attempt
+   * settled: `ready`, or `reconnecting` (it failed and will be tried again after the backoff)
+   * or `failed` (no retries left, or `reconnect: false`), with `lastError`. Never rejects for
+   * a server's failure.
    */
   async connect(names?: readonly string[]): Promise<PoolServerStatus[]> {
     const entries = (names ?? this.servers).map((n) => this.#entry(n));
