@@ -132,6 +132,13 @@ describe('ClientPool', () => {
       assert.deepEqual((await pool.listTools()).map((t) => t.name), ['alpha.one']);
       await assert.rejects(pool.callTool('broken.x'), (e: unknown) => e instanceof PoolError && e.code === 'server_unavailable' && /ENOENT/.test(e.message));
       assert.deepEqual((await pool.callTool('alpha.one')).content, [{ type: 'text', text: 'alpha:one' }]);
+      assert.deepEqual((await pool.searchTools('one')).map((t) => t.name), ['alpha.one']);
+      // alpha goes down (no reconnection here): its tools leave the listing and the search
+      await a.ends[0]!.close();
+      await until(() => pool.status()[0]!.state === 'failed', 'alpha to fail');
+      assert.deepEqual(await pool.searchTools('one'), []);
+      assert.deepEqual(await pool.listTools(), []);
+      await assert.rejects(pool.callTool('alpha.one'), (e: unknown) => e instanceof PoolError && e.code === 'server_unavailable');
     } finally {
       await pool.close();
     }

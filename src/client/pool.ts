@@ -336,14 +336,18 @@ export class ClientPool {
 
   /**
    * The tools that best fit `query` (BM25 over names, titles, descriptions and argument
-   * names; see {@link ToolSearch}), across every server or only `servers`. Lists the
-   * catalogue first when needed.
+   * names; see {@link ToolSearch}), across every ready server or only `servers`, best first.
+   * Lists the catalogue first when needed. Throws the index's RangeError for a query or
+   * `limit` outside its bounds.
    */
   async searchTools(query: string, options: { limit?: number; servers?: readonly string[] } = {}): Promise<PoolTool[]> {
-    await this.#ready();
-    const hits = this.#search.search(query, { limit: options.limit, groups: options.servers });
+    // only servers that can take the call: a down server's tools stay indexed until it is back
+    const ready = await this.#ready();
+    const groups = ready.map((e) => e.name).filter((n) => options.servers === undefined || options.servers.includes(n));
+    if (groups.length === 0) return [];
+    const hits = this.#search.search(query, { limit: options.limit, groups });
     const byName = new Map<string, PoolTool>();
-    for (const e of this.#entries.values()) for (const t of e.tools) byName.set(t.name, t);
+    for (const e of ready) for (const t of e.tools) byName.set(t.name, t);
     return hits.map((h) => byName.get(h.key)).filter((t): t is PoolTool => t !== undefined);
   }
 

@@ -123,13 +123,13 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   auth: [...BELOW_ROLES, ...ROLES],
   extensions: [...BELOW_ROLES, ...ROLES],
   compose: [...BELOW_ROLES, ...ROLES],
-  'client-node': [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'compose'],
+  'client-node': [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   // implements the stores the HTTP transport and the tasks engine define
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'extensions'],
-  // `mcpkit demo` serves the demo server; `mcpkit demo --redis URL` loads mcpkit/redis on demand
-  cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo', 'redis'],
+  // `mcpkit demo` serves the demo server; `mcpkit demo --redis URL` loads mcpkit/redis on demand; `mcpkit list --config FILE` builds its pool with mcpkit/client/node
+  cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo', 'redis', 'client-node'],
 };
 
 /**
