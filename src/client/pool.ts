@@ -395,8 +395,9 @@ export class ClientPool {
     let client: Client | undefined;
     options.onError = (error) => {
       userOnError?.(error);
-      // the client could not start a new session after an expiry: the connection is gone
-      if (client !== undefined && entry.client === client && error instanceof LocalError && error.code === 'session_expired') this.#lost(entry, client, error);
+      // the client could not start a new session after an expiry (it has no handshake result
+      // then; the expiry itself is reported while the old one is still there): the connection is gone
+      if (client !== undefined && entry.client === client && isExpiry(error) && client.serverInfo === undefined) this.#lost(entry, client, error);
     };
     client = new Client(this.#options.clientInfo ?? { name: 'mcpkit-pool', version: '0.1.0' }, options);
     const own = client;
