@@ -162,6 +162,15 @@ describe('ClientPool', () => {
       assert.ok(states.includes('reconnecting'), states.join());
       assert.deepEqual((await pool.callTool('alpha.one')).content, [{ type: 'text', text: 'alpha:one' }]);
       assert.equal(pool.status()[0]!.lastError !== undefined, true);
+      // a subscription made through the pool is made again on the next connection
+      const updates: string[] = [];
+      pool.on('notification', ({ server, method, params }) => method === 'notifications/resources/updated' && updates.push(`${server} ${String(params?.uri)}`));
+      await pool.subscribeResource('alpha://doc');
+      await a.ends[1]!.close();
+      await until(() => a.ends.length === 3 && pool.status()[0]!.state === 'ready', 'alpha to come back again');
+      await a.server.notifyResourceUpdated('alpha://doc');
+      await until(() => updates.length === 1, 'the update after the reconnection');
+      assert.deepEqual(updates, ['alpha alpha://doc']);
     } finally {
       await pool.close();
     }

@@ -181,6 +181,8 @@ interface Entry {
   resourceTemplates: PoolResourceTemplate[];
   /** Listings in flight, per kind (a list_changed during one lists again once after it). */
   listing: Map<Kind, { running: Promise<void>; again: boolean }>;
+  /** Resources subscribed through the pool, subscribed again on every new connection. */
+  subscribed: Set<string>;
 }
 
 /** A pool of MCP clients; see the module note. */
@@ -237,6 +239,7 @@ export class ClientPool {
       resources: [],
       resourceTemplates: [],
       listing: new Map(),
+      subscribed: new Set(),
     };
     this.#entries.set(name, entry);
     if (!(server.lazy ?? this.#options.lazy ?? false)) void this.#start(entry);
@@ -332,6 +335,30 @@ export class ClientPool {
     const target = server ?? (await this.#resourceServer(uri));
     const client = await this.client(target);
     return client.readResource(uri, request);
+  }
+
+  /**
+   * Subscribes to updates of resource `uri` (routed as {@link readResource}); the server's
+   * `notifications/resources/updated` reach {@link on} listeners with its name. The
+   * subscription is made again whenever the pool reconnects that server. At most 10,000 per
+   * server (a RangeError past it).
+   */
+  async subscribeResource(uri: string, options: RequestOptions & { server?: string } = {}): Promise<void> {
+    const { server, ...request } = options;
+    const name = server ?? (await this.#resourceServer(uri));
+    const entry = this.#entry(name);
+    if (!entry.subscribed.has(uri) && entry.subscribed.size >= 10_000) throw new RangeError(`Server ${JSON.stringify(name)} has 10,000 subscriptions through the pool; unsubscribe some first`);
+    await (await this.client(name)).subscribeResource(uri, request);
+    entry.subscribed.add(uri);
+  }
+
+  /** Ends a subscription made with {@link subscribeResource}. */
+  async unsubscribeResource(uri: string, options: RequestOptions & { server?: string } = {}): Promise<void> {
+    const { server, ...request } = options;
+    const name = server ?? [...this.#entries.values()].find((e) => e.subscribed.has(uri))?.name ?? (await this.#resourceServer(uri));
+    const entry = this.#entry(name);
+    entry.subscribed.delete(uri);
+    await (await this.client(name)).unsubscribeResource(uri, request);
   }
 
   /**
@@ -432,7 +459,12 @@ export class ClientPool {
     }
     entry.client = own;
     entry.failures = 0;
-    await Promise.all((['tools', 'prompts', 'resources', 'resourceTemplates'] as const).map((kind) => this.#list(entry, own, kind)));
+    const resubscribed = [...entry.subscribed].map((uri) =>
+      own.subscribeResource(uri).catch((err: unknown) => {
+        entry.lastError = `subscribing to ${uri} again failed: ${toError(err).message}`;
+      }),
+    );
+    await Promise.all([...(['tools', 'prompts', 'resources', 'resourceTemplates'] as const).map((kind) => this.#list(entry, own, kind)), ...resubscribed]);
     if (entry.client === own && (entry.state as PoolServerState) !== 'closed') this.#set(entry, 'ready');
   }
 
