@@ -120,6 +120,8 @@ describe('ClientPool', () => {
       await pool.add('broken', { transport: () => Promise.reject(new Error('spawn ENOENT no-such-server')) });
       // a transport that starts but never answers the handshake
       await pool.add('hangs', { transport: () => InMemoryTransport.createPair()[0] });
+      // a factory that never makes its transport
+      await pool.add('stuck', { transport: () => new Promise(() => {}) });
       const started = Date.now();
       const statuses = await pool.connect();
       assert.ok(Date.now() - started < 3000, 'connect waited for the timeout, not longer');
@@ -129,6 +131,8 @@ describe('ClientPool', () => {
       assert.match(byName.broken!.lastError!, /ENOENT/);
       assert.equal(byName.hangs!.state, 'failed');
       assert.match(byName.hangs!.lastError!, /300 ms|timed out|timeout/i);
+      assert.equal(byName.stuck!.state, 'failed');
+      assert.match(byName.stuck!.lastError!, /longer than 300 ms/);
       assert.deepEqual((await pool.listTools()).map((t) => t.name), ['alpha.one']);
       await assert.rejects(pool.callTool('broken.x'), (e: unknown) => e instanceof PoolError && e.code === 'server_unavailable' && /ENOENT/.test(e.message));
       assert.deepEqual((await pool.callTool('alpha.one')).content, [{ type: 'text', text: 'alpha:one' }]);

@@ -431,7 +431,8 @@ export class ClientPool {
     for (const method of FORWARDED) own.on(method, (params) => this.#notified(entry, own, method, params));
     own.onConnect((endpoint) => {
       endpoint.onClose((reason) => {
-        if (entry.client !== own || entry.state !== 'ready') return;
+        // (entry.client is set once the handshake is done: a close while listing counts too)
+        if (entry.client !== own) return;
         // an expired session: the client starts a new one itself (ClientOptions.reinitialize)
         if (isExpiry(reason) && options.reinitialize !== false) return;
         this.#lost(entry, own, reason ?? new LocalError('connection_closed', 'The connection closed'));
@@ -441,8 +442,13 @@ export class ClientPool {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new LocalError('timeout', `Connecting took longer than ${timeoutMs} ms (connectTimeoutMs)`)), timeoutMs);
     try {
-      const transport = await entry.options.transport(entry.name);
-      if (controller.signal.aborted) throw controller.signal.reason;
+      // the factory is bounded by the timeout too; a transport it makes too late is closed
+      const made = Promise.resolve().then(() => entry.options.transport(entry.name));
+      const aborted = new Promise<never>((_resolve, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+      const transport = await Promise.race([made, aborted]).catch((err: unknown) => {
+        if (controller.signal.aborted) void made.then((late) => late.close(), () => {});
+        throw err;
+      });
       await own.connect(transport, { signal: controller.signal, timeoutMs });
     } catch (err) {
       clearTimeout(timer);
@@ -492,7 +498,10 @@ export class ClientPool {
     this.#set(entry, 'reconnecting');
     entry.retryTimer = setTimeout(() => {
       entry.retryTimer = undefined;
-      if (this.#entries.get(entry.name) === entry && entry.state === 'reconnecting') void this.#start(entry, true);
+      // an attempt may still be finishing (the connection was lost while it listed): retry after it
+      void (entry.attempt ?? Promise.resolve()).then(() => {
+        if (this.#entries.get(entry.name) === entry && entry.state === 'reconnecting' && entry.client === undefined) void this.#start(entry, true);
+      });
     }, delay);
     // a pending retry must not keep a process alive on its own
     (entry.retryTimer as { unref?: () => void }).unref?.();
