@@ -16,12 +16,12 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { transportFactory } from '../src/client/node/index.js';
+import { ClientPool } from '../src/client/pool.js';
+import type { StdioClientTransport } from '../src/stdio/index.js';
 import type { BenchConfig } from './config.js';
 import { errorMessage } from './report.js';
 import { formatNumber, formatRatio, formatTable, median } from './stats.js';
-import { ClientPool } from '../src/client/pool.js';
-import { transportFactory } from '../src/client/node/index.js';
-import type { StdioClientTransport } from '../src/stdio/index.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RESULTS_FILE = join(ROOT, 'bench-results', 'pool.json');
@@ -45,7 +45,10 @@ function rssKiB(pid: number | undefined): number | null {
 /** A pool of `n` demo servers over stdio; `children` gets each transport. */
 function demoPool(n: number, timeoutMs: number, children: StdioClientTransport[]): Promise<ClientPool> {
   const pool = new ClientPool({ lazy: true, connectTimeoutMs: timeoutMs, reconnect: false });
-  const factory = transportFactory({ transport: 'stdio', command: process.execPath, args: [BIN, 'demo'], env: {} }, { stderr: 'ignore', onStdio: (_name, t) => children.push(t) });
+  const factory = transportFactory(
+    { transport: 'stdio', command: process.execPath, args: [BIN, 'demo'], env: {} },
+    { stderr: 'ignore', onStdio: (_name, t) => children.push(t) },
+  );
   return Promise.all(Array.from({ length: n }, (_, i) => pool.add(`demo${i}`, { transport: factory }))).then(() => pool);
 }
 
@@ -102,12 +105,20 @@ export async function runPoolBench(config: BenchConfig): Promise<number> {
     ]),
   );
   if (memory !== undefined) {
-    console.log(`memory per idle connection: host heap ${formatNumber(memory.heapPerConnectionKiB)} KiB, host RSS ${formatNumber(memory.rssPerConnectionKiB)} KiB${gc === undefined ? ' (no --expose-gc: heap figures include garbage)' : ''}; each demo child ${memory.childRssKiB === null ? 'n/a' : `${formatNumber(memory.childRssKiB / 1024)} MiB`} RSS`);
+    console.log(
+      `memory per idle connection: host heap ${formatNumber(memory.heapPerConnectionKiB)} KiB, host RSS ${formatNumber(memory.rssPerConnectionKiB)} KiB${gc === undefined ? ' (no --expose-gc: heap figures include garbage)' : ''}; each demo child ${memory.childRssKiB === null ? 'n/a' : `${formatNumber(memory.childRssKiB / 1024)} MiB`} RSS`,
+    );
   }
-  if (cores < POOL_SIZE) console.log(`note: ${POOL_SIZE} children share ${cores} core(s): their start-up (most of a connect's time is the child's CPU) runs about ${cores} at a time, so the 1.5× target needs about as many free cores as servers; the sum row is what connecting one after another costs`);
+  if (cores < POOL_SIZE)
+    console.log(
+      `note: ${POOL_SIZE} children share ${cores} core(s): their start-up (most of a connect's time is the child's CPU) runs about ${cores} at a time, so the 1.5× target needs about as many free cores as servers; the sum row is what connecting one after another costs`,
+    );
   for (const p of problems) console.log(`!! ${errorMessage(p)}`);
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
-  writeFileSync(RESULTS_FILE, `${JSON.stringify({ servers: POOL_SIZE, cores, trials: results, medians: { slowestSingleMs: slowest, sumSingleMs: sum, poolMs, ratio }, memory, problems }, null, 2)}\n`);
+  writeFileSync(
+    RESULTS_FILE,
+    `${JSON.stringify({ servers: POOL_SIZE, cores, trials: results, medians: { slowestSingleMs: slowest, sumSingleMs: sum, poolMs, ratio }, memory, problems }, null, 2)}\n`,
+  );
   console.log(`\nresults written to ${RESULTS_FILE}`);
   return problems.length > 0 ? 1 : 0;
 }

@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { REPO_ROOT } from '../test/helpers/repo.js';
-import { BIN } from '../test/helpers/cli/cli-run.js';
 import { SUITE_TIMEOUT_MS } from '../test/helpers/bounds.js';
+import { BIN } from '../test/helpers/cli/cli-run.js';
+import { REPO_ROOT } from '../test/helpers/repo.js';
 import { runHost } from './pool-host.js';
 
 describe('examples/pool-host.ts', { timeout: SUITE_TIMEOUT_MS }, () => {
@@ -31,13 +31,23 @@ describe('examples/pool-host.ts', { timeout: SUITE_TIMEOUT_MS }, () => {
     );
     const lines: string[] = [];
     const run = await runHost(file, 'echo back a message', { message: 'from the host' }, (l) => lines.push(l));
-    assert.deepEqual(run.statuses.map((s) => [s.name, s.state === 'ready']), [['demo', true], ['everything', true], ['gone', false]]);
+    assert.deepEqual(
+      run.statuses.map((s) => [s.name, s.state === 'ready']),
+      [
+        ['demo', true],
+        ['everything', true],
+        ['gone', false],
+      ],
+    );
     // its first attempt failed; with the default backoff it waits to try again
     assert.equal(run.statuses[2]!.state, 'reconnecting');
     assert.match(run.statuses[2]!.lastError!, /ENOENT|missing/);
     assert.ok(run.candidates.length > 0 && run.candidates.length <= 5);
     assert.match(run.called!.tool, /^(demo|everything)\.echo$/);
     assert.match(JSON.stringify(run.called!.result.content), /from the host/);
-    assert.ok(lines.some((l) => l.startsWith('[gone] ')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.startsWith('[gone] ')),
+      lines.join('\n'),
+    );
   });
 });

@@ -10,8 +10,8 @@
  * Remote servers use the OAuth tokens `mcpkit login URL` stored (the CLI's token file).
  */
 import { fileURLToPath } from 'node:url';
-import { createPool } from '../src/client/node/index.js';
 import type { PoolServerStatus, PoolTool } from '../src/client/index.js';
+import { createPool } from '../src/client/node/index.js';
 import type { CallToolResult } from '../src/types.js';
 
 /** What one run of the host did. */
@@ -25,7 +25,12 @@ export interface HostRun {
  * Connects every server of `configFile`, searches the merged catalogue for `request`, and
  * calls the best tool with `args`. `log` gets one line per event (default: stderr).
  */
-export async function runHost(configFile: string, request: string, args: Record<string, unknown>, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<HostRun> {
+export async function runHost(
+  configFile: string,
+  request: string,
+  args: Record<string, unknown>,
+  log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Promise<HostRun> {
   const pool = await createPool(configFile, { stderr: 'ignore', connectTimeoutMs: 20_000 });
   pool.on('notification', ({ server, method }) => log(`[${server}] ${method}`));
   pool.on('status', ({ name, state, lastError }) => log(`[${name}] ${state}${lastError === undefined ? '' : ` (${lastError})`}`));

@@ -4,14 +4,15 @@
  * call --config FILE SERVER.TOOL` routes to that server, and the file is read by the shared
  * reader (comments allowed, a bad field named with its file and server).
  */
-import { after, describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
 import { BIN, runCli } from '../../test/helpers/cli/cli-run.js';
 import { REPO_ROOT } from '../../test/helpers/repo.js';
-import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 

@@ -10,6 +10,7 @@
 import { resolve } from 'node:path';
 import { ALL_REVISIONS } from '../client/client.js';
 import { PoolError } from '../client/pool.js';
+import { printListing } from './commands/list.js';
 import { DEFAULT_TIMEOUT_MS, printHelp } from './connection.js';
 import { describeError, exitCodeFor } from './errors.js';
 import { ExitCode } from './exit-codes.js';
@@ -18,7 +19,6 @@ import { relayStderr } from './server-stderr.js';
 import { readConfig } from './target.js';
 import { clean } from './terminal.js';
 import { UsageError } from './usage-error.js';
-import { printListing } from './commands/list.js';
 
 type Kind = 'tools' | 'resources' | 'templates' | 'prompts';
 
@@ -58,7 +58,10 @@ export async function listPool(argv: readonly string[], only: Kind | undefined, 
     if (want('templates')) out.resourceTemplates = await pool.listResourceTemplates();
     if (want('prompts')) out.prompts = await pool.listPrompts();
     if (line.values.json !== true) {
-      for (const rows of Object.values(out)) for (const row of rows as Array<Record<string, unknown>>) if (typeof row.uri === 'string' || typeof row.uriTemplate === 'string') row.description = `[${String(row.server)}] ${String(row.description ?? '')}`.trim();
+      for (const rows of Object.values(out))
+        for (const row of rows as Array<Record<string, unknown>>)
+          if (typeof row.uri === 'string' || typeof row.uriTemplate === 'string')
+            row.description = `[${String(row.server)}] ${String(row.description ?? '')}`.trim();
     }
     printListing(out, line.values.json === true, (text) => process.stdout.write(text));
     for (const [name, err] of config.invalid) process.stderr.write(`mcpkit list: server ${JSON.stringify(name)} is left out: ${clean(err.message, true)}\n`);

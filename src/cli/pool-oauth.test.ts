@@ -6,16 +6,17 @@
  * pool, and each server's calls carry that server's own token (its audience), never the
  * other's.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startOidcServer, type OidcServer } from '../../test/helpers/auth/oidc-server.js';
-import { startProtectedServer, type ProtectedServer } from '../../test/helpers/auth/protected.js';
-import { createJwtVerifier } from '../auth/server/jwt-verifier.js';
+import { after, before, test } from 'node:test';
+import { type OidcServer, startOidcServer } from '../../test/helpers/auth/oidc-server.js';
+import { type ProtectedServer, startProtectedServer } from '../../test/helpers/auth/protected.js';
 import { BIN, runCli } from '../../test/helpers/cli/cli-run.js';
+import { createJwtVerifier } from '../auth/server/jwt-verifier.js';
 
 let oidc: OidcServer;
 const servers: ProtectedServer[] = [];
@@ -23,7 +24,13 @@ let dir: string;
 
 const protectedServer = () =>
   startProtectedServer({
-    verifier: (resource) => createJwtVerifier({ issuer: oidc.issuer, audience: resource, jwksUri: oidc.metadata.jwks_uri, fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true } }),
+    verifier: (resource) =>
+      createJwtVerifier({
+        issuer: oidc.issuer,
+        audience: resource,
+        jwksUri: oidc.metadata.jwks_uri,
+        fetchGuard: { dangerouslyAllowHttpLoopbackForTesting: true },
+      }),
     authorizationServers: [oidc.issuer],
     scopesSupported: ['mcp:read'],
     onResource: (resource) => oidc.addResource(resource, { scopes: ['mcp:read', 'mcp:write'], format: 'jwt' }),

@@ -6,11 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { listOption, stringOption, type CommandLine } from './options.js';
-import { UsageError } from './usage-error.js';
-import { splitName } from '../compose/names.js';
 import { POOL_SEPARATOR } from '../client/pool.js';
-import { parseServersConfig, ServersConfigError, type ServerSpec, type ServersConfig } from '../client/servers-config.js';
+import { parseServersConfig, type ServerSpec, type ServersConfig, ServersConfigError } from '../client/servers-config.js';
+import { splitName } from '../compose/names.js';
+import { type CommandLine, listOption, stringOption } from './options.js';
+import { UsageError } from './usage-error.js';
 
 /** A stdio server to start. */
 export interface StdioTarget {
@@ -116,7 +116,10 @@ export function parseEnv(pairs: readonly string[]): Record<string, string> {
  */
 function fromConfig(name: string, file: string | undefined, operands: string[]): { target: Target; operands: string[] } {
   const path = resolve(file ?? DEFAULT_CONFIG_FILE);
-  const config = readConfig(path, file === undefined ? ` (${JSON.stringify(name)} is not a URL, so it names a server of a config file; pass --config FILE)` : '');
+  const config = readConfig(
+    path,
+    file === undefined ? ` (${JSON.stringify(name)} is not a URL, so it names a server of a config file; pass --config FILE)` : '',
+  );
   const bad = config.invalid.get(name);
   if (bad !== undefined) throw new UsageError(bad.message);
   const direct = config.servers.get(name);

@@ -1,50 +1,57 @@
 /** `mcpkit/client`: the client role. */
-export { Client, type ClientOptions, type UrlElicitationRequest } from './client.js';
+
 export { UrlElicitationRequiredError } from '../jsonrpc/errors.js';
-export { ALL_REVISIONS, type Subscription } from './client.js';
-export type { StatelessClientOptions } from './stateless/client.js';
 export {
-  V2026_07_28,
-  STATELESS_REVISIONS,
-  MetaKey,
-  StatelessErrorCode,
-  ResultType,
-  isStatelessRevision,
-  type DiscoverResult,
-  type SubscriptionFilter,
-  type InputRequest,
-  type InputRequiredResult,
   type CacheHints,
   type CacheScope,
+  type DiscoverResult,
+  type InputRequest,
+  type InputRequiredResult,
+  isStatelessRevision,
+  MetaKey,
+  ResultType,
+  STATELESS_REVISIONS,
+  StatelessErrorCode,
+  type SubscriptionFilter,
+  V2026_07_28,
 } from '../protocol/stateless/wire.js';
-export { ToolSearch, TOOL_SEARCH_DEFAULTS, type ToolSearchOptions, type ToolSearchQueryOptions, type ToolSearchAddOptions, type ToolSearchHit } from './tool-search.js';
+export { ALL_REVISIONS, Client, type ClientOptions, type Subscription, type UrlElicitationRequest } from './client.js';
 export {
   ClientPool,
-  PoolError,
-  POOL_SEPARATOR,
-  templateMatches,
   type ClientPoolOptions,
-  type PoolServerOptions,
-  type ReconnectOptions,
-  type TransportFactory,
-  type PoolServerState,
-  type PoolServerStatus,
-  type PoolTool,
+  POOL_SEPARATOR,
+  PoolError,
+  type PoolEvents,
+  type PoolNotification,
   type PoolPrompt,
   type PoolResource,
   type PoolResourceTemplate,
-  type PoolNotification,
-  type PoolEvents,
+  type PoolServerOptions,
+  type PoolServerState,
+  type PoolServerStatus,
+  type PoolTool,
+  type ReconnectOptions,
+  type TransportFactory,
+  templateMatches,
 } from './pool.js';
 export {
-  parseServersConfig,
-  parseServerSpec,
-  ServersConfigError,
-  SERVERS_CONFIG_DEFAULTS,
-  SERVER_NAME_PATTERN,
-  type ServerSpec,
-  type StdioServerSpec,
   type HttpServerSpec,
+  parseServerSpec,
+  parseServersConfig,
+  SERVER_NAME_PATTERN,
+  SERVERS_CONFIG_DEFAULTS,
+  type ServerSpec,
   type ServersConfig,
+  ServersConfigError,
   type ServersConfigOptions,
+  type StdioServerSpec,
 } from './servers-config.js';
+export type { StatelessClientOptions } from './stateless/client.js';
+export {
+  TOOL_SEARCH_DEFAULTS,
+  ToolSearch,
+  type ToolSearchAddOptions,
+  type ToolSearchHit,
+  type ToolSearchOptions,
+  type ToolSearchQueryOptions,
+} from './tool-search.js';

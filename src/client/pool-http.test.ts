@@ -4,11 +4,12 @@
  * itself (`reinitialize`) and the pool neither reconnects (no new transport from the
  * factory) nor leaves `ready`; a server that stops answering is reconnected once it is back.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { createStreamableHttpHandler } from '../http/server/handler.js';
+import { describe, it } from 'node:test';
 import { StreamableHttpClientTransport } from '../http/client/streamable.js';
 import { serveNode } from '../http/node.js';
+import { createStreamableHttpHandler } from '../http/server/handler.js';
 import { McpServer } from '../server/server.js';
 import { ClientPool, type PoolServerStatus } from './pool.js';
 

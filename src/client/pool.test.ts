@@ -4,11 +4,12 @@
  * routing, list_changed folded in per server, notifications with their source, failure
  * isolation, timeouts, reconnection, and the name rules.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { McpServer } from '../server/server.js';
 import { InMemoryTransport } from '../transport/memory.js';
-import { ClientPool, PoolError, templateMatches, type PoolServerStatus } from './pool.js';
+import { ClientPool, PoolError, type PoolServerStatus, templateMatches } from './pool.js';
 
 interface Fixture {
   server: McpServer;
@@ -73,8 +74,17 @@ describe('ClientPool', () => {
       const prompt = await pool.getPrompt('beta.hello');
       assert.deepEqual(prompt.messages[0]!.content, { type: 'text', text: 'hello from beta' });
       assert.deepEqual((await pool.listPrompts()).map((p) => p.name).sort(), ['alpha.hello', 'beta.hello']);
-      assert.deepEqual((await pool.listResources()).map((r) => [r.server, r.uri]), [['alpha', 'alpha://doc'], ['beta', 'beta://doc']]);
-      assert.deepEqual((await pool.listResourceTemplates()).map((t) => t.server), ['alpha', 'beta']);
+      assert.deepEqual(
+        (await pool.listResources()).map((r) => [r.server, r.uri]),
+        [
+          ['alpha', 'alpha://doc'],
+          ['beta', 'beta://doc'],
+        ],
+      );
+      assert.deepEqual(
+        (await pool.listResourceTemplates()).map((t) => t.server),
+        ['alpha', 'beta'],
+      );
       assert.equal(((await pool.readResource('beta://doc')).contents[0] as { text: string }).text, 'doc of beta');
       assert.equal(((await pool.readResource('alpha://items/7')).contents[0] as { text: string }).text, 'item alpha://items/7');
       await assert.rejects(pool.readResource('gamma://x'), (e: unknown) => e instanceof PoolError && e.code === 'not_routable');
@@ -82,8 +92,17 @@ describe('ClientPool', () => {
       await assert.rejects(pool.callTool('nodot'), (e: unknown) => e instanceof PoolError && e.code === 'not_routable');
       const hits = await pool.searchTools('create an issue', { limit: 2 });
       assert.equal(hits[0]!.name, 'alpha.create_issue');
-      assert.deepEqual((await pool.searchTools('search', { servers: ['beta'] })).map((t) => t.name), ['beta.search']);
-      assert.deepEqual(pool.status().map((s) => [s.name, s.state, s.counts.tools]), [['alpha', 'ready', 2], ['beta', 'ready', 1]]);
+      assert.deepEqual(
+        (await pool.searchTools('search', { servers: ['beta'] })).map((t) => t.name),
+        ['beta.search'],
+      );
+      assert.deepEqual(
+        pool.status().map((s) => [s.name, s.state, s.counts.tools]),
+        [
+          ['alpha', 'ready', 2],
+          ['beta', 'ready', 1],
+        ],
+      );
     } finally {
       await pool.close();
     }
@@ -133,10 +152,16 @@ describe('ClientPool', () => {
       assert.match(byName.hangs!.lastError!, /300 ms|timed out|timeout/i);
       assert.equal(byName.stuck!.state, 'failed');
       assert.match(byName.stuck!.lastError!, /longer than 300 ms/);
-      assert.deepEqual((await pool.listTools()).map((t) => t.name), ['alpha.one']);
+      assert.deepEqual(
+        (await pool.listTools()).map((t) => t.name),
+        ['alpha.one'],
+      );
       await assert.rejects(pool.callTool('broken.x'), (e: unknown) => e instanceof PoolError && e.code === 'server_unavailable' && /ENOENT/.test(e.message));
       assert.deepEqual((await pool.callTool('alpha.one')).content, [{ type: 'text', text: 'alpha:one' }]);
-      assert.deepEqual((await pool.searchTools('one')).map((t) => t.name), ['alpha.one']);
+      assert.deepEqual(
+        (await pool.searchTools('one')).map((t) => t.name),
+        ['alpha.one'],
+      );
       // alpha goes down (no reconnection here): its tools leave the listing and the search
       await a.ends[0]!.close();
       await until(() => pool.status()[0]!.state === 'failed', 'alpha to fail');

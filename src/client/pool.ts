@@ -29,13 +29,14 @@
  * - Bounds: `maxServers` (default 1,000); each list through the client's `maxPages`; the tool
  *   index through `search` ({@link ToolSearchOptions}).
  */
+
+import { namespaceName, splitName, validatePrefix } from '../compose/names.js';
 import { LocalError, toError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { Notification } from '../protocol/methods.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import type { CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from '../types.js';
-import { namespaceName, splitName, validatePrefix } from '../compose/names.js';
 import { Client, type ClientOptions } from './client.js';
 import { ToolSearch, type ToolSearchOptions } from './tool-search.js';
 
@@ -221,7 +222,8 @@ export class ClientPool {
     } catch (err) {
       throw new PoolError('invalid_server', `Cannot add server ${JSON.stringify(name)}: ${(err as Error).message}`, name);
     }
-    if (this.#entries.has(name)) throw new PoolError('invalid_server', `A server named ${JSON.stringify(name)} is already in the pool; remove it first or choose another name`, name);
+    if (this.#entries.has(name))
+      throw new PoolError('invalid_server', `A server named ${JSON.stringify(name)} is already in the pool; remove it first or choose another name`, name);
     const max = this.#options.maxServers ?? 1000;
     if (this.#entries.size >= max) throw new PoolError('invalid_server', `The pool holds ${max} servers (maxServers); remove one or raise the limit`, name);
     if (typeof server?.transport !== 'function') throw new PoolError('invalid_server', `Server ${JSON.stringify(name)} needs a transport factory`, name);
@@ -282,7 +284,11 @@ export class ClientPool {
     if (entry.state === 'idle') await this.#start(entry);
     else if (entry.state === 'connecting') await entry.attempt;
     if (entry.state !== 'ready' || entry.client === undefined) {
-      throw new PoolError('server_unavailable', `Server ${JSON.stringify(name)} is ${entry.state}${entry.lastError === undefined ? '' : `: ${entry.lastError}`}`, name);
+      throw new PoolError(
+        'server_unavailable',
+        `Server ${JSON.stringify(name)} is ${entry.state}${entry.lastError === undefined ? '' : `: ${entry.lastError}`}`,
+        name,
+      );
     }
     return entry.client;
   }
@@ -347,7 +353,8 @@ export class ClientPool {
     const { server, ...request } = options;
     const name = server ?? (await this.#resourceServer(uri));
     const entry = this.#entry(name);
-    if (!entry.subscribed.has(uri) && entry.subscribed.size >= 10_000) throw new RangeError(`Server ${JSON.stringify(name)} has 10,000 subscriptions through the pool; unsubscribe some first`);
+    if (!entry.subscribed.has(uri) && entry.subscribed.size >= 10_000)
+      throw new RangeError(`Server ${JSON.stringify(name)} has 10,000 subscriptions through the pool; unsubscribe some first`);
     await (await this.client(name)).subscribeResource(uri, request);
     entry.subscribed.add(uri);
   }
@@ -397,7 +404,8 @@ export class ClientPool {
 
   #entry(name: string): Entry {
     const entry = this.#entries.get(name);
-    if (entry === undefined) throw new PoolError('unknown_server', `No server named ${JSON.stringify(name)} in the pool (it has: ${this.servers.join(', ') || 'none'})`, name);
+    if (entry === undefined)
+      throw new PoolError('unknown_server', `No server named ${JSON.stringify(name)} in the pool (it has: ${this.servers.join(', ') || 'none'})`, name);
     return entry;
   }
 
@@ -444,9 +452,15 @@ export class ClientPool {
     try {
       // the factory is bounded by the timeout too; a transport it makes too late is closed
       const made = Promise.resolve().then(() => entry.options.transport(entry.name));
-      const aborted = new Promise<never>((_resolve, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+      const aborted = new Promise<never>((_resolve, reject) =>
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
+      );
       const transport = await Promise.race([made, aborted]).catch((err: unknown) => {
-        if (controller.signal.aborted) void made.then((late) => late.close(), () => {});
+        if (controller.signal.aborted)
+          void made.then(
+            (late) => late.close(),
+            () => {},
+          );
         throw err;
       });
       await own.connect(transport, { signal: controller.signal, timeoutMs });
@@ -533,7 +547,12 @@ export class ClientPool {
       name: entry.name,
       state: entry.state,
       failures: entry.failures,
-      counts: { tools: entry.tools.length, prompts: entry.prompts.length, resources: entry.resources.length, resourceTemplates: entry.resourceTemplates.length },
+      counts: {
+        tools: entry.tools.length,
+        prompts: entry.prompts.length,
+        resources: entry.resources.length,
+        resourceTemplates: entry.resourceTemplates.length,
+      },
     };
     if (entry.lastError !== undefined) status.lastError = entry.lastError;
     const info = entry.client?.serverInfo;
@@ -602,12 +621,19 @@ export class ClientPool {
     const server = entry.name;
     try {
       if (kind === 'tools') {
-        const tools = (await client.listAllTools()).map((t): PoolTool => ({ ...t, name: namespaceName(server, t.name, POOL_SEPARATOR), server, originalName: t.name }));
+        const tools = (await client.listAllTools()).map(
+          (t): PoolTool => ({ ...t, name: namespaceName(server, t.name, POOL_SEPARATOR), server, originalName: t.name }),
+        );
         if (entry.client !== client && entry.state !== 'connecting' && entry.state !== 'reconnecting') return;
         this.#search.replace(tools, { group: server, key: (t) => t.name });
         entry.tools = tools;
       } else if (kind === 'prompts') {
-        entry.prompts = (await client.listAllPrompts()).map((p) => ({ ...p, name: namespaceName(server, p.name, POOL_SEPARATOR), server, originalName: p.name }));
+        entry.prompts = (await client.listAllPrompts()).map((p) => ({
+          ...p,
+          name: namespaceName(server, p.name, POOL_SEPARATOR),
+          server,
+          originalName: p.name,
+        }));
       } else if (kind === 'resources') {
         entry.resources = (await client.listAllResources()).map((r) => ({ ...r, server }));
       } else {
@@ -622,7 +648,10 @@ export class ClientPool {
   #route(name: string, what: 'tool' | 'prompt'): { server: string; original: string } {
     const split = typeof name === 'string' ? splitName(name, POOL_SEPARATOR) : undefined;
     if (split === undefined || !this.#entries.has(split.prefix)) {
-      throw new PoolError('not_routable', `${what === 'tool' ? 'Tool' : 'Prompt'} ${JSON.stringify(String(name).slice(0, 200))} does not name a server of the pool: use SERVER${POOL_SEPARATOR}NAME (servers: ${this.servers.join(', ') || 'none'})`);
+      throw new PoolError(
+        'not_routable',
+        `${what === 'tool' ? 'Tool' : 'Prompt'} ${JSON.stringify(String(name).slice(0, 200))} does not name a server of the pool: use SERVER${POOL_SEPARATOR}NAME (servers: ${this.servers.join(', ') || 'none'})`,
+      );
     }
     return { server: split.prefix, original: split.name };
   }
@@ -634,7 +663,8 @@ export class ClientPool {
     if (listed.length === 1) return listed[0]!.name;
     const candidates = listed.length > 1 ? listed : entries.filter((e) => e.resourceTemplates.some((t) => templateMatches(t.uriTemplate, uri)));
     if (candidates.length === 1) return candidates[0]!.name;
-    const which = candidates.length === 0 ? 'no server lists it or has a template matching it' : `several servers have it (${candidates.map((e) => e.name).join(', ')})`;
+    const which =
+      candidates.length === 0 ? 'no server lists it or has a template matching it' : `several servers have it (${candidates.map((e) => e.name).join(', ')})`;
     throw new PoolError('not_routable', `Cannot route resource ${JSON.stringify(uri.slice(0, 200))}: ${which}; pass { server } to say which`);
   }
 }

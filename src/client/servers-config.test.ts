@@ -2,9 +2,10 @@
  * The mcpServers config reader: every host format, comments, hostile input refused with the
  * source, server and field named, bounds, and variable expansion only when asked.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { parseServersConfig, parseServerSpec, ServersConfigError } from './servers-config.js';
+import { describe, it } from 'node:test';
+import { parseServerSpec, parseServersConfig, ServersConfigError } from './servers-config.js';
 
 const fails = (text: string, pattern: RegExp, fields: Partial<Pick<ServersConfigError, 'server' | 'field'>> = {}, options = {}) =>
   assert.throws(
@@ -38,7 +39,12 @@ describe('parseServersConfig', () => {
     );
     assert.deepEqual([...config.servers.keys()], ['fs', 'typed', 'remote', 'claude_http', 'old', 'windsurf', 'gemini']);
     assert.deepEqual(config.disabled, ['off']);
-    assert.deepEqual(config.servers.get('fs'), { transport: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { A: '1' } });
+    assert.deepEqual(config.servers.get('fs'), {
+      transport: 'stdio',
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+      env: { A: '1' },
+    });
     assert.deepEqual(config.servers.get('typed'), { transport: 'stdio', command: 'node', args: [], env: {}, cwd: '/srv' });
     assert.deepEqual(config.servers.get('remote'), { transport: 'auto', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' } });
     assert.equal(config.servers.get('claude_http')!.transport, 'http');
@@ -86,19 +92,32 @@ describe('parseServersConfig', () => {
   });
 
   it('expands ${env:NAME}, ${NAME} and ${NAME:-default} only when variables are given', () => {
-    const text = JSON.stringify({ mcpServers: { a: { command: '${HOME}/bin/x', args: ['${env:TOKEN}', '${MISSING:-fallback}'], env: { K: 'v${TOKEN}' } }, r: { url: 'https://${HOST}/mcp', headers: { Authorization: 'Bearer ${env:TOKEN}' } } } });
+    const text = JSON.stringify({
+      mcpServers: {
+        a: { command: '${HOME}/bin/x', args: ['${env:TOKEN}', '${MISSING:-fallback}'], env: { K: 'v${TOKEN}' } },
+        r: { url: 'https://${HOST}/mcp', headers: { Authorization: 'Bearer ${env:TOKEN}' } },
+      },
+    });
     const plain = parseServersConfig(text);
     assert.equal((plain.servers.get('a') as { command: string }).command, '${HOME}/bin/x');
     const expanded = parseServersConfig(text, { variables: { HOME: '/h', TOKEN: 't', HOST: 'example.com' } });
     assert.deepEqual(expanded.servers.get('a'), { transport: 'stdio', command: '/h/bin/x', args: ['t', 'fallback'], env: { K: 'vt' } });
     assert.deepEqual(expanded.servers.get('r'), { transport: 'auto', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer t' } });
-    fails(JSON.stringify({ mcpServers: { a: { command: '${NOPE}' } } }), /"command": uses the variable NOPE, which is not set/, { field: 'command' }, { variables: {} });
+    fails(
+      JSON.stringify({ mcpServers: { a: { command: '${NOPE}' } } }),
+      /"command": uses the variable NOPE, which is not set/,
+      { field: 'command' },
+      { variables: {} },
+    );
     fails(JSON.stringify({ mcpServers: { a: { command: 'x', args: ['${input:token}'] } } }), /VS Code input variable/, {}, { variables: {} });
     fails(JSON.stringify({ mcpServers: { a: { command: '${workspaceFolder:x y}' } } }), /not a variable this reader knows/, {}, { variables: {} });
   });
 
   it("collects bad entries instead of failing the file with invalid: 'collect'", () => {
-    const config = parseServersConfig('{"mcpServers": {"ok": {"command": "x"}, "bad": {"args": []}, "off": {"command": "x", "disabled": 1}}}', { source: 'cfg.json', invalid: 'collect' });
+    const config = parseServersConfig('{"mcpServers": {"ok": {"command": "x"}, "bad": {"args": []}, "off": {"command": "x", "disabled": 1}}}', {
+      source: 'cfg.json',
+      invalid: 'collect',
+    });
     assert.deepEqual([...config.servers.keys()], ['ok']);
     assert.deepEqual([...config.invalid.keys()], ['bad', 'off']);
     assert.match(config.invalid.get('bad')!.message, /^cfg\.json: server "bad": the entry has neither/);

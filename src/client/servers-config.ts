@@ -107,7 +107,9 @@ export class ServersConfigError extends Error {
   readonly server: string | undefined;
   readonly field: string | undefined;
   constructor(source: string, problem: string, server?: string, field?: string) {
-    const where = [source, server === undefined ? undefined : `server ${JSON.stringify(server)}`, field === undefined ? undefined : `"${field}"`].filter((w) => w !== undefined).join(': ');
+    const where = [source, server === undefined ? undefined : `server ${JSON.stringify(server)}`, field === undefined ? undefined : `"${field}"`]
+      .filter((w) => w !== undefined)
+      .join(': ');
     super(`${where}: ${problem}`);
     this.source = source;
     this.server = server;
@@ -147,8 +149,10 @@ export function parseServersConfig(text: string, options: ServersConfigOptions =
   const { value, duplicates } = parseJsonc(body, source);
   if (!isObject(value)) throw new ServersConfigError(source, 'the config does not hold a JSON object at the top level');
   const key = Object.hasOwn(value, 'mcpServers') ? 'mcpServers' : Object.hasOwn(value, 'servers') ? 'servers' : undefined;
-  if (key === undefined) throw new ServersConfigError(source, 'the config has no "mcpServers" object (or VS Code\'s "servers"); add one mapping names to servers');
-  if (duplicates.has(JSON.stringify([key]))) throw new ServersConfigError(source, `the key "${key}" occurs more than once; which one counts is not defined: merge them`);
+  if (key === undefined)
+    throw new ServersConfigError(source, 'the config has no "mcpServers" object (or VS Code\'s "servers"); add one mapping names to servers');
+  if (duplicates.has(JSON.stringify([key])))
+    throw new ServersConfigError(source, `the key "${key}" occurs more than once; which one counts is not defined: merge them`);
   const map = value[key];
   if (!isObject(map)) throw new ServersConfigError(source, `"${key}" must be an object mapping names to servers`);
   const names = Object.keys(map);
@@ -157,7 +161,8 @@ export function parseServersConfig(text: string, options: ServersConfigOptions =
   const disabled: string[] = [];
   const invalid = new Map<string, ServersConfigError>();
   for (const name of names) {
-    if (duplicates.has(JSON.stringify([key, name]))) throw new ServersConfigError(source, 'the name occurs more than once; which entry counts is not defined: remove one', name);
+    if (duplicates.has(JSON.stringify([key, name])))
+      throw new ServersConfigError(source, 'the name occurs more than once; which entry counts is not defined: remove one', name);
     if (!SERVER_NAME_PATTERN.test(name)) {
       throw new ServersConfigError(source, 'the name is not allowed: use letters, digits and _ . @ - (at most 128, starting with a letter or digit)', name);
     }
@@ -233,7 +238,15 @@ export function parseServerSpec(entry: unknown, options: ServersConfigOptions = 
     throw fail('is not an absolute URL', urlField);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw fail(`must be an http or https URL, not ${parsed.protocol}`, urlField);
-  const headers = stringMap(entry.headers, 'headers', limits.maxItems, str, fail, (k) => HEADER_NAME.test(k), "an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)");
+  const headers = stringMap(
+    entry.headers,
+    'headers',
+    limits.maxItems,
+    str,
+    fail,
+    (k) => HEADER_NAME.test(k),
+    "an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)",
+  );
   for (const [k, v] of Object.entries(headers)) {
     if (HEADER_VALUE_BAD.test(v)) throw fail('holds a line break or control character; header values must be one line', `headers.${k}`);
   }
@@ -280,7 +293,8 @@ function stringMap(value: unknown, field: string, max: number, str: Str, fail: F
 function expand(text: string, variables: Readonly<Record<string, string | undefined>>, fail: (problem: string) => ServersConfigError): string {
   if (!text.includes('${')) return text;
   return text.replace(/\$\{([^}]{0,300})\}/g, (_whole, inner: string) => {
-    if (inner.startsWith('input:')) throw fail(`holds the VS Code input variable \${${inner}}, which only the editor can ask for; write the value in the file instead`);
+    if (inner.startsWith('input:'))
+      throw fail(`holds the VS Code input variable \${${inner}}, which only the editor can ask for; write the value in the file instead`);
     const m = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s.exec(inner);
     if (m === null) throw fail(`holds \${${inner}}, which is not a variable this reader knows; use \${NAME}, \${env:NAME} or \${NAME:-default}`);
     const value = Object.hasOwn(variables, m[1]!) ? variables[m[1]!] : undefined;

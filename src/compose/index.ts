@@ -4,15 +4,15 @@
  */
 export {
   DEFAULT_SEPARATOR,
+  isValidToolName,
   MAX_TOOL_NAME_LENGTH,
   MOUNT_SCHEME,
-  isValidToolName,
   namespaceName,
   namespaceUri,
+  type SplitName,
   splitName,
   splitUri,
   validatePrefix,
   validateScheme,
   validateSeparator,
-  type SplitName,
 } from './names.js';

@@ -49,7 +49,17 @@ describe('compose/names: tool and prompt names', () => {
 
 describe('compose/names: resource URIs and templates', () => {
   it('rewrites and reverses exactly, hostile originals included', () => {
-    const originals = ['file:///etc/passwd', 'memory://graph', 'a', '', '../../x', 'mcpkit+mount://other/secret', 'x://y/%2e%2e/%2F?q=1#f', 'demo://{id}', 'urn:é:\u0000'];
+    const originals = [
+      'file:///etc/passwd',
+      'memory://graph',
+      'a',
+      '',
+      '../../x',
+      'mcpkit+mount://other/secret',
+      'x://y/%2e%2e/%2F?q=1#f',
+      'demo://{id}',
+      'urn:é:\u0000',
+    ];
     for (const uri of originals) {
       const outer = namespaceUri('mem', uri);
       assert.ok(outer.startsWith('mcpkit+mount://mem/'), outer);
@@ -66,7 +76,15 @@ describe('compose/names: resource URIs and templates', () => {
   });
 
   it('not a rewritten URI: another scheme, no prefix, no slash, a prefix with other characters', () => {
-    for (const uri of ['file:///x', 'mcpkit+mount://', 'mcpkit+mount:///x', 'mcpkit+mount://mem', 'mcpkit+mount://u@h/x', 'mcpkit+mount://h:1/x', 'mcpkit+mountx://a/b']) {
+    for (const uri of [
+      'file:///x',
+      'mcpkit+mount://',
+      'mcpkit+mount:///x',
+      'mcpkit+mount://mem',
+      'mcpkit+mount://u@h/x',
+      'mcpkit+mount://h:1/x',
+      'mcpkit+mountx://a/b',
+    ]) {
       assert.equal(splitUri(uri), undefined, uri);
     }
     assert.deepEqual(splitUri('MCPKIT+MOUNT://mem/x'), { prefix: 'mem', name: 'x' }, 'the scheme compares case-insensitively');

@@ -59,7 +59,9 @@ export function validatePrefix(prefix: string, separator: string = DEFAULT_SEPAR
     throw new TypeError(`Prefix ${JSON.stringify(prefix)} must be 1-64 characters of A-Z, a-z, 0-9, "_", "-" and "." (or "" to merge without a prefix)`);
   }
   if (prefix.includes(separator)) {
-    throw new TypeError(`Prefix ${JSON.stringify(prefix)} contains the separator ${JSON.stringify(separator)}: choose a prefix without it, or another separator`);
+    throw new TypeError(
+      `Prefix ${JSON.stringify(prefix)} contains the separator ${JSON.stringify(separator)}: choose a prefix without it, or another separator`,
+    );
   }
 }
 
@@ -91,7 +93,8 @@ export function splitName(namespaced: string, separator: string = DEFAULT_SEPARA
 
 /** Checks a URI scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`). */
 export function validateScheme(scheme: string): void {
-  if (typeof scheme !== 'string' || !SCHEME.test(scheme)) throw new TypeError(`URI scheme ${JSON.stringify(scheme)} must be a letter followed by letters, digits, "+", "-" or "." (for example "mcpkit+mount")`);
+  if (typeof scheme !== 'string' || !SCHEME.test(scheme))
+    throw new TypeError(`URI scheme ${JSON.stringify(scheme)} must be a letter followed by letters, digits, "+", "-" or "." (for example "mcpkit+mount")`);
 }
 
 /**

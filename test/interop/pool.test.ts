@@ -6,18 +6,19 @@
  * is merged under `server.tool` names, calls are routed, and one server (memory) is killed
  * mid-run: calls to the others keep working, its state shows, and it comes back by itself.
  */
-import { after, before, describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../helpers/repo.js';
-import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
-import { BIN, startHttpChild, type HttpChild } from '../helpers/cli/cli-run.js';
-import { createV2Endpoint, serveFetch, type FetchServer, type V2Endpoint } from './v2/fixtures/v2-server.js';
+import { after, before, describe, it } from 'node:test';
 import { createPool } from '../../src/client/node/index.js';
 import type { ClientPool, PoolServerStatus } from '../../src/client/pool.js';
 import type { CallToolResult } from '../../src/types.js';
+import { SUITE_TIMEOUT_MS } from '../helpers/bounds.js';
+import { BIN, type HttpChild, startHttpChild } from '../helpers/cli/cli-run.js';
+import { REPO_ROOT } from '../helpers/repo.js';
+import { createV2Endpoint, type FetchServer, serveFetch, type V2Endpoint } from './v2/fixtures/v2-server.js';
 
 const pkg = (name: string, file = 'index.js') => join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', name, 'dist', file);
 const T = { timeoutMs: 30_000 };
@@ -80,13 +81,17 @@ describe('a pool of real servers (stdio and HTTP) from one mcpServers file', { t
       ['everything', 'fs', 'memory', 'thinking', 'v2', 'demo'].map((n) => [n, 'ready', undefined]),
     );
     const names = new Set((await pool.listTools()).map((t) => t.name));
-    for (const name of ['everything.echo', 'fs.read_text_file', 'memory.create_entities', 'thinking.sequentialthinking', 'v2.add', 'demo.echo']) assert.ok(names.has(name), `${name} is in the catalogue`);
+    for (const name of ['everything.echo', 'fs.read_text_file', 'memory.create_entities', 'thinking.sequentialthinking', 'v2.add', 'demo.echo'])
+      assert.ok(names.has(name), `${name} is in the catalogue`);
     const servers = new Set((await pool.listTools()).map((t) => t.server));
     assert.equal(servers.size, 6);
     assert.ok((await pool.listPrompts()).some((p) => p.name === 'v2.greet'));
     assert.ok((await pool.listResources()).some((r) => r.server === 'everything'));
     const hits = await pool.searchTools('read a text file', { limit: 5 });
-    assert.ok(hits.some((t) => t.name === 'fs.read_text_file'), hits.map((t) => t.name).join());
+    assert.ok(
+      hits.some((t) => t.name === 'fs.read_text_file'),
+      hits.map((t) => t.name).join(),
+    );
   });
 
   it('routes calls, prompts and reads to their servers', async () => {

@@ -8,19 +8,29 @@
  * it. (test/packaging/layering.test.ts checks the import direction on the sources, which the
  * bundle only concatenates.)
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { DIST } from '../helpers/repo.js';
+import { join } from 'node:path';
+import { test } from 'node:test';
 import { distGraph } from '../helpers/dist-graph.js';
+import { DIST } from '../helpers/repo.js';
 
 const dist = DIST;
 const builtins = new Set(builtinModules);
 
 /** The runtime-neutral entry points (the framing codecs are in their bundles: the core's, the transports'). */
-const NEUTRAL = ['index.js', 'server/index.js', 'client/index.js', 'schema/index.js', 'http/index.js', 'http/server/index.js', 'http/client/index.js', 'auth/web.js'];
+const NEUTRAL = [
+  'index.js',
+  'server/index.js',
+  'client/index.js',
+  'schema/index.js',
+  'http/index.js',
+  'http/server/index.js',
+  'http/client/index.js',
+  'auth/web.js',
+];
 
 for (const entry of NEUTRAL) {
   test(`${entry} imports no node:* or Node built-in module`, () => {
@@ -80,7 +90,6 @@ for (const [file, foreign, means] of HALVES) {
     assert.deepEqual(loaded, [], `${file} loads ${means}`);
   });
 }
-
 
 /** The entry points that export both halves, and the halves: the whole is exactly their union. */
 const UNIONS: ReadonlyArray<readonly [whole: string, server: string, client: string]> = [

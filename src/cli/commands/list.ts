@@ -58,9 +58,11 @@ export function run(argv: string[]): Promise<number> {
     name: 'list',
     help: HELP,
     check: (operands) => {
-      if (operands.length > 1 || (operands.length === 1 && kind !== undefined)) throw new UsageError(`unexpected argument ${JSON.stringify(operands[operands.length - 1])}`);
+      if (operands.length > 1 || (operands.length === 1 && kind !== undefined))
+        throw new UsageError(`unexpected argument ${JSON.stringify(operands[operands.length - 1])}`);
       if (operands.length === 1) {
-        if (!(KINDS as readonly string[]).includes(operands[0]!)) throw new UsageError(`what to list must be one of ${KINDS.join(', ')}, not ${JSON.stringify(operands[0])}`);
+        if (!(KINDS as readonly string[]).includes(operands[0]!))
+          throw new UsageError(`what to list must be one of ${KINDS.join(', ')}, not ${JSON.stringify(operands[0])}`);
         kind = operands[0] as Kind;
       }
     },
@@ -105,7 +107,9 @@ export function printListing(out: Record<string, unknown[]>, json: boolean, prin
   }
   if (out.prompts) {
     const rows = (out.prompts as Array<Record<string, unknown>>).map((p) => {
-      const args = Array.isArray(p.arguments) ? (p.arguments as Array<Record<string, unknown>>).map((a) => `${text(a.name)}${a.required ? '' : '?'}`).join(' ') : '';
+      const args = Array.isArray(p.arguments)
+        ? (p.arguments as Array<Record<string, unknown>>).map((a) => `${text(a.name)}${a.required ? '' : '?'}`).join(' ')
+        : '';
       return [text(p.name), args, text(p.description)];
     });
     sections.push(`Prompts (${rows.length})\n${rows.length > 0 ? table(['NAME', 'ARGUMENTS', 'DESCRIPTION'], rows, width) : '  none\n'}`);

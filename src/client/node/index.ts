@@ -8,13 +8,20 @@
  * {@link createPool} does both and returns a {@link ClientPool}.
  */
 import { open } from 'node:fs/promises';
-import { ClientPool, type ClientPoolOptions, type PoolServerOptions, type TransportFactory } from '../pool.js';
-import { parseServersConfig, ServersConfigError, SERVERS_CONFIG_DEFAULTS, type ServerSpec, type ServersConfig, type ServersConfigOptions } from '../servers-config.js';
 import type { HttpAuthorization } from '../../http/client/index.js';
 import type { Transport } from '../../transport/types.js';
+import { ClientPool, type ClientPoolOptions, type PoolServerOptions, type TransportFactory } from '../pool.js';
+import {
+  parseServersConfig,
+  SERVERS_CONFIG_DEFAULTS,
+  type ServerSpec,
+  type ServersConfig,
+  ServersConfigError,
+  type ServersConfigOptions,
+} from '../servers-config.js';
 
-export { parseServersConfig, parseServerSpec, ServersConfigError, SERVERS_CONFIG_DEFAULTS, SERVER_NAME_PATTERN } from '../servers-config.js';
-export type { ServerSpec, StdioServerSpec, HttpServerSpec, ServersConfig, ServersConfigOptions } from '../servers-config.js';
+export type { HttpServerSpec, ServerSpec, ServersConfig, ServersConfigOptions, StdioServerSpec } from '../servers-config.js';
+export { parseServerSpec, parseServersConfig, SERVER_NAME_PATTERN, SERVERS_CONFIG_DEFAULTS, ServersConfigError } from '../servers-config.js';
 
 /**
  * Reads and parses config file `path` (see `parseServersConfig`): at most `maxChars` bytes
@@ -73,7 +80,13 @@ export function transportFactory(spec: ServerSpec, options: NodeTransportOptions
   if (spec.transport === 'stdio') {
     return async (name) => {
       const { StdioClientTransport } = await import('../../stdio/index.js');
-      const transport = new StdioClientTransport({ command: spec.command, args: spec.args, env: { ...spec.env }, stderr: options.stderr ?? 'inherit', ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }) });
+      const transport = new StdioClientTransport({
+        command: spec.command,
+        args: spec.args,
+        env: { ...spec.env },
+        stderr: options.stderr ?? 'inherit',
+        ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+      });
       options.onStdio?.(name, transport);
       return transport;
     };
@@ -104,7 +117,11 @@ export interface CreatePoolOptions extends ClientPoolOptions, NodeTransportOptio
 export async function createPool(config: ServersConfig | string, options: CreatePoolOptions = {}): Promise<ClientPool> {
   const parsed = typeof config === 'string' ? await readServersConfigFile(config) : config;
   const { servers, auth, stderr, onStdio, ...poolOptions } = options;
-  const transportOptions: NodeTransportOptions = { ...(auth === undefined ? {} : { auth }), ...(stderr === undefined ? {} : { stderr }), ...(onStdio === undefined ? {} : { onStdio }) };
+  const transportOptions: NodeTransportOptions = {
+    ...(auth === undefined ? {} : { auth }),
+    ...(stderr === undefined ? {} : { stderr }),
+    ...(onStdio === undefined ? {} : { onStdio }),
+  };
   const pool = new ClientPool(poolOptions);
   try {
     for (const [name, spec] of parsed.servers) {
