@@ -7,14 +7,15 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale' | 'runtimes';
+export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale' | 'runtimes' | 'pool';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start', 'instructions', 'scale', 'runtimes'];
+export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start', 'instructions', 'scale', 'runtimes', 'pool'];
 
 /**
  * The sections a run without `--section` runs. `instructions` (valgrind, several minutes)
- * and `scale` (needs redis-server) run only when named.
+ * and `scale` (needs redis-server) run only when named, and so does `pool` (it starts 20
+ * processes at once and then twenty one by one).
  */
 export const DEFAULT_SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start'];
 
@@ -62,7 +63,7 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale|runtimes]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale|runtimes|pool]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
 over stdio and over Streamable HTTP (JSON and SSE response modes); the payload section
@@ -75,9 +76,10 @@ official v1 and v2 clients (calls/s, client CPU per call, heap rows); the cold-s
 times spawn → first initialize answer of bare, mcpkit and official servers (stdio and HTTP);
 the scale section counts Redis round trips per call of sessions shared by three instances;
 the runtimes section runs mcpkit on node:http, Bun.serve and Deno.serve against a bare loop
-on each (calls/s and server CPU per call, as ratios).
+on each (calls/s and server CPU per call, as ratios); the pool section connects a client pool
+of 20 stdio demo servers against the slowest single connect, with memory per idle connection.
 Writes bench-results/stdio.json, http.json, payload.json, cli.json, client.json, cold-start.json,
-instructions.json and scale.json.
+instructions.json, scale.json and pool.json.
 
 Options:
   --quick            small counts for a smoke run
@@ -85,7 +87,7 @@ Options:
                      without node:http, runs in the http and instructions sections
                      only when named here)
   --section=s,…      run these sections: stdio, http, payload, cli, client, cold-start,
-                     instructions, scale, runtimes (default: stdio,http,payload,cli,client,cold-start)
+                     instructions, scale, runtimes, pool (default: stdio,http,payload,cli,client,cold-start)
   --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http
   --help             this text
 

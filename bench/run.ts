@@ -40,6 +40,7 @@ import { PROTOCOL_VERSION, StdioDriver, withGcHook } from './driver.js';
 import { runHttpBench } from './http-bench.js';
 import { runInstructionsBench } from './http-instructions.js';
 import { runPayloadBench } from './payload.js';
+import { runPoolBench } from './pool.js';
 import { atLeast, atMost, errorMessage, type MetricSummary, showTarget, summarize, type Target } from './report.js';
 import { runRuntimesBench } from './runtimes.js';
 import { runScaleBench } from './scale.js';
@@ -294,6 +295,10 @@ async function main(): Promise<number> {
   if (config.sections.includes('instructions')) {
     if (config.sections.length > 1) console.log('');
     code = Math.max(code, await runInstructionsBench(config));
+  }
+  if (config.sections.includes('pool')) {
+    if (config.sections.length > 1) console.log('');
+    code = Math.max(code, await runPoolBench(config));
   }
   if (config.sections.includes('scale')) {
     if (config.sections.length > 1) console.log('');

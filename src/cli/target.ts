@@ -6,7 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isObject } from '../jsonrpc/values.js';
+import { POOL_SEPARATOR } from '../client/pool.js';
+import { parseServersConfig, type ServerSpec, type ServersConfig, ServersConfigError } from '../client/servers-config.js';
+import { splitName } from '../compose/names.js';
 import { type CommandLine, listOption, stringOption } from './options.js';
 import { UsageError } from './usage-error.js';
 
@@ -70,10 +72,10 @@ export function resolveTarget(line: CommandLine): { target: Target; operands: st
   if (first === undefined) throw new UsageError('no target: give a URL, a server name from a config file, or -- COMMAND ARGS...');
   if (isHttpUrl(first)) return { target: { kind: 'http', url: first, headers, transport, label: first }, operands };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(first)) throw new UsageError(`${JSON.stringify(first)} is not an http(s) URL`);
-  const target = fromConfig(first, stringOption(line, 'config'));
-  if (target.kind === 'http') Object.assign(target.headers, headers);
-  else Object.assign(target.env, env);
-  return { target, operands };
+  const resolved = fromConfig(first, stringOption(line, 'config'), operands);
+  if (resolved.target.kind === 'http') Object.assign(resolved.target.headers, headers);
+  else Object.assign(resolved.target.env, env);
+  return resolved;
 }
 
 function transportOption(value: string | undefined): HttpTarget['transport'] {
@@ -105,64 +107,58 @@ export function parseEnv(pairs: readonly string[]): Record<string, string> {
   return out;
 }
 
-/** Reads server `name` from an `mcpServers` (or VS Code `servers`) config file. */
-function fromConfig(name: string, file: string | undefined): Target {
+/**
+ * Reads server `name` from an `mcpServers` (or VS Code `servers`) config file with the shared
+ * reader (client/servers-config.ts: JSONC, every field checked, errors naming the file, the
+ * server and the field). When `name` is not a server of the file but `SERVER.TOOL` (the
+ * pool's namespaced form, split by the composition naming rules) names one, that server is
+ * the target and `TOOL` becomes the first operand: `mcpkit call --config FILE github.create_issue`.
+ */
+function fromConfig(name: string, file: string | undefined, operands: string[]): { target: Target; operands: string[] } {
   const path = resolve(file ?? DEFAULT_CONFIG_FILE);
+  const config = readConfig(
+    path,
+    file === undefined ? ` (${JSON.stringify(name)} is not a URL, so it names a server of a config file; pass --config FILE)` : '',
+  );
+  const bad = config.invalid.get(name);
+  if (bad !== undefined) throw new UsageError(bad.message);
+  const direct = config.servers.get(name);
+  if (direct !== undefined) return { target: specTarget(direct, name), operands };
+  const split = splitName(name, POOL_SEPARATOR);
+  const spec = split === undefined ? undefined : config.servers.get(split.prefix);
+  if (split !== undefined && spec !== undefined) return { target: specTarget(spec, split.prefix), operands: [split.name, ...operands] };
+  const known = [...config.servers.keys(), ...config.invalid.keys()];
+  const off = config.disabled.includes(name) ? ' (it is marked "disabled")' : '';
+  throw new UsageError(`no server named ${JSON.stringify(name)} in ${path}${off}${known.length > 0 ? ` (it has: ${known.join(', ')})` : ''}`);
+}
+
+/** Reads and parses config file `path` (at most {@link MAX_CONFIG_BYTES}); throws {@link UsageError}. */
+export function readConfig(path: string, hint = ''): ServersConfig {
   let text: string;
   try {
     const bytes = readFileSync(path);
     if (bytes.length > MAX_CONFIG_BYTES) throw new UsageError(`${path} is larger than ${MAX_CONFIG_BYTES} bytes`);
-    text = bytes.toString('utf8');
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    const hint = file === undefined ? ` (${JSON.stringify(name)} is not a URL, so it names a server of a config file; pass --config FILE)` : '';
+    if (err instanceof TypeError) throw new UsageError(`${path} is not UTF-8 text`);
     throw new UsageError(`cannot read the config file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}${hint}`);
   }
-  let config: unknown;
   try {
-    config = JSON.parse(text);
+    // one bad entry must not hide the others: it fails only when it is the one asked for
+    return parseServersConfig(text, { source: path, maxChars: MAX_CONFIG_BYTES, invalid: 'collect' });
   } catch (err) {
-    throw new UsageError(`${path} is not valid JSON: ${(err as Error).message}`);
+    if (err instanceof ServersConfigError) throw new UsageError(err.message);
+    throw err;
   }
-  const servers = objectAt(config, 'mcpServers') ?? objectAt(config, 'servers');
-  if (servers === undefined) throw new UsageError(`${path} has no "mcpServers" object`);
-  if (!Object.hasOwn(servers, name)) {
-    const known = Object.keys(servers);
-    throw new UsageError(`no server named ${JSON.stringify(name)} in ${path}${known.length > 0 ? ` (it has: ${known.join(', ')})` : ''}`);
-  }
-  return entryTarget(servers[name], name, path);
 }
 
-function objectAt(value: unknown, key: string): Record<string, unknown> | undefined {
-  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
-  const inner = (value as Record<string, unknown>)[key];
-  return isObject(inner) ? inner : undefined;
-}
-
-/** One config entry: `{ command, args?, env?, cwd? }` or `{ url (or serverUrl, httpUrl), headers?, type? }`. */
-function entryTarget(entry: unknown, name: string, path: string): Target {
-  const bad = (what: string) => new UsageError(`server ${JSON.stringify(name)} in ${path}: ${what}`);
-  if (!isObject(entry)) throw bad('the entry is not an object');
-  const e = entry as Record<string, unknown>;
-  const url = e.url ?? e.serverUrl ?? e.httpUrl;
-  if (typeof url === 'string') {
-    if (!isHttpUrl(url)) throw bad(`${JSON.stringify(url)} is not an http(s) URL`);
-    const type = e.type;
-    const transport = type === 'sse' ? 'sse' : type === 'http' || type === 'streamable-http' || e.httpUrl !== undefined ? 'http' : 'auto';
-    return { kind: 'http', url, headers: stringRecord(e.headers, 'headers', bad), transport, label: name };
+/** The target of a checked config entry. */
+function specTarget(spec: ServerSpec, name: string): Target {
+  if (spec.transport === 'stdio') {
+    const target: StdioTarget = { kind: 'stdio', command: spec.command, args: [...spec.args], env: { ...spec.env }, label: name };
+    if (spec.cwd !== undefined) target.cwd = spec.cwd;
+    return target;
   }
-  if (typeof e.command !== 'string' || e.command === '') throw bad('it has neither a "command" nor a "url"');
-  const args = e.args ?? [];
-  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) throw bad('"args" must be an array of strings');
-  const target: StdioTarget = { kind: 'stdio', command: e.command, args: args as string[], env: stringRecord(e.env, 'env', bad), label: name };
-  if (typeof e.cwd === 'string') target.cwd = e.cwd;
-  return target;
-}
-
-function stringRecord(value: unknown, key: string, bad: (what: string) => UsageError): Record<string, string> {
-  if (value === undefined) return {};
-  if (!isObject(value) || !Object.values(value).every((v) => typeof v === 'string')) {
-    throw bad(`"${key}" must be an object of strings`);
-  }
-  return { ...(value as Record<string, string>) };
+  return { kind: 'http', url: spec.url, headers: { ...spec.headers }, transport: spec.transport, label: name };
 }

@@ -18,6 +18,36 @@ export {
 export { CACHED_METHODS, type CachePolicy, type ClientCacheOptions, cachePolicyOf, type ResultCacheControl } from './cache.js';
 export { MemoryResultCacheStore, type MemoryResultCacheStoreOptions, type ResultCacheStore } from './cache-store.js';
 export { ALL_REVISIONS, Client, type ClientOptions, type Subscription, type UrlElicitationRequest } from './client.js';
+export {
+  ClientPool,
+  type ClientPoolOptions,
+  POOL_SEPARATOR,
+  PoolError,
+  type PoolEvents,
+  type PoolNotification,
+  type PoolPrompt,
+  type PoolResource,
+  type PoolResourceTemplate,
+  type PoolServerOptions,
+  type PoolServerState,
+  type PoolServerStatus,
+  type PoolTool,
+  type ReconnectOptions,
+  type TransportFactory,
+  templateMatches,
+} from './pool.js';
+export {
+  type HttpServerSpec,
+  parseServerSpec,
+  parseServersConfig,
+  SERVER_NAME_PATTERN,
+  SERVERS_CONFIG_DEFAULTS,
+  type ServerSpec,
+  type ServersConfig,
+  ServersConfigError,
+  type ServersConfigOptions,
+  type StdioServerSpec,
+} from './servers-config.js';
 export type { StatelessClientOptions } from './stateless/client.js';
 export {
   TOOL_SEARCH_DEFAULTS,

@@ -49,10 +49,10 @@ test('the core entry point has no runtime dependency', () => {
   assert.deepEqual([...bare.keys()], [], 'the core imports packages');
 });
 
-test('the server and client entry points depend only on ajv and re2js (through the schema layer), and the client on minisearch (tool search)', () => {
+test('the server and client entry points depend only on ajv and re2js (through the schema layer), and the client on minisearch (tool search) and jsonc-parser (the mcpServers config reader)', () => {
   for (const [entry, allowed] of [
     ['server/index.js', /^(ajv(-formats)?|re2js)(\/|$)/],
-    ['client/index.js', /^(ajv(-formats)?|re2js|minisearch)(\/|$)/],
+    ['client/index.js', /^(ajv(-formats)?|re2js|minisearch|jsonc-parser)(\/|$)/],
   ] as const) {
     const { bare } = distGraph([entry]);
     for (const spec of bare.keys()) assert.match(spec, allowed, `${entry} pulls in ${spec}`);

@@ -47,6 +47,7 @@ type Layer =
   | 'auth'
   | 'extensions'
   | 'compose'
+  | 'client-node'
   | 'redis'
   | 'testing'
   | 'demo'
@@ -75,6 +76,8 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   // the roles; the server's registries live inside server/
   ['server/', 'server'],
   ['client/', 'client'],
+  // the pool's Node.js side: config files, stdio and HTTP transport factories (`mcpkit/client/node`)
+  ['client/node/', 'client-node'],
   // transports and extensions above the roles
   ['stdio/', 'stdio'],
   ['http/', 'http'],
@@ -127,12 +130,13 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   extensions: [...BELOW_ROLES, ...ROLES],
   // the proxy extends its roles with the task methods (tasks/wire.ts: the tables, pure)
   compose: [...BELOW_ROLES, ...ROLES, 'tasks'],
+  'client-node': [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   // implements the stores the HTTP transport and the tasks engine define
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'extensions'],
-  // `mcpkit demo` serves the demo server; `mcpkit demo --redis URL` loads mcpkit/redis on demand
-  cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo', 'redis', 'compose'],
+  // `mcpkit demo` serves the demo server; `mcpkit demo --redis URL` loads mcpkit/redis on demand; `mcpkit list --config FILE` builds its pool with mcpkit/client/node; `mcpkit proxy` serves mcpkit/compose's proxy
+  cli: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'demo', 'redis', 'compose', 'client-node'],
 };
 
 /**

@@ -6,6 +6,7 @@
 import type { Connection } from '../connection.js';
 import { printJson, runClientCommand } from '../connection.js';
 import { ExitCode } from '../exit-codes.js';
+import { parseCommandLine } from '../options.js';
 import { table, terminalWidth } from '../terminal.js';
 import { parameterList } from '../tool-help.js';
 import { UsageError } from '../usage-error.js';
@@ -14,14 +15,31 @@ const KINDS = ['tools', 'resources', 'templates', 'prompts'] as const;
 type Kind = (typeof KINDS)[number];
 
 const HELP = `Usage: mcpkit list [tools|resources|templates|prompts] TARGET [options]
+       mcpkit list [tools|resources|templates|prompts] --config FILE [options]
 
 Lists what a server offers: tools, resources, resource templates and prompts (every kind the
-server announces, or only the one named). Follows every page.
+server announces, or only the one named). Follows every page. With --config FILE and no
+TARGET, every server of the file is connected in parallel (a client pool) and their
+catalogues are merged under SERVER.NAME names (call one with mcpkit call --config FILE
+SERVER.TOOL); a server that cannot be used is reported on stderr and the others are listed
+(exit 4).
 
 Examples:
   mcpkit list -- npx mcpkit demo
   mcpkit list tools http://127.0.0.1:3000/mcp --json
-  mcpkit list prompts my-server --config ~/.cursor/mcp.json`;
+  mcpkit list prompts my-server --config ~/.cursor/mcp.json
+  mcpkit list tools --config ~/.cursor/mcp.json`;
+
+/** True when `args` name a config file but no target: no positional before `--` and no `--`. */
+function poolListing(args: readonly string[]): boolean {
+  if (args.includes('--') || args.includes('--help') || args.includes('-h')) return false;
+  if (!args.some((a) => a === '--config' || a.startsWith('--config='))) return false;
+  try {
+    return parseCommandLine(args).positionals.length === 0;
+  } catch {
+    return false;
+  }
+}
 
 /** Runs `mcpkit list` with the arguments after `list`; resolves with the exit code. */
 export function run(argv: string[]): Promise<number> {
@@ -34,6 +52,8 @@ export function run(argv: string[]): Promise<number> {
     kind = args[first] as Kind;
     args.splice(first, 1);
   }
+  // `mcpkit list --config FILE` without a server: every server of the file, through the pool
+  if (poolListing(args)) return (async () => (await import('../pool-list.js')).listPool(args, kind, HELP))();
   return runClientCommand(args, {
     name: 'list',
     help: HELP,
@@ -59,9 +79,15 @@ async function list(c: Connection, only: Kind | undefined): Promise<number> {
   if (want('resources')) out.resources = await c.client.listAllResources(o);
   if (want('templates')) out.resourceTemplates = await c.client.listAllResourceTemplates(o);
   if (want('prompts')) out.prompts = await c.client.listAllPrompts(o);
-  if (c.json) {
+  printListing(out, c.json, (text) => c.print(text));
+  return ExitCode.Ok;
+}
+
+/** Prints what {@link list} (or the pool's listing) gathered: tables, or one JSON object. */
+export function printListing(out: Record<string, unknown[]>, json: boolean, print: (text: string) => void): void {
+  if (json) {
     printJson(out);
-    return ExitCode.Ok;
+    return;
   }
   const width = terminalWidth();
   const sections: string[] = [];
@@ -88,6 +114,5 @@ async function list(c: Connection, only: Kind | undefined): Promise<number> {
     });
     sections.push(`Prompts (${rows.length})\n${rows.length > 0 ? table(['NAME', 'ARGUMENTS', 'DESCRIPTION'], rows, width) : '  none\n'}`);
   }
-  c.print(sections.length > 0 ? sections.join('\n') : 'The server offers no tools, resources or prompts.\n');
-  return ExitCode.Ok;
+  print(sections.length > 0 ? sections.join('\n') : 'The server offers no tools, resources or prompts.\n');
 }
