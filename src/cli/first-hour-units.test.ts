@@ -62,7 +62,7 @@ function slowTransport(): { transport: Transport; sent: unknown[]; release: () =
 
 /** The optional members of `Transport`: a member added there and not listed here fails to compile. */
 type OptionalKey<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? K : never }[keyof T];
-const OPTIONAL_MEMBERS: Record<OptionalKey<Transport>, true> = { sessionId: true, peer: true, answersRequests: true, requestIdPrefix: true, setProtocolVersion: true, fresh: true, deliverHere: true, peerCancelled: true };
+const OPTIONAL_MEMBERS: Record<OptionalKey<Transport>, true> = { sessionId: true, peer: true, network: true, answersRequests: true, requestIdPrefix: true, setProtocolVersion: true, fresh: true, deliverHere: true, peerCancelled: true };
 
 test('TapTransport: forwards every optional member of the transport it wraps, and only what it has', async () => {
   const versions: string[] = [];
@@ -71,6 +71,7 @@ test('TapTransport: forwards every optional member of the transport it wraps, an
     ...inner.transport,
     sessionId: 'session-1',
     peer: 'http://127.0.0.1:1/mcp',
+    network: 'tcp',
     answersRequests: false,
     requestIdPrefix: 'node-a:',
     setProtocolVersion: (v) => void versions.push(v),

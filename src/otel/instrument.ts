@@ -131,6 +131,8 @@ function serverAttributes(call: InterceptContext, into: Record<string, string | 
   } else {
     const network = call.connection?.transport.network;
     if (network !== undefined) into[Attr.NetworkTransport] = network;
+    // mcpkit's TCP transports are its HTTP transports
+    if (network === 'tcp') into[Attr.NetworkProtocolName] = 'http';
   }
 }
 
@@ -187,7 +189,8 @@ interface ClientFacts {
 
 function instrumentClient(client: Client, t: Telemetry): void {
   let facts: ClientFacts = { transport: undefined, attributes: {} };
-  const factsOf = (): Record<string, string | number> => {
+  /** The connection's attributes; `server.address` and `server.port` only on what the client sends (the conventions' CLIENT span). */
+  const factsOf = (sent: boolean): Record<string, string | number> => {
     const transport = client.transport;
     if (facts.transport !== transport) {
       const attributes: Record<string, string | number> = {};
@@ -195,6 +198,10 @@ function instrumentClient(client: Client, t: Telemetry): void {
       facts = { transport, attributes };
     }
     const attributes = { ...facts.attributes };
+    if (!sent) {
+      delete attributes[Attr.ServerAddress];
+      delete attributes[Attr.ServerPort];
+    }
     const version = client.protocolVersion;
     if (version !== undefined) attributes[Attr.ProtocolVersion] = version;
     const session = transport?.sessionId;
@@ -208,7 +215,7 @@ function instrumentClient(client: Client, t: Telemetry): void {
     client.onConnect((endpoint) => {
       const start = performance.now();
       endpoint.onClose((reason) => {
-        const attributes = factsOf();
+        const attributes = factsOf(true);
         delete attributes[Attr.SessionId];
         if (reason !== undefined) attributes[Attr.ErrorType] = errorTypeOfClose(reason);
         t.clientSession.record((performance.now() - start) / 1000, attributes);
@@ -230,10 +237,10 @@ function reportingId(ctx: CallContext, onId: (id: RequestId) => void): CallConte
   return { direction: ctx.direction, kind: ctx.kind, id: ctx.id, signal: ctx.signal, info: ctx.info, options: watched, sessionId: ctx.sessionId };
 }
 
-function clientSent(t: Telemetry, method: string, params: JSONObject | undefined, ctx: CallContext, next: MethodHandler, factsOf: () => Record<string, string | number>): Promise<unknown> {
+function clientSent(t: Telemetry, method: string, params: JSONObject | undefined, ctx: CallContext, next: MethodHandler, factsOf: (sent: boolean) => Record<string, string | number>): Promise<unknown> {
   if (t.mode === 'propagation') return next(method, t.inject(params, context.active()), ctx);
   const facts = methodFacts(method, params, t.uriInName);
-  const attributes: Record<string, string | number> = Object.assign(factsOf(), facts.attributes);
+  const attributes: Record<string, string | number> = Object.assign(factsOf(true), facts.attributes);
   if (t.captureArguments && method === 'tools/call' && params?.arguments !== undefined) attributes[Attr.ToolArguments] = jsonAttribute(params.arguments);
   const active = trace.getSpan(context.active());
   const reuse = t.reuseToolSpan && method === 'tools/call' && isToolSpan(active) ? active : undefined;
@@ -256,12 +263,12 @@ function clientSent(t: Telemetry, method: string, params: JSONObject | undefined
   }) as Promise<unknown>;
 }
 
-function clientReceived(t: Telemetry, method: string, params: JSONObject | undefined, ctx: CallContext, next: MethodHandler, factsOf: () => Record<string, string | number>): Promise<unknown> {
+function clientReceived(t: Telemetry, method: string, params: JSONObject | undefined, ctx: CallContext, next: MethodHandler, factsOf: (sent: boolean) => Record<string, string | number>): Promise<unknown> {
   const { parent } = t.extract(params, undefined);
   const hasParent = trace.getSpanContext(parent) !== undefined;
   if (t.mode === 'propagation') return hasParent ? context.with(parent, () => next(method, params, ctx)) : next(method, params, ctx);
   const facts = methodFacts(method, params, t.uriInName);
-  const attributes: Record<string, string | number> = Object.assign(factsOf(), facts.attributes);
+  const attributes: Record<string, string | number> = Object.assign(factsOf(false), facts.attributes);
   if (ctx.id !== undefined && ctx.id !== null) attributes[Attr.RequestId] = String(ctx.id);
   const op: Operation = {
     kind: SpanKind.SERVER,
