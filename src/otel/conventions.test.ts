@@ -1,6 +1,6 @@
 /**
- * Every method of both eras, over the in-memory transport and Streamable HTTP (JSON and
- * SSE responses), produces the spans the MCP semantic conventions describe, on both sides:
+ * Every method of both eras, over the in-memory transport, stdio (a spawned server process
+ * exporting over OTLP/HTTP to a receiver the test starts) and Streamable HTTP (JSON and SSE), produces the spans the MCP semantic conventions describe, on both sides:
  * the table below is the conventions' attribute list (docs/gen-ai/mcp.md@0393513), each row
  * saying when the attribute must be present and with which value. The real OpenTelemetry
  * SDK records (an in-memory exporter and a metric reader per side).
@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { AttributeValue } from '@opentelemetry/api';
-import { fixtureAnswers, fixtureServer, sdk, viewOf, w3c, type Sdk, type SpanView } from '../../test/helpers/otel.js';
+import { OTEL_SERVER_MAIN, fixtureAnswers, fixtureServer, otlpReceiver, sdk, viewOf, w3c, type OtlpReceiver, type Sdk, type SpanView } from '../../test/helpers/otel.js';
+import { StdioClientTransport } from '../stdio/index.js';
 import { Client, type ClientOptions } from '../client/index.js';
 import { StreamableHttpClientTransport } from '../http/index.js';
 import { serveNode, type NodeServerHandle } from '../http/node.js';
@@ -17,7 +18,7 @@ import { InMemoryTransport } from '../transport/memory.js';
 import { DURATION_BUCKETS } from './conventions.js';
 import { instrument } from './index.js';
 
-type Transport = 'memory' | 'http-json' | 'http-sse';
+type Transport = 'memory' | 'stdio' | 'http-json' | 'http-sse';
 type Era = '2025' | '2026-07-28';
 
 /** One operation a side records: what the conventions' attributes must then say. */
@@ -58,12 +59,12 @@ const ATTRIBUTES: readonly { key: string; level: string; expect: (op: Op) => Exp
   {
     key: 'mcp.session.id',
     level: 'Recommended: part of a session (never on 2026-07-28)',
-    expect: (op) => (op.era === '2026-07-28' ? undefined : op.transport === 'memory' ? undefined : op.method === 'initialize' ? SKIP : ANY),
+    expect: (op) => (op.era === '2026-07-28' ? undefined : op.transport === 'memory' || op.transport === 'stdio' ? undefined : op.method === 'initialize' ? SKIP : ANY),
   },
-  { key: 'network.transport', level: 'Recommended', expect: (op) => (op.transport === 'memory' ? undefined : 'tcp') },
-  { key: 'network.protocol.name', level: 'Recommended: when applicable', expect: (op) => (op.transport === 'memory' ? undefined : 'http') },
-  { key: 'server.address', level: 'Recommended: client side', expect: (op) => (op.side === 'client' && op.direction === 'sent' && op.transport !== 'memory' ? '127.0.0.1' : undefined) },
-  { key: 'server.port', level: 'Recommended: with server.address', expect: (op) => (op.side === 'client' && op.direction === 'sent' && op.transport !== 'memory' ? ANY : undefined) },
+  { key: 'network.transport', level: 'Recommended: tcp for HTTP, pipe for stdio', expect: (op) => (op.transport === 'memory' ? undefined : op.transport === 'stdio' ? 'pipe' : 'tcp') },
+  { key: 'network.protocol.name', level: 'Recommended: when applicable', expect: (op) => (op.transport.startsWith('http') ? 'http' : undefined) },
+  { key: 'server.address', level: 'Recommended: client side', expect: (op) => (op.side === 'client' && op.direction === 'sent' && op.transport.startsWith('http') ? '127.0.0.1' : undefined) },
+  { key: 'server.port', level: 'Recommended: with server.address', expect: (op) => (op.side === 'client' && op.direction === 'sent' && op.transport.startsWith('http') ? ANY : undefined) },
   {
     key: 'gen_ai.tool.call.arguments',
     level: 'Opt-In',
@@ -88,7 +89,7 @@ after(async () => {
   for (const close of opened.splice(0).reverse()) await close().catch(() => {});
 });
 
-async function connect(s: Scenario, clientSdk: Sdk, serverSdk: Sdk): Promise<{ client: Client; version: string }> {
+async function connect(s: Scenario, clientSdk: Sdk, serverSdk: Sdk, receiver: OtlpReceiver | undefined): Promise<{ client: Client; version: string }> {
   const server = instrument(fixtureServer(), { tracerProvider: serverSdk.tracerProvider, meterProvider: serverSdk.meterProvider, propagator: w3c, captureArguments: s.captured, captureResults: s.captured });
   const version = s.era === '2025' ? '2025-11-25' : '2026-07-28';
   const options: ClientOptions = { protocolVersion: version, ...fixtureAnswers };
@@ -99,7 +100,11 @@ async function connect(s: Scenario, clientSdk: Sdk, serverSdk: Sdk): Promise<{ c
     captureArguments: s.captured,
     captureResults: s.captured,
   });
-  if (s.transport === 'memory') {
+  if (s.transport === 'stdio') {
+    // the server is another process: its spans reach the test through the OTLP receiver
+    const env = { ...process.env, OTLP_URL: receiver!.url, OTEL_SERVICE: 'stdio-server' } as Record<string, string>;
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [OTEL_SERVER_MAIN], env }), { timeoutMs: 20_000 });
+  } else if (s.transport === 'memory') {
     const [a, b] = InMemoryTransport.createPair();
     await server.connect(a);
     await client.connect(b);
@@ -191,7 +196,7 @@ function check(op: Op, span: SpanView): void {
 }
 
 const scenarios: Scenario[] = [];
-for (const transport of ['memory', 'http-json', 'http-sse'] as const) for (const era of ['2025', '2026-07-28'] as const) scenarios.push({ era, transport, captured: false });
+for (const transport of ['memory', 'stdio', 'http-json', 'http-sse'] as const) for (const era of ['2025', '2026-07-28'] as const) scenarios.push({ era, transport, captured: false });
 scenarios.push({ era: '2025', transport: 'memory', captured: true }, { era: '2026-07-28', transport: 'http-json', captured: true });
 
 describe('otel: the conventions attribute table, every method, both eras, every transport', () => {
@@ -199,10 +204,17 @@ describe('otel: the conventions attribute table, every method, both eras, every 
     it(`${s.transport}, ${s.era}${s.captured ? ', arguments and results captured' : ''}`, async () => {
       const clientSdk = sdk();
       const serverSdk = sdk();
-      const { client, version } = await connect(s, clientSdk, serverSdk);
+      const receiver = s.transport === 'stdio' ? await otlpReceiver() : undefined;
+      if (receiver !== undefined) opened.push(() => receiver.close());
+      const { client, version } = await connect(s, clientSdk, serverSdk, receiver);
       const ops = await exercise(s, client, version);
+      if (receiver !== undefined) {
+        const wanted = ops.filter((op) => op.side === 'server');
+        const kindOf = (op: Op): string => (op.direction === 'sent' ? 'client' : 'server');
+        await receiver.until((spans) => wanted.every((op) => spans.some((sp) => sp.name === op.name && sp.kind === kindOf(op))), 'every span of the server process');
+      }
       await client.close();
-      const sides = { client: clientSdk.spans().map(viewOf), server: serverSdk.spans().map(viewOf) };
+      const sides = { client: clientSdk.spans().map(viewOf), server: receiver?.spans ?? serverSdk.spans().map(viewOf) };
       for (const op of ops) {
         const kind = op.direction === 'sent' ? 'client' : 'server';
         const found = sides[op.side].filter((sp) => sp.name === op.name && sp.kind === kind);
@@ -226,6 +238,7 @@ describe('otel: the conventions attribute table, every method, both eras, every 
         [serverHistograms, 'mcp.server.operation.duration'],
         [clientHistograms, 'mcp.client.session.duration'],
       ] as const) {
+        if (s.transport === 'stdio' && histograms === serverHistograms) continue; // the server process records its own
         const metric = histograms.get(name);
         assert.ok(metric !== undefined && metric.dataPoints.length > 0, `${name} recorded`);
         assert.equal(metric.descriptor.unit, 's');
@@ -237,8 +250,10 @@ describe('otel: the conventions attribute table, every method, both eras, every 
       }
       const refused = clientHistograms.get('mcp.client.operation.duration')!.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === 'refuse');
       assert.equal(refused?.attributes['error.type'], '-32042');
-      const tools = serverHistograms.get('mcp.server.operation.duration')!.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === 'broken');
-      assert.equal(tools?.attributes['error.type'], 'tool_error');
+      if (s.transport !== 'stdio') {
+        const tools = serverHistograms.get('mcp.server.operation.duration')!.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === 'broken');
+        assert.equal(tools?.attributes['error.type'], 'tool_error');
+      }
       if (s.era === '2025' && s.transport === 'memory') {
         const session = serverHistograms.get('mcp.server.session.duration');
         assert.ok(session !== undefined && session.dataPoints.length === 1, 'the server recorded the session when it ended');

@@ -169,3 +169,63 @@ export const fixtureAnswers = {
   sampling: { createMessage: () => ({ role: 'assistant' as const, model: 'm1', content: { type: 'text' as const, text: 'llm' } }) },
   roots: { list: () => [{ uri: 'file:///r1' }] },
 };
+
+/** A local OTLP/HTTP trace receiver (JSON bodies) on 127.0.0.1, for processes that export with the real OTLP exporter. */
+export interface OtlpReceiver {
+  /** The `/v1/traces` URL to export to. */
+  readonly url: string;
+  /** Every span received so far. */
+  readonly spans: SpanView[];
+  /** Export requests received (with their content type). */
+  readonly requests: { contentType: string | undefined; bytes: number }[];
+  /** Resolves once `condition` holds of the spans received (rejects after `ms`, naming `what`). */
+  until(condition: (spans: SpanView[]) => boolean, what: string, ms?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MAX_EXPORT_BYTES = 8 * 1024 * 1024;
+
+export async function otlpReceiver(): Promise<OtlpReceiver> {
+  const { createServer } = await import('node:http');
+  const spans: SpanView[] = [];
+  const requests: { contentType: string | undefined; bytes: number }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_EXPORT_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      requests.push({ contentType: req.headers['content-type'], bytes: size });
+      if (req.method !== 'POST' || req.url !== '/v1/traces' || size > MAX_EXPORT_BYTES) {
+        res.writeHead(400).end();
+        return;
+      }
+      try {
+        spans.push(...spansOfOtlp(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      } catch {
+        res.writeHead(400).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1/traces`,
+    spans,
+    requests,
+    async until(condition, what, ms = 15_000) {
+      const deadline = Date.now() + ms;
+      while (!condition(spans)) {
+        if (Date.now() > deadline) throw new Error(`The OTLP receiver did not get ${what} within ${ms} ms; it has: ${spans.map((s) => `${s.service}:${s.kind}:${s.name}`).join(', ')}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The path of the compiled stdio server script (otel-server-main). */
+export const OTEL_SERVER_MAIN: string = new URL('./otel-server-main.js', import.meta.url).pathname;
