@@ -7,10 +7,10 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale' | 'runtimes';
+export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale' | 'runtimes' | 'otel';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start', 'instructions', 'scale', 'runtimes'];
+export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start', 'instructions', 'scale', 'runtimes', 'otel'];
 
 /**
  * The sections a run without `--section` runs. `instructions` (valgrind, several minutes)
@@ -62,7 +62,7 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale|runtimes]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale|runtimes|otel]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
 over stdio and over Streamable HTTP (JSON and SSE response modes); the payload section
@@ -75,7 +75,9 @@ official v1 and v2 clients (calls/s, client CPU per call, heap rows); the cold-s
 times spawn → first initialize answer of bare, mcpkit and official servers (stdio and HTTP);
 the scale section counts Redis round trips per call of sessions shared by three instances;
 the runtimes section runs mcpkit on node:http, Bun.serve and Deno.serve against a bare loop
-on each (calls/s and server CPU per call, as ratios).
+on each (calls/s and server CPU per call, as ratios); the otel section times mcpkit/otel over
+HTTP at 32 in flight: uninstrumented, mode off, propagation, and spans on with a no-op
+exporter (calls/s and the cost per call against uninstrumented).
 Writes bench-results/stdio.json, http.json, payload.json, cli.json, client.json, cold-start.json,
 instructions.json and scale.json.
 

@@ -41,6 +41,7 @@ import { runCliStartBench } from './cli-start.js';
 import { runPayloadBench } from './payload.js';
 import { runClientBench } from './client-bench.js';
 import { runColdStartBench } from './cold-start.js';
+import { runOtelBench } from './otel-bench.js';
 import { runScaleBench } from './scale.js';
 import { runRuntimesBench } from './runtimes.js';
 import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
@@ -302,6 +303,10 @@ async function main(): Promise<number> {
   if (config.sections.includes('runtimes')) {
     if (config.sections.length > 1) console.log('');
     code = Math.max(code, await runRuntimesBench(config));
+  }
+  if (config.sections.includes('otel')) {
+    if (config.sections.length > 1) console.log('');
+    code = Math.max(code, await runOtelBench(config));
   }
   return code;
 }
