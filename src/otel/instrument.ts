@@ -20,7 +20,6 @@ import { context, trace, type Context } from '@opentelemetry/api';
 import type { Client } from '../client/client.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { CallContext, MethodHandler, Middleware } from '../protocol/middleware.js';
-import { isStatelessRevision } from '../protocol/stateless/wire.js';
 import type { InterceptContext, InterceptNext, Interceptor } from '../server/interceptors.js';
 import type { McpServer } from '../server/server.js';
 import type { RequestOptions } from '../session/session.js';
@@ -124,7 +123,7 @@ function headersOf(call: InterceptContext): Headers | Record<string, string | st
 function serverAttributes(call: InterceptContext, into: Record<string, string | number>): void {
   if (call.revision !== undefined) into[Attr.ProtocolVersion] = call.revision;
   // 2026-07-28 has no sessions: an Mcp-Session-Id there is no MCP session
-  if (call.era === '2025' && call.sessionId !== undefined && !isStatelessRevision(call.revision)) into[Attr.SessionId] = call.sessionId;
+  if (call.era === '2025' && call.sessionId !== undefined) into[Attr.SessionId] = call.sessionId;
   if (headersOf(call) !== undefined) {
     into[Attr.NetworkTransport] = 'tcp';
     into[Attr.NetworkProtocolName] = 'http';
@@ -205,7 +204,7 @@ function instrumentClient(client: Client, t: Telemetry): void {
     const version = client.protocolVersion;
     if (version !== undefined) attributes[Attr.ProtocolVersion] = version;
     const session = transport?.sessionId;
-    if (session !== undefined && !isStatelessRevision(version)) attributes[Attr.SessionId] = session;
+    if (session !== undefined && client.era === 'stateful') attributes[Attr.SessionId] = session;
     return attributes;
   };
   const middleware: Middleware = (next: MethodHandler): MethodHandler => (method, params, ctx) =>

@@ -41,6 +41,7 @@ type Layer =
   | 'auth'
   | 'extensions'
   | 'redis'
+  | 'otel'
   | 'testing'
   | 'demo'
   | 'cli';
@@ -77,6 +78,8 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   ['extensions/', 'extensions'],
   // the stores and the bus shared between instances through Redis (`mcpkit/redis`)
   ['redis/', 'redis'],
+  // OpenTelemetry instrumentation of both roles (`mcpkit/otel`), through their public seams
+  ['otel/', 'otel'],
   // shipped test helpers (`mcpkit/testing`)
   ['testing/', 'testing'],
   // the top: the demo server and the CLI that serves it
@@ -116,6 +119,7 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   extensions: [...BELOW_ROLES, ...ROLES],
   // implements the stores the HTTP transport and the tasks engine define
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
+  otel: [...BELOW_ROLES, ...ROLES],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'extensions'],
   // `mcpkit demo` serves the demo server; `mcpkit demo --redis URL` loads mcpkit/redis on demand
