@@ -188,6 +188,40 @@ describe('otel: modes', () => {
   });
 });
 
+describe('otel: bad trace context', () => {
+  it('a malformed or oversized traceparent, tracestate or baggage in _meta or a header starts a new trace and the request is served', async () => {
+    const serverSdk = sdk();
+    const server = instrument(fixtureServer(), { tracerProvider: serverSdk.tracerProvider, propagator: w3c });
+    const handle = await serveNode(createStreamableHttpHandler({ server, responseMode: 'json' }));
+    closers.push(() => handle.close());
+    const bad = [
+      { traceparent: 'garbage' },
+      { traceparent: `00-${'0'.repeat(32)}-${'0'.repeat(16)}-01` },
+      { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01-extra`, tracestate: 'x'.repeat(100_000), baggage: 'k=v,'.repeat(50_000) },
+      { traceparent: 12 as unknown as string },
+    ];
+    const headers = { traceparent: 'ff-not-a-trace' };
+    const client = new Client({ name: 'raw', version: '1' }, { protocolVersion: '2025-11-25' });
+    await client.connect(new StreamableHttpClientTransport({ url: handle.url, headers }));
+    for (const meta of bad) {
+      const result = await client.callTool({ name: 'weather', arguments: { city: 'X' }, _meta: meta as JSONObject });
+      assert.equal((result.content[0] as { text: string }).text, 'sunny in X');
+    }
+    await client.close();
+    const spans = serverSdk.spans().map(viewOf).filter((s) => s.name === 'tools/call weather');
+    assert.equal(spans.length, bad.length);
+    for (const span of spans) {
+      assert.equal(span.parentSpanId, undefined, 'a root span');
+      assert.deepEqual(span.links, []);
+    }
+    await serverSdk.shutdown();
+  });
+
+  it('refuses a bad maxTrackedTasks', () => {
+    assert.throws(() => instrument(fixtureServer(), { maxTrackedTasks: -1 }), /maxTrackedTasks must be a non-negative integer; got -1/);
+  });
+});
+
 describe('otel: an outer GenAI execute_tool span', () => {
   it('is enriched with the MCP attributes instead of a second client span, and is the server span’s parent', async () => {
     const serverSdk = sdk();
