@@ -6,9 +6,10 @@
  * - `off`: `instrument(…, { mode: 'off' })`, which registers nothing (must equal the row above
  *   within noise);
  * - `propagation`: trace context injected into and extracted from `params._meta`, no spans;
- * - `full, no-op exporter`: spans and metrics through the real SDK (BasicTracerProvider with a
- *   SimpleSpanProcessor whose exporter drops the spans at once; a MeterProvider with a reader
- *   that is never collected), under an active application span so context is propagated.
+ * - `full, no-op exporter`: spans and metrics through the real SDK (BasicTracerProvider with
+ *   a BatchSpanProcessor, the production setting, whose exporter drops the spans at once; a
+ *   MeterProvider without a reader), under an active application span so context is
+ *   propagated.
  * Repetitions are interleaved; each row reports median calls/s and the extra time per call
  * against the uninstrumented row. Writes bench-results/otel.json.
  */
@@ -20,7 +21,7 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { BenchConfig } from './config.js';
 import { errorMessage } from './report.js';
 import { formatNumber, formatTable, median } from './stats.js';
@@ -43,7 +44,7 @@ const noopExporter: SpanExporter = {
 
 /** Times `calls` `tools/call`s at {@link IN_FLIGHT} in flight against a fresh server and client in `row`'s mode; resolves with calls/s. */
 async function measure(row: Row, calls: number, warmup: number): Promise<number> {
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(noopExporter)] });
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(noopExporter)] });
   const meterProvider = new MeterProvider();
   const options: InstrumentOptions | undefined =
     row === 'uninstrumented'
