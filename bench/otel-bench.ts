@@ -49,7 +49,12 @@ async function measure(row: Row, calls: number, warmup: number): Promise<number>
   const options: InstrumentOptions | undefined =
     row === 'uninstrumented'
       ? undefined
-      : { mode: row === 'off' ? 'off' : row === 'propagation' ? 'propagation' : 'full', tracerProvider, meterProvider, propagator: new W3CTraceContextPropagator() };
+      : {
+          mode: row === 'off' ? 'off' : row === 'propagation' ? 'propagation' : 'full',
+          tracerProvider,
+          meterProvider,
+          propagator: new W3CTraceContextPropagator(),
+        };
   const server = new McpServer({ name: 'otel-bench', version: '1.0.0' });
   server.registerTool('echo', { description: 'echoes' }, () => 'ok');
   if (options !== undefined) instrument(server, options);
@@ -107,7 +112,12 @@ export async function runOtelBench(config: BenchConfig): Promise<number> {
     const rate = median(rates.get(row)!)!;
     const extra = (1 / rate - 1 / base) * 1e6;
     results[row] = { callsPerSecond: rate, ratio: rate / base, extraMicrosPerCall: extra };
-    table.push([row, formatNumber(rate, 0), `${formatNumber((rate / base - 1) * 100, 1)} %`, `${formatNumber(1e6 / rate, 1)} (${extra >= 0 ? '+' : ''}${formatNumber(extra, 1)})`]);
+    table.push([
+      row,
+      formatNumber(rate, 0),
+      `${formatNumber((rate / base - 1) * 100, 1)} %`,
+      `${formatNumber(1e6 / rate, 1)} (${extra >= 0 ? '+' : ''}${formatNumber(extra, 1)})`,
+    ]);
   }
   console.log(formatTable(table));
   const out = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench-results'), 'otel.json');

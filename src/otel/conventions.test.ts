@@ -1,14 +1,26 @@
 /**
  * Every method of both eras, over the in-memory transport, stdio (a spawned server process
- * exporting over OTLP/HTTP to a receiver the test starts) and Streamable HTTP (JSON and SSE), produces the spans the MCP semantic conventions describe, on both sides:
- * the table below is the conventions' attribute list (docs/gen-ai/mcp.md@0393513), each row
- * saying when the attribute must be present and with which value. The real OpenTelemetry
- * SDK records (an in-memory exporter and a metric reader per side).
+ * exporting over OTLP/HTTP to a receiver the test starts) and Streamable HTTP (JSON and SSE),
+ * produces the spans the MCP semantic conventions describe, on both sides: the table below is
+ * the conventions' attribute list (docs/gen-ai/mcp.md@0393513), each row saying when the
+ * attribute must be present and with which value. The real OpenTelemetry SDK records (an
+ * in-memory exporter and a metric reader per side).
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { AttributeValue } from '@opentelemetry/api';
-import { OTEL_SERVER_MAIN, fixtureAnswers, fixtureServer, otlpReceiver, sdk, viewOf, w3c, type OtlpReceiver, type Sdk, type SpanView } from '../../test/helpers/otel.js';
+import {
+  OTEL_SERVER_MAIN,
+  fixtureAnswers,
+  fixtureServer,
+  otlpReceiver,
+  sdk,
+  viewOf,
+  w3c,
+  type OtlpReceiver,
+  type Sdk,
+  type SpanView,
+} from '../../test/helpers/otel.js';
 import { StdioClientTransport } from '../stdio/index.js';
 import { Client, type ClientOptions } from '../client/index.js';
 import { StreamableHttpClientTransport } from '../http/index.js';
@@ -51,24 +63,48 @@ const ATTRIBUTES: readonly { key: string; level: string; expect: (op: Op) => Exp
   { key: 'gen_ai.prompt.name', level: 'Conditionally Required: a prompt operation', expect: (op) => op.prompt },
   { key: 'gen_ai.tool.name', level: 'Conditionally Required: a tool operation', expect: (op) => op.tool },
   // the id of a request the server sends is assigned below its interceptors
-  { key: 'jsonrpc.request.id', level: 'Conditionally Required: a request', expect: (op) => (!op.request ? undefined : op.side === 'server' && op.direction === 'sent' ? SKIP : ANY) },
+  {
+    key: 'jsonrpc.request.id',
+    level: 'Conditionally Required: a request',
+    expect: (op) => (!op.request ? undefined : op.side === 'server' && op.direction === 'sent' ? SKIP : ANY),
+  },
   { key: 'mcp.resource.uri', level: 'Conditionally Required: a request with a resource URI', expect: (op) => op.uri },
   { key: 'rpc.response.status_code', level: 'Conditionally Required: the response has an error code', expect: (op) => op.error?.code },
-  { key: 'gen_ai.operation.name', level: 'Recommended: execute_tool for tool calls only', expect: (op) => (op.method === 'tools/call' ? 'execute_tool' : undefined) },
+  {
+    key: 'gen_ai.operation.name',
+    level: 'Recommended: execute_tool for tool calls only',
+    expect: (op) => (op.method === 'tools/call' ? 'execute_tool' : undefined),
+  },
   { key: 'mcp.protocol.version', level: 'Recommended', expect: (op) => (op.method === 'initialize' || op.method === 'server/discover' ? SKIP : op.version) },
   {
     key: 'mcp.session.id',
     level: 'Recommended: part of a session (never on 2026-07-28)',
-    expect: (op) => (op.era === '2026-07-28' ? undefined : op.transport === 'memory' || op.transport === 'stdio' ? undefined : op.method === 'initialize' ? SKIP : ANY),
+    expect: (op) =>
+      op.era === '2026-07-28' ? undefined : op.transport === 'memory' || op.transport === 'stdio' ? undefined : op.method === 'initialize' ? SKIP : ANY,
   },
-  { key: 'network.transport', level: 'Recommended: tcp for HTTP, pipe for stdio', expect: (op) => (op.transport === 'memory' ? undefined : op.transport === 'stdio' ? 'pipe' : 'tcp') },
+  {
+    key: 'network.transport',
+    level: 'Recommended: tcp for HTTP, pipe for stdio',
+    expect: (op) => (op.transport === 'memory' ? undefined : op.transport === 'stdio' ? 'pipe' : 'tcp'),
+  },
   { key: 'network.protocol.name', level: 'Recommended: when applicable', expect: (op) => (op.transport.startsWith('http') ? 'http' : undefined) },
-  { key: 'server.address', level: 'Recommended: client side', expect: (op) => (op.side === 'client' && op.direction === 'sent' && op.transport.startsWith('http') ? '127.0.0.1' : undefined) },
-  { key: 'server.port', level: 'Recommended: with server.address', expect: (op) => (op.side === 'client' && op.direction === 'sent' && op.transport.startsWith('http') ? ANY : undefined) },
+  {
+    key: 'server.address',
+    level: 'Recommended: client side',
+    expect: (op) => (op.side === 'client' && op.direction === 'sent' && op.transport.startsWith('http') ? '127.0.0.1' : undefined),
+  },
+  {
+    key: 'server.port',
+    level: 'Recommended: with server.address',
+    expect: (op) => (op.side === 'client' && op.direction === 'sent' && op.transport.startsWith('http') ? ANY : undefined),
+  },
   {
     key: 'gen_ai.tool.call.arguments',
     level: 'Opt-In',
-    expect: (op) => (op.captured && op.method === 'tools/call' && op.tool === 'weather' && op.direction === (op.side === 'client' ? 'sent' : 'received') ? '{"city":"Oslo"}' : undefined),
+    expect: (op) =>
+      op.captured && op.method === 'tools/call' && op.tool === 'weather' && op.direction === (op.side === 'client' ? 'sent' : 'received')
+        ? '{"city":"Oslo"}'
+        : undefined,
   },
   {
     key: 'gen_ai.tool.call.result',
@@ -90,7 +126,13 @@ after(async () => {
 });
 
 async function connect(s: Scenario, clientSdk: Sdk, serverSdk: Sdk, receiver: OtlpReceiver | undefined): Promise<{ client: Client; version: string }> {
-  const server = instrument(fixtureServer(), { tracerProvider: serverSdk.tracerProvider, meterProvider: serverSdk.meterProvider, propagator: w3c, captureArguments: s.captured, captureResults: s.captured });
+  const server = instrument(fixtureServer(), {
+    tracerProvider: serverSdk.tracerProvider,
+    meterProvider: serverSdk.meterProvider,
+    propagator: w3c,
+    captureArguments: s.captured,
+    captureResults: s.captured,
+  });
   const version = s.era === '2025' ? '2025-11-25' : '2026-07-28';
   const options: ClientOptions = { protocolVersion: version, ...fixtureAnswers };
   const client = instrument(new Client({ name: 'otel-test', version: '1.0.0' }, options), {
@@ -192,11 +234,13 @@ function check(op: Op, span: SpanView): void {
   }
   assert.equal(span.kind, op.direction === 'sent' ? 'client' : 'server', `${op.side} "${op.name}": span kind`);
   assert.equal(span.error, op.error !== undefined, `${op.side} "${op.name}": status ERROR iff error.type`);
-  if (op.error?.code !== undefined) assert.ok(span.statusMessage !== undefined && span.statusMessage !== '', 'the status description is the JSON-RPC error message');
+  if (op.error?.code !== undefined)
+    assert.ok(span.statusMessage !== undefined && span.statusMessage !== '', 'the status description is the JSON-RPC error message');
 }
 
 const scenarios: Scenario[] = [];
-for (const transport of ['memory', 'stdio', 'http-json', 'http-sse'] as const) for (const era of ['2025', '2026-07-28'] as const) scenarios.push({ era, transport, captured: false });
+for (const transport of ['memory', 'stdio', 'http-json', 'http-sse'] as const)
+  for (const era of ['2025', '2026-07-28'] as const) scenarios.push({ era, transport, captured: false });
 scenarios.push({ era: '2025', transport: 'memory', captured: true }, { era: '2026-07-28', transport: 'http-json', captured: true });
 
 describe('otel: the conventions attribute table, every method, both eras, every transport', () => {
@@ -211,7 +255,10 @@ describe('otel: the conventions attribute table, every method, both eras, every 
       if (receiver !== undefined) {
         const wanted = ops.filter((op) => op.side === 'server');
         const kindOf = (op: Op): string => (op.direction === 'sent' ? 'client' : 'server');
-        await receiver.until((spans) => wanted.every((op) => spans.some((sp) => sp.name === op.name && sp.kind === kindOf(op))), 'every span of the server process');
+        await receiver.until(
+          (spans) => wanted.every((op) => spans.some((sp) => sp.name === op.name && sp.kind === kindOf(op))),
+          'every span of the server process',
+        );
       }
       await client.close();
       const sides = { client: clientSdk.spans().map(viewOf), server: receiver?.spans ?? serverSdk.spans().map(viewOf) };

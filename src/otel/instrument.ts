@@ -46,7 +46,8 @@ const INTERNAL_ERROR = -32603;
  */
 export function instrument<T extends McpServer | Client>(target: T, options: InstrumentOptions = {}): T {
   const mode = options.mode ?? 'full';
-  if (mode !== 'full' && mode !== 'propagation' && mode !== 'off') throw new RangeError(`Unknown OpenTelemetry mode ${JSON.stringify(mode)}; use 'full', 'propagation' or 'off'`);
+  if (mode !== 'full' && mode !== 'propagation' && mode !== 'off')
+    throw new RangeError(`Unknown OpenTelemetry mode ${JSON.stringify(mode)}; use 'full', 'propagation' or 'off'`);
   if (isClient(target)) {
     if (mode !== 'off') instrumentClient(target, new Telemetry(mode, options));
   } else if (isServer(target)) {
@@ -62,7 +63,9 @@ function isClient(value: unknown): value is Client {
 }
 
 function isServer(value: unknown): value is McpServer {
-  return typeof value === 'object' && value !== null && typeof (value as McpServer).handle === 'function' && typeof (value as McpServer).onConnect === 'function';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as McpServer).handle === 'function' && typeof (value as McpServer).onConnect === 'function'
+  );
 }
 
 /** `network.transport` (and `network.protocol.name`, `server.address`, `server.port` for an HTTP peer) of a transport. */
@@ -142,7 +145,8 @@ function serverReceived(t: Telemetry, call: InterceptContext, next: InterceptNex
   const attributes: Record<string, string | number> = facts.attributes;
   if (call.id !== undefined && call.id !== null) attributes[Attr.RequestId] = String(call.id);
   serverAttributes(call, attributes);
-  if (t.captureArguments && call.method === 'tools/call' && call.params?.arguments !== undefined) attributes[Attr.ToolArguments] = jsonAttribute(call.params.arguments);
+  if (t.captureArguments && call.method === 'tools/call' && call.params?.arguments !== undefined)
+    attributes[Attr.ToolArguments] = jsonAttribute(call.params.arguments);
   const hasParent = trace.getSpanContext(parent) !== undefined;
   const op: Operation = {
     kind: SpanKind.SERVER,
@@ -207,8 +211,10 @@ function instrumentClient(client: Client, t: Telemetry): void {
     if (session !== undefined && client.era === 'stateful') attributes[Attr.SessionId] = session;
     return attributes;
   };
-  const middleware: Middleware = (next: MethodHandler): MethodHandler => (method, params, ctx) =>
-    ctx.direction === 'outgoing' ? clientSent(t, method, params, ctx, next, factsOf) : clientReceived(t, method, params, ctx, next, factsOf);
+  const middleware: Middleware =
+    (next: MethodHandler): MethodHandler =>
+    (method, params, ctx) =>
+      ctx.direction === 'outgoing' ? clientSent(t, method, params, ctx, next, factsOf) : clientReceived(t, method, params, ctx, next, factsOf);
   client.use(middleware, 'both');
   if (t.mode === 'full') {
     client.onConnect((endpoint) => {
@@ -236,7 +242,14 @@ function reportingId(ctx: CallContext, onId: (id: RequestId) => void): CallConte
   return { direction: ctx.direction, kind: ctx.kind, id: ctx.id, signal: ctx.signal, info: ctx.info, options: watched, sessionId: ctx.sessionId };
 }
 
-function clientSent(t: Telemetry, method: string, params: JSONObject | undefined, ctx: CallContext, next: MethodHandler, factsOf: (sent: boolean) => Record<string, string | number>): Promise<unknown> {
+function clientSent(
+  t: Telemetry,
+  method: string,
+  params: JSONObject | undefined,
+  ctx: CallContext,
+  next: MethodHandler,
+  factsOf: (sent: boolean) => Record<string, string | number>,
+): Promise<unknown> {
   if (t.mode === 'propagation') return next(method, t.inject(params, context.active()), ctx);
   const facts = methodFacts(method, params, t.uriInName);
   const attributes: Record<string, string | number> = Object.assign(factsOf(true), facts.attributes);
@@ -258,11 +271,22 @@ function clientSent(t: Telemetry, method: string, params: JSONObject | undefined
     const sent = t.inject(params, spanContext);
     if (ctx.kind !== 'request') return next(method, sent, ctx);
     const span = trace.getSpan(spanContext);
-    return next(method, sent, reportingId(ctx, (id) => span?.setAttribute(Attr.RequestId, String(id))));
+    return next(
+      method,
+      sent,
+      reportingId(ctx, (id) => span?.setAttribute(Attr.RequestId, String(id))),
+    );
   }) as Promise<unknown>;
 }
 
-function clientReceived(t: Telemetry, method: string, params: JSONObject | undefined, ctx: CallContext, next: MethodHandler, factsOf: (sent: boolean) => Record<string, string | number>): Promise<unknown> {
+function clientReceived(
+  t: Telemetry,
+  method: string,
+  params: JSONObject | undefined,
+  ctx: CallContext,
+  next: MethodHandler,
+  factsOf: (sent: boolean) => Record<string, string | number>,
+): Promise<unknown> {
   const { parent } = t.extract(params, undefined);
   const hasParent = trace.getSpanContext(parent) !== undefined;
   if (t.mode === 'propagation') return hasParent ? context.with(parent, () => next(method, params, ctx)) : next(method, params, ctx);

@@ -27,7 +27,11 @@ after(async () => {
 
 function one(spans: SpanView[], kind: SpanView['kind'], name: string, service?: string): SpanView {
   const found = spans.filter((s) => s.kind === kind && s.name === name && (service === undefined || s.service === service));
-  assert.equal(found.length, 1, `one ${kind} span "${name}"${service ? ` of ${service}` : ''} (have: ${spans.map((s) => `${s.service ?? '-'}:${s.kind}:${s.name}`).join(', ')})`);
+  assert.equal(
+    found.length,
+    1,
+    `one ${kind} span "${name}"${service ? ` of ${service}` : ''} (have: ${spans.map((s) => `${s.service ?? '-'}:${s.kind}:${s.name}`).join(', ')})`,
+  );
   return found[0]!;
 }
 
@@ -38,7 +42,9 @@ function childOf(child: SpanView, parent: SpanView, what: string): void {
 
 /** The `_meta` of every message a recorded side sent. */
 function sentMetas(wire: { transcript: readonly { dir: string; message: unknown }[] }): (JSONObject | undefined)[] {
-  return wire.transcript.filter((e) => e.dir === 'send').map((e) => ((e.message as JSONObject).params as JSONObject | undefined)?._meta as JSONObject | undefined);
+  return wire.transcript
+    .filter((e) => e.dir === 'send')
+    .map((e) => ((e.message as JSONObject).params as JSONObject | undefined)?._meta as JSONObject | undefined);
 }
 
 describe('otel: one trace across hops', () => {
@@ -52,7 +58,12 @@ describe('otel: one trace across hops', () => {
     closers.push(() => client.close());
     const result = await client.callTool({ name: 'relay' }, { timeoutMs: 30_000 });
     assert.equal((result.content[0] as { text: string }).text, 'sunny in m1', 'the upstream answered with what the client sampled');
-    await receiver.until((spans) => spans.some((s) => s.service === 'upstream' && s.name === 'tools/call weather') && spans.some((s) => s.service === 'gateway' && s.name === 'tools/call relay'), 'the gateway and upstream spans');
+    await receiver.until(
+      (spans) =>
+        spans.some((s) => s.service === 'upstream' && s.name === 'tools/call weather') &&
+        spans.some((s) => s.service === 'gateway' && s.name === 'tools/call relay'),
+      'the gateway and upstream spans',
+    );
     const mine = clientSdk.spans().map(viewOf);
     const theirs = receiver.spans;
     const call = one(mine, 'client', 'tools/call relay');
@@ -67,7 +78,12 @@ describe('otel: one trace across hops', () => {
     const upstream = one(theirs, 'server', 'tools/call weather', 'upstream');
     childOf(upstream, relayed, 'upstream server span ← gateway client span');
     assert.equal(upstream.attributes['network.transport'], 'pipe');
-    assert.equal(new Set([...mine, ...theirs].filter((s) => s.name.includes('relay') || s.name.includes('weather') || s.name.includes('sampling')).map((s) => s.traceId)).size, 1, 'one trace');
+    assert.equal(
+      new Set([...mine, ...theirs].filter((s) => s.name.includes('relay') || s.name.includes('weather') || s.name.includes('sampling')).map((s) => s.traceId))
+        .size,
+      1,
+      'one trace',
+    );
     await clientSdk.shutdown();
   });
 });
@@ -76,7 +92,10 @@ describe('otel: tasks', () => {
   it("a task's tasks/result links to the span of the request that created the task, on both sides", async () => {
     const serverSdk = sdk();
     const clientSdk = sdk();
-    const server = instrument(createDemoServer({ tasks: { pollIntervalMs: 20, sweepIntervalMs: 0 } }), { tracerProvider: serverSdk.tracerProvider, propagator: w3c });
+    const server = instrument(createDemoServer({ tasks: { pollIntervalMs: 20, sweepIntervalMs: 0 } }), {
+      tracerProvider: serverSdk.tracerProvider,
+      propagator: w3c,
+    });
     let tasks: TaskClient | undefined;
     const pair = await connectInMemory(server, {
       onClient: (client) => {
@@ -94,7 +113,11 @@ describe('otel: tasks', () => {
       const creating = one(spans, created, 'tools/call long_running_job');
       const results = spans.filter((s) => s.kind === fetched && s.name === 'tasks/result');
       assert.ok(results.length >= 1, `a ${fetched} tasks/result span`);
-      for (const r of results) assert.ok(r.links.some((l) => l.spanId === creating.spanId && l.traceId === creating.traceId), `${fetched} tasks/result links to the creating span`);
+      for (const r of results)
+        assert.ok(
+          r.links.some((l) => l.spanId === creating.spanId && l.traceId === creating.traceId),
+          `${fetched} tasks/result links to the creating span`,
+        );
     }
     await serverSdk.shutdown();
     await clientSdk.shutdown();
@@ -120,14 +143,20 @@ describe('otel: context from HTTP headers', () => {
     assert.equal(fromHeader.parentSpanId, headerSpan);
     // an instrumented client inside a span: _meta wins, the header's context is linked
     const clientSdk = sdk();
-    const traced = instrument(new Client({ name: 'traced', version: '1' }, { protocolVersion: '2025-11-25' }), { tracerProvider: clientSdk.tracerProvider, propagator: w3c });
+    const traced = instrument(new Client({ name: 'traced', version: '1' }, { protocolVersion: '2025-11-25' }), {
+      tracerProvider: clientSdk.tracerProvider,
+      propagator: w3c,
+    });
     await traced.connect(new StreamableHttpClientTransport({ url: handle.url, headers }));
     await traced.callTool({ name: 'broken' });
     await traced.close();
     const sent = one(clientSdk.spans().map(viewOf), 'client', 'tools/call broken');
     const received = one(serverSdk.spans().map(viewOf), 'server', 'tools/call broken');
     childOf(received, sent, '_meta context is the parent');
-    assert.ok(received.links.some((l) => l.traceId === headerTrace && l.spanId === headerSpan), 'the header context is a link');
+    assert.ok(
+      received.links.some((l) => l.traceId === headerTrace && l.spanId === headerSpan),
+      'the header context is a link',
+    );
     await serverSdk.shutdown();
     await clientSdk.shutdown();
   });
@@ -157,11 +186,26 @@ describe('otel: modes', () => {
     assert.equal(inHandler, traceId, 'the tool handler runs in the caller trace');
     assert.equal(rootsTrace, traceId, "the client's roots handler runs in the same trace");
     const toServer = sentMetas(pair.clientWire).find((m) => typeof m?.traceparent === 'string');
-    assert.match(String(toServer?.traceparent), new RegExp(`^00-${traceId}-${outer.spanContext().spanId}-01$`), 'SEP-414: traceparent in params._meta, unprefixed');
-    assert.ok(sentMetas(pair.serverWire).some((m) => String(m?.traceparent).includes(traceId)), 'the server→client request carries it too');
+    assert.match(
+      String(toServer?.traceparent),
+      new RegExp(`^00-${traceId}-${outer.spanContext().spanId}-01$`),
+      'SEP-414: traceparent in params._meta, unprefixed',
+    );
+    assert.ok(
+      sentMetas(pair.serverWire).some((m) => String(m?.traceparent).includes(traceId)),
+      'the server→client request carries it too',
+    );
     await pair.close();
-    assert.deepEqual(serverSdk.spans().map((s) => s.name), [], 'no server spans');
-    assert.deepEqual(clientSdk.spans().map((s) => s.name), ['app work'], 'no client spans but the application’s');
+    assert.deepEqual(
+      serverSdk.spans().map((s) => s.name),
+      [],
+      'no server spans',
+    );
+    assert.deepEqual(
+      clientSdk.spans().map((s) => s.name),
+      ['app work'],
+      'no client spans but the application’s',
+    );
     assert.equal((await serverSdk.histograms()).size, 0, 'no metrics');
     await serverSdk.shutdown();
     await clientSdk.shutdown();
@@ -170,17 +214,29 @@ describe('otel: modes', () => {
   it('off: nothing is registered (no spans, no _meta injected, no metrics)', async () => {
     const serverSdk = sdk();
     const clientSdk = sdk();
-    const server = instrument(fixtureServer(), { mode: 'off', tracerProvider: serverSdk.tracerProvider, meterProvider: serverSdk.meterProvider, propagator: w3c });
+    const server = instrument(fixtureServer(), {
+      mode: 'off',
+      tracerProvider: serverSdk.tracerProvider,
+      meterProvider: serverSdk.meterProvider,
+      propagator: w3c,
+    });
     const pair = await connectInMemory(server, {
-      onClient: (client) => void instrument(client, { mode: 'off', tracerProvider: clientSdk.tracerProvider, meterProvider: clientSdk.meterProvider, propagator: w3c }),
+      onClient: (client) =>
+        void instrument(client, { mode: 'off', tracerProvider: clientSdk.tracerProvider, meterProvider: clientSdk.meterProvider, propagator: w3c }),
     });
     const outer = clientSdk.tracerProvider.getTracer('app').startSpan('app work');
     await context.with(trace.setSpan(context.active(), outer), () => pair.client.callTool({ name: 'weather', arguments: { city: 'Oslo' } }));
     outer.end();
-    assert.ok(sentMetas(pair.clientWire).every((m) => m?.traceparent === undefined), 'no traceparent sent');
+    assert.ok(
+      sentMetas(pair.clientWire).every((m) => m?.traceparent === undefined),
+      'no traceparent sent',
+    );
     await pair.close();
     assert.deepEqual(serverSdk.spans(), []);
-    assert.deepEqual(clientSdk.spans().map((s) => s.name), ['app work']);
+    assert.deepEqual(
+      clientSdk.spans().map((s) => s.name),
+      ['app work'],
+    );
     assert.equal((await serverSdk.histograms()).size, 0);
     assert.equal((await clientSdk.histograms()).size, 0);
     assert.throws(() => instrument(fixtureServer(), { mode: 'loud' as never }), /Unknown OpenTelemetry mode "loud"; use 'full', 'propagation' or 'off'/);
@@ -208,7 +264,10 @@ describe('otel: bad trace context', () => {
       assert.equal((result.content[0] as { text: string }).text, 'sunny in X');
     }
     await client.close();
-    const spans = serverSdk.spans().map(viewOf).filter((s) => s.name === 'tools/call weather');
+    const spans = serverSdk
+      .spans()
+      .map(viewOf)
+      .filter((s) => s.name === 'tools/call weather');
     assert.equal(spans.length, bad.length);
     for (const span of spans) {
       assert.equal(span.parentSpanId, undefined, 'a root span');
@@ -227,8 +286,12 @@ describe('otel: an outer GenAI execute_tool span', () => {
     const serverSdk = sdk();
     const clientSdk = sdk();
     const server = instrument(fixtureServer(), { tracerProvider: serverSdk.tracerProvider, propagator: w3c });
-    const pair = await connectInMemory(server, { onClient: (client) => void instrument(client, { tracerProvider: clientSdk.tracerProvider, propagator: w3c }) });
-    const tool = clientSdk.tracerProvider.getTracer('agent').startSpan('execute_tool weather', { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'weather' } });
+    const pair = await connectInMemory(server, {
+      onClient: (client) => void instrument(client, { tracerProvider: clientSdk.tracerProvider, propagator: w3c }),
+    });
+    const tool = clientSdk.tracerProvider
+      .getTracer('agent')
+      .startSpan('execute_tool weather', { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'weather' } });
     await context.with(trace.setSpan(context.active(), tool), () => pair.client.callTool({ name: 'weather', arguments: { city: 'Oslo' } }));
     tool.end();
     // outside an execute_tool span: a client span as usual

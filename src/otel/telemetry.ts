@@ -121,8 +121,14 @@ export class Telemetry {
     const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter('mcpkit');
     const histogram = (name: string, description: string): Histogram =>
       meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] } });
-    this.clientDuration = histogram(Metric.ClientOperation, 'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.');
-    this.serverDuration = histogram(Metric.ServerOperation, 'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.');
+    this.clientDuration = histogram(
+      Metric.ClientOperation,
+      'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
+    );
+    this.serverDuration = histogram(
+      Metric.ServerOperation,
+      'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
+    );
     this.clientSession = histogram(Metric.ClientSession, 'The duration of the MCP session as observed on the MCP client.');
     this.serverSession = histogram(Metric.ServerSession, 'The duration of the MCP session as observed on the MCP server.');
     this.captureArguments = options.captureArguments === true;
@@ -170,7 +176,8 @@ export class Telemetry {
     const parentId = trace.getSpanContext(parent)?.spanId;
     for (const candidate of [transport, ambient]) {
       const sc = candidate === undefined ? undefined : trace.getSpanContext(candidate);
-      if (sc !== undefined && trace.isSpanContextValid(sc) && sc.spanId !== parentId && !links?.some((l) => l.context.spanId === sc.spanId)) (links ??= []).push({ context: sc });
+      if (sc !== undefined && trace.isSpanContextValid(sc) && sc.spanId !== parentId && !links?.some((l) => l.context.spanId === sc.spanId))
+        (links ??= []).push({ context: sc });
     }
     return links;
   }

@@ -34,7 +34,13 @@ if (relayTo !== undefined && relayTo !== '') {
   server.registerTool('relay', { description: 'samples, then calls weather on a downstream server' }, async (_args, ctx) => {
     const llm = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'which city?' } }], maxTokens: 5 });
     const downstream = instrument(new Client({ name: `${service}-client`, version: '1.0.0' }), { tracerProvider, propagator });
-    await downstream.connect(new StdioClientTransport({ command: process.execPath, args: [relayTo], env: { ...process.env, OTEL_SERVICE: 'upstream', RELAY_TO: '' } as Record<string, string> }));
+    await downstream.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [relayTo],
+        env: { ...process.env, OTEL_SERVICE: 'upstream', RELAY_TO: '' } as Record<string, string>,
+      }),
+    );
     try {
       const result = await downstream.callTool({ name: 'weather', arguments: { city: llm.model } });
       return (result.content[0] as { text: string }).text;

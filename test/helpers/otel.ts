@@ -6,7 +6,13 @@
 import { context, type Attributes, type AttributeValue } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type HistogramMetricData,
+} from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import { McpServer } from '../../src/server/index.js';
@@ -38,7 +44,10 @@ export function sdk(): Sdk {
   useAsyncContext();
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const reader = new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 });
+  const reader = new PeriodicExportingMetricReader({
+    exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+    exportIntervalMillis: 3_600_000,
+  });
   const meterProvider = new MeterProvider({ readers: [reader] });
   return {
     tracerProvider,
@@ -145,7 +154,11 @@ export function spansOfOtlp(body: unknown): SpanView[] {
  */
 export function fixtureServer(name = 'otel-fixture'): McpServer {
   const server = new McpServer({ name, version: '1.0.0' });
-  server.registerTool('weather', { description: 'the weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }, (args: { city?: string }) => `sunny in ${args.city ?? '?'}`);
+  server.registerTool(
+    'weather',
+    { description: 'the weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } },
+    (args: { city?: string }) => `sunny in ${args.city ?? '?'}`,
+  );
   server.registerTool('broken', { description: 'always fails' }, () => ({ content: [{ type: 'text' as const, text: 'it broke' }], isError: true }));
   server.registerTool('refuse', { description: 'answers a JSON-RPC error' }, () => {
     throw new McpError(-32042, 'refused on purpose');
@@ -156,9 +169,13 @@ export function fixtureServer(name = 'otel-fixture'): McpServer {
     const roots = await ctx.listRoots();
     return `${llm.model}|${roots.length}`;
   });
-  server.registerPrompt('greet', { description: 'greets', arguments: [{ name: 'who', required: true }], complete: { who: () => ['world', 'wide'] } }, (args: { who: string }) => ({
-    messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `hello ${args.who}` } }],
-  }));
+  server.registerPrompt(
+    'greet',
+    { description: 'greets', arguments: [{ name: 'who', required: true }], complete: { who: () => ['world', 'wide'] } },
+    (args: { who: string }) => ({
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `hello ${args.who}` } }],
+    }),
+  );
   server.registerResource('test://doc', { name: 'doc' }, (uri) => ({ uri, text: 'the doc' }));
   server.registerResourceTemplate('test://items/{id}', { name: 'items' }, (uri) => ({ uri, text: 'an item' }));
   return server;
@@ -219,7 +236,8 @@ export async function otlpReceiver(): Promise<OtlpReceiver> {
     async until(condition, what, ms = 15_000) {
       const deadline = Date.now() + ms;
       while (!condition(spans)) {
-        if (Date.now() > deadline) throw new Error(`The OTLP receiver did not get ${what} within ${ms} ms; it has: ${spans.map((s) => `${s.service}:${s.kind}:${s.name}`).join(', ')}`);
+        if (Date.now() > deadline)
+          throw new Error(`The OTLP receiver did not get ${what} within ${ms} ms; it has: ${spans.map((s) => `${s.service}:${s.kind}:${s.name}`).join(', ')}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },
