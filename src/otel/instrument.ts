@@ -42,21 +42,30 @@ const INTERNAL_ERROR = -32603;
  * options (for instance in the pool's client factory, before the client connects): spans and
  * metrics are per request and per connection, so nothing about them is the pool's own.
  *
- * Throws TypeError when `target` is neither a server nor a client, RangeError for a bad option.
+ * Throws TypeError when `target` is neither a server nor a client, RangeError for a bad option,
+ * Error when `target` is already instrumented (in a mode other than `off`).
  */
 export function instrument<T extends McpServer | Client>(target: T, options: InstrumentOptions = {}): T {
   const mode = options.mode ?? 'full';
   if (mode !== 'full' && mode !== 'propagation' && mode !== 'off')
     throw new RangeError(`Unknown OpenTelemetry mode ${JSON.stringify(mode)}; use 'full', 'propagation' or 'off'`);
-  if (isClient(target)) {
-    if (mode !== 'off') instrumentClient(target, new Telemetry(mode, options));
-  } else if (isServer(target)) {
-    if (mode !== 'off') instrumentServer(target, new Telemetry(mode, options));
-  } else {
-    throw new TypeError('instrument() takes an McpServer or a Client; to instrument a pool, instrument each of its clients');
+  const client = isClient(target);
+  if (!client && !isServer(target)) throw new TypeError('instrument() takes an McpServer or a Client; to instrument a pool, instrument each of its clients');
+  if (mode === 'off') return target;
+  if (instrumented.has(target)) {
+    throw new Error(
+      `instrument(): this ${client ? 'client' : 'server'} is already instrumented; instrument it once (a second call would record every span twice)`,
+    );
   }
+  const telemetry = new Telemetry(mode, options);
+  instrumented.add(target);
+  if (client) instrumentClient(target as Client, telemetry);
+  else instrumentServer(target as McpServer, telemetry);
   return target;
 }
+
+/** The servers and clients instrumented so far (a second `instrument` would double every span). */
+const instrumented = new WeakSet<object>();
 
 function isClient(value: unknown): value is Client {
   return typeof value === 'object' && value !== null && typeof (value as Client).callTool === 'function' && typeof (value as Client).use === 'function';

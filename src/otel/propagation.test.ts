@@ -241,6 +241,9 @@ describe('otel: modes', () => {
     assert.equal((await clientSdk.histograms()).size, 0);
     assert.throws(() => instrument(fixtureServer(), { mode: 'loud' as never }), /Unknown OpenTelemetry mode "loud"; use 'full', 'propagation' or 'off'/);
     assert.throws(() => instrument({} as never), /instrument\(\) takes an McpServer or a Client/);
+    const twice = instrument(fixtureServer(), { tracerProvider: serverSdk.tracerProvider });
+    assert.throws(() => instrument(twice, { tracerProvider: serverSdk.tracerProvider }), /this server is already instrumented; instrument it once/);
+    assert.equal(instrument(twice, { mode: 'off' }), twice, 'off is always allowed: it does nothing');
   });
 });
 
