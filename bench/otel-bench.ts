@@ -22,15 +22,15 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { BenchConfig } from './config.js';
-import { errorMessage } from './report.js';
-import { formatNumber, formatTable, median } from './stats.js';
 import { Client } from '../src/client/index.js';
 import { StreamableHttpClientTransport } from '../src/http/index.js';
 import { serveNode } from '../src/http/node.js';
 import { createStreamableHttpHandler } from '../src/http/server/handler.js';
-import { instrument, type InstrumentOptions } from '../src/otel/index.js';
+import { type InstrumentOptions, instrument } from '../src/otel/index.js';
 import { McpServer } from '../src/server/index.js';
+import type { BenchConfig } from './config.js';
+import { errorMessage } from './report.js';
+import { formatNumber, formatTable, median } from './stats.js';
 
 const IN_FLIGHT = 32;
 type Row = 'uninstrumented' | 'off' | 'propagation' | 'full, no-op exporter';

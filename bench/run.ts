@@ -25,26 +25,26 @@
  * table and written to `bench-results/stdio.json`.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, platform, arch } from 'node:os';
+import { arch, cpus, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseConfig, USAGE } from './config.js';
-import type { BenchConfig } from './config.js';
-import { PROTOCOL_VERSION, StdioDriver, withGcHook } from './driver.js';
-import type { RunResult, ServerSpec } from './driver.js';
-import { oldGenerationGrowth, type OldGenerationGrowth } from './servers/http-harness.js';
-import { runHttpBench } from './http-bench.js';
-import { runInstructionsBench } from './http-instructions.js';
 import { runCliStartBench } from './cli-start.js';
-import { runPayloadBench } from './payload.js';
 import { runClientBench } from './client-bench.js';
 import { runColdStartBench } from './cold-start.js';
+import type { BenchConfig } from './config.js';
+import { parseConfig, USAGE } from './config.js';
+import type { RunResult, ServerSpec } from './driver.js';
+import { PROTOCOL_VERSION, StdioDriver, withGcHook } from './driver.js';
+import { runHttpBench } from './http-bench.js';
+import { runInstructionsBench } from './http-instructions.js';
 import { runOtelBench } from './otel-bench.js';
-import { runScaleBench } from './scale.js';
+import { runPayloadBench } from './payload.js';
+import { atLeast, atMost, errorMessage, type MetricSummary, showTarget, summarize, type Target } from './report.js';
 import { runRuntimesBench } from './runtimes.js';
-import { atLeast, atMost, errorMessage, showTarget, summarize, type MetricSummary, type Target } from './report.js';
+import { runScaleBench } from './scale.js';
+import { type OldGenerationGrowth, oldGenerationGrowth } from './servers/http-harness.js';
 import { formatNumber, formatRatio, formatTable } from './stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -20,17 +20,36 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rangeEnds, satisfies } from './semver-range.mjs';
 import { TEST_ONLY } from './package-rules.mjs';
+import { rangeEnds, satisfies } from './semver-range.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NPM_CLI = join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
 /** Paths the tarball must hold (as test/packaging/tarball.test.ts requires). */
-const REQUIRED = ['LICENSE', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'package.json', 'bin/mcpkit.js', 'dist/cli/main.js', 'spec/schema/2025-11-25/schema.json'];
+const REQUIRED = [
+  'LICENSE',
+  'README.md',
+  'CHANGELOG.md',
+  'SECURITY.md',
+  'package.json',
+  'bin/mcpkit.js',
+  'dist/cli/main.js',
+  'spec/schema/2025-11-25/schema.json',
+];
 /** For --peers: the compiled test files (under build/src/) that exercise each optional peer. */
 const PEER_TESTS = {
   'better-sqlite3': ['tasks/sqlite-store.test.js', 'tasks/restart.test.js'],
-  ioredis: ['redis/connection.test.js', 'redis/task-store.test.js', 'redis/event-store.test.js', 'redis/bus.test.js', 'redis/failure.test.js', 'redis/tasks-across-instances.test.js', 'redis/http-resume.test.js', 'redis/redis.property.test.js', 'redis/stateless-tasks.test.js'],
+  ioredis: [
+    'redis/connection.test.js',
+    'redis/task-store.test.js',
+    'redis/event-store.test.js',
+    'redis/bus.test.js',
+    'redis/failure.test.js',
+    'redis/tasks-across-instances.test.js',
+    'redis/http-resume.test.js',
+    'redis/redis.property.test.js',
+    'redis/stateless-tasks.test.js',
+  ],
   jose: ['auth/server/jwt-verifier.test.js', 'auth/client/dpop.test.js'],
   oauth4webapi: ['auth/client/oauth-client.test.js', 'auth/client/token-endpoint.test.js', 'auth/server/third-party.test.js'],
   '@valibot/to-json-schema': ['schema/schema-libraries.test.js'],
@@ -47,7 +66,8 @@ const peersArg = argv.find((a) => a === '--peers' || a.startsWith('--peers='));
 const onlyPeers = peersArg?.startsWith('--peers=') ? new Set(peersArg.slice('--peers='.length).split(',')) : undefined;
 const args = new Set(argv.map((a) => (a.startsWith('--peers=') ? '--peers' : a)));
 const known = new Set(['--dry-run', '--publish', '--skip-tests', '--peers']);
-for (const a of args) if (!known.has(a)) fail(`unknown option ${a} (usage: node scripts/release.mjs [--dry-run | --publish] [--skip-tests] [--peers[=name,...]])`);
+for (const a of args)
+  if (!known.has(a)) fail(`unknown option ${a} (usage: node scripts/release.mjs [--dry-run | --publish] [--skip-tests] [--peers[=name,...]])`);
 if (args.has('--publish') && args.has('--dry-run')) fail('--publish and --dry-run exclude each other');
 const publish = args.has('--publish');
 if (publish && process.env.CI) fail('refusing to publish from CI: publishing is a maintainer step run by hand');
@@ -112,7 +132,9 @@ step('tarball', () => {
     for (const file of [target.import, target.types]) if (!files.includes(file.replace(/^\.\//, ''))) problems.push(`${entry}: missing ${file}`);
   }
   if (problems.length > 0) fail(`the tarball is wrong:\n  ${problems.join('\n  ')}`);
-  console.log(`${packed.filename}: ${files.length} files, ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked`);
+  console.log(
+    `${packed.filename}: ${files.length} files, ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked`,
+  );
   return `${packed.filename}, ${files.length} files, ${(packed.size / 1024).toFixed(0)} KiB`;
 });
 
@@ -161,19 +183,26 @@ function peerRun(name, version, tests) {
     mkdirSync(dirname(join(modules, name)), { recursive: true });
     symlinkSync(join(install, 'node_modules', name), join(modules, name));
     // the fresh peer's own dependencies, where npm put them beside it
-    for (const dep of readdirSync(join(install, 'node_modules'))) if (!existsSync(join(modules, dep)) && !dep.startsWith('.')) symlinkSync(join(install, 'node_modules', dep), join(modules, dep));
-    for (const linked of ['dist', 'build', 'scripts', 'spec', 'bin', 'conformance']) if (existsSync(join(ROOT, linked))) symlinkSync(join(ROOT, linked), join(project, linked));
+    for (const dep of readdirSync(join(install, 'node_modules')))
+      if (!existsSync(join(modules, dep)) && !dep.startsWith('.')) symlinkSync(join(install, 'node_modules', dep), join(modules, dep));
+    for (const linked of ['dist', 'build', 'scripts', 'spec', 'bin', 'conformance'])
+      if (existsSync(join(ROOT, linked))) symlinkSync(join(ROOT, linked), join(project, linked));
     writeFileSync(join(project, 'package.json'), readFileSync(join(ROOT, 'package.json')));
     const installed = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8'));
     if (installed.version !== version) fail(`${name}: installed ${installed.version}, wanted ${version}`);
     // a peer version inside the range that cannot run on a Node mcpkit supports makes the range too wide
     const needs = installed.engines?.node;
     if (needs && !satisfies(process.version, needs)) {
-      fail(`${name}@${version} (inside the peer range) needs Node ${needs}, but mcpkit supports Node ${manifest.engines.node} and this is ${process.version}: narrow the peer range or raise engines`);
+      fail(
+        `${name}@${version} (inside the peer range) needs Node ${needs}, but mcpkit supports Node ${manifest.engines.node} and this is ${process.version}: narrow the peer range or raise engines`,
+      );
     }
     // prove the tests will load the fresh copy: resolve the peer as the linked dist/ does
     const probe = join(project, 'peer-probe.mjs');
-    writeFileSync(probe, `import { realpathSync } from 'node:fs'; import { fileURLToPath } from 'node:url'; console.log(realpathSync(fileURLToPath(import.meta.resolve(${JSON.stringify(name)}))));`);
+    writeFileSync(
+      probe,
+      `import { realpathSync } from 'node:fs'; import { fileURLToPath } from 'node:url'; console.log(realpathSync(fileURLToPath(import.meta.resolve(${JSON.stringify(name)}))));`,
+    );
     let resolved;
     try {
       resolved = child(process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', probe], { cwd: project, capture: true }).trim();
@@ -184,7 +213,10 @@ function peerRun(name, version, tests) {
     console.log(`${name}@${version} (${resolved}): ${tests.join(', ')}`);
     // children the tests spawn keep the links' paths too
     const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --preserve-symlinks --preserve-symlinks-main`.trim() };
-    child(process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', '--test', ...tests.map((t) => join(project, 'build', 'src', t))], { cwd: project, env });
+    child(process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', '--test', ...tests.map((t) => join(project, 'build', 'src', t))], {
+      cwd: project,
+      env,
+    });
   } finally {
     cleanUp();
     process.removeListener('exit', cleanUp);

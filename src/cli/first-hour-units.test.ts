@@ -4,18 +4,19 @@
  * task sightings only for our own calls), the tool-parameter table, and the
  * load-error helpers (caret under esbuild's location, the CommonJS hint).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
+import { tempDir } from '../../test/helpers/cli/install.js';
+import type { Transport, TransportReceiver } from '../transport/types.js';
+import { addCaret, commonJsHint } from './serve/load-errors.js';
 import { MAX_STDERR_LINE_CHARS, relayStderr } from './server-stderr.js';
 import { TapTransport, type TaskSighting } from './tap-transport.js';
 import { parameterList, parametersOf, typeOf } from './tool-help.js';
-import { addCaret, commonJsHint } from './serve/load-errors.js';
 import { refusedUrlReason } from './url-elicitation.js';
-import type { Transport, TransportReceiver } from '../transport/types.js';
-import { tempDir } from '../../test/helpers/cli/install.js';
 
 test('relayStderr: whole lines, cleaned; a split UTF-8 character and a line without newline survive; long lines are cut', async () => {
   const stream = new PassThrough();
@@ -38,7 +39,13 @@ test('relayStderr: whole lines, cleaned; a split UTF-8 character and a line with
 });
 
 /** A transport whose sends resolve when the test says so. */
-function slowTransport(): { transport: Transport; sent: unknown[]; release: () => void; closedAt: () => number | undefined; receiver: () => TransportReceiver } {
+function slowTransport(): {
+  transport: Transport;
+  sent: unknown[];
+  release: () => void;
+  closedAt: () => number | undefined;
+  receiver: () => TransportReceiver;
+} {
   const sent: unknown[] = [];
   let releaseAll: () => void = () => {};
   const gate = new Promise<void>((r) => (releaseAll = r));
@@ -62,7 +69,17 @@ function slowTransport(): { transport: Transport; sent: unknown[]; release: () =
 
 /** The optional members of `Transport`: a member added there and not listed here fails to compile. */
 type OptionalKey<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? K : never }[keyof T];
-const OPTIONAL_MEMBERS: Record<OptionalKey<Transport>, true> = { sessionId: true, peer: true, network: true, answersRequests: true, requestIdPrefix: true, setProtocolVersion: true, fresh: true, deliverHere: true, peerCancelled: true };
+const OPTIONAL_MEMBERS: Record<OptionalKey<Transport>, true> = {
+  sessionId: true,
+  peer: true,
+  network: true,
+  answersRequests: true,
+  requestIdPrefix: true,
+  setProtocolVersion: true,
+  fresh: true,
+  deliverHere: true,
+  peerCancelled: true,
+};
 
 test('TapTransport: forwards every optional member of the transport it wraps, and only what it has', async () => {
   const versions: string[] = [];
@@ -108,7 +125,10 @@ test('TapTransport: task sightings for the tasks our tools/call became, not for 
   inner.receiver().message({ jsonrpc: '2.0', id: 2, result: { taskId: 't1', status: 'completed', statusMessage: 'done' } });
   void tap.send({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId: 'other' } });
   inner.receiver().message({ jsonrpc: '2.0', id: 3, result: { taskId: 'other', status: 'working' } });
-  assert.deepEqual(seen, [{ taskId: 't1', status: 'working' }, { taskId: 't1', status: 'completed', statusMessage: 'done' }]);
+  assert.deepEqual(seen, [
+    { taskId: 't1', status: 'working' },
+    { taskId: 't1', status: 'completed', statusMessage: 'done' },
+  ]);
   assert.equal(delivered.length, 3, 'every message still reaches the client, unchanged');
   assert.equal(typeof delivered[0], 'string');
 });
@@ -130,18 +150,21 @@ test('tool parameters: types, required, defaults, enums, arrays, unions', () => 
   const many = { type: 'object', properties: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`param${i}`, {}])) };
   assert.equal(parameterList(many).length, 48);
   assert.ok(parameterList(many).endsWith('…'));
-  assert.deepEqual(parametersOf(schema).map((p) => [p.name, p.type, p.required, p.default]), [
-    ['path', 'string', true, ''],
-    ['edits', 'array of object', true, ''],
-    ['mode', 'string (a, b)', false, '"a"'],
-    ['n', 'integer|null', false, ''],
-    ['raw', 'any', false, ''],
-  ]);
+  assert.deepEqual(
+    parametersOf(schema).map((p) => [p.name, p.type, p.required, p.default]),
+    [
+      ['path', 'string', true, ''],
+      ['edits', 'array of object', true, ''],
+      ['mode', 'string (a, b)', false, '"a"'],
+      ['n', 'integer|null', false, ''],
+      ['raw', 'any', false, ''],
+    ],
+  );
   assert.equal(typeOf({ type: ['array', 'null'], items: { type: 'string' } }), 'array of string|null');
   assert.equal(parameterList(undefined), '');
 });
 
-test('load errors: a caret under esbuild\'s file:line:column (and the real extension); the CommonJS hint only where it applies', () => {
+test("load errors: a caret under esbuild's file:line:column (and the real extension); the CommonJS hint only where it applies", () => {
   const dir = tempDir('mcpkit-load-errors-');
   const file = join(dir, 'bad.mts');
   writeFileSync(file, 'ok\nconst x: number = ;\n');

@@ -87,14 +87,17 @@ export class TapTransport implements Transport {
   }
 
   start(receiver: TransportReceiver, view?: ChannelView): Promise<void> | void {
-    return this.#inner.start({
-      message: (data, info) => {
-        this.#incoming(data);
-        receiver.message(data, info);
+    return this.#inner.start(
+      {
+        message: (data, info) => {
+          this.#incoming(data);
+          receiver.message(data, info);
+        },
+        error: (error) => receiver.error(error),
+        closed: (reason) => receiver.closed(reason),
       },
-      error: (error) => receiver.error(error),
-      closed: (reason) => receiver.closed(reason),
-    }, view);
+      view,
+    );
   }
 
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, options?: SendOptions): Promise<void> | void {
@@ -113,7 +116,12 @@ export class TapTransport implements Transport {
   #incoming(data: unknown): void {
     const watchUrls = this.#options.onUrlElicitation !== undefined;
     if ((this.#watched.size === 0 || this.#options.onTask === undefined) && !watchUrls) return;
-    const value = typeof data === 'string' ? (data.length < 1_000_000 && (data.includes('"task') || (watchUrls && data.includes('"url"'))) ? safeParse(data) : undefined) : data;
+    const value =
+      typeof data === 'string'
+        ? data.length < 1_000_000 && (data.includes('"task') || (watchUrls && data.includes('"url"')))
+          ? safeParse(data)
+          : undefined
+        : data;
     for (const m of Array.isArray(value) ? value : [value]) {
       if (watchUrls && isObject(m)) this.#urlElicitations(m);
       if (this.#options.onTask === undefined) continue;

@@ -10,22 +10,22 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { AttributeValue } from '@opentelemetry/api';
 import {
-  OTEL_SERVER_MAIN,
   fixtureAnswers,
   fixtureServer,
+  OTEL_SERVER_MAIN,
+  type OtlpReceiver,
   otlpReceiver,
+  type Sdk,
+  type SpanView,
   sdk,
   viewOf,
   w3c,
-  type OtlpReceiver,
-  type Sdk,
-  type SpanView,
 } from '../../test/helpers/otel.js';
-import { StdioClientTransport } from '../stdio/index.js';
 import { Client, type ClientOptions } from '../client/index.js';
 import { StreamableHttpClientTransport } from '../http/index.js';
-import { serveNode, type NodeServerHandle } from '../http/node.js';
+import { type NodeServerHandle, serveNode } from '../http/node.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
+import { StdioClientTransport } from '../stdio/index.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { DURATION_BUCKETS } from './conventions.js';
 import { instrument } from './index.js';

@@ -16,7 +16,7 @@
  * Register it first (`use` runs the first registered outermost), so its spans cover what
  * later interceptors and middleware do, refusals included.
  */
-import { context, trace, type Context } from '@opentelemetry/api';
+import { type Context, context, trace } from '@opentelemetry/api';
 import type { Client } from '../client/client.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { CallContext, MethodHandler, Middleware } from '../protocol/middleware.js';
@@ -25,7 +25,7 @@ import type { McpServer } from '../server/server.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import { Attr, jsonAttribute, methodFacts } from './conventions.js';
-import { SpanKind, Telemetry, isToolSpan, type InstrumentOptions, type Operation } from './telemetry.js';
+import { type InstrumentOptions, isToolSpan, type Operation, SpanKind, Telemetry } from './telemetry.js';
 
 /** The JSON-RPC code an incoming request is answered with when its handler throws something that is not an McpError. */
 const INTERNAL_ERROR = -32603;

@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { SpanKind, context, trace } from '@opentelemetry/api';
-import { OTEL_SERVER_MAIN, fixtureAnswers, fixtureServer, otlpReceiver, sdk, viewOf, w3c, type SpanView } from '../../test/helpers/otel.js';
+import { context, SpanKind, trace } from '@opentelemetry/api';
+import { fixtureAnswers, fixtureServer, OTEL_SERVER_MAIN, otlpReceiver, type SpanView, sdk, viewOf, w3c } from '../../test/helpers/otel.js';
 import { Client } from '../client/index.js';
 import { createDemoServer } from '../demo/server.js';
 import { StreamableHttpClientTransport } from '../http/index.js';

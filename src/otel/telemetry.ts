@@ -4,27 +4,27 @@
  * records its outcome (value, promise or throw, as the interceptor chain hands it through).
  */
 import {
-  context,
-  metrics,
-  propagation,
-  trace,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
   type Attributes,
   type Context,
+  context,
   type Histogram,
   type Link,
   type MeterProvider,
+  metrics,
+  propagation,
+  ROOT_CONTEXT,
   type Span,
   type SpanContext,
+  SpanKind,
+  SpanStatusCode,
   type TextMapGetter,
   type TextMapPropagator,
-  type TracerProvider,
   type Tracer,
+  type TracerProvider,
+  trace,
 } from '@opentelemetry/api';
 import type { JSONObject } from '../jsonrpc/types.js';
-import { Attr, DURATION_BUCKETS, METRIC_ATTRIBUTES, Metric, TOOL_ERROR, createdTaskId, failureOf, isToolError, jsonAttribute } from './conventions.js';
+import { Attr, createdTaskId, DURATION_BUCKETS, failureOf, isToolError, jsonAttribute, METRIC_ATTRIBUTES, Metric, TOOL_ERROR } from './conventions.js';
 
 /** What `instrument` records: spans and metrics with propagation (`full`), only the trace context carried across hops (`propagation`), or nothing (`off`). */
 export type OtelMode = 'full' | 'propagation' | 'off';

@@ -17,13 +17,24 @@ import type { HandlerTableRef, RequestHandler } from '../protocol/handler-table.
 import type { StatelessClaim } from '../protocol/incoming.js';
 import { Method, Notification } from '../protocol/methods.js';
 import { hasCapability } from '../protocol/table.js';
-import { V2025_11_25, atLeast, negotiateRevision } from '../protocol/versions.js';
-import { checkElicitationUrl, checkRequestedSchema, elicitAnswerProblem, rootsAnswerProblem, samplingAnswerProblem } from './client-answers.js';
-import { RequestContext, type RequestChannel } from '../session/context.js';
+import { atLeast, negotiateRevision, V2025_11_25 } from '../protocol/versions.js';
+import { type RequestChannel, RequestContext } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
 import type { MessageInfo, Transport } from '../transport/types.js';
-import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Implementation, LoggingLevel, Root, SamplingMessage, ServerCapabilities } from '../types.js';
-import { SessionEra, type ServerEra } from './era.js';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitFormParams,
+  ElicitResult,
+  Implementation,
+  LoggingLevel,
+  Root,
+  SamplingMessage,
+  ServerCapabilities,
+} from '../types.js';
+import { checkElicitationUrl, checkRequestedSchema, elicitAnswerProblem, rootsAnswerProblem, samplingAnswerProblem } from './client-answers.js';
+import { type ServerEra, SessionEra } from './era.js';
 import { levelPasses } from './logging.js';
 import { addSubscription, checkSubscriptionUri, type SubscriptionLimits } from './subscription-limits.js';
 import type { ElicitUrlParams, EraConnection, InputOptions } from './types.js';
@@ -64,7 +75,8 @@ export class ServerConnection implements EraConnection {
       ...options,
       handlers,
       // the era is read once, by the endpoint, and fixed on the context here
-      createContext: (session, id, method, params, info, claim) => new ServerRequestContext(this, session, id, method, params, info, claim === undefined ? era : core.statelessEra(claim)),
+      createContext: (session, id, method, params, info, claim) =>
+        new ServerRequestContext(this, session, id, method, params, info, claim === undefined ? era : core.statelessEra(claim)),
       claimOf: claimOfContext,
     });
   }
@@ -170,7 +182,6 @@ export class ServerConnection implements EraConnection {
     this.initializeSessionless(revision, clientCapabilities);
   }
 
-
   /**
    * Sends `notifications/message` when `level` passes the client's minimum. Resolves
    * without sending when it does not, or before initialization.
@@ -191,14 +202,17 @@ export class ServerConnection implements EraConnection {
   async createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
     const revision = this.endpoint.revision;
     if (params.tools !== undefined || params.toolChoice !== undefined) {
-      if (!atLeast(revision, V2025_11_25)) throw new LocalError('method_unsupported', `Sampling with tools needs protocol revision ${V2025_11_25} (negotiated: ${revision})`);
-      if (!hasCapability(this.clientCapabilities, ['sampling', 'tools'])) throw new LocalError('capability_missing', 'Sampling with tools needs the client capability "sampling.tools"');
+      if (!atLeast(revision, V2025_11_25))
+        throw new LocalError('method_unsupported', `Sampling with tools needs protocol revision ${V2025_11_25} (negotiated: ${revision})`);
+      if (!hasCapability(this.clientCapabilities, ['sampling', 'tools']))
+        throw new LocalError('capability_missing', 'Sampling with tools needs the client capability "sampling.tools"');
     }
     if (!atLeast(revision, V2025_11_25) && params.messages.some((m: SamplingMessage) => Array.isArray(m.content))) {
       throw new LocalError('validation_failed', `Array content in sampling messages needs protocol revision ${V2025_11_25} (negotiated: ${revision})`);
     }
     const result = (await this.endpoint.request(Method.SamplingCreateMessage, params as unknown as JSONObject, options)) as CreateMessageResult;
-    if (samplingAnswerProblem(result) !== undefined) throw new LocalError('invalid_result', 'The client answered sampling/createMessage with a malformed result');
+    if (samplingAnswerProblem(result) !== undefined)
+      throw new LocalError('invalid_result', 'The client answered sampling/createMessage with a malformed result');
     return result;
   }
 
@@ -215,7 +229,8 @@ export class ServerConnection implements EraConnection {
     }
     const wire: JSONObject = atLeast(this.endpoint.revision, V2025_11_25) ? { mode: 'form', ...params } : { ...params };
     const result = (await this.endpoint.request(Method.ElicitationCreate, wire, options)) as ElicitResult;
-    if (elicitAnswerProblem(result, undefined) !== undefined) throw new LocalError('invalid_result', 'The client answered elicitation/create with a malformed result');
+    if (elicitAnswerProblem(result, undefined) !== undefined)
+      throw new LocalError('invalid_result', 'The client answered elicitation/create with a malformed result');
     const problem = elicitAnswerProblem(result, params.requestedSchema);
     if (problem !== undefined) throw new LocalError('invalid_result', `The elicitation answer ${problem}`);
     return result;
@@ -226,9 +241,14 @@ export class ServerConnection implements EraConnection {
    * unless given; only this session may later receive its completion notification.
    * Throws LocalError `capability_missing` unless the client declared `elicitation.url`.
    */
-  async elicitUrl(params: { message: string; url: string; elicitationId?: string; _meta?: JSONObject }, options?: RequestOptions): Promise<ElicitResult & { elicitationId: string }> {
-    if (!atLeast(this.endpoint.revision, V2025_11_25)) throw new LocalError('method_unsupported', `URL-mode elicitation needs protocol revision ${V2025_11_25}`);
-    if (!hasCapability(this.clientCapabilities, ['elicitation', 'url'])) throw new LocalError('capability_missing', 'URL-mode elicitation needs the client capability "elicitation.url"');
+  async elicitUrl(
+    params: { message: string; url: string; elicitationId?: string; _meta?: JSONObject },
+    options?: RequestOptions,
+  ): Promise<ElicitResult & { elicitationId: string }> {
+    if (!atLeast(this.endpoint.revision, V2025_11_25))
+      throw new LocalError('method_unsupported', `URL-mode elicitation needs protocol revision ${V2025_11_25}`);
+    if (!hasCapability(this.clientCapabilities, ['elicitation', 'url']))
+      throw new LocalError('capability_missing', 'URL-mode elicitation needs the client capability "elicitation.url"');
     checkElicitationUrl(params.url);
     const elicitationId = params.elicitationId ?? crypto.randomUUID();
     (this.#elicitations ??= new Set()).add(elicitationId);
@@ -254,7 +274,8 @@ export class ServerConnection implements EraConnection {
    * Throws LocalError `validation_failed` for an id it did not start (never another client's).
    */
   async notifyElicitationComplete(elicitationId: string): Promise<void> {
-    if (this.#elicitations?.delete(elicitationId) !== true) throw new LocalError('validation_failed', `Elicitation ${elicitationId} was not started by this session`);
+    if (this.#elicitations?.delete(elicitationId) !== true)
+      throw new LocalError('validation_failed', `Elicitation ${elicitationId} was not started by this session`);
     await this.endpoint.notify(Notification.ElicitationComplete, { elicitationId });
   }
 
@@ -353,7 +374,15 @@ export class ServerRequestContext extends RequestContext {
   /** The request's protocol era: where its client's capabilities come from and how it asks the client. */
   readonly era: ServerEra;
 
-  constructor(connection: ServerConnection | undefined, session: RequestChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined, era: ServerEra) {
+  constructor(
+    connection: ServerConnection | undefined,
+    session: RequestChannel,
+    id: RequestId,
+    method: string,
+    params: JSONObject | undefined,
+    info: MessageInfo | undefined,
+    era: ServerEra,
+  ) {
     super(session, id, method, params, info);
     this.connection = connection;
     this.era = era;

@@ -41,14 +41,14 @@
  *   burst costs one system call instead of one per message. Order and backpressure are
  *   unchanged (`write()` still reports a full buffer while corked).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { NdjsonDecoder, encodeLine, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
 import type { EnvelopeSummary } from '../framing/envelope-scan.js';
+import { encodeLine, NdjsonDecoder, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
 import { LocalError, toError } from '../jsonrpc/errors.js';
-import { discardedResponse } from '../session/discarded-response.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
+import { discardedResponse } from '../session/discarded-response.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
 import { LineWriter, outputHighWater, pauseInputUnderPressure } from './line-writer.js';
 
@@ -358,7 +358,9 @@ export class StdioClientTransport implements Transport {
   send(message: JSONRPCMessage | JSONRPCMessage[] | string, _options?: SendOptions): Promise<void> {
     const state = this.#state;
     if (state !== 'open' && state !== 'starting') {
-      return Promise.reject(state === 'new' ? new LocalError('not_connected', 'Transport not started') : new LocalError('connection_closed', 'Transport is closed'));
+      return Promise.reject(
+        state === 'new' ? new LocalError('not_connected', 'Transport not started') : new LocalError('connection_closed', 'Transport is closed'),
+      );
     }
     let line: string;
     try {

@@ -18,8 +18,8 @@
  * all of it is a consequence of what the client sent.
  */
 import type { Readable, Writable } from 'node:stream';
-import { NdjsonDecoder, encodeLine, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
 import type { EnvelopeSummary } from '../framing/envelope-scan.js';
+import { encodeLine, NdjsonDecoder, type NdjsonSink, type OversizedLineError } from '../framing/ndjson.js';
 import { LocalError, toError } from '../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';

@@ -20,15 +20,9 @@
  */
 import { AssertionError } from 'node:assert';
 import { isRequestId, type RequestId } from '../jsonrpc/types.js';
-import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-import {
-  DEFAULT_STATEFUL_REVISION,
-  hasRevisionSchema,
-  validateWireMessage,
-  type AnsweredRequest,
-  type WireSide,
-} from './wire-schema.js';
 import { isObject } from '../jsonrpc/values.js';
+import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../transport/types.js';
+import { type AnsweredRequest, DEFAULT_STATEFUL_REVISION, hasRevisionSchema, validateWireMessage, type WireSide } from './wire-schema.js';
 
 /** One recorded message. */
 export interface TranscriptEntry {

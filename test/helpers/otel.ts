@@ -3,17 +3,17 @@
  * a metric reader, the async-hooks context manager, W3C Trace Context and Baggage), the
  * server every otel test instruments, and OTLP/JSON spans read back into a common shape.
  */
-import { context, type Attributes, type AttributeValue } from '@opentelemetry/api';
+import { type Attributes, type AttributeValue, context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
   AggregationTemporality,
+  type HistogramMetricData,
   InMemoryMetricExporter,
   MeterProvider,
   PeriodicExportingMetricReader,
-  type HistogramMetricData,
 } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import { McpServer } from '../../src/server/index.js';
 

@@ -6,16 +6,19 @@
  * needs the registry and takes minutes, so it is not part of `npm test`: the release script's
  * `--peers` option does it (docs/dependencies.md).
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 const ROOT = REPO_ROOT;
 // scripts/ is not compiled: load the helpers from the checkout (typed from their .d.mts)
-const { compareVersions, parseVersion, rangeEnds, satisfies } = (await import(pathToFileURL(join(ROOT, 'scripts', 'semver-range.mjs')).href)) as typeof import('../../scripts/semver-range.mjs');
+const { compareVersions, parseVersion, rangeEnds, satisfies } = (await import(
+  pathToFileURL(join(ROOT, 'scripts', 'semver-range.mjs')).href
+)) as typeof import('../../scripts/semver-range.mjs');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
@@ -23,7 +26,17 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 };
 
 /** The optional peers the docs promise (docs/dependencies.md); a new peer must be added here and there. */
-const PEERS = ['@opentelemetry/api', '@valibot/to-json-schema', 'better-sqlite3', 'ioredis', 'jose', 'json-schema-to-typescript', 'oauth4webapi', 'tsx', 'zod-to-json-schema'];
+const PEERS = [
+  '@opentelemetry/api',
+  '@valibot/to-json-schema',
+  'better-sqlite3',
+  'ioredis',
+  'jose',
+  'json-schema-to-typescript',
+  'oauth4webapi',
+  'tsx',
+  'zod-to-json-schema',
+];
 
 describe('the range check itself', () => {
   it('reads the comparator ranges package.json uses', () => {

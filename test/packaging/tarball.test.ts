@@ -15,12 +15,13 @@
  *   @types/node; in it, what tool handlers return is typed exactly (wrong shapes do not compile).
  * Installs come from the npm cache that `npm ci` filled (`--prefer-offline`).
  */
-import { after, before, describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { DIST, REPO_ROOT } from '../helpers/repo.js';
 
@@ -128,27 +129,58 @@ function listFiles(dir: string, base: string): string[] {
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
 
 function tsc(compiler: string, project: string): string {
-  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', compiler, 'bin', 'tsc'), '-p', project], { cwd: consumer, encoding: 'utf8', timeout: 180_000 });
+  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', compiler, 'bin', 'tsc'), '-p', project], {
+    cwd: consumer,
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
   return run.status === 0 ? '' : `${run.stdout}${run.stderr}` || `exit ${run.status}`;
 }
 
 describe('the packed package', { timeout: 600_000 }, () => {
   before(() => {
     work = mkdtempSync(join(tmpdir(), 'mcpkit-pack-'));
-    const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT)) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
     files = packed[0]!.files.map((f) => f.path);
     consumer = join(work, 'consumer');
     mkdirSync(consumer);
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     const tarball = join(work, packed[0]!.filename);
-    npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, dev('zod'), dev('@types/node'), dev('jose'), dev('oauth4webapi'), dev('@types/better-sqlite3')], consumer);
+    npm(
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        tarball,
+        dev('zod'),
+        dev('@types/node'),
+        dev('jose'),
+        dev('oauth4webapi'),
+        dev('@types/better-sqlite3'),
+      ],
+      consumer,
+    );
   });
   after(() => rmSync(work, { recursive: true, force: true }));
 
   it('holds the library, the CLI, declarations, the schemas and the LICENSE, and nothing test-only', () => {
     const bad = files.filter((f) => TEST_ONLY.test(f));
     assert.deepEqual(bad, [], 'test-only files in the package');
-    for (const required of ['LICENSE', 'README.md', 'CHANGELOG.md', 'SECURITY.md', 'package.json', 'bin/mcpkit.js', 'dist/cli/main.js', 'spec/schema/2025-11-25/schema.json']) {
+    for (const required of [
+      'LICENSE',
+      'README.md',
+      'CHANGELOG.md',
+      'SECURITY.md',
+      'package.json',
+      'bin/mcpkit.js',
+      'dist/cli/main.js',
+      'spec/schema/2025-11-25/schema.json',
+    ]) {
       assert.ok(files.includes(required), `${required} is missing`);
     }
     for (const [entry, target] of Object.entries(manifest.exports)) {
@@ -160,7 +192,9 @@ describe('the packed package', { timeout: 600_000 }, () => {
     // the library build is the package: nothing in dist/ is left out, nothing added
     assert.deepEqual(files.filter((f) => f.startsWith('dist/')).sort(), listFiles(DIST, REPO_ROOT));
     const installed = join(consumer, 'node_modules', 'mcpkit');
-    const maps = listFiles(join(installed, 'dist'), installed).filter((f) => /\.(js|d\.ts)$/.test(f) && readFileSync(join(installed, f), 'utf8').includes('sourceMappingURL='));
+    const maps = listFiles(join(installed, 'dist'), installed).filter(
+      (f) => /\.(js|d\.ts)$/.test(f) && readFileSync(join(installed, f), 'utf8').includes('sourceMappingURL='),
+    );
     assert.deepEqual(maps, [], 'shipped files that point at a source map the package does not hold');
   });
 
@@ -179,23 +213,40 @@ describe('the packed package', { timeout: 600_000 }, () => {
     const run = spawnSync(process.execPath, ['imports.mjs'], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
     assert.equal(run.stdout.trim(), 'ok', run.stderr);
     // the SQLite store needs its optional peer; without it the import names the package
-    const sqlite = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('mcpkit/tasks/sqlite')"], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
+    const sqlite = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('mcpkit/tasks/sqlite')"], {
+      cwd: consumer,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.notEqual(sqlite.status, 0);
     assert.match(sqlite.stderr, /better-sqlite3/);
     // the same for the Redis stores and ioredis
-    const redis = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('mcpkit/redis')"], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
+    const redis = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('mcpkit/redis')"], {
+      cwd: consumer,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.notEqual(redis.status, 0);
     assert.match(redis.stderr, /ioredis/);
     // and for the OpenTelemetry instrumentation and @opentelemetry/api
-    const otel = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('mcpkit/otel')"], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
+    const otel = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('mcpkit/otel')"], {
+      cwd: consumer,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.notEqual(otel.status, 0);
     assert.match(otel.stderr, /@opentelemetry\/api/);
   });
 
   it('runs `mcpkit demo` from the installed copy', async () => {
-    const child = spawn(process.execPath, [join(consumer, 'node_modules', 'mcpkit', 'bin', 'mcpkit.js'), 'demo'], { cwd: consumer, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(consumer, 'node_modules', 'mcpkit', 'bin', 'mcpkit.js'), 'demo'], {
+      cwd: consumer,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     try {
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+      );
       const line = await new Promise<string>((resolveLine, reject) => {
         let out = '';
         child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -220,16 +271,37 @@ describe('the packed package', { timeout: 600_000 }, () => {
       // the same for mcpkit/otel and @opentelemetry/api
       npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', dev('@opentelemetry/api')], consumer);
       const entries = Object.keys(manifest.exports).map((entry) => (entry === '.' ? 'mcpkit' : `mcpkit/${entry.slice(2)}`));
-      const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true };
+      const compilerOptions = {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: false,
+        noEmit: true,
+      };
       mkdirSync(join(consumer, 'all'));
       mkdirSync(join(consumer, 'web'));
-      writeFileSync(join(consumer, 'all', 'index.ts'), `${entries.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nexport const all = [${entries.map((_, i) => `m${i}`).join(', ')}];\n`);
+      writeFileSync(
+        join(consumer, 'all', 'index.ts'),
+        `${entries.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nexport const all = [${entries.map((_, i) => `m${i}`).join(', ')}];\n`,
+      );
       writeFileSync(join(consumer, 'all', 'usage.ts'), USAGE);
       writeFileSync(join(consumer, 'all', 'returns.ts'), RETURNS);
-      writeFileSync(join(consumer, 'tsconfig.all.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, lib: ['ES2023'], types: ['node'] }, include: ['all'] }));
+      writeFileSync(
+        join(consumer, 'tsconfig.all.json'),
+        JSON.stringify({ compilerOptions: { ...compilerOptions, lib: ['ES2023'], types: ['node'] }, include: ['all'] }),
+      );
       const web = ['mcpkit', 'mcpkit/server', 'mcpkit/client', 'mcpkit/schema', 'mcpkit/http', 'mcpkit/http/server', 'mcpkit/http/client'];
-      writeFileSync(join(consumer, 'web', 'index.ts'), `${web.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nexport const web = [${web.map((_, i) => `m${i}`).join(', ')}];\n`);
-      writeFileSync(join(consumer, 'tsconfig.web.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, lib: ['ES2023', 'DOM'], types: [] }, include: ['web'] }));
+      writeFileSync(
+        join(consumer, 'web', 'index.ts'),
+        `${web.map((e, i) => `import * as m${i} from '${e}';`).join('\n')}\nexport const web = [${web.map((_, i) => `m${i}`).join(', ')}];\n`,
+      );
+      writeFileSync(
+        join(consumer, 'tsconfig.web.json'),
+        JSON.stringify({ compilerOptions: { ...compilerOptions, lib: ['ES2023', 'DOM'], types: [] }, include: ['web'] }),
+      );
     });
 
     for (const compiler of ['typescript', 'typescript-7']) {
