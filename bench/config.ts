@@ -7,10 +7,22 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale' | 'runtimes' | 'pool';
+export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale' | 'runtimes' | 'pool' | 'otel';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = ['stdio', 'http', 'payload', 'cli', 'client', 'cold-start', 'instructions', 'scale', 'runtimes', 'pool'];
+export const SECTIONS: readonly BenchSection[] = [
+  'stdio',
+  'http',
+  'payload',
+  'cli',
+  'client',
+  'cold-start',
+  'instructions',
+  'scale',
+  'runtimes',
+  'pool',
+  'otel',
+];
 
 /**
  * The sections a run without `--section` runs. `instructions` (valgrind, several minutes)
@@ -63,7 +75,7 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale|runtimes|pool]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale|runtimes|pool|otel]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
 over stdio and over Streamable HTTP (JSON and SSE response modes); the payload section
@@ -78,6 +90,9 @@ the scale section counts Redis round trips per call of sessions shared by three 
 the runtimes section runs mcpkit on node:http, Bun.serve and Deno.serve against a bare loop
 on each (calls/s and server CPU per call, as ratios); the pool section connects a client pool
 of 20 stdio demo servers against the slowest single connect, with memory per idle connection.
+the otel section times mcpkit/otel over HTTP at 32 in flight: uninstrumented, mode off,
+propagation, and spans on with a no-op exporter (calls/s and the cost per call against
+uninstrumented).
 Writes bench-results/stdio.json, http.json, payload.json, cli.json, client.json, cold-start.json,
 instructions.json, scale.json and pool.json.
 

@@ -39,6 +39,7 @@ import type { RunResult, ServerSpec } from './driver.js';
 import { PROTOCOL_VERSION, StdioDriver, withGcHook } from './driver.js';
 import { runHttpBench } from './http-bench.js';
 import { runInstructionsBench } from './http-instructions.js';
+import { runOtelBench } from './otel-bench.js';
 import { runPayloadBench } from './payload.js';
 import { runPoolBench } from './pool.js';
 import { atLeast, atMost, errorMessage, type MetricSummary, showTarget, summarize, type Target } from './report.js';
@@ -307,6 +308,10 @@ async function main(): Promise<number> {
   if (config.sections.includes('runtimes')) {
     if (config.sections.length > 1) console.log('');
     code = Math.max(code, await runRuntimesBench(config));
+  }
+  if (config.sections.includes('otel')) {
+    if (config.sections.length > 1) console.log('');
+    code = Math.max(code, await runOtelBench(config));
   }
   return code;
 }

@@ -55,6 +55,7 @@ const PEER_TESTS = {
   '@valibot/to-json-schema': ['schema/schema-libraries.test.js'],
   'zod-to-json-schema': ['schema/schema-libraries.test.js'],
   tsx: ['cli/serve/run.test.js'],
+  '@opentelemetry/api': ['otel/conventions.test.js', 'otel/propagation.test.js'],
 };
 /** Bound on each child step; a step that takes longer fails. */
 const STEP_TIMEOUT_MS = 30 * 60_000;

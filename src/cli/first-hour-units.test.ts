@@ -73,6 +73,7 @@ type OptionalKey<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? K : never }[ke
 const OPTIONAL_MEMBERS: Record<OptionalKey<Transport>, true> = {
   sessionId: true,
   peer: true,
+  network: true,
   answersRequests: true,
   requestIdPrefix: true,
   setProtocolVersion: true,
@@ -88,6 +89,7 @@ test('TapTransport: forwards every optional member of the transport it wraps, an
     ...inner.transport,
     sessionId: 'session-1',
     peer: 'http://127.0.0.1:1/mcp',
+    network: 'tcp',
     answersRequests: false,
     requestIdPrefix: 'node-a:',
     setProtocolVersion: (v) => void versions.push(v),

@@ -70,6 +70,10 @@ export class TapTransport implements Transport {
     return this.#inner.peer;
   }
 
+  get network(): Transport['network'] {
+    return this.#inner.network;
+  }
+
   get answersRequests(): boolean | undefined {
     return this.#inner.answersRequests;
   }

@@ -249,6 +249,11 @@ export class Client {
   get instructions(): string | undefined {
     return this.#init?.instructions;
   }
+  /** The transport this client is connected over (after a new session: its fresh copy); undefined before {@link connect}. Read it, do not send through it. */
+  get transport(): Transport | undefined {
+    return this.#transport;
+  }
+
   /** The negotiated revision. */
   get protocolVersion(): string | undefined {
     return this.#init?.protocolVersion;

@@ -56,6 +56,7 @@ export interface ServerCore {
 export class ServerConnection implements EraConnection {
   readonly endpoint: Endpoint<ServerRequestContext>;
   readonly #core: ServerCore;
+  readonly #transport: Transport;
   #clientInfo: Implementation | undefined;
   /** Initialized without a handshake ({@link initializeSessionless}); else readiness is the endpoint's `peerInitialized`. */
   #ready = false;
@@ -68,6 +69,7 @@ export class ServerConnection implements EraConnection {
   /** @internal created by McpServer.connect; `handlers` is where the server's handler table is read */
   constructor(core: ServerCore, transport: Transport, options: EndpointOptions, handlers: HandlerTableRef<ServerRequestContext>) {
     this.#core = core;
+    this.#transport = transport;
     const era = new SessionEra(this);
     this.endpoint = new Endpoint<ServerRequestContext>('server', transport, {
       ...options,
@@ -102,6 +104,11 @@ export class ServerConnection implements EraConnection {
   /** The minimum log level the client asked for (`logging/setLevel`), if any. */
   get logLevel(): LoggingLevel | undefined {
     return this.#logLevel;
+  }
+
+  /** The transport this connection runs over (read its `network`, `peer`, `sessionId`; send through the connection, not through it). */
+  get transport(): Transport {
+    return this.#transport;
   }
 
   /** The transport's session id, when it has one. */

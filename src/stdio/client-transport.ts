@@ -240,6 +240,11 @@ export class StdioClientTransport implements Transport {
     this.#stderrCopy = this.#stderrMode === 'pipe' ? new PassThrough() : null;
   }
 
+  /** Messages travel over the child's stdin and stdout (OpenTelemetry's `network.transport`). */
+  get network(): 'pipe' {
+    return 'pipe';
+  }
+
   /** The child's process id once spawned; undefined before `start()` or when spawning failed. */
   get pid(): number | undefined {
     return this.#child?.pid;

@@ -88,6 +88,11 @@ export class StdioServerTransport implements Transport {
    * Starts reading stdin and delivering lines to `receiver`, in order. Throws
    * `LocalError('already_connected')` when called twice, `connection_closed` after close.
    */
+  /** Messages travel over this process's stdin and stdout (OpenTelemetry's `network.transport`). */
+  get network(): 'pipe' {
+    return 'pipe';
+  }
+
   start(receiver: TransportReceiver): void {
     if (this.#state === 'closed') throw new LocalError('connection_closed', 'Transport is closed');
     if (this.#receiver !== undefined) throw new LocalError('already_connected', 'Transport already started');

@@ -105,6 +105,10 @@ export class RecordingTransport implements Transport {
     return this.#inner.sessionId;
   }
 
+  get network(): Transport['network'] {
+    return this.#inner.network;
+  }
+
   /** Starts the inner transport with a receiver that records, then forwards, each event. */
   start(receiver: TransportReceiver): Promise<void> | void {
     return this.#inner.start({

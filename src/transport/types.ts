@@ -124,6 +124,12 @@ export interface Transport {
    */
   readonly peer?: string | undefined;
   /**
+   * How the transport reaches its peer, named as OpenTelemetry's `network.transport`
+   * (`pipe` for stdio, `tcp` for HTTP), for telemetry. Optional; absent means not said (an
+   * in-memory pair, a custom transport).
+   */
+  readonly network?: 'pipe' | 'tcp' | 'unix' | 'quic' | undefined;
+  /**
    * False when requests sent over this transport cannot be answered (the sessionless mode of
    * Streamable HTTP: the peer's answer would reach another throwaway session), so the session
    * sends none it could do without. Optional; absent means they can.

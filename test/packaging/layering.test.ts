@@ -49,6 +49,7 @@ type Layer =
   | 'compose'
   | 'client-node'
   | 'redis'
+  | 'otel'
   | 'testing'
   | 'demo'
   | 'cli';
@@ -91,6 +92,8 @@ const PLACEMENT: ReadonlyArray<readonly [prefix: string, layer: Layer]> = [
   ['compose/names.ts', 'protocol'],
   // the stores and the bus shared between instances through Redis (`mcpkit/redis`)
   ['redis/', 'redis'],
+  // OpenTelemetry instrumentation of both roles (`mcpkit/otel`), through their public seams
+  ['otel/', 'otel'],
   // shipped test helpers (`mcpkit/testing`)
   ['testing/', 'testing'],
   // the top: the demo server and the CLI that serves it
@@ -133,6 +136,7 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   'client-node': [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   // implements the stores the HTTP transport and the tasks engine define
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
+  otel: [...BELOW_ROLES, ...ROLES],
   testing: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   demo: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS, 'extensions'],
   // `mcpkit demo` serves the demo server; `mcpkit demo --redis URL` loads mcpkit/redis on demand; `mcpkit list --config FILE` builds its pool with mcpkit/client/node; `mcpkit proxy` serves mcpkit/compose's proxy

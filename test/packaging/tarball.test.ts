@@ -206,7 +206,7 @@ describe('the packed package', { timeout: 600_000 }, () => {
 
   it('imports every entry point from the installed copy', () => {
     const script = Object.keys(manifest.exports)
-      .filter((entry) => entry !== './tasks/sqlite' && entry !== './redis')
+      .filter((entry) => entry !== './tasks/sqlite' && entry !== './redis' && entry !== './otel')
       .map((entry) => `await import(${JSON.stringify(entry === '.' ? 'mcpkit' : `mcpkit/${entry.slice(2)}`)});`)
       .join('\n');
     writeFileSync(join(consumer, 'imports.mjs'), `${script}\nconsole.log('ok');\n`);
@@ -228,6 +228,14 @@ describe('the packed package', { timeout: 600_000 }, () => {
     });
     assert.notEqual(redis.status, 0);
     assert.match(redis.stderr, /ioredis/);
+    // and for the OpenTelemetry instrumentation and @opentelemetry/api
+    const otel = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('mcpkit/otel')"], {
+      cwd: consumer,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.notEqual(otel.status, 0);
+    assert.match(otel.stderr, /@opentelemetry\/api/);
   });
 
   it('runs `mcpkit demo` from the installed copy', async () => {
@@ -260,6 +268,8 @@ describe('the packed package', { timeout: 600_000 }, () => {
     before(() => {
       // mcpkit/redis ships no types of its own for ioredis: a consumer using it installs the peer
       npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', dev('ioredis')], consumer);
+      // the same for mcpkit/otel and @opentelemetry/api
+      npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', dev('@opentelemetry/api')], consumer);
       const entries = Object.keys(manifest.exports).map((entry) => (entry === '.' ? 'mcpkit' : `mcpkit/${entry.slice(2)}`));
       const compilerOptions = {
         target: 'ES2022',

@@ -32,6 +32,8 @@ const RESOLVED: Promise<void> = Promise.resolve();
  */
 export class LegacySseTransport implements Transport, SseConnectionOwner, RequestStreamCloser {
   readonly sessionId: string;
+  /** HTTP runs over TCP (OpenTelemetry's `network.transport`). */
+  readonly network = 'tcp' as const;
   /** The SSE response carrying every server message. */
   readonly connection: SseConnection;
   /** The principal key of the session's creator when sessions are bound (see the handler's `sessionOwner`); undefined when not. */

@@ -212,6 +212,8 @@ export interface JsonOutcome {
 export class StreamableSessionTransport implements Transport, RequestStreamCloser {
   /** The `Mcp-Session-Id`; undefined for a sessionless (per-request) transport. */
   readonly sessionId: string | undefined;
+  /** HTTP runs over TCP (OpenTelemetry's `network.transport`). */
+  readonly network = 'tcp' as const;
   readonly #owner: string | undefined;
 
   /** A sessionless transport cannot get the answer of a request it sends (see {@link Transport.answersRequests}). */
