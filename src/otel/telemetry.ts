@@ -76,7 +76,9 @@ const headerGetter: TextMapGetter<HeaderBag> = {
   keys: (carrier) => {
     if (!(carrier instanceof Headers)) return Object.keys(carrier);
     const keys: string[] = [];
-    carrier.forEach((_value, key) => keys.push(key));
+    carrier.forEach((_value, key) => {
+      keys.push(key);
+    });
     return keys;
   },
   get: (carrier, key) => (carrier instanceof Headers ? (carrier.get(key) ?? undefined) : carrier[key.toLowerCase()]),
