@@ -27,8 +27,14 @@
  * `cwd`, the URL and header values, a missing variable without a default is an error, and
  * `${input:ID}` is refused (set the value in the file instead).
  */
-import jsonc from 'jsonc-parser';
+import * as jsoncModule from 'jsonc-parser';
 import { isObject } from '../jsonrpc/values.js';
+
+/**
+ * jsonc-parser as both module systems give it: Node loads its UMD build (a CommonJS module,
+ * seen as a default export), a browser bundler its ES build (named exports only).
+ */
+const jsonc = ((jsoncModule as { default?: typeof jsoncModule }).default ?? jsoncModule) as typeof jsoncModule;
 
 /** A server started as a child process, spoken to over stdio. */
 export interface StdioServerSpec {
