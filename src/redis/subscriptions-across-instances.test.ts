@@ -213,7 +213,7 @@ describe('a session held by three instances (round-robin requests)', () => {
     const sessionId = transport.sessionId!;
     for (const i of instances) {
       await until(`${i.name} to hold the session with both subscriptions`, () => {
-        const held = [...i.server.sessions].find((s) => s.sessionId === sessionId);
+        const held = [...i.server.connections].find((s) => s.sessionId === sessionId);
         return held !== undefined && held.subscriptions.has(WATCHED) && held.subscriptions.has(MARKER);
       }, 20_000);
     }

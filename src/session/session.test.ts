@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { InMemoryTransport } from '../transport/memory.js';
-import { Session, type SessionHooks } from './session.js';
+import { RpcChannel, type RpcChannelHooks } from './session.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { RequestContext } from './context.js';
 import type { Transport, TransportReceiver } from '../transport/types.js';
@@ -41,10 +41,10 @@ function rawPeer(t: InMemoryTransport) {
   };
 }
 
-function setup(hooks: Partial<SessionHooks> = {}, options = {}) {
+function setup(hooks: Partial<RpcChannelHooks> = {}, options = {}) {
   const [a, b] = InMemoryTransport.createPair();
   const errors: Error[] = [];
-  const session = new Session(a, {
+  const session = new RpcChannel(a, {
     request: hooks.request ?? ((ctx: RequestContext) => ({ echo: ctx.method })),
     notification: hooks.notification ?? (() => {}),
     batchesAllowed: hooks.batchesAllowed ?? (() => false),
@@ -288,7 +288,7 @@ function directTransport() {
 test('a handler that answers at once is answered within the delivery; a promise when it settles', async () => {
   const { transport, sent, deliver } = directTransport();
   let release: (value: unknown) => void = () => {};
-  const session = new Session(transport, {
+  const session = new RpcChannel(transport, {
     request: (ctx: RequestContext) => {
       if (ctx.method === 'now') return { at: 'once' };
       if (ctx.method === 'nothing') return undefined;

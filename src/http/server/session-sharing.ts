@@ -24,7 +24,7 @@ import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import { Method, Notification } from '../../protocol/methods.js';
 import type { MessageInfo } from '../../transport/types.js';
 import type { McpServer } from '../../server/server.js';
-import type { ServerSession } from '../../server/server-session.js';
+import type { ServerConnection } from '../../server/connection.js';
 import type { Implementation, LoggingLevel } from '../../types.js';
 import { emptyReply, errorReply, internalErrorReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import type { RoutedKind, SessionDirectory, SessionPatch, SessionRecord } from './session-directory.js';
@@ -92,7 +92,7 @@ function unavailable(): HttpReply {
 }
 
 /** The directory record of `session` (initialized), bound to `owner`. */
-function recordOf(id: string, session: ServerSession, owner: string | undefined, idleMs: number): SessionRecord {
+function recordOf(id: string, session: ServerConnection, owner: string | undefined, idleMs: number): SessionRecord {
   return {
     id,
     revision: session.protocolVersion!,
@@ -106,7 +106,7 @@ function recordOf(id: string, session: ServerSession, owner: string | undefined,
 }
 
 /** Applies a record's mutable parts to a held session. */
-function applyPatch(session: ServerSession, patch: SessionPatch): void {
+function applyPatch(session: ServerConnection, patch: SessionPatch): void {
   session.restoreState({ logLevel: 'logLevel' in patch ? (patch.logLevel as LoggingLevel | undefined) : undefined, subscriptions: patch.subscriptions });
 }
 
@@ -124,7 +124,7 @@ export class SessionSharing {
   /** The host of the transports made here: the handler's, plus the routing of unattached GET-stream messages. */
   readonly #routingHost: TransportHost;
   /** The server connection of each transport held here (the transport itself never holds its role). */
-  readonly #connections = new WeakMap<StreamableSessionTransport, ServerSession>();
+  readonly #connections = new WeakMap<StreamableSessionTransport, ServerConnection>();
 
   constructor(directory: SessionDirectory, server: McpServer, host: TransportHost, registry: SessionRegistry, idleMs: number) {
     this.#directory = directory;
@@ -215,7 +215,7 @@ export class SessionSharing {
    * when recorded, else the reply (503 at the directory's cap or when it cannot be reached,
    * 500 for a record it refuses), the transport then closed.
    */
-  async record(transport: StreamableSessionTransport, session: ServerSession): Promise<HttpReply | undefined> {
+  async record(transport: StreamableSessionTransport, session: ServerConnection): Promise<HttpReply | undefined> {
     let verdict: 'created' | 'full' | 'crowded';
     try {
       verdict = await this.#directory.create(recordOf(transport.sessionId!, session, transport.owner, this.#idleMs), { maxPerOwner: this.#registry.maxPerPrincipal });
@@ -316,7 +316,7 @@ export class SessionSharing {
   }
 
   /** Writes log level and subscriptions into the record before the answer to a request that changed them goes out. */
-  #writeThrough(session: ServerSession, id: string): void {
+  #writeThrough(session: ServerConnection, id: string): void {
     const directory = this.#directory;
     session.endpoint.use((next) => async (method, params, ctx) => {
       const result = await next(method, params, ctx);

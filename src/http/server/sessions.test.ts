@@ -34,10 +34,10 @@ test('idle sessions are reaped by the shared sweep; sessions with an open stream
   const listening = await openSession(handler);
   const sse = new SseReader(await get(handler, listening));
   await sse.next();
-  assert.equal(server.sessions.size, 2);
+  assert.equal(server.connections.size, 2);
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(handler.sessionCount, 1);
-  assert.equal(server.sessions.size, 1, 'the server session of a reaped session is closed too');
+  assert.equal(server.connections.size, 1, 'the server session of a reaped session is closed too');
   assert.equal((await post(handler, rpc(1, 'ping'), { sessionId: idle })).status, 404);
   const ping = await post(handler, rpc(2, 'ping'), { sessionId: listening });
   assert.equal(ping.status, 200);

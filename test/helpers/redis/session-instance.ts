@@ -52,7 +52,7 @@ export function stateServer(): McpServer {
     return { content: [{ type: 'text', text: `stepped ${count}${'.'.repeat(args.pad ?? 0)}` }] };
   });
   server.registerTool('announce', { description: 'a log message for the GET stream', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, async (args: { text?: string }, ctx) => {
-    await ctx.server!.sendLog('info', { announce: args.text ?? '' });
+    await ctx.connection!.sendLog('info', { announce: args.text ?? '' });
     return { content: [{ type: 'text', text: 'announced' }] };
   });
   server.registerTool('release', { description: 'opens a gate of steps', inputSchema: { type: 'object', properties: { gate: { type: 'string' } } } }, (args: { gate?: string }) => {
@@ -63,7 +63,7 @@ export function stateServer(): McpServer {
     content: [{ type: 'text', text: args.text ?? '' }],
   }));
   server.registerTool('state', { description: 'this session as this instance sees it', inputSchema: { type: 'object', properties: {} } }, (_args, ctx) => {
-    const s = ctx.server!;
+    const s = ctx.connection!;
     const state = { revision: s.protocolVersion, client: s.clientInfo?.name, capabilities: s.clientCapabilities, level: s.logLevel ?? null, subscriptions: [...s.subscriptions].sort() };
     return { content: [{ type: 'text', text: JSON.stringify(state) }] };
   });
