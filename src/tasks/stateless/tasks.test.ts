@@ -201,6 +201,22 @@ describe('tasks extension (2026-07-28): capabilities and gating', () => {
 });
 
 describe('tasks extension (2026-07-28): server-decided tasks', () => {
+  it('wraps the tools/call handler set after it too (server.handle, both eras): that handler answers, and may become a task', async () => {
+    const { server } = taskServer();
+    server.handle('tools/call', async (p) => {
+      const ms = ((p?.arguments as JSONObject | undefined)?.ms as number | undefined) ?? 0;
+      await sleep(ms);
+      return { content: [{ type: 'text', text: `custom ${ms}` }] };
+    });
+    const w = await connect(server);
+    const fast = await w.call('tools/call', { name: 'work', arguments: { ms: 0 } });
+    assert.equal(fast.resultType, 'complete');
+    assert.deepEqual(fast.content, [{ type: 'text', text: 'custom 0' }]);
+    const slow = await w.call('tools/call', { name: 'work', arguments: { ms: 3_000 } });
+    assert.equal(slow.resultType, 'task', 'the later handler is still wrapped by the tasks extension');
+    await w.call('tasks/cancel', { taskId: slow.taskId as string });
+  });
+
   it('fast calls and task-less tools answer normally (a legacy `task` param changes nothing)', async () => {
     const { server } = taskServer();
     const w = await connect(server);
