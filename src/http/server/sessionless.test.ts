@@ -22,7 +22,7 @@ test('sessionless: initialize is answered without a session id; GET and DELETE a
   assert.equal((await del(handler, undefined)).status, 405);
   assert.equal(handler.sessionCount, 0);
   await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(server.connections.size, 0, 'the throwaway server session is closed');
+  assert.equal(server.connections.size, 0, 'the throwaway server connection is closed');
   await handler.close();
 });
 
