@@ -1,6 +1,6 @@
 /**
  * The deprecated names of the server role still forward to the new ones (docs/migrating.md):
- * `ServerSession` (both modules that export it) is `ServerConnection`, `server.sessions` is
+ * `ServerSession` is `ServerConnection`, `server.sessions` is
  * `server.connections`, `ctx.server` is `ctx.connection`, and `initializeStateless` is
  * `initializeSessionless`. The handler setters' forwarding is shown in handlers.test.ts,
  * the middleware form in interceptors.test.ts, the JSON-RPC `Session` in session/facts.test.ts.
@@ -10,13 +10,11 @@ import { describe, it } from 'node:test';
 import { connectInMemory } from '../testing/in-memory.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { ServerConnection, ServerSession, type ServerRequestContext } from './connection.js';
-import * as oldModule from './server-session.js';
 import { McpServer } from './server.js';
 
 describe('deprecated server names forward', () => {
-  it('ServerSession is ServerConnection (connection.ts and the old server-session.ts module)', () => {
+  it('ServerSession is ServerConnection', () => {
     assert.equal(ServerSession, ServerConnection);
-    assert.equal(oldModule.ServerSession, ServerConnection);
   });
 
   it('server.sessions is server.connections; ctx.server is ctx.connection', async () => {
