@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { AccountingResult } from './session-accounting.js';
@@ -27,9 +27,14 @@ test('session accounting: one transport, server connection, endpoint and JSON-RP
   const perSession = rowsBytes(result.rows.filter((r) => !r.label.startsWith('other')));
   assert.ok(result.snapshotBytes > 1000 && result.snapshotBytes < 50_000, `total ${result.snapshotBytes}`);
   assert.ok(perSession > 1000, `per-session rows ${perSession}`);
-  assert.ok(result.heapUsedBytes > perSession / 3 && result.heapUsedBytes < perSession * 3, `heapUsed ${result.heapUsedBytes} vs the per-session rows' ${perSession}`);
+  assert.ok(
+    result.heapUsedBytes > perSession / 3 && result.heapUsedBytes < perSession * 3,
+    `heapUsed ${result.heapUsedBytes} vs the per-session rows' ${perSession}`,
+  );
 });
 
 test('session accounting refuses an unknown option', async () => {
-  await assert.rejects(promisify(execFile)(process.execPath, ['--expose-gc', TOOL, '--nope']), (e: { stderr?: string }) => /unknown option "--nope"/.test(e.stderr ?? ''));
+  await assert.rejects(promisify(execFile)(process.execPath, ['--expose-gc', TOOL, '--nope']), (e: { stderr?: string }) =>
+    /unknown option "--nope"/.test(e.stderr ?? ''),
+  );
 });

@@ -15,18 +15,18 @@
  */
 import { LocalError, McpError, toError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type RequestId } from '../jsonrpc/types.js';
+import { isObject } from '../jsonrpc/values.js';
 import { Endpoint, type EndpointOptions } from '../protocol/endpoint.js';
 import { defaultErrorReporter } from '../protocol/error-report.js';
 import { Method, Notification } from '../protocol/methods.js';
 import type { Middleware, MiddlewareDirection } from '../protocol/middleware.js';
 import * as P from '../protocol/params.js';
-import { STATELESS_REVISIONS, isStatelessRevision, subscriptionIdOf, type DiscoverResult, type SubscriptionFilter } from '../protocol/stateless/wire.js';
+import { type DiscoverResult, isStatelessRevision, STATELESS_REVISIONS, type SubscriptionFilter, subscriptionIdOf } from '../protocol/stateless/wire.js';
 import type { ProtocolExtension } from '../protocol/table.js';
-import { LATEST_REVISION, STATEFUL_REVISIONS, V2025_11_25, atLeast } from '../protocol/versions.js';
+import { atLeast, LATEST_REVISION, STATEFUL_REVISIONS, V2025_11_25 } from '../protocol/versions.js';
 import { formatIssues } from '../schema/issues.js';
 import type { ValidationResult } from '../schema/types.js';
 import { RequestContext } from '../session/context.js';
-import { StatelessClient, probeServer, serverInfoOf, type ProbeOutcome, type StatelessClientHost, type StatelessClientOptions } from './stateless/client.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
 import type {
@@ -49,7 +49,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../types.js';
-import { isObject } from '../jsonrpc/values.js';
+import { type ProbeOutcome, probeServer, StatelessClient, type StatelessClientHost, type StatelessClientOptions, serverInfoOf } from './stateless/client.js';
 
 /** A URL-mode elicitation as shown to the user for consent. */
 export interface UrlElicitationRequest {
@@ -246,7 +246,8 @@ export class Client {
    * this client does not accept, `already_connected` on a second call.
    */
   async connect(transport: Transport, options?: RequestOptions): Promise<InitializeResult> {
-    if (this.#endpoint || this.#transport) throw new LocalError('already_connected', 'This client is already connected; create another client for another connection');
+    if (this.#endpoint || this.#transport)
+      throw new LocalError('already_connected', 'This client is already connected; create another client for another connection');
     this.#transport = transport;
     const result = await this.#open(transport, options);
     return result;
@@ -289,7 +290,10 @@ export class Client {
     }
     if (typeof result?.protocolVersion !== 'string' || !accepted.includes(result.protocolVersion)) {
       await ep.session.close().catch(() => {});
-      throw new LocalError('unsupported_protocol_version', `The server answered with protocol version ${JSON.stringify(result?.protocolVersion)}, which this client does not support`);
+      throw new LocalError(
+        'unsupported_protocol_version',
+        `The server answered with protocol version ${JSON.stringify(result?.protocolVersion)}, which this client does not support`,
+      );
     }
     if (typeof result.capabilities !== 'object' || result.capabilities === null || typeof result.serverInfo !== 'object' || result.serverInfo === null) {
       await ep.session.close().catch(() => {});
@@ -331,7 +335,11 @@ export class Client {
     try {
       await this.#open(transport);
     } catch (error) {
-      throw new LocalError('session_expired', `The server ended the session and a new one could not be started: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new LocalError(
+        'session_expired',
+        `The server ended the session and a new one could not be started: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
     for (const uri of this.#subscribed) await this.#ep().request(Method.ResourcesSubscribe, { uri });
   }
@@ -367,7 +375,8 @@ export class Client {
    * server is modern but refuses, or no era can be agreed.
    */
   async #connectStateless(ep: Endpoint, stateless: StatelessClient, options: RequestOptions | undefined): Promise<InitializeResult | undefined> {
-    const canFallBack = (this.#options.protocolVersions ?? STATEFUL_REVISIONS).some((v) => !isStatelessRevision(v)) && !isStatelessRevision(this.#options.protocolVersion);
+    const canFallBack =
+      (this.#options.protocolVersions ?? STATEFUL_REVISIONS).some((v) => !isStatelessRevision(v)) && !isStatelessRevision(this.#options.protocolVersion);
     const probeOptions: RequestOptions = { ...options, timeoutMs: this.#options.stateless?.discoverTimeoutMs ?? options?.timeoutMs ?? 10_000 };
     let outcome: ProbeOutcome;
     try {
@@ -395,7 +404,8 @@ export class Client {
    * its checks refuse.
    */
   async #answerInput(ep: Endpoint, key: string, method: string, params: JSONObject | undefined, signal: AbortSignal | undefined): Promise<unknown> {
-    const handler = method === Method.RootsList || method === Method.SamplingCreateMessage || method === Method.ElicitationCreate ? ep.getRequestHandler(method) : undefined;
+    const handler =
+      method === Method.RootsList || method === Method.SamplingCreateMessage || method === Method.ElicitationCreate ? ep.getRequestHandler(method) : undefined;
     if (handler === undefined) throw new LocalError('capability_missing', `The server asked for ${method} (input "${key}"), which this client does not serve`);
     let p = params;
     // a URL elicitation of this era has no elicitationId: the input's key stands in for it
@@ -441,7 +451,10 @@ export class Client {
    * `method_unsupported` on a 2025-era connection (use `subscribeResource` and the
    * list-changed notifications there), or with the server's error.
    */
-  async listen(filter: SubscriptionFilter, options: { onNotification?: (method: string, params: JSONObject | undefined) => void; signal?: AbortSignal } = {}): Promise<Subscription> {
+  async listen(
+    filter: SubscriptionFilter,
+    options: { onNotification?: (method: string, params: JSONObject | undefined) => void; signal?: AbortSignal } = {},
+  ): Promise<Subscription> {
     const ep = this.#ep();
     if (!this.#stateless?.active) throw new LocalError('method_unsupported', 'subscriptions/listen needs a stateless-era (2026-07-28) connection');
     const controller = new AbortController();
@@ -474,14 +487,21 @@ export class Client {
       for (const off of offs) off();
       outer?.removeEventListener('abort', onOuterAbort);
     };
-    const ended = this.request(Method.SubscriptionsListen, { notifications: filter as JSONObject }, { signal: controller.signal, timeoutMs: Infinity, onRequestId: (i) => (id = i) }).then(
+    const ended = this.request(
+      Method.SubscriptionsListen,
+      { notifications: filter as JSONObject },
+      { signal: controller.signal, timeoutMs: Infinity, onRequestId: (i) => (id = i) },
+    ).then(
       () => cleanup(),
       (err: unknown) => {
         cleanup();
         throw err;
       },
     );
-    const notifications = await Promise.race([acknowledged, ended.then(() => Promise.reject(new LocalError('connection_closed', 'The subscription ended before it was acknowledged')))]);
+    const notifications = await Promise.race([
+      acknowledged,
+      ended.then(() => Promise.reject(new LocalError('connection_closed', 'The subscription ended before it was acknowledged'))),
+    ]);
     ended.catch(() => {});
     return { id: id!, notifications, ended, close: () => controller.abort(new LocalError('cancelled', 'The subscription was closed')) };
   }
@@ -519,7 +539,10 @@ export class Client {
         throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "url" is not a valid URL');
       }
       if (url.protocol !== 'https:') return { action: 'decline' };
-      const action = await e.url({ url: params.url as string, domain: url.hostname, message: params.message as string, elicitationId: params.elicitationId as string }, ctx);
+      const action = await e.url(
+        { url: params.url as string, domain: url.hostname, message: params.message as string, elicitationId: params.elicitationId as string },
+        ctx,
+      );
       return { action };
     }
     if (!e.form) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: this client does not support form-mode elicitation');
@@ -528,10 +551,11 @@ export class Client {
     if (answer.action !== 'accept') return { action: answer.action };
     // the form checks are loaded on the first form answer (see lazy-imports.test.ts)
     const { applyElicitationDefaults, validateElicitationContent } = await import('../schema/elicitation.js');
-    const content = e.applyDefaults === false ? answer.content ?? {} : applyElicitationDefaults(form.requestedSchema, answer.content ?? {});
+    const content = e.applyDefaults === false ? (answer.content ?? {}) : applyElicitationDefaults(form.requestedSchema, answer.content ?? {});
     const issues = validateElicitationContent(form.requestedSchema, content);
     // The server is told why (a wire error with the reason, never a stack); the answer is not sent.
-    if (issues.length > 0) throw new McpError(ErrorCode.InternalError, `The client's elicitation answer does not match the requested schema: ${formatIssues(issues)}`);
+    if (issues.length > 0)
+      throw new McpError(ErrorCode.InternalError, `The client's elicitation answer does not match the requested schema: ${formatIssues(issues)}`);
     return { ...answer, content: content as ElicitResult['content'] };
   }
 
@@ -595,7 +619,13 @@ export class Client {
   }
 
   /** A request failed: when the session expired under it, wait for the new one and send it again if that is safe. */
-  async #afterExpiry<T>(error: unknown, id: RequestId | undefined, method: string, params: JSONObject | undefined, options: RequestOptions | undefined): Promise<T> {
+  async #afterExpiry<T>(
+    error: unknown,
+    id: RequestId | undefined,
+    method: string,
+    params: JSONObject | undefined,
+    options: RequestOptions | undefined,
+  ): Promise<T> {
     const expiry = expiryOf(error, id);
     const renewal = expiry === undefined ? undefined : (this.#renewal ?? this.#expired(error as Error));
     if (expiry === undefined || renewal === undefined) throw error;
@@ -638,7 +668,9 @@ export class Client {
   #rememberSchemas(tools: Tool[], complete: boolean): void {
     if (complete || !this.#outputSchemas) this.#outputSchemas = new Map();
     for (const t of tools) this.#outputSchemas.set(t.name, null);
-    for (const t of tools) if (t.outputSchema && typeof t.outputSchema === 'object') this.#outputSchemas.set(t.name, lazyAdapter(t.name, t.outputSchema, this.#options.maxOutputSchemaWork));
+    for (const t of tools)
+      if (t.outputSchema && typeof t.outputSchema === 'object')
+        this.#outputSchemas.set(t.name, lazyAdapter(t.name, t.outputSchema, this.#options.maxOutputSchemaWork));
   }
 
   /**
@@ -652,11 +684,18 @@ export class Client {
   callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult> {
     const args: unknown = params?.arguments;
     if (args !== undefined && !isObject(args)) {
-      return Promise.reject(new LocalError('validation_failed', `callTool: "arguments" must be an object of argument values, not ${Array.isArray(args) ? 'an array' : String(args)}`));
+      return Promise.reject(
+        new LocalError(
+          'validation_failed',
+          `callTool: "arguments" must be an object of argument values, not ${Array.isArray(args) ? 'an array' : String(args)}`,
+        ),
+      );
     }
     // one reaction on the request, not an async function's promise and await: a result with
     // no output schema to check is returned from it as it is
-    return this.request<CallToolResult>(Method.ToolsCall, params as unknown as JSONObject, options).then((result) => this.#checkToolResult(params.name, result, options));
+    return this.request<CallToolResult>(Method.ToolsCall, params as unknown as JSONObject, options).then((result) =>
+      this.#checkToolResult(params.name, result, options),
+    );
   }
 
   /**
@@ -686,9 +725,11 @@ export class Client {
   }
 
   async #checkStructured(name: string, adapter: OutputCheck, result: CallToolResult): Promise<CallToolResult> {
-    if (result.structuredContent === undefined) throw new LocalError('invalid_result', `Tool ${name} declares an output schema but returned no structuredContent`);
+    if (result.structuredContent === undefined)
+      throw new LocalError('invalid_result', `Tool ${name} declares an output schema but returned no structuredContent`);
     const checked = await adapter(result.structuredContent);
-    if (!checked.valid) throw new LocalError('invalid_result', `Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
+    if (!checked.valid)
+      throw new LocalError('invalid_result', `Tool ${name} returned structuredContent that does not match its output schema: ${formatIssues(checked.errors)}`);
     return result;
   }
 
@@ -701,7 +742,11 @@ export class Client {
     return this.#all<Resource>(Method.ResourcesList, 'resources', options);
   }
   async listResourceTemplates(cursor?: string, options?: RequestOptions): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string }> {
-    const r = await this.request<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string }>(Method.ResourcesTemplatesList, cursor === undefined ? undefined : { cursor }, options);
+    const r = await this.request<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string }>(
+      Method.ResourcesTemplatesList,
+      cursor === undefined ? undefined : { cursor },
+      options,
+    );
     expectArray(r, 'resourceTemplates', Method.ResourcesTemplatesList);
     return r;
   }
@@ -738,7 +783,12 @@ export class Client {
   }
 
   /** `completion/complete`; `contextArguments` become `context.arguments` (2025-06-18 and later). */
-  async complete(ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, argument: { name: string; value: string }, contextArguments?: Record<string, string>, options?: RequestOptions): Promise<CompleteResult> {
+  async complete(
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    argument: { name: string; value: string },
+    contextArguments?: Record<string, string>,
+    options?: RequestOptions,
+  ): Promise<CompleteResult> {
     const params: JSONObject = { ref, argument };
     if (contextArguments !== undefined) params.context = { arguments: contextArguments };
     const r = await this.request<CompleteResult>(Method.CompletionComplete, params, options);
@@ -833,15 +883,21 @@ type OutputCheck = (value: unknown) => Promise<ValidationResult>;
 function lazyAdapter(name: string, schema: JSONObject, maxSchemaWork: number | undefined): OutputCheck {
   let adapter: Promise<{ validate(value: unknown): ValidationResult | Promise<ValidationResult> }> | undefined;
   return async (value) => {
-    adapter ??= import('../schema/peer-schema.js').then(({ peerSchemaAdapter }) => peerSchemaAdapter(schema, maxSchemaWork === undefined ? {} : { maxSchemaWork }));
+    adapter ??= import('../schema/peer-schema.js').then(({ peerSchemaAdapter }) =>
+      peerSchemaAdapter(schema, maxSchemaWork === undefined ? {} : { maxSchemaWork }),
+    );
     let ready: { validate(value: unknown): ValidationResult | Promise<ValidationResult> };
     try {
       ready = await adapter;
     } catch (error) {
-      throw new LocalError('invalid_result', `Tool ${name} declares an output schema this client refuses: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new LocalError(
+        'invalid_result',
+        `Tool ${name} declares an output schema this client refuses: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
     return ready.validate(value);
-  }
+  };
 }
 
 export { V2025_11_25 };

@@ -8,20 +8,21 @@
  * and a tool call that was running when the session ended fails with `session_expired`
  * instead of being repeated.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
 import { McpServer as OfficialServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { LocalError } from '../jsonrpc/errors.js';
-import { createStreamableHttpHandler, type StreamableHttpOptions } from '../http/server/handler.js';
+import { waitFor } from '../../test/helpers/http/fake-server.js';
 import { StreamableHttpClientTransport } from '../http/client/streamable.js';
 import { serveNode } from '../http/node.js';
+import { createStreamableHttpHandler, type StreamableHttpOptions } from '../http/server/handler.js';
+import { LocalError } from '../jsonrpc/errors.js';
 import { McpServer } from '../server/server.js';
-import { waitFor } from '../../test/helpers/http/fake-server.js';
 import { Client } from './client.js';
 
 function deleteSession(url: string, sessionId: string): Promise<Response> {
@@ -99,7 +100,10 @@ describe('a new session after the old one expired', () => {
       const running = client.callTool({ name: 'slow', arguments: {} });
       await waitFor(() => s.calls.slow === 1, 'the slow call to start', 10_000);
       await deleteSession(s.url, transport.sessionId!);
-      await assert.rejects(running, (error: unknown) => error instanceof LocalError && error.code === 'session_expired' && /was not sent again/.test(error.message));
+      await assert.rejects(
+        running,
+        (error: unknown) => error instanceof LocalError && error.code === 'session_expired' && /was not sent again/.test(error.message),
+      );
       assert.equal(s.calls.slow, 1, 'not repeated');
       assert.deepEqual((await client.callTool({ name: 'count', arguments: {} })).content, [{ type: 'text', text: '1' }], 'the client works in the new session');
     } finally {
@@ -121,7 +125,10 @@ describe('a new session after the old one expired', () => {
         initializes++;
         const official = new OfficialServer({ name: 'official', version: '1.0.0' });
         official.registerTool('hello', { description: 'hello' }, async () => ({ content: [{ type: 'text', text: 'hi' }] }));
-        transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, transport!) });
+        transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void transports.set(id, transport!),
+        });
         transport.onclose = () => {
           if (transport!.sessionId) transports.delete(transport!.sessionId);
         };
@@ -160,7 +167,11 @@ describe('a new session after the old one expired', () => {
       await client.connect(transport);
       await deleteSession(s.url, transport.sessionId!);
       // the connection closed because of the expiry (LocalError connection_closed, its cause the 404's session_expired)
-      await assert.rejects(client.listTools(), (error: unknown) => error instanceof LocalError && ((error.cause as LocalError | undefined)?.code === 'session_expired' || error.code === 'session_expired'));
+      await assert.rejects(
+        client.listTools(),
+        (error: unknown) =>
+          error instanceof LocalError && ((error.cause as LocalError | undefined)?.code === 'session_expired' || error.code === 'session_expired'),
+      );
       assert.equal(s.handler.sessionCount, 0, 'no new session');
     } finally {
       await client.close();

@@ -1,31 +1,43 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
-import { createDemoServer } from '../demo/server.js';
+import { test } from 'node:test';
 import { initRequest, makeHandler, note, rpc, SseReader, smallServer } from '../../test/helpers/http/server-harness.js';
+import { MCPKIT_BIN } from '../../test/helpers/repo.js';
+import { createDemoServer } from '../demo/server.js';
 import { serveNode } from './node.js';
 import { StreamableHttpHandler } from './server/handler.js';
 import type { HttpReply } from './server/types.js';
-import { MCPKIT_BIN } from '../../test/helpers/repo.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 
 async function open(url: string, revision = '2025-11-25'): Promise<string> {
-  const res = await fetch(url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json' }, body: JSON.stringify(initRequest(revision)) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { accept: ACCEPT, 'content-type': 'application/json' },
+    body: JSON.stringify(initRequest(revision)),
+  });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), 'application/json');
   await res.json();
   const sessionId = res.headers.get('mcp-session-id')!;
-  const ack = await fetch(url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId }, body: JSON.stringify(note('notifications/initialized')) });
+  const ack = await fetch(url, {
+    method: 'POST',
+    headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId },
+    body: JSON.stringify(note('notifications/initialized')),
+  });
   assert.equal(ack.status, 202);
   return sessionId;
 }
 
 function call(url: string, sessionId: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, ...headers }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 /** The head of a POST to the endpoint of a server on 127.0.0.1:`port`, as written on a raw socket. */
@@ -44,7 +56,11 @@ async function leaveHalfway(url: string, sessionId: string): Promise<void> {
 }
 
 /** A raw request; resolves with the response (body collected) as soon as it arrives. */
-function raw(url: string, options: { method: string; headers: Record<string, string | number> }, write?: (req: ReturnType<typeof httpRequest>) => void): Promise<{ res: IncomingMessage; body: string }> {
+function raw(
+  url: string,
+  options: { method: string; headers: Record<string, string | number> },
+  write?: (req: ReturnType<typeof httpRequest>) => void,
+): Promise<{ res: IncomingMessage; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, options, (res) => {
       let body = '';
@@ -66,11 +82,16 @@ test('serveNode: JSON and SSE replies over a real socket on 127.0.0.1', async ()
   const res = await call(running.url, sessionId, rpc(1, 'tools/call', { name: 'wait', arguments: { ms: 5 } }));
   assert.equal(res.status, 200);
   const messages = await new SseReader(res).restMessages();
-  assert.deepEqual(messages.map((m) => m.method ?? m.id), ['notifications/message', 'notifications/message', 1]);
+  assert.deepEqual(
+    messages.map((m) => m.method ?? m.id),
+    ['notifications/message', 'notifications/message', 1],
+  );
   const del = await fetch(running.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
   assert.equal(del.status, 200);
   assert.equal((await call(running.url, sessionId, rpc(2, 'ping'))).status, 404);
-  const evil = await raw(running.url, { method: 'POST', headers: { host: 'evil.example.com', 'content-type': 'application/json', accept: ACCEPT } }, (req) => req.end(JSON.stringify(initRequest())));
+  const evil = await raw(running.url, { method: 'POST', headers: { host: 'evil.example.com', 'content-type': 'application/json', accept: ACCEPT } }, (req) =>
+    req.end(JSON.stringify(initRequest())),
+  );
   assert.equal(evil.res.statusCode, 403);
   assert.equal(JSON.parse(evil.body).error.code, -32000);
   await running.close();
@@ -161,7 +182,7 @@ test('serveNode: a client gone halfway through its body is answered 400, crashes
   await running.close();
 });
 
-test('serveNode: a POST with a small body reaches the handler\'s own entry once its body ended, as text; a body never ended reaches it not at all', async () => {
+test("serveNode: a POST with a small body reaches the handler's own entry once its body ended, as text; a body never ended reaches it not at all", async () => {
   const errors: Error[] = [];
   const handler = makeHandler({ onError: (e) => errors.push(e) });
   const seen: Array<string | undefined> = [];
@@ -222,11 +243,17 @@ test('serveNode: a reply that fails later is a 500, reported to onError once by 
     const res = await post(direct.url);
     assert.equal(res.status, 500);
     assert.equal(((await res.json()) as { error: { message: string } }).error.message, 'Internal error');
-    assert.deepEqual(errors.map((e) => e.message), ['store went away']);
+    assert.deepEqual(
+      errors.map((e) => e.message),
+      ['store went away'],
+    );
     const res2 = await post(wrapped.url);
     assert.equal(res2.status, 500);
     await res2.text();
-    assert.deepEqual(errors.map((e) => e.message), ['store went away']);
+    assert.deepEqual(
+      errors.map((e) => e.message),
+      ['store went away'],
+    );
   } finally {
     await direct.close();
     await wrapped.close();
@@ -238,13 +265,17 @@ test('serveNode: a client vanishing mid-stream crashes nothing; the result is re
   const running = await serveNode(makeHandler({ onError: (e) => errors.push(e) }));
   const sessionId = await open(running.url);
   const priming = await new Promise<string>((resolve, reject) => {
-    const req = httpRequest(running.url, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId } }, (res) => {
-      res.setEncoding('utf8');
-      res.once('data', (chunk: string) => {
-        req.destroy(); // gone, right after the priming event
-        resolve(/id: (\S+)/.exec(chunk)![1]!);
-      });
-    });
+    const req = httpRequest(
+      running.url,
+      { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId } },
+      (res) => {
+        res.setEncoding('utf8');
+        res.once('data', (chunk: string) => {
+          req.destroy(); // gone, right after the priming event
+          resolve(/id: (\S+)/.exec(chunk)![1]!);
+        });
+      },
+    );
     req.on('error', () => {});
     req.end(JSON.stringify(rpc(1, 'tools/call', { name: 'wait', arguments: { ms: 50 } })));
     setTimeout(() => reject(new Error('no priming event')), 2000).unref();
@@ -263,7 +294,9 @@ test('serveNode: a quick SSE reply is one body with Content-Length; a slow one s
   const sessionId = await open(running.url);
   const headers = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
   // echo answers within the turn its request arrived in: priming event + response, no chunked framing
-  const quick = await raw(running.url, { method: 'POST', headers }, (req) => req.end(JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { message: 'hi' } }))));
+  const quick = await raw(running.url, { method: 'POST', headers }, (req) =>
+    req.end(JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { message: 'hi' } }))),
+  );
   assert.equal(quick.res.statusCode, 200);
   assert.equal(quick.res.headers['content-type'], 'text/event-stream');
   assert.equal(quick.res.headers['transfer-encoding'], undefined);
@@ -274,7 +307,9 @@ test('serveNode: a quick SSE reply is one body with Content-Length; a slow one s
   assert.equal(JSON.parse(/data: (.*)/.exec(events[1]!)![1]!).result.content[0].text, 'hi');
   // so is a 64 KiB result: up to two slices wait for the end of the turn, like a JSON reply
   const big = 'é'.repeat(64 * 1024);
-  const large = await raw(running.url, { method: 'POST', headers }, (req) => req.end(JSON.stringify(rpc(3, 'tools/call', { name: 'echo', arguments: { message: big } }))));
+  const large = await raw(running.url, { method: 'POST', headers }, (req) =>
+    req.end(JSON.stringify(rpc(3, 'tools/call', { name: 'echo', arguments: { message: big } }))),
+  );
   assert.equal(large.res.headers['transfer-encoding'], undefined);
   assert.equal(Number(large.res.headers['content-length']), Buffer.byteLength(large.body));
   assert.equal(JSON.parse(/data: (\{.*)/.exec(large.body)![1]!).result.content[0].text, big);
@@ -304,7 +339,9 @@ test('serveNode: large replies leave in slices with the right Content-Length, su
       const sessionId = await open(running.url);
       const text = 'a😀é'.repeat(200_000); // 800 000 UTF-16 units: many slices, pairs at every boundary parity
       const headers = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
-      const got = await raw(running.url, { method: 'POST', headers }, (req) => req.end(JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { text } }))));
+      const got = await raw(running.url, { method: 'POST', headers }, (req) =>
+        req.end(JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { text } }))),
+      );
       assert.equal(got.res.statusCode, 200);
       // JSON: one body with Content-Length; SSE: past 128 Ki pending characters the stream flushes at once (chunked)
       if (responseMode === 'json') assert.equal(Number(got.res.headers['content-length']), Buffer.byteLength(got.body));
@@ -317,7 +354,7 @@ test('serveNode: large replies leave in slices with the right Content-Length, su
   }
 });
 
-test('serveNode: a reply\'s Content-Length is that of its body, whatever length the reply\'s headers claim', async () => {
+test("serveNode: a reply's Content-Length is that of its body, whatever length the reply's headers claim", async () => {
   class Claiming extends StreamableHttpHandler {
     override async handle(): Promise<HttpReply> {
       return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', 'Content-Length': '999', 'x-kept': 'yes' }, body: 'héllo' };
@@ -433,7 +470,9 @@ test('serveNode: an SSE reply ready before its turn ends schedules no end-of-tur
     realClear(handle);
   }) as typeof clearImmediate;
   try {
-    const quick = await call(running.url, sessionId, rpc(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }), { 'mcp-protocol-version': '2025-11-25' });
+    const quick = await call(running.url, sessionId, rpc(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }), {
+      'mcp-protocol-version': '2025-11-25',
+    });
     assert.equal(quick.headers.get('content-type'), 'text/event-stream');
     assert.match(await quick.text(), /"text":"hi"/);
     assert.equal(scheduled.length, 0, 'a synchronous tool: the stream ended during its attach');

@@ -22,14 +22,14 @@ import { before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { JSONObject } from '../jsonrpc/types.js';
-import { McpServer } from '../server/server.js';
-import { createStreamableHttpHandler, type StreamableHttpHandler } from '../http/server/handler.js';
-import { serveNode, type NodeServerHandle } from '../http/node.js';
+import { type RoundRobinProxy, roundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
 import { post, rpc, SseReader } from '../../test/helpers/http/server-harness.js';
-import { roundRobinProxy, type RoundRobinProxy } from '../../test/helpers/http/round-robin-proxy.js';
 import { useRedis } from '../../test/helpers/redis/redis-server.js';
 import { until } from '../../test/helpers/redis/task-peer.js';
+import { type NodeServerHandle, serveNode } from '../http/node.js';
+import { createStreamableHttpHandler, type StreamableHttpHandler } from '../http/server/handler.js';
+import type { JSONObject } from '../jsonrpc/types.js';
+import { McpServer } from '../server/server.js';
 import { RedisBus } from './bus.js';
 import { RedisConnection } from './connection.js';
 import { RedisNotifier } from './notifier.js';
@@ -60,9 +60,13 @@ async function instance(prefix: string, name: string): Promise<Instance> {
   const notifier = await RedisNotifier.open(bus, { onError });
   const server = new McpServer({ name: `subs-${name}`, version: '1.0.0' }, { notifier, onError });
   for (const uri of [WATCHED, MARKER]) server.registerResource(uri, { name: uri }, () => ({ contents: [{ uri, text: uri }] }));
-  server.registerTool('echo', { description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args: { text?: string }) => ({
-    content: [{ type: 'text', text: args.text ?? '' }],
-  }));
+  server.registerTool(
+    'echo',
+    { description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    (args: { text?: string }) => ({
+      content: [{ type: 'text', text: args.text ?? '' }],
+    }),
+  );
   // the instance serves from now on (a deployment's instances have served before their registries change)
   await server.ready();
   const handler = createStreamableHttpHandler({ server, sessions: directory, onError });
@@ -129,15 +133,29 @@ describe('change notifications across instances (RedisNotifier)', () => {
     await once(b, seen, () => void b.server.registerTool('late_b', { description: 'added on B' }, () => 'late'), 'tools');
     assert.equal(b.handler.sessionCount, 0, 'B still does not hold it');
     await client.close();
-    assert.deepEqual([...a.errors, ...b.errors].map((e) => e.message), []);
+    assert.deepEqual(
+      [...a.errors, ...b.errors].map((e) => e.message),
+      [],
+    );
   });
 
   it('2026-07-28: a subscriptions/listen stream on A receives the changes raised on B, once each, with its subscription id', async () => {
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'listen', version: '1' } };
-    const res = await post(a.handler, rpc('listen-1', 'subscriptions/listen', { _meta: meta, notifications: { toolsListChanged: true, resourceSubscriptions: [WATCHED, MARKER] } } as JSONObject), {
-      protocolVersion: '2026-07-28',
-      headers: { 'mcp-method': 'subscriptions/listen' },
-    });
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'listen', version: '1' },
+    };
+    const res = await post(
+      a.handler,
+      rpc('listen-1', 'subscriptions/listen', {
+        _meta: meta,
+        notifications: { toolsListChanged: true, resourceSubscriptions: [WATCHED, MARKER] },
+      } as JSONObject),
+      {
+        protocolVersion: '2026-07-28',
+        headers: { 'mcp-method': 'subscriptions/listen' },
+      },
+    );
     assert.equal(res.status, 200);
     const reader = new SseReader(res);
     const ack = JSON.parse((await reader.next()).data);
@@ -150,7 +168,11 @@ describe('change notifications across instances (RedisNotifier)', () => {
     await b.server.notifyResourceUpdated(WATCHED);
     await b.server.notifyResourceUpdated(MARKER);
     assert.deepEqual(await next(), { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: WATCHED, _meta: tag } });
-    assert.deepEqual(await next(), { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: MARKER, _meta: tag } }, 'once: the marker comes next');
+    assert.deepEqual(
+      await next(),
+      { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: MARKER, _meta: tag } },
+      'once: the marker comes next',
+    );
 
     b.server.registerTool('late_listen', { description: 'added on B' }, () => 'late');
     assert.deepEqual(await next(), { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: tag } });
@@ -163,7 +185,10 @@ describe('change notifications across instances (RedisNotifier)', () => {
 
     await reader.cancel();
     await until('the listen request to end with its stream', () => a.server.statelessSubscriptionCount === 0, 20_000);
-    assert.deepEqual([...a.errors, ...b.errors].map((e) => e.message), []);
+    assert.deepEqual(
+      [...a.errors, ...b.errors].map((e) => e.message),
+      [],
+    );
   });
 
   it('drops a malformed bus message and one with a too long URI (reported to onError), and goes on delivering', async () => {
@@ -182,16 +207,25 @@ describe('change notifications across instances (RedisNotifier)', () => {
     await b.redis.publish('bus:notifications', '{not json');
     await until('the four drops to be reported on A', () => a.errors.length >= errorsBefore + 4, 20_000);
     const dropped = a.errors.slice(errorsBefore).map((e) => e.message);
-    assert.ok(dropped.some((m) => /URI of 9007 characters exceeds maxUriChars \(8192\)/.test(m)), dropped.join('\n'));
+    assert.ok(
+      dropped.some((m) => /URI of 9007 characters exceeds maxUriChars \(8192\)/.test(m)),
+      dropped.join('\n'),
+    );
     assert.equal(dropped.filter((m) => /^Dropped a malformed shared notification/.test(m)).length, 2, dropped.join('\n'));
-    assert.ok(dropped.some((m) => /^Dropped a malformed bus message on notifications/.test(m)), dropped.join('\n'));
+    assert.ok(
+      dropped.some((m) => /^Dropped a malformed bus message on notifications/.test(m)),
+      dropped.join('\n'),
+    );
     assert.deepEqual(seen, [], 'nothing reached the client');
 
     // a too long URI raised on B: refused on publish (B reports it), B's own subscribers got it
     const errorsB = b.errors.length;
     await b.server.notifyResourceUpdated(`note://${'y'.repeat(9000)}`);
     const refused = b.errors.slice(errorsB).filter((e) => e instanceof RangeError);
-    assert.deepEqual(refused.map((e) => e.message), ['A resource URI is 1 to 8192 characters']);
+    assert.deepEqual(
+      refused.map((e) => e.message),
+      ['A resource URI is 1 to 8192 characters'],
+    );
 
     // and service goes on
     await once(b, seen, () => b.server.notifyResourceUpdated(WATCHED), WATCHED);
@@ -212,10 +246,14 @@ describe('a session held by three instances (round-robin requests)', () => {
     for (let i = 0; i < 3; i++) await client.callTool({ name: 'echo', arguments: { text: `hop ${i}` } });
     const sessionId = transport.sessionId!;
     for (const i of instances) {
-      await until(`${i.name} to hold the session with both subscriptions`, () => {
-        const held = [...i.server.connections].find((s) => s.sessionId === sessionId);
-        return held !== undefined && held.subscriptions.has(WATCHED) && held.subscriptions.has(MARKER);
-      }, 20_000);
+      await until(
+        `${i.name} to hold the session with both subscriptions`,
+        () => {
+          const held = [...i.server.connections].find((s) => s.sessionId === sessionId);
+          return held !== undefined && held.subscriptions.has(WATCHED) && held.subscriptions.has(MARKER);
+        },
+        20_000,
+      );
     }
     for (const i of instances) {
       await once(i, seen, () => i.server.notifyResourceUpdated(WATCHED), WATCHED);
@@ -224,6 +262,9 @@ describe('a session held by three instances (round-robin requests)', () => {
     assert.equal(proxy.exchanges.filter((e) => e.method === 'GET' && e.status === 200).length, 1, 'one GET stream, on one instance');
     assert.ok(getAt >= 0 && getAt < 3);
     await client.close();
-    assert.deepEqual(instances.flatMap((i) => i.errors).map((e) => e.message), []);
+    assert.deepEqual(
+      instances.flatMap((i) => i.errors).map((e) => e.message),
+      [],
+    );
   });
 });

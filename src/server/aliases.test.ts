@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connectInMemory } from '../testing/in-memory.js';
 import { InMemoryTransport } from '../transport/memory.js';
-import { ServerConnection, ServerSession, type ServerRequestContext } from './connection.js';
+import { ServerConnection, type ServerRequestContext, ServerSession } from './connection.js';
 import { McpServer } from './server.js';
 
 describe('deprecated server names forward', () => {

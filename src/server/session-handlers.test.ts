@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONObject } from '../jsonrpc/types.js';
+import type { RequestHandler } from '../protocol/endpoint.js';
 import { TaskServer } from '../tasks/server.js';
 import { InMemoryTransport } from '../transport/memory.js';
-import type { RequestHandler } from '../protocol/endpoint.js';
-import type { ServerRequestContext } from './context.js';
 import type { ServerConnection } from './connection.js';
+import type { ServerRequestContext } from './context.js';
 import { McpServer } from './server.js';
 
 const V2026 = '2026-07-28';
@@ -66,11 +66,14 @@ const textOf = (response: JSONObject): string => ((response.result as JSONObject
 describe("McpServer.wrap(…, { era: '2025' })", () => {
   it('wraps the method on every 2025-era connection, present and future, and not the 2026-07-28 requests', async () => {
     const s = echoServer();
-    const tag = (label: string) => (inner: RequestHandler<ServerRequestContext>): RequestHandler<ServerRequestContext> => async (p, ctx) => {
-      const r = (await inner(p, ctx)) as JSONObject;
-      const content = r.content as JSONObject[];
-      return { ...r, content: [{ type: 'text', text: `${label}(${content[0]!.text as string})` }] };
-    };
+    const tag =
+      (label: string) =>
+      (inner: RequestHandler<ServerRequestContext>): RequestHandler<ServerRequestContext> =>
+      async (p, ctx) => {
+        const r = (await inner(p, ctx)) as JSONObject;
+        const content = r.content as JSONObject[];
+        return { ...r, content: [{ type: 'text', text: `${label}(${content[0]!.text as string})` }] };
+      };
     s.wrap('tools/call', tag('a'), { era: '2025' });
     const first = await connect(s);
     assert.equal(textOf(await first.request('tools/call', { name: 'echo' })), 'a(plain)');

@@ -144,7 +144,6 @@ export class RequestContext {
  */
 export const PROGRESS_CONFIRM_WINDOW_MS = 100;
 
-
 /** @internal Collects the responses of one received batch; sends them together. */
 export class BatchCollector {
   pending = 0;

@@ -4,13 +4,13 @@
  * one options object per request, made by the first notification and only read by the
  * channel — not one per notification. Over a real channel the transport sees the fact.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import type { JSONObject } from '../jsonrpc/types.js';
+import { test } from 'node:test';
+import type { JSONObject, JSONRPCMessage } from '../jsonrpc/types.js';
 import { InMemoryTransport } from '../transport/memory.js';
-import type { JSONRPCMessage } from '../jsonrpc/types.js';
 import type { SendOptions, Transport, TransportReceiver } from '../transport/types.js';
-import { RequestContext, type RequestChannel } from './context.js';
+import { type RequestChannel, RequestContext } from './context.js';
 import { RpcChannel } from './session.js';
 
 test('sendProgress names the related request in one options object per request', async () => {
@@ -30,7 +30,11 @@ test('sendProgress names the related request in one options object per request',
   await ctx.sendProgress(3);
   assert.deepEqual(
     sent.map((s) => s.params),
-    [{ progressToken: 'tok', progress: 1, total: 3 }, { progressToken: 'tok', progress: 2, total: 3, message: 'half' }, { progressToken: 'tok', progress: 3 }],
+    [
+      { progressToken: 'tok', progress: 1, total: 3 },
+      { progressToken: 'tok', progress: 2, total: 3, message: 'half' },
+      { progressToken: 'tok', progress: 3 },
+    ],
   );
   assert.ok(sent.every((s) => s.method === 'notifications/progress' && s.options?.relatedRequestId === 7));
   assert.equal(new Set(sent.map((s) => s.options)).size, 1, "one options object for all of the request's progress");
@@ -67,7 +71,10 @@ test("over an RpcChannel the transport is told each progress notification's rela
   await answered;
   assert.deepEqual(
     facts.filter((f) => f.method === 'notifications/progress'),
-    [{ method: 'notifications/progress', related: 'r1' }, { method: 'notifications/progress', related: 'r1' }],
+    [
+      { method: 'notifications/progress', related: 'r1' },
+      { method: 'notifications/progress', related: 'r1' },
+    ],
   );
   await rpc.close();
 });

@@ -1,12 +1,12 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import fc from 'fast-check';
-import { InMemoryTransport } from '../transport/memory.js';
-import { RpcChannel, type RpcChannelHooks } from './session.js';
-import { LocalError, McpError } from '../jsonrpc/errors.js';
-import type { RequestContext } from './context.js';
-import type { Transport, TransportReceiver } from '../transport/types.js';
 import { exceedsDepth } from '../jsonrpc/decode.js';
+import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { InMemoryTransport } from '../transport/memory.js';
+import type { Transport, TransportReceiver } from '../transport/types.js';
+import type { RequestContext } from './context.js';
+import { RpcChannel, type RpcChannelHooks } from './session.js';
 
 /** A raw peer: records every message it receives and lets the test write raw text. */
 function rawPeer(t: InMemoryTransport) {
@@ -44,12 +44,16 @@ function rawPeer(t: InMemoryTransport) {
 function setup(hooks: Partial<RpcChannelHooks> = {}, options = {}) {
   const [a, b] = InMemoryTransport.createPair();
   const errors: Error[] = [];
-  const session = new RpcChannel(a, {
-    request: hooks.request ?? ((ctx: RequestContext) => ({ echo: ctx.method })),
-    notification: hooks.notification ?? (() => {}),
-    batchesAllowed: hooks.batchesAllowed ?? (() => false),
-    error: (e) => errors.push(e),
-  }, options);
+  const session = new RpcChannel(
+    a,
+    {
+      request: hooks.request ?? ((ctx: RequestContext) => ({ echo: ctx.method })),
+      notification: hooks.notification ?? (() => {}),
+      batchesAllowed: hooks.batchesAllowed ?? (() => false),
+      error: (e) => errors.push(e),
+    },
+    options,
+  );
   session.start();
   return { session, peer: rawPeer(b), errors };
 }
@@ -74,7 +78,11 @@ test('-32600 for jsonrpc "1.0" (with its id) and for an object id (with id null)
 });
 
 test('a thrown non-MCP error becomes -32603 without internals', async () => {
-  const { peer, errors } = setup({ request: () => { throw new Error('secret stack detail at /home/x'); } });
+  const { peer, errors } = setup({
+    request: () => {
+      throw new Error('secret stack detail at /home/x');
+    },
+  });
   await peer.send({ jsonrpc: '2.0', id: 1, method: 'x' });
   const m = await peer.next();
   assert.deepEqual(m.error, { code: -32603, message: 'Internal error' });
@@ -82,7 +90,11 @@ test('a thrown non-MCP error becomes -32603 without internals', async () => {
 });
 
 test('an McpError thrown by the handler is answered as is', async () => {
-  const { peer } = setup({ request: () => { throw new McpError(-32602, 'Invalid params: "name" must be a string'); } });
+  const { peer } = setup({
+    request: () => {
+      throw new McpError(-32602, 'Invalid params: "name" must be a string');
+    },
+  });
   await peer.send({ jsonrpc: '2.0', id: 'r1', method: 'x' });
   assert.deepEqual((await peer.next()).error, { code: -32602, message: 'Invalid params: "name" must be a string' });
 });
@@ -90,7 +102,12 @@ test('an McpError thrown by the handler is answered as is', async () => {
 test('a duplicate in-flight id is refused; the first request still completes', async () => {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const { peer } = setup({ request: async () => { await gate; return { ok: true }; } });
+  const { peer } = setup({
+    request: async () => {
+      await gate;
+      return { ok: true };
+    },
+  });
   await peer.send({ jsonrpc: '2.0', id: 9, method: 'x' });
   await peer.send({ jsonrpc: '2.0', id: 9, method: 'x' });
   const dup = await peer.next();
@@ -102,7 +119,15 @@ test('a duplicate in-flight id is refused; the first request still completes', a
 test('the in-flight limit refuses extra requests with -32600', async () => {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const { peer } = setup({ request: async () => { await gate; return {}; } }, { maxInFlight: 2 });
+  const { peer } = setup(
+    {
+      request: async () => {
+        await gate;
+        return {};
+      },
+    },
+    { maxInFlight: 2 },
+  );
   for (let i = 1; i <= 3; i++) await peer.send({ jsonrpc: '2.0', id: i, method: 'x' });
   const refused = await peer.next();
   assert.equal(refused.id, 3);
@@ -125,14 +150,23 @@ test('oversized and over-nested messages are refused', async () => {
 test('the nesting limit holds for text of any length: a short text skips the walk only where it cannot nest too deep', async () => {
   // keys a, b, c: no value is a valid message, so each text gets exactly one error back
   const { tree } = fc.letrec((tie) => ({
-    tree: fc.oneof({ depthSize: 'small', maxDepth: 9 }, fc.constant(0), fc.array(tie('tree'), { maxLength: 2 }), fc.dictionary(fc.constantFrom('a', 'b', 'c'), tie('tree'), { maxKeys: 2 })),
+    tree: fc.oneof(
+      { depthSize: 'small', maxDepth: 9 },
+      fc.constant(0),
+      fc.array(tie('tree'), { maxLength: 2 }),
+      fc.dictionary(fc.constantFrom('a', 'b', 'c'), tie('tree'), { maxKeys: 2 }),
+    ),
   }));
   await fc.assert(
     fc.asyncProperty(tree, fc.integer({ min: 1, max: 8 }), async (value, maxDepth) => {
       const { peer } = setup({}, { limits: { maxDepth } });
       await peer.send(JSON.stringify(value));
       const reply = await peer.next();
-      assert.equal(/nests deeper/.test(reply.error?.message ?? ''), exceedsDepth(value, maxDepth), `${JSON.stringify(value)} at maxDepth ${maxDepth}: ${JSON.stringify(reply)}`);
+      assert.equal(
+        /nests deeper/.test(reply.error?.message ?? ''),
+        exceedsDepth(value, maxDepth),
+        `${JSON.stringify(value)} at maxDepth ${maxDepth}: ${JSON.stringify(reply)}`,
+      );
     }),
     { numRuns: 400 },
   );
@@ -174,7 +208,10 @@ test('batches are answered as a batch when allowed, refused otherwise', async ()
 test('a batch of notifications gets no answer', async () => {
   const seen: string[] = [];
   const { peer } = setup({ batchesAllowed: () => true, notification: (m) => seen.push(m) });
-  await peer.send([{ jsonrpc: '2.0', method: 'n1' }, { jsonrpc: '2.0', method: 'n2' }]);
+  await peer.send([
+    { jsonrpc: '2.0', method: 'n1' },
+    { jsonrpc: '2.0', method: 'n2' },
+  ]);
   await peer.send({ jsonrpc: '2.0', id: 1, method: 'after' });
   await peer.next((m) => m.id === 1);
   assert.deepEqual(seen, ['n1', 'n2']);
@@ -312,8 +349,14 @@ test('a handler that answers at once is answered within the delivery; a promise 
     { jsonrpc: '2.0', id: 4, error: { code: -32603, message: 'Internal error' } },
   ]);
   // a batch of synchronous answers leaves as one array, also within the delivery
-  deliver([{ jsonrpc: '2.0', id: 5, method: 'now' }, { jsonrpc: '2.0', id: 6, method: 'nothing' }]);
-  assert.deepEqual(sent[4], [{ jsonrpc: '2.0', id: 5, result: { at: 'once' } }, { jsonrpc: '2.0', id: 6, result: {} }]);
+  deliver([
+    { jsonrpc: '2.0', id: 5, method: 'now' },
+    { jsonrpc: '2.0', id: 6, method: 'nothing' },
+  ]);
+  assert.deepEqual(sent[4], [
+    { jsonrpc: '2.0', id: 5, result: { at: 'once' } },
+    { jsonrpc: '2.0', id: 6, result: {} },
+  ]);
   // a promise: nothing until it settles; the id is in use meanwhile, free again after
   deliver({ jsonrpc: '2.0', id: 7, method: 'later' });
   assert.equal(sent.length, 5);

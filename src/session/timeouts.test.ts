@@ -5,19 +5,24 @@
  * whose requests are all answered exits at once; one whose request is never answered stays
  * until the timeout rejects it.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { InMemoryTransport } from '../transport/memory.js';
 import { LocalError } from '../jsonrpc/errors.js';
+import { InMemoryTransport } from '../transport/memory.js';
 import type { TransportReceiver } from '../transport/types.js';
 import { RpcChannel } from './session.js';
 
 /** A session whose peer records requests and answers only what the test tells it to. */
 function pair() {
   const [a, b] = InMemoryTransport.createPair();
-  const session = new RpcChannel(a, { request: () => ({}), notification: () => {}, batchesAllowed: () => false, error: () => {} }, { requestTimeoutMs: 60_000 });
+  const session = new RpcChannel(
+    a,
+    { request: () => ({}), notification: () => {}, batchesAllowed: () => false, error: () => {} },
+    { requestTimeoutMs: 60_000 },
+  );
   session.start();
   const requests: { id: number; method: string }[] = [];
   const receiver: TransportReceiver = {
@@ -35,10 +40,21 @@ function pair() {
     while (requests.length <= n) await new Promise((r) => setImmediate(r));
     return requests[n]!;
   };
-  return { session, requests, request, answer, progress: (token: number, progress: number) => b.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress } })) };
+  return {
+    session,
+    requests,
+    request,
+    answer,
+    progress: (token: number, progress: number) =>
+      b.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress } })),
+  };
 }
 
-const outcome = (p: Promise<unknown>) => p.then(() => 'answered', (e: unknown) => (e instanceof LocalError ? e.code : String(e)));
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => 'answered',
+    (e: unknown) => (e instanceof LocalError ? e.code : String(e)),
+  );
 
 test('a short timeout issued after a long one still expires on time; the long one is unaffected', async () => {
   const { session, request, answer } = pair();

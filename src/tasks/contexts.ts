@@ -87,13 +87,18 @@ export class TaskServerRequestContext extends ServerRequestContext {
   }
 
   /** URL elicitation for the task: `input_required` until the client answers. */
-  override elicitUrl(params: { message: string; url: string; elicitationId?: string; _meta?: JSONObject }, options?: RequestOptions): Promise<ElicitResult & { elicitationId: string }> {
+  override elicitUrl(
+    params: { message: string; url: string; elicitationId?: string; _meta?: JSONObject },
+    options?: RequestOptions,
+  ): Promise<ElicitResult & { elicitationId: string }> {
     return this.task.input(Method.ElicitationCreate, params, (p, o) => this.#connection.elicitUrl(p, o), options);
   }
 
   /** `roots/list` with the related-task metadata (not an input the task waits on a user for). */
   override async listRoots(options?: RequestOptions): Promise<Root[]> {
-    const result = (await this.#connection.endpoint.request(Method.RootsList, { _meta: this.task.relatedMeta() }, this.task.requestOptions(options))) as { roots?: unknown };
+    const result = (await this.#connection.endpoint.request(Method.RootsList, { _meta: this.task.relatedMeta() }, this.task.requestOptions(options))) as {
+      roots?: unknown;
+    };
     if (!Array.isArray(result?.roots)) throw new LocalError('invalid_result', 'The client answered roots/list with a malformed result');
     return result.roots as Root[];
   }

@@ -12,16 +12,16 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InMemoryTaskStore as SdkTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolResultSchema, CreateMessageRequestSchema, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { Client } from '../client/client.js';
+import { type Fixture, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
 import { SdkTransportBridge } from '../../test/interop/fixtures/sdk-transport-bridge.js';
+import { Client } from '../client/client.js';
 import type { ServerConnection } from '../server/connection.js';
-import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
+import { type RecordingTransport, recordTransport } from '../testing/recording-transport.js';
 import { InMemoryTransport } from '../transport/memory.js';
-import { sleep, taskFixture, type Fixture } from '../../test/helpers/task-fixture.js';
 import { RELATED_TASK_META, TaskClient } from './index.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -60,7 +60,10 @@ async function officialClientToMcpkit(clientTasks: boolean): Promise<{ fx: Fixtu
       : { capabilities: {} },
   );
   await client.connect(new SdkTransportBridge(clientEnd));
-  closers.push(() => client.close(), () => fx.tasks!.close());
+  closers.push(
+    () => client.close(),
+    () => fx.tasks!.close(),
+  );
   return { fx, client, session, wire };
 }
 
@@ -72,7 +75,9 @@ describe('interop: official SDK client → mcpkit server (2025-11-25 tasks)', ()
     const seen: string[] = [];
     let taskId: string | undefined;
     let text: string | undefined;
-    for await (const message of client.experimental.tasks.callToolStream({ name: 'job', arguments: { progress: true } }, CallToolResultSchema, { task: { ttl: 30_000 } })) {
+    for await (const message of client.experimental.tasks.callToolStream({ name: 'job', arguments: { progress: true } }, CallToolResultSchema, {
+      task: { ttl: 30_000 },
+    })) {
       seen.push(message.type === 'taskStatus' ? `status:${message.task.status}` : message.type);
       if (message.type === 'taskCreated') taskId = message.task.taskId;
       if (message.type === 'result') text = (message.result.content[0] as { text: string }).text;
@@ -95,7 +100,10 @@ describe('interop: official SDK client → mcpkit server (2025-11-25 tasks)', ()
     const taskId = created.task.taskId;
     assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'working');
     const listed = await client.experimental.tasks.listTasks();
-    assert.deepEqual(listed.tasks.map((t) => t.taskId), [taskId]);
+    assert.deepEqual(
+      listed.tasks.map((t) => t.taskId),
+      [taskId],
+    );
     while (fx.probe.holding === 0) await sleep(2);
     const cancelled = await client.experimental.tasks.cancelTask(taskId);
     assert.equal(cancelled.status, 'cancelled');
@@ -114,7 +122,11 @@ describe('interop: official SDK client → mcpkit server (2025-11-25 tasks)', ()
       return { task };
     });
     const statuses: string[] = [];
-    const pending = await fx.tasks!.createMessageAsTask(session, { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 20 }, { ttl: 30_000, onStatus: (t) => statuses.push(t.status) });
+    const pending = await fx.tasks!.createMessageAsTask(
+      session,
+      { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 20 },
+      { ttl: 30_000, onStatus: (t) => statuses.push(t.status) },
+    );
     assert.ok(pending.taskId);
     const result = await pending.result();
     assert.equal(result.model, 'official-model');
@@ -146,13 +158,20 @@ async function mcpkitClientToOfficial() {
   );
   const [clientEnd, serverEnd] = InMemoryTransport.createPair();
   await official.connect(new SdkTransportBridge(serverEnd));
-  const client = new Client({ name: 'mcpkit-client', version: '1.0.0' }, {
-    sampling: { createMessage: async () => ({ role: 'assistant', model: 'mcpkit-model', content: { type: 'text', text: 'hello from mcpkit' } }) },
-  });
+  const client = new Client(
+    { name: 'mcpkit-client', version: '1.0.0' },
+    {
+      sampling: { createMessage: async () => ({ role: 'assistant', model: 'mcpkit-model', content: { type: 'text', text: 'hello from mcpkit' } }) },
+    },
+  );
   const tasks = new TaskClient(client, { pollIntervalMs: 20, sweepIntervalMs: 0 });
   const wire = recordTransport(clientEnd, { side: 'client', revision: () => client.protocolVersion });
   await client.connect(wire);
-  closers.push(() => client.close(), () => official.close(), () => tasks.close());
+  closers.push(
+    () => client.close(),
+    () => official.close(),
+    () => tasks.close(),
+  );
   return { official, client, tasks, wire };
 }
 
@@ -177,7 +196,10 @@ describe('interop: mcpkit client → official SDK server (2025-11-25 tasks)', ()
     const { official, tasks, wire } = await mcpkitClientToOfficial();
     const seen: string[] = [];
     let model: string | undefined;
-    for await (const message of official.server.experimental.tasks.createMessageStream({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 20 }, { task: { ttl: 30_000 } })) {
+    for await (const message of official.server.experimental.tasks.createMessageStream(
+      { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 20 },
+      { task: { ttl: 30_000 } },
+    )) {
       seen.push(message.type === 'taskStatus' ? `status:${message.task.status}` : message.type);
       if (message.type === 'result') model = message.result.model;
       if (message.type === 'error') throw message.error;

@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { LocalError, McpError } from '../jsonrpc/errors.js';
-import type { ClientOptions } from '../client/client.js';
-import type { Progress } from '../session/session.js';
-import { harnessTest, type Harness } from '../../test/transcripts/harness.js';
 import { isUuid, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
+import { type Harness, harnessTest } from '../../test/transcripts/harness.js';
+import type { ClientOptions } from '../client/client.js';
+import { LocalError, McpError } from '../jsonrpc/errors.js';
+import type { Progress } from '../session/session.js';
 import { RELATED_TASK_META, TaskClient, type TaskServerOptions } from './index.js';
 
 async function setup(h: Harness, options: { server?: TaskServerOptions | false; client?: ClientOptions; revision?: string } = {}) {
@@ -31,7 +31,10 @@ describe('requestor API, 2025-11-25 form', () => {
     const { taskClient, probe } = await setup(h);
     const statuses: string[] = [];
     const progress: Progress[] = [];
-    const pending = await taskClient.callToolAsTask({ name: 'job', arguments: { progress: true, hold: true } }, { ttl: 30_000, onStatus: (t) => statuses.push(t.status), onProgress: (p) => progress.push(p) });
+    const pending = await taskClient.callToolAsTask(
+      { name: 'job', arguments: { progress: true, hold: true } },
+      { ttl: 30_000, onStatus: (t) => statuses.push(t.status), onProgress: (p) => progress.push(p) },
+    );
     assert.ok(isUuid(pending.taskId));
     assert.equal(pending.status, 'working');
     assert.equal(pending.task?.ttlMs, 30_000);
@@ -42,7 +45,10 @@ describe('requestor API, 2025-11-25 form', () => {
     assert.deepEqual((r._meta as Record<string, unknown>)[RELATED_TASK_META], { taskId: pending.taskId });
     assert.deepEqual(statuses, ['working', 'completed']);
     assert.equal(pending.status, 'completed');
-    assert.deepEqual(progress.map((p) => p.progress), [1, 2]);
+    assert.deepEqual(
+      progress.map((p) => p.progress),
+      [1, 2],
+    );
   });
 
   harnessTest('input_required: the handle calls tasks/result and this client answers the elicitation meanwhile', async (h) => {
@@ -148,7 +154,10 @@ describe('requestor API, draft form (2025-06-18)', () => {
     draft(h);
     const { taskClient, probe } = await setup(h, { revision: '2025-06-18', server: { pollIntervalMs: 20 } });
     const statuses: string[] = [];
-    const pending = await taskClient.callToolAsTask({ name: 'job', arguments: { hold: true } }, { taskId: 'client-chosen', keepAlive: 20_000, onStatus: (t) => statuses.push(t.status) });
+    const pending = await taskClient.callToolAsTask(
+      { name: 'job', arguments: { hold: true } },
+      { taskId: 'client-chosen', keepAlive: 20_000, onStatus: (t) => statuses.push(t.status) },
+    );
     assert.equal(pending.taskId, 'client-chosen');
     while (!statuses.includes('working')) await sleep(5);
     probe.release();
@@ -209,7 +218,11 @@ describe('requestor API on the server: task-augmented sampling and elicitation',
   harnessTest('createMessageAsTask and elicitAsTask to a TaskClient receiver (2025-11-25)', async (h) => {
     const { tasks, session } = await setup(h, { client: { ...sampling, ...elicitation } });
     const statuses: string[] = [];
-    const sample = await tasks!.createMessageAsTask(session, { messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 5 }, { onStatus: (t) => statuses.push(t.status) });
+    const sample = await tasks!.createMessageAsTask(
+      session,
+      { messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 5 },
+      { onStatus: (t) => statuses.push(t.status) },
+    );
     assert.ok(isUuid(sample.taskId));
     const r = await sample.result();
     assert.equal(r.model, 'm');
@@ -218,7 +231,10 @@ describe('requestor API on the server: task-augmented sampling and elicitation',
     const ask = await tasks!.elicitAsTask(session, { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
     assert.ok(ask.taskId);
     assert.deepEqual((await ask.result()).content, { name: 'Ada' });
-    await assert.rejects(tasks!.elicitAsTask(session, { message: 'bad', requestedSchema: { type: 'object', properties: { nested: { type: 'object' } } } as never }), (e: unknown) => e instanceof LocalError && e.code === 'validation_failed');
+    await assert.rejects(
+      tasks!.elicitAsTask(session, { message: 'bad', requestedSchema: { type: 'object', properties: { nested: { type: 'object' } } } as never }),
+      (e: unknown) => e instanceof LocalError && e.code === 'validation_failed',
+    );
   });
 
   harnessTest('to a client without task support the request is sent plainly', async (h) => {
@@ -233,7 +249,11 @@ describe('requestor API on the server: task-augmented sampling and elicitation',
     h.allowViolation(/tasks\/|notifications\/tasks\/created/);
     const { tasks, session } = await setup(h, { revision: '2025-06-18', client: sampling });
     const statuses: string[] = [];
-    const sample = await tasks!.createMessageAsTask(session, { messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 5 }, { taskId: 'srv-chosen', onStatus: (t) => statuses.push(t.status) });
+    const sample = await tasks!.createMessageAsTask(
+      session,
+      { messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 5 },
+      { taskId: 'srv-chosen', onStatus: (t) => statuses.push(t.status) },
+    );
     assert.equal(sample.taskId, 'srv-chosen');
     assert.equal((await sample.result()).model, 'm');
     assert.equal(statuses[0], 'submitted');

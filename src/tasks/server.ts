@@ -12,20 +12,20 @@ import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { Method } from '../protocol/methods.js';
 import { hasCapability } from '../protocol/table.js';
-import { V2025_11_25, atLeast } from '../protocol/versions.js';
+import { atLeast, V2025_11_25 } from '../protocol/versions.js';
 import { isValidRequestedSchema } from '../schema/elicitation.js';
-import type { ServerRequestContext } from '../server/context.js';
 import type { ServerConnection } from '../server/connection.js';
+import type { ServerRequestContext } from '../server/context.js';
 import type { McpServer } from '../server/server.js';
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Tool } from '../types.js';
 import { TaskServerRequestContext } from './contexts.js';
-import { TaskEngine, type TaskHandlerTable, type TaskReceiverOptions, type TaskableMethod } from './engine.js';
-import { PendingTaskRequest, TaskRequestor, type TaskRequestOptions } from './requestor.js';
-import type { RequestorPolicy } from './owner.js';
-import type { TaskStore } from './store.js';
+import { type TaskableMethod, TaskEngine, type TaskHandlerTable, type TaskReceiverOptions } from './engine.js';
 import type { TaskInputRelay } from './input-relay.js';
-import type { TaskForm } from './types.js';
+import type { RequestorPolicy } from './owner.js';
+import { type PendingTaskRequest, type TaskRequestOptions, TaskRequestor } from './requestor.js';
 import { StatelessTasks, TASKS_EXTENSION_ID } from './stateless/tasks.js';
+import type { TaskStore } from './store.js';
+import type { TaskForm } from './types.js';
 import { formOf, tasksExtension } from './wire.js';
 
 /** Options of {@link TaskServer}. */
@@ -132,7 +132,10 @@ export class TaskServer {
       throw new McpError(ErrorCode.MethodNotFound, `Tool ${name} does not support task-augmented execution (execution.taskSupport is "forbidden")`);
     }
     if (!requested && support === 'required') {
-      throw new McpError(ErrorCode.MethodNotFound, `Tool ${name} requires task-augmented execution (execution.taskSupport is "required"): call it with params.task`);
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `Tool ${name} requires task-augmented execution (execution.taskSupport is "required"): call it with params.task`,
+      );
     }
     return requested;
   }
@@ -150,7 +153,11 @@ export class TaskServer {
    * client's `CreateMessageResult`. Rejects as the request does (LocalError
    * `capability_missing` without the client's `sampling` capability).
    */
-  createMessageAsTask(connection: ServerConnection, params: CreateMessageRequestParams, options?: TaskRequestOptions): Promise<PendingTaskRequest<CreateMessageResult>> {
+  createMessageAsTask(
+    connection: ServerConnection,
+    params: CreateMessageRequestParams,
+    options?: TaskRequestOptions,
+  ): Promise<PendingTaskRequest<CreateMessageResult>> {
     const asTask = this.#clientSupports(connection, ['sampling', 'createMessage']);
     return this.#requestor(connection).request<CreateMessageResult>(Method.SamplingCreateMessage, params as unknown as JSONObject, options, asTask);
   }
@@ -164,7 +171,12 @@ export class TaskServer {
     const problem = isValidRequestedSchema(params.requestedSchema);
     if (problem !== undefined) return Promise.reject(new LocalError('validation_failed', `Invalid requestedSchema: ${problem}`));
     const wire = atLeast(connection.protocolVersion, V2025_11_25) ? { mode: 'form', ...params } : { ...params };
-    return this.#requestor(connection).request<ElicitResult>(Method.ElicitationCreate, wire as unknown as JSONObject, options, this.#clientSupports(connection, ['elicitation', 'create']));
+    return this.#requestor(connection).request<ElicitResult>(
+      Method.ElicitationCreate,
+      wire as unknown as JSONObject,
+      options,
+      this.#clientSupports(connection, ['elicitation', 'create']),
+    );
   }
 
   #clientSupports(connection: ServerConnection, path: string[]): boolean {

@@ -2,16 +2,21 @@
  * `mcpkit/testing`: one call connects a client to a server in memory, and closing checks that
  * every message both ends sent conforms to the official schema of the negotiated revision.
  */
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { McpServer } from '../server/server.js';
 import { connectInMemory } from './index.js';
 
 function weatherServer(): McpServer {
   const server = new McpServer({ name: 'weather', version: '1.0.0' });
-  server.registerTool('forecast', { description: 'Forecast', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, (args: { city: string }) => ({
-    content: [{ type: 'text', text: `Sunny in ${args.city}` }],
-  }));
+  server.registerTool(
+    'forecast',
+    { description: 'Forecast', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    (args: { city: string }) => ({
+      content: [{ type: 'text', text: `Sunny in ${args.city}` }],
+    }),
+  );
   return server;
 }
 

@@ -7,9 +7,9 @@
  * only (the schemas are read from disk).
  */
 import { Client, type ClientOptions } from '../client/client.js';
-import type { McpServer } from '../server/server.js';
 import type { ServerConnection } from '../server/connection.js';
-import { recordTransport, type RecordingTransport } from '../testing/recording-transport.js';
+import type { McpServer } from '../server/server.js';
+import { type RecordingTransport, recordTransport } from '../testing/recording-transport.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import type { Implementation } from '../types.js';
 

@@ -8,7 +8,7 @@
  * schedule. Not part of the package's API.
  */
 import { createDemoServer } from '../../src/demo/server.js';
-import { OutboundBudget, serveNode, type ServeNodeOptions } from '../../src/http/node.js';
+import { OutboundBudget, type ServeNodeOptions, serveNode } from '../../src/http/node.js';
 import { createStreamableHttpHandler } from '../../src/http/server/handler.js';
 
 interface ChildConfig {

@@ -16,8 +16,8 @@ import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { JSONObject } from '../../src/jsonrpc/types.js';
-import { McpServer, SUBSCRIPTION_LIMIT_CODE, type ServerOptions } from '../../src/server/index.js';
-import { STATELESS, connectPeer, errorOf } from './server-peer.js';
+import { McpServer, type ServerOptions, SUBSCRIPTION_LIMIT_CODE } from '../../src/server/index.js';
+import { connectPeer, errorOf, STATELESS } from './server-peer.js';
 
 function server(options: ServerOptions = {}): McpServer {
   const s = new McpServer({ name: 'abuse', version: '1.0.0' }, options);

@@ -17,9 +17,10 @@
  * To stay quick, the checker is asked only about identifiers spelled like a deprecated
  * declaration of `src/` (collected from the syntax first).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { join, relative, sep } from 'node:path';
+import { test } from 'node:test';
 import ts from 'typescript';
 import { REPO_ROOT } from '../helpers/repo.js';
 
@@ -80,7 +81,11 @@ function deprecatedUse(checker: ts.TypeChecker, id: ts.Identifier): ts.Declarati
 }
 
 test("no code uses mcpkit's deprecated names, except the tests that prove they forward", () => {
-  const config = ts.getParsedCommandLineOfConfigFile(join(REPO_ROOT, 'tsconfig.test.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(ts.flattenDiagnosticMessageText(d.messageText, '\n')) });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(REPO_ROOT, 'tsconfig.test.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(ts.flattenDiagnosticMessageText(d.messageText, '\n')) },
+  );
   assert.ok(config !== undefined);
   const program = ts.createProgram({ rootNames: config.fileNames, options: { ...config.options, incremental: false, noEmit: true } });
   const checker = program.getTypeChecker();
@@ -96,7 +101,10 @@ test("no code uses mcpkit's deprecated names, except the tests that prove they f
     };
     collect(file);
   }
-  assert.ok(names.has('ServerSession') && names.has('setSessionHandler') && names.has('server'), `the deprecated declarations were not found (only ${[...names].join(', ')})`);
+  assert.ok(
+    names.has('ServerSession') && names.has('setSessionHandler') && names.has('server'),
+    `the deprecated declarations were not found (only ${[...names].join(', ')})`,
+  );
   const found: string[] = [];
   const matched = new Set<Allowed>();
   for (const file of files) {

@@ -15,10 +15,11 @@
  * that no longer matches an import fails too, so the lists only ever shrink. The same holds
  * for the era seams ({@link ERA_SEAMS}). docs/architecture.md describes the layers in prose.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { test } from 'node:test';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 const ROOT = REPO_ROOT;
@@ -153,7 +154,19 @@ const REGISTRIES: ReadonlySet<string> = new Set(
 );
 /** The server role's modules (connections, handshake, era layers, middleware, entry point). */
 const SERVER_ROLE: ReadonlySet<string> = new Set(
-  ['server', 'connection', 'interceptors', 'era', 'client-answers', 'stateless/layer', 'stateless/request', 'stateless/dispatch', 'stateless/mrtr', 'middleware', 'index'].map((n) => `server/${n}.ts`),
+  [
+    'server',
+    'connection',
+    'interceptors',
+    'era',
+    'client-answers',
+    'stateless/layer',
+    'stateless/request',
+    'stateless/dispatch',
+    'stateless/mrtr',
+    'middleware',
+    'index',
+  ].map((n) => `server/${n}.ts`),
 );
 
 /**
@@ -177,16 +190,43 @@ const ERA_2025_ONLY: ReadonlySet<string> = new Set([
  * through these.
  */
 const ERA_SEAMS: Readonly<Record<string, { readonly targets: readonly string[]; readonly reason: string }>> = {
-  'protocol/incoming.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'the era of a request is read once, where it enters: a claiming `_meta` picks that revision’s table' },
+  'protocol/incoming.ts': {
+    targets: ['protocol/stateless/wire.ts'],
+    reason: 'the era of a request is read once, where it enters: a claiming `_meta` picks that revision’s table',
+  },
   'protocol/table.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'the 2026-07-28 method table sits with the other revision tables' },
-  'server/server.ts': { targets: ['protocol/stateless/wire.ts', 'server/stateless/layer.ts', 'server/stateless/dispatch.ts'], reason: 'McpServer splits its revisions by era, holds the StatelessLayer and its handler table, and serves connectionless 2026 requests' },
+  'server/server.ts': {
+    targets: ['protocol/stateless/wire.ts', 'server/stateless/layer.ts', 'server/stateless/dispatch.ts'],
+    reason: 'McpServer splits its revisions by era, holds the StatelessLayer and its handler table, and serves connectionless 2026 requests',
+  },
   'server/era.ts': { targets: ['server/stateless/request.ts'], reason: 'the era strategy interface names the 2026 strategy’s type (types only)' },
-  'server/index.ts': { targets: ['protocol/stateless/wire.ts', 'server/stateless/layer.ts', 'server/stateless/request.ts', 'server/stateless/mrtr.ts', 'server/stateless/dispatch.ts'], reason: 'entry point: re-exports the era’s public names' },
-  'client/client.ts': { targets: ['protocol/stateless/wire.ts', 'client/stateless/client.ts'], reason: 'the Client picks the era when it connects and hands 2026 calls to StatelessClient' },
+  'server/index.ts': {
+    targets: [
+      'protocol/stateless/wire.ts',
+      'server/stateless/layer.ts',
+      'server/stateless/request.ts',
+      'server/stateless/mrtr.ts',
+      'server/stateless/dispatch.ts',
+    ],
+    reason: 'entry point: re-exports the era’s public names',
+  },
+  'client/client.ts': {
+    targets: ['protocol/stateless/wire.ts', 'client/stateless/client.ts'],
+    reason: 'the Client picks the era when it connects and hands 2026 calls to StatelessClient',
+  },
   'client/index.ts': { targets: ['protocol/stateless/wire.ts', 'client/stateless/client.ts'], reason: 'entry point: re-exports the era’s public names' },
-  'http/index.ts': { targets: ['http/server/stateless/post.ts', 'http/server/stateless/exchange.ts'], reason: 'entry point: re-exports the era’s public names' },
-  'http/server/index.ts': { targets: ['http/server/stateless/post.ts', 'http/server/stateless/exchange.ts'], reason: 'entry point (`mcpkit/http/server`): re-exports the era’s public names' },
-  'http/server/handler.ts': { targets: ['http/server/stateless/post.ts'], reason: 'one URL serves both eras: a POST that claims 2026 goes to StatelessPostHandler' },
+  'http/index.ts': {
+    targets: ['http/server/stateless/post.ts', 'http/server/stateless/exchange.ts'],
+    reason: 'entry point: re-exports the era’s public names',
+  },
+  'http/server/index.ts': {
+    targets: ['http/server/stateless/post.ts', 'http/server/stateless/exchange.ts'],
+    reason: 'entry point (`mcpkit/http/server`): re-exports the era’s public names',
+  },
+  'http/server/handler.ts': {
+    targets: ['http/server/stateless/post.ts'],
+    reason: 'one URL serves both eras: a POST that claims 2026 goes to StatelessPostHandler',
+  },
   'tasks/index.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'entry point: re-exports the era’s public names' },
   'tasks/server.ts': { targets: ['tasks/stateless/tasks.ts'], reason: 'TaskServer installs the 2026 extension form beside the 2025-11-25 one' },
   'tasks/wire.ts': { targets: ['protocol/stateless/wire.ts'], reason: 'chooses the wire form of a task result by revision' },
@@ -230,7 +270,9 @@ function sourceFiles(): string[] {
 
 /** `./x.js` named in `file`, as the path of its source `x.ts` relative to `src/` (`../` when outside). */
 function sourceOf(file: string, spec: string): string {
-  return relative(SRC, resolve(SRC, dirname(file), spec.slice(0, -3) + '.ts')).split(sep).join('/');
+  return relative(SRC, resolve(SRC, dirname(file), spec.slice(0, -3) + '.ts'))
+    .split(sep)
+    .join('/');
 }
 
 /** The relative imports of `file` that name TypeScript modules (`./x.js` → `x.ts`), resolved. */
@@ -278,8 +320,12 @@ function report(problems: string[], unused: string[], what: string): void {
 test('the scan finds the imports (sanity: a known edge and enough of them)', () => {
   assert.ok(FILES.length > 100, `found ${FILES.length} source files`);
   assert.ok(EDGES.some((e) => e.from === 'protocol/endpoint.ts' && e.to === 'session/session.ts'));
-  assert.ok(EDGES.some((e) => e.from === 'index.ts' && e.to === 'jsonrpc/errors.ts'), 'export ... from is an edge');
-  for (const edge of EDGES) assert.ok(existsSync(join(SRC, edge.to)), `src/${edge.from} imports ${join('src', edge.to)}, which does not exist (a misread import?)`);
+  assert.ok(
+    EDGES.some((e) => e.from === 'index.ts' && e.to === 'jsonrpc/errors.ts'),
+    'export ... from is an edge',
+  );
+  for (const edge of EDGES)
+    assert.ok(existsSync(join(SRC, edge.to)), `src/${edge.from} imports ${join('src', edge.to)}, which does not exist (a misread import?)`);
 });
 
 test('every folder and root file of src/ has a layer', () => {
@@ -301,7 +347,9 @@ test('the table itself goes one way: no cycle', () => {
 });
 
 test('library code imports nothing outside src/ and no test file', () => {
-  const problems = EDGES.filter((e) => e.to.startsWith('../') || isTestFile(e.to)).map((e) => `src/${e.from} imports ${join('src', e.to)}: library code may not depend on test code`);
+  const problems = EDGES.filter((e) => e.to.startsWith('../') || isTestFile(e.to)).map(
+    (e) => `src/${e.from} imports ${join('src', e.to)}: library code may not depend on test code`,
+  );
   report(problems, [], '');
 });
 
@@ -337,7 +385,11 @@ test('no import goes the wrong way between layers', () => {
     }
     problems.push(`src/${from} imports src/${to}: ${a} may not depend on ${b}`);
   }
-  report(problems, Object.keys(ACCEPTED_EXCEPTIONS).filter((k) => !used.has(k)), 'ACCEPTED_EXCEPTIONS entry');
+  report(
+    problems,
+    Object.keys(ACCEPTED_EXCEPTIONS).filter((k) => !used.has(k)),
+    'ACCEPTED_EXCEPTIONS entry',
+  );
 });
 
 test('server-side and client-side modules do not import each other', () => {
@@ -367,14 +419,22 @@ test('2025-era modules reach 2026-07-28 code only through the listed seams', () 
       used.add(`${from} -> ${to}`);
       continue;
     }
-    problems.push(`src/${from} imports src/${to}: a 2025-era module may not depend on 2026-07-28 code (add a seam to ERA_SEAMS with its reason, or move the code)`);
+    problems.push(
+      `src/${from} imports src/${to}: a 2025-era module may not depend on 2026-07-28 code (add a seam to ERA_SEAMS with its reason, or move the code)`,
+    );
   }
   const listed = Object.entries(ERA_SEAMS).flatMap(([from, seam]) => seam.targets.map((to) => `${from} -> ${to}`));
-  report(problems, listed.filter((k) => !used.has(k)), 'ERA_SEAMS entry');
+  report(
+    problems,
+    listed.filter((k) => !used.has(k)),
+    'ERA_SEAMS entry',
+  );
 });
 
 test('2026-07-28 code lives in its era’s folders only', () => {
-  const misplaced = FILES.filter((f) => ERA_2026_NAME.test(f) && !ERA_2026_FOLDER.test(f)).map((f) => `src/${f} is named for the 2026-07-28 era: move it into its layer's stateless/ folder`);
+  const misplaced = FILES.filter((f) => ERA_2026_NAME.test(f) && !ERA_2026_FOLDER.test(f)).map(
+    (f) => `src/${f} is named for the 2026-07-28 era: move it into its layer's stateless/ folder`,
+  );
   report(misplaced, [], '');
   assert.ok(FILES.filter((f) => ERA_2026_FOLDER.test(f)).length >= 10, 'the era folders hold the era');
 });

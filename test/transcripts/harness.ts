@@ -16,11 +16,11 @@ import { test } from 'node:test';
 import { Client, type ClientOptions } from '../../src/client/client.js';
 import { createDemoServer, type DemoOptions } from '../../src/demo/server.js';
 import type { JSONObject, RequestId } from '../../src/jsonrpc/types.js';
-import type { McpServer } from '../../src/server/server.js';
 import type { ServerConnection } from '../../src/server/connection.js';
-import { recordTransport, type RecordingTransport } from '../../src/testing/recording-transport.js';
-import { match, runTranscript, type TranscriptResult, type TranscriptStep } from './transcript.js';
+import type { McpServer } from '../../src/server/server.js';
+import { type RecordingTransport, recordTransport } from '../../src/testing/recording-transport.js';
 import { InMemoryTransport } from '../../src/transport/memory.js';
+import { match, runTranscript, type TranscriptResult, type TranscriptStep } from './transcript.js';
 
 /** The newest stateful revision, proposed by default. */
 export const LATEST = '2025-11-25';
@@ -49,14 +49,22 @@ export function error(id: RequestId | null, code: number, more: JSONObject = {})
 export const isText = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
 
 /** Predicate factory: a string matching `re`. */
-export const matches = (re: RegExp) => (v: unknown): boolean => typeof v === 'string' && re.test(v);
+export const matches =
+  (re: RegExp) =>
+  (v: unknown): boolean =>
+    typeof v === 'string' && re.test(v);
 
 /** Predicate factory: an array whose elements include ones matching each pattern (order free). */
-export const includes = (...patterns: Array<(v: any) => boolean>) => (v: unknown): boolean =>
-  Array.isArray(v) && patterns.every((p) => v.some((x) => p(x)));
+export const includes =
+  (...patterns: Array<(v: any) => boolean>) =>
+  (v: unknown): boolean =>
+    Array.isArray(v) && patterns.every((p) => v.some((x) => p(x)));
 
 /** Predicate factory: an object whose `name` is `name`. */
-export const named = (name: string) => (v: any): boolean => typeof v === 'object' && v !== null && v.name === name;
+export const named =
+  (name: string) =>
+  (v: any): boolean =>
+    typeof v === 'object' && v !== null && v.name === name;
 
 /** The `initialize` params of a raw client. */
 export function initializeParams(protocolVersion: string = LATEST, capabilities: JSONObject = {}): JSONObject {
@@ -122,7 +130,8 @@ export class Harness {
     session = await server.connect(wire);
     this.#wires.push({ label: `server wire ${this.#wires.length + 1}`, wire });
     this.#closers.push(() => end.close());
-    const run = (steps: readonly TranscriptStep[], timeoutMs?: number) => runTranscript(end, steps, timeoutMs === undefined ? { side: 'client' } : { side: 'client', timeoutMs });
+    const run = (steps: readonly TranscriptStep[], timeoutMs?: number) =>
+      runTranscript(end, steps, timeoutMs === undefined ? { side: 'client' } : { side: 'client', timeoutMs });
     return {
       server,
       session,
@@ -221,13 +230,15 @@ export async function eventually(condition: () => boolean, timeoutMs = 20_000, w
  * Predicate factory: an array of exactly `expectations.length` elements, each matched by
  * a different expectation (partial patterns as in `runTranscript`), in any order.
  */
-export const anyOrder = (...expectations: unknown[]) => (v: unknown): boolean => {
-  if (!Array.isArray(v) || v.length !== expectations.length) return false;
-  const free = [...v];
-  for (const e of expectations) {
-    const i = free.findIndex((x) => match(e, x) === undefined);
-    if (i < 0) return false;
-    free.splice(i, 1);
-  }
-  return true;
-};
+export const anyOrder =
+  (...expectations: unknown[]) =>
+  (v: unknown): boolean => {
+    if (!Array.isArray(v) || v.length !== expectations.length) return false;
+    const free = [...v];
+    for (const e of expectations) {
+      const i = free.findIndex((x) => match(e, x) === undefined);
+      if (i < 0) return false;
+      free.splice(i, 1);
+    }
+    return true;
+  };

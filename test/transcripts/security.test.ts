@@ -6,13 +6,14 @@
  * by the requestor within the same session"; ids never null), › Basic › Utilities ›
  * Cancellation (Timing Considerations), › Server Features › Tools › Security.
  */
-import { describe } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe } from 'node:test';
+import { Client } from '../../src/client/client.js';
 import { LocalError } from '../../src/jsonrpc/errors.js';
 import { McpServer } from '../../src/server/server.js';
-import { InMemoryTransport } from '../../src/transport/memory.js';
-import { Client } from '../../src/client/client.js';
 import type { RecordingTransport } from '../../src/testing/recording-transport.js';
+import { InMemoryTransport } from '../../src/transport/memory.js';
 import { delay, error, eventually, harnessTest, matches, notification, request, result } from './harness.js';
 
 /** Ids of the requests a recorded side sent. */
@@ -51,7 +52,9 @@ describe('message smuggling', () => {
     const c = await h.raw();
     await c.init();
     await c.run([
-      { send: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"first","message":"second"}},"method":"tools/call"}' },
+      {
+        send: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"first","message":"second"}},"method":"tools/call"}',
+      },
       { expect: result(1, { content: [{ type: 'text', text: 'second' }] }) },
     ]);
   });
@@ -62,15 +65,23 @@ describe('message smuggling', () => {
     const c = await h.raw();
     await c.init();
     await c.run([
-      { send: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"safe","__proto__":{"polluted":true,"message":"evil"}}}}' },
+      {
+        send: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"safe","__proto__":{"polluted":true,"message":"evil"}}}}',
+      },
       { expect: result(1, { content: [{ type: 'text', text: 'safe' }] }) },
-      { send: '{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"test_prompt_with_arguments","arguments":{"arg1":"a","arg2":"b","__proto__":{"polluted":"yes"}}}}' },
+      {
+        send: '{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"test_prompt_with_arguments","arguments":{"arg1":"a","arg2":"b","__proto__":{"polluted":"yes"}}}}',
+      },
       { expect: error(2, -32602, { message: matches(/__proto__/) }) },
       // context.arguments values are strings (schema): an object under any key, `__proto__`
       // included, is -32602; a string under `__proto__` is an ordinary argument.
-      { send: '{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg2","value":""},"context":{"arguments":{"__proto__":{"arg1":"evil"}}}}}' },
+      {
+        send: '{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg2","value":""},"context":{"arguments":{"__proto__":{"arg1":"evil"}}}}}',
+      },
       { expect: error(3, -32602, { message: matches(/context\.arguments\.__proto__/) }) },
-      { send: '{"jsonrpc":"2.0","id":6,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg2","value":""},"context":{"arguments":{"__proto__":"evil"}}}}' },
+      {
+        send: '{"jsonrpc":"2.0","id":6,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg2","value":""},"context":{"arguments":{"__proto__":"evil"}}}}',
+      },
       { expect: result(6, { completion: { values: ['x-suffix', 'testValue2'] } }) },
       { send: '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2,"__proto__":{"a":100}}}}' },
       { expect: result(4, { structuredContent: { sum: 3 } }) },
@@ -115,7 +126,10 @@ describe('id discipline', () => {
     await session.listRoots();
     await assert.rejects(session.listRoots({ timeoutMs: 5 }), (e) => e instanceof LocalError && e.code === 'timeout');
     const controller = new AbortController();
-    const cancelled = session.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 1 }, { signal: controller.signal });
+    const cancelled = session.createMessage(
+      { messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 1 },
+      { signal: controller.signal },
+    );
     controller.abort();
     await assert.rejects(cancelled, (e) => e instanceof LocalError && e.code === 'cancelled');
     await Promise.all([client.callTool({ name: 'test_sampling', arguments: { prompt: 'a' } }), client.callTool({ name: 'list_roots' }), session.ping()]);
@@ -124,7 +138,10 @@ describe('id discipline', () => {
     for (const wire of [serverWire, clientWire]) {
       const ids = sentRequestIds(wire);
       assert.ok(ids.length >= 4);
-      assert.ok(ids.every((id) => Number.isInteger(id)), `integer ids: ${JSON.stringify(ids)}`);
+      assert.ok(
+        ids.every((id) => Number.isInteger(id)),
+        `integer ids: ${JSON.stringify(ids)}`,
+      );
       assert.equal(new Set(ids).size, ids.length, `no id reused: ${JSON.stringify(ids)}`);
     }
   });
@@ -187,7 +204,13 @@ describe('per-connection state', () => {
       one.client.callTool({ name: 'test_sampling', arguments: { prompt: 'p' } }),
       two.client.callTool({ name: 'test_sampling', arguments: { prompt: 'p' } }),
     ]);
-    assert.deepEqual([r1.content[0], r2.content[0]], [{ type: 'text', text: 'LLM response: one' }, { type: 'text', text: 'LLM response: two' }]);
+    assert.deepEqual(
+      [r1.content[0], r2.content[0]],
+      [
+        { type: 'text', text: 'LLM response: one' },
+        { type: 'text', text: 'LLM response: two' },
+      ],
+    );
     assert.deepEqual(sentRequestIds(one.serverWire), sentRequestIds(two.serverWire), 'each connection numbers its own requests');
   });
 
@@ -255,7 +278,11 @@ describe('bounded input', () => {
   harnessTest('deep nesting is -32600 without a stack overflow', async (h) => {
     const c = await h.raw();
     await c.init();
-    const deep = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m","x":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}}}';
+    const deep =
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m","x":' +
+      '['.repeat(100_000) +
+      ']'.repeat(100_000) +
+      '}}}';
     await c.run([
       { send: deep },
       { expect: error(1, -32600, { message: matches(/nests deeper than 64/) }) },
@@ -336,7 +363,10 @@ describe('cancellation races', () => {
     await assert.rejects(client.connect(clientEnd, { timeoutMs: 10 }), (e) => e instanceof LocalError && e.code === 'timeout');
     await eventually(() => seen.length >= 1, 20_000, 'initialize to arrive');
     await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(seen.map((m) => (m as { method: string }).method), ['initialize']);
+    assert.deepEqual(
+      seen.map((m) => (m as { method: string }).method),
+      ['initialize'],
+    );
     assert.equal((seen[0] as { params: { protocolVersion: string } }).params.protocolVersion, '2025-11-25');
   });
 });

@@ -4,8 +4,9 @@
  * › Basic › Utilities › Progress and › Cancellation; list_changed notifications in
  * › Server Features › Tools / Resources / Prompts.
  */
-import { describe } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe } from 'node:test';
 import { McpServer } from '../../src/server/server.js';
 import { error, eventually, harnessTest, matches, named, notification, request, result } from './harness.js';
 
@@ -35,10 +36,7 @@ describe('logging', () => {
   harnessTest('an unknown log level is -32602', async (h) => {
     const c = await h.raw();
     await c.init();
-    await c.run([
-      { send: request(1, 'logging/setLevel', { level: 'loud' }) },
-      { expect: error(1, -32602, { message: matches(/"level"/) }) },
-    ]);
+    await c.run([{ send: request(1, 'logging/setLevel', { level: 'loud' }) }, { expect: error(1, -32602, { message: matches(/"level"/) }) }]);
   });
 });
 
@@ -55,10 +53,7 @@ describe('pagination', () => {
     const c = await h.raw(manyTools(2, 5));
     await c.init();
     const isCursor = (v: unknown) => typeof v === 'string' && !/^\d+$/.test(v);
-    const first = await c.run([
-      { send: request(1, 'tools/list') },
-      { expect: result(1, { tools: [named('tool_0'), named('tool_1')], nextCursor: isCursor }) },
-    ]);
+    const first = await c.run([{ send: request(1, 'tools/list') }, { expect: result(1, { tools: [named('tool_0'), named('tool_1')], nextCursor: isCursor }) }]);
     const cursor1 = (first.received[0] as { result: { nextCursor: string } }).result.nextCursor;
     const second = await c.run([
       { send: request(2, 'tools/list', { cursor: cursor1 }) },
@@ -66,10 +61,7 @@ describe('pagination', () => {
     ]);
     const cursor2 = (second.received[0] as { result: { nextCursor: string } }).result.nextCursor;
     assert.notEqual(cursor1, cursor2);
-    await c.run([
-      { send: request(3, 'tools/list', { cursor: cursor2 }) },
-      { expect: result(3, { tools: [named('tool_4')], nextCursor: undefined }) },
-    ]);
+    await c.run([{ send: request(3, 'tools/list', { cursor: cursor2 }) }, { expect: result(3, { tools: [named('tool_4')], nextCursor: undefined }) }]);
   });
 
   // Utilities › Pagination › Error Handling: "Invalid cursors SHOULD result in an error
@@ -112,9 +104,7 @@ describe('list_changed', () => {
     ]);
     c.server.registerResource('test://later', { name: 'later' }, (uri) => ({ uri, text: 'later' }));
     c.server.registerPrompt('later_prompt', {}, () => ({ messages: [] }));
-    await c.run([
-      { expectAnyOrder: [notification('notifications/resources/list_changed'), notification('notifications/prompts/list_changed')] },
-    ]);
+    await c.run([{ expectAnyOrder: [notification('notifications/resources/list_changed'), notification('notifications/prompts/list_changed')] }]);
     // several changes in one tick are announced once
     tool.remove();
     c.server.registerTool('other', {}, () => 'x');
@@ -265,7 +255,9 @@ describe('cancellation', () => {
     await assert.rejects(call, (e: Error & { code?: string }) => e.code === 'cancelled');
     await eventually(() => aborted.length === 1, 20_000, 'the handler to see the cancellation');
     assert.deepEqual(aborted, ['stop']);
-    const sent = clientWire.transcript.filter((e) => e.dir === 'send').map((e) => e.message as { id?: number; method?: string; params?: { requestId?: number; reason?: string } });
+    const sent = clientWire.transcript
+      .filter((e) => e.dir === 'send')
+      .map((e) => e.message as { id?: number; method?: string; params?: { requestId?: number; reason?: string } });
     const callId = sent.find((m) => m.method === 'tools/call')!.id;
     assert.deepEqual(sent.find((m) => m.method === 'notifications/cancelled')?.params, { requestId: callId, reason: 'stop' });
   });

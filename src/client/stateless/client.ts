@@ -32,22 +32,21 @@
  */
 import { LocalError, McpError } from '../../jsonrpc/errors.js';
 import type { JSONObject } from '../../jsonrpc/types.js';
+import { isObject } from '../../jsonrpc/values.js';
 import { Method } from '../../protocol/methods.js';
 import type { CallContext, MethodHandler, Middleware } from '../../protocol/middleware.js';
 import {
+  type DiscoverResult,
   INPUT_REQUIRED_METHODS,
+  type InputRequest,
+  isStatelessError,
   MetaKey,
   ResultType,
   StatelessErrorCode,
   TASKS_EXTENSION,
-  isStatelessError,
-  type DiscoverResult,
-  type InputRequest,
 } from '../../protocol/stateless/wire.js';
-import type { RpcChannel } from '../../session/session.js';
-import type { RequestOptions } from '../../session/session.js';
+import type { RequestOptions, RpcChannel } from '../../session/session.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../types.js';
-import { isObject } from '../../jsonrpc/values.js';
 import { RequestMetadata } from './headers.js';
 
 /** What the stateless machinery needs from its client. */
@@ -105,7 +104,13 @@ function pick(ours: readonly string[], theirs: unknown): string | undefined {
  * (a modern error other than -32022, or no common version and `canFallBack` false), or the
  * probe was aborted.
  */
-export async function probeServer(session: RpcChannel, versions: readonly string[], meta: (revision: string) => JSONObject, canFallBack: boolean, options: RequestOptions): Promise<ProbeOutcome> {
+export async function probeServer(
+  session: RpcChannel,
+  versions: readonly string[],
+  meta: (revision: string) => JSONObject,
+  canFallBack: boolean,
+  options: RequestOptions,
+): Promise<ProbeOutcome> {
   let version = versions[0]!;
   const tried = new Set<string>();
   for (let attempt = 0; attempt < versions.length + 1; attempt++) {
@@ -125,7 +130,11 @@ export async function probeServer(session: RpcChannel, versions: readonly string
           continue;
         }
         if (canFallBack) return { era: 'stateful', cause: err };
-        throw new LocalError('unsupported_protocol_version', `The server supports none of this client's protocol versions (it offers ${JSON.stringify(supported)})`, { cause: err });
+        throw new LocalError(
+          'unsupported_protocol_version',
+          `The server supports none of this client's protocol versions (it offers ${JSON.stringify(supported)})`,
+          { cause: err },
+        );
       }
       if (err instanceof McpError && isStatelessError(err.code)) throw err;
       if (!canFallBack) throw err;
@@ -138,7 +147,8 @@ export async function probeServer(session: RpcChannel, versions: readonly string
     const discover = result as unknown as DiscoverResult;
     const chosen = discover.supportedVersions.includes(version) ? version : pick(versions, discover.supportedVersions);
     if (chosen !== undefined) return { era: 'stateless', revision: chosen, discover };
-    if (canFallBack) return { era: 'stateful', cause: new LocalError('unsupported_protocol_version', 'The server offers no stateless revision this client speaks') };
+    if (canFallBack)
+      return { era: 'stateful', cause: new LocalError('unsupported_protocol_version', 'The server offers no stateless revision this client speaks') };
     throw new LocalError('unsupported_protocol_version', `The server offers ${JSON.stringify(discover.supportedVersions)}, none of which this client speaks`);
   }
   if (canFallBack) return { era: 'stateful', cause: new LocalError('unsupported_protocol_version', 'No protocol version was agreed') };
@@ -250,7 +260,8 @@ export class StatelessClient {
       const r = result as JSONObject;
       inputResponses = isObject(r.inputRequests) ? await this.#answerAll(r.inputRequests, ctx.options?.signal) : undefined;
       requestState = typeof r.requestState === 'string' ? r.requestState : undefined;
-      if (inputResponses === undefined && requestState === undefined) throw new LocalError('invalid_result', `${method} answered with an InputRequiredResult that has neither inputRequests nor requestState`);
+      if (inputResponses === undefined && requestState === undefined)
+        throw new LocalError('invalid_result', `${method} answered with an InputRequiredResult that has neither inputRequests nor requestState`);
     }
   }
 
@@ -295,10 +306,13 @@ export class StatelessClient {
       onOuter = () => controller.abort(outer!.reason);
       if (outer?.aborted) onOuter();
       else outer?.addEventListener('abort', onOuter, { once: true });
-      timer = setTimeout(() => {
-        timedOut = new LocalError('timeout', `Request tools/call timed out after ${bound} ms: its task ${taskId} had not ended (tasks/cancel sent)`);
-        controller.abort(timedOut);
-      }, Math.max(0, started + bound - Date.now()));
+      timer = setTimeout(
+        () => {
+          timedOut = new LocalError('timeout', `Request tools/call timed out after ${bound} ms: its task ${taskId} had not ended (tasks/cancel sent)`);
+          controller.abort(timedOut);
+        },
+        Math.max(0, started + bound - Date.now()),
+      );
       ctx = { ...ctx, options: { ...ctx.options, signal } } as CallContext;
     }
     const [min, max] = this.#pollBounds;
@@ -317,9 +331,14 @@ export class StatelessClient {
         }
         if (task.status === 'failed') {
           const e = isObject(task.error) ? task.error : {};
-          throw new McpError(typeof e.code === 'number' ? e.code : -32603, typeof e.message === 'string' ? e.message : String(task.statusMessage ?? 'The task failed'), e.data);
+          throw new McpError(
+            typeof e.code === 'number' ? e.code : -32603,
+            typeof e.message === 'string' ? e.message : String(task.statusMessage ?? 'The task failed'),
+            e.data,
+          );
         }
-        if (task.status === 'cancelled') throw new LocalError('cancelled', `Task ${taskId} was cancelled${typeof task.statusMessage === 'string' ? `: ${task.statusMessage}` : ''}`);
+        if (task.status === 'cancelled')
+          throw new LocalError('cancelled', `Task ${taskId} was cancelled${typeof task.statusMessage === 'string' ? `: ${task.statusMessage}` : ''}`);
         if (task.status === 'input_required' && isObject(task.inputRequests)) {
           const open: JSONObject = {};
           for (const key of Object.keys(task.inputRequests)) if (!answered.has(key)) open[key] = task.inputRequests[key]!;
@@ -339,7 +358,10 @@ export class StatelessClient {
       if (signal?.aborted) {
         // the caller gave up (or its time ran out): ask the server to stop the work (best effort, not awaited)
         const wire = { taskId, _meta: this.meta() };
-        next('tasks/cancel', wire, { ...ctx, options: { ...ctx.options, signal: undefined, metadata: this.#metadata.of(this.revision!, 'tasks/cancel', wire) } } as CallContext).catch(() => {});
+        next('tasks/cancel', wire, {
+          ...ctx,
+          options: { ...ctx.options, signal: undefined, metadata: this.#metadata.of(this.revision!, 'tasks/cancel', wire) },
+        } as CallContext).catch(() => {});
       }
       throw timedOut ?? err;
     } finally {
@@ -353,7 +375,8 @@ export class StatelessClient {
     const answers = await Promise.all(
       keys.map((key) => {
         const request = requests[key] as InputRequest;
-        if (!isObject(request) || typeof request.method !== 'string') return Promise.reject(new LocalError('invalid_result', `inputRequests.${key} is not a request`));
+        if (!isObject(request) || typeof request.method !== 'string')
+          return Promise.reject(new LocalError('invalid_result', `inputRequests.${key} is not a request`));
         return this.#host.answerInput(key, request.method, isObject(request.params) ? request.params : undefined, signal);
       }),
     );

@@ -16,32 +16,32 @@
  *   the digests are computed asynchronously (Web Crypto) and the skills methods wait for
  *   them, so nothing is listed half-built.
  */
-import { LocalError, invalidParams } from '../../jsonrpc/errors.js';
+import { invalidParams, LocalError } from '../../jsonrpc/errors.js';
 import type { JSONObject } from '../../jsonrpc/types.js';
+import { type CacheHints, isStatelessRevision, type McpServer, type RegisteredResource, type ServerRequestContext } from '../../server/index.js';
 import { paginate } from '../../server/pagination.js';
-import { isStatelessRevision, type CacheHints, type McpServer, type RegisteredResource, type ServerRequestContext } from '../../server/index.js';
 import type { ReadResourceResult } from '../../types.js';
 import { encodeBase64 } from '../shared.js';
 import { contentBytes, sha256Digest } from './digest.js';
-import { FrontmatterError, frontmatterDifferences, parseFrontmatter, renderSkillMd, type FrontmatterValue } from './frontmatter.js';
+import { FrontmatterError, type FrontmatterValue, frontmatterDifferences, parseFrontmatter, renderSkillMd } from './frontmatter.js';
 import { mimeTypeOf } from './mime.js';
 import {
+  DIRECTORY_MIME_TYPE,
+  type DirectoryChild,
+  type GetSkillResult,
+  type ListSkillsResult,
+  type ReadDirectoryResult,
   SKILL_LIMITS,
   SKILL_MD,
   SKILL_MD_MIME_TYPE,
   SKILL_SCHEME,
-  DIRECTORY_MIME_TYPE,
+  type SkillEntry,
+  type SkillFrontmatter,
+  type SkillResourceEntry,
   SkillsMethod,
   skillNameProblem,
   skillPathProblem,
   skillsProtocolExtension,
-  type DirectoryChild,
-  type GetSkillResult,
-  type ReadDirectoryResult,
-  type ListSkillsResult,
-  type SkillEntry,
-  type SkillFrontmatter,
-  type SkillResourceEntry,
 } from './wire.js';
 
 /**
@@ -120,7 +120,6 @@ const SERVED = new WeakSet<McpServer>();
 const DEFAULT_CACHE: CacheHints = Object.freeze({ ttlMs: 0, cacheScope: 'private' });
 const PREFIX_PATTERN = /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?:\/[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)*$/;
 
-
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -155,7 +154,8 @@ export class SkillsServer {
     if (server.connections.size > 0) throw new LocalError('already_connected', 'Add the skills extension before the server accepts connections');
     if (SERVED.has(server)) throw new TypeError('This server already has a SkillsServer: add every skill to that one');
     const prefix = options.prefix ?? '';
-    if (prefix !== '' && !PREFIX_PATTERN.test(prefix)) throw new RangeError(`prefix "${prefix}" must be /-separated segments of lowercase letters, digits, dots and hyphens`);
+    if (prefix !== '' && !PREFIX_PATTERN.test(prefix))
+      throw new RangeError(`prefix "${prefix}" must be /-separated segments of lowercase letters, digits, dots and hyphens`);
     this.#server = server;
     this.#prefix = prefix === '' ? '' : `${prefix}/`;
     this.#pageSize = options.pageSize ?? 100;
@@ -168,7 +168,8 @@ export class SkillsServer {
     const extension = skillsProtocolExtension('server', directoryRead ? { directoryRead: true } : {});
     const declare = extension.capabilities!;
     // the files are read through resources/read: the extension requires the resources capability
-    extension.capabilities = (role, declared) => (role === 'server' ? { resources: declared.resources ?? { listChanged: true }, ...declare(role, declared) } : undefined);
+    extension.capabilities = (role, declared) =>
+      role === 'server' ? { resources: declared.resources ?? { listChanged: true }, ...declare(role, declared) } : undefined;
     server.extend(extension);
     SERVED.add(server);
     // server-wide handlers: every connection and the connectionless 2026-07-28 dispatch
@@ -212,8 +213,12 @@ export class SkillsServer {
         const encoded = path.split('/').map(encodeURIComponent).join('/');
         const fileUri = `${root}/${encoded}`;
         const mimeType = path === SKILL_MD ? SKILL_MD_MIME_TYPE : (definition.mimeTypes?.[path] ?? mimeTypeOf(path));
-        const metadata = path === SKILL_MD ? { name, description: frontmatter.description, mimeType, size: file.bytes.length } : { name: `${name}/${path}`, mimeType, size: file.bytes.length };
-        const contents = typeof file.content === 'string' ? { uri: fileUri, mimeType, text: file.content } : { uri: fileUri, mimeType, blob: encodeBase64(file.content) };
+        const metadata =
+          path === SKILL_MD
+            ? { name, description: frontmatter.description, mimeType, size: file.bytes.length }
+            : { name: `${name}/${path}`, mimeType, size: file.bytes.length };
+        const contents =
+          typeof file.content === 'string' ? { uri: fileUri, mimeType, text: file.content } : { uri: fileUri, mimeType, blob: encodeBase64(file.content) };
         const result: ReadResourceResult = { contents: [contents] };
         resources.push(this.#server.registerResource(fileUri, metadata, () => result));
         fileEntries.push({ uri: fileUri, bytes: file.bytes });
@@ -223,9 +228,9 @@ export class SkillsServer {
       for (const r of resources) r.remove();
       throw err;
     }
-    const entry = Promise.all(fileEntries.map(async (f): Promise<SkillResourceEntry> => ({ uri: f.uri, digest: await sha256Digest(f.bytes), size: f.bytes.length }))).then((list) =>
-      deepFreeze<SkillEntry>({ uri, frontmatter, resources: list }),
-    );
+    const entry = Promise.all(
+      fileEntries.map(async (f): Promise<SkillResourceEntry> => ({ uri: f.uri, digest: await sha256Digest(f.bytes), size: f.bytes.length })),
+    ).then((list) => deepFreeze<SkillEntry>({ uri, frontmatter, resources: list }));
     const published: Published = { uri, root, paths: [...served.keys()].sort(), files: served, entry, resources };
     this.#skills.set(uri, published);
     this.#sorted = undefined;
@@ -265,7 +270,8 @@ export class SkillsServer {
       throw err;
     }
     checkFrontmatterShape(parsed);
-    if (definition.name !== undefined && definition.name !== parsed.name) throw new TypeError(`The skill is named "${definition.name}" but its frontmatter names it "${String(parsed.name)}"`);
+    if (definition.name !== undefined && definition.name !== parsed.name)
+      throw new TypeError(`The skill is named "${definition.name}" but its frontmatter names it "${String(parsed.name)}"`);
     if (definition.frontmatter !== undefined) {
       const differences = frontmatterDifferences(definition.frontmatter, parsed);
       if (differences.length > 0) throw new TypeError(`The frontmatter given differs from the one in ${SKILL_MD}: ${differences.join('; ')}`);
@@ -349,6 +355,6 @@ function checkFrontmatterShape(fm: unknown): asserts fm is SkillFrontmatter {
   const { name, description } = fm as Record<string, unknown>;
   const problem = skillNameProblem(name);
   if (problem !== undefined) throw new TypeError(`Invalid skill name: ${problem}`);
-  if (typeof description !== 'string' || description.length === 0) throw new TypeError(`Skill "${String(name)}": the frontmatter needs a non-empty description`);
+  if (typeof description !== 'string' || description.length === 0)
+    throw new TypeError(`Skill "${String(name)}": the frontmatter needs a non-empty description`);
 }
-

@@ -32,25 +32,26 @@
  *   authorizer's): another principal's requests for it are answered like an unknown
  *   session (404), so a leaked id neither serves nor reveals it.
  */
-import { defaultErrorReporter } from '../../protocol/error-report.js';
+
 import { toError } from '../../jsonrpc/errors.js';
 import type { JSONObject } from '../../jsonrpc/types.js';
-import { StatelessPostHandler, type StatelessPostOptions } from './stateless/post.js';
+import { defaultErrorReporter } from '../../protocol/error-report.js';
 import type { McpServer } from '../../server/server.js';
+import { type CloseOptions, drainingReply, drainMsOf, drainSessions, readinessReply } from './drain.js';
 import type { EndpointMode } from './endpoint-mode.js';
-import { InMemoryEventStore, type EventStore } from './event-store.js';
+import { type EventStore, InMemoryEventStore } from './event-store.js';
 import { LegacyEndpoints } from './legacy-endpoints.js';
 import type { LegacyHost, LegacySseTransport } from './legacy-sse.js';
-import { classifyPost, endpointPostRefusal, NOT_JSON, notJson, parseJsonValue, PostBody, readBody, refuseMessages } from './post-checks.js';
-import { drainingReply, drainMsOf, drainSessions, readinessReply, type CloseOptions } from './drain.js';
+import { classifyPost, endpointPostRefusal, NOT_JSON, notJson, PostBody, parseJsonValue, readBody, refuseMessages } from './post-checks.js';
+import { RefusalReport, type RequestRefusedError } from './refusal-report.js';
 import { errorReply, internalErrorReply, TRANSPORT_ERROR } from './replies.js';
 import { HOST_MALFORMED, HOST_OK, RequestGuard, targetAuthority, targetPath } from './request-guard.js';
-import { RefusalReport, type RequestRefusedError } from './refusal-report.js';
-import { SessionPath } from './session-path.js';
 import type { SessionDirectory } from './session-directory.js';
+import { SessionPath } from './session-path.js';
 import { SessionRegistry } from './session-registry.js';
+import { type OutboundSeam, StreamableSessionTransport, type TransportHost } from './session-transport.js';
 import { SessionlessPost } from './sessionless-post.js';
-import { StreamableSessionTransport, type OutboundSeam, type TransportHost } from './session-transport.js';
+import { StatelessPostHandler, type StatelessPostOptions } from './stateless/post.js';
 import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 import { describeWebRequest, toWebResponse } from './web.js';
 
@@ -530,13 +531,26 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
   }
 
   /** The POST once its named session (if any) is known: its body is read, then parsed at once. */
-  #postIn(req: HttpRequest, info: HttpRequestInfo | undefined, versionHeader: string | null, byHeader: boolean, session: StreamableSessionTransport | HttpReply | undefined): HttpReply | Promise<HttpReply> {
+  #postIn(
+    req: HttpRequest,
+    info: HttpRequestInfo | undefined,
+    versionHeader: string | null,
+    byHeader: boolean,
+    session: StreamableSessionTransport | HttpReply | undefined,
+  ): HttpReply | Promise<HttpReply> {
     if (session !== undefined && !(session instanceof StreamableSessionTransport)) return session;
     // one wait for the body (none when the adapter holds it as text), then a synchronous parse
     return readBody(req, this.maxBodyBytes, (text) => this.#postBody(req, info, versionHeader, byHeader, session, text));
   }
 
-  #postBody(req: HttpRequest, info: HttpRequestInfo | undefined, versionHeader: string | null, byHeader: boolean, session: StreamableSessionTransport | undefined, text: string): HttpReply | Promise<HttpReply> {
+  #postBody(
+    req: HttpRequest,
+    info: HttpRequestInfo | undefined,
+    versionHeader: string | null,
+    byHeader: boolean,
+    session: StreamableSessionTransport | undefined,
+    text: string,
+  ): HttpReply | Promise<HttpReply> {
     const value = parseJsonValue(text);
     if (value === NOT_JSON) return notJson();
     const era2026 = this.#era2026;

@@ -1,9 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { errorCode, initRequest, makeHandler, note, rpc, SseReader, smallServer } from '../../../test/helpers/http/server-harness.js';
 
 function postMessage(handler: ReturnType<typeof makeHandler>, endpoint: string, body: unknown, contentType = 'application/json'): Promise<Response> {
-  return handler.fetch(new Request(new URL(endpoint, 'http://localhost:3000/sse'), { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify(body) }));
+  return handler.fetch(
+    new Request(new URL(endpoint, 'http://localhost:3000/sse'), { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify(body) }),
+  );
 }
 
 test('legacy HTTP+SSE: endpoint event first, POSTs answered 202, responses on the SSE stream', async () => {
@@ -26,11 +28,16 @@ test('legacy HTTP+SSE: endpoint event first, POSTs answered 202, responses on th
   assert.equal((await postMessage(handler, endpoint.data, note('notifications/initialized'))).status, 202);
   assert.equal((await postMessage(handler, endpoint.data, rpc(1, 'tools/call', { name: 'wait', arguments: { ms: 5 } }))).status, 202);
   const messages = [await sse.next(), await sse.next(), await sse.next()].map((e) => JSON.parse(e.data));
-  assert.deepEqual(messages.map((m) => m.method ?? m.id), ['notifications/message', 'notifications/message', 1]);
+  assert.deepEqual(
+    messages.map((m) => m.method ?? m.id),
+    ['notifications/message', 'notifications/message', 1],
+  );
 
   // errors of the POST endpoint
   assert.equal((await postMessage(handler, endpoint.data, rpc(2, 'ping'), 'text/plain')).status, 415);
-  const parse = await handler.fetch(new Request(new URL(endpoint.data, 'http://localhost:3000'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }));
+  const parse = await handler.fetch(
+    new Request(new URL(endpoint.data, 'http://localhost:3000'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }),
+  );
   assert.equal(parse.status, 400);
   assert.equal(await errorCode(parse), -32700);
   assert.equal((await postMessage(handler, '/messages?sessionId=nope', rpc(3, 'ping'))).status, 404);
@@ -65,12 +72,27 @@ test('attack round 2: while the handler drains, a legacy POST carrying a request
   await sse.next();
   assert.equal((await postMessage(handler, endpoint, note('notifications/initialized'))).status, 202);
   // a Streamable session with a call in progress keeps the drain going
-  const init = await handler.fetch(new Request('http://localhost:3000/mcp', { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, body: JSON.stringify(initRequest()) }));
+  const init = await handler.fetch(
+    new Request('http://localhost:3000/mcp', {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify(initRequest()),
+    }),
+  );
   const sessionId = init.headers.get('mcp-session-id')!;
   await init.text();
-  const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': JSON.parse(JSON.stringify(initRequest())).params.protocolVersion };
-  await (await handler.fetch(new Request('http://localhost:3000/mcp', { method: 'POST', headers, body: JSON.stringify(note('notifications/initialized')) }))).text();
-  const running = handler.fetch(new Request('http://localhost:3000/mcp', { method: 'POST', headers, body: JSON.stringify(rpc(9, 'tools/call', { name: 'wait', arguments: { ms: 600 } })) }));
+  const headers = {
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+    'mcp-session-id': sessionId,
+    'mcp-protocol-version': JSON.parse(JSON.stringify(initRequest())).params.protocolVersion,
+  };
+  await (
+    await handler.fetch(new Request('http://localhost:3000/mcp', { method: 'POST', headers, body: JSON.stringify(note('notifications/initialized')) }))
+  ).text();
+  const running = handler.fetch(
+    new Request('http://localhost:3000/mcp', { method: 'POST', headers, body: JSON.stringify(rpc(9, 'tools/call', { name: 'wait', arguments: { ms: 600 } })) }),
+  );
   await new Promise((resolve) => setTimeout(resolve, 100));
   const closing = handler.close({ drainMs: 5000 });
   const refused = await postMessage(handler, endpoint, rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'new work' } }));

@@ -8,9 +8,10 @@
  * `event: message`. The session lives exactly as long as that stream: when the client
  * disconnects, the session closes. No event ids, no resumption (the old transport has none).
  */
-import { serializeMessage } from '../../jsonrpc/preset-json.js';
+
 import { encodeSseEvent } from '../../framing/sse.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
+import { serializeMessage } from '../../jsonrpc/preset-json.js';
 import type { JSONRPCMessage } from '../../jsonrpc/types.js';
 import type { MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import type { RequestStreamCloser } from './session-transport.js';

@@ -10,8 +10,8 @@
  */
 import { toError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type RequestId } from '../../jsonrpc/types.js';
-import type { McpServer } from '../../server/server.js';
 import type { ServerConnection } from '../../server/connection.js';
+import type { McpServer } from '../../server/server.js';
 import type { LegacySseTransport } from './legacy-sse.js';
 import type { PostBody } from './post-checks.js';
 import { emptyReply, errorReply, jsonReply, refusedReply, SESSION_NOT_FOUND } from './replies.js';
@@ -47,7 +47,13 @@ function messageInfo(transport: StreamableSessionTransport, req: HttpRequest, in
  * Delivers one request (`initialize`, always answered as JSON whatever the response mode,
  * so that a failed initialization creates no session) and waits for its response.
  */
-export function answerAsJson(transport: StreamableSessionTransport, req: HttpRequest, info: HttpRequestInfo | undefined, value: unknown, id: RequestId): Promise<JsonOutcome> {
+export function answerAsJson(
+  transport: StreamableSessionTransport,
+  req: HttpRequest,
+  info: HttpRequestInfo | undefined,
+  value: unknown,
+  id: RequestId,
+): Promise<JsonOutcome> {
   const stream = transport.openPost([id], false, false, 'json');
   transport.deliver(value, messageInfo(transport, req, info), stream);
   return transport.whenAnswered(stream);
@@ -70,7 +76,13 @@ export function deliverPost(
   }
   for (let i = 0; i < ids.length; i++) {
     if (transport.isOpenRequest(ids[i]!)) {
-      return errorReply(409, ErrorCode.InvalidRequest, `Invalid request: id ${JSON.stringify(ids[i])} is already in use by a request in progress`, undefined, body.batch ? null : ids[i]!);
+      return errorReply(
+        409,
+        ErrorCode.InvalidRequest,
+        `Invalid request: id ${JSON.stringify(ids[i])} is already in use by a request in progress`,
+        undefined,
+        body.batch ? null : ids[i]!,
+      );
     }
   }
   const stream = transport.openPost(ids, body.batch, body.hasInvalid, mode);

@@ -22,9 +22,9 @@
  */
 import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import { Method, Notification } from '../../protocol/methods.js';
-import type { MessageInfo } from '../../transport/types.js';
-import type { McpServer } from '../../server/server.js';
 import type { ServerConnection } from '../../server/connection.js';
+import type { McpServer } from '../../server/server.js';
+import type { MessageInfo } from '../../transport/types.js';
 import type { Implementation, LoggingLevel } from '../../types.js';
 import { emptyReply, errorReply, internalErrorReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import type { RoutedKind, SessionDirectory, SessionPatch, SessionRecord } from './session-directory.js';
@@ -149,7 +149,8 @@ export class SessionSharing {
       follow: follow === undefined ? undefined : (transport, owner, stream, follower) => follow(transport.sessionId!, owner, stream, follower),
       streamOpened: directory.streamOpened === undefined ? undefined : (transport, stream, ids) => directory.streamOpened!(transport.sessionId!, stream, ids),
       streamEnded: directory.streamEnded === undefined ? undefined : (transport, stream) => directory.streamEnded!(transport.sessionId!, stream),
-      openRequests: directory.openRequests === undefined ? undefined : (transport, owner, stream) => directory.openRequests!(transport.sessionId!, owner, stream),
+      openRequests:
+        directory.openRequests === undefined ? undefined : (transport, owner, stream) => directory.openRequests!(transport.sessionId!, owner, stream),
     };
     this.#unwatch = directory.watch({
       removed: (id) => registry.forget(id),
@@ -197,9 +198,14 @@ export class SessionSharing {
       () => (single ? emptyReply(202) : undefined),
       (error: unknown) => {
         this.#host.reportError(error as Error);
-        return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the answer cannot be relayed to the server instance that asked for it now; send it again', {
-          'retry-after': RELAY_RETRY_SECONDS,
-        });
+        return errorReply(
+          503,
+          TRANSPORT_ERROR,
+          'Service Unavailable: the answer cannot be relayed to the server instance that asked for it now; send it again',
+          {
+            'retry-after': RELAY_RETRY_SECONDS,
+          },
+        );
       },
     );
   }
@@ -218,7 +224,9 @@ export class SessionSharing {
   async record(transport: StreamableSessionTransport, connection: ServerConnection): Promise<HttpReply | undefined> {
     let verdict: 'created' | 'full' | 'crowded';
     try {
-      verdict = await this.#directory.create(recordOf(transport.sessionId!, connection, transport.owner, this.#idleMs), { maxPerOwner: this.#registry.maxPerPrincipal });
+      verdict = await this.#directory.create(recordOf(transport.sessionId!, connection, transport.owner, this.#idleMs), {
+        maxPerOwner: this.#registry.maxPerPrincipal,
+      });
     } catch (error) {
       void transport.close();
       this.#host.reportError(error as Error);
@@ -230,7 +238,9 @@ export class SessionSharing {
     }
     if (verdict === 'crowded') {
       void transport.close();
-      return errorReply(429, TRANSPORT_ERROR, 'Too Many Requests: this principal holds too many sessions; end one (DELETE) or retry later', { 'retry-after': RETRY_AFTER_SECONDS });
+      return errorReply(429, TRANSPORT_ERROR, 'Too Many Requests: this principal holds too many sessions; end one (DELETE) or retry later', {
+        'retry-after': RETRY_AFTER_SECONDS,
+      });
     }
     this.#connections.set(transport, connection);
     this.#writeThrough(connection, transport.sessionId!);
@@ -320,7 +330,8 @@ export class SessionSharing {
     const directory = this.#directory;
     connection.endpoint.use((next) => async (method, params, ctx) => {
       const result = await next(method, params, ctx);
-      if (ctx.kind === 'request' && STATE_METHODS.has(method)) await directory.update(id, { logLevel: connection.logLevel, subscriptions: [...connection.subscriptions] });
+      if (ctx.kind === 'request' && STATE_METHODS.has(method))
+        await directory.update(id, { logLevel: connection.logLevel, subscriptions: [...connection.subscriptions] });
       return result;
     });
   }

@@ -5,10 +5,11 @@
  * the view it got at start, and has no field an outsider writes (its owner is a constructor
  * argument, its activity and connection count read-only, no server connection on it).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { StreamableSessionTransport } from './session-transport.js';
+import { test } from 'node:test';
 import type { ChannelView } from '../../transport/types.js';
+import { StreamableSessionTransport } from './session-transport.js';
 
 const host = { store: undefined, retryMs: 1000, reportError: (e: Error) => assert.fail(e), released: () => {} };
 const receiver = { message: () => {}, error: () => {}, closed: () => {} };
@@ -67,9 +68,13 @@ test('the handler asks the connection through the view given at start; no outsid
   assert.ok(!('server' in transport), 'the transport holds no server connection');
   const writable = transport as unknown as Record<string, unknown>;
   for (const field of ['owner', 'lastActivity', 'connections']) {
-    assert.throws(() => {
-      writable[field] = 0;
-    }, TypeError, `${field} is read-only`);
+    assert.throws(
+      () => {
+        writable[field] = 0;
+      },
+      TypeError,
+      `${field} is read-only`,
+    );
   }
   await transport.close();
 });

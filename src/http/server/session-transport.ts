@@ -37,24 +37,25 @@
  * - Cost: an idle session is this object plus, once used, two small maps; streams and
  *   connections exist only while requests run.
  */
-import { serializeMessage } from '../../jsonrpc/preset-json.js';
+
 import { encodeSseEvent, encodeUncheckedSseEvent, oneLineJson } from '../../framing/sse.js';
 import { LocalError, toError } from '../../jsonrpc/errors.js';
+import { serializeMessage } from '../../jsonrpc/preset-json.js';
 import type { JSONObject, JSONRPCMessage, RequestId } from '../../jsonrpc/types.js';
 import { counterText, isThenable } from '../../jsonrpc/values.js';
 import { Notification } from '../../protocol/methods.js';
 import { IdTable } from '../../session/id-table.js';
-import type { ChannelView, MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import { factsOf } from '../../transport/facts.js';
+import type { ChannelView, MessageInfo, SendOptions, Transport, TransportReceiver } from '../../transport/types.js';
 import type { EventStore } from './event-store.js';
-import type { FollowedStream, StreamFeed, StreamFollower } from './session-directory.js';
+import { budgetRefusal, type OutboundBudget } from './outbound.js';
+import { errorReply, primingEvent, SESSION_NOT_FOUND, sseHeaders, sseReply, TRANSPORT_ERROR } from './replies.js';
 import { badLastEventId, CrossInstance } from './session-crossing.js';
+import type { FollowedStream, StreamFeed, StreamFollower } from './session-directory.js';
+import type { RequestStreamCloser } from './session-disconnect.js';
 import { appendEvent, forgetEvents, replayEvents } from './session-events.js';
-import { errorReply, primingEvent, sseHeaders, sseReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
 import { SseConnection, type SseConnectionOwner } from './sse-connection.js';
 import type { HttpHeaders, HttpReply } from './types.js';
-import type { RequestStreamCloser } from './session-disconnect.js';
-import { budgetRefusal, type OutboundBudget } from './outbound.js';
 
 /** What a session transport needs from the handler that owns it (one object per handler). */
 export interface TransportHost {
@@ -666,7 +667,11 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     const ids = stream.ids === undefined ? [] : Array.isArray(stream.ids) ? stream.ids : [stream.ids];
     for (const requestId of ids) {
       if (this.#byRequest?.get(requestId) !== stream) continue;
-      this.deliver({ jsonrpc: '2.0', method: Notification.Cancelled, params: { requestId, reason: `The client stopped reading its responses (${why})` } }, CUT_INFO, undefined);
+      this.deliver(
+        { jsonrpc: '2.0', method: Notification.Cancelled, params: { requestId, reason: `The client stopped reading its responses (${why})` } },
+        CUT_INFO,
+        undefined,
+      );
     }
   }
 

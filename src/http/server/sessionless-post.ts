@@ -14,7 +14,7 @@
 import { V2025_03_26 } from '../../protocol/versions.js';
 import type { McpServer } from '../../server/server.js';
 import type { EndpointMode } from './endpoint-mode.js';
-import { batchRefusal, versionRefusal, type PostBody } from './post-checks.js';
+import { batchRefusal, type PostBody, versionRefusal } from './post-checks.js';
 import { errorReply, internalErrorReply, jsonReply, TRANSPORT_ERROR } from './replies.js';
 import { answerAsJson, connectTransport, deliverPost } from './session-dispatch.js';
 import { StreamableSessionTransport, type TransportHost } from './session-transport.js';

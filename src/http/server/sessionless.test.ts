@@ -4,10 +4,11 @@
  * Transports › Streamable HTTP › Session Management: a server MAY assign a session id, so
  * it may also not). `stateless: true` is its deprecated alias.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { createDemoServer } from '../../demo/server.js';
+import { test } from 'node:test';
 import { del, errorCode, get, initRequest, makeHandler, note, post, rpc, SseReader, smallServer } from '../../../test/helpers/http/server-harness.js';
+import { createDemoServer } from '../../demo/server.js';
 
 test('sessionless: initialize is answered without a session id; GET and DELETE are 405', async () => {
   const server = smallServer();
@@ -26,15 +27,21 @@ test('sessionless: initialize is answered without a session id; GET and DELETE a
   await handler.close();
 });
 
-test('sessionless: each POST is served by a fresh session at the header\'s revision', async () => {
+test("sessionless: each POST is served by a fresh session at the header's revision", async () => {
   const server = smallServer();
   const handler = makeHandler({ server, sessionless: true });
   const res = await post(handler, rpc(1, 'tools/call', { name: 'wait', arguments: { ms: 5 } }), { protocolVersion: '2025-06-18' });
   assert.equal(res.status, 200);
   const events = await new SseReader(res).rest();
-  assert.ok(events.every((e) => e.id === ''), 'no event ids: nothing can be resumed');
+  assert.ok(
+    events.every((e) => e.id === ''),
+    'no event ids: nothing can be resumed',
+  );
   const messages = events.map((e) => JSON.parse(e.data));
-  assert.deepEqual(messages.map((m) => m.method ?? m.id), ['notifications/message', 'notifications/message', 1]);
+  assert.deepEqual(
+    messages.map((m) => m.method ?? m.id),
+    ['notifications/message', 'notifications/message', 1],
+  );
   assert.equal(messages[2].result.content[0].text, 'waited 5');
   // a session id sent by the client is ignored
   const withId = await post(handler, rpc(2, 'ping'), { sessionId: 'whatever', protocolVersion: '2025-11-25' });

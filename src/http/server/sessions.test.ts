@@ -1,12 +1,25 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import {
+  del,
+  errorCode,
+  eventually,
+  get,
+  initRequest,
+  makeHandler,
+  note,
+  openSession,
+  post,
+  rpc,
+  SseReader,
+  smallServer,
+} from '../../../test/helpers/http/server-harness.js';
 import { McpServer } from '../../server/server.js';
 import { InMemoryTransport } from '../../transport/memory.js';
 import type { StreamableHttpHandler } from './handler.js';
 import type { HttpAuthorizer } from './types.js';
-import { del, errorCode, eventually, get, initRequest, makeHandler, note, openSession, post, rpc, SseReader, smallServer } from '../../../test/helpers/http/server-harness.js';
 
 test('the session cap answers 503 with Retry-After and a JSON-RPC body; room frees up after DELETE', async () => {
   const handler = makeHandler({ maxSessions: 2, legacySse: true });
@@ -51,13 +64,21 @@ test('idle sessions are reaped by the shared sweep; sessions with an open stream
 test('sessionOwner binds a session to its principal: another principal gets 404', async () => {
   const handler = makeHandler({ sessionOwner: (auth) => (auth as { user?: string } | undefined)?.user });
   const init = await handler.fetch(
-    new Request('http://localhost/mcp', { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, body: JSON.stringify(initRequest()) }),
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify(initRequest()),
+    }),
     { authInfo: { user: 'alice' } },
   );
   const sessionId = init.headers.get('mcp-session-id')!;
   const as = (user: string | undefined) => (body: unknown) =>
     handler.fetch(
-      new Request('http://localhost/mcp', { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': sessionId }, body: JSON.stringify(body) }),
+      new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': sessionId },
+        body: JSON.stringify(body),
+      }),
       user === undefined ? undefined : { authInfo: { user } },
     );
   assert.equal((await as('mallory')(rpc(1, 'ping'))).status, 404);
@@ -116,7 +137,10 @@ test('an idle HTTP session costs at most 8 KB of heap beyond the server connecti
   const perHttpSession = (heap() - start) / N;
   const overhead = perHttpSession - perServerSession;
   assert.equal(handler.sessionCount, N);
-  assert.ok(overhead <= 8 * 1024, `HTTP session overhead ${Math.round(overhead)} B (total ${Math.round(perHttpSession)} B, server connection ${Math.round(perServerSession)} B)`);
+  assert.ok(
+    overhead <= 8 * 1024,
+    `HTTP session overhead ${Math.round(overhead)} B (total ${Math.round(perHttpSession)} B, server connection ${Math.round(perServerSession)} B)`,
+  );
   await handler.close();
   await baseServer.close();
   assert.equal(sessions.length, N);

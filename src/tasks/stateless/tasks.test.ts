@@ -7,15 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { makeHandler, post, rpc } from '../../../test/helpers/http/server-harness.js';
 import { ALL_REVISIONS, Client, type ClientOptions } from '../../client/index.js';
 import { LocalError, McpError } from '../../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import type { ServerRequestContext } from '../../server/context.js';
-import type { ElicitResult } from '../../types.js';
 import { McpServer } from '../../server/server.js';
-import { recordTransport, type RecordingTransport } from '../../testing/recording-transport.js';
+import { type RecordingTransport, recordTransport } from '../../testing/recording-transport.js';
 import { InMemoryTransport } from '../../transport/memory.js';
-import { makeHandler, post, rpc } from '../../../test/helpers/http/server-harness.js';
+import type { ElicitResult } from '../../types.js';
 import { TASKS_EXTENSION_ID, TaskServer, type TaskServerOptions } from '../index.js';
 
 const V = '2026-07-28';
@@ -24,16 +24,24 @@ const WITH_TASKS = { elicitation: {}, sampling: {}, ...EXT };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/;
 
 function meta(caps: JSONObject = WITH_TASKS, client = 't'): JSONObject {
-  return { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': caps, 'io.modelcontextprotocol/clientInfo': { name: client, version: '1' } };
+  return {
+    'io.modelcontextprotocol/protocolVersion': V,
+    'io.modelcontextprotocol/clientCapabilities': caps,
+    'io.modelcontextprotocol/clientInfo': { name: client, version: '1' },
+  };
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 
 /** The extension's `Task` fields (SEP-2663 as the suite checks it). Returns the problems. */
@@ -99,20 +107,28 @@ function coreViolations(w: Wire): string[] {
 function taskServer(options: TaskServerOptions = {}): { server: McpServer; tasks: TaskServer; events: string[] } {
   const server = new McpServer({ name: 'tasks-2026', version: '1.0.0' });
   const events: string[] = [];
-  server.registerTool('greet', { description: 'sync', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } }, (a: { name?: string }) => `Hello, ${a.name ?? 'you'}!`);
-  server.registerTool('work', {
-    description: 'sleeps ms (cancellable)',
-    inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
-    execution: { taskSupport: 'optional' },
-  }, async (a: { ms?: number }, ctx) => {
-    try {
-      await sleep(a.ms ?? 0, ctx.signal);
-    } catch (err) {
-      events.push('aborted');
-      throw err;
-    }
-    return `slept ${a.ms ?? 0}`;
-  });
+  server.registerTool(
+    'greet',
+    { description: 'sync', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+    (a: { name?: string }) => `Hello, ${a.name ?? 'you'}!`,
+  );
+  server.registerTool(
+    'work',
+    {
+      description: 'sleeps ms (cancellable)',
+      inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+      execution: { taskSupport: 'optional' },
+    },
+    async (a: { ms?: number }, ctx) => {
+      try {
+        await sleep(a.ms ?? 0, ctx.signal);
+      } catch (err) {
+        events.push('aborted');
+        throw err;
+      }
+      return `slept ${a.ms ?? 0}`;
+    },
+  );
   server.registerTool('must_task', { description: 'required', execution: { taskSupport: 'required' } }, () => 'quick, but always a task');
   server.registerTool('tool_error', { description: 'tool error', execution: { taskSupport: 'optional' } }, async () => {
     await sleep(60);
@@ -130,11 +146,17 @@ function taskServer(options: TaskServerOptions = {}): { server: McpServer; tasks
   server.registerTool('two', { description: 'two questions at once', execution: { taskSupport: 'optional' } }, async (_a, ctx) => {
     await sleep(60);
     const schema = { type: 'object' as const, properties: { name: { type: 'string' as const } } };
-    const [a, b] = await Promise.all([ctx.elicitForm({ message: 'A?', requestedSchema: schema }, { inputKey: 'a' }), ctx.elicitForm({ message: 'B?', requestedSchema: schema }, { inputKey: 'b' })]);
+    const [a, b] = await Promise.all([
+      ctx.elicitForm({ message: 'A?', requestedSchema: schema }, { inputKey: 'a' }),
+      ctx.elicitForm({ message: 'B?', requestedSchema: schema }, { inputKey: 'b' }),
+    ]);
     return `${String(a.content?.name)}+${String(b.content?.name)}`;
   });
   server.registerTool('mrtr_then_task', { description: 'asks first, then a task', execution: { taskSupport: 'required' } }, async (_a, ctx) => {
-    const r = await ctx.elicitForm({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }, { inputKey: 'user_name' });
+    const r = await ctx.elicitForm(
+      { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+      { inputKey: 'user_name' },
+    );
     await sleep(60);
     return `Hello, ${String(r.content?.name)} (task ${String((ctx as ServerRequestContext & { taskId?: string }).taskId !== undefined)})`;
   });
@@ -168,7 +190,11 @@ describe('tasks extension (2026-07-28): capabilities and gating', () => {
   it('tasks/get, tasks/update and tasks/cancel answer -32021 naming the extension when the request did not declare it', async () => {
     const { server } = taskServer();
     const w = await connect(server);
-    for (const [method, params] of [['tasks/get', { taskId: 'x' }], ['tasks/update', { taskId: 'x', inputResponses: {} }], ['tasks/cancel', { taskId: 'x' }]] as const) {
+    for (const [method, params] of [
+      ['tasks/get', { taskId: 'x' }],
+      ['tasks/update', { taskId: 'x', inputResponses: {} }],
+      ['tasks/cancel', { taskId: 'x' }],
+    ] as const) {
       const r = await w.request(method, { ...params, _meta: meta({ elicitation: {} }) });
       const error = r.error as JSONObject;
       assert.equal(error.code, -32021, method);
@@ -292,7 +318,10 @@ describe('tasks extension (2026-07-28): server-decided tasks', () => {
     await sleep(20);
     assert.deepEqual(events, ['aborted']);
     const again = await w.call('tasks/cancel', { taskId: created.taskId as string });
-    assert.deepEqual(Object.keys(again).filter((k) => k !== '_meta'), ['resultType']);
+    assert.deepEqual(
+      Object.keys(again).filter((k) => k !== '_meta'),
+      ['resultType'],
+    );
     assert.equal((await w.call('tasks/get', { taskId: created.taskId as string })).status, 'cancelled');
   });
 
@@ -308,7 +337,7 @@ describe('tasks extension (2026-07-28): server-decided tasks', () => {
 });
 
 describe('tasks extension (2026-07-28): input while a task', () => {
-  it('an elicitation becomes the task\'s inputRequests; tasks/update answers it and the work resumes', async () => {
+  it("an elicitation becomes the task's inputRequests; tasks/update answers it and the work resumes", async () => {
     const { server } = taskServer();
     const w = await connect(server);
     const created = await w.call('tools/call', { name: 'confirm', arguments: {} });
@@ -322,13 +351,22 @@ describe('tasks extension (2026-07-28): input while a task', () => {
       params: { mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } },
     });
     // a malformed answer is refused and changes nothing; unknown keys are ignored
-    const bad = await w.request('tasks/update', { taskId: created.taskId as string, inputResponses: { 'elicitation-1': { action: 'accept', content: { ok: 'yes' } } } });
+    const bad = await w.request('tasks/update', {
+      taskId: created.taskId as string,
+      inputResponses: { 'elicitation-1': { action: 'accept', content: { ok: 'yes' } } },
+    });
     assert.equal((bad.error as JSONObject).code, -32602);
     const ignored = await w.call('tasks/update', { taskId: created.taskId as string, inputResponses: { 'never-issued': { x: 1 } } });
     assert.equal(ignored.resultType, 'complete');
     assert.equal((await w.call('tasks/get', { taskId: created.taskId as string })).status, 'input_required');
-    const ack = await w.call('tasks/update', { taskId: created.taskId as string, inputResponses: { 'elicitation-1': { action: 'accept', content: { ok: true } } } });
-    assert.deepEqual(Object.keys(ack).filter((k) => k !== '_meta'), ['resultType']);
+    const ack = await w.call('tasks/update', {
+      taskId: created.taskId as string,
+      inputResponses: { 'elicitation-1': { action: 'accept', content: { ok: true } } },
+    });
+    assert.deepEqual(
+      Object.keys(ack).filter((k) => k !== '_meta'),
+      ['resultType'],
+    );
     const done = await until(w, created.taskId as string, terminal);
     assert.equal(done.status, 'completed');
     assert.deepEqual((done.result as JSONObject).content, [{ type: 'text', text: 'answer: accept true' }]);
@@ -392,8 +430,12 @@ describe('tasks extension (2026-07-28) over Streamable HTTP', () => {
   it('tasks/get needs Mcp-Name = taskId (missing or different: 400 with -32020)', async () => {
     const { server } = taskServer();
     const handler = makeHandler({ server });
-    const headers = (method: string, name?: string): Record<string, string> => (name === undefined ? { 'mcp-method': method } : { 'mcp-method': method, 'mcp-name': name });
-    const res = await post(handler, rpc(1, 'tools/call', { name: 'work', arguments: { ms: 200 }, _meta: meta() }), { protocolVersion: V, headers: headers('tools/call', 'work') });
+    const headers = (method: string, name?: string): Record<string, string> =>
+      name === undefined ? { 'mcp-method': method } : { 'mcp-method': method, 'mcp-name': name };
+    const res = await post(handler, rpc(1, 'tools/call', { name: 'work', arguments: { ms: 200 }, _meta: meta() }), {
+      protocolVersion: V,
+      headers: headers('tools/call', 'work'),
+    });
     const created = ((await res.json()) as JSONObject).result as JSONObject;
     assert.equal(created.resultType, 'task');
     const taskId = created.taskId as string;
@@ -413,12 +455,17 @@ describe('tasks extension (2026-07-28): the mcpkit client waits for tasks', () =
   async function client(server: McpServer, options: ClientOptions = {}): Promise<{ client: Client; recorder: RecordingTransport }> {
     const [a, b] = InMemoryTransport.createPair();
     await server.connect(a);
-    const c = new Client({ name: 'cli', version: '1.0.0' }, {
-      protocolVersions: ALL_REVISIONS,
-      stateless: { tasks: true },
-      elicitation: { form: (p): ElicitResult => ({ action: 'accept', content: p.message === 'Sure?' ? { ok: true } : { name: p.message === 'A?' ? 'x' : 'y' } }) },
-      ...options,
-    });
+    const c = new Client(
+      { name: 'cli', version: '1.0.0' },
+      {
+        protocolVersions: ALL_REVISIONS,
+        stateless: { tasks: true },
+        elicitation: {
+          form: (p): ElicitResult => ({ action: 'accept', content: p.message === 'Sure?' ? { ok: true } : { name: p.message === 'A?' ? 'x' : 'y' } }),
+        },
+        ...options,
+      },
+    );
     const recorder = recordTransport(b, { side: 'client', revision: () => c.protocolVersion });
     await c.connect(recorder);
     return { client: c, recorder };
@@ -439,14 +486,20 @@ describe('tasks extension (2026-07-28): the mcpkit client waits for tasks', () =
     const tool = sentMessages.find((m) => m.method === 'tools/call')!;
     const caps = ((tool.params as JSONObject)._meta as JSONObject)['io.modelcontextprotocol/clientCapabilities'] as JSONObject;
     assert.deepEqual((caps.extensions as JSONObject)[TASKS_EXTENSION_ID], {});
-    assert.deepEqual(recorder.violations().filter((v) => !/tasks\//.test(v)), []);
+    assert.deepEqual(
+      recorder.violations().filter((v) => !/tasks\//.test(v)),
+      [],
+    );
     await c.close();
   });
 
   it('a failed task rejects with its JSON-RPC error; aborting the call cancels the task', async () => {
     const { server, tasks, events } = taskServer();
     const { client: c } = await client(server);
-    await assert.rejects(c.callTool({ name: 'rpc_error', arguments: {} }), (e: unknown) => e instanceof McpError && e.code === -32603 && e.message.includes('it broke'));
+    await assert.rejects(
+      c.callTool({ name: 'rpc_error', arguments: {} }),
+      (e: unknown) => e instanceof McpError && e.code === -32603 && e.message.includes('it broke'),
+    );
     const controller = new AbortController();
     const call = c.callTool({ name: 'work', arguments: { ms: 10_000 } }, { signal: controller.signal });
     await sleep(80);
@@ -473,7 +526,10 @@ describe('tasks extension (2026-07-28): the mcpkit client waits for tasks', () =
     assert.ok(elapsed >= 450 && elapsed < 1_500, `rejected after ${elapsed} ms`);
     for (let i = 0; i < 100 && events.length === 0; i++) await sleep(10);
     assert.deepEqual(events, ['aborted'], 'the task was cancelled on the server');
-    assert.ok(recorder.transcript.some((e) => e.dir === 'send' && (e.message as JSONObject).method === 'tasks/cancel'), 'tasks/cancel was sent');
+    assert.ok(
+      recorder.transcript.some((e) => e.dir === 'send' && (e.message as JSONObject).method === 'tasks/cancel'),
+      'tasks/cancel was sent',
+    );
     assert.equal(tasks.stateless.running, 0);
     await c.close();
   });

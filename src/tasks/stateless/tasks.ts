@@ -48,22 +48,22 @@
  *   client can be told apart (unauthenticated stateless HTTP) a full cap makes `optional`
  *   calls answer inline instead of refusing them, so nobody is locked out by another.
  */
-import { McpError, invalidParams, toError } from '../../jsonrpc/errors.js';
+import { invalidParams, McpError, toError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject, type JSONRPCErrorObject } from '../../jsonrpc/types.js';
-import { Method } from '../../protocol/methods.js';
+import { isObject } from '../../jsonrpc/values.js';
 import type { RequestHandler } from '../../protocol/endpoint.js';
-import { ResultType, TASKS_EXTENSION, missingClientCapability, type InputRequest } from '../../protocol/stateless/wire.js';
+import { Method } from '../../protocol/methods.js';
+import { type InputRequest, missingClientCapability, ResultType, TASKS_EXTENSION } from '../../protocol/stateless/wire.js';
 import { ServerRequestContext } from '../../server/connection.js';
-import { checkInputResponses } from '../../server/stateless/mrtr.js';
 import type { McpServer } from '../../server/server.js';
+import { checkInputResponses } from '../../server/stateless/mrtr.js';
 import type { InputSink, StatelessRequest } from '../../server/stateless/request.js';
 import type { ClientCapabilities } from '../../types.js';
-import { ownerBySessionAndAuth, requestorByAuthOrConnection, type OwnerPolicy, type RequestorPolicy } from '../owner.js';
-import { TaskStoreError, type TaskStore } from '../store.js';
-import { TaskMethod, isTerminal, type TaskOwner, type TaskRecord, type TaskStatus } from '../types.js';
-import { errorObject } from '../wire.js';
 import type { TaskInputDelivery, TaskInputRelay } from '../input-relay.js';
-import { isObject } from '../../jsonrpc/values.js';
+import { type OwnerPolicy, ownerBySessionAndAuth, type RequestorPolicy, requestorByAuthOrConnection } from '../owner.js';
+import { type TaskStore, TaskStoreError } from '../store.js';
+import { isTerminal, TaskMethod, type TaskOwner, type TaskRecord, type TaskStatus } from '../types.js';
+import { errorObject } from '../wire.js';
 
 /** The extension's identifier. */
 export const TASKS_EXTENSION_ID = TASKS_EXTENSION;
@@ -158,7 +158,8 @@ export function toDetailedTask(record: TaskRecord): JSONObject {
   const t = toStatelessTask(record);
   if (t.status === 'input_required') t.inputRequests = { ...record.inputRequests };
   else if (t.status === 'completed') t.result = record.result ?? { resultType: ResultType.Complete, content: [] };
-  else if (t.status === 'failed') t.error = (record.error ?? { code: ErrorCode.InternalError, message: record.statusMessage ?? 'Internal error' }) as unknown as JSONObject;
+  else if (t.status === 'failed')
+    t.error = (record.error ?? { code: ErrorCode.InternalError, message: record.statusMessage ?? 'Internal error' }) as unknown as JSONObject;
   return t;
 }
 
@@ -206,7 +207,9 @@ class TaskRun implements InputSink {
   }
 
   key(method: string, explicitKey: string | undefined): string {
-    const prefix = explicitKey ?? (method === 'sampling/createMessage' ? 'sampling' : method === 'roots/list' ? 'roots' : method === 'elicitation/create' ? 'elicitation' : 'input');
+    const prefix =
+      explicitKey ??
+      (method === 'sampling/createMessage' ? 'sampling' : method === 'roots/list' ? 'roots' : method === 'elicitation/create' ? 'elicitation' : 'input');
     let key = explicitKey ?? '';
     if (explicitKey === undefined || this.#used.has(explicitKey)) {
       do {
@@ -318,12 +321,16 @@ export class StatelessTasks {
     this.#requestorOf = options.requestorOf ?? requestorByAuthOrConnection;
     this.#onError = options.onError;
     this.#maxAnonymous = options.maxActiveAnonymousTasks ?? 64;
-    for (const [name, v] of [['maxActiveTasksPerOwner', this.#maxActive], ['maxActiveAnonymousTasks', this.#maxAnonymous]] as const) {
+    for (const [name, v] of [
+      ['maxActiveTasksPerOwner', this.#maxActive],
+      ['maxActiveAnonymousTasks', this.#maxAnonymous],
+    ] as const) {
       if (!(Number.isInteger(v) && v >= 1)) throw new RangeError(`${name} must be a positive integer`);
     }
     // A shared store announces tasks ended elsewhere (cancelled through another instance): stop their work here.
     this.#unwatch = store.watch?.((change) => {
-      if (isTerminal(change.status)) this.#running.get(change.taskId)?.abort(change.status === 'cancelled' ? 'The task was cancelled by request.' : `The task ended as ${change.status}`);
+      if (isTerminal(change.status))
+        this.#running.get(change.taskId)?.abort(change.status === 'cancelled' ? 'The task was cancelled by request.' : `The task ended as ${change.status}`);
     });
     this.#relay = options.inputRelay;
     this.#unlisten = this.#relay?.listen((taskId, responses) => this.#receive(taskId, responses));
@@ -373,7 +380,13 @@ export class StatelessTasks {
     return this.#race(original, params, ctx, st, support === 'required');
   }
 
-  async #race(original: RequestHandler<ServerRequestContext>, params: JSONObject | undefined, ctx: ServerRequestContext, st: StatelessRequest, required: boolean): Promise<unknown> {
+  async #race(
+    original: RequestHandler<ServerRequestContext>,
+    params: JSONObject | undefined,
+    ctx: ServerRequestContext,
+    st: StatelessRequest,
+    required: boolean,
+  ): Promise<unknown> {
     const waitMs = required ? 0 : this.#immediateMs;
     // A required tool becomes a task: it needs a free slot before its handler runs.
     let slot: string | undefined;

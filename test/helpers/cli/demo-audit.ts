@@ -10,8 +10,8 @@
  */
 import { appendFileSync } from 'node:fs';
 import { createDemoServer } from '../../../src/demo/server.js';
-import { createStreamableHttpHandler } from '../../../src/http/server/handler.js';
 import { serveNode } from '../../../src/http/node.js';
+import { createStreamableHttpHandler } from '../../../src/http/server/handler.js';
 
 const log = process.env.AUDIT_LOG;
 const cancelLog = process.env.CANCEL_LOG;

@@ -4,11 +4,12 @@
  * counter of the commands Redis executed (INFO commandstats), so tests can count round
  * trips. Not part of the package.
  */
-import { McpServer } from '../../../src/server/server.js';
+
 import { createStreamableHttpHandler, type StreamableHttpHandler, type StreamableHttpOptions } from '../../../src/http/server/handler.js';
 import { RedisConnection } from '../../../src/redis/connection.js';
-import { RedisSessionDirectory, type RedisSessionDirectoryOptions } from '../../../src/redis/session-directory.js';
 import { RedisEventStore } from '../../../src/redis/event-store.js';
+import { RedisSessionDirectory, type RedisSessionDirectoryOptions } from '../../../src/redis/session-directory.js';
+import { McpServer } from '../../../src/server/server.js';
 
 /** Gates of the `steps` tool (per process), opened by {@link releaseGate} or the `release` tool. */
 const gates = new Map<string, { promise: Promise<void>; open: () => void }>();
@@ -39,32 +40,57 @@ export function releaseGate(name: string): void {
  */
 export function stateServer(): McpServer {
   const server = new McpServer({ name: 'shared-sessions', version: '1.0.0' });
-  server.registerTool('steps', {
-    description: 'numbered log messages',
-    inputSchema: { type: 'object', properties: { count: { type: 'number' }, every: { type: 'number' }, gate: { type: 'string' }, holdAt: { type: 'number' }, pad: { type: 'number' } } },
-  }, async (args: { count?: number; every?: number; gate?: string; holdAt?: number; pad?: number }, ctx) => {
-    const count = args.count ?? 3;
-    for (let i = 1; i <= count; i++) {
-      if (args.gate !== undefined && i === args.holdAt) await gate(args.gate).promise;
-      await ctx.log('info', { step: i });
-      if ((args.every ?? 0) > 0) await new Promise((r) => setTimeout(r, args.every));
-    }
-    return { content: [{ type: 'text', text: `stepped ${count}${'.'.repeat(args.pad ?? 0)}` }] };
-  });
-  server.registerTool('announce', { description: 'a log message for the GET stream', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, async (args: { text?: string }, ctx) => {
-    await ctx.connection!.sendLog('info', { announce: args.text ?? '' });
-    return { content: [{ type: 'text', text: 'announced' }] };
-  });
-  server.registerTool('release', { description: 'opens a gate of steps', inputSchema: { type: 'object', properties: { gate: { type: 'string' } } } }, (args: { gate?: string }) => {
-    releaseGate(args.gate ?? '');
-    return { content: [{ type: 'text', text: 'released' }] };
-  });
-  server.registerTool('echo', { description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, (args: { text?: string }) => ({
-    content: [{ type: 'text', text: args.text ?? '' }],
-  }));
+  server.registerTool(
+    'steps',
+    {
+      description: 'numbered log messages',
+      inputSchema: {
+        type: 'object',
+        properties: { count: { type: 'number' }, every: { type: 'number' }, gate: { type: 'string' }, holdAt: { type: 'number' }, pad: { type: 'number' } },
+      },
+    },
+    async (args: { count?: number; every?: number; gate?: string; holdAt?: number; pad?: number }, ctx) => {
+      const count = args.count ?? 3;
+      for (let i = 1; i <= count; i++) {
+        if (args.gate !== undefined && i === args.holdAt) await gate(args.gate).promise;
+        await ctx.log('info', { step: i });
+        if ((args.every ?? 0) > 0) await new Promise((r) => setTimeout(r, args.every));
+      }
+      return { content: [{ type: 'text', text: `stepped ${count}${'.'.repeat(args.pad ?? 0)}` }] };
+    },
+  );
+  server.registerTool(
+    'announce',
+    { description: 'a log message for the GET stream', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    async (args: { text?: string }, ctx) => {
+      await ctx.connection!.sendLog('info', { announce: args.text ?? '' });
+      return { content: [{ type: 'text', text: 'announced' }] };
+    },
+  );
+  server.registerTool(
+    'release',
+    { description: 'opens a gate of steps', inputSchema: { type: 'object', properties: { gate: { type: 'string' } } } },
+    (args: { gate?: string }) => {
+      releaseGate(args.gate ?? '');
+      return { content: [{ type: 'text', text: 'released' }] };
+    },
+  );
+  server.registerTool(
+    'echo',
+    { description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    (args: { text?: string }) => ({
+      content: [{ type: 'text', text: args.text ?? '' }],
+    }),
+  );
   server.registerTool('state', { description: 'this session as this instance sees it', inputSchema: { type: 'object', properties: {} } }, (_args, ctx) => {
     const s = ctx.connection!;
-    const state = { revision: s.protocolVersion, client: s.clientInfo?.name, capabilities: s.clientCapabilities, level: s.logLevel ?? null, subscriptions: [...s.subscriptions].sort() };
+    const state = {
+      revision: s.protocolVersion,
+      client: s.clientInfo?.name,
+      capabilities: s.clientCapabilities,
+      level: s.logLevel ?? null,
+      subscriptions: [...s.subscriptions].sort(),
+    };
     return { content: [{ type: 'text', text: JSON.stringify(state) }] };
   });
   server.registerTool('ask', { description: 'asks the client to sample', inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
@@ -96,7 +122,8 @@ export async function sessionInstance(
   const errors: Error[] = [];
   const redis = await RedisConnection.connect({ url, prefix, commandTimeoutMs: options.commandTimeoutMs ?? 2000, reconnectMaxDelayMs: 100 });
   const directory = await RedisSessionDirectory.open(redis, { onError: (e) => errors.push(e), ...options.directory });
-  const streams: Partial<StreamableHttpOptions> = options.events === true ? { responseMode: 'sse', eventStore: new RedisEventStore(redis) } : { responseMode: 'json' };
+  const streams: Partial<StreamableHttpOptions> =
+    options.events === true ? { responseMode: 'sse', eventStore: new RedisEventStore(redis) } : { responseMode: 'json' };
   const handler = createStreamableHttpHandler({ server: stateServer(), sessions: directory, onError: (e) => errors.push(e), ...streams, ...options.handler });
   return {
     handler,

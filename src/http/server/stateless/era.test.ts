@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ACCEPT_BOTH, eventually, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../../../../test/helpers/http/server-harness.js';
 import type { JSONObject, RequestId } from '../../../jsonrpc/types.js';
 import { McpServer } from '../../../server/server.js';
 import { validateWireMessage } from '../../../testing/wire-schema.js';
-import { ACCEPT_BOTH, eventually, makeHandler, openSession, post, rpc, SseReader, smallServer } from '../../../../test/helpers/http/server-harness.js';
 import type { StreamableHttpHandler } from '../handler.js';
 
 const V = '2026-07-28';
@@ -27,7 +27,14 @@ function headers(method: string, name?: string, extra: Record<string, string> = 
 }
 
 /** POSTs one stateless-era request with conforming headers (overridable). */
-function send(handler: StreamableHttpHandler, id: RequestId, method: string, params: JSONObject, extra: Record<string, string> = {}, version = V): Promise<Response> {
+function send(
+  handler: StreamableHttpHandler,
+  id: RequestId,
+  method: string,
+  params: JSONObject,
+  extra: Record<string, string> = {},
+  version = V,
+): Promise<Response> {
   const name = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
   return post(handler, rpc(id, method, params), { protocolVersion: version, headers: headers(method, name, extra) });
 }
@@ -42,18 +49,22 @@ async function body(res: Response, method: string): Promise<JSONObject> {
 
 function server(): McpServer {
   const s = smallServer();
-  s.registerTool('headed', {
-    description: 'x-mcp-header arguments',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        region: { type: 'string', 'x-mcp-header': 'Region' },
-        count: { type: 'integer', 'x-mcp-header': 'Count' },
-        flag: { type: 'boolean', 'x-mcp-header': 'Flag' },
-        nested: { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } },
+  s.registerTool(
+    'headed',
+    {
+      description: 'x-mcp-header arguments',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          region: { type: 'string', 'x-mcp-header': 'Region' },
+          count: { type: 'integer', 'x-mcp-header': 'Count' },
+          flag: { type: 'boolean', 'x-mcp-header': 'Flag' },
+          nested: { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } },
+        },
       },
     },
-  }, (a: JSONObject) => JSON.stringify(a));
+    (a: JSONObject) => JSON.stringify(a),
+  );
   s.registerTool('elicit', { description: 'asks for a name' }, async (_a, ctx) => {
     const r = await ctx.elicitForm({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, { inputKey: 'who' });
     return String(r.content?.name);
@@ -71,7 +82,13 @@ describe('Streamable HTTP: the stateless era', () => {
     const handler = makeHandler({ server: server() });
     // the first request of the era waits for the server to be ready
     assert.equal((await send(handler, 0, 'tools/list', { _meta: meta() })).status, 200);
-    const h: Record<string, string> = { host: 'localhost:3000', accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-protocol-version': V, ...headers('tools/call', 'echo') };
+    const h: Record<string, string> = {
+      host: 'localhost:3000',
+      accept: ACCEPT_BOTH,
+      'content-type': 'application/json',
+      'mcp-protocol-version': V,
+      ...headers('tools/call', 'echo'),
+    };
     const text = JSON.stringify(rpc(1, 'tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: meta() }));
     const reply = handler._handle({ method: 'POST', url: '/mcp', headers: (name) => h[name] ?? null, body: text, rawHeaders: h });
     assert.ok(!(reply instanceof Promise), 'the reply itself');
@@ -93,21 +110,29 @@ describe('Streamable HTTP: the stateless era', () => {
     assert.equal(discover.id, 'd-1');
     assert.deepEqual((discover.result as JSONObject).supportedVersions, [V]);
     // two clients may use the same id at once: the transport keeps them apart
-    const [a, b] = await Promise.all([send(handler, 7, 'tools/list', { _meta: meta() }), send(handler, 7, 'tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: meta() })]);
+    const [a, b] = await Promise.all([
+      send(handler, 7, 'tools/list', { _meta: meta() }),
+      send(handler, 7, 'tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: meta() }),
+    ]);
     assert.equal((await body(a, 'tools/list')).id, 7);
     assert.deepEqual(((await body(b, 'tools/call')).result as JSONObject).content, [{ type: 'text', text: 'x' }]);
     assert.equal(handler.sessionCount, 0);
     await handler.close();
   });
 
-  it('puts the server identity on every result: alone, merged with a result\'s own _meta, on InputRequiredResult; not when turned off', async () => {
+  it("puts the server identity on every result: alone, merged with a result's own _meta, on InputRequiredResult; not when turned off", async () => {
     const s = server();
     s.registerTool('tagged', { description: 'a result with its own _meta' }, () => ({ content: [], _meta: { 'example.com/tag': 'mine' } }));
     const handler = makeHandler({ server: s });
     const identity = { name: 'http-test-server', version: '1.0.0' };
     // 2026-07-28 › Schema › ResultMetaObject: serverInfo SHOULD be on every response
-    const echo = (await body(await send(handler, 1, 'tools/call', { name: 'echo', arguments: { text: 'a "quoted" }} text' }, _meta: meta() }), 'tools/call')).result as JSONObject;
-    assert.deepEqual(echo, { resultType: 'complete', content: [{ type: 'text', text: 'a "quoted" }} text' }], _meta: { 'io.modelcontextprotocol/serverInfo': identity } });
+    const echo = (await body(await send(handler, 1, 'tools/call', { name: 'echo', arguments: { text: 'a "quoted" }} text' }, _meta: meta() }), 'tools/call'))
+      .result as JSONObject;
+    assert.deepEqual(echo, {
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'a "quoted" }} text' }],
+      _meta: { 'io.modelcontextprotocol/serverInfo': identity },
+    });
     const tagged = (await body(await send(handler, 2, 'tools/call', { name: 'tagged', arguments: {}, _meta: meta() }), 'tools/call')).result as JSONObject;
     assert.deepEqual(tagged._meta, { 'io.modelcontextprotocol/serverInfo': identity, 'example.com/tag': 'mine' });
     const asked = (await body(await send(handler, 3, 'tools/call', { name: 'elicit', arguments: {}, _meta: meta() }), 'tools/call')).result as JSONObject;
@@ -182,13 +207,25 @@ describe('Streamable HTTP: the stateless era', () => {
   it('checks Mcp-Param headers of x-mcp-header arguments', async () => {
     const handler = makeHandler({ server: server() });
     const call = async (args: JSONObject, extra: Record<string, string>) => {
-      const res = await post(handler, rpc(1, 'tools/call', { name: 'headed', arguments: args, _meta: meta() }), { protocolVersion: V, headers: { 'mcp-method': 'tools/call', 'mcp-name': 'headed', ...extra } });
+      const res = await post(handler, rpc(1, 'tools/call', { name: 'headed', arguments: args, _meta: meta() }), {
+        protocolVersion: V,
+        headers: { 'mcp-method': 'tools/call', 'mcp-name': 'headed', ...extra },
+      });
       const status = res.status;
       const json = (await res.json()) as JSONObject;
       return { status, code: (json.error as JSONObject | undefined)?.code };
     };
-    assert.deepEqual(await call({ region: 'eu', count: 42, flag: true, nested: { zone: 'z1' } }, { 'mcp-param-region': 'eu', 'MCP-PARAM-COUNT': '42.0', 'mcp-param-flag': 'true', 'mcp-param-zone': 'z1' }), { status: 200, code: undefined });
-    assert.deepEqual(await call({ region: 'Grüße' }, { 'mcp-param-region': `=?base64?${Buffer.from('Grüße').toString('base64')}?=` }), { status: 200, code: undefined });
+    assert.deepEqual(
+      await call(
+        { region: 'eu', count: 42, flag: true, nested: { zone: 'z1' } },
+        { 'mcp-param-region': 'eu', 'MCP-PARAM-COUNT': '42.0', 'mcp-param-flag': 'true', 'mcp-param-zone': 'z1' },
+      ),
+      { status: 200, code: undefined },
+    );
+    assert.deepEqual(await call({ region: 'Grüße' }, { 'mcp-param-region': `=?base64?${Buffer.from('Grüße').toString('base64')}?=` }), {
+      status: 200,
+      code: undefined,
+    });
     assert.deepEqual(await call({}, {}), { status: 200, code: undefined }, 'absent arguments need no headers');
     assert.deepEqual(await call({ region: null }, {}), { status: 200, code: undefined }, 'null arguments need no headers');
     assert.deepEqual(await call({ region: 'eu' }, {}), { status: 400, code: -32020 }, 'missing header');
@@ -205,7 +242,10 @@ describe('Streamable HTTP: the stateless era', () => {
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
     assert.equal(res.headers.get('x-accel-buffering'), 'no');
     const messages = await new SseReader(res).restMessages();
-    assert.deepEqual(messages.map((m) => m.method ?? m.id), ['notifications/progress', 'notifications/progress', 'p']);
+    assert.deepEqual(
+      messages.map((m) => m.method ?? m.id),
+      ['notifications/progress', 'notifications/progress', 'p'],
+    );
     for (const m of messages) assert.deepEqual(validateWireMessage(V, m, { sender: 'server', requests: new Map([['p', { method: 'tools/call' }]]) }), []);
     await handler.close();
   });
@@ -214,7 +254,16 @@ describe('Streamable HTTP: the stateless era', () => {
     const handler = makeHandler({ server: server() });
     const first = (await body(await send(handler, 1, 'tools/call', { name: 'elicit', arguments: {}, _meta: meta() }), 'tools/call')).result as JSONObject;
     assert.equal(first.resultType, 'input_required');
-    const second = await body(await send(handler, 2, 'tools/call', { name: 'elicit', arguments: {}, _meta: meta(), requestState: first.requestState, inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } } }), 'tools/call');
+    const second = await body(
+      await send(handler, 2, 'tools/call', {
+        name: 'elicit',
+        arguments: {},
+        _meta: meta(),
+        requestState: first.requestState,
+        inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } },
+      }),
+      'tools/call',
+    );
     assert.deepEqual((second.result as JSONObject).content, [{ type: 'text', text: 'Ada' }]);
     await handler.close();
   });
@@ -230,7 +279,11 @@ describe('Streamable HTTP: the stateless era', () => {
     assert.equal(ack.params._meta['io.modelcontextprotocol/subscriptionId'], 'listen-1');
     s.registerTool('late', { description: 'added late' }, () => 'late');
     const change = JSON.parse((await reader.next()).data);
-    assert.deepEqual(change, { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } } });
+    assert.deepEqual(change, {
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } },
+    });
     await reader.cancel();
     // no connection serves it: the request itself ends with its stream
     assert.equal(s.connections.size, 0);

@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JSONObject, RequestId } from '../../../jsonrpc/types.js';
-import { McpServer } from '../../../server/server.js';
-import { RATE_LIMITED_CODE, rateLimit } from '../../../server/middleware.js';
-import type { ServerRequestContext } from '../../../server/context.js';
 import { makeHandler, post, rpc } from '../../../../test/helpers/http/server-harness.js';
+import type { JSONObject, RequestId } from '../../../jsonrpc/types.js';
+import type { ServerRequestContext } from '../../../server/context.js';
+import { RATE_LIMITED_CODE, rateLimit } from '../../../server/middleware.js';
+import { McpServer } from '../../../server/server.js';
 import type { StreamableHttpHandler } from '../handler.js';
 import type { HttpAuthorizer, HttpRequest } from '../types.js';
 
@@ -101,16 +101,29 @@ describe('rateLimit keys by principal in both eras', () => {
     s.use(rateLimit({ limit: 1, windowMs: 60_000 }));
     const handler = makeHandler({ server: s, authorize: authorizer });
     const open = async (who: string): Promise<string> => {
-      const res = await post(handler, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: who, version: '1' } }), { headers: { authorization: `Bearer ${who}` } });
+      const res = await post(handler, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: who, version: '1' } }), {
+        headers: { authorization: `Bearer ${who}` },
+      });
       const id = res.headers.get('mcp-session-id');
       assert.ok(id);
       await res.body?.cancel();
       return id;
     };
     const callIn = async (who: string, sessionId: string, id: number): Promise<JSONObject> => {
-      const res = await post(handler, rpc(id, 'tools/call', { name: 'whoami', arguments: {} }), { sessionId, protocolVersion: '2025-11-25', accept: 'application/json, text/event-stream', headers: { authorization: `Bearer ${who}` } });
+      const res = await post(handler, rpc(id, 'tools/call', { name: 'whoami', arguments: {} }), {
+        sessionId,
+        protocolVersion: '2025-11-25',
+        accept: 'application/json, text/event-stream',
+        headers: { authorization: `Bearer ${who}` },
+      });
       const text = await res.text();
-      const data = text.startsWith('{') ? text : text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).at(-1)!;
+      const data = text.startsWith('{')
+        ? text
+        : text
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .at(-1)!;
       return JSON.parse(data) as JSONObject;
     };
     const a1 = await open('alice');
