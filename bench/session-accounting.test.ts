@@ -11,12 +11,12 @@ const rowsBytes = (rows: AccountingResult['rows']): number => rows.reduce((s, r)
 const TOOL = join(dirname(fileURLToPath(import.meta.url)), 'session-accounting.js');
 
 // The accounting runs in its own process: it needs --expose-gc.
-test('session accounting: one transport, server session, endpoint and session per idle session, and the total matches the heap', async () => {
+test('session accounting: one transport, server connection, endpoint and JSON-RPC channel per idle session, and the total matches the heap', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', TOOL, '--sessions=200', '--json'], { timeout: 120_000 });
   const result = JSON.parse(stdout) as AccountingResult;
   assert.equal(result.sessions, 200);
   const count = (label: string): number | undefined => result.rows.find((r) => r.label === label)?.count;
-  for (const cls of ['StreamableSessionTransport', 'ServerSession', 'Endpoint', 'Session']) assert.equal(count(`object: ${cls}`), 1, cls);
+  for (const cls of ['StreamableSessionTransport', 'ServerConnection', 'Endpoint', 'RpcChannel']) assert.equal(count(`object: ${cls}`), 1, cls);
   const sum = rowsBytes(result.rows);
   assert.ok(Math.abs(sum - result.snapshotBytes) < 1, 'the rows add up to the total');
   // every session holds some kilobytes, and heapUsed agrees with what the sessions hold to

@@ -709,7 +709,10 @@ export class Client {
   /**
    * `tools/call`. When the tool declares an `outputSchema`, a successful result must carry
    * `structuredContent` that matches it, else LocalError `invalid_result`. A -32042 error
-   * rejects with {@link UrlElicitationRequiredError}.
+   * rejects with {@link UrlElicitationRequiredError}. In the 2026-07-28 era with
+   * `stateless: { tasks: true }`, a call the server turns into a task is waited for, and
+   * `options.timeoutMs` (or `maxTotalTimeoutMs`) bounds the whole call: at the deadline it
+   * rejects with LocalError `timeout` and the task is cancelled (`tasks/cancel`).
    */
   callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult> {
     const args: unknown = params?.arguments;

@@ -64,7 +64,7 @@ describe('a new session after the old one expired', () => {
 
       assert.equal((await client.listTools()).tools.length, 2, 'the next request works, in a new session');
       assert.equal(s.handler.sessionCount, 1);
-      const sessions = [...s.server.sessions];
+      const sessions = [...s.server.connections];
       assert.equal(sessions.length, 1);
       assert.ok(sessions[0]!.subscriptions.has('demo://doc'), 'the subscription was made again');
       await s.server.notifyResourceUpdated('demo://doc');

@@ -34,7 +34,7 @@ import { isObject } from '../jsonrpc/values.js';
  * jsonc-parser as both module systems give it: Node loads its UMD build (a CommonJS module,
  * seen as a default export), a browser bundler its ES build (named exports only).
  */
-const jsonc = ((jsoncModule as { default?: typeof jsoncModule }).default ?? jsoncModule) as typeof jsoncModule;
+const jsonc = ((jsoncModule as unknown as { default?: typeof jsoncModule }).default ?? jsoncModule) as typeof jsoncModule;
 
 /** A server started as a child process, spoken to over stdio. */
 export interface StdioServerSpec {

@@ -406,7 +406,7 @@ test('serveNode: close() ends open streams and frees the port', async () => {
   await sse.next();
   await running.close();
   await sse.rest(1000).catch(() => []);
-  assert.equal(server.sessions.size, 0);
+  assert.equal(server.connections.size, 0);
   await assert.rejects(fetch(running.url, { method: 'POST', body: '{}' }));
 });
 

@@ -249,8 +249,8 @@ describe('a session held by three instances (round-robin requests)', () => {
       await until(
         `${i.name} to hold the session with both subscriptions`,
         () => {
-          const held = [...i.server.sessions].find((s) => s.sessionId === sessionId);
-          return held?.subscriptions.has(WATCHED) === true && held.subscriptions.has(MARKER);
+          const held = [...i.server.connections].find((s) => s.sessionId === sessionId);
+          return held !== undefined && held.subscriptions.has(WATCHED) && held.subscriptions.has(MARKER);
         },
         20_000,
       );

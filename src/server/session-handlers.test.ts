@@ -1,5 +1,5 @@
 /**
- * `McpServer.setSessionHandler` and `wrapSessionHandler`: handlers and wrappers for the
+ * `McpServer.handle` and `wrap` with `{ era: '2025' }`: handlers and wrappers for the
  * 2025-era connections only, in the one table every connection shares (no handler per
  * connection). Shown over in-memory pairs with raw JSON-RPC: a wrapper serves every 2025
  * connection, present and future, and any handler set for the method later; several nest;
@@ -63,7 +63,7 @@ function echoServer(): McpServer {
 
 const textOf = (response: JSONObject): string => ((response.result as JSONObject).content as JSONObject[])[0]!.text as string;
 
-describe('McpServer.wrapSessionHandler', () => {
+describe("McpServer.wrap(…, { era: '2025' })", () => {
   it('wraps the method on every 2025-era connection, present and future, and not the 2026-07-28 requests', async () => {
     const s = echoServer();
     const tag =
@@ -74,12 +74,12 @@ describe('McpServer.wrapSessionHandler', () => {
         const content = r.content as JSONObject[];
         return { ...r, content: [{ type: 'text', text: `${label}(${content[0]!.text as string})` }] };
       };
-    s.wrapSessionHandler('tools/call', tag('a'));
+    s.wrap('tools/call', tag('a'), { era: '2025' });
     const first = await connect(s);
     assert.equal(textOf(await first.request('tools/call', { name: 'echo' })), 'a(plain)');
 
     // a wrapper added while a connection is open reaches it; the first added stays innermost
-    s.wrapSessionHandler('tools/call', tag('b'));
+    s.wrap('tools/call', tag('b'), { era: '2025' });
     const second = await connect(s);
     for (const c of [first, second]) assert.equal(textOf(await c.request('tools/call', { name: 'echo' })), 'b(a(plain))');
 
@@ -87,31 +87,31 @@ describe('McpServer.wrapSessionHandler', () => {
     assert.equal(textOf(await first.request('tools/call', { name: 'echo', _meta: META_2026 })), 'plain');
 
     // a handler set for the whole server later is wrapped for the 2025 era only
-    s.setRequestHandler('tools/call', () => ({ content: [{ type: 'text', text: 'replaced' }] }));
+    s.handle('tools/call', () => ({ content: [{ type: 'text', text: 'replaced' }] }));
     assert.equal(textOf(await second.request('tools/call', { name: 'echo' })), 'b(a(replaced))');
     assert.equal(textOf(await second.request('tools/call', { name: 'echo', _meta: META_2026 })), 'replaced');
   });
 
   it('does nothing for a method without a handler', async () => {
     const s = echoServer();
-    s.wrapSessionHandler('no/such', () => () => ({}));
+    s.wrap('no/such', () => () => ({}), { era: '2025' });
     const c = await connect(s);
     assert.equal(((await c.request('no/such')).error as JSONObject).code, -32601);
   });
 });
 
-describe('McpServer.setSessionHandler', () => {
+describe("McpServer.handle(…, { era: '2025' })", () => {
   it('serves 2025-era connections only, over the whole-server handler, and is wrapped like any other', async () => {
     const s = echoServer();
-    s.setSessionHandler('tools/call', () => ({ content: [{ type: 'text', text: 'session-only' }] }));
+    s.handle('tools/call', () => ({ content: [{ type: 'text', text: 'session-only' }] }), { era: '2025' });
     const c = await connect(s);
     assert.equal(textOf(await c.request('tools/call', { name: 'echo' })), 'session-only');
     assert.equal(textOf(await c.request('tools/call', { name: 'echo', _meta: META_2026 })), 'plain');
     // a later whole-server handler does not displace it there
-    s.setRequestHandler('tools/call', () => ({ content: [{ type: 'text', text: 'server-wide' }] }));
+    s.handle('tools/call', () => ({ content: [{ type: 'text', text: 'server-wide' }] }));
     assert.equal(textOf(await c.request('tools/call', { name: 'echo' })), 'session-only');
     assert.equal(textOf(await c.request('tools/call', { name: 'echo', _meta: META_2026 })), 'server-wide');
-    s.wrapSessionHandler('tools/call', (inner) => async (p, ctx) => ({ ...((await inner(p, ctx)) as JSONObject), wrapped: true }));
+    s.wrap('tools/call', (inner) => async (p, ctx) => ({ ...((await inner(p, ctx)) as JSONObject), wrapped: true }), { era: '2025' });
     assert.equal(((await c.request('tools/call', { name: 'echo' })).result as JSONObject).wrapped, true);
   });
 });

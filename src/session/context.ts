@@ -39,6 +39,8 @@ export class RequestContext {
   #lastProgress = -Infinity;
   /** When this request last sent progress (ms since epoch; 0: never). */
   #lastProgressAt = 0;
+  /** The send options of this request's progress (the related request), made by the first; the channel only reads them. */
+  #progressOptions: SendOptions | undefined;
 
   constructor(session: RequestChannel, id: RequestId, method: string, params: JSONObject | undefined, info: MessageInfo | undefined) {
     this.session = session;
@@ -109,7 +111,7 @@ export class RequestContext {
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
     this.#lastProgressAt = Date.now();
-    await this.session.notify('notifications/progress', params, { relatedRequestId: this.id });
+    await this.session.notify('notifications/progress', params, (this.#progressOptions ??= { relatedRequestId: this.id }));
   }
 
   /**

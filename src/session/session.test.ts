@@ -6,7 +6,7 @@ import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import type { Transport, TransportReceiver } from '../transport/types.js';
 import type { RequestContext } from './context.js';
-import { Session, type SessionHooks } from './session.js';
+import { RpcChannel, type RpcChannelHooks } from './session.js';
 
 /** A raw peer: records every message it receives and lets the test write raw text. */
 function rawPeer(t: InMemoryTransport) {
@@ -41,10 +41,10 @@ function rawPeer(t: InMemoryTransport) {
   };
 }
 
-function setup(hooks: Partial<SessionHooks> = {}, options = {}) {
+function setup(hooks: Partial<RpcChannelHooks> = {}, options = {}) {
   const [a, b] = InMemoryTransport.createPair();
   const errors: Error[] = [];
-  const session = new Session(
+  const session = new RpcChannel(
     a,
     {
       request: hooks.request ?? ((ctx: RequestContext) => ({ echo: ctx.method })),
@@ -325,7 +325,7 @@ function directTransport() {
 test('a handler that answers at once is answered within the delivery; a promise when it settles', async () => {
   const { transport, sent, deliver } = directTransport();
   let release: (value: unknown) => void = () => {};
-  const session = new Session(transport, {
+  const session = new RpcChannel(transport, {
     request: (ctx: RequestContext) => {
       if (ctx.method === 'now') return { at: 'once' };
       if (ctx.method === 'nothing') return undefined;

@@ -13,12 +13,16 @@ import { fileURLToPath } from 'node:url';
 import { LocalError } from '../jsonrpc/errors.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import type { TransportReceiver } from '../transport/types.js';
-import { Session } from './session.js';
+import { RpcChannel } from './session.js';
 
 /** A session whose peer records requests and answers only what the test tells it to. */
 function pair() {
   const [a, b] = InMemoryTransport.createPair();
-  const session = new Session(a, { request: () => ({}), notification: () => {}, batchesAllowed: () => false, error: () => {} }, { requestTimeoutMs: 60_000 });
+  const session = new RpcChannel(
+    a,
+    { request: () => ({}), notification: () => {}, batchesAllowed: () => false, error: () => {} },
+    { requestTimeoutMs: 60_000 },
+  );
   session.start();
   const requests: { id: number; method: string }[] = [];
   const receiver: TransportReceiver = {
@@ -114,7 +118,7 @@ test('a request timed out after the others were answered still expires (the time
 function runChild(body: string): { status: number | null; stdout: string; ms: number } {
   const session = fileURLToPath(new URL('./session.js', import.meta.url));
   const memory = fileURLToPath(new URL('../transport/memory.js', import.meta.url));
-  const source = `import { Session } from ${JSON.stringify(session)};\nimport { InMemoryTransport } from ${JSON.stringify(memory)};\n${body}`;
+  const source = `import { RpcChannel } from ${JSON.stringify(session)};\nimport { InMemoryTransport } from ${JSON.stringify(memory)};\n${body}`;
   const t0 = Date.now();
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', source], { encoding: 'utf8', timeout: 30_000 });
   return { status: r.status, stdout: r.stdout, ms: Date.now() - t0 };
@@ -122,7 +126,7 @@ function runChild(body: string): { status: number | null; stdout: string; ms: nu
 
 const CHILD_SETUP = `
 const [a, b] = InMemoryTransport.createPair();
-const session = new Session(a, { request: () => ({}), notification: () => {}, batchesAllowed: () => false }, { requestTimeoutMs: 20000 });
+const session = new RpcChannel(a, { request: () => ({}), notification: () => {}, batchesAllowed: () => false }, { requestTimeoutMs: 20000 });
 session.start();
 let answer = true;
 b.start({ message(d) { const m = JSON.parse(d); if (m.id !== undefined && answer) b.send(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} })); }, error() {}, closed() {} });

@@ -12,9 +12,8 @@
 import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { Method, Notification } from '../protocol/methods.js';
-import { ServerRequestContext } from '../server/connection.js';
+import { type ServerConnection, ServerRequestContext } from '../server/connection.js';
 import { levelPasses } from '../server/logging.js';
-import type { ServerSession } from '../server/server-session.js';
 import { RequestContext } from '../session/context.js';
 import type { RequestOptions } from '../session/session.js';
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, LoggingLevel, Root } from '../types.js';
@@ -22,7 +21,7 @@ import type { TaskWork } from './engine.js';
 
 /**
  * The context of a tool handler running as a task. Made by `TaskServer`; handlers use it
- * exactly like a `ServerRequestContext`. Its methods reject as the `ServerSession` methods
+ * exactly like a `ServerRequestContext`. Its methods reject as the `ServerConnection` methods
  * they wrap do, and with the task's abort reason once the task is cancelled.
  */
 export class TaskServerRequestContext extends ServerRequestContext {
@@ -30,13 +29,13 @@ export class TaskServerRequestContext extends ServerRequestContext {
   readonly task: TaskWork;
   readonly #defaultLogLevel: LoggingLevel | undefined;
   /** The connection the task's work talks to (tasks of this form exist only on connections). */
-  readonly #connection: ServerSession;
+  readonly #connection: ServerConnection;
 
   /** @internal Throws LocalError `method_unsupported` for a request that came without a connection. */
   constructor(base: ServerRequestContext, params: JSONObject | undefined, work: TaskWork, defaultLogLevel: LoggingLevel | undefined) {
-    super(base.server, base.session, base.id, base.method, params, base.info, base.era);
-    if (base.server === undefined) throw new LocalError('method_unsupported', 'Task-augmented requests of this form need a connection');
-    this.#connection = base.server;
+    super(base.connection, base.session, base.id, base.method, params, base.info, base.era);
+    if (base.connection === undefined) throw new LocalError('method_unsupported', 'Task-augmented requests of this form need a connection');
+    this.#connection = base.connection;
     this.task = work;
     this.#defaultLogLevel = defaultLogLevel;
   }

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { type Fixture, sleep, taskFixture } from '../../test/helpers/task-fixture.js';
 import { SdkTransportBridge } from '../../test/interop/fixtures/sdk-transport-bridge.js';
 import { Client } from '../client/client.js';
-import type { ServerSession } from '../server/server-session.js';
+import type { ServerConnection } from '../server/connection.js';
 import { type RecordingTransport, recordTransport } from '../testing/recording-transport.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { RELATED_TASK_META, TaskClient } from './index.js';
@@ -47,10 +47,10 @@ function assertClean(wire: RecordingTransport): void {
 }
 
 /** The official client (optionally with a task store of its own) connected to an mcpkit fixture server. */
-async function officialClientToMcpkit(clientTasks: boolean): Promise<{ fx: Fixture; client: SdkClient; session: ServerSession; wire: RecordingTransport }> {
+async function officialClientToMcpkit(clientTasks: boolean): Promise<{ fx: Fixture; client: SdkClient; session: ServerConnection; wire: RecordingTransport }> {
   const fx = taskFixture({ pollIntervalMs: 20 });
   const [clientEnd, serverEnd] = InMemoryTransport.createPair();
-  let session: ServerSession | undefined;
+  let session: ServerConnection | undefined;
   const wire = recordTransport(serverEnd, { side: 'server', revision: () => session?.protocolVersion });
   session = await fx.server.connect(wire);
   const client = new SdkClient(

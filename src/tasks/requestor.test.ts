@@ -106,9 +106,11 @@ describe('requestor API, 2025-11-25 form', () => {
     const counted = async (pollIntervalMs: number) => {
       const fx = await setup(h, { server: { pollIntervalMs, statusNotifications: false } });
       const counter = { gets: 0 };
-      fx.server.use((next) => async (method, params, ctx) => {
-        if (method === 'tasks/get') counter.gets++;
-        return next(method, params, ctx);
+      fx.server.use({
+        intercept(call, next) {
+          if (call.method === 'tasks/get') counter.gets++;
+          return next();
+        },
       });
       return { ...fx, counter };
     };

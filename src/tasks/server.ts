@@ -14,9 +14,9 @@ import { Method } from '../protocol/methods.js';
 import { hasCapability } from '../protocol/table.js';
 import { atLeast, V2025_11_25 } from '../protocol/versions.js';
 import { isValidRequestedSchema } from '../schema/elicitation.js';
+import type { ServerConnection } from '../server/connection.js';
 import type { ServerRequestContext } from '../server/context.js';
 import type { McpServer } from '../server/server.js';
-import type { ServerSession } from '../server/server-session.js';
 import type { CreateMessageRequestParams, CreateMessageResult, ElicitFormParams, ElicitResult, Tool } from '../types.js';
 import { TaskServerRequestContext } from './contexts.js';
 import { type TaskableMethod, TaskEngine, type TaskHandlerTable, type TaskReceiverOptions } from './engine.js';
@@ -78,11 +78,11 @@ export class TaskServer {
   /** The receiver engine (its `store` holds every task). */
   readonly engine: TaskEngine;
   readonly #server: McpServer;
-  readonly #requestors = new WeakMap<ServerSession, TaskRequestor>();
+  readonly #requestors = new WeakMap<ServerConnection, TaskRequestor>();
   readonly #onError: ((error: Error) => void) | undefined;
 
   constructor(server: McpServer, options: TaskServerOptions = {}) {
-    if (server.sessions.size > 0) throw new LocalError('already_connected', 'Enable tasks before the server accepts connections');
+    if (server.connections.size > 0) throw new LocalError('already_connected', 'Enable tasks before the server accepts connections');
     this.#server = server;
     this.#onError = options.onError;
     this.engine = new TaskEngine(options);
@@ -108,10 +108,10 @@ export class TaskServer {
     this.stateless.install(server);
     // one table for every connection (no handlers per connection); a 2026-07-28 request has no connection here
     const table: TaskHandlerTable<ServerRequestContext> = {
-      wrap: (method, wrap) => server.wrapSessionHandler(method, wrap),
-      set: (method, handler) => server.setSessionHandler(method, handler),
+      wrap: (method, wrap) => server.wrap(method, wrap, { era: '2025' }),
+      set: (method, handler) => server.handle(method, handler, { era: '2025' }),
     };
-    this.engine.installShared(table, methods, (ctx) => (ctx.era.claim === undefined ? ctx.server?.endpoint : undefined));
+    this.engine.installShared(table, methods, (ctx) => (ctx.era.claim === undefined ? ctx.connection?.endpoint : undefined));
   }
 
   /** The stateless era's tasks (the `io.modelcontextprotocol/tasks` extension, on the same store). */
@@ -140,48 +140,48 @@ export class TaskServer {
     return requested;
   }
 
-  #requestor(session: ServerSession): TaskRequestor {
-    let r = this.#requestors.get(session);
-    if (r === undefined) this.#requestors.set(session, (r = new TaskRequestor(session.endpoint, this.#onError)));
+  #requestor(connection: ServerConnection): TaskRequestor {
+    let r = this.#requestors.get(connection);
+    if (r === undefined) this.#requestors.set(connection, (r = new TaskRequestor(connection.endpoint, this.#onError)));
     return r;
   }
 
   /**
-   * Sends `sampling/createMessage` to `session`'s client as a task when the client supports
+   * Sends `sampling/createMessage` to `connection`'s client as a task when the client supports
    * it (2025-11-25: declared `tasks.requests.sampling.createMessage`; older revisions: the
    * draft, which degrades by itself), else as a plain request. The handle's result is the
    * client's `CreateMessageResult`. Rejects as the request does (LocalError
    * `capability_missing` without the client's `sampling` capability).
    */
   createMessageAsTask(
-    session: ServerSession,
+    connection: ServerConnection,
     params: CreateMessageRequestParams,
     options?: TaskRequestOptions,
   ): Promise<PendingTaskRequest<CreateMessageResult>> {
-    const asTask = this.#clientSupports(session, ['sampling', 'createMessage']);
-    return this.#requestor(session).request<CreateMessageResult>(Method.SamplingCreateMessage, params as unknown as JSONObject, options, asTask);
+    const asTask = this.#clientSupports(connection, ['sampling', 'createMessage']);
+    return this.#requestor(connection).request<CreateMessageResult>(Method.SamplingCreateMessage, params as unknown as JSONObject, options, asTask);
   }
 
   /**
-   * Form-mode `elicitation/create` to `session`'s client as a task when it supports it (as
+   * Form-mode `elicitation/create` to `connection`'s client as a task when it supports it (as
    * for {@link createMessageAsTask}). Throws LocalError `validation_failed` for a requested
    * schema outside the flat, primitive-only subset.
    */
-  elicitAsTask(session: ServerSession, params: Omit<ElicitFormParams, 'mode'>, options?: TaskRequestOptions): Promise<PendingTaskRequest<ElicitResult>> {
+  elicitAsTask(connection: ServerConnection, params: Omit<ElicitFormParams, 'mode'>, options?: TaskRequestOptions): Promise<PendingTaskRequest<ElicitResult>> {
     const problem = isValidRequestedSchema(params.requestedSchema);
     if (problem !== undefined) return Promise.reject(new LocalError('validation_failed', `Invalid requestedSchema: ${problem}`));
-    const wire = atLeast(session.protocolVersion, V2025_11_25) ? { mode: 'form', ...params } : { ...params };
-    return this.#requestor(session).request<ElicitResult>(
+    const wire = atLeast(connection.protocolVersion, V2025_11_25) ? { mode: 'form', ...params } : { ...params };
+    return this.#requestor(connection).request<ElicitResult>(
       Method.ElicitationCreate,
       wire as unknown as JSONObject,
       options,
-      this.#clientSupports(session, ['elicitation', 'create']),
+      this.#clientSupports(connection, ['elicitation', 'create']),
     );
   }
 
-  #clientSupports(session: ServerSession, path: string[]): boolean {
-    const form = formOf(session.protocolVersion);
-    return form === 'draft' || (form === '2025-11-25' && hasCapability(session.clientCapabilities, ['tasks', 'requests', ...path]));
+  #clientSupports(connection: ServerConnection, path: string[]): boolean {
+    const form = formOf(connection.protocolVersion);
+    return form === 'draft' || (form === '2025-11-25' && hasCapability(connection.clientCapabilities, ['tasks', 'requests', ...path]));
   }
 
   /**

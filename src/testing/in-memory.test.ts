@@ -44,7 +44,7 @@ describe('connectInMemory', () => {
   it('serves one server to several pairs', async () => {
     const server = weatherServer();
     const [a, b] = await Promise.all([connectInMemory(server), connectInMemory(server)]);
-    assert.equal(server.sessions.size, 2);
+    assert.equal(server.connections.size, 2);
     await a.close();
     await b.close();
   });

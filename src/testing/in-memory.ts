@@ -7,8 +7,8 @@
  * only (the schemas are read from disk).
  */
 import { Client, type ClientOptions } from '../client/client.js';
+import type { ServerConnection } from '../server/connection.js';
 import type { McpServer } from '../server/server.js';
-import type { ServerSession } from '../server/server-session.js';
 import { type RecordingTransport, recordTransport } from '../testing/recording-transport.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import type { Implementation } from '../types.js';
@@ -32,8 +32,8 @@ export interface InMemoryPairOptions {
 export interface InMemoryPair {
   /** The connected client (`initialize` done, or `server/discover` for 2026-07-28 clients). */
   readonly client: Client;
-  /** The server session serving that client. */
-  readonly session: ServerSession;
+  /** The server connection serving that client. */
+  readonly session: ServerConnection;
   /** The client end's recorder: `formatTranscript()` shows the conversation, `violations()` what broke the schema. */
   readonly clientWire: RecordingTransport;
   /** The server end's recorder. */
@@ -53,7 +53,7 @@ export interface InMemoryPair {
 export async function connectInMemory(server: McpServer, options: InMemoryPairOptions = {}): Promise<InMemoryPair> {
   const [clientEnd, serverEnd] = InMemoryTransport.createPair();
   const client = new Client(options.clientInfo ?? { name: 'mcpkit-test-client', version: '0.0.0' }, options.client);
-  let session: ServerSession | undefined;
+  let session: ServerConnection | undefined;
   const serverWire = recordTransport(serverEnd, { side: 'server', revision: () => session?.protocolVersion });
   const clientWire = recordTransport(clientEnd, { side: 'client', revision: () => client.protocolVersion });
   options.onClient?.(client);

@@ -29,12 +29,14 @@ const onError = (error: Error): void => {
 };
 const server = createDemoServer({ onError });
 if (config.traceAnswers === true) {
-  server.use((next) => async (method, params, ctx) => {
-    try {
-      return await next(method, params, ctx);
-    } finally {
-      setImmediate(() => process.stdout.write(`ANSWERED ${method}\n`));
-    }
+  server.use({
+    async intercept(call, next) {
+      try {
+        return await next();
+      } finally {
+        setImmediate(() => process.stdout.write(`ANSWERED ${call.method}\n`));
+      }
+    },
   });
 }
 const handler = createStreamableHttpHandler({ server, responseMode: config.responseMode ?? 'sse', onError });

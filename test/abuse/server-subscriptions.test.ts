@@ -25,7 +25,7 @@ function server(options: ServerOptions = {}): McpServer {
   return s;
 }
 
-const onlySession = (s: McpServer) => [...s.sessions][0]!;
+const onlySession = (s: McpServer) => [...s.connections][0]!;
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

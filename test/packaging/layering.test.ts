@@ -176,7 +176,6 @@ const REGISTRIES: ReadonlySet<string> = new Set(
 const SERVER_ROLE: ReadonlySet<string> = new Set(
   [
     'server',
-    'server-session',
     'connection',
     'interceptors',
     'era',
@@ -200,7 +199,6 @@ const ERA_2026_FOLDER = /(?:^|\/)stateless\//;
 const ERA_2026_NAME = /(?:^|\/)(?:stateless(?:-[a-z0-9-]+)?|mrtr)\.ts$/;
 /** Modules that serve the 2025 era only; no 2026-era module may import them. */
 const ERA_2025_ONLY: ReadonlySet<string> = new Set([
-  'server/server-session.ts', // the handshake and the connection's talk-back (server → client requests)
   'http/server/session-transport.ts', // Mcp-Session-Id sessions, GET stream, resumption
   'http/server/legacy-sse.ts', // 2024-11-05 HTTP+SSE
   'http/client/legacy-sse.ts',

@@ -16,8 +16,8 @@ import { test } from 'node:test';
 import { Client, type ClientOptions } from '../../src/client/client.js';
 import { createDemoServer, type DemoOptions } from '../../src/demo/server.js';
 import type { JSONObject, RequestId } from '../../src/jsonrpc/types.js';
+import type { ServerConnection } from '../../src/server/connection.js';
 import type { McpServer } from '../../src/server/server.js';
-import type { ServerSession } from '../../src/server/server-session.js';
 import { type RecordingTransport, recordTransport } from '../../src/testing/recording-transport.js';
 import { InMemoryTransport } from '../../src/transport/memory.js';
 import { match, runTranscript, type TranscriptResult, type TranscriptStep } from './transcript.js';
@@ -87,7 +87,7 @@ export function handshake(protocolVersion: string = LATEST, capabilities: JSONOb
 export interface RawConnection {
   readonly server: McpServer;
   /** The server's view of this connection. */
-  readonly session: ServerSession;
+  readonly session: ServerConnection;
   /** The recorder around the server's end (what the server emitted). */
   readonly wire: RecordingTransport;
   /** The client's end, driven by {@link RawConnection.run}. */
@@ -101,7 +101,7 @@ export interface RawConnection {
 /** An mcpkit client connected to a server through the harness. */
 export interface ClientConnection {
   readonly server: McpServer;
-  readonly session: ServerSession;
+  readonly session: ServerConnection;
   readonly client: Client;
   /** Recorder around the server's end. */
   readonly serverWire: RecordingTransport;
@@ -125,7 +125,7 @@ export class Harness {
   /** Connects a raw client to `server` (default: a new demo server). */
   async raw(server: McpServer = this.demo()): Promise<RawConnection> {
     const [end, serverEnd] = InMemoryTransport.createPair();
-    let session: ServerSession | undefined;
+    let session: ServerConnection | undefined;
     const wire = recordTransport(serverEnd, { side: 'server', revision: () => session?.protocolVersion });
     session = await server.connect(wire);
     this.#wires.push({ label: `server wire ${this.#wires.length + 1}`, wire });
@@ -150,7 +150,7 @@ export class Harness {
    */
   async client(server: McpServer, options: ClientOptions = {}, prepare?: (client: Client) => void): Promise<ClientConnection> {
     const [clientEnd, serverEnd] = InMemoryTransport.createPair();
-    let session: ServerSession | undefined;
+    let session: ServerConnection | undefined;
     const serverWire = recordTransport(serverEnd, { side: 'server', revision: () => session?.protocolVersion });
     session = await server.connect(serverWire);
     const client = new Client({ name: 'harness-client', version: '1.0.0' }, options);

@@ -242,7 +242,7 @@ describe('per-connection state', () => {
     const [, serverEnd] = InMemoryTransport.createPair();
     await server.connect(serverEnd);
     await assert.rejects(server.connect(serverEnd), (e) => e instanceof LocalError && e.code === 'already_connected');
-    assert.equal(server.sessions.size, 1);
+    assert.equal(server.connections.size, 1);
     const { client } = await h.client(server);
     await assert.rejects(client.connect(InMemoryTransport.createPair()[0]), (e) => e instanceof LocalError && e.code === 'already_connected');
   });

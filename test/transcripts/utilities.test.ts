@@ -250,7 +250,7 @@ describe('cancellation', () => {
     const { client, clientWire } = await h.client(server);
     const controller = new AbortController();
     const call = client.callTool({ name: 'wait_for_cancel' }, { signal: controller.signal });
-    await eventually(() => server.sessions.size === 1 && [...server.sessions][0]!.endpoint.session.inFlight === 1, 20_000, 'the call to arrive');
+    await eventually(() => server.connections.size === 1 && [...server.connections][0]!.endpoint.session.inFlight === 1, 20_000, 'the call to arrive');
     controller.abort('stop');
     await assert.rejects(call, (e: Error & { code?: string }) => e.code === 'cancelled');
     await eventually(() => aborted.length === 1, 20_000, 'the handler to see the cancellation');

@@ -25,7 +25,8 @@
  *   turns into a task (`resultType: "task"`) is waited for transparently — `tasks/get` at
  *   the server's `pollIntervalMs`, its `inputRequests` answered once each through the same
  *   handlers and delivered with `tasks/update` — so the caller still gets the tool's result
- *   (or its error). Aborting the call sends `tasks/cancel`.
+ *   (or its error). Aborting the call sends `tasks/cancel`; so does reaching the call's
+ *   `timeoutMs` (or `maxTotalTimeoutMs`), which bounds the whole call, the wait included.
  * - A result without `resultType` is complete; an unknown `resultType` (or `task` where
  *   the client did not declare the extension) is invalid.
  */
@@ -216,6 +217,7 @@ export class StatelessClient {
   };
 
   async #request(next: MethodHandler, method: string, params: JSONObject | undefined, ctx: CallContext): Promise<unknown> {
+    const started = Date.now();
     const base: JSONObject = params === undefined ? {} : { ...params };
     delete base.inputResponses;
     delete base.requestState;
@@ -251,7 +253,7 @@ export class StatelessClient {
         if (method === Method.ToolsList) this.#metadata.absorbTools(result, (error) => this.#host.warn(error));
         return result;
       }
-      if (type === ResultType.Task && this.#tasks && method === Method.ToolsCall) return this.#awaitTask(next, result as JSONObject, ctx);
+      if (type === ResultType.Task && this.#tasks && method === Method.ToolsCall) return this.#awaitTask(next, result as JSONObject, ctx, started);
       if (type !== ResultType.InputRequired) throw new LocalError('invalid_result', `${method} answered with an unknown resultType ${JSON.stringify(type)}`);
       if (!INPUT_REQUIRED_METHODS.has(method)) throw new LocalError('invalid_result', `${method} cannot answer with an InputRequiredResult`);
       if (++round > this.#maxRounds) throw new LocalError('invalid_result', `${method} still required input after ${this.#maxRounds} rounds`);
@@ -280,11 +282,39 @@ export class StatelessClient {
     });
   }
 
-  /** Waits for the task a `tools/call` became (see the module note); resolves with the tool's result. */
-  async #awaitTask(next: MethodHandler, created: JSONObject, ctx: CallContext): Promise<unknown> {
+  /**
+   * Waits for the task a `tools/call` became (see the module note); resolves with the tool's
+   * result. The caller's `timeoutMs` and `maxTotalTimeoutMs`, when given, bound the whole call
+   * from `started` (the first `tools/call` sent), the wait included: at the deadline the
+   * call rejects with LocalError `timeout` and `tasks/cancel` is sent, as when the caller
+   * aborts. Without them only the caller's signal ends the wait (each request of it still has
+   * the connection's timeout).
+   */
+  async #awaitTask(next: MethodHandler, created: JSONObject, ctx: CallContext, started: number): Promise<unknown> {
     const taskId = created.taskId;
     if (typeof taskId !== 'string' || taskId === '') throw new LocalError('invalid_result', 'tools/call answered with a CreateTaskResult without a taskId');
-    const signal = ctx.options?.signal;
+    const bound = callBound(ctx.options);
+    const outer = ctx.options?.signal;
+    // the caller's signal, or one that also fires at the deadline (and then carries the timeout error)
+    let signal = outer;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timedOut: LocalError | undefined;
+    let onOuter: (() => void) | undefined;
+    if (bound !== undefined) {
+      const controller = new AbortController();
+      signal = controller.signal;
+      onOuter = () => controller.abort(outer!.reason);
+      if (outer?.aborted) onOuter();
+      else outer?.addEventListener('abort', onOuter, { once: true });
+      timer = setTimeout(
+        () => {
+          timedOut = new LocalError('timeout', `Request tools/call timed out after ${bound} ms: its task ${taskId} had not ended (tasks/cancel sent)`);
+          controller.abort(timedOut);
+        },
+        Math.max(0, started + bound - Date.now()),
+      );
+      ctx = { ...ctx, options: { ...ctx.options, signal } } as CallContext;
+    }
     const [min, max] = this.#pollBounds;
     const interval = (t: JSONObject, previous: number) => {
       const ms = typeof t.pollIntervalMs === 'number' && t.pollIntervalMs >= 0 ? t.pollIntervalMs : previous;
@@ -326,14 +356,17 @@ export class StatelessClient {
       }
     } catch (err) {
       if (signal?.aborted) {
-        // the caller gave up: ask the server to stop the work (best effort, not awaited)
+        // the caller gave up (or its time ran out): ask the server to stop the work (best effort, not awaited)
         const wire = { taskId, _meta: this.meta() };
         next('tasks/cancel', wire, {
           ...ctx,
           options: { ...ctx.options, signal: undefined, metadata: this.#metadata.of(this.revision!, 'tasks/cancel', wire) },
         } as CallContext).catch(() => {});
       }
-      throw err;
+      throw timedOut ?? err;
+    } finally {
+      clearTimeout(timer);
+      if (onOuter !== undefined) outer?.removeEventListener('abort', onOuter);
     }
   }
 
@@ -351,6 +384,13 @@ export class StatelessClient {
     for (let i = 0; i < keys.length; i++) out[keys[i]!] = answers[i];
     return out;
   }
+}
+
+/** The caller's bound on a whole call in ms (the smaller of `timeoutMs` and `maxTotalTimeoutMs` given), or undefined. */
+function callBound(options: RequestOptions | undefined): number | undefined {
+  let bound = Infinity;
+  for (const ms of [options?.timeoutMs, options?.maxTotalTimeoutMs]) if (typeof ms === 'number' && ms > 0 && ms < bound) bound = ms;
+  return Number.isFinite(bound) ? bound : undefined;
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */

@@ -151,7 +151,7 @@ export class SkillsServer {
    * connections, TypeError when it already has a SkillsServer.
    */
   constructor(server: McpServer, options: SkillsServerOptions = {}) {
-    if (server.sessions.size > 0) throw new LocalError('already_connected', 'Add the skills extension before the server accepts connections');
+    if (server.connections.size > 0) throw new LocalError('already_connected', 'Add the skills extension before the server accepts connections');
     if (SERVED.has(server)) throw new TypeError('This server already has a SkillsServer: add every skill to that one');
     const prefix = options.prefix ?? '';
     if (prefix !== '' && !PREFIX_PATTERN.test(prefix))
@@ -173,9 +173,9 @@ export class SkillsServer {
     server.extend(extension);
     SERVED.add(server);
     // server-wide handlers: every connection and the connectionless 2026-07-28 dispatch
-    server.setRequestHandler(SkillsMethod.List, (params, ctx) => this.#list(params, ctx));
-    server.setRequestHandler(SkillsMethod.Get, (params, ctx) => this.#get(params, ctx));
-    if (directoryRead) server.setRequestHandler(SkillsMethod.DirectoryRead, (params, ctx) => this.#readDirectory(params, ctx));
+    server.handle(SkillsMethod.List, (params, ctx) => this.#list(params, ctx));
+    server.handle(SkillsMethod.Get, (params, ctx) => this.#get(params, ctx));
+    if (directoryRead) server.handle(SkillsMethod.DirectoryRead, (params, ctx) => this.#readDirectory(params, ctx));
   }
 
   /** URIs of the `SKILL.md` of every published skill, sorted. */

@@ -69,7 +69,7 @@ export interface StreamableHttpOptions {
   responseMode?: 'sse' | 'json';
   /**
    * The sessionless mode of the 2025 era (sessionless-post.ts): no `Mcp-Session-Id` is
-   * issued, and each POST is served by a throwaway server session put straight into the
+   * issued, and each POST is served by a throwaway server connection put straight into the
    * initialized state at the revision of its `MCP-Protocol-Version` header (2025-03-26 when
    * absent). GET and DELETE get 405, nothing can be resumed, server → client requests cannot
    * work, and the legacy HTTP+SSE endpoints are off. Default false: `Mcp-Session-Id` sessions.

@@ -47,7 +47,7 @@ test('legacy HTTP+SSE: endpoint event first, POSTs answered 202, responses on th
   await sse.cancel();
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(handler.sessionCount, 0);
-  assert.equal(server.sessions.size, 0);
+  assert.equal(server.connections.size, 0);
   assert.equal((await postMessage(handler, endpoint.data, rpc(4, 'ping'))).status, 404);
   await handler.close();
 });

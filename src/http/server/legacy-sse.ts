@@ -28,7 +28,7 @@ const RESOLVED: Promise<void> = Promise.resolve();
 
 /**
  * One legacy HTTP+SSE session. Created by the Streamable HTTP handler on `GET /sse`; user
- * code only sees it as the `Transport` of a `ServerSession`.
+ * code only sees it as the `Transport` of a `ServerConnection`.
  */
 export class LegacySseTransport implements Transport, SseConnectionOwner, RequestStreamCloser {
   readonly sessionId: string;

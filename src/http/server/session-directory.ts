@@ -8,7 +8,7 @@
  *   call into the directory at all, except {@link SessionDirectory.touch}, which an
  *   implementation throttles (a remote one sends nothing for most requests).
  * - A request for a session the handler does not hold costs one {@link SessionDirectory.get};
- *   the handler then puts a fresh server session into the initialized state from the record.
+ *   the handler then puts a fresh server connection into the initialized state from the record.
  * - `DELETE` ends the session everywhere ({@link SessionDirectory.delete}); the idle timeout
  *   is the record's expiry. The handler forgets a session it holds when the directory reports
  *   it removed (deleted on another instance, expired) through {@link SessionDirectory.watch}.

@@ -10,8 +10,8 @@
  */
 import { toError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type RequestId } from '../../jsonrpc/types.js';
+import type { ServerConnection } from '../../server/connection.js';
 import type { McpServer } from '../../server/server.js';
-import type { ServerSession } from '../../server/server-session.js';
 import type { LegacySseTransport } from './legacy-sse.js';
 import type { PostBody } from './post-checks.js';
 import { emptyReply, errorReply, jsonReply, refusedReply, SESSION_NOT_FOUND } from './replies.js';
@@ -19,8 +19,8 @@ import { HttpMessageInfo, type JsonOutcome, type StreamableSessionTransport } fr
 import type { HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
 /**
- * Connects `transport` to `server` (one `ServerSession` per transport). Resolves with the
- * session (the transport itself never holds it: it sees its channel through the view it
+ * Connects `transport` to `server` (one `ServerConnection` per transport). Resolves with the
+ * connection (the transport itself never holds it: it sees its channel through the view it
  * gets at start), or with undefined after a failure, which is reported to `reportError`
  * and closes the transport.
  */
@@ -28,7 +28,7 @@ export async function connectTransport(
   server: McpServer,
   transport: StreamableSessionTransport | LegacySseTransport,
   reportError: (error: Error) => void,
-): Promise<ServerSession | undefined> {
+): Promise<ServerConnection | undefined> {
   try {
     return await server.connect(transport);
   } catch (error) {

@@ -22,8 +22,8 @@
  */
 import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import { Method, Notification } from '../../protocol/methods.js';
+import type { ServerConnection } from '../../server/connection.js';
 import type { McpServer } from '../../server/server.js';
-import type { ServerSession } from '../../server/server-session.js';
 import type { MessageInfo } from '../../transport/types.js';
 import type { Implementation, LoggingLevel } from '../../types.js';
 import { emptyReply, errorReply, internalErrorReply, SESSION_NOT_FOUND, TRANSPORT_ERROR } from './replies.js';
@@ -91,23 +91,23 @@ function unavailable(): HttpReply {
   return errorReply(503, TRANSPORT_ERROR, 'Service Unavailable: the session directory cannot be reached', { 'retry-after': RETRY_AFTER_SECONDS });
 }
 
-/** The directory record of `session` (initialized), bound to `owner`. */
-function recordOf(id: string, session: ServerSession, owner: string | undefined, idleMs: number): SessionRecord {
+/** The directory record of `connection` (initialized), bound to `owner`. */
+function recordOf(id: string, connection: ServerConnection, owner: string | undefined, idleMs: number): SessionRecord {
   return {
     id,
-    revision: session.protocolVersion!,
-    clientCapabilities: (session.clientCapabilities ?? {}) as JSONObject,
-    clientInfo: session.clientInfo as JSONObject | undefined,
-    logLevel: session.logLevel,
-    subscriptions: [...session.subscriptions],
+    revision: connection.protocolVersion!,
+    clientCapabilities: (connection.clientCapabilities ?? {}) as JSONObject,
+    clientInfo: connection.clientInfo as JSONObject | undefined,
+    logLevel: connection.logLevel,
+    subscriptions: [...connection.subscriptions],
     owner,
     idleMs,
   };
 }
 
-/** Applies a record's mutable parts to a held session. */
-function applyPatch(session: ServerSession, patch: SessionPatch): void {
-  session.restoreState({ logLevel: 'logLevel' in patch ? (patch.logLevel as LoggingLevel | undefined) : undefined, subscriptions: patch.subscriptions });
+/** Applies a record's mutable parts to a held connection. */
+function applyPatch(connection: ServerConnection, patch: SessionPatch): void {
+  connection.restoreState({ logLevel: 'logLevel' in patch ? (patch.logLevel as LoggingLevel | undefined) : undefined, subscriptions: patch.subscriptions });
 }
 
 /** See the module note. One per `Mcp-Session-Id` path. */
@@ -124,7 +124,7 @@ export class SessionSharing {
   /** The host of the transports made here: the handler's, plus the routing of unattached GET-stream messages. */
   readonly #routingHost: TransportHost;
   /** The server connection of each transport held here (the transport itself never holds its role). */
-  readonly #connections = new WeakMap<StreamableSessionTransport, ServerSession>();
+  readonly #connections = new WeakMap<StreamableSessionTransport, ServerConnection>();
 
   constructor(directory: SessionDirectory, server: McpServer, host: TransportHost, registry: SessionRegistry, idleMs: number) {
     this.#directory = directory;
@@ -156,8 +156,8 @@ export class SessionSharing {
       removed: (id) => registry.forget(id),
       updated: (id, patch) => {
         const transport = registry.held(id);
-        const session = transport === undefined ? undefined : this.#connections.get(transport);
-        if (session !== undefined) applyPatch(session, patch);
+        const connection = transport === undefined ? undefined : this.#connections.get(transport);
+        if (connection !== undefined) applyPatch(connection, patch);
       },
       forwarded: (id, kind, text, origin) => this.#forwarded(id, kind, text, origin),
       followed: (id, stream, feed) => registry.held(id)?.followStream(stream, feed),
@@ -217,14 +217,14 @@ export class SessionSharing {
   }
 
   /**
-   * Records the session `transport` (connected as `session`) just initialized; undefined
+   * Records the session `transport` (connected as `connection`) just initialized; undefined
    * when recorded, else the reply (503 at the directory's cap or when it cannot be reached,
    * 500 for a record it refuses), the transport then closed.
    */
-  async record(transport: StreamableSessionTransport, session: ServerSession): Promise<HttpReply | undefined> {
+  async record(transport: StreamableSessionTransport, connection: ServerConnection): Promise<HttpReply | undefined> {
     let verdict: 'created' | 'full' | 'crowded';
     try {
-      verdict = await this.#directory.create(recordOf(transport.sessionId!, session, transport.owner, this.#idleMs), {
+      verdict = await this.#directory.create(recordOf(transport.sessionId!, connection, transport.owner, this.#idleMs), {
         maxPerOwner: this.#registry.maxPerPrincipal,
       });
     } catch (error) {
@@ -242,8 +242,8 @@ export class SessionSharing {
         'retry-after': RETRY_AFTER_SECONDS,
       });
     }
-    this.#connections.set(transport, session);
-    this.#writeThrough(session, transport.sessionId!);
+    this.#connections.set(transport, connection);
+    this.#writeThrough(connection, transport.sessionId!);
     return undefined;
   }
 
@@ -292,19 +292,19 @@ export class SessionSharing {
     if (room !== undefined) return room;
     const transport = this.newTransport(id, record.owner);
     this.#registry.add(transport);
-    const session = await connectTransport(this.#server, transport, (error) => this.#host.reportError(error));
-    if (session === undefined) return internalErrorReply();
+    const connection = await connectTransport(this.#server, transport, (error) => this.#host.reportError(error));
+    if (connection === undefined) return internalErrorReply();
     try {
-      session.initializeSessionless(record.revision, record.clientCapabilities, record.clientInfo as Implementation | undefined);
+      connection.initializeSessionless(record.revision, record.clientCapabilities, record.clientInfo as Implementation | undefined);
     } catch (error) {
       // a revision this instance does not speak (a deployment of mixed versions): the client starts over
       this.#host.reportError(error as Error);
       void transport.close();
       return sessionNotFound();
     }
-    applyPatch(session, record);
-    this.#connections.set(transport, session);
-    this.#writeThrough(session, id);
+    applyPatch(connection, record);
+    this.#connections.set(transport, connection);
+    this.#writeThrough(connection, id);
     return transport;
   }
 
@@ -326,12 +326,12 @@ export class SessionSharing {
   }
 
   /** Writes log level and subscriptions into the record before the answer to a request that changed them goes out. */
-  #writeThrough(session: ServerSession, id: string): void {
+  #writeThrough(connection: ServerConnection, id: string): void {
     const directory = this.#directory;
-    session.endpoint.use((next) => async (method, params, ctx) => {
+    connection.endpoint.use((next) => async (method, params, ctx) => {
       const result = await next(method, params, ctx);
       if (ctx.kind === 'request' && STATE_METHODS.has(method))
-        await directory.update(id, { logLevel: session.logLevel, subscriptions: [...session.subscriptions] });
+        await directory.update(id, { logLevel: connection.logLevel, subscriptions: [...connection.subscriptions] });
       return result;
     });
   }

@@ -3,7 +3,7 @@
  * the facts its session hands it (`SendOptions`), learns of a client's cancellation from the
  * session (`peerCancelled`), answers the handler's questions about the connection through
  * the view it got at start, and has no field an outsider writes (its owner is a constructor
- * argument, its activity and connection count read-only, no server session on it).
+ * argument, its activity and connection count read-only, no server connection on it).
  */
 
 import assert from 'node:assert/strict';
@@ -65,7 +65,7 @@ test('the handler asks the connection through the view given at start; no outsid
   assert.equal(transport.protocolVersion, '2025-06-18');
   assert.equal(transport.awaits('srv-1'), true);
   assert.equal(transport.awaits('srv-2'), false);
-  assert.ok(!('server' in transport), 'the transport holds no server session');
+  assert.ok(!('server' in transport), 'the transport holds no server connection');
   const writable = transport as unknown as Record<string, unknown>;
   for (const field of ['owner', 'lastActivity', 'connections']) {
     assert.throws(

@@ -206,7 +206,7 @@ export interface JsonOutcome {
 
 /**
  * One session's transport. Created and driven by the Streamable HTTP handler; user code
- * only sees it as the `Transport` of a `ServerSession`. Methods other than the
+ * only sees it as the `Transport` of a `ServerConnection`. Methods other than the
  * {@link Transport} ones are for the handler.
  */
 export class StreamableSessionTransport implements Transport, RequestStreamCloser {

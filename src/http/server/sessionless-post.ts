@@ -1,6 +1,6 @@
 /**
  * The sessionless mode of the MCP endpoint (the handler's `sessionless` option; 2025 era):
- * every POST is served by a throwaway transport and server session, and no `Mcp-Session-Id`
+ * every POST is served by a throwaway transport and server connection, and no `Mcp-Session-Id`
  * is issued. Not to be confused with the stateless era (2026-07-28, stateless/post.ts), a
  * protocol revision without sessions that the handler serves beside either 2025 mode.
  *

@@ -23,7 +23,7 @@ test('sessionless: initialize is answered without a session id; GET and DELETE a
   assert.equal((await del(handler, undefined)).status, 405);
   assert.equal(handler.sessionCount, 0);
   await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(server.sessions.size, 0, 'the throwaway server session is closed');
+  assert.equal(server.connections.size, 0, 'the throwaway server connection is closed');
   await handler.close();
 });
 
@@ -50,7 +50,7 @@ test("sessionless: each POST is served by a fresh session at the header's revisi
   const note202 = await post(handler, note('notifications/initialized'));
   assert.equal(note202.status, 202);
   await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(server.sessions.size, 0);
+  assert.equal(server.connections.size, 0);
   await handler.close();
 });
 
@@ -81,7 +81,7 @@ test('sessionless: a client that disconnects ends the request', async () => {
   await res.body!.cancel();
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(aborted, true);
-  assert.equal(server.sessions.size, 0);
+  assert.equal(server.connections.size, 0);
   await handler.close();
 });
 

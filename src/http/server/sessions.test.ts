@@ -47,10 +47,10 @@ test('idle sessions are reaped by the shared sweep; sessions with an open stream
   const listening = await openSession(handler);
   const sse = new SseReader(await get(handler, listening));
   await sse.next();
-  assert.equal(server.sessions.size, 2);
+  assert.equal(server.connections.size, 2);
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(handler.sessionCount, 1);
-  assert.equal(server.sessions.size, 1, 'the server session of a reaped session is closed too');
+  assert.equal(server.connections.size, 1, 'the server connection of a reaped session is closed too');
   assert.equal((await post(handler, rpc(1, 'ping'), { sessionId: idle })).status, 404);
   const ping = await post(handler, rpc(2, 'ping'), { sessionId: listening });
   assert.equal(ping.status, 200);
@@ -110,7 +110,7 @@ test('auth info and request headers reach handlers', async () => {
   await handler.close();
 });
 
-test('an idle HTTP session costs at most 8 KB of heap beyond the server session itself', async () => {
+test('an idle HTTP session costs at most 8 KB of heap beyond the server connection itself', async () => {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   const heap = () => {
@@ -139,7 +139,7 @@ test('an idle HTTP session costs at most 8 KB of heap beyond the server session 
   assert.equal(handler.sessionCount, N);
   assert.ok(
     overhead <= 8 * 1024,
-    `HTTP session overhead ${Math.round(overhead)} B (total ${Math.round(perHttpSession)} B, server session ${Math.round(perServerSession)} B)`,
+    `HTTP session overhead ${Math.round(overhead)} B (total ${Math.round(perHttpSession)} B, server connection ${Math.round(perServerSession)} B)`,
   );
   await handler.close();
   await baseServer.close();

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { makeHandler, post, rpc } from '../../../test/helpers/http/server-harness.js';
 import { ALL_REVISIONS, Client, type ClientOptions } from '../../client/index.js';
-import { McpError } from '../../jsonrpc/errors.js';
+import { LocalError, McpError } from '../../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../../jsonrpc/types.js';
 import type { ServerRequestContext } from '../../server/context.js';
 import { McpServer } from '../../server/server.js';
@@ -227,6 +227,22 @@ describe('tasks extension (2026-07-28): capabilities and gating', () => {
 });
 
 describe('tasks extension (2026-07-28): server-decided tasks', () => {
+  it('wraps the tools/call handler set after it too (server.handle, both eras): that handler answers, and may become a task', async () => {
+    const { server } = taskServer();
+    server.handle('tools/call', async (p) => {
+      const ms = ((p?.arguments as JSONObject | undefined)?.ms as number | undefined) ?? 0;
+      await sleep(ms);
+      return { content: [{ type: 'text', text: `custom ${ms}` }] };
+    });
+    const w = await connect(server);
+    const fast = await w.call('tools/call', { name: 'work', arguments: { ms: 0 } });
+    assert.equal(fast.resultType, 'complete');
+    assert.deepEqual(fast.content, [{ type: 'text', text: 'custom 0' }]);
+    const slow = await w.call('tools/call', { name: 'work', arguments: { ms: 3_000 } });
+    assert.equal(slow.resultType, 'task', 'the later handler is still wrapped by the tasks extension');
+    await w.call('tasks/cancel', { taskId: slow.taskId as string });
+  });
+
   it('fast calls and task-less tools answer normally (a legacy `task` param changes nothing)', async () => {
     const { server } = taskServer();
     const w = await connect(server);
@@ -491,6 +507,29 @@ describe('tasks extension (2026-07-28): the mcpkit client waits for tasks', () =
     await assert.rejects(call);
     await sleep(50);
     assert.deepEqual(events, ['aborted']);
+    assert.equal(tasks.stateless.running, 0);
+    await c.close();
+  });
+
+  it('timeoutMs bounds the whole call, the task included: it rejects with the timeout at the deadline and cancels the task', async () => {
+    const { server, tasks, events } = taskServer({ pollIntervalMs: 100 });
+    const { client: c, recorder } = await client(server);
+    const t0 = Date.now();
+    // each tasks/get is answered at once, so only a bound on the whole call can end this wait
+    const outcome = await c.callTool({ name: 'work', arguments: { ms: 5_000 } }, { timeoutMs: 500 }).then(
+      (r) => `resolved after ${Date.now() - t0} ms with ${textOf(r)}`,
+      (e: unknown) => e,
+    );
+    const elapsed = Date.now() - t0;
+    assert.ok(outcome instanceof LocalError && outcome.code === 'timeout', `expected the timeout, got ${String(outcome)}`);
+    assert.match(outcome.message, /timed out after 500 ms/);
+    assert.ok(elapsed >= 450 && elapsed < 1_500, `rejected after ${elapsed} ms`);
+    for (let i = 0; i < 100 && events.length === 0; i++) await sleep(10);
+    assert.deepEqual(events, ['aborted'], 'the task was cancelled on the server');
+    assert.ok(
+      recorder.transcript.some((e) => e.dir === 'send' && (e.message as JSONObject).method === 'tasks/cancel'),
+      'tasks/cancel was sent',
+    );
     assert.equal(tasks.stateless.running, 0);
     await c.close();
   });

@@ -253,7 +253,7 @@ export class StatelessTaskContext extends ServerRequestContext {
 
   /** @internal */
   constructor(base: ServerRequestContext, run: TaskRun) {
-    super(base.server, base.session, base.id, base.method, base.params, base.info, base.era);
+    super(base.connection, base.session, base.id, base.method, base.params, base.info, base.era);
     this.#base = base;
     this.#run = run;
   }
@@ -342,20 +342,23 @@ export class StatelessTasks {
   }
 
   /**
-   * Installs on the server, once: the 2026-07-28 handlers of `tools/call` (wrapping the
-   * server's own, read now) and `tasks/get|update|cancel`. Requests of the 2025 era never
+   * Installs on the server, once: a 2026-07-28 wrapper of `tools/call` (around whatever
+   * handler serves it, now or later) and the 2026-07-28 handlers of `tasks/get|update|cancel`. Requests of the 2025 era never
    * reach them: the server keeps a handler table per era.
    */
   install(server: McpServer): void {
-    const original = server.statelessHandler(Method.ToolsCall);
-    if (original === undefined) return;
-    server.setStatelessHandler(Method.ToolsCall, (p, ctx) => this.#call(original, p, ctx, ctx.era.stateless!));
+    const era = { era: '2026-07-28' } as const;
+    server.wrap(Method.ToolsCall, (inner) => (p, ctx) => this.#call(inner, p, ctx, ctx.era.stateless!), era);
     const route = (method: string, handler: (p: JSONObject, ctx: ServerRequestContext, st: StatelessRequest) => Promise<JSONObject>) => {
-      server.setStatelessHandler(method, (p, ctx) => {
-        const st = ctx.era.stateless!;
-        if (!declaresTasksExtension(st.meta.clientCapabilities)) throw tasksExtensionRequired();
-        return handler(p!, ctx, st);
-      });
+      server.handle(
+        method,
+        (p, ctx) => {
+          const st = ctx.era.stateless!;
+          if (!declaresTasksExtension(st.meta.clientCapabilities)) throw tasksExtensionRequired();
+          return handler(p!, ctx, st);
+        },
+        era,
+      );
     };
     route(TaskMethod.Get, (p, ctx) => this.#get(p.taskId as string, ctx));
     route(TaskMethod.Update, (p, ctx) => this.#update(p.taskId as string, p.inputResponses, ctx));

@@ -17,16 +17,18 @@ const log = process.env.AUDIT_LOG;
 const cancelLog = process.env.CANCEL_LOG;
 const server = createDemoServer({ onAudit: (e) => log && e.direction === 'incoming' && appendFileSync(log, `${e.method} ${e.outcome}\n`) });
 if (cancelLog) {
-  server.use((next) => (method, params, ctx) => {
-    if (ctx.kind === 'request' && method === 'tools/call') {
-      const id = JSON.stringify(ctx.id);
-      appendFileSync(cancelLog, `call ${id}\n`);
-      ctx.signal?.addEventListener('abort', () => {
-        const reason: unknown = ctx.signal!.reason;
-        appendFileSync(cancelLog, `aborted ${id} ${reason instanceof Error ? reason.message : String(reason)}\n`);
-      });
-    }
-    return next(method, params, ctx);
+  server.use({
+    intercept(call, next) {
+      if (call.kind === 'request' && call.method === 'tools/call') {
+        const id = JSON.stringify(call.id);
+        appendFileSync(cancelLog, `call ${id}\n`);
+        call.signal?.addEventListener('abort', () => {
+          const reason: unknown = call.signal!.reason;
+          appendFileSync(cancelLog, `aborted ${id} ${reason instanceof Error ? reason.message : String(reason)}\n`);
+        });
+      }
+      return next();
+    },
   });
 }
 const running = await serveNode(createStreamableHttpHandler({ server }), { port: 0, host: '127.0.0.1' });

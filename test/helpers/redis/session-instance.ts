@@ -63,7 +63,7 @@ export function stateServer(): McpServer {
     'announce',
     { description: 'a log message for the GET stream', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
     async (args: { text?: string }, ctx) => {
-      await ctx.server!.sendLog('info', { announce: args.text ?? '' });
+      await ctx.connection!.sendLog('info', { announce: args.text ?? '' });
       return { content: [{ type: 'text', text: 'announced' }] };
     },
   );
@@ -83,7 +83,7 @@ export function stateServer(): McpServer {
     }),
   );
   server.registerTool('state', { description: 'this session as this instance sees it', inputSchema: { type: 'object', properties: {} } }, (_args, ctx) => {
-    const s = ctx.server!;
+    const s = ctx.connection!;
     const state = {
       revision: s.protocolVersion,
       client: s.clientInfo?.name,

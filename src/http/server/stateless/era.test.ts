@@ -286,7 +286,7 @@ describe('Streamable HTTP: the stateless era', () => {
     });
     await reader.cancel();
     // no connection serves it: the request itself ends with its stream
-    assert.equal(s.sessions.size, 0);
+    assert.equal(s.connections.size, 0);
     await eventually(() => s.statelessSubscriptionCount === 0, 20_000, 'the listen request ends with its stream');
     await handler.close();
   });

@@ -59,13 +59,13 @@ describe('2026-07-28 over HTTP: one request, one dispatch context', () => {
     const { server: s, seen } = server();
     const handler = makeHandler({ server: s, authorize: authorizer });
     for (let i = 0; i < 5; i++) assert.equal(((await json(await call(handler, 'alice', `r-${i}`))).result as JSONObject).isError, undefined);
-    assert.equal(s.sessions.size, 0, 'no ServerSession stands behind these requests');
+    assert.equal(s.connections.size, 0, 'no ServerConnection stands behind these requests');
     assert.deepEqual(
       seen.map((c) => c.id),
       ['r-0', 'r-1', 'r-2', 'r-3', 'r-4'],
       'handlers see the id the client sent (no remapping)',
     );
-    assert.ok(seen.every((c) => c.server === undefined && c.sessionId === undefined));
+    assert.ok(seen.every((c) => c.connection === undefined && c.sessionId === undefined));
     assert.equal(new Set(seen.map((c) => c.session)).size, 5, 'each request has its own reply channel');
     await handler.close();
   });

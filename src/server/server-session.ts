@@ -1,2 +1,0 @@
-/** @deprecated module: `ServerSession` was renamed `ServerConnection` (connection.ts). */
-export { ServerConnection, ServerSession } from './connection.js';
