@@ -27,14 +27,8 @@
  * `cwd`, the URL and header values, a missing variable without a default is an error, and
  * `${input:ID}` is refused (set the value in the file instead).
  */
-import * as jsoncModule from 'jsonc-parser';
 import { isObject } from '../jsonrpc/values.js';
-
-/**
- * jsonc-parser as both module systems give it: Node loads its UMD build (a CommonJS module,
- * seen as a default export), a browser bundler its ES build (named exports only).
- */
-const jsonc = ((jsoncModule as unknown as { default?: typeof jsoncModule }).default ?? jsoncModule) as typeof jsoncModule;
+import { checkJsoncShape, parseJsonc } from './jsonc.js';
 
 /** A server started as a child process, spoken to over stdio. */
 export interface StdioServerSpec {
@@ -151,8 +145,23 @@ export function parseServersConfig(text: string, options: ServersConfigOptions =
   if (typeof text !== 'string') throw new ServersConfigError(source, 'the config must be text');
   if (text.length > limits.maxChars) throw new ServersConfigError(source, `the config is larger than ${limits.maxChars} characters; refusing to read it`);
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  checkShape(body, source, limits.maxDepth, limits.maxValues);
-  const { value, duplicates } = parseJsonc(body, source);
+  checkJsoncShape(body, limits.maxDepth, limits.maxValues, (problem) => {
+    throw new ServersConfigError(
+      source,
+      problem.kind === 'depth'
+        ? `objects and arrays nest deeper than ${problem.limit} levels; refusing to read it`
+        : `the config holds more than ${problem.limit} values; refusing to read it`,
+    );
+  });
+  if (body.trim() === '') throw new ServersConfigError(source, 'the config is empty; it needs an object with "mcpServers"');
+  // only the first two levels matter for duplicates (the servers map and its names)
+  const { value, duplicates } = parseJsonc(
+    body,
+    (error) => {
+      throw new ServersConfigError(source, `not valid JSON or JSONC (${error}); fix the file`);
+    },
+    1,
+  );
   if (!isObject(value)) throw new ServersConfigError(source, 'the config does not hold a JSON object at the top level');
   const key = Object.hasOwn(value, 'mcpServers') ? 'mcpServers' : Object.hasOwn(value, 'servers') ? 'servers' : undefined;
   if (key === undefined)
@@ -308,62 +317,4 @@ function expand(text: string, variables: Readonly<Record<string, string | undefi
     if (m[2] !== undefined) return m[2];
     throw fail(`uses the variable ${m[1]}, which is not set; set it or give a default (\${${m[1]}:-value})`);
   });
-}
-
-/** One linear pass over the tokens: refuses too deep a nesting or too many values before anything else runs. */
-function checkShape(text: string, source: string, maxDepth: number, maxValues: number): void {
-  const scanner = jsonc.createScanner(text, true);
-  let depth = 0;
-  let values = 0;
-  for (let kind = scanner.scan(); kind !== 17 /* EOF */; kind = scanner.scan()) {
-    if (kind === 1 || kind === 3 /* { [ */) {
-      if (++depth > maxDepth) throw new ServersConfigError(source, `objects and arrays nest deeper than ${maxDepth} levels; refusing to read it`);
-      values++;
-    } else if (kind === 2 || kind === 4 /* } ] */) depth--;
-    else if (kind >= 7 && kind <= 11 /* null true false string number */) values++;
-    if (values > maxValues) throw new ServersConfigError(source, `the config holds more than ${maxValues} values; refusing to read it`);
-  }
-}
-
-/** JSONC into plain objects with own-property keys, recording key paths that occur twice. */
-function parseJsonc(text: string, source: string): { value: unknown; duplicates: Set<string> } {
-  const duplicates = new Set<string>();
-  const stack: { container: Record<string, unknown> | unknown[]; path: string[] }[] = [];
-  let key = '';
-  let root: unknown;
-  let error: string | undefined;
-  const put = (value: unknown): void => {
-    const top = stack.at(-1);
-    if (top === undefined) root = value;
-    else if (Array.isArray(top.container)) top.container.push(value);
-    else {
-      // only the first two levels matter for duplicates (the servers map and its names)
-      if (Object.hasOwn(top.container, key) && top.path.length < 2) duplicates.add(JSON.stringify([...top.path, key]));
-      Object.defineProperty(top.container, key, { value, enumerable: true, writable: true, configurable: true });
-    }
-  };
-  const open = (container: Record<string, unknown> | unknown[]): void => {
-    const top = stack.at(-1);
-    const path = top === undefined ? [] : Array.isArray(top.container) ? [...top.path, String(top.container.length)] : [...top.path, key];
-    put(container);
-    stack.push({ container, path });
-  };
-  if (text.trim() === '') throw new ServersConfigError(source, 'the config is empty; it needs an object with "mcpServers"');
-  jsonc.visit(
-    text,
-    {
-      onObjectBegin: () => open({}),
-      onObjectProperty: (name) => (key = name),
-      onObjectEnd: () => void stack.pop(),
-      onArrayBegin: () => open([]),
-      onArrayEnd: () => void stack.pop(),
-      onLiteralValue: (value) => put(value),
-      onError: (code, _offset, _length, line, column) => {
-        error ??= `${jsonc.printParseErrorCode(code)} at line ${line + 1}, column ${column + 1}`;
-      },
-    },
-    { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false },
-  );
-  if (error !== undefined) throw new ServersConfigError(source, `not valid JSON or JSONC (${error}); fix the file`);
-  return { value: root, duplicates };
 }

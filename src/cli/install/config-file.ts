@@ -22,7 +22,7 @@
  */
 import { lstat, mkdir, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import jsonc from 'jsonc-parser';
+import { checkJsoncShape, jsonc, parseJsonc } from '../../client/jsonc.js';
 import { isObject } from '../../jsonrpc/values.js';
 import { InstallInputError } from './entry.js';
 import { type LockOptions, readNoFollow, replaceFile, withLock } from './safe-write.js';
@@ -129,78 +129,29 @@ function parseConfig(path: string, target: string, bytes: Buffer, mode: number, 
   let duplicates = new Set<string>();
   if (text.trim() !== '') {
     checkShape(text, path, limits);
-    ({ value: data, duplicates } = parseJsonc(text, path));
+    ({ value: data, duplicates } = parseText(text, path));
   }
   if (!isObject(data)) throw new InstallInputError(`${path} does not hold a JSON object at the top level`);
   const indent = /\n([ \t]+)\S/.exec(text)?.[1] ?? '  ';
   return { path, target, original: bytes, text, bom, data, duplicates, mode, indent, eol: text.includes('\r\n') ? '\r\n' : '\n' };
 }
 
-/** One linear pass over the tokens: refuses too deep a nesting or too many values before anything recursive runs. */
+/** Refuses too deep a nesting or too many values before anything recursive runs. */
 function checkShape(text: string, path: string, limits: ConfigLimits): void {
-  const maxDepth = limits.maxConfigDepth ?? DEFAULT_MAX_CONFIG_DEPTH;
-  const maxValues = limits.maxConfigValues ?? DEFAULT_MAX_CONFIG_VALUES;
-  const scanner = jsonc.createScanner(text, true);
-  let depth = 0;
-  let values = 0;
-  for (let kind = scanner.scan(); kind !== 17 /* EOF */; kind = scanner.scan()) {
-    if (kind === 1 || kind === 3) {
-      // { [
-      if (++depth > maxDepth) throw new InstallInputError(`${path} nests objects and arrays deeper than ${maxDepth} levels; not touching it`);
-      values++;
-    } else if (kind === 2 || kind === 4) depth--;
-    else if (kind >= 7 && kind <= 11) values++;
-    if (values > maxValues) throw new InstallInputError(`${path} holds more than ${maxValues} values; not touching it`);
-  }
+  checkJsoncShape(text, limits.maxConfigDepth ?? DEFAULT_MAX_CONFIG_DEPTH, limits.maxConfigValues ?? DEFAULT_MAX_CONFIG_VALUES, (problem) => {
+    throw new InstallInputError(
+      problem.kind === 'depth'
+        ? `${path} nests objects and arrays deeper than ${problem.limit} levels; not touching it`
+        : `${path} holds more than ${problem.limit} values; not touching it`,
+    );
+  });
 }
 
-/**
- * Parses JSONC into plain objects whose keys are own properties (`__proto__` is a key like any
- * other), recording the key paths that occur twice. Throws {@link InstallInputError} with the
- * line and column of the first syntax error.
- */
-function parseJsonc(text: string, where: string): { value: unknown; duplicates: Set<string> } {
-  const duplicates = new Set<string>();
-  const stack: { container: Record<string, unknown> | unknown[]; path: string[] }[] = [];
-  let key: string | undefined;
-  let root: unknown;
-  let error: string | undefined;
-  const put = (value: unknown): void => {
-    const top = stack.at(-1);
-    if (top === undefined) root = value;
-    else if (Array.isArray(top.container)) top.container.push(value);
-    else {
-      if (Object.hasOwn(top.container, key!)) duplicates.add(JSON.stringify([...top.path, key!]));
-      Object.defineProperty(top.container, key!, { value, enumerable: true, writable: true, configurable: true });
-    }
-  };
-  const childPath = (): string[] => {
-    const top = stack.at(-1);
-    if (top === undefined) return [];
-    return Array.isArray(top.container) ? [...top.path, String(top.container.length)] : [...top.path, key!];
-  };
-  const open = (container: Record<string, unknown> | unknown[]): void => {
-    const path = childPath();
-    put(container);
-    stack.push({ container, path });
-  };
-  jsonc.visit(
-    text,
-    {
-      onObjectBegin: () => open({}),
-      onObjectProperty: (name) => (key = name),
-      onObjectEnd: () => void stack.pop(),
-      onArrayBegin: () => open([]),
-      onArrayEnd: () => void stack.pop(),
-      onLiteralValue: (value) => put(value),
-      onError: (code, _offset, _length, line, column) => {
-        error ??= `${jsonc.printParseErrorCode(code)} at line ${line + 1}, column ${column + 1}`;
-      },
-    },
-    { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false },
-  );
-  if (error !== undefined) throw new InstallInputError(`${where} is not valid JSON or JSONC (${error}); fix it first`);
-  return { value: root, duplicates };
+/** {@link parseJsonc} with the installer's error. */
+function parseText(text: string, where: string): { value: unknown; duplicates: Set<string> } {
+  return parseJsonc(text, (error) => {
+    throw new InstallInputError(`${where} is not valid JSON or JSONC (${error}); fix it first`);
+  });
 }
 
 /**
@@ -248,9 +199,9 @@ export function editText(file: ConfigFile, text: string, path: JsonPath, value: 
     if (edits.length === 0) return text;
     next = jsonc.applyEdits(text, shape(text, edits[0]!, file));
   }
-  const before = text.trim() === '' ? {} : parseJsonc(text, file.path).value;
+  const before = text.trim() === '' ? {} : parseText(text, file.path).value;
   const expected = applyToValue(before, path, value);
-  const after = parseJsonc(next, file.path).value;
+  const after = parseText(next, file.path).value;
   if (JSON.stringify(after) !== JSON.stringify(expected))
     throw new Error(`${file.path}: the edit did not give the expected content; nothing was written (please report this)`);
   return next;
