@@ -21,5 +21,6 @@ export {
 } from './names.js';
 export { DEFAULT_MAX_UPSTREAM_SUBSCRIPTIONS, DEFAULT_PROXY_REQUEST_TIMEOUT_MS, McpProxy, type ProxyOptions, type ProxyRestartOptions } from './proxy.js';
 export type { DownstreamTarget } from './proxy-routing.js';
+export { CALL_TOOL_NAME, SEARCH_TOOLS_DEFAULTS, SEARCH_TOOLS_NAME, type SearchToolsOptions, searchTools } from './search-tools.js';
 export { clientSource, type MountSource, type SourceNotification, serverSource } from './source.js';
 export { type ArgumentTransform, type Caller, type ToolTransform, type VisibilityPolicy, type VisibilityRule, visibility } from './visibility.js';

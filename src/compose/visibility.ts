@@ -140,9 +140,21 @@ const LIST_KEYS: Record<string, string> = {
  * first returned, each checked rule remembered by identity (return the same objects).
  */
 export function visibility(policy: VisibilityPolicy): Interceptor {
+  const ruleFor = resolver(policy);
+  return {
+    name: 'visibility',
+    intercept(call, next) {
+      if (call.direction !== 'incoming' || call.kind !== 'request' || !(call.method in LIST_KEYS || GATED.has(call.method))) return next();
+      return ruleFor(call).then((rule) => (rule === undefined ? next() : serve(rule, call, next)));
+    },
+  };
+}
+
+/** The rule of each caller under `policy`: a fixed rule checked now, a function's rules checked when first returned. */
+function resolver(policy: VisibilityPolicy): (call: InterceptContext) => Promise<Compiled | undefined> {
   const fixed = typeof policy === 'function' ? undefined : new Compiled(policy);
   const seen = new WeakMap<VisibilityRule, Compiled>();
-  const ruleFor = async (call: InterceptContext): Promise<Compiled | undefined> => {
+  return async (call) => {
     if (fixed !== undefined) return fixed;
     const principal = call.principal;
     const scopes = (principal as { scopes?: unknown } | undefined)?.scopes;
@@ -159,12 +171,24 @@ export function visibility(policy: VisibilityPolicy): Interceptor {
     if (compiled === undefined) seen.set(rule, (compiled = new Compiled(rule)));
     return compiled;
   };
-  return {
-    name: 'visibility',
-    intercept(call, next) {
-      if (call.direction !== 'incoming' || call.kind !== 'request' || !(call.method in LIST_KEYS || GATED.has(call.method))) return next();
-      return ruleFor(call).then((rule) => (rule === undefined ? next() : serve(rule, call, next)));
-    },
+}
+
+/**
+ * @internal The caller's view of a server's tool definitions under `policy` (search-tools.ts):
+ * by the server's name, each visible tool as the caller sees it (renamed, described and with
+ * its arguments as the rule transforms them), in the server's order. Checks a fixed rule now.
+ */
+export function toolView(policy: VisibilityPolicy): (call: InterceptContext, tools: readonly JSONObject[]) => Promise<Map<string, JSONObject>> {
+  const ruleFor = resolver(policy);
+  return async (call, tools) => {
+    const rule = await ruleFor(call);
+    const view = new Map<string, JSONObject>();
+    for (const tool of tools) {
+      const name = tool.name as string;
+      if (rule === undefined) view.set(name, tool);
+      else if (rule.sees(name) && !rule.shadowed(name)) view.set(name, showTool(tool, rule.transform(name)));
+    }
+    return view;
   };
 }
 
