@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONObject } from '../jsonrpc/types.js';
+import type { Middleware } from '../protocol/middleware.js';
 import { McpServer } from '../server/index.js';
 import { InMemoryTransport } from '../transport/memory.js';
-import { type ClientCacheOptions, cachePolicyOf } from './cache.js';
+import { type ClientCacheOptions, cachePolicyOf, type ResultCache } from './cache.js';
 import { MemoryResultCacheStore } from './cache-store.js';
 import { ALL_REVISIONS, Client, type ClientOptions } from './index.js';
 
@@ -335,6 +336,45 @@ describe('Client result cache against a 2026-07-28 server', () => {
       assert.equal(count('tools/list'), 5);
     } finally {
       for (const c of [legacy, opted, off]) await c.close();
+    }
+  });
+
+  it('takes itself out of a 2025-era connection without legacyTtlMs: its requests do not pass through the cache', async () => {
+    const { server } = countingServer(() => ({ ttlMs: 60_000, cacheScope: 'public' }));
+    /** A client whose cache middleware counts the requests that pass through it. */
+    const counted = async (options: ClientOptions) => {
+      const [a, b] = InMemoryTransport.createPair();
+      await server.connect(a);
+      const client = new Client({ name: 'cli', version: '1.0.0' }, options);
+      const cache = client.cache as ResultCache;
+      const original = cache.middleware;
+      const seen: string[] = [];
+      (cache as { middleware: Middleware }).middleware = (next) => {
+        const handler = original(next);
+        return (method, params, ctx) => {
+          seen.push(method);
+          return handler(method, params, ctx);
+        };
+      };
+      await client.connect(b);
+      seen.length = 0; // the handshake's own requests
+      await client.listTools();
+      await client.listPrompts();
+      return { client, seen, active: client.cache.active };
+    };
+    const legacy = await counted({});
+    const pinned = await counted({ protocolVersion: '2025-11-25' });
+    const opted = await counted({ cache: { legacyTtlMs: 60_000 } });
+    const modern = await counted({ protocolVersions: ALL_REVISIONS });
+    try {
+      assert.equal(legacy.client.era, 'stateful');
+      assert.deepEqual([legacy.seen, legacy.active], [[], false]);
+      assert.deepEqual([pinned.seen, pinned.active], [[], false]);
+      assert.deepEqual([opted.seen, opted.active], [['tools/list', 'prompts/list'], true]);
+      assert.equal(modern.client.era, 'stateless');
+      assert.deepEqual([modern.seen, modern.active], [['tools/list', 'prompts/list'], true]);
+    } finally {
+      for (const c of [legacy, pinned, opted, modern]) await c.client.close();
     }
   });
 

@@ -6,7 +6,9 @@
  * - It is an outgoing middleware of the connection, inside the stateless era's (so it sees
  *   each request as it goes on the wire, with the multi round-trip fields, and a cached
  *   `tools/list` still feeds the era's tool metadata) and outside user middleware (which sees
- *   only what really goes to the server).
+ *   only what really goes to the server). It stays in the chain only where it can act: a
+ *   2025-era connection without `legacyTtlMs` has it taken out after the handshake, so its
+ *   requests cost nothing here.
  * - Cached: complete results of `tools/list`, `prompts/list`, `resources/list`,
  *   `resources/templates/list` and `resources/read`. Not cached: `server/discover` (it is the
  *   connection's probe), errors, `input_required` results, requests carrying
@@ -68,6 +70,13 @@ export interface ResultCacheControl {
   readonly enabled: boolean;
   /** Requests answered from the store, and sent to the server while caching was on. */
   readonly stats: { readonly hits: number; readonly misses: number };
+  /**
+   * Whether the requests of the current connection pass through the cache: true on a
+   * 2026-07-28 connection, and on a 2025 one only with `legacyTtlMs` (its results carry no
+   * hints); false without a connection or with `cache: false`. When false, the client's
+   * requests go to the server without touching it (no cost per request).
+   */
+  readonly active: boolean;
   /** Drops every entry of this server this client can reach (public ones, and its principal's). */
   clear(): Promise<void>;
   /** Drops the entries of `method` (for `resources/read`, optionally only those of `uri`). */
@@ -196,7 +205,21 @@ export class ResultCache implements ResultCacheControl {
     this.#legacyTtlMs = limit('legacyTtlMs', o.legacyTtlMs, 0, 0);
   }
 
-  /** Outgoing middleware of the connection; see the module note. */
+  get active(): boolean {
+    const era = this.#host.era();
+    return era !== undefined && this.actsOn(era);
+  }
+
+  /** Whether requests of a connection of `era` can be served from or stored in the cache. */
+  actsOn(era: 'stateless' | 'stateful'): boolean {
+    return this.enabled && (era === 'stateless' || this.#legacyTtlMs > 0);
+  }
+
+  /**
+   * Outgoing middleware of the connection; see the module note. The client installs it
+   * before the handshake (where it belongs in the chain) and takes it out after the handshake
+   * when the connection's era gives it nothing to do ({@link actsOn}).
+   */
   readonly middleware: Middleware = (next) => (method, params, ctx) => {
     if (!this.enabled || ctx.kind !== 'request' || !CACHED_METHODS.has(method)) return next(method, params, ctx);
     if (params !== undefined && (params.inputResponses !== undefined || params.requestState !== undefined)) return next(method, params, ctx);

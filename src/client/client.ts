@@ -304,6 +304,8 @@ export class Client {
       const modern = await this.#connectStateless(ep, this.#stateless, options);
       if (modern !== undefined) return modern;
     }
+    // a 2025-era connection: the cache acts only with legacyTtlMs (no hints); else its requests skip it
+    if (this.#cache.enabled && !this.#cache.actsOn('stateful')) ep.removeOutgoing(this.#cache.middleware);
     const accepted = (this.#options.protocolVersions ?? STATEFUL_REVISIONS).filter((v) => !isStatelessRevision(v));
     const pinned = this.#options.protocolVersion;
     const params: JSONObject = {

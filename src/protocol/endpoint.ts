@@ -319,6 +319,22 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     }
   }
 
+  /**
+   * @internal Takes outgoing `middleware` (added with {@link use}) out of the chain again; the
+   * others keep their order. Without any left, requests go straight to the session.
+   */
+  removeOutgoing(middleware: Middleware): void {
+    const list = this.#outgoingMiddleware?.filter((m) => m !== middleware);
+    if (list === undefined || list.length === this.#outgoingMiddleware!.length) return;
+    this.#outgoingMiddleware = list.length === 0 ? undefined : list;
+    this.#outgoing =
+      list.length === 0
+        ? undefined
+        : compose(list, (method, params, ctx) =>
+            ctx.kind === 'request' ? this.session.request(method, params, ctx.options) : this.session.notify(method, params, ctx.options),
+          );
+  }
+
   /** @internal Adds a layer to the incoming chain (see `Layer`); the first added runs outermost. */
   layer(layer: Layer): void {
     const list = (this.#incomingLayers = this.#incomingLayers === undefined ? [layer] : this.#incomingLayers.concat(layer));
