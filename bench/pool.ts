@@ -42,6 +42,19 @@ function rssKiB(pid: number | undefined): number | null {
   }
 }
 
+/** The CPU time (user + system) process `pid` has used so far, in ms (Linux /proc, 10 ms ticks), or null elsewhere. */
+function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // the fields after the command name (which may hold spaces): utime and stime are the 12th and 13th
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** A pool of `n` demo servers over stdio; `children` gets each transport. */
 function demoPool(n: number, timeoutMs: number, children: StdioClientTransport[]): Promise<ClientPool> {
   const pool = new ClientPool({ lazy: true, connectTimeoutMs: timeoutMs, reconnect: false });
@@ -58,7 +71,8 @@ export async function runPoolBench(config: BenchConfig): Promise<number> {
   const cores = availableParallelism();
   console.log(`mcpkit client pool benchmark: ${POOL_SIZE} stdio demo servers, ${trials} trial(s), ${cores} core(s)`);
   const problems: string[] = [];
-  const results: Array<{ slowestSingleMs: number; sumSingleMs: number; poolMs: number }> = [];
+  const results: Array<{ slowestSingleMs: number; medianSingleMs: number; sumSingleMs: number; poolMs: number; childCpuMs: number | null; hostCpuMs: number }> =
+    [];
   let memory: { heapPerConnectionKiB: number; rssPerConnectionKiB: number; childRssKiB: number | null } | undefined;
   for (let trial = 0; trial < trials; trial++) {
     // one at a time: each server alone
@@ -78,8 +92,12 @@ export async function runPoolBench(config: BenchConfig): Promise<number> {
     const children: StdioClientTransport[] = [];
     const pool = await demoPool(POOL_SIZE, config.timeoutMs, children);
     const started = performance.now();
+    const hostCpu = process.cpuUsage();
     const statuses = await pool.connect();
     const poolMs = performance.now() - started;
+    const hostUsed = process.cpuUsage(hostCpu);
+    // each child's CPU up to now: its start-up and one handshake and listing (it is idle since)
+    const childCpu = children.map((c) => cpuMs(c.pid)).filter((v): v is number => v !== null);
     for (const s of statuses) if (s.state !== 'ready') problems.push(`${s.name}: ${s.lastError}`);
     gc?.();
     const afterConnect = process.memoryUsage();
@@ -90,20 +108,38 @@ export async function runPoolBench(config: BenchConfig): Promise<number> {
       childRssKiB: childRss.length > 0 ? median(childRss) : null,
     };
     await pool.close();
-    results.push({ slowestSingleMs: Math.max(...singles), sumSingleMs: singles.reduce((a, b) => a + b, 0), poolMs });
+    results.push({
+      slowestSingleMs: Math.max(...singles),
+      medianSingleMs: median(singles) ?? 0,
+      sumSingleMs: singles.reduce((a, b) => a + b, 0),
+      poolMs,
+      childCpuMs: median(childCpu),
+      hostCpuMs: (hostUsed.user + hostUsed.system) / 1000,
+    });
   }
   const slowest = median(results.map((r) => r.slowestSingleMs));
   const sum = median(results.map((r) => r.sumSingleMs));
   const poolMs = median(results.map((r) => r.poolMs));
   const ratio = slowest !== null && poolMs !== null && slowest > 0 ? poolMs / slowest : null;
+  const medianSingle = median(results.map((r) => r.medianSingleMs));
+  const childCpuMs = median(results.flatMap((r) => (r.childCpuMs === null ? [] : [r.childCpuMs])));
+  const hostCpuMs = median(results.map((r) => r.hostCpuMs));
+  // the least wall time 20 starts can take here: their CPU spread over the cores
+  const cpuBoundMs = childCpuMs === null ? null : (childCpuMs * POOL_SIZE) / cores;
   console.log(
     formatTable([
       ['measure', 'median ms', '× slowest single'],
       ['slowest single connect', formatNumber(slowest), formatRatio(1)],
+      ['median single connect', formatNumber(medianSingle), formatRatio(medianSingle !== null && slowest ? medianSingle / slowest : null)],
       [`sum of ${POOL_SIZE} single connects`, formatNumber(sum), formatRatio(sum !== null && slowest ? sum / slowest : null)],
       [`pool of ${POOL_SIZE}, parallel`, formatNumber(poolMs), formatRatio(ratio)],
     ]),
   );
+  if (childCpuMs !== null && cpuBoundMs !== null) {
+    console.log(
+      `CPU: each demo child used ${formatNumber(childCpuMs)} ms to start, shake hands and list (median); ${POOL_SIZE} × ${formatNumber(childCpuMs)} ms ÷ ${cores} core(s) = ${formatNumber(cpuBoundMs)} ms, the least wall time the pool can take here (${formatRatio(slowest ? cpuBoundMs / slowest : null)} the slowest single connect); the host used ${formatNumber(hostCpuMs)} ms of CPU to connect all ${POOL_SIZE}`,
+    );
+  }
   if (memory !== undefined) {
     console.log(
       `memory per idle connection: host heap ${formatNumber(memory.heapPerConnectionKiB)} KiB, host RSS ${formatNumber(memory.rssPerConnectionKiB)} KiB${gc === undefined ? ' (no --expose-gc: heap figures include garbage)' : ''}; each demo child ${memory.childRssKiB === null ? 'n/a' : `${formatNumber(memory.childRssKiB / 1024)} MiB`} RSS`,
@@ -117,7 +153,7 @@ export async function runPoolBench(config: BenchConfig): Promise<number> {
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   writeFileSync(
     RESULTS_FILE,
-    `${JSON.stringify({ servers: POOL_SIZE, cores, trials: results, medians: { slowestSingleMs: slowest, sumSingleMs: sum, poolMs, ratio }, memory, problems }, null, 2)}\n`,
+    `${JSON.stringify({ servers: POOL_SIZE, cores, trials: results, medians: { slowestSingleMs: slowest, medianSingleMs: medianSingle, sumSingleMs: sum, poolMs, ratio, childCpuMs, cpuBoundMs, hostCpuMs }, memory, problems }, null, 2)}\n`,
   );
   console.log(`\nresults written to ${RESULTS_FILE}`);
   return problems.length > 0 ? 1 : 0;

@@ -12,6 +12,7 @@ import { disconnectAfterPriming } from '../../http/server/session-transport.js';
 import type { SharedNotifier } from '../../server/shared-notifications.js';
 import type { TaskInputRelay, TaskStore } from '../../tasks/index.js';
 import { MIN_SECRET_BYTES, statelessOptions } from './demo.js';
+import { authFlagsOf, type DemoAuth, demoAuth, registerWhoami } from './demo-auth.js';
 
 /** What `--redis URL` shares, and how to let go of it. */
 interface SharedState {
@@ -162,6 +163,17 @@ export async function demoHttp(args: string[], tasks: { store?: TaskStore }, sec
   const drainMs = drainMsOf(args);
   if (drainMs === undefined) return 2;
   const onError = (err: Error) => process.stderr.write(`mcpkit demo: ${err.message}\n`);
+  const authFlags = authFlagsOf(args);
+  if (typeof authFlags === 'number') return authFlags;
+  let auth: DemoAuth | undefined;
+  if (authFlags !== undefined) {
+    try {
+      auth = await demoAuth(authFlags);
+    } catch (err) {
+      process.stderr.write(`mcpkit demo: --auth-issuer ${authFlags.issuer}: ${(err as Error).message}\n`);
+      return 1;
+    }
+  }
   const shared = await sharedState(args, secret, onError);
   if (typeof shared === 'number') return shared;
   try {
@@ -172,6 +184,7 @@ export async function demoHttp(args: string[], tasks: { store?: TaskStore }, sec
       shared?.requestStateSecret ?? secret,
       onError,
       drainMs,
+      auth,
     );
   } finally {
     await shared?.close();
@@ -200,6 +213,7 @@ async function serveDemoHttp(
   secret: string | undefined,
   onError: (err: Error) => void,
   drainMs: number,
+  auth: DemoAuth | undefined,
 ): Promise<number> {
   const server = createDemoServer({
     onError,
@@ -210,11 +224,13 @@ async function serveDemoHttp(
   // SEP-1699 polling for the conformance scenario: test_reconnection's stream is closed
   // right after its priming event; the client resumes with GET and Last-Event-ID.
   server.use(disconnectAfterPriming((method, params) => method === 'tools/call' && params?.name === 'test_reconnection'));
+  if (auth !== undefined) registerWhoami(server);
   const handler = createStreamableHttpHandler({
     server,
     legacySse: true,
     onError,
     readinessPath: '/ready',
+    ...(auth === undefined ? {} : { authorize: auth.authorizer }),
     ...(shared === undefined ? {} : { sessions: shared.sessions, eventStore: shared.eventStore }),
   });
   let running;
@@ -224,6 +240,7 @@ async function serveDemoHttp(
     process.stderr.write(`mcpkit demo: cannot listen on 127.0.0.1:${port}: ${(err as Error).message}\n`);
     return 1;
   }
+  auth?.bind(running.url);
   process.stdout.write(`LISTENING ${running.url}\n`);
   process.stderr.write(
     `mcpkit demo: Streamable HTTP at ${running.url}, legacy SSE at http://127.0.0.1:${running.port}/sse${shared === undefined ? '' : ' (sessions, events, tasks and notifications shared through Redis)'}\n`,

@@ -88,3 +88,17 @@ it('refuses a secret shorter than 16 bytes with exit code 2, naming the option b
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--request-state-secret needs a value/);
 });
+
+it('refuses --auth-issuer without --http or a URL, --auth-scope without an issuer, and an issuer it cannot read (exit 2, 2, 2, 1)', async () => {
+  const noHttp = await runCli(['demo', '--auth-issuer', 'https://auth.example.com']);
+  assert.deepEqual([noHttp.code, /add --http/.test(noHttp.stderr)], [2, true], noHttp.stderr);
+  const noUrl = await runCli(['demo', '--http', '--port', '0', '--auth-issuer']);
+  assert.deepEqual([noUrl.code, /--auth-issuer needs the URL/.test(noUrl.stderr)], [2, true], noUrl.stderr);
+  const scopeAlone = await runCli(['demo', '--http', '--port', '0', '--auth-scope', 'mcp:read']);
+  assert.deepEqual([scopeAlone.code, /--auth-scope goes with --auth-issuer/.test(scopeAlone.stderr)], [2, true], scopeAlone.stderr);
+  // plain http without the opt-in is refused before anything listens
+  const insecure = await runCli(['demo', '--http', '--port', '0', '--auth-issuer', 'http://127.0.0.1:9/']);
+  assert.equal(insecure.code, 1, insecure.stderr);
+  assert.match(insecure.stderr, /--auth-issuer http:\/\/127\.0\.0\.1:9\/: .*https/i);
+  assert.doesNotMatch(insecure.stdout, /LISTENING/);
+});

@@ -15,7 +15,7 @@ import { StdioServerTransport } from '../../stdio/index.js';
 import type { TaskStore } from '../../tasks/index.js';
 
 /** The demo's `--help`. */
-export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N] [--redis URL] [--drain-ms N]] [--task-db FILE] [--request-state-secret S]
+export const DEMO_HELP = `Usage: mcpkit demo [--http [--port N] [--redis URL] [--drain-ms N] [--auth-issuer URL [--auth-scope S]]] [--task-db FILE] [--request-state-secret S]
 
 Serves the demo MCP server (every tool, resource and prompt of the conformance suite's
 server contract, plus echo, add, slow, long_running_job and more) over stdio: it reads
@@ -37,6 +37,15 @@ Options:
                   streams so clients resume elsewhere, let running requests finish for
                   up to N ms (default 10000), answer the rest with an error, then exit;
                   a second signal exits at once (docs/deploying.md)
+  --auth-issuer URL
+                  with --http: protect the demo with OAuth: every request needs a JWT
+                  access token from that authorization server for the demo's URL (its
+                  audience); serves the protected resource metadata naming it, so
+                  "mcpkit login URL" signs in, and a whoami tool (needs the optional
+                  dependency jose; an http: issuer only with
+                  MCPKIT_DANGEROUSLY_ALLOW_INSECURE_HTTP=1)
+  --auth-scope S  with --auth-issuer: the scopes a client should ask for, separated
+                  by spaces (named in the metadata and in 401 challenges)
   --task-db FILE  keep tasks in a SQLite file, so they survive a restart
                   (needs the optional dependency better-sqlite3)
   --request-state-secret S
@@ -125,6 +134,10 @@ async function demo(args: string[]): Promise<number> {
   if (typeof tasks === 'number') return tasks;
   try {
     if (args.includes('--http')) return await (await import('./demo-http.js')).demoHttp(args, tasks, secret);
+    if (args.includes('--auth-issuer') || args.includes('--auth-scope')) {
+      process.stderr.write('mcpkit demo: --auth-issuer protects the demo over HTTP: add --http\n');
+      return 2;
+    }
     const server = createDemoServer({ onError: (err) => process.stderr.write(`mcpkit demo: ${err.message}\n`), tasks, ...statelessOptions(secret) });
     const transport = new StdioServerTransport();
     const session = await server.connect(transport);
