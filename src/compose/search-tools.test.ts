@@ -235,12 +235,12 @@ describe('searchTools: the index follows the catalog', () => {
     }
   });
 
-  it('a mounted server’s tools are in the catalog (searchTools after mount)', async () => {
+  it('a mounted server’s tools are in the catalog, mounted after searchTools', async () => {
     const outer = new McpServer({ name: 'gateway', version: '1' });
     const inner = new McpServer({ name: 'inner', version: '1' });
     registerCatalog(inner);
-    await mount(outer, 'cat', inner);
     searchTools(outer, { threshold: 10 });
+    await mount(outer, 'cat', inner);
     const pair = await connectInMemory(outer);
     try {
       assert.deepEqual(

@@ -21,8 +21,7 @@
  * `call_tool` is shadowed for callers whose catalog is switched.
  *
  * The catalog is the server's `tools/list` as its handler answers it (every page, mounted
- * sources included): call `searchTools` after `mount()` so the mounts' listing is inside the
- * one it reads. The index follows the catalog: it is rebuilt when the list changed (a tool
+ * sources included, whether mounted before or after). The index follows the catalog: it is rebuilt when the list changed (a tool
  * registered or removed, a mounted source's `tools/list_changed`), found by comparing the
  * definitions it holds with the listed ones at each use, so a change is never missed.
  */
@@ -65,10 +64,9 @@ export const SEARCH_TOOLS_DEFAULTS = Object.freeze({ threshold: 50, defaultLimit
 const MAX_PAGES = 10_000;
 
 /**
- * Installs progressive discovery on `server` (see the module note): a `tools/list` wrapper
- * that lets it read the whole catalog, and an interceptor (registered with `server.use`, so
- * register it before interceptors that should see `search_tools` and `call_tool` as tools)
- * that serves the switched view. Throws TypeError or RangeError for a bad option (a bad glob,
+ * Installs progressive discovery on `server` (see the module note): an interceptor
+ * (registered with `server.use`, so register it before interceptors that should see
+ * `search_tools` and `call_tool` as tools) that serves the switched view. Throws TypeError or RangeError for a bad option (a bad glob,
  * a threshold that is not a non-negative integer, limits out of order) and installs nothing.
  */
 export function searchTools(server: McpServer, options: SearchToolsOptions = {}): void {
@@ -86,25 +84,10 @@ export function searchTools(server: McpServer, options: SearchToolsOptions = {})
   const gate = policy === undefined ? undefined : visibility(policy);
   const catalog = new Catalog(options.index ?? {});
 
-  // the tools/list handler of each era as the table built it (mounts wrapped inside)
-  const listers: { '2025'?: RequestHandler<ServerRequestContext>; '2026-07-28'?: RequestHandler<ServerRequestContext> } = {};
-  for (const era of ['2025', '2026-07-28'] as const) {
-    server.wrap(
-      'tools/list',
-      (inner) => {
-        listers[era] = inner;
-        return inner;
-      },
-      { era },
-    );
-  }
-
   /** The tools the caller may see, by the server's name, as the caller sees them; undefined when the server lists none. */
   const visibleTo = async (call: InterceptContext): Promise<Map<string, JSONObject> | undefined> => {
-    // the connectionless dispatch runs the interceptors of its first request before it builds the
-    // handler table (which runs the wrappers above): reading a handler builds it
-    if (listers[call.era] === undefined) server.statelessHandler('tools/list');
-    const list = listers[call.era];
+    // what the server's tools/list serves in this era, mounts and other wrappers included
+    const list = server.handlerOf('tools/list', call.era);
     if (list === undefined || call.request === undefined) return undefined;
     const tools = await catalog.read(list, call.request);
     if (view === undefined) return new Map(tools.map((t) => [t.name as string, t]));

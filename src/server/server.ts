@@ -16,7 +16,14 @@ import { LocalError } from '../jsonrpc/errors.js';
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { EndpointOptions } from '../protocol/endpoint.js';
 import { defaultErrorReporter } from '../protocol/error-report.js';
-import { type HandlerOptions, HandlerRegistry, type HandlerTable, type HandlerWrapper, type RequestHandler } from '../protocol/handler-table.js';
+import {
+  type HandlerEra,
+  type HandlerOptions,
+  HandlerRegistry,
+  type HandlerTable,
+  type HandlerWrapper,
+  type RequestHandler,
+} from '../protocol/handler-table.js';
 import type { StatelessClaim } from '../protocol/incoming.js';
 import { Notification } from '../protocol/methods.js';
 import { fromMiddleware, type Layer, type Middleware, type MiddlewareDirection } from '../protocol/middleware.js';
@@ -301,6 +308,16 @@ export class McpServer implements ServerCore {
     this.#registry.wrap(method, wrapper, options?.era);
     this.#rebuild();
     return this;
+  }
+
+  /**
+   * @internal The handler that serves request `method` in `era` now, every `handle` and
+   * `wrap` applied whatever their order (building the table when it is not built yet), or
+   * undefined when none does. For transforms that read what the server serves (mcpkit/compose's
+   * `searchTools` reads the whole `tools/list`); interceptors are not part of it.
+   */
+  handlerOf(method: string, era: HandlerEra): RequestHandler<ServerRequestContext> | undefined {
+    return this.#handlers().current.get(era, method);
   }
 
   /** The handler table every connection and the connectionless dispatch read (built on first use). */
