@@ -253,6 +253,19 @@ describe('searchTools: the index follows the catalog', () => {
       const first = names.find((n) => n.includes('screenshot'))!;
       const called = await pair.client.callTool({ name: 'call_tool', arguments: { name: first, arguments: { name: 'shot' } } });
       assert.match(String((called.structuredContent as JSONObject).called), /screenshot/);
+      // the mounted server's tools/list_changed reaches the index
+      const forecast = async () => {
+        const r = await pair.client.callTool({ name: 'search_tools', arguments: { query: 'forecast the weather for a city', limit: 3 } });
+        return ((r.structuredContent as JSONObject).tools as JSONObject[]).map((t) => t.name as string);
+      };
+      assert.ok(!(await forecast()).some((n) => n.includes('weather_forecast')));
+      inner.registerTool('weather_forecast', { description: 'Forecast the weather for a city' }, () => 'sunny');
+      let latest: string[] = [];
+      for (let i = 0; i < 200 && !latest.some((n) => n.includes('weather_forecast')); i++) {
+        latest = await forecast();
+        if (!latest.some((n) => n.includes('weather_forecast'))) await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.ok(latest[0]?.includes('weather_forecast'), latest.join(', '));
     } finally {
       await pair.close();
     }
