@@ -98,7 +98,9 @@ if (!unit && filters.length === 0) {
 // the inner loop
 const files = chosen;
 
-const full = args.includes('--full') || files.some((file) => NEEDS_FULL_BUILD.test(file));
+// A checkout no full build has run in yet has no declarations in dist/ for the test project's type check.
+const noDeclarations = !existsSync(join(ROOT, 'dist', 'index.d.ts'));
+const full = args.includes('--full') || noDeclarations || files.some((file) => NEEDS_FULL_BUILD.test(file));
 let check;
 const started = performance.now();
 try {

@@ -73,7 +73,8 @@ it('kill -9 of the instance running a call: the official v1 client gets an error
     (error: Error) => ({ ok: false as const, at: Date.now(), message: error.message }),
   );
   const victim = await postTarget(p, from);
-  await sleep(500);
+  // The call runs on the victim once its reply stream has started (the SSE headers came back).
+  await until('the call to start on its instance', () => p.exchanges.slice(from).some((e) => e.method === 'POST' && e.status !== undefined));
   const killedAt = Date.now();
   demos[victim]!.child.kill('SIGKILL');
   p.down(victim);
