@@ -5,7 +5,10 @@
  * bare loop on the same runtime (a bare `fetch` handler on Bun and Deno,
  * servers/runtime-fetch.mjs; the bare `node:http` server on Node, servers/bare-http.ts),
  * all answering one `echo` tool in JSON response mode to the same raw HTTP driver
- * (http-driver.ts), 2025 era with a session.
+ * (http-driver.ts), 2025 era with a session. On Bun and Deno a third server, `core`, runs
+ * mcpkit's handler through `handle()` behind the bare loop's own request reading and
+ * `Response` (servers/runtime-fetch.mjs), which splits mcpkit's extra CPU per call into its
+ * core (core − bare) and its web adapter (mcpkit − core).
  *
  * Design note: per runtime the two servers run side by side in long-lived processes, warmed
  * up, then measured in alternating order per repetition at 1 and 32 requests in flight.
@@ -28,7 +31,9 @@ const ROOT = resolve(HERE, '..', '..');
 const RESULTS_FILE = join(ROOT, 'bench-results', 'runtimes.json');
 const IN_FLIGHT = [1, 32] as const;
 type Runtime = 'node' | 'bun' | 'deno';
-type Kind = 'bare' | 'mcpkit';
+type Kind = 'bare' | 'core' | 'mcpkit';
+/** The servers measured per runtime: the `core` split needs the fetch-handler loop (Bun and Deno). */
+const KINDS: Record<Runtime, readonly Kind[]> = { node: ['bare', 'mcpkit'], bun: ['bare', 'core', 'mcpkit'], deno: ['bare', 'core', 'mcpkit'] };
 
 /** How to start `kind` on `runtime`, or why it cannot be. */
 function specFor(runtime: Runtime, kind: Kind): ServerSpec | string {
@@ -69,7 +74,7 @@ export async function runRuntimesBench(config: BenchConfig): Promise<number> {
   const deadline = Date.now() + config.deadlineMs;
   const all: Measured[] = [];
   for (const runtime of ['node', 'bun', 'deno'] as const) {
-    const pair: Measured[] = (['bare', 'mcpkit'] as const).map((kind) => ({ runtime, kind, runs: { 1: [], 32: [] } }));
+    const pair: Measured[] = KINDS[runtime].map((kind) => ({ runtime, kind, runs: { 1: [], 32: [] } }));
     all.push(...pair);
     const open: Array<{ m: Measured; driver: HttpDriver; session: HttpSession }> = [];
     try {
@@ -113,7 +118,19 @@ export async function runRuntimesBench(config: BenchConfig): Promise<number> {
   }
 
   const rows: string[][] = [
-    ['runtime', 'in flight', 'bare calls/s', 'mcpkit calls/s', 'calls/s ratio', 'bare µs/call', 'mcpkit µs/call', 'CPU ratio', 'driver µs/call (bare, mcpkit)'],
+    [
+      'runtime',
+      'in flight',
+      'bare calls/s',
+      'mcpkit calls/s',
+      'calls/s ratio',
+      'bare µs/call',
+      'mcpkit µs/call',
+      'CPU ratio',
+      'core µs/call',
+      'extra µs/call: core, web',
+      'driver µs/call (bare, mcpkit)',
+    ],
   ];
   const targets: Target[] = [];
   const json: Record<string, unknown> = {};
@@ -133,6 +150,9 @@ export async function runRuntimesBench(config: BenchConfig): Promise<number> {
       const mcpkitSpeed = median(mcpkit.runs[k].map((r) => r.callsPerSec));
       const bareCpu = median(bare.runs[k].map((r) => r.serverCpuUsPerCall));
       const mcpkitCpu = median(mcpkit.runs[k].map((r) => r.serverCpuUsPerCall));
+      const core = all.find((m) => m.runtime === runtime && m.kind === 'core');
+      const coreCpu = core === undefined ? null : median(core.runs[k].map((r) => r.serverCpuUsPerCall));
+      const split = coreCpu === null || bareCpu === null || mcpkitCpu === null ? null : { core: coreCpu - bareCpu, web: mcpkitCpu - coreCpu };
       const bareDriver = median(bare.runs[k].map((r) => r.driverCpuUsPerCall));
       const mcpkitDriver = median(mcpkit.runs[k].map((r) => r.driverCpuUsPerCall));
       rows.push([
@@ -144,6 +164,8 @@ export async function runRuntimesBench(config: BenchConfig): Promise<number> {
         formatNumber(bareCpu),
         formatNumber(mcpkitCpu),
         formatRatio(cpu),
+        core === undefined ? '—' : formatNumber(coreCpu),
+        split === null ? '—' : `${formatNumber(split.core)}, ${formatNumber(split.web)}`,
         `${formatNumber(bareDriver)}, ${formatNumber(mcpkitDriver)}`,
       ]);
       targets.push(atLeast(`${runtime}, ${k} in flight: mcpkit calls/s ≥ 0.85× the bare loop's`, speed, 0.85));
@@ -155,6 +177,7 @@ export async function runRuntimesBench(config: BenchConfig): Promise<number> {
         bareCpuUsPerCall: bareCpu,
         mcpkitCpuUsPerCall: mcpkitCpu,
         cpuRatio: cpu,
+        coreCpuUsPerCall: coreCpu,
         bareDriverCpuUsPerCall: bareDriver,
         mcpkitDriverCpuUsPerCall: mcpkitDriver,
       };
@@ -165,6 +188,9 @@ export async function runRuntimesBench(config: BenchConfig): Promise<number> {
   // near 1e6 / calls/s, the driver (not the server) set the row's pace
   console.log(
     "driver µs/call: the raw driver's own CPU per call (one node:net client per server, identical for both); a row is driver-bound when it is about 1e6 / calls/s",
+  );
+  console.log(
+    "extra µs/call (Bun, Deno): mcpkit's server CPU per call over the bare loop's, split into its core (core − bare: handle(), the header reads it asks for included) and its web adapter (mcpkit − core: URL and Host check, request description, reply into a Response)",
   );
   console.log('targets (issue 42; reported, not enforced):');
   for (const t of targets) console.log(showTarget(t));

@@ -3,9 +3,13 @@
 // tools/call echo as bare-echo.ts does (JSON.parse, dispatch on method, one JSON.stringify,
 // a session map, no validation); `mcpkit` is mcpkit's handler (from dist/, the published
 // `mcpkit/server` and `mcpkit/http/server`) with the same echo tool as
-// mcpkit-minimal-http.ts. Both are served by the runtime's own server (`Bun.serve`,
-// `Deno.serve`) on 127.0.0.1. Arguments: `bare|mcpkit`, then `--mode=json|sse`. Prints
-// `LISTENING http://127.0.0.1:PORT/mcp` and exits when stdin ends.
+// mcpkit-minimal-http.ts, served through `handler.fetch`; `core` is the same handler reached
+// through `handler.handle` from the bare loop's own request reading (one `text()`, the path
+// taken as the endpoint) and `Response` building, so that mcpkit's cost splits into its core
+// (core − bare) and its web adapter (mcpkit − core: the URL and Host check, the request
+// description, the reply into a `Response`). All are served by the runtime's own server
+// (`Bun.serve`, `Deno.serve`) on 127.0.0.1. Arguments: `bare|core|mcpkit`, then
+// `--mode=json|sse`. Prints `LISTENING http://127.0.0.1:PORT/mcp` and exits when stdin ends.
 const deno = globalThis.Deno;
 const args = deno ? deno.args : Bun.argv.slice(2);
 const kind = args[0];
@@ -66,19 +70,42 @@ function bareHandler() {
   };
 }
 
-async function mcpkitHandler() {
+/** mcpkit's handler with the echo tool. */
+async function mcpkitStreamable() {
   const { McpServer } = await import('mcpkit/server');
-  const { createStreamableHttpHandler } = await import('mcpkit/http/server');
+  const { createStreamableHttpHandler, toWebResponse } = await import('mcpkit/http/server');
   const server = new McpServer({ name: 'mcpkit-minimal', version: '1.0.0' });
   server.registerTool('echo', { description: ECHO_TOOL.description, inputSchema: ECHO_TOOL.inputSchema }, (a) => ({
     content: [{ type: 'text', text: a.message }],
   }));
-  const handler = createStreamableHttpHandler({ server, endpoint: '/mcp', responseMode: sse ? 'sse' : 'json' });
+  return { handler: createStreamableHttpHandler({ server, endpoint: '/mcp', responseMode: sse ? 'sse' : 'json' }), toWebResponse };
+}
+
+async function mcpkitHandler() {
+  const { handler } = await mcpkitStreamable();
   return (request) => handler.fetch(request);
 }
 
-if (kind !== 'bare' && kind !== 'mcpkit') throw new Error(`runtime-fetch: first argument must be bare or mcpkit, got ${JSON.stringify(kind)}`);
-const fetchHandler = kind === 'bare' ? bareHandler() : await mcpkitHandler();
+/** mcpkit's core alone: `handler.handle` between the bare loop's request reading and `Response`. */
+async function coreHandler() {
+  const { handler, toWebResponse } = await mcpkitStreamable();
+  return async (request) => {
+    const headers = request.headers;
+    const text = await request.text();
+    const reply = await handler.handle({
+      method: request.method,
+      url: '/mcp',
+      headers: (name) => headers.get(name),
+      body: async () => text,
+      rawHeaders: headers,
+    });
+    return reply.stream === undefined ? new Response(reply.body ?? null, { status: reply.status, headers: reply.headers }) : toWebResponse(reply);
+  };
+}
+
+if (kind !== 'bare' && kind !== 'core' && kind !== 'mcpkit')
+  throw new Error(`runtime-fetch: first argument must be bare, core or mcpkit, got ${JSON.stringify(kind)}`);
+const fetchHandler = kind === 'bare' ? bareHandler() : kind === 'core' ? await coreHandler() : await mcpkitHandler();
 const announce = (port) => console.log(`LISTENING http://127.0.0.1:${port}/mcp`);
 if (deno) {
   deno.serve({ hostname: '127.0.0.1', port: 0, onListen: ({ port }) => announce(port) }, fetchHandler);

@@ -46,6 +46,33 @@ describe('withCors', () => {
     assert.equal(await (await cors(new Request('http://127.0.0.1:3000/mcp', { method: 'OPTIONS', headers: { origin: PAGE } }))).text(), 'served OPTIONS');
   });
 
+  it('adds its headers to the handler’s own response in place: the same Response, its complete body never turned into a stream', async () => {
+    let built: Response | undefined;
+    const wrapped = withCors(
+      async () => {
+        built = new Response('{"jsonrpc":"2.0","id":1,"result":{}}', { status: 200, headers: { 'content-type': 'application/json' } });
+        return built;
+      },
+      { allowedOrigins: [PAGE] },
+    );
+    const res = await wrapped(new Request('http://127.0.0.1:3000/mcp', { method: 'POST', headers: { origin: PAGE } }));
+    assert.equal(res, built);
+    assert.equal(res.headers.get('access-control-allow-origin'), PAGE);
+    assert.equal(res.headers.get('vary'), 'Origin');
+    assert.equal(await res.text(), '{"jsonrpc":"2.0","id":1,"result":{}}');
+  });
+
+  it('copies a response whose headers are immutable (Response.redirect) and adds its headers to the copy', async () => {
+    const redirect = Response.redirect('http://127.0.0.1:3000/elsewhere', 307);
+    const wrapped = withCors(async () => redirect, { allowedOrigins: [PAGE] });
+    const res = await wrapped(new Request('http://127.0.0.1:3000/mcp', { method: 'POST', headers: { origin: PAGE } }));
+    assert.notEqual(res, redirect);
+    assert.equal(res.status, 307);
+    assert.equal(res.headers.get('location'), 'http://127.0.0.1:3000/elsewhere');
+    assert.equal(res.headers.get('access-control-allow-origin'), PAGE);
+    assert.equal(redirect.headers.get('access-control-allow-origin'), null);
+  });
+
   it("'*' answers any origin with *", async () => {
     const open = withCors(inner, { allowedOrigins: '*' });
     const res = await open(new Request('http://127.0.0.1:3000/mcp', { method: 'POST', headers: { origin: 'http://anyone.example' } }));

@@ -94,10 +94,25 @@ export function withCors(handler: FetchHandler | Pick<StreamableHttpHandler, 'fe
     }
     const response = await inner(request);
     if (!allows(origin) || response.headers.has('access-control-allow-origin')) return response;
+    const allowOrigin = any ? '*' : origin;
+    // a Response the handler built has mutable headers: they gain the CORS fields in place,
+    // and the body (a complete string for a JSON reply) is never turned into a stream
+    try {
+      addCorsHeaders(response.headers, allowOrigin, exposed);
+      return response;
+    } catch {
+      // immutable headers (`Response.error()`, `Response.redirect()`, a fetched response):
+      // a copy carries them, over the same body
+    }
     const headers = new Headers(response.headers);
-    headers.set('access-control-allow-origin', any ? '*' : origin);
-    headers.set('access-control-expose-headers', exposed);
-    headers.append('vary', 'Origin');
+    addCorsHeaders(headers, allowOrigin, exposed);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   };
+}
+
+/** Sets the CORS fields of a response from an allowed origin on `headers` (throws `TypeError` when they are immutable, before any change). */
+function addCorsHeaders(headers: Headers, allowOrigin: string, exposed: string): void {
+  headers.set('access-control-allow-origin', allowOrigin);
+  headers.set('access-control-expose-headers', exposed);
+  headers.append('vary', 'Origin');
 }

@@ -53,7 +53,7 @@ import { type OutboundSeam, StreamableSessionTransport, type TransportHost } fro
 import { SessionlessPost } from './sessionless-post.js';
 import { StatelessPostHandler, type StatelessPostOptions } from './stateless/post.js';
 import type { HttpAuthorizer, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
-import { describeWebRequest, toWebResponse } from './web.js';
+import { describeReadRequest, toWebResponse } from './web.js';
 
 /** Options of {@link createStreamableHttpHandler}. */
 export interface StreamableHttpOptions {
@@ -343,7 +343,7 @@ export class StreamableHttpHandler implements TransportHost, LegacyHost {
       const verdict = this.#guard.check(host, url);
       if (verdict !== HOST_OK) return Promise.resolve(toWebResponse(this.#hostRefusal(verdict, host, url)));
       // not an async function: the reply's own promise (if it waited) is followed once
-      const routed = this.#handleNow(describeWebRequest(request), info);
+      const routed = this.#handleNow(describeReadRequest(request, host, url), info);
       if (!(routed instanceof Promise)) return Promise.resolve(toWebResponse(routed, this.#webOutbound));
       return routed.then(this.#respond, this.#respondFailed);
     } catch (error) {

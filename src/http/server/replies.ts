@@ -25,13 +25,20 @@ export function refusedReply(body: string): HttpPlainReply {
   return { status: 503, headers: REFUSAL_HEADERS, body };
 }
 
-/** A JSON reply whose body is `body` (already serialized). */
+/**
+ * The headers of every JSON reply but the one that opens a session: one frozen object, not
+ * one per reply, holding the media type alone — Deno's server sends a `Response` whose only
+ * header is `Content-Type: application/json` on its fast path (no header list built).
+ */
+const JSON_HEADERS: HttpHeaders = Object.freeze({ 'content-type': 'application/json' });
+
+/**
+ * A JSON reply whose body is `body` (already serialized). `sessionId` is given only for the
+ * `initialize` response that assigns it: later replies of a session do not repeat it (the
+ * client already sends it; the specification asks for it on that response alone).
+ */
 export function jsonReply(status: number, body: string, sessionId?: string): HttpPlainReply {
-  return {
-    status,
-    headers: sessionId === undefined ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'mcp-session-id': sessionId },
-    body,
-  };
+  return { status, headers: sessionId === undefined ? JSON_HEADERS : { 'content-type': 'application/json', 'mcp-session-id': sessionId }, body };
 }
 
 /**

@@ -115,6 +115,24 @@ test('an absolute-form target authority gets the verdict its Host value would (R
   );
 });
 
+test('a target built from its Host value (what Bun and Deno hand a fetch handler) gets the Host value’s verdict', () => {
+  const guard = new RequestGuard();
+  const custom = new RequestGuard(CUSTOM_HOSTS);
+  const customNames = ['plain.example.com'];
+  const customPorts = ['api.example.com:8443', '[::1]:3000', 'localhost:80'];
+  check(
+    fc.property(fc.tuple(name, port, fc.constantFrom('http://', 'https://', 'HTTP://'), fc.constantFrom('/mcp', '?x=1', '#f', '')), ([n, p, scheme, rest]) => {
+      const host = `${n}${p}`;
+      if (host === '' || /[/?#]/.test(host)) return;
+      const target = `${scheme}${host}${rest}`;
+      const malformed = host.includes('@') || host.trim() !== host;
+      assert.equal(guard.check(host, target), malformed ? HOST_MALFORMED : referenceHost(host, LOOPBACK_HOSTS, []), JSON.stringify(target));
+      assert.equal(custom.check(host, target), malformed ? HOST_MALFORMED : referenceHost(host, customNames, customPorts), JSON.stringify(target));
+    }),
+    500,
+  );
+});
+
 test('Origin verdicts equal the URL-parser reference, whatever was checked before', () => {
   const loopback = new RequestGuard();
   const custom = new RequestGuard(undefined, [...CUSTOM_ORIGINS, 'null']);

@@ -90,6 +90,14 @@ function authorityEnd(url: string, from: number): number {
   return url.length;
 }
 
+/** True when the absolute URL `url` is `http://` or `https://` followed by exactly `authority` (then its end, `/`, `?` or `#`). */
+function authorityIs(url: string, authority: string): boolean {
+  const start = url.startsWith('http://') ? 7 : url.startsWith('https://') ? 8 : 0;
+  if (start === 0 || !url.startsWith(authority, start)) return false;
+  const end = start + authority.length;
+  return end === url.length || authorityEnd(url, end) === end;
+}
+
 /** The authority of an absolute-form request target (`http://host:1/mcp` → `host:1`); '' for any other form. */
 export function targetAuthority(url: string): string {
   if (url.charCodeAt(0) === 47 /* / */) return '';
@@ -214,6 +222,9 @@ export class RequestGuard {
   check(host: string | null, target: string): number {
     if (this.#anyHost) return HOST_OK;
     if (target.charCodeAt(0) !== 47 /* / */ && target.includes('://')) {
+      // what Bun and Deno hand a web handler: `http://` + the Host value + the path; the one
+      // authority is judged once, without slicing the URL
+      if (host !== null && host.length > 0 && authorityIs(target, host)) return this.#judge(host);
       const verdict = this.#targetVerdict(target);
       if (verdict !== HOST_OK || host === null) return verdict;
     }

@@ -100,6 +100,6 @@ export function deliverPost(
 
 /** The HTTP reply of a JSON-mode POST's outcome: its response(s), else 404 (the session closed under it) or 202. */
 function outcomeReply(transport: StreamableSessionTransport, outcome: JsonOutcome): HttpReply {
-  if (outcome.body !== undefined) return outcome.refused ? refusedReply(outcome.body) : jsonReply(200, outcome.body, transport.sessionId);
+  if (outcome.body !== undefined) return outcome.refused ? refusedReply(outcome.body) : jsonReply(200, outcome.body);
   return transport.closed && transport.sessionId !== undefined ? errorReply(404, SESSION_NOT_FOUND, 'Session not found') : emptyReply(202);
 }

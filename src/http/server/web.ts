@@ -119,11 +119,20 @@ function hostOf(url: string): string | null {
  * limit, under `budget` (default {@link InboundBudget.shared}): see {@link readWebBody}.
  */
 export function describeWebRequest(request: Request, budget: InboundBudget = InboundBudget.shared): HttpRequest {
+  return describeReadRequest(request, request.headers.get('host'), request.url, budget);
+}
+
+/**
+ * {@link describeWebRequest} for a caller that has read the request's `Host` header and URL
+ * already (`handler.fetch` checks both first): neither is read from the `Request` again —
+ * on Bun and Deno each read is a call into the runtime that builds a new string.
+ */
+export function describeReadRequest(request: Request, host: string | null, url: string, budget: InboundBudget = InboundBudget.shared): HttpRequest {
   const headers = request.headers;
   return {
     method: request.method,
-    url: targetOf(request.url),
-    headers: (name) => headers.get(name) ?? (name === 'host' ? hostOf(request.url) : null),
+    url: targetOf(url),
+    headers: (name) => (name === 'host' ? (host ?? hostOf(url)) : headers.get(name)),
     // a reader even when there is no body (it reads ''): asking `request.body` here would
     // build a stream on Bun for every request, GETs included
     body: (maxBytes) => readWebBody(request, maxBytes, budget),
