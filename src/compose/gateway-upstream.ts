@@ -11,7 +11,7 @@
  * within the timeout is dropped and reconnected (`McpProxy.restart`), which is how a hung
  * upstream is told from a slow call.
  */
-import { McpError } from '../jsonrpc/errors.js';
+import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { McpServer } from '../server/index.js';
 import type { Transport } from '../transport/types.js';
 import { type Mount, mount } from './mount.js';
@@ -89,17 +89,20 @@ export class Upstream {
   }
 
   /**
-   * Pings the upstream when it is up; one that does not answer within `timeoutMs` (or whose
-   * connection fails) is dropped and reconnected. An answer of any kind, an error included,
-   * shows it alive. Never rejects.
+   * Pings the upstream when it is up (`ping`; `server/discover` in the 2026-07-28 era, which
+   * has no ping); one that does not answer within `timeoutMs` (or whose connection fails) is
+   * dropped and reconnected. An answer of any kind, an error included, shows it alive.
+   * Never rejects.
    */
   async check(timeoutMs: number): Promise<void> {
     const client = this.#proxy?.upstream;
     if (this.#state !== 'up' || client === undefined) return;
     try {
-      await client.ping({ timeoutMs });
+      // the 2026-07-28 era has no ping: its cheapest request is server/discover
+      if (client.era === 'stateless') await client.request('server/discover', undefined, { timeoutMs });
+      else await client.ping({ timeoutMs });
     } catch (error) {
-      if (error instanceof McpError || this.#proxy?.upstream !== client) return;
+      if (!isDead(error) || this.#proxy?.upstream !== client) return;
       const reason = new Error(`it did not answer a ping within ${timeoutMs} ms (${(error as Error).message ?? String(error)}); restarting it`);
       await this.#proxy?.restart(reason);
     }
@@ -167,6 +170,9 @@ export class Upstream {
     this.#mount = mounted;
     this.#failures = 0;
     this.#set('up');
+    // mount() itself announces nothing: the callers learn that this upstream's items are (back) in the lists
+    const caps = proxy.upstream?.serverCapabilities ?? {};
+    for (const kind of ['tools', 'prompts', 'resources'] as const) if (caps[kind] !== undefined) this.#server.announceListChanged(kind);
   }
 
   /** The upstream went down: its tools leave (list_changed); the proxy reconnects by itself. */
@@ -201,4 +207,11 @@ export class Upstream {
   #toolCount(): number {
     return this.#mount?.tools().length ?? 0;
   }
+}
+
+/** Whether a failed health request shows the upstream gone or hung (an answer of any kind, an error included, shows it alive). */
+function isDead(error: unknown): boolean {
+  if (error instanceof McpError) return false;
+  if (error instanceof LocalError) return ['timeout', 'connection_closed', 'not_connected', 'session_expired'].includes(error.code);
+  return true;
 }
