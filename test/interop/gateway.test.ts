@@ -22,7 +22,13 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer as V1Server } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { transportFactory } from '../../src/client/node/index.js';
 import { createGateway, type Gateway } from '../../src/compose/gateway.js';
@@ -249,14 +255,38 @@ describe('gateway over real third-party upstreams (one mcpServers file)', { time
     }
   });
 
-  it('a 2026-07-28 caller (SDK v2) is served through the gateway too', T, async () => {
-    const client = new V2Client({ name: 'v2-caller', version: '1.0.0' });
+  it('a 2026-07-28 caller (SDK v2) is served through the gateway too, sampling answered as a multi round-trip input', T, async () => {
+    const client = new V2Client(
+      { name: 'v2-caller', version: '1.0.0' },
+      { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    client.setRequestHandler('sampling/createMessage', async () => ({ model: 'v2-model', role: 'assistant', content: { type: 'text', text: 'from v2' } }));
     await client.connect(new V2Http(new URL(http.url), { requestInit: { headers: { authorization: 'Bearer alice-token-0123456789' } } }));
     try {
       const tools = await client.listTools();
       assert.ok(tools.tools.some((t) => t.name === 'memory_read_graph'));
       assert.equal(text(await client.callTool({ name: 'fast_add', arguments: { a: 1, b: 2 } })), '3');
       assert.equal(text(await client.callTool({ name: 'everything_echo', arguments: { message: 'era' } })), 'Echo: era');
+      assert.equal(text(await client.callTool({ name: 'v2_add', arguments: { a: 2, b: 2 } })), '4');
+      const sampled = await client.callTool({ name: 'everything_trigger-sampling-request', arguments: { prompt: 'from 2026', maxTokens: 5 } });
+      assert.match(text(sampled), /v2-model/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("roots/list and log messages of an upstream reach the gateway's caller", T, async () => {
+    const client = new V1Client({ name: 'roots-caller', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/through-the-gateway', name: 'project' }] }));
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void logs.push(n.params.data));
+    await client.connect(new V1Http(new URL(http.url), { requestInit: { headers: { authorization: 'Bearer alice-token-0123456789' } } }));
+    try {
+      assert.match(text(await client.callTool({ name: 'everything_get-roots-list', arguments: {} })), /through-the-gateway/);
+      await client.setLoggingLevel('debug');
+      await client.callTool({ name: 'everything_toggle-simulated-logging', arguments: {} });
+      await waitFor(() => logs.length > 0, 'a log message of server-everything', 20_000);
+      await client.callTool({ name: 'everything_toggle-simulated-logging', arguments: {} });
     } finally {
       await client.close();
     }

@@ -126,6 +126,10 @@ describe('mcpkit gateway', { timeout: SUITE_TIMEOUT_MS * 2 }, () => {
       await client.connect(new V1Http(new URL(gateway.url)));
       const echoed = await client.callTool({ name: 'everything_echo', arguments: { message: 'one door' } });
       assert.deepEqual(echoed.content, [{ type: 'text', text: 'Echo: one door' }]);
+      // a tool of the upstream that is down: an error naming it, not a silent "unknown tool"
+      const down = await client.callTool({ name: 'broken_anything', arguments: {} }).catch((e: unknown) => e);
+      assert.equal((down as { code?: number }).code, -32603, String(down));
+      assert.match(String(down), /Upstream "broken" is (down|connecting)/);
       await client.close();
     } finally {
       await stop(gateway);
