@@ -115,7 +115,7 @@ describe('gateway over real third-party upstreams (one mcpServers file)', { time
       },
       "gateway": {
         "restart": { "initialDelayMs": 100, "maxDelayMs": 1000 },
-        "healthCheck": { "intervalMs": 300, "timeoutMs": 1500 },
+        "healthCheck": { "intervalMs": 500, "timeoutMs": 3000 },
         "visibility": {
           // dangerous tools only for admins
           "default": { "deny": ["memory_delete_*", "fs_write_file", "fs_edit_file", "fs_move_file"] },
