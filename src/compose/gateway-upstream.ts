@@ -37,6 +37,8 @@ export interface UpstreamStatus {
 /** What an upstream needs from its gateway. */
 export interface UpstreamSettings {
   readonly name: string;
+  /** The prefix it is mounted under (its name, or '' to merge). */
+  readonly prefix: string;
   readonly transport: () => Transport | Promise<Transport>;
   readonly required: boolean;
   readonly separator: string;
@@ -151,7 +153,7 @@ export class Upstream {
     const generation = this.#set('connecting');
     let mounted: Mount;
     try {
-      mounted = await mount(this.#server, this.name, proxy.source(this.#server), {
+      mounted = await mount(this.#server, this.#settings.prefix, proxy.source(this.#server), {
         separator: this.#settings.separator,
         onError: (error) => this.#settings.onError(new Error(`upstream "${this.name}": ${error.message}`)),
       });

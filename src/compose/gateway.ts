@@ -48,6 +48,12 @@ export interface GatewayUpstream {
   transport: () => Transport | Promise<Transport>;
   /** Whether the readiness endpoint waits for it (default true). */
   required?: boolean;
+  /**
+   * The prefix of its tools, prompts and resource URIs (default: its name). `''` merges its
+   * catalogue unprefixed (e.g. to put one server behind the gateway unchanged); a name a
+   * merged upstream shares with another is refused at mount (reported; retried with backoff).
+   */
+  prefix?: string;
 }
 
 /** Pings that tell a hung upstream from a live one. */
@@ -125,12 +131,19 @@ const CAPABILITIES: ServerCapabilities = {
 export function createGateway(options: GatewayOptions): Gateway {
   const separator = options.separator ?? DEFAULT_SEPARATOR;
   const names = Object.keys(options.upstreams);
+  const prefixes = new Map<string, string>();
   for (const name of names) {
+    const prefix = options.upstreams[name]!.prefix ?? name;
     try {
-      validatePrefix(name, separator);
+      validatePrefix(prefix, separator);
     } catch (error) {
-      throw new TypeError(`Upstream ${JSON.stringify(name)} cannot be a gateway prefix: ${(error as Error).message}`);
+      throw new TypeError(`Upstream ${JSON.stringify(name)} cannot be mounted under ${JSON.stringify(prefix)}: ${(error as Error).message}`);
     }
+    if (prefix !== '' && prefixes.has(prefix))
+      throw new TypeError(
+        `Upstreams ${JSON.stringify(prefixes.get(prefix))} and ${JSON.stringify(name)} share the prefix ${JSON.stringify(prefix)}: give each its own`,
+      );
+    prefixes.set(prefix, name);
   }
   const healthPath = options.healthPath ?? '/healthz';
   const readyPath = options.readyPath ?? '/readyz';
@@ -151,6 +164,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       name,
       new Upstream(server, {
         name,
+        prefix: spec.prefix ?? name,
         transport: spec.transport,
         required: spec.required ?? true,
         separator,
@@ -164,7 +178,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   // a tool of an upstream that is down: -32603 saying so (mounted tools are routed before this)
   server.wrap('tools/call', (inner) => (params, ctx) => {
     const split = typeof params?.name === 'string' ? splitName(params.name, separator) : undefined;
-    const upstream = split === undefined ? undefined : upstreams.get(split.prefix);
+    const owner = split === undefined ? undefined : prefixes.get(split.prefix);
+    const upstream = owner === undefined ? undefined : upstreams.get(owner);
     if (upstream !== undefined && upstream.state !== 'up')
       throw new McpError(
         ErrorCode.InternalError,
