@@ -60,6 +60,7 @@ export class Upstream {
   /** Bumped at every state change: a mount that finishes after the upstream went down again is undone. */
   #generation = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #checking = false;
 
   constructor(server: McpServer, settings: UpstreamSettings) {
     this.#server = server;
@@ -98,7 +99,9 @@ export class Upstream {
    */
   async check(timeoutMs: number): Promise<void> {
     const client = this.#proxy?.upstream;
-    if (this.#state !== 'up' || client === undefined) return;
+    // one check at a time: a short interval with a long timeout does not pile pings up
+    if (this.#state !== 'up' || client === undefined || this.#checking) return;
+    this.#checking = true;
     try {
       // the 2026-07-28 era has no ping: its cheapest request is server/discover
       if (client.era === 'stateless') await client.request('server/discover', undefined, { timeoutMs });
@@ -107,6 +110,8 @@ export class Upstream {
       if (!isDead(error) || this.#proxy?.upstream !== client) return;
       const reason = new Error(`it did not answer a ping within ${timeoutMs} ms (${(error as Error).message ?? String(error)}); restarting it`);
       await this.#proxy?.restart(reason);
+    } finally {
+      this.#checking = false;
     }
   }
 

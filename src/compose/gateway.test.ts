@@ -8,6 +8,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
 import { REPO_ROOT } from '../../test/helpers/repo.js';
+import { waitFor } from '../../test/helpers/wait.js';
+import { StreamableHttpClientTransport } from '../http/client/streamable.js';
+import { type NodeServerHandle, serveNode } from '../http/node.js';
+import { createStreamableHttpHandler } from '../http/server/handler.js';
+import { McpServer } from '../server/server.js';
 import { StdioClientTransport } from '../stdio/index.js';
 import { createGateway, type Gateway } from './gateway.js';
 
@@ -87,5 +92,46 @@ describe('a gateway on the web-standard fetch entry', { timeout: SUITE_TIMEOUT_M
     const head = await gateway.fetch(new Request('http://127.0.0.1/readyz', { method: 'HEAD' }));
     assert.equal(head.status, 200);
     assert.equal(await head.text(), '');
+  });
+});
+
+describe('an HTTP upstream that goes away', { timeout: SUITE_TIMEOUT_MS }, () => {
+  /** An mcpkit server over HTTP on `port` (0: a free one). */
+  function upstream(port: number): Promise<NodeServerHandle> {
+    const server = new McpServer({ name: 'http-upstream', version: '1.0.0' });
+    server.registerTool('hello', { description: 'Says hello' }, () => 'hello over http');
+    return serveNode(createStreamableHttpHandler({ server }), { port, host: '127.0.0.1' });
+  }
+
+  it('is found by the health check, withdrawn, reconnected with backoff once it is back, and served again', { timeout: 40_000 }, async () => {
+    let http = await upstream(0);
+    const port = http.port;
+    const gateway = createGateway({
+      upstreams: {
+        remote: { transport: () => new StreamableHttpClientTransport({ url: `http://127.0.0.1:${port}/mcp` }) },
+        memory: { transport: stdio(pkg('server-memory')) },
+      },
+      restart: { initialDelayMs: 100, maxDelayMs: 400 },
+      healthCheck: { intervalMs: 200, timeoutMs: 3000 },
+      onError: () => {},
+    });
+    try {
+      await gateway.whenReady(20_000);
+      const state = () => gateway.status().find((s) => s.name === 'remote')!;
+      assert.equal(state().tools, 1);
+      await http.close();
+      await waitFor(() => state().state !== 'up', 'the remote upstream withdrawn', 20_000);
+      assert.equal(state().tools, 0);
+      assert.equal(gateway.ready, false);
+      assert.equal((await gateway.fetch(new Request('http://127.0.0.1/readyz'))).status, 503);
+      // the stdio upstream serves meanwhile
+      assert.equal(gateway.status().find((s) => s.name === 'memory')!.state, 'up');
+      http = await upstream(port);
+      await gateway.whenReady(20_000);
+      assert.equal(state().tools, 1);
+    } finally {
+      await gateway.close();
+      await http.close();
+    }
   });
 });
