@@ -14,6 +14,7 @@
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { McpServer } from '../server/index.js';
 import type { Transport } from '../transport/types.js';
+import type { LoggingLevel } from '../types.js';
 import { type Mount, mount } from './mount.js';
 import { McpProxy, type ProxyRestartOptions, restartDelay } from './proxy.js';
 
@@ -61,6 +62,8 @@ export class Upstream {
   #generation = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #checking = false;
+  /** The log level the gateway's callers last set: given to the upstream now and after each reconnection. */
+  #logLevel: LoggingLevel | undefined;
 
   constructor(server: McpServer, settings: UpstreamSettings) {
     this.#server = server;
@@ -113,6 +116,18 @@ export class Upstream {
     } finally {
       this.#checking = false;
     }
+  }
+
+  /**
+   * Sets the upstream's log level (remembered: set again after a reconnection). Resolves
+   * without doing anything for an upstream that is down or has no logging; rejects with the
+   * upstream's error otherwise.
+   */
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    this.#logLevel = level;
+    const client = this.#proxy?.upstream;
+    if (this.#state !== 'up' || client?.serverCapabilities?.logging === undefined) return;
+    await client.setLoggingLevel(level);
   }
 
   async close(): Promise<void> {
@@ -177,6 +192,10 @@ export class Upstream {
     this.#mount = mounted;
     this.#failures = 0;
     this.#set('up');
+    if (this.#logLevel !== undefined)
+      this.setLogLevel(this.#logLevel).catch((error: unknown) =>
+        this.#settings.onError(new Error(`upstream "${this.name}": setting its log level failed: ${(error as Error).message}`)),
+      );
     // mount() itself announces nothing: the callers learn that this upstream's items are (back) in the lists
     const caps = proxy.upstream?.serverCapabilities ?? {};
     for (const kind of ['tools', 'prompts', 'resources'] as const) if (caps[kind] !== undefined) this.#server.announceListChanged(kind);

@@ -14,6 +14,7 @@ import { type NodeServerHandle, serveNode } from '../http/node.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
 import { McpServer } from '../server/server.js';
 import { StdioClientTransport } from '../stdio/index.js';
+import { connectInMemory } from '../testing/index.js';
 import { createGateway, type Gateway } from './gateway.js';
 
 const pkg = (name: string) => join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
@@ -98,8 +99,13 @@ describe('a gateway on the web-standard fetch entry', { timeout: SUITE_TIMEOUT_M
 describe('an HTTP upstream that goes away', { timeout: SUITE_TIMEOUT_MS }, () => {
   /** An mcpkit server over HTTP on `port` (0: a free one). */
   function upstream(port: number): Promise<NodeServerHandle> {
-    const server = new McpServer({ name: 'http-upstream', version: '1.0.0' });
+    // logs only errors until a client sets a level
+    const server = new McpServer({ name: 'http-upstream', version: '1.0.0' }, { defaultLogLevel: 'error' });
     server.registerTool('hello', { description: 'Says hello' }, () => 'hello over http');
+    server.registerTool('chatty', { description: 'Logs at debug level' }, async (_args, ctx) => {
+      await ctx.log('debug', 'a detail from upstream');
+      return 'said it';
+    });
     return serveNode(createStreamableHttpHandler({ server }), { port, host: '127.0.0.1' });
   }
 
@@ -118,7 +124,7 @@ describe('an HTTP upstream that goes away', { timeout: SUITE_TIMEOUT_MS }, () =>
     try {
       await gateway.whenReady(20_000);
       const state = () => gateway.status().find((s) => s.name === 'remote')!;
-      assert.equal(state().tools, 1);
+      assert.equal(state().tools, 2);
       await http.close();
       await waitFor(() => state().state !== 'up', 'the remote upstream withdrawn', 20_000);
       assert.equal(state().tools, 0);
@@ -128,7 +134,18 @@ describe('an HTTP upstream that goes away', { timeout: SUITE_TIMEOUT_MS }, () =>
       assert.equal(gateway.status().find((s) => s.name === 'memory')!.state, 'up');
       http = await upstream(port);
       await gateway.whenReady(20_000);
-      assert.equal(state().tools, 1);
+      assert.equal(state().tools, 2);
+      // the caller's log level reaches the (reconnected) upstream: its debug messages come through
+      const { client, close } = await connectInMemory(gateway.server);
+      try {
+        const logs: unknown[] = [];
+        client.on('notifications/message', (params) => void logs.push(params?.data));
+        await client.setLoggingLevel('debug');
+        assert.deepEqual((await client.callTool({ name: 'remote_chatty', arguments: {} })).content, [{ type: 'text', text: 'said it' }]);
+        await waitFor(() => logs.includes('a detail from upstream'), 'the upstream debug log through the gateway', 10_000);
+      } finally {
+        await close();
+      }
     } finally {
       await gateway.close();
       await http.close();
