@@ -13,6 +13,7 @@
  *     "requestTimeoutMs": 600000,
  *     "restart": { "initialDelayMs": 250, "maxDelayMs": 30000 },
  *     "healthCheck": { "intervalMs": 15000, "timeoutMs": 5000 },   // or false
+ *     "search": { "threshold": 50, "pinned": ["github_*"] },       // progressive discovery (searchTools)
  *     "visibility": {
  *       "default": { "deny": ["fs_write_*"] },           // callers matched by nothing below
  *       "scopes": { "fs:write": {} },                    // the first scope the caller holds, in file order
@@ -33,6 +34,8 @@ import { parseServersConfig, type ServerSpec, type ServersConfig, ServersConfigE
 import { isObject } from '../jsonrpc/values.js';
 import type { Transport } from '../transport/types.js';
 import type { GatewayOptions, GatewayUpstream } from './gateway.js';
+import { validateGlob } from './glob.js';
+import { SEARCH_TOOLS_DEFAULTS } from './search-tools.js';
 import type { Caller, VisibilityPolicy, VisibilityRule } from './visibility.js';
 import { visibility } from './visibility.js';
 
@@ -46,8 +49,18 @@ export interface GatewaySettings {
   readonly requestTimeoutMs?: number;
   readonly restart?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
   readonly healthCheck?: { readonly intervalMs?: number; readonly timeoutMs?: number } | false;
+  /** Progressive discovery (`searchTools`): threshold, pinned globs, search limits; undefined when off. */
+  readonly search?: GatewaySearchSettings;
   /** The visibility policy of the file; undefined when it has none. */
   readonly policy?: VisibilityPolicy;
+}
+
+/** The `gateway.search` object of a config file, checked (see `SearchToolsOptions`). */
+export interface GatewaySearchSettings {
+  readonly threshold?: number;
+  readonly pinned?: readonly string[];
+  readonly defaultLimit?: number;
+  readonly maxLimit?: number;
 }
 
 /** A gateway config file: its servers and the gateway's settings. */
@@ -56,7 +69,8 @@ export interface GatewayConfig {
   readonly gateway: GatewaySettings;
 }
 
-const GATEWAY_KEYS = new Set(['separator', 'prefixes', 'optional', 'requestTimeoutMs', 'restart', 'healthCheck', 'visibility']);
+const GATEWAY_KEYS = new Set(['separator', 'prefixes', 'optional', 'requestTimeoutMs', 'restart', 'healthCheck', 'search', 'visibility']);
+const SEARCH_KEYS = ['threshold', 'pinned', 'defaultLimit', 'maxLimit'];
 const RULE_KEYS = new Set(['allow', 'deny', 'allowResources', 'denyResources', 'tools']);
 
 /**
@@ -103,6 +117,7 @@ export function parseGatewayConfig(text: string, options: ServersConfigOptions =
   if (raw.restart !== undefined) settings.restart = numbers(raw.restart, 'gateway.restart', ['initialDelayMs', 'maxDelayMs'], fail);
   if (raw.healthCheck !== undefined)
     settings.healthCheck = raw.healthCheck === false ? false : numbers(raw.healthCheck, 'gateway.healthCheck', ['intervalMs', 'timeoutMs'], fail);
+  if (raw.search !== undefined) settings.search = searchOf(raw.search, fail);
   if (raw.visibility !== undefined) settings.policy = policyOf(raw.visibility, fail);
   return { servers, gateway: settings };
 }
@@ -126,6 +141,37 @@ function numbers(value: unknown, field: string, keys: readonly string[], fail: F
     if (!keys.includes(key)) throw fail(`unknown key; use ${keys.join(' or ')}`, `${field}.${key}`);
     out[key] = positive(v, `${field}.${key}`, fail);
   }
+  return out;
+}
+
+/** The `search` object: each field checked as `searchTools` will use it. */
+function searchOf(value: unknown, fail: Fail): GatewaySearchSettings {
+  const field = 'gateway.search';
+  if (!isObject(value)) throw fail(`must be an object with ${SEARCH_KEYS.join(', ')} (each optional)`, field);
+  const out: { threshold?: number; pinned?: string[]; defaultLimit?: number; maxLimit?: number } = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (!SEARCH_KEYS.includes(key)) throw fail(`unknown key; use ${SEARCH_KEYS.join(', ')}`, `${field}.${key}`);
+    if (key === 'pinned') {
+      const globs = strings(v, `${field}.pinned`, fail);
+      for (const glob of globs) {
+        try {
+          validateGlob(glob);
+        } catch (error) {
+          throw fail((error as Error).message, `${field}.pinned`);
+        }
+      }
+      out.pinned = globs;
+    } else if (key === 'threshold') {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+        throw fail('must be a whole number of tools, 0 or more (0: always search)', `${field}.threshold`);
+      out.threshold = v;
+    } else {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw fail('must be a whole number, at least 1', `${field}.${key}`);
+      out[key as 'defaultLimit' | 'maxLimit'] = v;
+    }
+  }
+  const max = out.maxLimit ?? SEARCH_TOOLS_DEFAULTS.maxLimit;
+  if (out.defaultLimit !== undefined && out.defaultLimit > max) throw fail(`must not exceed maxLimit (${max})`, `${field}.defaultLimit`);
   return out;
 }
 
@@ -198,6 +244,7 @@ export function gatewayOptions(
     ...(g.restart === undefined ? {} : { restart: g.restart }),
     ...(g.healthCheck === undefined ? {} : { healthCheck: g.healthCheck }),
     ...(g.policy === undefined ? {} : { policy: g.policy }),
+    ...(g.search === undefined ? {} : { search: g.search }),
     ...extra,
   };
 }

@@ -25,7 +25,10 @@
  *   a reconnection; upstream log messages go to the caller whose call is in flight, else to
  *   every connected caller (each filtered by its own level).
  * - Visibility: `policy` is installed with `visibility()` (visibility.ts) on the gateway's
- *   server, so it filters the merged, namespaced catalogue per caller.
+ *   server, so it filters the merged, namespaced catalogue per caller. With `search`
+ *   (progressive discovery, search-tools.ts) the policy is handed to `searchTools` instead,
+ *   which applies it to every request AND to what `search_tools` finds and `call_tool` calls
+ *   (a separately registered policy would hide tools from the list but not from search).
  * - No token passthrough: the callers' requests reach an upstream through the proxy's own
  *   client, with the headers and environment configured for that upstream only.
  */
@@ -39,6 +42,7 @@ import type { Implementation, LoggingLevel, ServerCapabilities } from '../types.
 import { Upstream, type UpstreamStatus } from './gateway-upstream.js';
 import { DEFAULT_SEPARATOR, splitName, validatePrefix } from './names.js';
 import type { ProxyRestartOptions } from './proxy.js';
+import { type SearchToolsOptions, searchTools } from './search-tools.js';
 import { type VisibilityPolicy, visibility } from './visibility.js';
 
 export type { UpstreamState, UpstreamStatus } from './gateway-upstream.js';
@@ -78,6 +82,13 @@ export interface GatewayOptions {
   serverInfo?: Implementation;
   /** What each caller sees and may call (visibility.ts); names are the namespaced ones. Default: everything. */
   policy?: VisibilityPolicy;
+  /**
+   * Progressive discovery (`searchTools`, search-tools.ts): a caller who may see more than
+   * `threshold` tools (default 50) gets `search_tools` and `call_tool` (and the `pinned` ones)
+   * instead of the whole catalogue. `policy` applies to what search finds and call_tool calls.
+   * Default: off.
+   */
+  search?: Omit<SearchToolsOptions, 'visibility'>;
   /** Reconnection of an upstream (default 250 ms doubling to 30 s, for ever). */
   restart?: ProxyRestartOptions;
   /** Timeout of each forwarded request, reset by progress, in ms (default 600 000). */
@@ -160,7 +171,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...options.server,
     capabilities: CAPABILITIES,
   });
-  if (options.policy !== undefined) server.use(visibility(options.policy));
+  // with search, the policy goes to searchTools, which gates every request and filters search too
+  if (options.search !== undefined) searchTools(server, { ...options.search, ...(options.policy === undefined ? {} : { visibility: options.policy }) });
+  else if (options.policy !== undefined) server.use(visibility(options.policy));
   const upstreams = new Map<string, Upstream>();
   for (const name of names) {
     const spec = options.upstreams[name]!;

@@ -13,7 +13,7 @@ export {
   type UpstreamState,
   type UpstreamStatus,
 } from './gateway.js';
-export { type GatewayConfig, type GatewaySettings, gatewayOptions, parseGatewayConfig } from './gateway-config.js';
+export { type GatewayConfig, type GatewaySearchSettings, type GatewaySettings, gatewayOptions, parseGatewayConfig } from './gateway-config.js';
 export { globMatch, MAX_GLOB_LENGTH } from './glob.js';
 export { type Mount, type MountOptions, mount } from './mount.js';
 export {
