@@ -15,6 +15,9 @@
  *
  * Changes: a source's `list_changed` refreshes that part of the catalogue and is announced
  * to the server's clients; its `resources/updated` is announced with the URI rewritten.
+ * Mounting a source whose URIs the server's clients still hold subscriptions to (the same
+ * prefix mounted again, e.g. a gateway's upstream after a restart) subscribes the source
+ * to them again before mount() resolves (a failure is reported, not thrown).
  *
  * Collisions: mounting a source with a name or URI the server or another mount already
  * serves rejects (nothing is mounted). A collision that arises LATER (a source's list
@@ -230,6 +233,25 @@ class Entry implements Mount {
     for (const [outer, template] of this.templates)
       if (this.composition.winner('resourceTemplates', outer) === this && template.match(uri) !== null) return uri;
     return undefined;
+  }
+
+  /** Subscribes the source to the URIs it serves that the server's clients hold (see the module note); failures reported. */
+  async resubscribe(): Promise<void> {
+    if (this.source.capabilities()?.resources?.subscribe !== true) return;
+    const held = new Set<string>();
+    for (const connection of this.composition.server.connections) for (const uri of connection.subscriptions) held.add(uri);
+    for (const outer of held) {
+      const inner = this.servesUri(outer);
+      if (inner === undefined || this.forwarded.has(outer)) continue;
+      try {
+        await this.source.request('resources/subscribe', { uri: inner }, undefined);
+        this.forwarded.add(outer);
+      } catch (error) {
+        this.composition.report(
+          new Error(`Mount "${this.prefix}": subscribing the source again to ${JSON.stringify(inner)} failed: ${(error as Error).message}`),
+        );
+      }
+    }
   }
 
   async unmount(): Promise<void> {
@@ -488,5 +510,6 @@ export async function mount(server: McpServer, prefix: string, source: McpServer
         void server.notifyResourceUpdated(entry.outerUri(params.uri)).catch((error: unknown) => composition.report(error as Error));
     }),
   );
+  await entry.resubscribe();
   return entry;
 }

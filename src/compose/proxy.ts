@@ -216,6 +216,8 @@ export class McpProxy {
     return {
       capabilities: () => this.#upstreamCapabilities,
       request: (method, params, ctx) => {
+        // subscriptions are tracked here (bounded; made again after a reconnection), like the proxy's own server's
+        if (method === Method.ResourcesSubscribe || method === Method.ResourcesUnsubscribe) return this.#sourceSubscription(method, params, ctx);
         if (ctx !== undefined) return this.#forward(method, params, ctx) as Promise<JSONObject>;
         const client = this.#client;
         if (client === undefined) return Promise.reject(this.#unavailable(method));
@@ -360,6 +362,26 @@ export class McpProxy {
       await this.#subscribeUpstream(client, uri, signal);
       this.#subscribed.add(uri);
     }
+  }
+
+  /**
+   * A mount's `resources/(un)subscribe` through {@link source}: subscribe is {@link #subscribeAll}
+   * (bounded by maxUpstreamSubscriptions, made again after a reconnection); unsubscribe forgets
+   * the URI and unsubscribes a 2025-era upstream (a 2026-07-28 one has no per-URI unsubscribe).
+   */
+  async #sourceSubscription(method: string, params: JSONObject | undefined, ctx: ServerRequestContext | undefined): Promise<JSONObject> {
+    const uri = params?.uri;
+    if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${method} needs a "uri" string`);
+    if (method === Method.ResourcesSubscribe) {
+      await this.#subscribeAll([uri], ctx?.signal).catch((error: unknown) => {
+        throw ctx === undefined ? error : this.#callerError(method, error, ctx);
+      });
+      return {};
+    }
+    const client = this.#client;
+    if (this.#subscribed.delete(uri) && client !== undefined && client.era !== 'stateless')
+      await client.request(method, { uri }, ctx === undefined ? {} : { signal: ctx.signal });
+    return {};
   }
 
   /** True when a call of tool `name` must be a task upstream and the caller did not ask for one (see proxy-tasks.ts). */
