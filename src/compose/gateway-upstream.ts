@@ -12,11 +12,17 @@
  * upstream is told from a slow call.
  */
 import { LocalError, McpError } from '../jsonrpc/errors.js';
+import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
+import type { ServerRequestContext } from '../server/connection.js';
 import type { McpServer } from '../server/index.js';
+import { TaskNotification } from '../tasks/types.js';
 import type { Transport } from '../transport/types.js';
-import type { LoggingLevel } from '../types.js';
+import type { LoggingLevel, ServerCapabilities } from '../types.js';
+import { type GatewayTasks, runsToolTasks, type TaskUpstream } from './gateway-tasks.js';
 import { type Mount, mount } from './mount.js';
+import { namespaceName } from './names.js';
 import { McpProxy, type ProxyRestartOptions, restartDelay } from './proxy.js';
+import type { MountSource } from './source.js';
 
 /** Where an upstream is in its life (see the module note). */
 export type UpstreamState = 'connecting' | 'up' | 'down' | 'closed';
@@ -41,16 +47,19 @@ export interface UpstreamSettings {
   /** The prefix it is mounted under (its name, or '' to merge). */
   readonly prefix: string;
   readonly transport: () => Transport | Promise<Transport>;
+  readonly protocolVersions: readonly string[] | undefined;
   readonly required: boolean;
   readonly separator: string;
   readonly restart: ProxyRestartOptions | undefined;
   readonly requestTimeoutMs: number | undefined;
   readonly onError: (error: Error) => void;
   readonly onState: (upstream: Upstream) => void;
+  /** The gateway's task router: a task made on this upstream gets a gateway id (gateway-tasks.ts). */
+  readonly tasks: GatewayTasks;
 }
 
 /** One upstream (see the module note). */
-export class Upstream {
+export class Upstream implements TaskUpstream {
   readonly #server: McpServer;
   readonly #settings: UpstreamSettings;
   #state: UpstreamState = 'connecting';
@@ -64,6 +73,8 @@ export class Upstream {
   #checking = false;
   /** The log level the gateway's callers last set: given to the upstream now and after each reconnection. */
   #logLevel: LoggingLevel | undefined;
+  /** The capabilities it had when last up (undefined until it first was). */
+  #lastCapabilities: ServerCapabilities | undefined;
 
   constructor(server: McpServer, settings: UpstreamSettings) {
     this.#server = server;
@@ -87,6 +98,29 @@ export class Upstream {
       since: this.#since.toISOString(),
       failures: this.#failures,
     };
+  }
+
+  /** The capabilities it declared when it was last up; undefined if it never was. */
+  get lastCapabilities(): ServerCapabilities | undefined {
+    return this.#lastCapabilities;
+  }
+
+  /** Its capabilities while it is up, else undefined. */
+  capabilities(): ServerCapabilities | undefined {
+    return this.#state === 'up' ? this.#proxy?.upstream?.serverCapabilities : undefined;
+  }
+
+  /** Forwards a caller's request to it (through its proxy); -32603 naming it while it is not up. */
+  request(method: string, params: JSONObject, ctx: ServerRequestContext): Promise<JSONObject> {
+    const proxy = this.#proxy;
+    if (this.#state !== 'up' || proxy === undefined)
+      return Promise.reject(
+        new McpError(
+          ErrorCode.InternalError,
+          `Upstream "${this.name}" is ${this.#state === 'connecting' ? 'connecting' : 'down'}, so ${method} cannot be served now; the gateway reconnects it, retry shortly.`,
+        ),
+      );
+    return proxy.source(this.#server).request(method, params, ctx);
   }
 
   /** Starts connecting (in the background; failures are retried with backoff and reported). */
@@ -144,6 +178,7 @@ export class Upstream {
       proxy = await McpProxy.open({
         upstream: this.#settings.transport,
         name: this.name,
+        ...(this.#settings.protocolVersions === undefined ? {} : { protocolVersions: this.#settings.protocolVersions }),
         ...(this.#settings.restart === undefined ? {} : { restart: this.#settings.restart }),
         ...(this.#settings.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: this.#settings.requestTimeoutMs }),
         onError: (error) => this.#settings.onError(error),
@@ -173,7 +208,7 @@ export class Upstream {
     const generation = this.#set('connecting');
     let mounted: Mount;
     try {
-      mounted = await mount(this.#server, this.#settings.prefix, proxy.source(this.#server), {
+      mounted = await mount(this.#server, this.#settings.prefix, this.#source(proxy), {
         separator: this.#settings.separator,
         onError: (error) => this.#settings.onError(new Error(`upstream "${this.name}": ${error.message}`)),
       });
@@ -191,6 +226,12 @@ export class Upstream {
     }
     this.#mount = mounted;
     this.#failures = 0;
+    this.#lastCapabilities = proxy.upstream?.serverCapabilities ?? {};
+    const client = proxy.upstream;
+    if (client !== undefined && client !== this.#statusClient) {
+      this.#statusClient = client;
+      client.on(TaskNotification.Status, (params) => this.#settings.tasks.status(this.name, params));
+    }
     this.#set('up');
     if (this.#logLevel !== undefined)
       this.setLogLevel(this.#logLevel).catch((error: unknown) =>
@@ -199,6 +240,32 @@ export class Upstream {
     // mount() itself announces nothing: the callers learn that this upstream's items are (back) in the lists
     const caps = proxy.upstream?.serverCapabilities ?? {};
     for (const kind of ['tools', 'prompts', 'resources'] as const) if (caps[kind] !== undefined) this.#server.announceListChanged(kind);
+  }
+
+  /** The client whose task status notifications are followed (once per connection). */
+  #statusClient: unknown;
+
+  /**
+   * The proxy as the mount's source, with tasks: a task-augmented `tools/call` reaches an
+   * upstream that runs tool tasks (else -32601, as a tool that forbids tasks), and its task id
+   * comes back as a gateway id (gateway-tasks.ts).
+   */
+  #source(proxy: McpProxy): MountSource {
+    const source = proxy.source(this.#server);
+    return {
+      ...source,
+      request: async (method, params, ctx) => {
+        if (method !== 'tools/call' || ctx === undefined || params?.task === undefined) return source.request(method, params, ctx);
+        const name = String(params.name);
+        if (!runsToolTasks(proxy.upstream?.serverCapabilities))
+          throw new McpError(
+            ErrorCode.MethodNotFound,
+            `Tool ${JSON.stringify(namespaceName(this.#settings.prefix, name, this.#settings.separator))} cannot run as a task: upstream "${this.name}" offers no task-augmented tools/call. Call it without "task".`,
+          );
+        const result = await source.request(method, params, ctx);
+        return this.#settings.tasks.created(this.name, namespaceName(this.#settings.prefix, name, this.#settings.separator), result, ctx);
+      },
+    };
   }
 
   /** The upstream went down: its tools leave (list_changed); the proxy reconnects by itself. */

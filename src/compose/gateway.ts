@@ -29,6 +29,11 @@
  *   (progressive discovery, search-tools.ts) the policy is handed to `searchTools` instead,
  *   which applies it to every request AND to what `search_tools` finds and `call_tool` calls
  *   (a separately registered policy would hide tools from the list but not from search).
+ * - Tasks (gateway-tasks.ts): the 2025-11-25 `tasks` capability is declared unless every
+ *   upstream has been up and none offers task-augmented `tools/call` (capabilities are fixed
+ *   at a caller's first connection, while upstreams come and go); task ids are gateway ids
+ *   that name their upstream under a MAC bound to the caller; `tasks/list` merges the
+ *   upstreams' lists (the caller's own tasks only).
  * - No token passthrough: the callers' requests reach an upstream through the proxy's own
  *   client, with the headers and environment configured for that upstream only.
  */
@@ -37,8 +42,10 @@ import type { HttpReply, HttpRequest, HttpRequestInfo } from '../http/server/typ
 import { McpError } from '../jsonrpc/errors.js';
 import { ErrorCode } from '../jsonrpc/types.js';
 import { McpServer, type ServerOptions } from '../server/index.js';
+import { tasksExtension } from '../tasks/wire.js';
 import type { Transport } from '../transport/types.js';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
+import { GatewayTasks, runsToolTasks } from './gateway-tasks.js';
 import { Upstream, type UpstreamStatus } from './gateway-upstream.js';
 import { DEFAULT_SEPARATOR, splitName, validatePrefix } from './names.js';
 import type { ProxyRestartOptions } from './proxy.js';
@@ -62,6 +69,12 @@ export interface GatewayUpstream {
    * merged upstream shares with another is refused at mount (reported; retried with backoff).
    */
   prefix?: string;
+  /**
+   * Revisions the gateway may speak to it (default: both eras, 2026-07-28 preferred). Tasks
+   * pass through in the 2025-11-25 form only: list the 2025 revisions to reach the tasks of
+   * an upstream that serves both eras (e.g. `['2025-11-25', '2025-06-18']`).
+   */
+  protocolVersions?: readonly string[];
 }
 
 /** Pings that tell a hung upstream from a live one. */
@@ -89,6 +102,8 @@ export interface GatewayOptions {
    * Default: off.
    */
   search?: Omit<SearchToolsOptions, 'visibility'>;
+  /** Most upstream tasks the gateway remembers for `tasks/list` and task status notifications (default 10 000; oldest forgotten first). */
+  maxTaskRecords?: number;
   /** Reconnection of an upstream (default 250 ms doubling to 30 s, for ever). */
   restart?: ProxyRestartOptions;
   /** Timeout of each forwarded request, reset by progress, in ms (default 600 000). */
@@ -175,6 +190,18 @@ export function createGateway(options: GatewayOptions): Gateway {
   if (options.search !== undefined) searchTools(server, { ...options.search, ...(options.policy === undefined ? {} : { visibility: options.policy }) });
   else if (options.policy !== undefined) server.use(visibility(options.policy));
   const upstreams = new Map<string, Upstream>();
+  // the task id key: shared by the instances that share the requestState secret, else random per instance
+  const tasks = new GatewayTasks(upstreams, {
+    secret: options.server?.stateless?.requestState?.secret,
+    maxRecords: options.maxTaskRecords,
+    policy: options.policy,
+  });
+  // declared unless every upstream has been up and none runs tool tasks (fixed at the first caller's connection)
+  const declareTasks = (): boolean => [...upstreams.values()].some((u) => u.lastCapabilities === undefined || runsToolTasks(u.lastCapabilities));
+  server.extend(
+    tasksExtension((role) => (role === 'server' && declareTasks() ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : undefined)),
+  );
+  server.use(tasks.interceptor(() => (server.capabilities() as { tasks?: unknown }).tasks !== undefined));
   for (const name of names) {
     const spec = options.upstreams[name]!;
     upstreams.set(
@@ -183,12 +210,14 @@ export function createGateway(options: GatewayOptions): Gateway {
         name,
         prefix: spec.prefix ?? name,
         transport: spec.transport,
+        protocolVersions: spec.protocolVersions,
         required: spec.required ?? true,
         separator,
         restart: options.restart,
         requestTimeoutMs: options.requestTimeoutMs,
         onError,
         onState: (upstream) => options.onStatus?.(upstream.status()),
+        tasks,
       }),
     );
   }
