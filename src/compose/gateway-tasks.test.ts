@@ -29,7 +29,10 @@ import { REPO_ROOT } from '../../test/helpers/repo.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { type NodeServerHandle, serveNode } from '../http/node.js';
 import type { HttpAuthorizer } from '../http/server/types.js';
+import { McpServer } from '../server/server.js';
 import { StdioClientTransport } from '../stdio/index.js';
+import { TaskServer } from '../tasks/index.js';
+import { InMemoryTransport } from '../transport/memory.js';
 import { createGateway, type Gateway } from './gateway.js';
 
 const pkg = (name: string) => join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
@@ -239,4 +242,49 @@ describe('tasks through a gateway (2025-11-25 callers, two upstreams with tasks)
     assert.match(JSON.stringify(called.result?.content), /finished 1 steps/);
     assert.equal((await post(3, 'tasks/get', { taskId: 'x' }, 'x')).error?.code, -32601);
   });
+});
+
+it('tasks/result keeps the visibility policy: output fields it drops from a tool stay dropped', { timeout: 30_000 }, async () => {
+  // an mcpkit upstream with tasks, in process (one server per connection), spoken to in the 2025-11-25 form
+  const upstream = (): InMemoryTransport => {
+    const server = new McpServer({ name: 'secretive', version: '1.0.0' });
+    new TaskServer(server);
+    server.registerTool(
+      'report',
+      {
+        description: 'A report with a secret field',
+        outputSchema: { type: 'object', properties: { summary: { type: 'string' }, secret: { type: 'string' } } },
+        execution: { taskSupport: 'optional' },
+      },
+      () => ({
+        content: [{ type: 'text', text: JSON.stringify({ summary: 'fine', secret: 's3cr3t' }) }],
+        structuredContent: { summary: 'fine', secret: 's3cr3t' },
+      }),
+    );
+    const [near, far] = InMemoryTransport.createPair();
+    void server.connect(far);
+    return near;
+  };
+  const gateway = createGateway({
+    upstreams: { up: { transport: upstream, protocolVersions: ['2025-11-25'] }, other: { transport: stdio([pkg('server-memory')]) } },
+    policy: { tools: { up_report: { dropOutput: ['secret'] } } },
+    healthCheck: false,
+    onError: () => {},
+  });
+  const http = await serveNode(gateway.handler, { port: 0, host: '127.0.0.1' });
+  const client = new V1Client({ name: 'tasks-caller', version: '1.0.0' });
+  try {
+    await gateway.whenReady(20_000);
+    await client.connect(new V1Http(new URL(`http://127.0.0.1:${http.port}/mcp`)));
+    const direct = await client.callTool({ name: 'up_report', arguments: {} });
+    assert.deepEqual(direct.structuredContent, { summary: 'fine' });
+    const created = await client.request({ method: 'tools/call', params: { name: 'up_report', arguments: {}, task: {} } }, CreateTaskResultSchema);
+    const result = await client.request({ method: 'tasks/result', params: { taskId: created.task.taskId } }, CallToolResultSchema);
+    assert.deepEqual(result.structuredContent, { summary: 'fine' });
+    assert.doesNotMatch(JSON.stringify(result), /s3cr3t/);
+  } finally {
+    await client.close().catch(() => {});
+    await http.close();
+    await gateway.close();
+  }
 });

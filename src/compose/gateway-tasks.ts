@@ -15,7 +15,8 @@
  *   the gateway's visibility policy still lets the caller see the tool that made the task;
  *   -32602 otherwise), then the request goes to that upstream with the upstream's id (through
  *   the upstream's proxy: the caller's cancel, progress and the upstream's requests while
- *   `tasks/result` waits route as for a call), and the answer comes back with the gateway id.
+ *   `tasks/result` waits route as for a call), and the answer comes back with the gateway id
+ *   (`tasks/result` without the output fields the policy drops from the tool's results).
  *   An upstream that is down answers -32603 naming it (the task may come back with it).
  * - `tasks/list`: the upstreams that list tasks, in configuration order, each paged through;
  *   only the tasks THIS caller made through this gateway instance are shown (the upstreams
@@ -41,7 +42,7 @@ import { base64url, fromBase64url } from '../server/stateless/mrtr.js';
 import { ownerByConnection } from '../tasks/owner.js';
 import { RELATED_TASK_META, TaskMethod, TaskNotification } from '../tasks/types.js';
 import type { ServerCapabilities } from '../types.js';
-import { toolView, type VisibilityPolicy } from './visibility.js';
+import { toolResultView, toolView, type VisibilityPolicy } from './visibility.js';
 
 /** What the task router needs of one upstream. */
 export interface TaskUpstream {
@@ -92,6 +93,7 @@ export class GatewayTasks {
   readonly #key: Promise<CryptoKey>;
   readonly #maxRecords: number;
   readonly #view: ((call: InterceptContext, tools: readonly JSONObject[]) => Promise<Map<string, JSONObject>>) | undefined;
+  readonly #resultView: ((call: InterceptContext, name: string, result: JSONObject) => Promise<JSONObject>) | undefined;
   /** By `upstream \0 upstream task id`, oldest first. */
   readonly #records = new Map<string, TaskRecord>();
 
@@ -112,6 +114,7 @@ export class GatewayTasks {
       .then((root) => crypto.subtle.sign('HMAC', root, encoder.encode('mcpkit gateway task ids')))
       .then((derived) => hmacKey(new Uint8Array(derived)));
     this.#view = options.policy === undefined ? undefined : toolView(options.policy);
+    this.#resultView = options.policy === undefined ? undefined : toolResultView(options.policy);
   }
 
   /**
@@ -166,7 +169,11 @@ export class GatewayTasks {
     const { _meta, ...rest } = params;
     const result = await upstream.request(method, { ...rest, taskId: route.taskId, ...(_meta === undefined ? {} : { _meta }) }, ctx);
     // tasks/get and tasks/cancel answer the task; tasks/result the tool's result, with the related-task _meta
-    if (method === TaskMethod.Result) return withRelated(result, route.taskId, params.taskId);
+    if (method === TaskMethod.Result) {
+      // the output fields the policy drops from this tool's results are dropped here too
+      const shown = this.#resultView === undefined ? result : await this.#resultView(call, route.tool, result);
+      return withRelated(shown, route.taskId, params.taskId);
+    }
     return typeof result.taskId === 'string' ? { ...result, taskId: params.taskId } : result;
   }
 

@@ -192,6 +192,19 @@ export function toolView(policy: VisibilityPolicy): (call: InterceptContext, too
   };
 }
 
+/**
+ * @internal What the caller sees of a result of tool `name` (the server's name) under
+ * `policy`: without the output fields its rule drops (gateway-tasks.ts: a task's result
+ * reaches the caller through `tasks/result`, past the `tools/call` this interceptor shapes).
+ */
+export function toolResultView(policy: VisibilityPolicy): (call: InterceptContext, name: string, result: JSONObject) => Promise<JSONObject> {
+  const ruleFor = resolver(policy);
+  return async (call, name, result) => {
+    const drop = (await ruleFor(call))?.transform(name)?.dropOutput;
+    return drop === undefined ? result : dropFields(result, drop);
+  };
+}
+
 const GATED = new Set(['tools/call', 'prompts/get', 'resources/read', 'resources/subscribe', 'completion/complete']);
 
 async function serve(rule: Compiled, call: InterceptContext, next: (params?: JSONObject) => unknown): Promise<unknown> {
