@@ -74,3 +74,19 @@ it('prefixes: a server under another prefix, or merged with ""', () => {
   assert.throws(() => parseGatewayConfig(`{ ${servers}, "gateway": { "prefixes": { "nope": "" } } }`), /gateway\.prefixes\.nope.*not a server/);
   assert.throws(() => parseGatewayConfig(`{ ${servers}, "gateway": { "prefixes": { "fs": 1 } } }`), /gateway\.prefixes\.fs.*must be a string/);
 });
+
+it('protocolVersions: the revisions spoken to a server (checked against the known ones)', () => {
+  const config = parseGatewayConfig(`{ ${servers}, "gateway": { "protocolVersions": { "fs": ["2025-11-25", "2025-06-18"] } } }`);
+  const options = gatewayOptions(config, () => {
+    throw new Error('not called here');
+  });
+  assert.deepEqual(options.upstreams.fs!.protocolVersions, ['2025-11-25', '2025-06-18']);
+  assert.equal(options.upstreams.memory!.protocolVersions, undefined);
+  const bad = (value: string, pattern: RegExp) =>
+    assert.throws(() => parseGatewayConfig(`{ ${servers}, "gateway": { "protocolVersions": ${value} } }`), pattern);
+  bad('[]', /gateway\.protocolVersions.*must be an object/);
+  bad('{ "nope": ["2025-11-25"] }', /gateway\.protocolVersions\.nope.*not a server/);
+  bad('{ "fs": "2025-11-25" }', /gateway\.protocolVersions\.fs.*array of strings/);
+  bad('{ "fs": [] }', /gateway\.protocolVersions\.fs.*one or more/);
+  bad('{ "fs": ["2025-13-01"] }', /gateway\.protocolVersions\.fs.*not "2025-13-01"/);
+});

@@ -9,6 +9,7 @@
  *   "gateway": {
  *     "separator": "_",                 // between a server's name and its tools' names
  *     "prefixes": { "main": "" },       // a server mounted under another prefix ("" merges it unprefixed)
+ *     "protocolVersions": { "jobs": ["2025-11-25"] },  // revisions spoken to a server (2025 ones: its tasks pass through)
  *     "optional": ["scratch"],          // servers /readyz does not wait for
  *     "requestTimeoutMs": 600000,
  *     "restart": { "initialDelayMs": 250, "maxDelayMs": 30000 },
@@ -29,6 +30,7 @@
  * (a misspelt `deny` must not silently show everything). Errors are `ServersConfigError`s
  * naming the file and the field.
  */
+import { ALL_REVISIONS } from '../client/client.js';
 import { parseJsonc } from '../client/jsonc.js';
 import { parseServersConfig, type ServerSpec, type ServersConfig, ServersConfigError, type ServersConfigOptions } from '../client/servers-config.js';
 import { isObject } from '../jsonrpc/values.js';
@@ -44,6 +46,8 @@ export interface GatewaySettings {
   readonly separator?: string;
   /** Prefixes by server name, for servers not mounted under their own name (`''` merges). */
   readonly prefixes: Readonly<Record<string, string>>;
+  /** Revisions the gateway may speak to a server, by server name (absent: both eras). */
+  readonly protocolVersions?: Readonly<Record<string, readonly string[]>>;
   /** Servers the readiness endpoint does not wait for. */
   readonly optional: readonly string[];
   readonly requestTimeoutMs?: number;
@@ -69,7 +73,7 @@ export interface GatewayConfig {
   readonly gateway: GatewaySettings;
 }
 
-const GATEWAY_KEYS = new Set(['separator', 'prefixes', 'optional', 'requestTimeoutMs', 'restart', 'healthCheck', 'search', 'visibility']);
+const GATEWAY_KEYS = new Set(['separator', 'prefixes', 'protocolVersions', 'optional', 'requestTimeoutMs', 'restart', 'healthCheck', 'search', 'visibility']);
 const SEARCH_KEYS = ['threshold', 'pinned', 'defaultLimit', 'maxLimit'];
 const RULE_KEYS = new Set(['allow', 'deny', 'allowResources', 'denyResources', 'tools']);
 
@@ -105,6 +109,23 @@ export function parseGatewayConfig(text: string, options: ServersConfigOptions =
       Object.defineProperty(prefixes, name, { value: prefix, enumerable: true });
     }
     settings.prefixes = prefixes;
+  }
+  if (raw.protocolVersions !== undefined) {
+    if (!isObject(raw.protocolVersions)) throw fail('must be an object mapping server names to lists of revisions', 'gateway.protocolVersions');
+    const versions: Record<string, readonly string[]> = {};
+    for (const [name, list] of Object.entries(raw.protocolVersions)) {
+      const field = `gateway.protocolVersions.${name}`;
+      if (!servers.servers.has(name) && !servers.disabled.includes(name)) throw fail('is not a server of the file', field);
+      const revisions = strings(list, field, fail);
+      const unknown = revisions.find((r) => !(ALL_REVISIONS as readonly string[]).includes(r));
+      if (revisions.length === 0 || unknown !== undefined)
+        throw fail(
+          `must list one or more of the revisions ${ALL_REVISIONS.join(', ')}${unknown === undefined ? '' : `, not ${JSON.stringify(unknown)}`}`,
+          field,
+        );
+      Object.defineProperty(versions, name, { value: revisions, enumerable: true });
+    }
+    settings.protocolVersions = versions;
   }
   if (raw.optional !== undefined) {
     const list = strings(raw.optional, 'gateway.optional', fail);
@@ -232,6 +253,9 @@ export function gatewayOptions(
         transport: () => transport(name, spec),
         required: !config.gateway.optional.includes(name),
         ...(Object.hasOwn(config.gateway.prefixes, name) ? { prefix: config.gateway.prefixes[name] } : {}),
+        ...(config.gateway.protocolVersions !== undefined && Object.hasOwn(config.gateway.protocolVersions, name)
+          ? { protocolVersions: config.gateway.protocolVersions[name] }
+          : {}),
       },
       enumerable: true,
     });
