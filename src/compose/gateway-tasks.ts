@@ -38,7 +38,6 @@ import { isObject } from '../jsonrpc/values.js';
 import { V2025_11_25 } from '../protocol/versions.js';
 import type { ServerConnection, ServerRequestContext } from '../server/connection.js';
 import type { InterceptContext, Interceptor } from '../server/interceptors.js';
-import { base64url, fromBase64url } from '../server/stateless/mrtr.js';
 import { ownerByConnection } from '../tasks/owner.js';
 import { RELATED_TASK_META, TaskMethod, TaskNotification } from '../tasks/types.js';
 import type { ServerCapabilities } from '../types.js';
@@ -248,6 +247,20 @@ export class GatewayTasks {
     const [u, c] = JSON.parse(payload) as [string, string | null];
     return { u, c };
   }
+}
+
+/** base64url of `bytes`, without padding (short inputs: ids, MACs, cursors). */
+function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Bytes of a base64url text; undefined when it is not base64url. */
+function fromBase64url(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
 function hmacKey(bytes: Uint8Array): Promise<CryptoKey> {
