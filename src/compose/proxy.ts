@@ -31,6 +31,7 @@
  *   the log level and announces `list_changed` for every list.
  */
 import { ALL_REVISIONS, Client, type ClientOptions } from '../client/client.js';
+import { inputOrigin } from '../client/input-origin.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
@@ -331,14 +332,14 @@ export class McpProxy {
   // ───────────── upstream → downstream ─────────────
 
   /** Asks the caller chosen by the routing rules; the upstream's cancel aborts the downstream request. */
-  async #ask<T>(
-    method: string,
-    up: RequestContext,
-    send: (target: DownstreamTarget, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
-  ): Promise<T> {
-    const target = this.#inFlight.target(method);
+  async #ask<T>(method: string, up: RequestContext, send: (target: DownstreamTarget, options: AskOptions) => Promise<T>): Promise<T> {
+    // a 2026-07-28 upstream's input: its caller's request answers it, under the upstream's own key
+    const origin = inputOrigin(up);
+    const target = this.#inFlight.target(method, origin?.signal);
     try {
-      return await send(target, { signal: up.signal, timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS });
+      const options: AskOptions = { signal: up.signal, timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS };
+      if (origin !== undefined) options.inputKey = origin.key;
+      return await send(target, options);
     } catch (error) {
       // 2026-07-28 caller: the input goes back to it; its retry runs the call again with the answer
       if (error instanceof Error && error.name === 'InputRequiredSignal' && 'request' in target) {
@@ -445,11 +446,7 @@ export class McpProxy {
    * (filled once the proxy exists): a request the upstream makes before that is refused.
    */
   static async #connect(options: ProxyOptions, slot: { proxy?: McpProxy }): Promise<Client> {
-    const ask = <T>(
-      method: string,
-      up: RequestContext,
-      send: (target: DownstreamTarget, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
-    ): Promise<T> => {
+    const ask = <T>(method: string, up: RequestContext, send: (target: DownstreamTarget, options: AskOptions) => Promise<T>): Promise<T> => {
       const proxy = slot.proxy;
       if (proxy === undefined)
         return Promise.reject(new McpError(ErrorCode.InternalError, `The proxy is still starting and has no caller to ask for ${method}.`));
@@ -505,6 +502,14 @@ export class McpProxy {
   #report(error: unknown): void {
     this.#options.onError?.(error instanceof Error ? error : new Error(String(error)));
   }
+}
+
+/** How the proxy asks its caller for an answer to the upstream's request. */
+interface AskOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  /** The upstream's key of the input (2026-07-28 upstream): the caller sees the same name. */
+  inputKey?: string;
 }
 
 /** The 2026-07-28 tasks extension's identifier (spelled out: this module stays era-neutral). */
