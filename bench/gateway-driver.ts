@@ -7,7 +7,8 @@
  * Design note: every target is driven by the same lean code (no SDK, no schema), so the
  * client costs the same everywhere; a response is parsed in full (JSON, or the `data:` lines
  * of an event stream) and its echo checked on every call. Processes run in their own process
- * group, so a proxy's own upstream child ends with it.
+ * group, so a proxy's own upstream child ends with it; their environment turns off mcp-use's
+ * usage telemetry (the bench runs offline).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -167,7 +168,12 @@ export class BenchProcess {
 
   constructor(name: string, command: string, args: readonly string[], cwd: string, onLine?: (line: string) => void) {
     this.#name = name;
-    this.child = spawn(command, args as string[], { cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: { ...process.env, NO_COLOR: '1' } });
+    this.child = spawn(command, args as string[], {
+      cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      env: { ...process.env, NO_COLOR: '1', MCP_USE_ANONYMIZED_TELEMETRY: 'false' },
+    });
     this.child.stdin.on('error', () => {});
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-4000);

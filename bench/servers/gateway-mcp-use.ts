@@ -11,13 +11,16 @@
  * `server.proxy(connection)`, takes any ready connection with the documented structural
  * contract (`ProxyConnection`): here the official SDK v2 client (`@modelcontextprotocol/client`,
  * stdio or Streamable HTTP), adapted member for member. So the forwarding measured is
- * mcp-use's own; the upstream client is the official one.
+ * mcp-use's own; the upstream client is the official one. mcp-use sends usage telemetry
+ * (PostHog) unless `MCP_USE_ANONYMIZED_TELEMETRY=false`: set here before it loads, so the
+ * bench stays offline.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { MCPServer } from 'mcp-use';
 
 async function main(argv: string[]): Promise<void> {
+  process.env.MCP_USE_ANONYMIZED_TELEMETRY = 'false';
+  const { MCPServer } = await import('mcp-use');
   const [kind, ...rest] = argv;
   const client = new Client({ name: 'mcp-use-bench-proxy', version: '1.0.0' });
   if (kind === 'stdio' && rest.length > 0) await client.connect(new StdioClientTransport({ command: rest[0]!, args: rest.slice(1) }));
