@@ -131,8 +131,9 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   tasks: [...BELOW_ROLES, ...ROLES],
   auth: [...BELOW_ROLES, ...ROLES],
   extensions: [...BELOW_ROLES, ...ROLES],
-  // the proxy extends its roles with the task methods (tasks/wire.ts: the tables, pure)
-  compose: [...BELOW_ROLES, ...ROLES, 'tasks'],
+  // the proxy extends its roles with the task methods (tasks/wire.ts: the tables, pure); the
+  // gateway serves its server through the (runtime-neutral) Streamable HTTP handler
+  compose: [...BELOW_ROLES, ...ROLES, 'tasks', 'http'],
   'client-node': [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   // implements the stores the HTTP transport and the tasks engine define
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
