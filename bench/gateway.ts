@@ -5,7 +5,8 @@
  * - direct: the demo over its stdio / over HTTP (`mcpkit demo --http`);
  * - mcpkit proxy: `mcpkit proxy -- mcpkit demo` (stdio upstream); an `McpProxy` with a
  *   Streamable HTTP upstream (bench/servers/gateway-mcpkit-proxy.ts);
- * - mcpkit gateway: when the build has `mcpkit gateway` (see {@link gatewayRows});
+ * - mcpkit gateway: `mcpkit gateway --config FILE` with the demo as its one server (its tools
+ *   are then `demo_<name>`; the HTTP upstream is reached with Node's requester, as the command does);
  * - the proxies users pick today: `mcp-use`'s `server.proxy()` (bench/servers/gateway-mcp-use.ts),
  *   `supergateway` (stdio upstream: its stateful Streamable HTTP output; HTTP upstream: it
  *   serves a remote server only as stdio, so that row is driven over supergateway's stdio),
@@ -16,7 +17,8 @@
  * best third-party proxy measured in the same run (gateway-report.ts). A row that cannot start
  * is reported with its reason; the exit status is then 1. Writes bench-results/gateway.json.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchConfig } from './config.js';
@@ -75,13 +77,18 @@ async function portRow(name: string, args: (port: number) => readonly string[], 
   }
 }
 
-/**
- * The rows of `mcpkit gateway`, when this build has it: one upstream (the demo) in an
- * `mcpServers` file. Empty until the gateway command exists in dist/.
- */
-function gatewayRows(): RowSpec[] {
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'commands', 'gateway.js'))) return [];
-  return [];
+/** `mcpkit gateway --config FILE` with one server, `demo`, as `entry` gives it (its tools are `demo_<name>`). */
+async function gatewayRow(entry: Record<string, unknown>, timeoutMs: number): Promise<OpenRow> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpkit-bench-gateway-'));
+  const file = join(dir, 'servers.json');
+  writeFileSync(file, JSON.stringify({ mcpServers: { demo: entry } }));
+  try {
+    const row = await listeningRow('mcpkit gateway', [MCPKIT, 'gateway', '--config', file, '--port', '0'], timeoutMs);
+    return { target: row.target, close: () => row.close().finally(() => rmSync(dir, { recursive: true, force: true })) };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 const ROWS: readonly RowSpec[] = [
@@ -91,6 +98,12 @@ const ROWS: readonly RowSpec[] = [
     name: 'mcpkit proxy',
     kind: 'mcpkit',
     open: (_u, t) => listeningRow('mcpkit proxy', [MCPKIT, 'proxy', '--port', '0', '--', ...DEMO_STDIO], t),
+  },
+  {
+    upstream: 'stdio',
+    name: 'mcpkit gateway',
+    kind: 'mcpkit',
+    open: (_u, t) => gatewayRow({ command: NODE, args: [MCPKIT, 'demo'] }, t),
   },
   {
     upstream: 'stdio',
@@ -134,6 +147,7 @@ const ROWS: readonly RowSpec[] = [
     kind: 'mcpkit',
     open: (u, t) => listeningRow('mcpkit proxy (HTTP upstream)', [join(HERE, 'servers', 'gateway-mcpkit-proxy.js'), u], t),
   },
+  { upstream: 'http', name: 'mcpkit gateway', kind: 'mcpkit', open: (u, t) => gatewayRow({ url: u }, t) },
   {
     upstream: 'http',
     name: 'mcp-use server.proxy()',
@@ -147,7 +161,6 @@ const ROWS: readonly RowSpec[] = [
     open: async (u, t) => wrap(await openStdioTarget('supergateway', NODE, [SUPERGATEWAY, '--streamableHttp', u, '--logLevel', 'none'], ROOT, t)),
   },
   { upstream: 'http', name: 'mcp-proxy', kind: 'third-party', unavailable: 'mcp-proxy serves stdio commands only (no HTTP upstream)' },
-  ...gatewayRows(),
 ];
 
 function wrap(target: CallTarget): OpenRow {
@@ -159,7 +172,6 @@ export async function runGatewayBench(config: BenchConfig): Promise<number> {
   const runMs = config.gatewayRunMs;
   const reps = Math.min(config.reps, 3);
   const timeoutMs = Math.min(config.timeoutMs, 60_000);
-  const mcpkitRow = ROWS.some((r) => r.name === 'mcpkit gateway') ? 'mcpkit gateway' : 'mcpkit proxy';
   console.log(
     `gateway: tools/call echo direct and through proxies, stdio and HTTP upstreams (mcpkit demo), 1 and 32 in flight, ${runMs} ms per run × ${reps} interleaved repetitions`,
   );
@@ -227,14 +239,16 @@ export async function runGatewayBench(config: BenchConfig): Promise<number> {
   }
   const summaries = summarizeRows([...samples.values()]);
   console.log(formatGatewayTable(summaries));
-  const targets = gatewayTargets(summaries, mcpkitRow);
+  const targets = gatewayTargets(summaries, 'mcpkit gateway');
+  const proxyFigures = gatewayTargets(summaries, 'mcpkit proxy');
   console.log('\nTargets (issue 39):');
   for (const t of targets) console.log(showTarget(t));
-  if (mcpkitRow === 'mcpkit proxy') console.log('  (mcpkit gateway is not in this build: the targets are measured on mcpkit proxy)');
+  console.log('The same figures for mcpkit proxy (informational):');
+  for (const t of proxyFigures) console.log(showTarget(t));
   for (const p of problems) console.log(`!! ${p}`);
   const out = join(ROOT, 'bench-results', 'gateway.json');
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify({ runMs, reps, rows: summaries, samples: [...samples.values()], targets, problems }, null, 2)}\n`);
+  writeFileSync(out, `${JSON.stringify({ runMs, reps, rows: summaries, samples: [...samples.values()], targets, proxyFigures, problems }, null, 2)}\n`);
   console.log(`results written to ${out}`);
   return problems.length > 0 ? 1 : 0;
 }

@@ -9,8 +9,9 @@
  * Contract with the suite: as client.js (the server URL is the last argument,
  * `MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_PROTOCOL_VERSION`); the exit status is
  * client.js's. The proxy's upstream client speaks the scenario's wire (pinned to it when the
- * suite names one). `--via proxy` (the default) is an `McpProxy` (mcpkit/compose) served over
- * Streamable HTTP on 127.0.0.1; `--via gateway` a programmatic gateway with that one upstream.
+ * suite names one); the gateway's, every revision (createGateway has no pin). `--via proxy` (the default) is an `McpProxy` (mcpkit/compose) served over
+ * Streamable HTTP on 127.0.0.1; `--via gateway` a `createGateway` with that one upstream,
+ * merged (empty prefix: the suite's servers check the names they serve).
  *
  * Design note: the proxy runs in this process and the conformance client in a child, so the
  * client is exactly the one the direct runs use and each side's logs stay apart (the child's
@@ -19,6 +20,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createGateway } from '../src/compose/gateway.js';
 import { McpProxy } from '../src/compose/proxy.js';
 import { StreamableHttpClientTransport } from '../src/http/index.js';
 import { serveNode } from '../src/http/node-server.js';
@@ -47,8 +49,28 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write('usage: MCP_CONFORMANCE_SCENARIO=<name> node build/conformance/proxied-client.js <server-url>\n');
     return 2;
   }
+  const via = argv[0] === '--via' ? argv[1] : 'proxy';
+  if (via !== 'proxy' && via !== 'gateway') {
+    process.stderr.write(`proxied client: --via takes proxy or gateway, got ${JSON.stringify(via)}\n`);
+    return 2;
+  }
   const wire = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
-  const say = (error: Error) => void process.stderr.write(`proxy: ${error.message}\n`);
+  const say = (error: Error) => void process.stderr.write(`${via}: ${error.message}\n`);
+  if (via === 'gateway') {
+    const gateway = createGateway({
+      upstreams: { '': { transport: () => new StreamableHttpClientTransport({ url }) } },
+      requestTimeoutMs: 20_000,
+      healthCheck: false,
+    });
+    await gateway.whenReady(20_000);
+    const http = await serveNode(gateway.handler, { port: 0, host: '127.0.0.1' });
+    try {
+      return await runClient(http.url);
+    } finally {
+      await http.close();
+      await gateway.close();
+    }
+  }
   const proxy = await McpProxy.open({
     upstream: () => new StreamableHttpClientTransport({ url }),
     ...(wire === undefined || wire === '' ? {} : { protocolVersions: [wire] }),

@@ -15,12 +15,13 @@
 // baseline, conformance/baseline-<version>[-requirements-<revision>]-via-proxy.yml; the
 // `auth/*` client scenarios test the client's own OAuth flow, which a proxy never passes
 // through (it holds its own credentials for its upstream), so they run direct only.
-// `--via gateway` is prepared the same way (see VIAS) for `mcpkit gateway`.
+// `--via gateway` does the same through createGateway (mcpkit/compose) with the demo as its one
+// upstream (build/conformance/gateway-server.js; the client side: proxied-client.js --via gateway).
 //
 // Usage: node scripts/conformance.mjs [--version 0.1.16|0.2.0-alpha.12] [--side server|client]
 //                                     [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose]
 //                                     [--server-url <url> [--tolerate <file>]] [--requirements-only <revision>]
-//                                     [--via direct,proxy]
+//                                     [--via direct,proxy,gateway]
 // --server-url runs the server side (only) against a server already listening at <url>
 // instead of a `mcpkit demo --http` it starts, e.g. several demo instances sharing Redis
 // behind a proxy (src/redis/conformance-proxy.test.ts); the same baselines judge it. The
@@ -49,25 +50,34 @@ const VERSIONS = [
   // on its wire, judged against conformance/baseline-<version>-requirements-<revision>.yml
   { version: '0.2.0-alpha.12', pkg: 'conformance-next', requirements: ['2026-07-28'] },
 ];
+/** Client scenarios that do not apply through an intermediary, and why. */
+const NOT_THROUGH = {
+  test: (name) => name.startsWith('auth/'),
+  reason: "auth/* test the client's own OAuth flow; an intermediary never passes a caller's token through (it holds its own credentials)",
+};
 /**
  * What the suites run against: `direct` (the demo itself), or an intermediary in front of it.
- * `server` gives the mcpkit arguments of the HTTP server the server suite targets (it must
+ * `server` gives the Node arguments of the HTTP server the server suite targets (it must
  * print `LISTENING <url>` first); `client` the client command for the client scenarios;
  * `skipClient` scenarios that do not apply (with the reason, printed in the summary).
  */
 const VIAS = {
-  direct: { server: () => ['demo', '--http', '--port', '0'], client: undefined },
+  direct: { server: () => ['bin/mcpkit.js', 'demo', '--http', '--port', '0'], client: undefined },
+  // `mcpkit proxy` in front of the demo on stdio; an McpProxy in front of each client scenario's server
   proxy: {
-    server: () => ['proxy', '--port', '0', '--no-restart', '--', process.execPath, 'bin/mcpkit.js', 'demo'],
-    client: () => `${nodeCommand()} build/conformance/proxied-client.js`,
-    skipClient: {
-      test: (name) => name.startsWith('auth/'),
-      reason: "auth/* test the client's own OAuth flow; a proxy never passes a caller's token through (it holds its own credentials)",
-    },
+    server: () => ['bin/mcpkit.js', 'proxy', '--port', '0', '--no-restart', '--', process.execPath, 'bin/mcpkit.js', 'demo'],
+    client: () => `${nodeCommand()} build/conformance/proxied-client.js --via proxy`,
+    skipClient: NOT_THROUGH,
+  },
+  // createGateway with the demo as its one upstream (merged: the suite calls fixed names; see gateway-server.ts)
+  gateway: {
+    server: () => ['build/conformance/gateway-server.js'],
+    client: () => `${nodeCommand()} build/conformance/proxied-client.js --via gateway`,
+    skipClient: NOT_THROUGH,
   },
 };
 /** The vias a run without `--via` goes through. */
-const DEFAULT_VIAS = ['direct', 'proxy'];
+const DEFAULT_VIAS = ['direct', 'proxy', 'gateway'];
 /** Bound on one suite run (the suite itself bounds each scenario at 30 s). */
 const SERVER_RUN_TIMEOUT_MS = 300_000;
 /** The suite's bound on one client scenario (its default is 30 s; a loaded machine needs margin). */
@@ -208,14 +218,14 @@ function readBaseline(path) {
 }
 
 /**
- * Starts `mcpkit <args>` (`demo --http --port 0`, or an intermediary in front of the demo) and
+ * Starts `node <args>` (`mcpkit demo --http --port 0`, or an intermediary in front of the demo) and
  * resolves with its URL (from the LISTENING line) and a stop function. Rejects when it does
  * not listen in time.
  */
 function startServer(args) {
-  const name = `mcpkit ${args.slice(0, 2).join(' ')}`;
+  const name = args[0] === 'bin/mcpkit.js' ? `mcpkit ${args.slice(1, 3).join(' ')}` : args[0];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/mcpkit.js', ...args], {
+    const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: childEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -558,7 +568,7 @@ async function main() {
     console.error(`conformance: the Node 22 binary is missing (${relative(ROOT, NODE22)}); run npm ci`);
     return 1;
   }
-  for (const file of ['dist/cli/main.js', 'build/conformance/client.js', 'build/conformance/proxied-client.js']) {
+  for (const file of ['dist/cli/main.js', 'build/conformance/client.js', 'build/conformance/proxied-client.js', 'build/conformance/gateway-server.js']) {
     if (!existsSync(join(ROOT, file))) {
       console.error(`conformance: ${file} is missing; build first (node scripts/build.mjs library test)`);
       return 1;
