@@ -260,6 +260,27 @@ export async function waitForPort(port: number, timeoutMs: number, exited: Promi
   throw new Error(`${name} did not listen on port ${port} within ${timeoutMs} ms`);
 }
 
+/** Resolves once GET `url` answers 200; rejects with the last status after `timeoutMs`. */
+export async function waitForOk(url: string, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let last = 'no answer';
+  while (performance.now() < deadline) {
+    const status = await new Promise<number>((resolve) => {
+      const req = request(url, { method: 'GET', timeout: 2000 }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => resolve(0));
+      req.end();
+    });
+    if (status === 200) return;
+    last = status === 0 ? 'no answer' : `HTTP ${status}`;
+    await sleep(100);
+  }
+  throw new Error(`${url} was not ready within ${timeoutMs} ms (last: ${last})`);
+}
+
 /** A session over a child's stdio (newline-delimited JSON-RPC). */
 export async function openStdioTarget(name: string, command: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<CallTarget> {
   const pending = new Map<number, { resolve: (m: Record<string, unknown>) => void; reject: (e: Error) => void }>();

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchConfig } from './config.js';
-import { BenchProcess, type CallTarget, freePort, openHttpTarget, openStdioTarget, timedLoop, waitForPort } from './gateway-driver.js';
+import { BenchProcess, type CallTarget, freePort, openHttpTarget, openStdioTarget, timedLoop, waitForOk, waitForPort } from './gateway-driver.js';
 import { formatGatewayTable, gatewayTargets, quantile, type RowKind, type RowSamples, summarizeRows } from './gateway-report.js';
 import { errorMessage, showTarget } from './report.js';
 
@@ -50,11 +50,12 @@ interface RowSpec {
   open?(upstreamUrl: string, timeoutMs: number): Promise<OpenRow>;
 }
 
-/** A process that prints `LISTENING <url>`, and a session on that URL. */
-async function listeningRow(name: string, args: readonly string[], timeoutMs: number): Promise<OpenRow> {
+/** A process that prints `LISTENING <url>`, and a session on that URL (after `ready(url)` when given). */
+async function listeningRow(name: string, args: readonly string[], timeoutMs: number, ready?: (url: string) => Promise<void>): Promise<OpenRow> {
   const proc = new BenchProcess(name, NODE, args, ROOT);
   try {
     const url = await proc.listening(timeoutMs);
+    await ready?.(url);
     const target = await openHttpTarget(url, timeoutMs);
     return { target, close: () => target.close().finally(() => proc.close()) };
   } catch (error) {
@@ -83,7 +84,9 @@ async function gatewayRow(entry: Record<string, unknown>, timeoutMs: number): Pr
   const file = join(dir, 'servers.json');
   writeFileSync(file, JSON.stringify({ mcpServers: { demo: entry } }));
   try {
-    const row = await listeningRow('mcpkit gateway', [MCPKIT, 'gateway', '--config', file, '--port', '0'], timeoutMs);
+    // it serves at once and mounts its servers as they come up: wait for /readyz
+    const ready = (url: string) => waitForOk(new URL('/readyz', url).href, timeoutMs);
+    const row = await listeningRow('mcpkit gateway', [MCPKIT, 'gateway', '--config', file, '--port', '0'], timeoutMs, ready);
     return { target: row.target, close: () => row.close().finally(() => rmSync(dir, { recursive: true, force: true })) };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
