@@ -2,7 +2,8 @@
  * Through a proxy and a gateway to a 2026-07-28 upstream (mcpkit servers in memory, reached
  * by official SDK v1 callers over Streamable HTTP): the upstream's input requests go to the
  * caller whose call asked for them, also with several callers in flight; and, through a
- * gateway, a resource subscription and the log level reach that upstream in its own era.
+ * gateway, a resource subscription and the log level reach that upstream in its own era; the
+ * proxy's HTTP front checks `Mcp-Param-*` headers against the upstream's tool schemas.
  * (The official conformance suites run the same through `mcpkit proxy` and a gateway:
  * scripts/conformance.mjs --via proxy,gateway.)
  */
@@ -12,10 +13,12 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
+import { makeHandler, post, rpc } from '../../test/helpers/http/server-harness.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { createDemoServer } from '../demo/server.js';
 import { type NodeServerHandle, serveNode } from '../http/node.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
+import type { JSONObject } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { createGateway, type Gateway } from './gateway.js';
@@ -116,5 +119,30 @@ describe('gateway in front of a 2026-07-28 upstream (the demo): subscriptions an
     assert.match(text(result), /executed successfully/);
     await waitFor(() => messages.includes('Tool execution completed'), 'the tool’s log messages');
     assert.ok(messages.includes('Tool execution started'));
+  });
+});
+
+describe("proxy's HTTP front: Mcp-Param-* headers are checked against the upstream's tools (SEP-2243)", { timeout: SUITE_TIMEOUT_MS }, () => {
+  it('a header that does not match its argument is refused with 400 / -32020; a matching one passes', T, async () => {
+    const proxy = await McpProxy.open({ upstream: inMemory(createDemoServer()) });
+    const handler = makeHandler({ server: proxy.server });
+    try {
+      // the schemas are read at connection; wait until the proxy knows the annotated tool
+      await waitFor(() => proxy.server.toolInputSchema('test_custom_headers') !== undefined, 'the upstream tool list');
+      const call = async (region: string) => {
+        const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+        const res = await post(handler, rpc(1, 'tools/call', { name: 'test_custom_headers', arguments: { region: 'eu' }, _meta: meta }), {
+          protocolVersion: '2026-07-28',
+          headers: { 'mcp-method': 'tools/call', 'mcp-name': 'test_custom_headers', 'mcp-param-region': region },
+        });
+        const json = (await res.json()) as JSONObject;
+        return { status: res.status, code: (json.error as JSONObject | undefined)?.code };
+      };
+      assert.deepEqual(await call('us'), { status: 400, code: -32020 });
+      assert.deepEqual(await call('eu'), { status: 200, code: undefined });
+    } finally {
+      await handler.close();
+      await proxy.close();
+    }
   });
 });

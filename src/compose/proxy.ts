@@ -150,6 +150,9 @@ export class McpProxy {
   /** The servers this proxy is mounted on through {@link source}: they get the upstream's log messages too. */
   readonly #outers = new Set<McpServer>();
 
+  /** The input schema of each tool the upstream listed last (the HTTP binding checks `Mcp-Param-*` headers against them). */
+  readonly #toolSchemas = new Map<string, unknown>();
+
   /** Where the upstream client's handlers find this proxy (every reconnection reuses it). */
   readonly #slot: { proxy?: McpProxy };
 
@@ -167,13 +170,17 @@ export class McpProxy {
         return () => void this.#changes.delete(handler);
       },
     };
-    this.server = new McpServer(options.serverInfo ?? client.serverInfo ?? { name: 'mcpkit-proxy', version: '1' }, {
-      ...(options.onError === undefined ? {} : { onError: options.onError }),
-      ...options.server,
-      capabilities: mirroredCapabilities(upstream),
-      notifier,
-      ...(client.instructions === undefined ? {} : { instructions: client.instructions }),
-    });
+    this.server = new ProxyServer(
+      options.serverInfo ?? client.serverInfo ?? { name: 'mcpkit-proxy', version: '1' },
+      {
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
+        ...options.server,
+        capabilities: mirroredCapabilities(upstream),
+        notifier,
+        ...(client.instructions === undefined ? {} : { instructions: client.instructions }),
+      },
+      this.#toolSchemas,
+    );
     this.#inFlight = new InFlightRequests(this.server);
     this.#install();
     this.#watch(client);
@@ -349,7 +356,9 @@ export class McpProxy {
       const sent = upstreamParams(params);
       if (method === Method.ToolsCall && sent !== undefined && sent.task === undefined && (await this.#mustBeTask(client, sent.name)))
         return await callThroughTask(client, sent, options);
-      return await client.request(method, sent, options);
+      const result = await client.request(method, sent, options);
+      if (method === Method.ToolsList) this.#keepToolSchemas((result as { tools?: unknown }).tools);
+      return result;
     } catch (error) {
       throw this.#callerError(method, error, ctx);
     } finally {
@@ -438,7 +447,10 @@ export class McpProxy {
   /** Forwards the upstream's notifications to the callers. */
   #listen(client: Client): void {
     for (const [, method] of LIST_CHANGES) client.on(method, () => this.#announce({ method }));
-    client.on(Notification.ToolsListChanged, () => (this.#taskTools = undefined));
+    client.on(Notification.ToolsListChanged, () => {
+      this.#taskTools = undefined;
+      this.#readToolSchemas(client);
+    });
     client.on(Notification.ResourcesUpdated, (params) => {
       if (typeof params?.uri === 'string') this.#announce({ method: Notification.ResourcesUpdated, uri: params.uri });
     });
@@ -457,6 +469,29 @@ export class McpProxy {
     });
   }
 
+  /** Records the input schemas of a `tools/list` page, within {@link MAX_TOOL_SCHEMAS}. */
+  #keepToolSchemas(tools: unknown): void {
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools) {
+      if (!isObject(tool) || typeof tool.name !== 'string') continue;
+      if (this.#toolSchemas.size >= MAX_TOOL_SCHEMAS && !this.#toolSchemas.has(tool.name)) return;
+      this.#toolSchemas.set(tool.name, tool.inputSchema);
+    }
+  }
+
+  /** Reads the upstream's tool list for its input schemas (at connection and after each change), best effort. */
+  #readToolSchemas(client: Client): void {
+    if (client.serverCapabilities?.tools === undefined) return;
+    client.listAllTools().then(
+      (tools) => {
+        if (this.#client !== client) return;
+        this.#toolSchemas.clear();
+        this.#keepToolSchemas(tools);
+      },
+      (error: unknown) => this.#report(error),
+    );
+  }
+
   #announce(change: SharedChange): void {
     for (const handler of this.#changes) handler(change);
   }
@@ -465,6 +500,7 @@ export class McpProxy {
 
   #watch(client: Client): void {
     this.#listen(client);
+    this.#readToolSchemas(client);
     if (client.era === 'stateless') {
       // a 2026-07-28 upstream tells list changes only on a subscriptions/listen stream
       const caps = client.serverCapabilities ?? {};
@@ -600,6 +636,27 @@ interface AskOptions {
   timeoutMs: number;
   /** The upstream's key of the input (2026-07-28 upstream): the caller sees the same name. */
   inputKey?: string;
+}
+
+/** Most tool input schemas a proxy keeps for the `Mcp-Param-*` header check (tools past it are not checked there). */
+const MAX_TOOL_SCHEMAS = 10_000;
+
+/**
+ * The proxy's downstream server: its tools are the upstream's, so the input schema the HTTP
+ * binding checks a call's `Mcp-Param-*` headers against (SEP-2243) is the one the upstream
+ * listed; without it a mismatched header would pass the proxy's front unchecked.
+ */
+class ProxyServer extends McpServer {
+  readonly #schemas: ReadonlyMap<string, unknown>;
+
+  constructor(info: Implementation, options: ServerOptions, schemas: ReadonlyMap<string, unknown>) {
+    super(info, options);
+    this.#schemas = schemas;
+  }
+
+  override toolInputSchema(name: string): unknown {
+    return this.#schemas.get(name) ?? super.toolInputSchema(name);
+  }
 }
 
 /** The 2026-07-28 tasks extension's identifier (spelled out: this module stays era-neutral). */
