@@ -28,7 +28,7 @@ it('reads the gateway object: separator, optional servers, timeouts, restart, he
   assert.equal(options.healthCheck, false);
   assert.equal(options.policy, undefined);
   // without a gateway object: defaults
-  assert.deepEqual(parseGatewayConfig(`{ ${servers} }`).gateway, { optional: [] });
+  assert.deepEqual(parseGatewayConfig(`{ ${servers} }`).gateway, { optional: [], prefixes: {} });
 });
 
 it('the visibility policy: principal first, then the first scope held in file order, then the default', async () => {
@@ -62,4 +62,15 @@ it('refuses what it cannot use, naming the file and the field', () => {
   bad('{ "visibility": { "roles": {} } }', /gateway\.visibility\.roles/, /unknown key/);
   bad('{ "visibility": { "default": { "deny": "fs_*" } } }', /deny/, /array of strings/);
   bad('{ "visibility": { "scopes": { "a": { "tools": { "fs_read": { "name": "bad name!" } } } } } }', /gateway\.visibility\.scopes\.a/, /renamed/);
+});
+
+it('prefixes: a server under another prefix, or merged with ""', () => {
+  const config = parseGatewayConfig(`{ ${servers}, "gateway": { "prefixes": { "fs": "", "memory": "mem" } } }`);
+  const options = gatewayOptions(config, () => {
+    throw new Error('not called here');
+  });
+  assert.equal(options.upstreams.fs!.prefix, '');
+  assert.equal(options.upstreams.memory!.prefix, 'mem');
+  assert.throws(() => parseGatewayConfig(`{ ${servers}, "gateway": { "prefixes": { "nope": "" } } }`), /gateway\.prefixes\.nope.*not a server/);
+  assert.throws(() => parseGatewayConfig(`{ ${servers}, "gateway": { "prefixes": { "fs": 1 } } }`), /gateway\.prefixes\.fs.*must be a string/);
 });

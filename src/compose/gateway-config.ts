@@ -8,6 +8,7 @@
  *   "mcpServers": { "fs": { "command": "mcp-server-filesystem", "args": ["/data"] }, ... },
  *   "gateway": {
  *     "separator": "_",                 // between a server's name and its tools' names
+ *     "prefixes": { "main": "" },       // a server mounted under another prefix ("" merges it unprefixed)
  *     "optional": ["scratch"],          // servers /readyz does not wait for
  *     "requestTimeoutMs": 600000,
  *     "restart": { "initialDelayMs": 250, "maxDelayMs": 30000 },
@@ -38,6 +39,8 @@ import { visibility } from './visibility.js';
 /** The `gateway` object of a config file, checked. */
 export interface GatewaySettings {
   readonly separator?: string;
+  /** Prefixes by server name, for servers not mounted under their own name (`''` merges). */
+  readonly prefixes: Readonly<Record<string, string>>;
   /** Servers the readiness endpoint does not wait for. */
   readonly optional: readonly string[];
   readonly requestTimeoutMs?: number;
@@ -53,7 +56,7 @@ export interface GatewayConfig {
   readonly gateway: GatewaySettings;
 }
 
-const GATEWAY_KEYS = new Set(['separator', 'optional', 'requestTimeoutMs', 'restart', 'healthCheck', 'visibility']);
+const GATEWAY_KEYS = new Set(['separator', 'prefixes', 'optional', 'requestTimeoutMs', 'restart', 'healthCheck', 'visibility']);
 const RULE_KEYS = new Set(['allow', 'deny', 'allowResources', 'denyResources', 'tools']);
 
 /**
@@ -70,14 +73,24 @@ export function parseGatewayConfig(text: string, options: ServersConfigOptions =
     throw new ServersConfigError(source, `not valid JSON or JSONC (${error}); fix the file`);
   });
   const raw = (value as Record<string, unknown>).gateway;
-  if (raw === undefined) return { servers, gateway: { optional: [] } };
+  if (raw === undefined) return { servers, gateway: { optional: [], prefixes: {} } };
   if (!isObject(raw)) throw fail('must be an object', 'gateway');
   for (const key of Object.keys(raw))
     if (!GATEWAY_KEYS.has(key)) throw fail(`unknown key; the gateway object takes ${[...GATEWAY_KEYS].join(', ')}`, `gateway.${key}`);
-  const settings: { -readonly [K in keyof GatewaySettings]: GatewaySettings[K] } = { optional: [] };
+  const settings: { -readonly [K in keyof GatewaySettings]: GatewaySettings[K] } = { optional: [], prefixes: {} };
   if (raw.separator !== undefined) {
     if (typeof raw.separator !== 'string') throw fail('must be a string', 'gateway.separator');
     settings.separator = raw.separator;
+  }
+  if (raw.prefixes !== undefined) {
+    if (!isObject(raw.prefixes)) throw fail('must be an object mapping server names to prefixes', 'gateway.prefixes');
+    const prefixes: Record<string, string> = {};
+    for (const [name, prefix] of Object.entries(raw.prefixes)) {
+      if (!servers.servers.has(name) && !servers.disabled.includes(name)) throw fail('is not a server of the file', `gateway.prefixes.${name}`);
+      if (typeof prefix !== 'string') throw fail('must be a string ("" merges the server\'s names unprefixed)', `gateway.prefixes.${name}`);
+      Object.defineProperty(prefixes, name, { value: prefix, enumerable: true });
+    }
+    settings.prefixes = prefixes;
   }
   if (raw.optional !== undefined) {
     const list = strings(raw.optional, 'gateway.optional', fail);
@@ -169,7 +182,11 @@ export function gatewayOptions(
   const upstreams: Record<string, GatewayUpstream> = {};
   for (const [name, spec] of config.servers.servers) {
     Object.defineProperty(upstreams, name, {
-      value: { transport: () => transport(name, spec), required: !config.gateway.optional.includes(name) },
+      value: {
+        transport: () => transport(name, spec),
+        required: !config.gateway.optional.includes(name),
+        ...(Object.hasOwn(config.gateway.prefixes, name) ? { prefix: config.gateway.prefixes[name] } : {}),
+      },
       enumerable: true,
     });
   }

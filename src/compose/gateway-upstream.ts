@@ -14,6 +14,7 @@
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { McpServer } from '../server/index.js';
 import type { Transport } from '../transport/types.js';
+import type { LoggingLevel } from '../types.js';
 import { type Mount, mount } from './mount.js';
 import { McpProxy, type ProxyRestartOptions, restartDelay } from './proxy.js';
 
@@ -37,6 +38,8 @@ export interface UpstreamStatus {
 /** What an upstream needs from its gateway. */
 export interface UpstreamSettings {
   readonly name: string;
+  /** The prefix it is mounted under (its name, or '' to merge). */
+  readonly prefix: string;
   readonly transport: () => Transport | Promise<Transport>;
   readonly required: boolean;
   readonly separator: string;
@@ -58,6 +61,9 @@ export class Upstream {
   /** Bumped at every state change: a mount that finishes after the upstream went down again is undone. */
   #generation = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #checking = false;
+  /** The log level the gateway's callers last set: given to the upstream now and after each reconnection. */
+  #logLevel: LoggingLevel | undefined;
 
   constructor(server: McpServer, settings: UpstreamSettings) {
     this.#server = server;
@@ -96,7 +102,9 @@ export class Upstream {
    */
   async check(timeoutMs: number): Promise<void> {
     const client = this.#proxy?.upstream;
-    if (this.#state !== 'up' || client === undefined) return;
+    // one check at a time: a short interval with a long timeout does not pile pings up
+    if (this.#state !== 'up' || client === undefined || this.#checking) return;
+    this.#checking = true;
     try {
       // the 2026-07-28 era has no ping: its cheapest request is server/discover
       if (client.era === 'stateless') await client.request('server/discover', undefined, { timeoutMs });
@@ -105,7 +113,21 @@ export class Upstream {
       if (!isDead(error) || this.#proxy?.upstream !== client) return;
       const reason = new Error(`it did not answer a ping within ${timeoutMs} ms (${(error as Error).message ?? String(error)}); restarting it`);
       await this.#proxy?.restart(reason);
+    } finally {
+      this.#checking = false;
     }
+  }
+
+  /**
+   * Sets the upstream's log level (remembered: set again after a reconnection). Resolves
+   * without doing anything for an upstream that is down or has no logging; rejects with the
+   * upstream's error otherwise.
+   */
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    this.#logLevel = level;
+    const client = this.#proxy?.upstream;
+    if (this.#state !== 'up' || client?.serverCapabilities?.logging === undefined) return;
+    await client.setLoggingLevel(level);
   }
 
   async close(): Promise<void> {
@@ -151,7 +173,7 @@ export class Upstream {
     const generation = this.#set('connecting');
     let mounted: Mount;
     try {
-      mounted = await mount(this.#server, this.name, proxy.source(this.#server), {
+      mounted = await mount(this.#server, this.#settings.prefix, proxy.source(this.#server), {
         separator: this.#settings.separator,
         onError: (error) => this.#settings.onError(new Error(`upstream "${this.name}": ${error.message}`)),
       });
@@ -170,6 +192,10 @@ export class Upstream {
     this.#mount = mounted;
     this.#failures = 0;
     this.#set('up');
+    if (this.#logLevel !== undefined)
+      this.setLogLevel(this.#logLevel).catch((error: unknown) =>
+        this.#settings.onError(new Error(`upstream "${this.name}": setting its log level failed: ${(error as Error).message}`)),
+      );
     // mount() itself announces nothing: the callers learn that this upstream's items are (back) in the lists
     const caps = proxy.upstream?.serverCapabilities ?? {};
     for (const kind of ['tools', 'prompts', 'resources'] as const) if (caps[kind] !== undefined) this.#server.announceListChanged(kind);

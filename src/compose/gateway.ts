@@ -20,6 +20,10 @@
  *   required upstream is up, else 503; both bodies are JSON listing each upstream's state
  *   (names and states only: no error text, no URL). They are answered before the Host,
  *   Origin and authorization checks (probes send neither), on every path adapter.
+ * - Logging: a caller's `logging/setLevel` is passed to every upstream (one upstream session
+ *   is shared by all callers: the last level set wins, as through a proxy) and set again after
+ *   a reconnection; upstream log messages go to the caller whose call is in flight, else to
+ *   every connected caller (each filtered by its own level).
  * - Visibility: `policy` is installed with `visibility()` (visibility.ts) on the gateway's
  *   server, so it filters the merged, namespaced catalogue per caller.
  * - No token passthrough: the callers' requests reach an upstream through the proxy's own
@@ -31,7 +35,7 @@ import { McpError } from '../jsonrpc/errors.js';
 import { ErrorCode } from '../jsonrpc/types.js';
 import { McpServer, type ServerOptions } from '../server/index.js';
 import type { Transport } from '../transport/types.js';
-import type { Implementation, ServerCapabilities } from '../types.js';
+import type { Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
 import { Upstream, type UpstreamStatus } from './gateway-upstream.js';
 import { DEFAULT_SEPARATOR, splitName, validatePrefix } from './names.js';
 import type { ProxyRestartOptions } from './proxy.js';
@@ -48,6 +52,12 @@ export interface GatewayUpstream {
   transport: () => Transport | Promise<Transport>;
   /** Whether the readiness endpoint waits for it (default true). */
   required?: boolean;
+  /**
+   * The prefix of its tools, prompts and resource URIs (default: its name). `''` merges its
+   * catalogue unprefixed (e.g. to put one server behind the gateway unchanged); a name a
+   * merged upstream shares with another is refused at mount (reported; retried with backoff).
+   */
+  prefix?: string;
 }
 
 /** Pings that tell a hung upstream from a live one. */
@@ -125,12 +135,19 @@ const CAPABILITIES: ServerCapabilities = {
 export function createGateway(options: GatewayOptions): Gateway {
   const separator = options.separator ?? DEFAULT_SEPARATOR;
   const names = Object.keys(options.upstreams);
+  const prefixes = new Map<string, string>();
   for (const name of names) {
+    const prefix = options.upstreams[name]!.prefix ?? name;
     try {
-      validatePrefix(name, separator);
+      validatePrefix(prefix, separator);
     } catch (error) {
-      throw new TypeError(`Upstream ${JSON.stringify(name)} cannot be a gateway prefix: ${(error as Error).message}`);
+      throw new TypeError(`Upstream ${JSON.stringify(name)} cannot be mounted under ${JSON.stringify(prefix)}: ${(error as Error).message}`);
     }
+    if (prefix !== '' && prefixes.has(prefix))
+      throw new TypeError(
+        `Upstreams ${JSON.stringify(prefixes.get(prefix))} and ${JSON.stringify(name)} share the prefix ${JSON.stringify(prefix)}: give each its own`,
+      );
+    prefixes.set(prefix, name);
   }
   const healthPath = options.healthPath ?? '/healthz';
   const readyPath = options.readyPath ?? '/readyz';
@@ -151,6 +168,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       name,
       new Upstream(server, {
         name,
+        prefix: spec.prefix ?? name,
         transport: spec.transport,
         required: spec.required ?? true,
         separator,
@@ -164,7 +182,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   // a tool of an upstream that is down: -32603 saying so (mounted tools are routed before this)
   server.wrap('tools/call', (inner) => (params, ctx) => {
     const split = typeof params?.name === 'string' ? splitName(params.name, separator) : undefined;
-    const upstream = split === undefined ? undefined : upstreams.get(split.prefix);
+    const owner = split === undefined ? undefined : prefixes.get(split.prefix);
+    const upstream = owner === undefined ? undefined : upstreams.get(owner);
     if (upstream !== undefined && upstream.state !== 'up')
       throw new McpError(
         ErrorCode.InternalError,
@@ -172,6 +191,22 @@ export function createGateway(options: GatewayOptions): Gateway {
       );
     return inner(params, ctx);
   });
+  // the callers' log level goes to every upstream (one level per upstream session: the last one set wins, as through a proxy)
+  server.wrap(
+    'logging/setLevel',
+    (inner) => async (params, ctx) => {
+      // the gateway's own handler checks the level first (an invalid one gets -32602 and goes nowhere)
+      const result = await inner(params, ctx);
+      const level = params?.level as LoggingLevel;
+      await Promise.all(
+        [...upstreams.values()].map((u) =>
+          u.setLogLevel(level).catch((error: unknown) => onError(new Error(`upstream "${u.name}": setting its log level failed: ${(error as Error).message}`))),
+        ),
+      );
+      return result;
+    },
+    { era: '2025' },
+  );
   const status = (): UpstreamStatus[] => [...upstreams.values()].map((u) => u.status());
   const isReady = (): boolean => [...upstreams.values()].every((u) => u.state === 'up' || !u.status().required);
   const handler = new GatewayHttpHandler({ ...options.http, server }, { healthPath, readyPath, status, ready: isReady });

@@ -86,6 +86,9 @@ describe('mcpkit gateway', { timeout: SUITE_TIMEOUT_MS * 2 }, () => {
     assert.match(String(parseGatewayArgs([])), /--config FILE/);
     assert.match(String(parseGatewayArgs(['--config', 'x', '--host', '0.0.0.0'])), /--auth-token-env/);
     assert.match(String(parseGatewayArgs(['--config', 'x', '--redis', 'localhost'])), /redis:\/\//);
+    const help = await runCli(['gateway', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /Usage: mcpkit gateway --config FILE/);
     const missing = await runCli(['gateway', '--config', join(dir, 'missing.json')]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /cannot read the file \(ENOENT\)/);
