@@ -15,8 +15,9 @@
 // baseline, conformance/baseline-<version>[-requirements-<revision>]-via-proxy.yml; the
 // `auth/*` client scenarios test the client's own OAuth flow, which a proxy never passes
 // through (it holds its own credentials for its upstream), so they run direct only.
-// `--via gateway` does the same through createGateway (mcpkit/compose) with the demo as its one
-// upstream (build/conformance/gateway-server.js; the client side: proxied-client.js --via gateway).
+// `--via gateway` does the same through `mcpkit gateway --config` with the demo as its one
+// server, merged (the suite calls fixed names), and on the client side a createGateway
+// (mcpkit/compose) in front of each scenario server (proxied-client.js --via gateway).
 //
 // Usage: node scripts/conformance.mjs [--version 0.1.16|0.2.0-alpha.12] [--side server|client]
 //                                     [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose]
@@ -57,9 +58,10 @@ const NOT_THROUGH = {
 };
 /**
  * What the suites run against: `direct` (the demo itself), or an intermediary in front of it.
- * `server` gives the Node arguments of the HTTP server the server suite targets (it must
- * print `LISTENING <url>` first); `client` the client command for the client scenarios;
- * `skipClient` scenarios that do not apply (with the reason, printed in the summary).
+ * `server(work)` gives the Node arguments of the HTTP server the server suite targets (it
+ * must print `LISTENING <url>` first; `ready`: a path that answers 200 once it serves);
+ * `client` the client command for the client scenarios; `skipClient` scenarios that do not
+ * apply (with the reason, printed in the summary).
  */
 const VIAS = {
   direct: { server: () => ['bin/mcpkit.js', 'demo', '--http', '--port', '0'], client: undefined },
@@ -69,9 +71,15 @@ const VIAS = {
     client: () => `${nodeCommand()} build/conformance/proxied-client.js --via proxy`,
     skipClient: NOT_THROUGH,
   },
-  // createGateway with the demo as its one upstream (merged: the suite calls fixed names; see gateway-server.ts)
+  // `mcpkit gateway` with the demo on stdio as its one server, merged (prefix ""): the suite calls fixed names
   gateway: {
-    server: () => ['build/conformance/gateway-server.js'],
+    server: (work) => {
+      const config = join(work, 'gateway-servers.json');
+      const demo = { command: process.execPath, args: [join(ROOT, 'bin', 'mcpkit.js'), 'demo'] };
+      writeFileSync(config, JSON.stringify({ mcpServers: { demo }, gateway: { prefixes: { demo: '' } } }));
+      return ['bin/mcpkit.js', 'gateway', '--config', config, '--port', '0'];
+    },
+    ready: '/readyz',
     client: () => `${nodeCommand()} build/conformance/proxied-client.js --via gateway`,
     skipClient: NOT_THROUGH,
   },
@@ -222,7 +230,7 @@ function readBaseline(path) {
  * resolves with its URL (from the LISTENING line) and a stop function. Rejects when it does
  * not listen in time.
  */
-function startServer(args) {
+function startServer(args, readyPath) {
   const name = args[0] === 'bin/mcpkit.js' ? `mcpkit ${args.slice(1, 3).join(' ')}` : args[0];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
@@ -256,8 +264,9 @@ function startServer(args) {
     child.stderr.setEncoding('utf8').on('data', (chunk) => {
       if (stderr.length < 1_000_000) stderr += chunk;
     });
+    let listening = false;
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      if (settled) return;
+      if (settled || listening) return;
       stdout += chunk;
       const newline = stdout.indexOf('\n');
       if (newline < 0) {
@@ -267,9 +276,23 @@ function startServer(args) {
       const line = stdout.slice(0, newline).trim();
       const match = /^LISTENING (http:\/\/\S+)$/.exec(line);
       if (!match) return fail(`${name}: unexpected first stdout line ${JSON.stringify(line)}`);
-      settled = true;
-      clearTimeout(timer);
-      resolve({ url: new URL(match[1]), stop });
+      const url = new URL(match[1]);
+      listening = true;
+      const done = () => {
+        settled = true;
+        clearTimeout(timer);
+        resolve({ url, stop });
+      };
+      if (readyPath === undefined) return done();
+      // it listens at once and serves once ready: wait for its readiness endpoint (within the same bound)
+      const poll = () =>
+        fetch(new URL(readyPath, url))
+          .then(
+            (res) => res.status === 200,
+            () => false,
+          )
+          .then((ok) => (settled ? undefined : ok ? done() : setTimeout(poll, 100)));
+      poll();
     });
     child.once('error', (err) => fail(`cannot start ${name}: ${err.message}`));
     child.once('exit', (code, signal) => fail(`${name} exited early (code ${code}, signal ${signal})`));
@@ -489,7 +512,7 @@ async function runSide(v, side, options, work, revision, via) {
   } else if (side === 'server') {
     let server;
     try {
-      server = await startServer(VIAS[via].server());
+      server = await startServer(VIAS[via].server(work), VIAS[via].ready);
     } catch (err) {
       return { v, side, revision, via, error: err.message };
     }
@@ -568,7 +591,7 @@ async function main() {
     console.error(`conformance: the Node 22 binary is missing (${relative(ROOT, NODE22)}); run npm ci`);
     return 1;
   }
-  for (const file of ['dist/cli/main.js', 'build/conformance/client.js', 'build/conformance/proxied-client.js', 'build/conformance/gateway-server.js']) {
+  for (const file of ['dist/cli/main.js', 'build/conformance/client.js', 'build/conformance/proxied-client.js']) {
     if (!existsSync(join(ROOT, file))) {
       console.error(`conformance: ${file} is missing; build first (node scripts/build.mjs library test)`);
       return 1;

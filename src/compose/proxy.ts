@@ -216,26 +216,13 @@ export class McpProxy {
    * request reach `outer`'s callers. The mount's own catalogue reads go upstream bounded by
    * {@link ProxyOptions.requestTimeoutMs}; while the upstream is down every request rejects
    * with the -32603 naming it. Follows the upstream's list changes (also the ones announced
-   * after a reconnection) and `resources/updated`. Subscriptions and the log level take the
-   * same way as through the proxy's own server: a `resources/subscribe` is kept (and made
-   * again after a reconnection) and reaches a 2026-07-28 upstream as `subscriptions/listen`;
-   * a caller's `logging/setLevel` on `outer` is also set upstream (a 2026-07-28 upstream
-   * logs only at a level each request carries), a failure there reported, not the caller's.
+   * after a reconnection) and `resources/updated`. A `resources/subscribe` takes the same way
+   * as through the proxy's own server: it is kept (and made again after a reconnection) and
+   * reaches a 2026-07-28 upstream as `subscriptions/listen`.
    */
   source(outer: McpServer): MountSource {
     this.#inFlight.attach(outer);
     this.#outers.add(outer);
-    outer.wrap(Method.LoggingSetLevel, (inner) => async (params, ctx) => {
-      const client = this.#client;
-      const level = params?.level as LoggingLevel;
-      if (client !== undefined && this.#upstreamCapabilities.logging !== undefined) {
-        await client.setLoggingLevel(level, { signal: ctx.signal }).then(
-          () => void (this.#logLevel = level),
-          (error: unknown) => this.#report(error),
-        );
-      }
-      return inner(params, ctx);
-    });
     return {
       capabilities: () => this.#upstreamCapabilities,
       request: (method, params, ctx) => {
