@@ -7,7 +7,7 @@
  */
 
 /** A part of the benchmark that can run on its own. */
-export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale' | 'runtimes' | 'pool' | 'otel';
+export type BenchSection = 'stdio' | 'http' | 'payload' | 'cli' | 'client' | 'cold-start' | 'instructions' | 'scale' | 'runtimes' | 'pool' | 'otel' | 'gateway';
 
 /** Every section, in the order they run. */
 export const SECTIONS: readonly BenchSection[] = [
@@ -22,6 +22,7 @@ export const SECTIONS: readonly BenchSection[] = [
   'runtimes',
   'pool',
   'otel',
+  'gateway',
 ];
 
 /**
@@ -58,6 +59,8 @@ export interface BenchConfig {
   readonly instructionCalls: number;
   /** Instructions section: calls run under callgrind before counting starts. */
   readonly instructionWarmup: number;
+  /** Gateway section: length of each timed run (one row, one in-flight level), in milliseconds. */
+  readonly gatewayRunMs: number;
   /** Cap on any single run or server start, in milliseconds. */
   readonly timeoutMs: number;
   /** Cap on the whole benchmark, in milliseconds; remaining runs are skipped after it. */
@@ -75,7 +78,7 @@ export interface BenchConfig {
 }
 
 /** Usage text printed for `--help`. */
-export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale|runtimes|pool|otel]
+export const USAGE = `Usage: npm run bench [-- --quick] [-- --only=bare,official,mcpkit] [-- --section=stdio|http|payload|cli|client|cold-start|instructions|scale|runtimes|pool|otel|gateway]
 
 Benchmarks MCP servers (bare ceiling, official SDK v1, mcpkit demo) with one echo tool,
 over stdio and over Streamable HTTP (JSON and SSE response modes); the payload section
@@ -93,6 +96,9 @@ of 20 stdio demo servers against the slowest single connect, with memory per idl
 the otel section times mcpkit/otel over HTTP at 32 in flight: uninstrumented, mode off,
 propagation, and spans on with a no-op exporter (calls/s and the cost per call against
 uninstrumented).
+the gateway section times tools/call direct and through mcpkit proxy (and mcpkit gateway), mcp-use's
+server.proxy(), supergateway and mcp-proxy, stdio and HTTP upstreams, 1 and 32 in flight (p50
+latency, calls/s, ratios against direct and the best third-party proxy; bench-results/gateway.json).
 Writes bench-results/stdio.json, http.json, payload.json, cli.json, client.json, cold-start.json,
 instructions.json, scale.json and pool.json.
 
@@ -102,7 +108,8 @@ Options:
                      without node:http, runs in the http and instructions sections
                      only when named here)
   --section=s,…      run these sections: stdio, http, payload, cli, client, cold-start,
-                     instructions, scale, runtimes, pool (default: stdio,http,payload,cli,client,cold-start)
+                     instructions, scale, runtimes, pool, otel, gateway
+                     (default: stdio,http,payload,cli,client,cold-start)
   --http-driver=d    client timing the HTTP calls: raw (node:net, default) or node-http
   --help             this text
 
@@ -115,6 +122,7 @@ Environment (overrides the defaults and --quick):
   BENCH_WARMUP        warm-up calls                 (default 2000, quick 500)
   BENCH_INSTR_CALLS   counted calls, instructions   (default 30000, quick 2000)
   BENCH_INSTR_WARMUP  warm-up calls, instructions   (default 10000, quick 5000)
+  BENCH_GATEWAY_MS    gateway section: ms per run   (default 2000, quick 500)
   BENCH_TIMEOUT_S     cap per run / server start    (default 300)
   BENCH_DEADLINE_S    cap on the whole benchmark    (default 1800)
   BENCH_ONLY          same as --only
@@ -181,6 +189,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     warmupCalls: positiveInt(env, 'BENCH_WARMUP', quick ? 500 : 2000),
     instructionCalls: positiveInt(env, 'BENCH_INSTR_CALLS', quick ? 2000 : 30_000),
     instructionWarmup: positiveInt(env, 'BENCH_INSTR_WARMUP', quick ? 5000 : 10000),
+    gatewayRunMs: positiveInt(env, 'BENCH_GATEWAY_MS', quick ? 500 : 2000),
     timeoutMs: positiveInt(env, 'BENCH_TIMEOUT_S', 300) * 1000,
     deadlineMs: positiveInt(env, 'BENCH_DEADLINE_S', 1800) * 1000,
     quick,

@@ -37,6 +37,7 @@ import type { BenchConfig } from './config.js';
 import { parseConfig, USAGE } from './config.js';
 import type { RunResult, ServerSpec } from './driver.js';
 import { PROTOCOL_VERSION, StdioDriver, withGcHook } from './driver.js';
+import { runGatewayBench } from './gateway.js';
 import { runHttpBench } from './http-bench.js';
 import { runInstructionsBench } from './http-instructions.js';
 import { runOtelBench } from './otel-bench.js';
@@ -312,6 +313,10 @@ async function main(): Promise<number> {
   if (config.sections.includes('otel')) {
     if (config.sections.length > 1) console.log('');
     code = Math.max(code, await runOtelBench(config));
+  }
+  if (config.sections.includes('gateway')) {
+    if (config.sections.length > 1) console.log('');
+    code = Math.max(code, await runGatewayBench(config));
   }
   return code;
 }

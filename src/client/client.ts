@@ -50,6 +50,7 @@ import type {
   Tool,
 } from '../types.js';
 import { type ClientCacheOptions, ResultCache, type ResultCacheControl } from './cache.js';
+import { setInputOrigin } from './input-origin.js';
 import { type ProbeOutcome, probeServer, StatelessClient, type StatelessClientHost, type StatelessClientOptions, serverInfoOf } from './stateless/client.js';
 
 /** A URL-mode elicitation as shown to the user for consent. */
@@ -448,6 +449,7 @@ export class Client {
     const problem = method === Method.SamplingCreateMessage ? P.checkCreateMessage(p) : method === Method.ElicitationCreate ? P.checkElicit(p) : undefined;
     if (problem !== undefined) throw new LocalError('invalid_result', `Input "${key}" of the server's InputRequiredResult is malformed: ${problem}`);
     const ctx = new RequestContext(ep.session, `input:${key}`, method, p, undefined);
+    setInputOrigin(ctx, { signal, key });
     const onAbort = () => ctx.cancel(signal!.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

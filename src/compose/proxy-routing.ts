@@ -5,8 +5,11 @@
  *
  * Design note: the proxy holds ONE upstream session and every downstream caller shares it
  * (a stdio upstream is one process, one session; a 2026-07-28 caller has no connection to
- * key a session on). The wire does not say which request a server→client request belongs to
- * (stdio has no `relatedRequestId`), so the proxy decides from what is in flight:
+ * key a session on). A 2026-07-28 upstream asks for inputs in the result of one request
+ * (multi round-trip): that request's caller answers (the upstream client names the request,
+ * client/input-origin.ts). For a 2025-era upstream the wire does not say which request a
+ * server→client request belongs to (stdio has no `relatedRequestId`), so the proxy decides
+ * from what is in flight:
  * - exactly one forwarded request in flight: that request's caller answers (through the
  *   request's context: in the 2025 era as a request related to it, in the 2026-07-28 era as
  *   a multi round-trip input);
@@ -61,8 +64,15 @@ export class InFlightRequests {
     this.#requests.get(ctx)?.abort(reason);
   }
 
-  /** The downstream that answers the upstream's `method` request (see the module note); throws McpError -32603 when ambiguous. */
-  target(method: string): DownstreamTarget {
+  /**
+   * The downstream that answers the upstream's `method` request (see the module note): the
+   * caller of the forwarded request whose upstream signal is `origin` when given and in
+   * flight, else chosen from what is in flight; throws McpError -32603 when ambiguous.
+   */
+  target(method: string, origin?: AbortSignal): DownstreamTarget {
+    if (origin !== undefined) {
+      for (const [ctx, controller] of this.#requests) if (controller.signal === origin) return { request: ctx };
+    }
     if (this.#requests.size === 1) return { request: this.#requests.keys().next().value as ServerRequestContext };
     if (this.#requests.size > 1) {
       const connections = new Set<ServerConnection | undefined>();

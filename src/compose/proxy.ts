@@ -31,6 +31,7 @@
  *   the log level and announces `list_changed` for every list.
  */
 import { ALL_REVISIONS, Client, type ClientOptions } from '../client/client.js';
+import { inputOrigin } from '../client/input-origin.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
@@ -149,6 +150,9 @@ export class McpProxy {
   /** The servers this proxy is mounted on through {@link source}: they get the upstream's log messages too. */
   readonly #outers = new Set<McpServer>();
 
+  /** The input schema of each tool the upstream listed last (the HTTP binding checks `Mcp-Param-*` headers against them). */
+  readonly #toolSchemas = new Map<string, unknown>();
+
   /** Where the upstream client's handlers find this proxy (every reconnection reuses it). */
   readonly #slot: { proxy?: McpProxy };
 
@@ -166,13 +170,17 @@ export class McpProxy {
         return () => void this.#changes.delete(handler);
       },
     };
-    this.server = new McpServer(options.serverInfo ?? client.serverInfo ?? { name: 'mcpkit-proxy', version: '1' }, {
-      ...(options.onError === undefined ? {} : { onError: options.onError }),
-      ...options.server,
-      capabilities: mirroredCapabilities(upstream),
-      notifier,
-      ...(client.instructions === undefined ? {} : { instructions: client.instructions }),
-    });
+    this.server = new ProxyServer(
+      options.serverInfo ?? client.serverInfo ?? { name: 'mcpkit-proxy', version: '1' },
+      {
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
+        ...options.server,
+        capabilities: mirroredCapabilities(upstream),
+        notifier,
+        ...(client.instructions === undefined ? {} : { instructions: client.instructions }),
+      },
+      this.#toolSchemas,
+    );
     this.#inFlight = new InFlightRequests(this.server);
     this.#install();
     this.#watch(client);
@@ -208,7 +216,9 @@ export class McpProxy {
    * request reach `outer`'s callers. The mount's own catalogue reads go upstream bounded by
    * {@link ProxyOptions.requestTimeoutMs}; while the upstream is down every request rejects
    * with the -32603 naming it. Follows the upstream's list changes (also the ones announced
-   * after a reconnection) and `resources/updated`.
+   * after a reconnection) and `resources/updated`. A `resources/subscribe` takes the same way
+   * as through the proxy's own server: it is kept (and made again after a reconnection) and
+   * reaches a 2026-07-28 upstream as `subscriptions/listen`.
    */
   source(outer: McpServer): MountSource {
     this.#inFlight.attach(outer);
@@ -216,8 +226,13 @@ export class McpProxy {
     return {
       capabilities: () => this.#upstreamCapabilities,
       request: (method, params, ctx) => {
-        // subscriptions are tracked here (bounded; made again after a reconnection), like the proxy's own server's
-        if (method === Method.ResourcesSubscribe || method === Method.ResourcesUnsubscribe) return this.#sourceSubscription(method, params, ctx);
+        const uri = params?.uri;
+        if (method === Method.ResourcesSubscribe && typeof uri === 'string') return this.#subscribeAll([uri], ctx?.signal).then(() => ({}));
+        // a 2026-07-28 upstream's subscriptions/listen stream stays open (as for the proxy's own callers)
+        if (method === Method.ResourcesUnsubscribe && typeof uri === 'string') {
+          if (this.#client?.era === 'stateless') return Promise.resolve({});
+          this.#subscribed.delete(uri);
+        }
         if (ctx !== undefined) return this.#forward(method, params, ctx) as Promise<JSONObject>;
         const client = this.#client;
         if (client === undefined) return Promise.reject(this.#unavailable(method));
@@ -328,7 +343,9 @@ export class McpProxy {
       const sent = upstreamParams(params);
       if (method === Method.ToolsCall && sent !== undefined && sent.task === undefined && (await this.#mustBeTask(client, sent.name)))
         return await callThroughTask(client, sent, options);
-      return await client.request(method, sent, options);
+      const result = await client.request(method, sent, options);
+      if (method === Method.ToolsList) this.#keepToolSchemas((result as { tools?: unknown }).tools);
+      return result;
     } catch (error) {
       throw this.#callerError(method, error, ctx);
     } finally {
@@ -364,26 +381,6 @@ export class McpProxy {
     }
   }
 
-  /**
-   * A mount's `resources/(un)subscribe` through {@link source}: subscribe is {@link #subscribeAll}
-   * (bounded by maxUpstreamSubscriptions, made again after a reconnection); unsubscribe forgets
-   * the URI and unsubscribes a 2025-era upstream (a 2026-07-28 one has no per-URI unsubscribe).
-   */
-  async #sourceSubscription(method: string, params: JSONObject | undefined, ctx: ServerRequestContext | undefined): Promise<JSONObject> {
-    const uri = params?.uri;
-    if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${method} needs a "uri" string`);
-    if (method === Method.ResourcesSubscribe) {
-      await this.#subscribeAll([uri], ctx?.signal).catch((error: unknown) => {
-        throw ctx === undefined ? error : this.#callerError(method, error, ctx);
-      });
-      return {};
-    }
-    const client = this.#client;
-    if (this.#subscribed.delete(uri) && client !== undefined && client.era !== 'stateless')
-      await client.request(method, { uri }, ctx === undefined ? {} : { signal: ctx.signal });
-    return {};
-  }
-
   /** True when a call of tool `name` must be a task upstream and the caller did not ask for one (see proxy-tasks.ts). */
   async #mustBeTask(client: Client, name: unknown): Promise<boolean> {
     if (typeof name !== 'string' || !upstreamRunsToolTasks(this.#upstreamCapabilities)) return false;
@@ -410,14 +407,14 @@ export class McpProxy {
   // ───────────── upstream → downstream ─────────────
 
   /** Asks the caller chosen by the routing rules; the upstream's cancel aborts the downstream request. */
-  async #ask<T>(
-    method: string,
-    up: RequestContext,
-    send: (target: DownstreamTarget, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
-  ): Promise<T> {
-    const target = this.#inFlight.target(method);
+  async #ask<T>(method: string, up: RequestContext, send: (target: DownstreamTarget, options: AskOptions) => Promise<T>): Promise<T> {
+    // a 2026-07-28 upstream's input: its caller's request answers it, under the upstream's own key
+    const origin = inputOrigin(up);
+    const target = this.#inFlight.target(method, origin?.signal);
     try {
-      return await send(target, { signal: up.signal, timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS });
+      const options: AskOptions = { signal: up.signal, timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS };
+      if (origin !== undefined) options.inputKey = origin.key;
+      return await send(target, options);
     } catch (error) {
       // 2026-07-28 caller: the input goes back to it; its retry runs the call again with the answer
       if (error instanceof Error && error.name === 'InputRequiredSignal' && 'request' in target) {
@@ -437,7 +434,10 @@ export class McpProxy {
   /** Forwards the upstream's notifications to the callers. */
   #listen(client: Client): void {
     for (const [, method] of LIST_CHANGES) client.on(method, () => this.#announce({ method }));
-    client.on(Notification.ToolsListChanged, () => (this.#taskTools = undefined));
+    client.on(Notification.ToolsListChanged, () => {
+      this.#taskTools = undefined;
+      this.#readToolSchemas(client);
+    });
     client.on(Notification.ResourcesUpdated, (params) => {
       if (typeof params?.uri === 'string') this.#announce({ method: Notification.ResourcesUpdated, uri: params.uri });
     });
@@ -456,6 +456,29 @@ export class McpProxy {
     });
   }
 
+  /** Records the input schemas of a `tools/list` page, within {@link MAX_TOOL_SCHEMAS}. */
+  #keepToolSchemas(tools: unknown): void {
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools) {
+      if (!isObject(tool) || typeof tool.name !== 'string') continue;
+      if (this.#toolSchemas.size >= MAX_TOOL_SCHEMAS && !this.#toolSchemas.has(tool.name)) return;
+      this.#toolSchemas.set(tool.name, tool.inputSchema);
+    }
+  }
+
+  /** Reads the upstream's tool list for its input schemas (at connection and after each change), best effort. */
+  #readToolSchemas(client: Client): void {
+    if (client.serverCapabilities?.tools === undefined) return;
+    client.listAllTools().then(
+      (tools) => {
+        if (this.#client !== client) return;
+        this.#toolSchemas.clear();
+        this.#keepToolSchemas(tools);
+      },
+      (error: unknown) => this.#report(error),
+    );
+  }
+
   #announce(change: SharedChange): void {
     for (const handler of this.#changes) handler(change);
   }
@@ -464,6 +487,7 @@ export class McpProxy {
 
   #watch(client: Client): void {
     this.#listen(client);
+    this.#readToolSchemas(client);
     if (client.era === 'stateless') {
       // a 2026-07-28 upstream tells list changes only on a subscriptions/listen stream
       const caps = client.serverCapabilities ?? {};
@@ -535,11 +559,7 @@ export class McpProxy {
    * (filled once the proxy exists): a request the upstream makes before that is refused.
    */
   static async #connect(options: ProxyOptions, slot: { proxy?: McpProxy }): Promise<Client> {
-    const ask = <T>(
-      method: string,
-      up: RequestContext,
-      send: (target: DownstreamTarget, options: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
-    ): Promise<T> => {
+    const ask = <T>(method: string, up: RequestContext, send: (target: DownstreamTarget, options: AskOptions) => Promise<T>): Promise<T> => {
       const proxy = slot.proxy;
       if (proxy === undefined)
         return Promise.reject(new McpError(ErrorCode.InternalError, `The proxy is still starting and has no caller to ask for ${method}.`));
@@ -594,6 +614,35 @@ export class McpProxy {
 
   #report(error: unknown): void {
     this.#options.onError?.(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/** How the proxy asks its caller for an answer to the upstream's request. */
+interface AskOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  /** The upstream's key of the input (2026-07-28 upstream): the caller sees the same name. */
+  inputKey?: string;
+}
+
+/** Most tool input schemas a proxy keeps for the `Mcp-Param-*` header check (tools past it are not checked there). */
+const MAX_TOOL_SCHEMAS = 10_000;
+
+/**
+ * The proxy's downstream server: its tools are the upstream's, so the input schema the HTTP
+ * binding checks a call's `Mcp-Param-*` headers against (SEP-2243) is the one the upstream
+ * listed; without it a mismatched header would pass the proxy's front unchecked.
+ */
+class ProxyServer extends McpServer {
+  readonly #schemas: ReadonlyMap<string, unknown>;
+
+  constructor(info: Implementation, options: ServerOptions, schemas: ReadonlyMap<string, unknown>) {
+    super(info, options);
+    this.#schemas = schemas;
+  }
+
+  override toolInputSchema(name: string): unknown {
+    return this.#schemas.get(name) ?? super.toolInputSchema(name);
   }
 }
 

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ECHO_MESSAGE } from './driver.js';
+import { echoProblem, pickEchoTool, responseFor } from './gateway-driver.js';
+import { bestThirdParty, formatGatewayTable, gatewayTargets, quantile, type RowSamples, summarizeRows } from './gateway-report.js';
+
+const row = (upstream: 'stdio' | 'http', name: string, kind: RowSamples['kind'], p50: number[], c1: number[], c32: number[]): RowSamples => ({
+  upstream,
+  name,
+  kind,
+  p50Ms1: p50,
+  callsPerSec1: c1,
+  callsPerSec32: c32,
+});
+
+test('quantile takes the nearest rank and leaves its input alone', () => {
+  const xs = [5, 1, 4, 2, 3];
+  assert.equal(quantile(xs, 0.5), 3);
+  assert.equal(quantile(xs, 0), 1);
+  assert.equal(quantile(xs, 1), 5);
+  assert.equal(quantile([1, 2, 3, 4], 0.5), 2);
+  assert.equal(quantile([], 0.5), null);
+  assert.deepEqual(xs, [5, 1, 4, 2, 3]);
+});
+
+test('ratios against direct are medians of per-repetition ratios, within the same upstream', () => {
+  const rows = [
+    row('http', 'direct', 'direct', [1, 2, 4], [1000, 500, 1000], [1000, 2000, 4000]),
+    row('http', 'mcpkit proxy', 'mcpkit', [1.2, 3, 4.4], [800, 300, 900], [900, 1000, 3600]),
+    row('stdio', 'direct', 'direct', [10, 10, 10], [1, 1, 1], [1, 1, 1]),
+  ];
+  const [, proxy] = summarizeRows(rows);
+  // per-repetition latency ratios 1.2, 1.5, 1.1 → 1.2 (the ratio of the medians would be 3 / 2 = 1.5)
+  assert.ok(Math.abs(proxy!.latencyVsDirect! - 1.2) < 1e-9);
+  // per-repetition throughput ratios 0.9, 0.5, 0.9 → 0.9 (the ratio of the medians would be 1000 / 2000 = 0.5)
+  assert.ok(Math.abs(proxy!.throughput32VsDirect! - 0.9) < 1e-9);
+  assert.equal(proxy!.p50Ms1, 3);
+  assert.equal(proxy!.callsPerSec32, 1000);
+});
+
+test('a row without a direct row beside it has no ratios', () => {
+  const [s] = summarizeRows([row('http', 'mcpkit proxy', 'mcpkit', [1], [1], [1])]);
+  assert.equal(s!.latencyVsDirect, null);
+  assert.equal(s!.throughput32VsDirect, null);
+});
+
+test('the best third-party proxy is the fastest measured at 32 in flight, per upstream; the targets use it', () => {
+  const summaries = summarizeRows([
+    row('stdio', 'direct', 'direct', [0.1], [9000], [20000]),
+    row('stdio', 'mcpkit proxy', 'mcpkit', [0.2], [4000], [9000]),
+    row('stdio', 'slow', 'third-party', [2], [400], [1000]),
+    row('stdio', 'fast', 'third-party', [1], [800], [2000]),
+    { ...row('stdio', 'broken', 'third-party', [], [], []), unavailable: 'cannot start' },
+    row('http', 'direct', 'direct', [1], [1000], [5000]),
+    row('http', 'mcpkit proxy', 'mcpkit', [1.25], [800], [4000]),
+    row('http', 'other', 'third-party', [3], [300], [2000]),
+  ]);
+  assert.equal(bestThirdParty(summaries, 'stdio')?.name, 'fast');
+  assert.equal(bestThirdParty(summaries, 'http')?.name, 'other');
+  const [latency, stdio, http] = gatewayTargets(summaries, 'mcpkit proxy');
+  assert.equal(latency!.measured, 1.25);
+  assert.equal(latency!.met, true);
+  assert.equal(stdio!.measured, 4.5);
+  assert.equal(stdio!.met, true);
+  assert.equal(http!.measured, 2);
+  assert.equal(http!.met, false);
+  const table = formatGatewayTable(summaries);
+  assert.match(table, /stdio: broken\s+n\/a \(1\)/);
+  assert.match(table, /\(1\) stdio: broken: not measured: cannot start/);
+  assert.match(table, /stdio: mcpkit proxy\s+0\.200\s+4,000\s+9,000\s+2\.00×\s+0\.45×\s+4\.50×/);
+});
+
+test('targets are not met, but n/a, when the rows were not measured', () => {
+  const targets = gatewayTargets(summarizeRows([row('http', 'direct', 'direct', [1], [1], [1])]), 'mcpkit gateway');
+  assert.deepEqual(
+    targets.map((t) => t.met),
+    [null, null, null],
+  );
+});
+
+test('responseFor finds the answer in a JSON body or among the events of a stream', () => {
+  const answer = { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: ECHO_MESSAGE }] } };
+  assert.deepEqual(responseFor('application/json', JSON.stringify(answer), 7), answer);
+  assert.equal(responseFor('application/json', JSON.stringify(answer), 8), undefined);
+  const stream = `id: 1\ndata: \n\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: {} })}\n\ndata: ${JSON.stringify(answer)}\n\n`;
+  assert.deepEqual(responseFor('text/event-stream', stream, 7), answer);
+  // a batch body, and CRLF line ends
+  assert.deepEqual(responseFor('application/json', JSON.stringify([answer]), 7), answer);
+  assert.deepEqual(responseFor('text/event-stream; charset=utf-8', `data: ${JSON.stringify(answer)}\r\n\r\n`, 7), answer);
+  assert.throws(() => responseFor('application/json', '{not json', 7), SyntaxError);
+});
+
+test('echoProblem accepts only the echoed message', () => {
+  assert.equal(echoProblem({ result: { content: [{ type: 'text', text: ECHO_MESSAGE }] } }), undefined);
+  assert.match(echoProblem({ error: { code: -32601, message: 'nope' } })!, /^error/);
+  assert.match(echoProblem({ result: { isError: true, content: [{ type: 'text', text: ECHO_MESSAGE }] } })!, /^isError/);
+  assert.match(echoProblem({ result: { content: [{ type: 'text', text: 'other' }] } })!, /^unexpected result/);
+});
+
+test('pickEchoTool takes echo itself, else a namespaced echo', () => {
+  assert.equal(pickEchoTool(['add', 'echo', 'up_echo']), 'echo');
+  assert.equal(pickEchoTool(['add', 'up_echo']), 'up_echo');
+  assert.equal(pickEchoTool(['add', 'echoes', 'myecho']), undefined);
+});

@@ -1,0 +1,125 @@
+/**
+ * The figures and table of the gateway section (`bench/gateway.ts`). Pure functions, no I/O.
+ *
+ * Each row (one way of calling the upstream: direct, through mcpkit, through a third-party
+ * proxy) has, per repetition, the p50 latency at 1 in flight and the calls/s at 1 and at 32
+ * in flight. Ratios against `direct` are medians of per-repetition ratios (both measured in
+ * the same repetition); the comparison with the third-party proxies takes the best of them
+ * (the highest median calls/s at 32 in flight).
+ */
+import { atLeast, atMost, type Target } from './report.js';
+import { formatNumber, formatRatio, formatTable, median, medianRatio } from './stats.js';
+
+/** Who a row is. */
+export type RowKind = 'direct' | 'mcpkit' | 'third-party';
+
+/** One row's measurements, indexed by repetition (null: that repetition failed). */
+export interface RowSamples {
+  readonly upstream: 'stdio' | 'http';
+  readonly name: string;
+  readonly kind: RowKind;
+  /** Why the row was not measured (then every array is empty). */
+  readonly unavailable?: string;
+  readonly p50Ms1: (number | null)[];
+  readonly callsPerSec1: (number | null)[];
+  readonly callsPerSec32: (number | null)[];
+}
+
+/** A row's medians and its ratios against the direct row of its upstream. */
+export interface RowSummary {
+  readonly upstream: 'stdio' | 'http';
+  readonly name: string;
+  readonly kind: RowKind;
+  readonly unavailable?: string;
+  readonly p50Ms1: number | null;
+  readonly callsPerSec1: number | null;
+  readonly callsPerSec32: number | null;
+  /** p50 latency at 1 in flight / direct's (1.25: 25 % added). */
+  readonly latencyVsDirect: number | null;
+  /** calls/s at 32 in flight / direct's. */
+  readonly throughput32VsDirect: number | null;
+}
+
+/** The value at quantile `q` (0..1) of `values` (nearest rank), or null when empty. Does not modify the input. */
+export function quantile(values: readonly number[], q: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** Medians and ratios of every row (a row without a direct row beside it has null ratios). */
+export function summarizeRows(rows: readonly RowSamples[]): RowSummary[] {
+  return rows.map((row) => {
+    const direct = rows.find((r) => r.upstream === row.upstream && r.kind === 'direct');
+    return {
+      upstream: row.upstream,
+      name: row.name,
+      kind: row.kind,
+      ...(row.unavailable === undefined ? {} : { unavailable: row.unavailable }),
+      p50Ms1: median(row.p50Ms1),
+      callsPerSec1: median(row.callsPerSec1),
+      callsPerSec32: median(row.callsPerSec32),
+      latencyVsDirect: direct === undefined ? null : medianRatio(row.p50Ms1, direct.p50Ms1),
+      throughput32VsDirect: direct === undefined ? null : medianRatio(row.callsPerSec32, direct.callsPerSec32),
+    };
+  });
+}
+
+/** The third-party row of `upstream` with the highest median calls/s at 32 in flight, if any was measured. */
+export function bestThirdParty(summaries: readonly RowSummary[], upstream: 'stdio' | 'http'): RowSummary | undefined {
+  let best: RowSummary | undefined;
+  for (const s of summaries) {
+    if (s.upstream !== upstream || s.kind !== 'third-party' || s.callsPerSec32 === null) continue;
+    if (best === undefined || s.callsPerSec32 > best.callsPerSec32!) best = s;
+  }
+  return best;
+}
+
+/**
+ * The issue's targets: the mcpkit row named `mcpkitRow` (the gateway, or the proxy while there
+ * is no gateway) adds at most 30 % to direct's p50 latency at 1 in flight over HTTP, and at 32
+ * in flight does at least 3× the calls/s of the best third-party proxy, per upstream.
+ */
+export function gatewayTargets(summaries: readonly RowSummary[], mcpkitRow: string): Target[] {
+  const row = (upstream: 'stdio' | 'http') => summaries.find((s) => s.upstream === upstream && s.name === mcpkitRow);
+  const http = row('http');
+  const targets: Target[] = [atMost(`${mcpkitRow}: p50 latency at 1 in flight over HTTP ≤ 1.30× direct (≤ 30 % added)`, http?.latencyVsDirect ?? null, 1.3)];
+  for (const upstream of ['stdio', 'http'] as const) {
+    const mine = row(upstream);
+    const best = bestThirdParty(summaries, upstream);
+    const ratio = mine?.callsPerSec32 != null && best?.callsPerSec32 != null ? mine.callsPerSec32 / best.callsPerSec32 : null;
+    targets.push(
+      atLeast(`${mcpkitRow}: calls/s at 32 in flight, ${upstream} upstream ≥ 3× the best third-party proxy (${best?.name ?? 'none measured'})`, ratio, 3),
+    );
+  }
+  return targets;
+}
+
+/** The section's table: one line per row, upstream by upstream; rows not measured are marked and explained under it. */
+export function formatGatewayTable(summaries: readonly RowSummary[]): string {
+  const notes: string[] = [];
+  const table: string[][] = [
+    ['upstream / path', 'p50 ms @1', 'calls/s @1', 'calls/s @32', 'latency @1 vs direct', 'calls/s @32 vs direct', 'calls/s @32 vs best 3rd party'],
+  ];
+  for (const s of summaries) {
+    const label = `${s.upstream}: ${s.name}`;
+    if (s.unavailable !== undefined) {
+      notes.push(`(${notes.length + 1}) ${label}: not measured: ${s.unavailable}`);
+      table.push([label, `n/a (${notes.length})`]);
+      continue;
+    }
+    const best = bestThirdParty(summaries, s.upstream);
+    const vsBest = s.callsPerSec32 !== null && best?.callsPerSec32 != null ? s.callsPerSec32 / best.callsPerSec32 : null;
+    table.push([
+      label,
+      formatNumber(s.p50Ms1, 3),
+      formatNumber(s.callsPerSec1, 0),
+      formatNumber(s.callsPerSec32, 0),
+      s.kind === 'direct' ? '' : formatRatio(s.latencyVsDirect),
+      s.kind === 'direct' ? '' : formatRatio(s.throughput32VsDirect),
+      formatRatio(vsBest),
+    ]);
+  }
+  return [formatTable(table), ...notes].join('\n');
+}
