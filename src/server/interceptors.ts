@@ -170,17 +170,11 @@ class ConnectionCall implements InterceptContext {
   }
 }
 
-/** A `next` that runs `run` once; a second call throws and runs nothing. */
-function onceNext(interceptor: Interceptor, method: string, params: JSONObject | undefined, run: (params: JSONObject | undefined) => unknown): InterceptNext {
-  let called = false;
-  return (replaced) => {
-    if (called)
-      throw new Error(
-        `Interceptor "${interceptor.name ?? 'interceptor'}" called next() twice for ${method}: the rest of the chain runs once per message; keep the outcome of the first call`,
-      );
-    called = true;
-    return run(replaced === undefined ? params : replaced);
-  };
+/** The error of a second `next()` call: the rest of the chain ran already and does not run again. */
+function calledTwice(interceptor: Interceptor, method: string): Error {
+  return new Error(
+    `Interceptor "${interceptor.name ?? 'interceptor'}" called next() twice for ${method}: the rest of the chain runs once per message; keep the outcome of the first call`,
+  );
 }
 
 /**
@@ -193,10 +187,12 @@ export function incomingLayer(interceptor: Interceptor, connection: ServerConnec
       ctx.kind === 'request'
         ? new IncomingRequestCall(ctx as unknown as ServerRequestContext, method, params)
         : new ConnectionCall(connection!, 'incoming', 'notification', method, params, ctx.info, undefined);
-    return interceptor.intercept(
-      call,
-      onceNext(interceptor, method, params, (p) => next(method, p, ctx)),
-    );
+    let called = false;
+    return interceptor.intercept(call, (replaced) => {
+      if (called) throw calledTwice(interceptor, method);
+      called = true;
+      return next(method, replaced === undefined ? params : replaced, ctx);
+    });
   };
 }
 
@@ -204,12 +200,14 @@ export function incomingLayer(interceptor: Interceptor, connection: ServerConnec
 export function outgoingMiddleware(interceptor: Interceptor, connection: ServerConnection): Middleware {
   return (next) => (method, params, ctx) => {
     const call = new ConnectionCall(connection, 'outgoing', ctx.kind, method, params, undefined, ctx.options as (RequestOptions & SendOptions) | undefined);
+    let called = false;
     try {
       return Promise.resolve(
-        interceptor.intercept(
-          call,
-          onceNext(interceptor, method, params, (p) => next(method, p, ctx)),
-        ),
+        interceptor.intercept(call, (replaced) => {
+          if (called) throw calledTwice(interceptor, method);
+          called = true;
+          return next(method, replaced === undefined ? params : replaced, ctx);
+        }),
       );
     } catch (error) {
       return Promise.reject(error);

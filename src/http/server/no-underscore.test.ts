@@ -25,8 +25,10 @@ test('the HTTP server classes reach each other through module functions and priv
   assert.ok(exchange instanceof Exchange);
   assert.deepEqual(underscored(exchanges), []);
   assert.deepEqual(underscored(exchange), []);
+  const waiting = exchange.reply();
   assert.equal(exchanges.size, 1);
   exchange.result(1, {});
+  assert.equal((await waiting).status, 200);
   assert.equal(exchanges.size, 0, 'a finished exchange leaves the open ones');
   const open = exchanges.open(2, 'json', false);
   const reply = open.reply();

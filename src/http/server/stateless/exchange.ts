@@ -97,6 +97,8 @@ export class Exchange implements StatelessReplyChannel, SseConnectionOwner {
    * `StreamableHttpHandler#route`.)
    */
   reply(): HttpReply | Promise<HttpReply> {
+    // still running once its dispatch returned: it joins the open ones (shutdown ends it)
+    if (!this.#done) this.#owner.hold(this);
     if (this.conn !== undefined) return { status: 200, headers: SSE_HEADERS, stream: this.conn };
     const settled = this.#settled;
     if (settled !== undefined) {
@@ -196,15 +198,26 @@ export class StatelessExchanges {
 
   /**
    * A new exchange for request `id`: `sse` mode streams (`keepAlive`: a long-lived stream,
-   * `subscriptions/listen`), `json` mode answers once. Call only while not {@link closed}.
+   * `subscriptions/listen`), `json` mode answers once. It joins the open ones only if it is
+   * still running when its POST is answered ({@link hold}, from `Exchange.reply`): a request
+   * answered within its dispatch is never in progress between two requests, so it is neither
+   * counted nor ended by shutdown, and costs the set nothing.
    */
   open(id: RequestId, mode: 'sse' | 'json', keepAlive: boolean): Exchange {
     const conn = mode === 'sse' ? new SseConnection() : undefined;
     const exchange = new Exchange(this, id, conn, keepAlive && conn !== undefined);
     if (conn !== undefined) conn.owner = exchange;
+    return exchange;
+  }
+
+  /** `exchange` outlives its dispatch: it is counted and shutdown ends it (at once when closed already). */
+  hold(exchange: Exchange): void {
+    if (this.#closed) {
+      exchange.shutDown();
+      return;
+    }
     this.#open.add(exchange);
     if (exchange.keepAlive) this.#listen();
-    return exchange;
   }
 
   /** Ends every stream (requests in progress are cancelled; pending JSON replies get 503). Idempotent. */
