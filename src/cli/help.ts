@@ -22,6 +22,7 @@ Serve your own server:
   dev        serve FILE and reload on change
   demo       serve the demo server over stdio (or --http)
   proxy      serve a stdio server over HTTP: mcpkit proxy [--port N] -- COMMAND ARGS...
+  gateway    serve many servers behind one HTTP endpoint: mcpkit gateway --config FILE
 
 Client configs:
   install    add a server to a client's config (asks first)

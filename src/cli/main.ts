@@ -33,6 +33,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./commands/demo.js')).run(rest);
     case 'proxy':
       return (await import('./commands/proxy.js')).run(rest);
+    case 'gateway':
+      return (await import('./commands/gateway.js')).run(rest);
     case 'run':
       return (await import('./serve/run-command.js')).run(rest);
     case 'dev':

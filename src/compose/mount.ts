@@ -58,6 +58,8 @@ export interface Mount {
   readonly prefix: string;
   /** Reads the source's catalogue again (what its `list_changed` does). */
   refresh(): Promise<void>;
+  /** The names of the source's tools as this server serves them (namespaced), from the last catalogue read. */
+  tools(): string[];
   /** Removes the source from the server (its items disappear with `list_changed`); closes what the mount opened. */
   unmount(): Promise<void>;
 }
@@ -202,6 +204,10 @@ class Entry implements Mount {
         // a template the server cannot parse is still listed; reads through it are not matched
       }
     }
+  }
+
+  tools(): string[] {
+    return [...this.items.tools.keys()];
   }
 
   async refresh(): Promise<void> {

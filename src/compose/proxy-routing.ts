@@ -26,12 +26,18 @@ export type DownstreamTarget = { readonly request: ServerRequestContext } | { re
 
 /** The forwarded downstream requests in flight, and the choice of who answers the upstream's requests. */
 export class InFlightRequests {
-  readonly #server: McpServer;
+  /** The servers whose connections may answer: the proxy's own, and each it is mounted on ({@link attach}). */
+  readonly #servers: McpServer[];
   /** Each forwarded request's context, with the controller that aborts its upstream request. */
   readonly #requests = new Map<ServerRequestContext, AbortController>();
 
   constructor(server: McpServer) {
-    this.#server = server;
+    this.#servers = [server];
+  }
+
+  /** Counts `server`'s connections too (a server the proxy is mounted on: its callers reach the upstream). */
+  attach(server: McpServer): void {
+    if (!this.#servers.includes(server)) this.#servers.push(server);
   }
 
   /** How many forwarded requests are in flight. */
@@ -68,7 +74,7 @@ export class InFlightRequests {
         `The proxy cannot tell which of its callers should answer ${method}: ${this.#requests.size} requests of different callers are in flight upstream. Make the request again when fewer calls are running.`,
       );
     }
-    const ready = [...this.#server.connections].filter((c) => c.ready);
+    const ready = this.#servers.flatMap((server) => [...server.connections].filter((c) => c.ready));
     if (ready.length === 1) return { connection: ready[0]! };
     throw new McpError(
       ErrorCode.InternalError,

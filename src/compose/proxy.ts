@@ -45,6 +45,7 @@ import type { Transport } from '../transport/types.js';
 import type { ClientCapabilities, ElicitFormParams, Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
 import { type DownstreamTarget, InFlightRequests } from './proxy-routing.js';
 import { callThroughTask, requiredTaskTools, upstreamRunsToolTasks } from './proxy-tasks.js';
+import type { MountSource } from './source.js';
 
 /** Reconnection of a proxy's upstream after it closed. */
 export interface ProxyRestartOptions {
@@ -52,6 +53,11 @@ export interface ProxyRestartOptions {
   initialDelayMs?: number;
   /** Longest wait between attempts, in ms (default 30 000). */
   maxDelayMs?: number;
+}
+
+/** The wait before reconnection attempt `attempt` (0 first): `initialDelayMs` doubled per attempt, at most `maxDelayMs`. */
+export function restartDelay(restart: ProxyRestartOptions | undefined, attempt: number): number {
+  return Math.min((restart?.initialDelayMs ?? 250) * 2 ** Math.min(attempt, 30), restart?.maxDelayMs ?? 30_000);
 }
 
 /** Options of {@link McpProxy.open}. */
@@ -62,6 +68,8 @@ export interface ProxyOptions {
    * store, or static headers); never the caller's.
    */
   upstream: () => Transport | Promise<Transport>;
+  /** The upstream's name in the errors callers get (e.g. a gateway's server name). Default: none ("the upstream server"). */
+  name?: string;
   /** The proxy's identity toward the upstream (default `{ name: 'mcpkit-proxy', version: '1' }`). */
   clientInfo?: Implementation;
   /** The proxy's identity toward its callers (default: the upstream's `serverInfo`). */
@@ -138,6 +146,8 @@ export class McpProxy {
   #closed = false;
   /** Tools whose calls must be tasks (see proxy-tasks.ts); undefined until known, and again after the upstream's list changed. */
   #taskTools: Set<string> | undefined;
+  /** The servers this proxy is mounted on through {@link source}: they get the upstream's log messages too. */
+  readonly #outers = new Set<McpServer>();
 
   /** Where the upstream client's handlers find this proxy (every reconnection reuses it). */
   readonly #slot: { proxy?: McpProxy };
@@ -187,6 +197,53 @@ export class McpProxy {
   /** `up` while the upstream is connected, `down` while it is being reconnected, `closed` after {@link close}. */
   get status(): 'up' | 'down' | 'closed' {
     return this.#closed ? 'closed' : this.#client === undefined ? 'down' : 'up';
+  }
+
+  /**
+   * The proxy as a {@link MountSource} for `outer`, a server that mounts it (what a gateway
+   * does for each upstream): a caller's request is forwarded with the OUTER request's
+   * context, so the upstream's sampling, elicitation and roots requests go back to `outer`'s
+   * callers by the routing rules (proxy-routing.ts, counting `outer`'s connections), progress
+   * and cancellation flow as through the proxy's own server, and log messages not tied to a
+   * request reach `outer`'s callers. The mount's own catalogue reads go upstream bounded by
+   * {@link ProxyOptions.requestTimeoutMs}; while the upstream is down every request rejects
+   * with the -32603 naming it. Follows the upstream's list changes (also the ones announced
+   * after a reconnection) and `resources/updated`.
+   */
+  source(outer: McpServer): MountSource {
+    this.#inFlight.attach(outer);
+    this.#outers.add(outer);
+    return {
+      capabilities: () => this.#upstreamCapabilities,
+      request: (method, params, ctx) => {
+        if (ctx !== undefined) return this.#forward(method, params, ctx) as Promise<JSONObject>;
+        const client = this.#client;
+        if (client === undefined) return Promise.reject(this.#unavailable(method));
+        return client.request(method, params, { timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS });
+      },
+      on: (method, listener) => {
+        const handler = (change: SharedChange): void => {
+          if (change.method === method) listener(change.uri === undefined ? undefined : { uri: change.uri });
+        };
+        this.#changes.add(handler);
+        return () => void this.#changes.delete(handler);
+      },
+      close: () => Promise.resolve(),
+    };
+  }
+
+  /**
+   * Drops the upstream connection now (e.g. it stopped answering: it hangs) and reconnects
+   * with backoff as after a close ({@link ProxyOptions.restart}); callers get `reason` in the
+   * -32603 they meet meanwhile. Resolves once the old connection is closed; does nothing
+   * while the upstream is already down or the proxy closed.
+   */
+  async restart(reason: Error): Promise<void> {
+    const client = this.#client;
+    if (client === undefined || this.#closed) return;
+    this.#client = undefined;
+    this.#down(reason);
+    await client.close().catch(() => {});
   }
 
   /** Closes the downstream server and the upstream, and stops reconnecting. */
@@ -319,13 +376,13 @@ export class McpProxy {
     if (ctx.signal.aborted) return ctx.signal.reason;
     const message = error instanceof Error ? error.message : String(error);
     if (this.#client === undefined) return this.#unavailable(method);
-    return new McpError(ErrorCode.InternalError, `The proxy's upstream request ${method} failed: ${message}`);
+    return new McpError(ErrorCode.InternalError, `The proxy's upstream${this.#named()} request ${method} failed: ${message}`);
   }
 
   #unavailable(method: string): McpError {
     const reason = this.#downReason?.message ?? 'it closed';
     const retry = this.#options.restart === false || this.#closed ? 'The proxy does not reconnect it.' : 'The proxy is reconnecting it; retry shortly.';
-    return new McpError(ErrorCode.InternalError, `The upstream server is unavailable (${reason}), so ${method} was not served. ${retry}`);
+    return new McpError(ErrorCode.InternalError, `The upstream server${this.#named()} is unavailable (${reason}), so ${method} was not served. ${retry}`);
   }
 
   // ───────────── upstream → downstream ─────────────
@@ -365,11 +422,12 @@ export class McpProxy {
     client.on(Notification.Message, (params) => {
       const level = params?.level as LoggingLevel;
       const only = this.#inFlight.only();
-      const sent =
-        only === undefined
-          ? this.server.log(level, params?.data, params?.logger as string | undefined)
-          : only.log(level, params?.data, params?.logger as string | undefined);
-      sent.catch((error: unknown) => this.#report(error));
+      const logger = params?.logger as string | undefined;
+      if (only !== undefined) {
+        only.log(level, params?.data, logger).catch((error: unknown) => this.#report(error));
+        return;
+      }
+      for (const server of [this.server, ...this.#outers]) server.log(level, params?.data, logger).catch((error: unknown) => this.#report(error));
     });
     client.on(Notification.ElicitationComplete, (params) => {
       if (typeof params?.elicitationId === 'string') this.server.completeElicitation(params.elicitationId).catch(() => {});
@@ -398,17 +456,27 @@ export class McpProxy {
     client.endpoint?.onClose((reason) => {
       if (this.#client !== client || this.#closed) return;
       this.#client = undefined;
-      this.#downReason = reason ?? new Error('the upstream closed the connection');
-      this.#report(new Error(`mcpkit proxy: the upstream closed: ${this.#downReason.message}`));
-      this.#options.onStatus?.('down', this.#downReason);
-      this.#scheduleRestart();
+      this.#down(reason ?? new Error('the upstream closed the connection'));
     });
+  }
+
+  /** The upstream is gone (its client already cleared): record why, tell, and reconnect. */
+  #down(reason: Error): void {
+    this.#downReason = reason;
+    this.#report(new Error(`mcpkit proxy: the upstream${this.#named()} closed: ${reason.message}`));
+    this.#options.onStatus?.('down', reason);
+    this.#scheduleRestart();
+  }
+
+  /** ` "name"` when the upstream has a name, else nothing (for messages). */
+  #named(): string {
+    return this.#options.name === undefined ? '' : ` ${JSON.stringify(this.#options.name)}`;
   }
 
   #scheduleRestart(): void {
     const restart = this.#options.restart;
     if (restart === false || this.#closed) return;
-    const delay = Math.min((restart?.initialDelayMs ?? 250) * 2 ** this.#attempt, restart?.maxDelayMs ?? 30_000);
+    const delay = restartDelay(restart, this.#attempt);
     this.#attempt++;
     this.#timer = setTimeout(() => void this.#reconnect(), delay);
   }

@@ -106,6 +106,23 @@ export function commands(clientNames: readonly string[]): Record<string, Command
         help: 'none',
       },
     },
+    gateway: {
+      description: 'serve many servers behind one HTTP endpoint',
+      options: {
+        config: 'file',
+        port: 'any',
+        host: 'any',
+        'allowed-host': 'any',
+        'legacy-sse': 'none',
+        'auth-token-env': 'any',
+        'auth-issuer': 'any',
+        'auth-jwks-uri': 'any',
+        'auth-resource': 'any',
+        redis: 'any',
+        stderr: 'file',
+        help: 'none',
+      },
+    },
     install: {
       description: "add a server to a client's config",
       options: { ...installTarget, name: 'any', env: 'any', header: 'any', cwd: 'dir', json: 'any', sse: 'none', force: 'none', yes: 'none' },

@@ -224,7 +224,7 @@ async function sharedState(args: string[], secret: string | undefined, onError: 
  * once by whichever demo starts first (SET NX of 32 random bytes, base64url, no expiry), then
  * read by everyone (GET). Runs at startup only, never per request.
  */
-async function sharedSecret(redis: import('../../redis/index.js').RedisConnection): Promise<string> {
+export async function sharedSecret(redis: import('../../redis/index.js').RedisConnection): Promise<string> {
   const key = redis.key('config', 'request-state-secret');
   const fresh = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
   await redis.run((client) => client.set(key, fresh, 'NX'));

@@ -67,7 +67,8 @@ interface ProxyArgs {
 }
 
 const VALUED = new Set(['--port', '--host', '--allowed-host', '--auth-token-env', '--auth-issuer', '--auth-jwks-uri', '--auth-resource', '--stderr']);
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+/** Addresses that only this machine reaches: binding any other needs caller authentication. */
+export const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 /** Parses the arguments after `proxy`; a string is the usage error. */
 export function parseProxyArgs(argv: readonly string[]): ProxyArgs | string {
@@ -197,7 +198,7 @@ export async function run(argv: string[]): Promise<number> {
  * listener is the only one left (see stdio/client-transport.ts), which a `once` listener
  * already consumed would make it do, killing the proxy mid-shutdown.
  */
-function shutdownSignal(onSecond: () => void): Promise<void> {
+export function shutdownSignal(onSecond: () => void): Promise<void> {
   return new Promise((resolve) => {
     let seen = false;
     const handle = (signal: NodeJS.Signals): void => {
@@ -214,8 +215,12 @@ function shutdownSignal(onSecond: () => void): Promise<void> {
   });
 }
 
-/** The callers' authentication from the options, if any. */
-async function authorizer(parsed: ProxyArgs, token: string | undefined, listening: string): Promise<HttpAuthorizer | undefined> {
+/** The callers' authentication from the options, if any (shared with `mcpkit gateway`). */
+export async function authorizer(
+  parsed: Pick<ProxyArgs, 'issuer' | 'jwksUri' | 'resource'>,
+  token: string | undefined,
+  listening: string,
+): Promise<HttpAuthorizer | undefined> {
   if (token !== undefined) return staticToken(token);
   if (parsed.issuer === undefined || parsed.jwksUri === undefined) return undefined;
   const { createJwtVerifier, requireBearerAuth } = await import('../../auth/index.js');

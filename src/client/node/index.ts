@@ -7,7 +7,6 @@
  * the authorization `auth` gives (an OAuth client over a token store, such as the CLI's).
  * {@link createPool} does both and returns a {@link ClientPool}.
  */
-import { open } from 'node:fs/promises';
 import type { HttpAuthorization } from '../../http/client/index.js';
 import type { Transport } from '../../transport/types.js';
 import { ClientPool, type ClientPoolOptions, type PoolServerOptions, type TransportFactory } from '../pool.js';
@@ -19,6 +18,7 @@ import {
   ServersConfigError,
   type ServersConfigOptions,
 } from '../servers-config.js';
+import { readConfigText } from './read-config.js';
 
 export type { HttpServerSpec, ServerSpec, ServersConfig, ServersConfigOptions, StdioServerSpec } from '../servers-config.js';
 export { parseServerSpec, parseServersConfig, SERVER_NAME_PATTERN, SERVERS_CONFIG_DEFAULTS, ServersConfigError } from '../servers-config.js';
@@ -29,36 +29,7 @@ export { parseServerSpec, parseServersConfig, SERVER_NAME_PATTERN, SERVERS_CONFI
  * {@link ServersConfigError} naming the file for anything unusable, including a missing file.
  */
 export async function readServersConfigFile(path: string, options: Omit<ServersConfigOptions, 'source'> = {}): Promise<ServersConfig> {
-  const max = options.maxChars ?? SERVERS_CONFIG_DEFAULTS.maxChars;
-  let bytes: Buffer;
-  try {
-    const handle = await open(path, 'r');
-    try {
-      const info = await handle.stat();
-      if (!info.isFile()) throw new ServersConfigError(path, 'is not a regular file');
-      if (info.size > max) throw new ServersConfigError(path, `the file is larger than ${max} bytes; refusing to read it`);
-      const buffer = Buffer.alloc(Math.min(info.size, max) + 1);
-      let length = 0;
-      for (;;) {
-        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-        if (bytesRead === 0) break;
-        length += bytesRead;
-        if (length > max) throw new ServersConfigError(path, `the file is larger than ${max} bytes; refusing to read it`);
-      }
-      bytes = buffer.subarray(0, length);
-    } finally {
-      await handle.close();
-    }
-  } catch (err) {
-    if (err instanceof ServersConfigError) throw err;
-    throw new ServersConfigError(path, `cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); check the path`);
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new ServersConfigError(path, 'the file is not UTF-8 text');
-  }
+  const text = await readConfigText(path, options.maxChars ?? SERVERS_CONFIG_DEFAULTS.maxChars);
   return parseServersConfig(text, { ...options, source: path });
 }
 
