@@ -11,6 +11,8 @@
  * within the timeout is dropped and reconnected (`McpProxy.restart`), which is how a hung
  * upstream is told from a slow call.
  */
+
+import type { Client } from '../client/client.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import type { McpServer } from '../server/index.js';
 import type { Transport } from '../transport/types.js';
@@ -44,6 +46,8 @@ export interface UpstreamSettings {
   readonly requestTimeoutMs: number | undefined;
   readonly onError: (error: Error) => void;
   readonly onState: (upstream: Upstream) => void;
+  /** Each upstream client before it connects (see `ProxyOptions.onClient`). */
+  readonly onClient?: ((client: Client) => void) | undefined;
 }
 
 /** One upstream (see the module note). */
@@ -126,6 +130,7 @@ export class Upstream {
         ...(this.#settings.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: this.#settings.requestTimeoutMs }),
         onError: (error) => this.#settings.onError(error),
         onStatus: (status, reason) => void (status === 'up' ? this.#mountNow() : this.#lost(reason)),
+        ...(this.#settings.onClient === undefined ? {} : { onClient: this.#settings.onClient }),
       });
     } catch (error) {
       this.#failures++;

@@ -15,7 +15,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { McpError } from '../../src/jsonrpc/errors.js';
-import { McpServer } from '../../src/server/index.js';
+import { McpServer, type ServerOptions } from '../../src/server/index.js';
 
 let contextManager: AsyncLocalStorageContextManager | undefined;
 
@@ -152,8 +152,8 @@ export function spansOfOtlp(body: unknown): SpanView[] {
  * client back (sampling, elicitation, roots, a log message), a prompt with a completer, a
  * resource and a template.
  */
-export function fixtureServer(name = 'otel-fixture'): McpServer {
-  const server = new McpServer({ name, version: '1.0.0' });
+export function fixtureServer(name = 'otel-fixture', options?: ServerOptions): McpServer {
+  const server = new McpServer({ name, version: '1.0.0' }, options);
   server.registerTool(
     'weather',
     { description: 'the weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } },
