@@ -148,8 +148,8 @@ export function spansOfOtlp(body: unknown): SpanView[] {
 }
 
 /**
- * The server every otel test instruments: tools that answer, fail (`isError`) and ask the
- * client back (sampling, elicitation, roots, a log message), a prompt with a completer, a
+ * The server every otel test instruments: tools that answer, fail (`isError`), ask the
+ * client back (sampling, roots, a log message; form elicitation, ping), a prompt with a completer, a
  * resource and a template.
  */
 export function fixtureServer(name = 'otel-fixture', options?: ServerOptions): McpServer {
@@ -169,6 +169,11 @@ export function fixtureServer(name = 'otel-fixture', options?: ServerOptions): M
     const roots = await ctx.listRoots();
     return `${llm.model}|${roots.length}`;
   });
+  server.registerTool('more', { description: 'a form elicitation and a ping back to the client (2025 era)' }, async (_args, ctx) => {
+    const form = await ctx.elicitForm({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } });
+    await ctx.server?.ping();
+    return form.action;
+  });
   server.registerPrompt(
     'greet',
     { description: 'greets', arguments: [{ name: 'who', required: true }], complete: { who: () => ['world', 'wide'] } },
@@ -181,10 +186,11 @@ export function fixtureServer(name = 'otel-fixture', options?: ServerOptions): M
   return server;
 }
 
-/** The client answers `fixtureServer`'s `ask` needs (sampling and roots). */
+/** The client answers `fixtureServer`'s `ask` and `more` need (sampling, roots, form elicitation). */
 export const fixtureAnswers = {
   sampling: { createMessage: () => ({ role: 'assistant' as const, model: 'm1', content: { type: 'text' as const, text: 'llm' } }) },
-  roots: { list: () => [{ uri: 'file:///r1' }] },
+  roots: { listChanged: true, list: () => [{ uri: 'file:///r1' }] },
+  elicitation: { form: () => ({ action: 'accept' as const, content: {} }) },
 };
 
 /** A local OTLP/HTTP trace receiver (JSON bodies) on 127.0.0.1, for processes that export with the real OTLP exporter. */
