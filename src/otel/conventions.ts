@@ -138,11 +138,18 @@ export function createdTaskId(result: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-/**
- * The method attributes a metric point carries besides the connection's (the conventions
- * list fewer on metrics than on spans: no ids, no resource URI by default).
- */
-export const METRIC_METHOD_ATTRIBUTES: readonly string[] = Object.freeze([Attr.OperationName, Attr.ToolName, Attr.PromptName]);
+/** The metric attributes among a span's (the conventions list fewer on metrics: no ids, no URI by default). */
+export const METRIC_ATTRIBUTES: readonly string[] = Object.freeze([
+  Attr.MethodName,
+  Attr.PromptName,
+  Attr.ToolName,
+  Attr.OperationName,
+  Attr.ProtocolVersion,
+  Attr.NetworkProtocolName,
+  Attr.NetworkTransport,
+  Attr.ServerAddress,
+  Attr.ServerPort,
+]);
 
 /** A JSON value as an attribute value (the conventions allow a JSON string where structured values are not supported). */
 export function jsonAttribute(value: unknown): string {

@@ -16,17 +16,16 @@
  * Register it first (`use` runs the first registered outermost), so its spans cover what
  * later interceptors and middleware do, refusals included.
  */
-import { type Attributes, context, type Span, trace } from '@opentelemetry/api';
+import { type Context, context, trace } from '@opentelemetry/api';
 import type { Client } from '../client/client.js';
-import type { JSONObject } from '../jsonrpc/types.js';
+import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { CallContext, MethodHandler, Middleware } from '../protocol/middleware.js';
-import type { ServerConnection } from '../server/connection.js';
 import type { InterceptContext, InterceptNext, Interceptor } from '../server/interceptors.js';
 import type { McpServer } from '../server/server.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
-import { Attr, describeMethod, jsonAttribute } from './conventions.js';
-import { type HeaderBag, type InstrumentOptions, isToolSpan, type Operation, SpanKind, Telemetry } from './telemetry.js';
+import { Attr, jsonAttribute, methodFacts } from './conventions.js';
+import { type InstrumentOptions, isToolSpan, type Operation, SpanKind, Telemetry } from './telemetry.js';
 
 /** The JSON-RPC code an incoming request is answered with when its handler throws something that is not an McpError. */
 const INTERNAL_ERROR = -32603;
@@ -102,10 +101,9 @@ function transportAttributes(transport: Transport | undefined, into: Record<stri
 // ───────────── server ─────────────
 
 function instrumentServer(server: McpServer, t: Telemetry): void {
-  const bases = new ServerBases();
   const interceptor: Interceptor = {
     name: 'opentelemetry',
-    intercept: (call, next) => (call.direction === 'incoming' ? serverReceived(t, bases, call, next) : serverSent(t, bases, call, next)),
+    intercept: (call, next) => (call.direction === 'incoming' ? serverReceived(t, call, next) : serverSent(t, call, next)),
   };
   server.use(interceptor, { direction: 'both' });
   if (t.mode === 'full') {
@@ -129,193 +127,115 @@ function errorTypeOfClose(reason: Error): string {
   return typeof code === 'string' || typeof code === 'number' ? String(code) : reason.name || '_OTHER';
 }
 
-function headersOf(call: InterceptContext): HeaderBag | undefined {
+function headersOf(call: InterceptContext): Headers | Record<string, string | string[] | undefined> | undefined {
   return call.info?.request?.headers;
 }
 
-/** What a span and a metric point know of the connection a message came on or goes to, built once per connection and revision. */
-interface ConnectionBase {
-  readonly revision: string | undefined;
-  readonly sessionId: string | undefined;
-  readonly era: string;
-  /** Span attributes (the metric's and `mcp.session.id`). */
-  readonly span: Attributes;
-  /** Metric attributes: revision, transport. */
-  readonly metric: Attributes;
-}
-
-/** The server's {@link ConnectionBase}s: one per connection, and one per revision for the connectionless 2026-07-28 HTTP requests. */
-class ServerBases {
-  readonly #byConnection = new WeakMap<ServerConnection, ConnectionBase>();
-  readonly #connectionless = new Map<string | undefined, ConnectionBase>();
-
-  of(call: InterceptContext): ConnectionBase {
-    const connection = call.connection;
-    const revision = call.revision;
-    const sessionId = call.sessionId;
-    const era = call.era;
-    if (connection === undefined) {
-      // only 2026-07-28 requests over Streamable HTTP come without a connection: no session, TCP
-      let base = this.#connectionless.get(revision);
-      if (base === undefined) {
-        base = serverBase(revision, undefined, era, 'tcp');
-        // revisions are few, but the key comes from the peer: keep the map small
-        if (this.#connectionless.size < 16) this.#connectionless.set(revision, base);
-      }
-      return base;
-    }
-    let base = this.#byConnection.get(connection);
-    if (base === undefined || base.revision !== revision || base.sessionId !== sessionId || base.era !== era) {
-      base = serverBase(revision, sessionId, era, connection.transport.network ?? (headersOf(call) !== undefined ? 'tcp' : undefined));
-      this.#byConnection.set(connection, base);
-    }
-    return base;
+/** The attributes the server knows of every message: revision, session (2025 only), transport. */
+function serverAttributes(call: InterceptContext, into: Record<string, string | number>): void {
+  if (call.revision !== undefined) into[Attr.ProtocolVersion] = call.revision;
+  // 2026-07-28 has no sessions: an Mcp-Session-Id there is no MCP session
+  if (call.era === '2025' && call.sessionId !== undefined) into[Attr.SessionId] = call.sessionId;
+  if (headersOf(call) !== undefined) {
+    into[Attr.NetworkTransport] = 'tcp';
+    into[Attr.NetworkProtocolName] = 'http';
+  } else {
+    const network = call.connection?.transport.network;
+    if (network !== undefined) into[Attr.NetworkTransport] = network;
+    // mcpkit's TCP transports are its HTTP transports
+    if (network === 'tcp') into[Attr.NetworkProtocolName] = 'http';
   }
 }
 
-/** The connection attributes the server knows: revision, session (2025 only), transport (mcpkit's TCP transports are its HTTP ones). */
-function serverBase(revision: string | undefined, sessionId: string | undefined, era: string, network: string | undefined): ConnectionBase {
-  const metric: Attributes = {};
-  if (revision !== undefined) metric[Attr.ProtocolVersion] = revision;
-  if (network !== undefined) metric[Attr.NetworkTransport] = network;
-  if (network === 'tcp') metric[Attr.NetworkProtocolName] = 'http';
-  const span: Attributes = { ...metric };
-  // 2026-07-28 has no sessions: an Mcp-Session-Id there is no MCP session
-  if (era === '2025' && sessionId !== undefined) span[Attr.SessionId] = sessionId;
-  return { revision, sessionId, era, span, metric };
-}
-
-function serverReceived(t: Telemetry, bases: ServerBases, call: InterceptContext, next: InterceptNext): unknown {
-  const params = call.params;
-  const headers = headersOf(call);
-  // the parent: _meta's context (SEP-414), else the HTTP request's traceparent header; the header's is a link when both are
-  const fromMeta = t.fromMeta(params);
-  const fromHeaders = headers === undefined ? undefined : t.fromHeaders(headers);
-  const metaParent = fromMeta !== undefined && trace.getSpanContext(fromMeta) !== undefined;
-  const parent = metaParent ? fromMeta : fromHeaders !== undefined && trace.getSpanContext(fromHeaders) !== undefined ? fromHeaders : undefined;
-  const active = context.active();
-  if (t.mode === 'propagation') return parent === undefined || parent === active ? next() : context.with(parent, next);
-  const base = bases.of(call);
-  const attributes: Attributes = { ...base.span };
-  const method = call.method;
-  const name = describeMethod(method, params, t.uriInName, attributes as Record<string, string>);
-  const id = call.id;
-  if (id !== undefined && id !== null) attributes[Attr.RequestId] = String(id);
-  if (t.captureArguments && method === 'tools/call' && params?.arguments !== undefined) attributes[Attr.ToolArguments] = jsonAttribute(params.arguments);
+function serverReceived(t: Telemetry, call: InterceptContext, next: InterceptNext): unknown {
+  const { parent, transport } = t.extract(call.params, headersOf(call));
+  if (t.mode === 'propagation') return parent === context.active() || trace.getSpanContext(parent) === undefined ? next() : context.with(parent, next);
+  const facts = methodFacts(call.method, call.params, t.uriInName);
+  const attributes: Record<string, string | number> = facts.attributes;
+  if (call.id !== undefined && call.id !== null) attributes[Attr.RequestId] = String(call.id);
+  serverAttributes(call, attributes);
+  if (t.captureArguments && call.method === 'tools/call' && call.params?.arguments !== undefined)
+    attributes[Attr.ToolArguments] = jsonAttribute(call.params.arguments);
+  const hasParent = trace.getSpanContext(parent) !== undefined;
   const op: Operation = {
     kind: SpanKind.SERVER,
-    name,
-    method,
+    name: facts.name,
+    method: call.method,
     attributes,
-    metricBase: base.metric,
     // without a propagated parent, the ambient context (an HTTP server span) is the parent
-    parent: parent ?? active,
-    links: t.taskLink(method, params, parent === undefined ? undefined : t.receivedLinks(parent, metaParent ? fromHeaders : undefined, active)),
+    parent: hasParent ? parent : context.active(),
+    links: t.taskLink(call.method, call.params, hasParent ? t.receivedLinks(parent, transport, context.active()) : undefined),
     histogram: t.serverDuration,
     fallbackCode: call.kind === 'request' ? INTERNAL_ERROR : undefined,
     reuse: undefined,
-    requestId: undefined,
-    span: undefined,
-    startedAt: 0,
   };
-  const spanContext = t.start(op);
-  let outcome: unknown;
-  try {
-    outcome = context.with(spanContext, next);
-  } catch (error) {
-    t.fail(op, error);
-    throw error;
-  }
-  return t.settle(op, outcome);
+  return t.around(op, () => next());
 }
 
-function serverSent(t: Telemetry, bases: ServerBases, call: InterceptContext, next: InterceptNext): unknown {
-  const active = context.active();
-  if (t.mode === 'propagation') return next(t.inject(call.params, active));
-  const base = bases.of(call);
-  const attributes: Attributes = { ...base.span };
-  const method = call.method;
-  const name = describeMethod(method, call.params, t.uriInName, attributes as Record<string, string>);
+function serverSent(t: Telemetry, call: InterceptContext, next: InterceptNext): unknown {
+  if (t.mode === 'propagation') return next(t.inject(call.params, context.active()));
+  const facts = methodFacts(call.method, call.params, t.uriInName);
+  const attributes: Record<string, string | number> = facts.attributes;
+  serverAttributes(call, attributes);
   const op: Operation = {
     kind: SpanKind.CLIENT,
-    name,
-    method,
+    name: facts.name,
+    method: call.method,
     attributes,
-    metricBase: base.metric,
-    parent: active,
-    links: t.taskLink(method, call.params, undefined),
+    parent: context.active(),
+    links: t.taskLink(call.method, call.params, undefined),
     histogram: t.clientDuration,
     fallbackCode: undefined,
     reuse: undefined,
-    // the id is assigned below the interceptors, when the request is sent
-    requestId: call.kind === 'request' ? () => call.id : undefined,
-    span: undefined,
-    startedAt: 0,
   };
-  const spanContext = t.start(op);
-  const sent = t.inject(call.params, spanContext);
-  let outcome: unknown;
-  try {
-    outcome = context.with(spanContext, next, undefined, sent);
-  } catch (error) {
-    t.fail(op, error);
-    throw error;
-  }
-  return t.settle(op, outcome);
+  return t.around(op, (ctx: Context) => {
+    const outcome = next(t.inject(call.params, ctx));
+    // the id is assigned beneath the interceptors, when the request is sent (synchronously, unless a later interceptor waits first)
+    if (call.id !== undefined) trace.getSpan(ctx)?.setAttribute(Attr.RequestId, String(call.id));
+    return outcome;
+  });
 }
 
 // ───────────── client ─────────────
 
-/** The client's connection attributes, rebuilt when its transport, revision, session or era changes. */
-interface ClientBase {
+/** What the client knows of its connection, computed once per transport. */
+interface ClientFacts {
   readonly transport: Transport | undefined;
-  readonly revision: string | undefined;
-  readonly sessionId: string | undefined;
-  readonly era: string | undefined;
-  /** What it sends (CLIENT spans: with `server.address` and `server.port`) and its metric points. */
-  readonly sent: Attributes;
-  readonly sentMetric: Attributes;
-  /** What it receives from the server (SERVER spans) and their metric points. */
-  readonly received: Attributes;
-  readonly receivedMetric: Attributes;
-}
-
-function clientBase(client: Client): ClientBase {
-  const transport = client.transport;
-  const revision = client.protocolVersion;
-  const sessionId = transport?.sessionId;
-  const era = client.era;
-  const sentMetric: Record<string, string | number> = {};
-  transportAttributes(transport, sentMetric, true);
-  const receivedMetric: Record<string, string | number> = { ...sentMetric };
-  delete receivedMetric[Attr.ServerAddress];
-  delete receivedMetric[Attr.ServerPort];
-  if (revision !== undefined) sentMetric[Attr.ProtocolVersion] = receivedMetric[Attr.ProtocolVersion] = revision;
-  const sent: Attributes = { ...sentMetric };
-  const received: Attributes = { ...receivedMetric };
-  // only a 2025-era session is an MCP session
-  if (sessionId !== undefined && era === 'stateful') sent[Attr.SessionId] = received[Attr.SessionId] = sessionId;
-  return { transport, revision, sessionId, era, sent, sentMetric, received, receivedMetric };
+  readonly attributes: Record<string, string | number>;
 }
 
 function instrumentClient(client: Client, t: Telemetry): void {
-  let base = clientBase(client);
-  const current = (): ClientBase => {
+  let facts: ClientFacts = { transport: undefined, attributes: {} };
+  /** The connection's attributes; `server.address` and `server.port` only on what the client sends (the conventions' CLIENT span). */
+  const factsOf = (sent: boolean): Record<string, string | number> => {
     const transport = client.transport;
-    if (base.transport !== transport || base.revision !== client.protocolVersion || base.sessionId !== transport?.sessionId || base.era !== client.era)
-      base = clientBase(client);
-    return base;
+    if (facts.transport !== transport) {
+      const attributes: Record<string, string | number> = {};
+      transportAttributes(transport, attributes, true);
+      facts = { transport, attributes };
+    }
+    const attributes = { ...facts.attributes };
+    if (!sent) {
+      delete attributes[Attr.ServerAddress];
+      delete attributes[Attr.ServerPort];
+    }
+    const version = client.protocolVersion;
+    if (version !== undefined) attributes[Attr.ProtocolVersion] = version;
+    const session = transport?.sessionId;
+    if (session !== undefined && client.era === 'stateful') attributes[Attr.SessionId] = session;
+    return attributes;
   };
   const middleware: Middleware =
     (next: MethodHandler): MethodHandler =>
     (method, params, ctx) =>
-      ctx.direction === 'outgoing' ? clientSent(t, method, params, ctx, next, current) : clientReceived(t, method, params, ctx, next, current);
+      ctx.direction === 'outgoing' ? clientSent(t, method, params, ctx, next, factsOf) : clientReceived(t, method, params, ctx, next, factsOf);
   client.use(middleware, 'both');
   if (t.mode === 'full') {
     client.onConnect((endpoint) => {
       const start = performance.now();
       endpoint.onClose((reason) => {
-        const attributes: Attributes = { ...current().sentMetric };
+        const attributes = factsOf(true);
+        delete attributes[Attr.SessionId];
         if (reason !== undefined) attributes[Attr.ErrorType] = errorTypeOfClose(reason);
         t.clientSession.record((performance.now() - start) / 1000, attributes);
       });
@@ -323,15 +243,14 @@ function instrumentClient(client: Client, t: Telemetry): void {
   }
 }
 
-/** A call context like `ctx` whose request options also set the span's `jsonrpc.request.id` once the id is assigned. */
-function reportingId(ctx: CallContext, span: Span): CallContext {
+/** A call context like `ctx` whose request options also report the request id to `onId`. */
+function reportingId(ctx: CallContext, onId: (id: RequestId) => void): CallContext {
   const options = ctx.options;
-  const onRequestId = options?.onRequestId;
   const watched: RequestOptions = {
     ...options,
     onRequestId: (id) => {
-      span.setAttribute(Attr.RequestId, String(id));
-      onRequestId?.(id);
+      onId(id);
+      options?.onRequestId?.(id);
     },
   };
   return { direction: ctx.direction, kind: ctx.kind, id: ctx.id, signal: ctx.signal, info: ctx.info, options: watched, sessionId: ctx.sessionId };
@@ -343,40 +262,35 @@ function clientSent(
   params: JSONObject | undefined,
   ctx: CallContext,
   next: MethodHandler,
-  current: () => ClientBase,
+  factsOf: (sent: boolean) => Record<string, string | number>,
 ): Promise<unknown> {
-  const active = context.active();
-  if (t.mode === 'propagation') return next(method, t.inject(params, active), ctx);
-  const base = current();
-  const attributes: Attributes = { ...base.sent };
-  const name = describeMethod(method, params, t.uriInName, attributes as Record<string, string>);
+  if (t.mode === 'propagation') return next(method, t.inject(params, context.active()), ctx);
+  const facts = methodFacts(method, params, t.uriInName);
+  const attributes: Record<string, string | number> = Object.assign(factsOf(true), facts.attributes);
   if (t.captureArguments && method === 'tools/call' && params?.arguments !== undefined) attributes[Attr.ToolArguments] = jsonAttribute(params.arguments);
-  const outer = t.reuseToolSpan && method === 'tools/call' ? trace.getSpan(active) : undefined;
+  const active = trace.getSpan(context.active());
+  const reuse = t.reuseToolSpan && method === 'tools/call' && isToolSpan(active) ? active : undefined;
   const op: Operation = {
     kind: SpanKind.CLIENT,
-    name,
+    name: facts.name,
     method,
     attributes,
-    metricBase: base.sentMetric,
-    parent: active,
+    parent: context.active(),
     links: t.taskLink(method, params, undefined),
     histogram: t.clientDuration,
     fallbackCode: undefined,
-    reuse: isToolSpan(outer) ? outer : undefined,
-    requestId: undefined,
-    span: undefined,
-    startedAt: 0,
+    reuse,
   };
-  const spanContext = t.start(op);
-  const sent = t.inject(params, spanContext);
-  let outcome: unknown;
-  try {
-    outcome = context.with(spanContext, next, undefined, method, sent, ctx.kind === 'request' ? reportingId(ctx, op.span!) : ctx);
-  } catch (error) {
-    t.fail(op, error);
-    throw error;
-  }
-  return t.settle(op, outcome) as Promise<unknown>;
+  return t.around(op, (spanContext: Context) => {
+    const sent = t.inject(params, spanContext);
+    if (ctx.kind !== 'request') return next(method, sent, ctx);
+    const span = trace.getSpan(spanContext);
+    return next(
+      method,
+      sent,
+      reportingId(ctx, (id) => span?.setAttribute(Attr.RequestId, String(id))),
+    );
+  }) as Promise<unknown>;
 }
 
 function clientReceived(
@@ -385,38 +299,24 @@ function clientReceived(
   params: JSONObject | undefined,
   ctx: CallContext,
   next: MethodHandler,
-  current: () => ClientBase,
+  factsOf: (sent: boolean) => Record<string, string | number>,
 ): Promise<unknown> {
-  const extracted = t.fromMeta(params);
-  const parent = extracted !== undefined && trace.getSpanContext(extracted) !== undefined ? extracted : undefined;
-  if (t.mode === 'propagation') return parent === undefined ? next(method, params, ctx) : context.with(parent, next, undefined, method, params, ctx);
-  const active = context.active();
-  const base = current();
-  const attributes: Attributes = { ...base.received };
-  const name = describeMethod(method, params, t.uriInName, attributes as Record<string, string>);
+  const { parent } = t.extract(params, undefined);
+  const hasParent = trace.getSpanContext(parent) !== undefined;
+  if (t.mode === 'propagation') return hasParent ? context.with(parent, () => next(method, params, ctx)) : next(method, params, ctx);
+  const facts = methodFacts(method, params, t.uriInName);
+  const attributes: Record<string, string | number> = Object.assign(factsOf(false), facts.attributes);
   if (ctx.id !== undefined && ctx.id !== null) attributes[Attr.RequestId] = String(ctx.id);
   const op: Operation = {
     kind: SpanKind.SERVER,
-    name,
+    name: facts.name,
     method,
     attributes,
-    metricBase: base.receivedMetric,
-    parent: parent ?? active,
-    links: t.taskLink(method, params, parent === undefined ? undefined : t.receivedLinks(parent, undefined, active)),
+    parent: hasParent ? parent : context.active(),
+    links: t.taskLink(method, params, hasParent ? t.receivedLinks(parent, undefined, context.active()) : undefined),
     histogram: t.serverDuration,
     fallbackCode: ctx.kind === 'request' ? INTERNAL_ERROR : undefined,
     reuse: undefined,
-    requestId: undefined,
-    span: undefined,
-    startedAt: 0,
   };
-  const spanContext = t.start(op);
-  let outcome: unknown;
-  try {
-    outcome = context.with(spanContext, next, undefined, method, params, ctx);
-  } catch (error) {
-    t.fail(op, error);
-    throw error;
-  }
-  return t.settle(op, outcome) as Promise<unknown>;
+  return t.around(op, () => next(method, params, ctx)) as Promise<unknown>;
 }

@@ -6,6 +6,7 @@
 import {
   type Attributes,
   type Context,
+  context,
   type Histogram,
   type Link,
   type MeterProvider,
@@ -18,13 +19,12 @@ import {
   SpanStatusCode,
   type TextMapGetter,
   type TextMapPropagator,
-  type TextMapSetter,
   type Tracer,
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import type { JSONObject, RequestId } from '../jsonrpc/types.js';
-import { Attr, createdTaskId, DURATION_BUCKETS, failureOf, isToolError, jsonAttribute, METRIC_METHOD_ATTRIBUTES, Metric, TOOL_ERROR } from './conventions.js';
+import type { JSONObject } from '../jsonrpc/types.js';
+import { Attr, createdTaskId, DURATION_BUCKETS, failureOf, isToolError, jsonAttribute, METRIC_ATTRIBUTES, Metric, TOOL_ERROR } from './conventions.js';
 
 /** What `instrument` records: spans and metrics with propagation (`full`), only the trace context carried across hops (`propagation`), or nothing (`off`). */
 export type OtelMode = 'full' | 'propagation' | 'off';
@@ -69,7 +69,7 @@ const metaGetter: TextMapGetter<JSONObject> = {
   },
 };
 
-export type HeaderBag = Headers | Record<string, string | string[] | undefined>;
+type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
 /** Reads HTTP request headers (a web `Headers` or a Node headers record). */
 const headerGetter: TextMapGetter<HeaderBag> = {
@@ -84,39 +84,19 @@ const headerGetter: TextMapGetter<HeaderBag> = {
   get: (carrier, key) => (carrier instanceof Headers ? (carrier.get(key) ?? undefined) : carrier[key.toLowerCase()]),
 };
 
-/** Writes what a propagator injects into a plain object. */
-const objectSetter: TextMapSetter<Record<string, string>> = {
-  set: (carrier, key, value) => {
-    carrier[key] = value;
-  },
-};
-
-/**
- * One operation in flight: what its span starts with, and how its end is recorded (which
- * histogram, with which attributes). Built once per message; {@link Telemetry.start} fills
- * in the span and start time.
- */
+/** How a span ends its operation's metric: which histogram, with which of the span's attributes. */
 export interface Operation {
   readonly kind: SpanKind;
   readonly name: string;
   readonly method: string;
-  /** The span's attributes: the connection's, then the method's. */
   readonly attributes: Attributes;
-  /** The connection attributes the metric point carries (the method's are added from `attributes`). */
-  readonly metricBase: Attributes;
   readonly parent: Context;
   readonly links: Link[] | undefined;
   readonly histogram: Histogram;
   /** Incoming requests: the JSON-RPC code an unexplained throw is answered with (-32603). */
   readonly fallbackCode: number | undefined;
-  /** `tools/call` around which an outer `execute_tool` span is enriched instead (`parent` is then the active context). */
+  /** `tools/call` around which an outer `execute_tool` span may be enriched instead. */
   readonly reuse: Span | undefined;
-  /** The id of a request sent below the instrumentation, read when it ends (`jsonrpc.request.id`), if the span lacks it. */
-  readonly requestId: (() => RequestId | undefined) | undefined;
-  /** Set by {@link Telemetry.start}. */
-  span: Span | undefined;
-  /** `performance.now()` at {@link Telemetry.start}. */
-  startedAt: number;
 }
 
 /** One `instrument` call's tracer, meter instruments, propagator and task links. */
@@ -162,36 +142,38 @@ export class Telemetry {
     this.#maxTasks = max;
   }
 
-  /** The context `params._meta` carries (SEP-414), or undefined when it names no `traceparent`. */
-  fromMeta(params: JSONObject | undefined): Context | undefined {
+  /**
+   * The remote parent a received message names (SEP-414: `params._meta`), else the one its
+   * HTTP request's headers name; `transport` is the headers' context when both are present
+   * (the conventions: the transport context is recorded as a link). ROOT_CONTEXT when none.
+   */
+  extract(params: JSONObject | undefined, headers: HeaderBag | undefined): { parent: Context; transport: Context | undefined } {
     const meta = params?._meta;
-    if (typeof meta !== 'object' || meta === null || Array.isArray(meta) || typeof (meta as JSONObject).traceparent !== 'string') return undefined;
-    return this.propagator.extract(ROOT_CONTEXT, meta as JSONObject, metaGetter);
-  }
-
-  /** The context HTTP request headers carry, or undefined when they have no `traceparent`. */
-  fromHeaders(headers: HeaderBag): Context | undefined {
-    if (headerGetter.get(headers, 'traceparent') === undefined) return undefined;
-    return this.propagator.extract(ROOT_CONTEXT, headers, headerGetter);
+    const fromMeta = typeof meta === 'object' && meta !== null && !Array.isArray(meta) && typeof (meta as JSONObject).traceparent === 'string';
+    const fromHeaders = headers !== undefined && headerGetter.get(headers, 'traceparent') !== undefined;
+    if (fromMeta) {
+      const parent = this.propagator.extract(ROOT_CONTEXT, meta as JSONObject, metaGetter);
+      return { parent, transport: fromHeaders ? this.propagator.extract(ROOT_CONTEXT, headers!, headerGetter) : undefined };
+    }
+    if (fromHeaders) return { parent: this.propagator.extract(ROOT_CONTEXT, headers!, headerGetter), transport: undefined };
+    return { parent: ROOT_CONTEXT, transport: undefined };
   }
 
   /** `params` with `ctx`'s trace context added to its `_meta` (the same object when there is nothing to add). */
   inject(params: JSONObject | undefined, ctx: Context): JSONObject | undefined {
-    const carrier: Record<string, string> = {};
-    this.propagator.inject(ctx, carrier, objectSetter);
-    let empty = true;
-    for (const _key in carrier) {
-      empty = false;
-      break;
-    }
-    if (empty) return params;
+    let carrier: Record<string, string> | undefined;
+    this.propagator.inject(ctx, params, {
+      set: (_carrier, key, value) => {
+        (carrier ??= {})[key] = value;
+      },
+    });
+    if (carrier === undefined) return params;
     const meta = params?._meta;
-    return { ...params, _meta: typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? { ...meta, ...carrier } : carrier };
+    return { ...params, _meta: { ...(typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? meta : {}), ...carrier } };
   }
 
   /** Links of a received message's span: the transport's context and the ambient one, when they differ from the parent. */
   receivedLinks(parent: Context, transport: Context | undefined, ambient: Context): Link[] | undefined {
-    if (transport === undefined && trace.getSpanContext(ambient) === undefined) return undefined;
     let links: Link[] | undefined;
     const parentId = trace.getSpanContext(parent)?.spanId;
     for (const candidate of [transport, ambient]) {
@@ -218,51 +200,42 @@ export class Telemetry {
   }
 
   /**
-   * Starts the operation's span (or enriches the reused one) and returns the context to run
-   * it in: the parent with the span set.
+   * Runs `run` inside the operation's span (started now, made active) and ends it with the
+   * outcome `run` hands back as it comes: a value, a promise of one, or a throw, which is
+   * passed through unchanged. `run` gets the span's context (to inject into an outgoing
+   * message). Records the operation's duration on its histogram.
    */
-  start(op: Operation): Context {
-    op.startedAt = performance.now();
+  around(op: Operation, run: (ctx: Context) => unknown): unknown {
+    const start = performance.now();
     const reused = op.reuse;
-    if (reused !== undefined) {
-      reused.setAttributes(op.attributes);
-      op.span = reused;
-      return op.parent;
+    const span = reused ?? this.tracer.startSpan(op.name, { kind: op.kind, attributes: op.attributes, links: op.links }, op.parent);
+    if (reused !== undefined) reused.setAttributes(op.attributes);
+    const ctx = reused !== undefined ? context.active() : trace.setSpan(op.parent, span);
+    let outcome: unknown;
+    try {
+      outcome = context.with(ctx, run, undefined, ctx);
+    } catch (error) {
+      this.#end(op, span, reused !== undefined, start, undefined, error);
+      throw error;
     }
-    const span = this.tracer.startSpan(op.name, { kind: op.kind, attributes: op.attributes, links: op.links }, op.parent);
-    op.span = span;
-    return trace.setSpan(op.parent, span);
-  }
-
-  /**
-   * Ends the operation with `outcome` as the chain handed it back (a value or a promise of
-   * one) and passes it through unchanged: a promise's rejection still rejects.
-   */
-  settle(op: Operation, outcome: unknown): unknown {
     if (typeof (outcome as PromiseLike<unknown> | null)?.then === 'function') {
       return (outcome as PromiseLike<unknown>).then(
         (result) => {
-          this.#end(op, result, undefined);
+          this.#end(op, span, reused !== undefined, start, result, undefined);
           return result;
         },
         (error: unknown) => {
-          this.#end(op, undefined, error);
+          this.#end(op, span, reused !== undefined, start, undefined, error);
           throw error;
         },
       );
     }
-    this.#end(op, outcome, undefined);
+    this.#end(op, span, reused !== undefined, start, outcome, undefined);
     return outcome;
   }
 
-  /** Ends the operation with the throw `error` (rethrown by the caller). */
-  fail(op: Operation, error: unknown): void {
-    this.#end(op, undefined, error);
-  }
-
-  #end(op: Operation, result: unknown, error: unknown): void {
-    const seconds = (performance.now() - op.startedAt) / 1000;
-    const span = op.span!;
+  #end(op: Operation, span: Span, reused: boolean, start: number, result: unknown, error: unknown): void {
+    const seconds = (performance.now() - start) / 1000;
     let errorType: string | undefined;
     let statusCode: string | undefined;
     if (error !== undefined) {
@@ -280,13 +253,9 @@ export class Telemetry {
     }
     if (errorType !== undefined) span.setAttribute(Attr.ErrorType, errorType);
     if (statusCode !== undefined) span.setAttribute(Attr.StatusCode, statusCode);
-    if (op.requestId !== undefined) {
-      const id = op.requestId();
-      if (id !== undefined) span.setAttribute(Attr.RequestId, String(id));
-    }
-    if (op.reuse === undefined) span.end();
-    const attributes: Attributes = { ...op.metricBase, [Attr.MethodName]: op.method };
-    for (const key of METRIC_METHOD_ATTRIBUTES) {
+    if (!reused) span.end();
+    const attributes: Attributes = {};
+    for (const key of METRIC_ATTRIBUTES) {
       const value = op.attributes[key];
       if (value !== undefined) attributes[key] = value;
     }
