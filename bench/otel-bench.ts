@@ -11,7 +11,8 @@
  *   MeterProvider without a reader), under an active application span so context is
  *   propagated.
  * Repetitions are interleaved; each row reports median calls/s and the extra time per call
- * against the uninstrumented row. Writes bench-results/otel.json.
+ * against the uninstrumented row, and the median CPU time per call (this process runs client
+ * and server, so it is the whole cost; it moves less than the rate on a shared machine). Writes bench-results/otel.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -42,8 +43,14 @@ const noopExporter: SpanExporter = {
   shutdown: async () => {},
 };
 
-/** Times `calls` `tools/call`s at {@link IN_FLIGHT} in flight against a fresh server and client in `row`'s mode; resolves with calls/s. */
-async function measure(row: Row, calls: number, warmup: number): Promise<number> {
+/** One timed run: calls per second, and the process's CPU time per call (client and server both run here) in µs. */
+interface Sample {
+  readonly rate: number;
+  readonly cpuMicros: number;
+}
+
+/** Times `calls` `tools/call`s at {@link IN_FLIGHT} in flight against a fresh server and client in `row`'s mode. */
+async function measure(row: Row, calls: number, warmup: number): Promise<Sample> {
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(noopExporter)] });
   const meterProvider = new MeterProvider();
   const options: InstrumentOptions | undefined =
@@ -77,10 +84,12 @@ async function measure(row: Row, calls: number, warmup: number): Promise<number>
       });
     await run(warmup);
     const start = performance.now();
+    const cpu = process.cpuUsage();
     await run(calls);
+    const used = process.cpuUsage(cpu);
     const seconds = (performance.now() - start) / 1000;
     app.end();
-    return calls / seconds;
+    return { rate: calls / seconds, cpuMicros: (used.user + used.system) / calls };
   } finally {
     await client.close().catch(() => {});
     await handle.close().catch(() => {});
@@ -95,28 +104,35 @@ export async function runOtelBench(config: BenchConfig): Promise<number> {
   context.setGlobalContextManager(manager);
   const calls = Math.min(config.calls, 20_000);
   const warmup = Math.min(config.warmupCalls, 2_000);
-  const rates = new Map<Row, number[]>(ROWS.map((r) => [r, []]));
+  const samples = new Map<Row, Sample[]>(ROWS.map((r) => [r, []]));
   console.log(`otel: mcpkit/otel over Streamable HTTP (JSON), ${IN_FLIGHT} in flight, ${calls} calls × ${config.reps} interleaved repetitions`);
   try {
-    for (let rep = 0; rep < config.reps; rep++) for (const row of ROWS) rates.get(row)!.push(await measure(row, calls, warmup));
+    for (let rep = 0; rep < config.reps; rep++) for (const row of ROWS) samples.get(row)!.push(await measure(row, calls, warmup));
   } catch (error) {
     console.error(`otel: ${errorMessage(error)}`);
     return 1;
   } finally {
     context.disable();
   }
-  const base = median(rates.get('uninstrumented')!)!;
-  const table: string[][] = [['mode', 'calls/s', 'vs uninstrumented', 'µs per call (extra)']];
-  const results: Record<string, { callsPerSecond: number; ratio: number; extraMicrosPerCall: number }> = {};
+  const rateOf = (row: Row): number => median(samples.get(row)!.map((s) => s.rate))!;
+  const cpuOf = (row: Row): number => median(samples.get(row)!.map((s) => s.cpuMicros))!;
+  const base = rateOf('uninstrumented');
+  const baseCpu = cpuOf('uninstrumented');
+  // on a shared machine the CPU time per call moves less than the wall-clock rate: both are reported
+  const table: string[][] = [['mode', 'calls/s', 'vs uninstrumented', 'µs per call (extra)', 'CPU µs per call', 'CPU vs uninstrumented']];
+  const results: Record<string, { callsPerSecond: number; ratio: number; extraMicrosPerCall: number; cpuMicrosPerCall: number; cpuRatio: number }> = {};
   for (const row of ROWS) {
-    const rate = median(rates.get(row)!)!;
+    const rate = rateOf(row);
+    const cpu = cpuOf(row);
     const extra = (1 / rate - 1 / base) * 1e6;
-    results[row] = { callsPerSecond: rate, ratio: rate / base, extraMicrosPerCall: extra };
+    results[row] = { callsPerSecond: rate, ratio: rate / base, extraMicrosPerCall: extra, cpuMicrosPerCall: cpu, cpuRatio: cpu / baseCpu };
     table.push([
       row,
       formatNumber(rate, 0),
       `${formatNumber((rate / base - 1) * 100, 1)} %`,
       `${formatNumber(1e6 / rate, 1)} (${extra >= 0 ? '+' : ''}${formatNumber(extra, 1)})`,
+      formatNumber(cpu, 1),
+      `${cpu >= baseCpu ? '+' : ''}${formatNumber((cpu / baseCpu - 1) * 100, 1)} %`,
     ]);
   }
   console.log(formatTable(table));

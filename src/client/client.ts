@@ -416,7 +416,13 @@ export class Client {
     const probeOptions: RequestOptions = { ...options, timeoutMs: this.#options.stateless?.discoverTimeoutMs ?? options?.timeoutMs ?? 10_000 };
     let outcome: ProbeOutcome;
     try {
-      outcome = await probeServer(ep.session, stateless.versions, (v) => stateless.meta(v), canFallBack, probeOptions);
+      outcome = await probeServer(
+        (m, p, o) => ep.requestUnchecked(m, p, o),
+        stateless.versions,
+        (v) => stateless.meta(v),
+        canFallBack,
+        probeOptions,
+      );
     } catch (err) {
       await ep.session.close().catch(() => {});
       throw err;

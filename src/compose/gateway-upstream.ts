@@ -11,6 +11,8 @@
  * within the timeout is dropped and reconnected (`McpProxy.restart`), which is how a hung
  * upstream is told from a slow call.
  */
+
+import type { Client } from '../client/client.js';
 import { LocalError, McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import type { ServerRequestContext } from '../server/connection.js';
@@ -56,6 +58,8 @@ export interface UpstreamSettings {
   readonly onState: (upstream: Upstream) => void;
   /** The gateway's task router: a task made on this upstream gets a gateway id (gateway-tasks.ts). */
   readonly tasks: GatewayTasks;
+  /** Each upstream client before it connects (see `ProxyOptions.onClient`). */
+  readonly onClient?: ((client: Client) => void) | undefined;
 }
 
 /** One upstream (see the module note). */
@@ -183,6 +187,7 @@ export class Upstream implements TaskUpstream {
         ...(this.#settings.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: this.#settings.requestTimeoutMs }),
         onError: (error) => this.#settings.onError(error),
         onStatus: (status, reason) => void (status === 'up' ? this.#mountNow() : this.#lost(reason)),
+        ...(this.#settings.onClient === undefined ? {} : { onClient: this.#settings.onClient }),
       });
     } catch (error) {
       this.#failures++;

@@ -37,6 +37,7 @@
  * - No token passthrough: the callers' requests reach an upstream through the proxy's own
  *   client, with the headers and environment configured for that upstream only.
  */
+import type { Client } from '../client/client.js';
 import { StreamableHttpHandler, type StreamableHttpOptions } from '../http/server/handler.js';
 import type { HttpReply, HttpRequest, HttpRequestInfo } from '../http/server/types.js';
 import { McpError } from '../jsonrpc/errors.js';
@@ -122,6 +123,12 @@ export interface GatewayOptions {
   onError?: (error: Error) => void;
   /** Told each time an upstream changes state. */
   onStatus?: (status: UpstreamStatus) => void;
+  /**
+   * Called with each upstream's client before it connects (at start and at every
+   * reconnection), with the upstream's name: instrument it (`instrument(client, options)` of
+   * mcpkit/otel; instrument `gateway.server` too for one trace from caller to upstream).
+   */
+  onUpstreamClient?: (client: Client, name: string) => void;
 }
 
 /** A running gateway. */
@@ -218,6 +225,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         onError,
         onState: (upstream) => options.onStatus?.(upstream.status()),
         tasks,
+        onClient: options.onUpstreamClient === undefined ? undefined : (client) => options.onUpstreamClient!(client, name),
       }),
     );
   }

@@ -94,6 +94,13 @@ export interface ProxyOptions {
   onError?: (error: Error) => void;
   /** Told when the upstream goes down (with the reason) and when it is back up. */
   onStatus?: (status: 'up' | 'down', reason?: Error) => void;
+  /**
+   * Called with each upstream client before it connects (at open and at every
+   * reconnection): instrument it here (`instrument(client, options)` of mcpkit/otel, so
+   * that one trace runs from the caller through the proxy to the upstream) or add
+   * middleware. Must not connect it.
+   */
+  onClient?: (client: Client) => void;
 }
 
 /** Default {@link ProxyOptions.requestTimeoutMs}. */
@@ -602,6 +609,7 @@ export class McpProxy {
     });
     // the task methods, to send them when the upstream has tasks (declares nothing by itself)
     client.extend(tasksExtension());
+    options.onClient?.(client);
     const transport = await options.upstream();
     try {
       await client.connect(transport);

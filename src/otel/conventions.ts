@@ -68,23 +68,38 @@ const URI_METHODS = new Set(['resources/read', 'resources/subscribe', 'resources
  * when `uriInName` (the conventions' opt-in: it is high-cardinality).
  */
 export function methodFacts(method: string, params: JSONObject | undefined, uriInName: boolean): MethodFacts {
-  const attributes: Record<string, string> = { [Attr.MethodName]: method };
-  let target: string | undefined;
+  const attributes: Record<string, string> = {};
+  const name = describeMethod(method, params, uriInName, attributes);
+  return { name, attributes };
+}
+
+/**
+ * Writes the method attributes of `method` with `params` into `into` (`mcp.method.name`,
+ * then the tool, prompt or resource ones) and returns the span name (see {@link methodFacts}):
+ * the hot path's form, which builds no object of its own.
+ */
+export function describeMethod(method: string, params: JSONObject | undefined, uriInName: boolean, into: Record<string, string | number>): string {
+  into[Attr.MethodName] = method;
   if (method === 'tools/call') {
-    attributes[Attr.OperationName] = 'execute_tool';
+    into[Attr.OperationName] = 'execute_tool';
     const name = params?.name;
-    if (typeof name === 'string') target = attributes[Attr.ToolName] = name;
-  } else if (method === 'prompts/get') {
-    const name = params?.name;
-    if (typeof name === 'string') target = attributes[Attr.PromptName] = name;
-  } else if (URI_METHODS.has(method)) {
-    const uri = params?.uri;
-    if (typeof uri === 'string') {
-      attributes[Attr.ResourceUri] = uri;
-      if (uriInName) target = uri;
-    }
+    if (typeof name !== 'string') return method;
+    into[Attr.ToolName] = name;
+    return `${method} ${name}`;
   }
-  return { name: target === undefined ? method : `${method} ${target}`, attributes };
+  if (method === 'prompts/get') {
+    const name = params?.name;
+    if (typeof name !== 'string') return method;
+    into[Attr.PromptName] = name;
+    return `${method} ${name}`;
+  }
+  if (URI_METHODS.has(method)) {
+    const uri = params?.uri;
+    if (typeof uri !== 'string') return method;
+    into[Attr.ResourceUri] = uri;
+    if (uriInName) return `${method} ${uri}`;
+  }
+  return method;
 }
 
 /** How an operation failed: `error.type`, and `rpc.response.status_code` when the peer answered a JSON-RPC error. */
@@ -126,10 +141,8 @@ export function createdTaskId(result: unknown): string | undefined {
 /** The metric attributes among a span's (the conventions list fewer on metrics: no ids, no URI by default). */
 export const METRIC_ATTRIBUTES: readonly string[] = Object.freeze([
   Attr.MethodName,
-  Attr.ErrorType,
   Attr.PromptName,
   Attr.ToolName,
-  Attr.StatusCode,
   Attr.OperationName,
   Attr.ProtocolVersion,
   Attr.NetworkProtocolName,

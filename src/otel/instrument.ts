@@ -188,7 +188,12 @@ function serverSent(t: Telemetry, call: InterceptContext, next: InterceptNext): 
     fallbackCode: undefined,
     reuse: undefined,
   };
-  return t.around(op, (ctx: Context) => next(t.inject(call.params, ctx)));
+  return t.around(op, (ctx: Context) => {
+    const outcome = next(t.inject(call.params, ctx));
+    // the id is assigned beneath the interceptors, when the request is sent (synchronously, unless a later interceptor waits first)
+    if (call.id !== undefined) trace.getSpan(ctx)?.setAttribute(Attr.RequestId, String(call.id));
+    return outcome;
+  });
 }
 
 // ───────────── client ─────────────

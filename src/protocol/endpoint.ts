@@ -356,6 +356,16 @@ export class Endpoint<C extends RequestContext = RequestContext> {
     return this.session.request(method, params, options);
   }
 
+  /**
+   * @internal Sends a request through the outgoing middleware without the method table's
+   * checks: the era probe (`server/discover`), sent before any revision is agreed, so that
+   * middleware (telemetry) sees it like every other request.
+   */
+  requestUnchecked(method: string, params: JSONObject | undefined, options?: RequestOptions): Promise<unknown> {
+    if (this.#outgoing) return this.#outgoing(method, params, new OutgoingRequestCall(options, this.session.transportSessionId));
+    return this.session.request(method, params, options);
+  }
+
   /** Sends a notification of the active revision; gating as for {@link request}. */
   notify(method: string, params?: JSONObject, options?: SendOptions): Promise<void> {
     const spec = this.#table.methods.get(method);

@@ -31,7 +31,7 @@
  */
 import type { JSONObject, RequestId } from '../jsonrpc/types.js';
 import type { HandlerEra } from '../protocol/handler-table.js';
-import type { InnerHandler, Layer, Middleware } from '../protocol/middleware.js';
+import type { CallContext, InnerHandler, Layer, Middleware } from '../protocol/middleware.js';
 import type { RequestOptions } from '../session/session.js';
 import type { MessageInfo, SendOptions } from '../transport/types.js';
 import type { Implementation } from '../types.js';
@@ -49,7 +49,10 @@ export interface InterceptContext {
   readonly method: string;
   /** The params as they reach this interceptor (an outer interceptor may have changed them). */
   readonly params: JSONObject | undefined;
-  /** The request id (incoming requests only). */
+  /**
+   * The request id: of an incoming request; of an outgoing request, once the rest of the
+   * chain sent it (read it after `next`: the id is assigned below the interceptors).
+   */
   readonly id: RequestId | undefined;
   /** Fires when the request is cancelled (requests with a signal). */
   readonly signal: AbortSignal | undefined;
@@ -142,7 +145,8 @@ class IncomingRequestCall implements InterceptContext {
 /** The context of a notification (either direction) or of an outgoing request, on a connection. */
 class ConnectionCall implements InterceptContext {
   readonly request = undefined;
-  readonly id = undefined;
+  /** Set when an outgoing request is sent (see {@link outgoingMiddleware}). */
+  id: RequestId | undefined = undefined;
   readonly era = '2025';
   constructor(
     readonly connection: ServerConnection,
@@ -199,14 +203,34 @@ export function incomingLayer(interceptor: Interceptor, connection: ServerConnec
 /** @internal `interceptor` as outgoing middleware of `connection` (its requests and notifications to the client). */
 export function outgoingMiddleware(interceptor: Interceptor, connection: ServerConnection): Middleware {
   return (next) => (method, params, ctx) => {
-    const call = new ConnectionCall(connection, 'outgoing', ctx.kind, method, params, undefined, ctx.options as (RequestOptions & SendOptions) | undefined);
+    const options = ctx.options as (RequestOptions & SendOptions) | undefined;
+    const call = new ConnectionCall(connection, 'outgoing', ctx.kind, method, params, undefined, options);
+    // an outgoing request learns its id when the channel assigns it, below every interceptor
+    const sent: CallContext =
+      ctx.kind === 'request'
+        ? {
+            direction: ctx.direction,
+            kind: ctx.kind,
+            id: ctx.id,
+            signal: ctx.signal,
+            info: ctx.info,
+            sessionId: ctx.sessionId,
+            options: {
+              ...options,
+              onRequestId: (id) => {
+                call.id = id;
+                options?.onRequestId?.(id);
+              },
+            },
+          }
+        : ctx;
     let called = false;
     try {
       return Promise.resolve(
         interceptor.intercept(call, (replaced) => {
           if (called) throw calledTwice(interceptor, method);
           called = true;
-          return next(method, replaced === undefined ? params : replaced, ctx);
+          return next(method, replaced === undefined ? params : replaced, sent);
         }),
       );
     } catch (error) {

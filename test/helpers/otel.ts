@@ -15,7 +15,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { McpError } from '../../src/jsonrpc/errors.js';
-import { McpServer } from '../../src/server/index.js';
+import { McpServer, type ServerOptions } from '../../src/server/index.js';
 
 let contextManager: AsyncLocalStorageContextManager | undefined;
 
@@ -148,12 +148,12 @@ export function spansOfOtlp(body: unknown): SpanView[] {
 }
 
 /**
- * The server every otel test instruments: tools that answer, fail (`isError`) and ask the
- * client back (sampling, elicitation, roots, a log message), a prompt with a completer, a
+ * The server every otel test instruments: tools that answer, fail (`isError`), ask the
+ * client back (sampling, roots, a log message; form elicitation, ping), a prompt with a completer, a
  * resource and a template.
  */
-export function fixtureServer(name = 'otel-fixture'): McpServer {
-  const server = new McpServer({ name, version: '1.0.0' });
+export function fixtureServer(name = 'otel-fixture', options?: ServerOptions): McpServer {
+  const server = new McpServer({ name, version: '1.0.0' }, options);
   server.registerTool(
     'weather',
     { description: 'the weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } },
@@ -169,6 +169,11 @@ export function fixtureServer(name = 'otel-fixture'): McpServer {
     const roots = await ctx.listRoots();
     return `${llm.model}|${roots.length}`;
   });
+  server.registerTool('more', { description: 'a form elicitation and a ping back to the client (2025 era)' }, async (_args, ctx) => {
+    const form = await ctx.elicitForm({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } });
+    await ctx.server?.ping();
+    return form.action;
+  });
   server.registerPrompt(
     'greet',
     { description: 'greets', arguments: [{ name: 'who', required: true }], complete: { who: () => ['world', 'wide'] } },
@@ -181,10 +186,11 @@ export function fixtureServer(name = 'otel-fixture'): McpServer {
   return server;
 }
 
-/** The client answers `fixtureServer`'s `ask` needs (sampling and roots). */
+/** The client answers `fixtureServer`'s `ask` and `more` need (sampling, roots, form elicitation). */
 export const fixtureAnswers = {
   sampling: { createMessage: () => ({ role: 'assistant' as const, model: 'm1', content: { type: 'text' as const, text: 'llm' } }) },
-  roots: { list: () => [{ uri: 'file:///r1' }] },
+  roots: { listChanged: true, list: () => [{ uri: 'file:///r1' }] },
+  elicitation: { form: () => ({ action: 'accept' as const, content: {} }) },
 };
 
 /** A local OTLP/HTTP trace receiver (JSON bodies) on 127.0.0.1, for processes that export with the real OTLP exporter. */

@@ -45,7 +45,7 @@ import {
   StatelessErrorCode,
   TASKS_EXTENSION,
 } from '../../protocol/stateless/wire.js';
-import type { RequestOptions, RpcChannel } from '../../session/session.js';
+import type { RequestOptions } from '../../session/session.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../types.js';
 import { RequestMetadata } from './headers.js';
 
@@ -98,14 +98,15 @@ function pick(ours: readonly string[], theirs: unknown): string | undefined {
 }
 
 /**
- * Probes the server with `server/discover` (see the module note), straight through the
- * session (no method table applies before the era is known). `versions` are the client's
+ * Probes the server with `server/discover` (see the module note), sent with `send`: the
+ * endpoint's outgoing middleware without its method table (no table applies before the era
+ * is known), so middleware such as telemetry sees the probe. `versions` are the client's
  * stateless revisions, preferred first. Rejects only when the server is modern but refuses
  * (a modern error other than -32022, or no common version and `canFallBack` false), or the
  * probe was aborted.
  */
 export async function probeServer(
-  session: RpcChannel,
+  send: (method: string, params: JSONObject, options: RequestOptions) => Promise<unknown>,
   versions: readonly string[],
   meta: (revision: string) => JSONObject,
   canFallBack: boolean,
@@ -118,7 +119,7 @@ export async function probeServer(
     let result: unknown;
     try {
       const metadata = { 'mcp-protocol-version': version, 'mcp-method': Method.ServerDiscover };
-      result = await session.request(Method.ServerDiscover, { _meta: meta(version) }, { ...options, metadata });
+      result = await send(Method.ServerDiscover, { _meta: meta(version) }, { ...options, metadata });
     } catch (err) {
       if (options.signal?.aborted) throw err;
       if (err instanceof McpError && err.code === StatelessErrorCode.UnsupportedProtocolVersion) {
