@@ -171,7 +171,7 @@ export function fixtureServer(name = 'otel-fixture', options?: ServerOptions): M
   });
   server.registerTool('more', { description: 'a form elicitation and a ping back to the client (2025 era)' }, async (_args, ctx) => {
     const form = await ctx.elicitForm({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } });
-    await ctx.server?.ping();
+    await ctx.connection?.ping();
     return form.action;
   });
   server.registerPrompt(
