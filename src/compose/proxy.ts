@@ -349,7 +349,14 @@ export class McpProxy {
         ...(ctx.progressToken === undefined ? {} : { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) }),
       };
       const sent = upstreamParams(params);
-      if (method === Method.ToolsCall && sent !== undefined && sent.task === undefined && (await this.#mustBeTask(client, sent.name)))
+      // (the capability is checked first: most upstreams run no tool tasks, and their calls take no extra turn)
+      if (
+        method === Method.ToolsCall &&
+        sent !== undefined &&
+        sent.task === undefined &&
+        upstreamRunsToolTasks(this.#upstreamCapabilities) &&
+        (await this.#mustBeTask(client, sent.name))
+      )
         return await callThroughTask(client, sent, options);
       const result = await client.request(method, sent, options);
       if (method === Method.ToolsList) this.#keepToolSchemas((result as { tools?: unknown }).tools);
