@@ -5,7 +5,8 @@
  * each call's latency.
  *
  * Design note: every target is driven by the same lean code (no SDK, no schema), so the
- * client costs the same everywhere; a response is parsed in full (JSON, or the `data:` lines
+ * client costs the same everywhere: the timed HTTP calls go over raw keep-alive HTTP/1.1
+ * connections (raw-http.ts, the HTTP section's client), the handshakes over `node:http`; a response is parsed in full (JSON, or the `data:` lines
  * of an event stream) and its echo checked on every call. Processes run in their own process
  * group, so a proxy's own upstream child ends with it; their environment turns off mcp-use's
  * usage telemetry (the bench runs offline).
@@ -16,6 +17,7 @@ import { createServer, connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ECHO_MESSAGE } from './driver.js';
+import { buildRequests, latin1ToUtf8, type RawConnectionEvents, RawHttpConnection, requestHeadPrefix } from './raw-http.js';
 
 /** The revision every target is asked to speak (all of them support it). */
 export const GATEWAY_PROTOCOL_VERSION = '2025-06-18';
@@ -131,12 +133,21 @@ export async function openHttpTarget(url: string, timeoutMs: number): Promise<Ca
     const tools = ((await rpc('tools/list', {})).result as { tools?: Array<{ name: string }> } | undefined)?.tools ?? [];
     const name = pickEchoTool(tools.map((t) => t.name));
     if (name === undefined) throw new Error(`${url} lists no echo tool (it lists ${tools.map((t) => t.name).join(', ')})`);
+    const calls = new RawCallPool(target, headers, timeoutMs);
+    let callId = 1_000_000;
+    const callSuffix = `,"method":"tools/call","params":${JSON.stringify({ name, arguments: { message: ECHO_MESSAGE } })}}`;
     return {
       call: async () => {
-        const problem = echoProblem(await rpc('tools/call', { name, arguments: { message: ECHO_MESSAGE } }));
+        const id = callId++;
+        const res = await calls.post(`{"jsonrpc":"2.0","id":${id}${callSuffix}`);
+        if (res.status !== 200) throw new Error(`tools/call ${name}: HTTP ${res.status} from ${url}: ${res.text.slice(0, 300)}`);
+        const message = responseFor(res.contentType, res.text, id);
+        if (message === undefined) throw new Error(`tools/call ${name}: no answer to id ${id} in the ${res.contentType} body: ${res.text.slice(0, 300)}`);
+        const problem = echoProblem(message);
         if (problem !== undefined) throw new Error(`tools/call ${name} through ${url}: ${problem}`);
       },
       close: async () => {
+        calls.close();
         if (headers['mcp-session-id'] !== undefined) {
           await new Promise<void>((resolve) => {
             const req = request(target, { method: 'DELETE', agent, headers, timeout: 2000 }, (res) => {
@@ -155,6 +166,88 @@ export async function openHttpTarget(url: string, timeoutMs: number): Promise<Ca
     agent.destroy();
     throw error;
   }
+}
+
+/**
+ * The timed calls of an HTTP target: raw HTTP/1.1 keep-alive connections (raw-http.ts, as
+ * the HTTP section's driver uses), one per call in flight, opened on demand and reused; each
+ * request written as one buffer. `node:http` costs about as much CPU per call as the server
+ * under test, which capped every HTTP row on a shared two-core machine.
+ */
+class RawCallPool {
+  readonly #host: string;
+  readonly #port: number;
+  readonly #headPrefix: string;
+  readonly #timeoutMs: number;
+  readonly #idle: RawHttpConnection[] = [];
+  readonly #all = new Set<RawHttpConnection>();
+  readonly #waiting = new Map<RawHttpConnection, PendingCall>();
+  readonly #events: RawConnectionEvents = {
+    onResponse: (connection, status, contentType, body, close) => {
+      const pending = this.#waiting.get(connection);
+      this.#waiting.delete(connection);
+      if (close) this.#all.delete(connection);
+      else this.#idle.push(connection);
+      if (pending === undefined) return;
+      clearTimeout(pending.timer);
+      // the connection hands over latin1 text: decode UTF-8 only when a byte needs it
+      pending.resolve({ status, contentType, text: /[^\x00-\x7f]/.test(body) ? latin1ToUtf8(body) : body });
+    },
+    onFailure: (connection, error) => {
+      const pending = this.#waiting.get(connection);
+      this.#waiting.delete(connection);
+      this.#all.delete(connection);
+      if (pending === undefined) return;
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    },
+  };
+
+  constructor(target: URL, headers: Readonly<Record<string, string>>, timeoutMs: number) {
+    this.#host = target.hostname;
+    this.#port = Number(target.port || 80);
+    this.#headPrefix = requestHeadPrefix(target.host, `${target.pathname}${target.search}`, headers);
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** POSTs `body` (JSON text) on an idle connection (a new one when none is); resolves with the response. */
+  async post(body: string): Promise<{ status: number; contentType: string; text: string }> {
+    let connection = this.#idle.pop();
+    while (connection !== undefined && !connection.usable) {
+      this.#all.delete(connection);
+      connection = this.#idle.pop();
+    }
+    if (connection === undefined) {
+      connection = new RawHttpConnection(this.#host, this.#port, this.#events);
+      this.#all.add(connection);
+      await connection.open();
+    }
+    const [request] = buildRequests(this.#headPrefix, [body]);
+    const open = connection;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiting.delete(open);
+        this.#all.delete(open);
+        open.destroy();
+        reject(new Error(`no answer within ${this.#timeoutMs} ms`));
+      }, this.#timeoutMs);
+      this.#waiting.set(open, { resolve, reject, timer });
+      open.send(request!);
+    });
+  }
+
+  /** Closes every connection. */
+  close(): void {
+    for (const connection of this.#all) connection.destroy();
+    this.#all.clear();
+    this.#idle.length = 0;
+  }
+}
+
+interface PendingCall {
+  resolve(response: { status: number; contentType: string; text: string }): void;
+  reject(error: Error): void;
+  timer: ReturnType<typeof setTimeout>;
 }
 
 /** A child process of the bench, in its own process group. */

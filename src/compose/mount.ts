@@ -19,6 +19,9 @@
  * prefix mounted again, e.g. a gateway's upstream after a restart) subscribes the source
  * to them again before mount() resolves (a failure is reported, not thrown).
  *
+ * The server's `toolInputSchema` (what its HTTP binding checks `Mcp-Param-*` headers
+ * against) answers for the mounted tools too.
+ *
  * Collisions: mounting a source with a name or URI the server or another mount already
  * serves rejects (nothing is mounted). A collision that arises LATER (a source's list
  * changes, or the server registers a name a mount serves) never overrides silently: the
@@ -276,7 +279,16 @@ class Composition {
 
   constructor(readonly server: McpServer) {
     server.extend({ name: 'mcpkit-compose', methods: () => [], capabilities: () => this.#capabilities() });
+    // the transport binding's one lookup (the 2026-07-28 HTTP front checks a call's Mcp-Param-*
+    // headers against it, SEP-2243) sees the mounted tools too: the server's own first, as routed
+    const own = server.toolInputSchema.bind(server);
+    server.toolInputSchema = (name) => own(name) ?? this.#mountedInputSchema(name);
     this.#install();
+  }
+
+  /** The input schema of the mounted tool `name` as the server lists it (the winner's), or undefined. */
+  #mountedInputSchema(name: string): unknown {
+    return this.#winners.tools.get(name)?.items.tools.get(name)?.outer.inputSchema;
   }
 
   #capabilities(): Record<string, unknown> {

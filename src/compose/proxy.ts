@@ -9,8 +9,10 @@
  *   proxy can forward); a caller that lacks one the upstream uses gets the upstream's request
  *   refused (2025 era: LocalError `capability_missing` → -32603 upstream; 2026-07-28: -32021).
  * - Capabilities mirror the upstream's (tools, resources, prompts, completions, logging,
- *   tasks of the 2025 era); `listChanged` is declared for each list the upstream has, since
- *   the proxy itself announces a change when the upstream comes back after a restart.
+ *   tasks of the 2025 era, and the extensions it knows how to forward, whose requests go
+ *   upstream: proxy-extensions.ts); nothing it would not serve is declared. `listChanged` is
+ *   declared for each list the upstream has, since the proxy itself announces a change when
+ *   the upstream comes back after a restart.
  * - Requests are forwarded as they came (params, cursors, `task` augmentation), without the
  *   downstream's era metadata (`_meta` keys `io.modelcontextprotocol/*`, multi round-trip
  *   `inputResponses`/`requestState`) and without its progress token: the upstream request
@@ -44,6 +46,7 @@ import type { RequestOptions } from '../session/session.js';
 import { tasksExtension } from '../tasks/wire.js';
 import type { Transport } from '../transport/types.js';
 import type { ClientCapabilities, ElicitFormParams, Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
+import { forwardedExtensionRequests, proxiedCapabilities, proxiedExtensions, upstreamExtensionTables } from './proxy-extensions.js';
 import { type DownstreamTarget, InFlightRequests } from './proxy-routing.js';
 import { callThroughTask, requiredTaskTools, upstreamRunsToolTasks } from './proxy-tasks.js';
 import type { MountSource } from './source.js';
@@ -182,7 +185,7 @@ export class McpProxy {
       {
         ...(options.onError === undefined ? {} : { onError: options.onError }),
         ...options.server,
-        capabilities: mirroredCapabilities(upstream),
+        capabilities: proxiedCapabilities(upstream),
         notifier,
         ...(client.instructions === undefined ? {} : { instructions: client.instructions }),
       },
@@ -291,6 +294,11 @@ export class McpProxy {
       this.server.extend(tasksExtension());
       for (const method of TASK_METHODS) this.server.handle(method, (params, ctx) => this.#forward(method, params, ctx), { era: '2025' });
     }
+    // the extensions the proxy declares (proxy-extensions.ts): their requests go upstream
+    for (const { extension, requests } of forwardedExtensionRequests(proxiedExtensions(caps))) {
+      this.server.extend(extension);
+      for (const method of requests) this.server.handle(method, (params, ctx) => this.#forward(method, params, ctx));
+    }
     if (caps.resources?.subscribe === true) {
       this.server.wrap(Method.ResourcesSubscribe, (inner) => async (params, ctx) => {
         const uri = params?.uri;
@@ -348,7 +356,14 @@ export class McpProxy {
         ...(ctx.progressToken === undefined ? {} : { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) }),
       };
       const sent = upstreamParams(params);
-      if (method === Method.ToolsCall && sent !== undefined && sent.task === undefined && (await this.#mustBeTask(client, sent.name)))
+      // (the capability is checked first: most upstreams run no tool tasks, and their calls take no extra turn)
+      if (
+        method === Method.ToolsCall &&
+        sent !== undefined &&
+        sent.task === undefined &&
+        upstreamRunsToolTasks(this.#upstreamCapabilities) &&
+        (await this.#mustBeTask(client, sent.name))
+      )
         return await callThroughTask(client, sent, options);
       const result = await client.request(method, sent, options);
       if (method === Method.ToolsList) this.#keepToolSchemas((result as { tools?: unknown }).tools);
@@ -609,6 +624,8 @@ export class McpProxy {
     });
     // the task methods, to send them when the upstream has tasks (declares nothing by itself)
     client.extend(tasksExtension());
+    // and the forwarded extensions' requests (declared by the proxy only when the upstream declares the extension)
+    for (const extension of upstreamExtensionTables()) client.extend(extension);
     options.onClient?.(client);
     const transport = await options.upstream();
     try {
@@ -652,24 +669,6 @@ class ProxyServer extends McpServer {
   override toolInputSchema(name: string): unknown {
     return this.#schemas.get(name) ?? super.toolInputSchema(name);
   }
-}
-
-/** The 2026-07-28 tasks extension's identifier (spelled out: this module stays era-neutral). */
-const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
-
-/** The capabilities the proxy declares: the upstream's, with `listChanged` on every list it has. */
-function mirroredCapabilities(upstream: ServerCapabilities): ServerCapabilities {
-  const caps: JSONObject = {};
-  for (const [key, value] of Object.entries(upstream as JSONObject)) {
-    if (value === undefined) continue;
-    caps[key] = key === 'tools' || key === 'resources' || key === 'prompts' ? { ...(value as JSONObject), listChanged: true } : value;
-  }
-  // the 2026-07-28 tasks extension is not bridged (proxy-tasks.ts): not declared to callers
-  if (isObject(caps.extensions) && TASKS_EXTENSION_ID in caps.extensions) {
-    const { [TASKS_EXTENSION_ID]: _tasks, ...extensions } = caps.extensions;
-    caps.extensions = extensions;
-  }
-  return caps as ServerCapabilities;
 }
 
 /**

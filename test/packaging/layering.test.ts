@@ -131,9 +131,10 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   tasks: [...BELOW_ROLES, ...ROLES],
   auth: [...BELOW_ROLES, ...ROLES],
   extensions: [...BELOW_ROLES, ...ROLES],
-  // the proxy extends its roles with the task methods (tasks/wire.ts: the tables, pure); the
+  // the proxy extends its roles with the task methods (tasks/wire.ts: the tables, pure) and
+  // forwards the official extensions' methods (extensions/*/wire.ts: their tables, pure); the
   // gateway serves its server through the (runtime-neutral) Streamable HTTP handler
-  compose: [...BELOW_ROLES, ...ROLES, 'tasks', 'http'],
+  compose: [...BELOW_ROLES, ...ROLES, 'tasks', 'http', 'extensions'],
   'client-node': [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
   // implements the stores the HTTP transport and the tasks engine define
   redis: [...BELOW_ROLES, ...ROLES, ...EXTENSIONS],
