@@ -38,7 +38,6 @@ import type { Client } from '../client/client.js';
 import { McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
-import { missingClientCapability, TASKS_EXTENSION } from '../protocol/stateless/wire.js';
 import type { ServerRequestContext } from '../server/connection.js';
 import type { RequestOptions } from '../session/session.js';
 import { authKey } from '../tasks/owner.js';
@@ -75,6 +74,12 @@ export async function callThroughTask(client: Client, params: JSONObject, option
   }
 }
 
+/** The 2026-07-28 tasks extension's identifier (spelled out: this module stays era-neutral, see the layering test). */
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** The 2026-07-28 error of a request missing a client capability the method needs (spelled out as above). */
+const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+
 /** The methods of the 2026-07-28 tasks extension a caller sends about a task. */
 export const EXTENSION_TASK_METHODS: readonly string[] = ['tasks/get', 'tasks/update', 'tasks/cancel'];
 
@@ -96,7 +101,10 @@ export function callerDeclaresTaskExtension(ctx: ServerRequestContext): boolean 
 
 /** The -32021 a `tasks/*` request gets from the proxy when it did not declare the extension. */
 export function taskExtensionRequired(): McpError {
-  return missingClientCapability({ extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities, `the tasks extension (${TASKS_EXTENSION})`);
+  const requiredCapabilities: ClientCapabilities = { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities;
+  return new McpError(MISSING_REQUIRED_CLIENT_CAPABILITY, `Missing required client capability: the tasks extension (${TASKS_EXTENSION})`, {
+    requiredCapabilities,
+  });
 }
 
 /** The `io.modelcontextprotocol/tasks` entry of the proxy's own `server/discover` capabilities. */
