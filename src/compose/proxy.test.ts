@@ -511,7 +511,7 @@ describe("proxy in front of an mcpkit server (in memory): the upstream's cancel,
 });
 
 describe('proxy capabilities', { timeout: SUITE_TIMEOUT_MS }, () => {
-  it("a 2026-07-28 upstream's tasks extension is not declared to callers (the proxy does not bridge it); the rest is mirrored", T, async () => {
+  it("a 2026-07-28 upstream's tasks extension is declared to 2026-07-28 callers only (the proxy passes it through); the rest is mirrored", T, async () => {
     const upstream = createDemoServer();
     const proxy = await McpProxy.open({
       upstream: () => {
@@ -525,8 +525,11 @@ describe('proxy capabilities', { timeout: SUITE_TIMEOUT_MS }, () => {
       const declared = (proxy.upstream?.serverCapabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions ?? {};
       assert.ok('io.modelcontextprotocol/tasks' in declared, 'the demo declares the tasks extension');
       const mirrored = proxy.server.statelessCapabilities() as { extensions?: Record<string, unknown>; tools?: unknown; prompts?: unknown };
-      assert.ok(!('io.modelcontextprotocol/tasks' in (mirrored.extensions ?? {})));
+      assert.deepEqual(mirrored.extensions?.['io.modelcontextprotocol/tasks'], {});
       assert.ok(mirrored.tools && mirrored.prompts);
+      // 2025-era callers: no extension among the capabilities `initialize` answers
+      const current = proxy.server.capabilities() as { extensions?: Record<string, unknown> };
+      assert.ok(!('io.modelcontextprotocol/tasks' in (current.extensions ?? {})));
     } finally {
       await proxy.close();
       await upstream.close();

@@ -48,7 +48,18 @@ import type { Transport } from '../transport/types.js';
 import type { ClientCapabilities, ElicitFormParams, Implementation, LoggingLevel, ServerCapabilities } from '../types.js';
 import { forwardedExtensionRequests, proxiedCapabilities, proxiedExtensions, upstreamExtensionTables } from './proxy-extensions.js';
 import { type DownstreamTarget, InFlightRequests } from './proxy-routing.js';
-import { callThroughTask, requiredTaskTools, upstreamRunsToolTasks } from './proxy-tasks.js';
+import {
+  callerDeclaresTaskExtension,
+  callThroughTask,
+  createdTaskId,
+  EXTENSION_TASK_METHODS,
+  requiredTaskTools,
+  TaskOwners,
+  taskExtensionDeclaration,
+  taskExtensionRequired,
+  upstreamOffersTaskExtension,
+  upstreamRunsToolTasks,
+} from './proxy-tasks.js';
 import type { MountSource } from './source.js';
 
 /** Reconnection of a proxy's upstream after it closed. */
@@ -93,6 +104,11 @@ export interface ProxyOptions {
   restart?: ProxyRestartOptions | false;
   /** Most distinct resource URIs the proxy subscribes to upstream (default 1000); a caller's subscription past it gets -32603. */
   maxUpstreamSubscriptions?: number;
+  /**
+   * Most 2026-07-28 extension tasks (SEP-2663) whose creator the proxy remembers (default
+   * 10 000); past it the oldest task's id answers -32602 through the proxy (proxy-tasks.ts).
+   */
+  maxProxiedTasks?: number;
   /** Reports upstream closes, reconnection failures and failed notifications (default: ignore). */
   onError?: (error: Error) => void;
   /** Told when the upstream goes down (with the reason) and when it is back up. */
@@ -159,6 +175,8 @@ export class McpProxy {
   #taskTools: Set<string> | undefined;
   /** The servers this proxy is mounted on through {@link source}: they get the upstream's log messages too. */
   readonly #outers = new Set<McpServer>();
+  /** Who created each 2026-07-28 extension task through the proxy's own server (proxy-tasks.ts). */
+  readonly #taskOwners: TaskOwners;
 
   /** The input schema of each tool the upstream listed last (the HTTP binding checks `Mcp-Param-*` headers against them). */
   readonly #toolSchemas = new Map<string, unknown>();
@@ -170,6 +188,7 @@ export class McpProxy {
     this.#options = options;
     this.#slot = slot;
     this.#client = client;
+    this.#taskOwners = new TaskOwners(options.maxProxiedTasks);
     const upstream = client.serverCapabilities ?? {};
     this.#upstreamCapabilities = upstream;
     const notifier: SharedNotifier = {
@@ -288,11 +307,29 @@ export class McpProxy {
   #install(): void {
     const caps = this.#upstreamCapabilities;
     for (const [method, capability] of FORWARDED) {
-      if (caps[capability] !== undefined) this.server.handle(method, (params, ctx) => this.#forward(method, params, ctx));
+      if (caps[capability] !== undefined) this.server.handle(method, (params, ctx) => this.#forward(method, params, ctx, method === Method.ToolsCall));
     }
-    if ((caps as { tasks?: unknown }).tasks !== undefined) {
-      this.server.extend(tasksExtension());
-      for (const method of TASK_METHODS) this.server.handle(method, (params, ctx) => this.#forward(method, params, ctx), { era: '2025' });
+    const tasks2025 = (caps as { tasks?: unknown }).tasks !== undefined;
+    const tasks2026 = this.#client?.era === 'stateless' && upstreamOffersTaskExtension(caps);
+    if (tasks2025 || tasks2026) {
+      const extension = tasksExtension();
+      // the 2026-07-28 extension, declared in the proxy's own server/discover (not in the mirrored capabilities)
+      if (tasks2026) extension.statelessExtensions = (role) => (role === 'server' ? taskExtensionDeclaration() : undefined);
+      this.server.extend(extension);
+    }
+    if (tasks2025) for (const method of TASK_METHODS) this.server.handle(method, (params, ctx) => this.#forward(method, params, ctx), { era: '2025' });
+    if (tasks2026) {
+      for (const method of EXTENSION_TASK_METHODS) {
+        this.server.handle(
+          method,
+          async (params, ctx) => {
+            if (!callerDeclaresTaskExtension(ctx)) throw taskExtensionRequired();
+            await this.#taskOwners.check(params?.taskId, ctx);
+            return this.#forward(method, params, ctx, true);
+          },
+          { era: '2026-07-28' },
+        );
+      }
     }
     // the extensions the proxy declares (proxy-extensions.ts): their requests go upstream
     for (const { extension, requests } of forwardedExtensionRequests(proxiedExtensions(caps))) {
@@ -339,8 +376,12 @@ export class McpProxy {
     });
   }
 
-  /** Forwards one request upstream on behalf of `ctx`'s caller. */
-  async #forward(method: string, params: JSONObject | undefined, ctx: ServerRequestContext): Promise<unknown> {
+  /**
+   * Forwards one request upstream on behalf of `ctx`'s caller. `tasks`: the request came to
+   * the proxy's own server, which offers the 2026-07-28 tasks extension when the upstream
+   * does; a caller's request declaring it is sent declaring it (proxy-tasks.ts).
+   */
+  async #forward(method: string, params: JSONObject | undefined, ctx: ServerRequestContext, tasks = false): Promise<unknown> {
     const client = this.#client;
     if (client === undefined) throw this.#unavailable(method);
     const controller = this.#inFlight.add(ctx);
@@ -355,7 +396,9 @@ export class McpProxy {
         resetTimeoutOnProgress: true,
         ...(ctx.progressToken === undefined ? {} : { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) }),
       };
-      const sent = upstreamParams(params);
+      if (tasks && client.era === 'stateless' && callerDeclaresTaskExtension(ctx) && upstreamOffersTaskExtension(this.#upstreamCapabilities))
+        options.returnTasks = true;
+      const sent = upstreamParams(method, params);
       // (the capability is checked first: most upstreams run no tool tasks, and their calls take no extra turn)
       if (
         method === Method.ToolsCall &&
@@ -367,6 +410,8 @@ export class McpProxy {
         return await callThroughTask(client, sent, options);
       const result = await client.request(method, sent, options);
       if (method === Method.ToolsList) this.#keepToolSchemas((result as { tools?: unknown }).tools);
+      const taskId = options.returnTasks === true && method === Method.ToolsCall ? createdTaskId(result) : undefined;
+      if (taskId !== undefined) await this.#taskOwners.created(taskId, ctx);
       return result;
     } catch (error) {
       throw this.#callerError(method, error, ctx);
@@ -680,10 +725,14 @@ const ERA_META: ReadonlySet<string> = new Set(
   ['protocolVersion', 'clientCapabilities', 'clientInfo', 'logLevel'].map((key) => `io.modelcontextprotocol/${key}`),
 );
 
-/** The params sent upstream: without the caller's era metadata, progress token and multi round-trip fields. */
-function upstreamParams(params: JSONObject | undefined): JSONObject | undefined {
+/**
+ * The params sent upstream: without the caller's era metadata, progress token and multi
+ * round-trip fields (a `tasks/update` keeps its `inputResponses`: they are its payload).
+ */
+function upstreamParams(method: string, params: JSONObject | undefined): JSONObject | undefined {
   if (params === undefined) return undefined;
-  const { _meta, inputResponses: _inputs, requestState: _state, ...rest } = params;
+  const { _meta, inputResponses, requestState: _state, ...rest } = params;
+  if (method === 'tasks/update' && inputResponses !== undefined) rest.inputResponses = inputResponses;
   if (_meta === undefined || typeof _meta !== 'object' || _meta === null || Array.isArray(_meta)) return rest;
   const meta: JSONObject = {};
   for (const [key, value] of Object.entries(_meta)) if (key !== 'progressToken' && !ERA_META.has(key)) meta[key] = value;

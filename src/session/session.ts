@@ -102,6 +102,14 @@ export interface RequestOptions {
   onRequestId?: (id: RequestId) => void;
   /** Request metadata for the transport (see {@link SendOptions.metadata}); set by the client role in the stateless era. */
   metadata?: Readonly<Record<string, string>>;
+  /**
+   * Stateless era (2026-07-28) only: declare the tasks extension (`io.modelcontextprotocol/tasks`)
+   * on this request, and resolve a `tools/call` the server turned into a task with its
+   * `CreateTaskResult` (`resultType: "task"`) as sent, for the caller to follow with
+   * `tasks/get`, `tasks/update` and `tasks/cancel` (sent with this option too). Default false:
+   * the client's own `stateless.tasks` option decides (declared and waited for, or neither).
+   */
+  returnTasks?: boolean;
 }
 
 /** A progress update received for an outgoing request. */

@@ -195,19 +195,24 @@ export class StatelessClient {
     return this.revision !== undefined;
   }
 
-  #cached: { revision: string; logLevel: LoggingLevel | undefined; meta: JSONObject } | undefined;
+  /** The cached `_meta` without (index 0) and with (index 1) the tasks extension declared. */
+  readonly #cached: ({ revision: string; logLevel: LoggingLevel | undefined; meta: JSONObject } | undefined)[] = [undefined, undefined];
 
-  /** The `_meta` fields of a request at `revision` (default: the one in use). Do not mutate. */
-  meta(revision = this.revision!): JSONObject {
-    const c = this.#cached;
+  /**
+   * The `_meta` fields of a request at `revision` (default: the one in use); `tasks` declares
+   * the tasks extension whatever the client's option (a request's `returnTasks`). Do not mutate.
+   */
+  meta(revision = this.revision!, tasks = false): JSONObject {
+    const declare = tasks || this.#tasks;
+    const c = this.#cached[declare ? 1 : 0];
     if (c !== undefined && c.revision === revision && c.logLevel === this.logLevel) return c.meta;
     let capabilities = this.#host.capabilities;
-    if (this.#tasks) {
+    if (declare) {
       const extensions = (capabilities as { extensions?: JSONObject }).extensions;
       capabilities = { ...capabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
     }
     const meta = requestMeta(revision, capabilities, this.#host.info, this.logLevel);
-    this.#cached = { revision, logLevel: this.logLevel, meta };
+    this.#cached[declare ? 1 : 0] = { revision, logLevel: this.logLevel, meta };
     return meta;
   }
 
@@ -220,14 +225,16 @@ export class StatelessClient {
   async #request(next: MethodHandler, method: string, params: JSONObject | undefined, ctx: CallContext): Promise<unknown> {
     const started = Date.now();
     const base: JSONObject = params === undefined ? {} : { ...params };
-    delete base.inputResponses;
+    // a caller's stray multi round-trip fields go (this loop sets its own); tasks/update carries its answers in inputResponses
+    if (method !== 'tasks/update') delete base.inputResponses;
     delete base.requestState;
     let inputResponses: JSONObject | undefined;
     let requestState: string | undefined;
     let versionRetried = false;
     let headersRetried = false;
+    const returnTasks = ctx.options?.returnTasks === true;
     for (let round = 0; ; ) {
-      const wire: JSONObject = { ...base, _meta: { ...(isObject(base._meta) ? base._meta : undefined), ...this.meta() } };
+      const wire: JSONObject = { ...base, _meta: { ...(isObject(base._meta) ? base._meta : undefined), ...this.meta(this.revision, returnTasks) } };
       if (inputResponses !== undefined) wire.inputResponses = inputResponses;
       if (requestState !== undefined) wire.requestState = requestState;
       let result: unknown;
@@ -254,7 +261,10 @@ export class StatelessClient {
         if (method === Method.ToolsList) this.#metadata.absorbTools(result, (error) => this.#host.warn(error));
         return result;
       }
-      if (type === ResultType.Task && this.#tasks && method === Method.ToolsCall) return this.#awaitTask(next, result as JSONObject, ctx, started);
+      if (type === ResultType.Task && method === Method.ToolsCall) {
+        if (returnTasks) return result;
+        if (this.#tasks) return this.#awaitTask(next, result as JSONObject, ctx, started);
+      }
       if (type !== ResultType.InputRequired) throw new LocalError('invalid_result', `${method} answered with an unknown resultType ${JSON.stringify(type)}`);
       if (!INPUT_REQUIRED_METHODS.has(method)) throw new LocalError('invalid_result', `${method} cannot answer with an InputRequiredResult`);
       if (++round > this.#maxRounds) throw new LocalError('invalid_result', `${method} still required input after ${this.#maxRounds} rounds`);
