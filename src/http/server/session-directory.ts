@@ -97,9 +97,9 @@ export interface StreamFollower {
 
 /** The owner's side of a follow: where the stream's further events go. Never throws. */
 export interface StreamFeed {
-  /** Event `seq` of the followed stream, in order. */
+  /** Event `seq` of the followed stream, in order, once the event store holds it (and every earlier one). */
   event(seq: number, text: string): void;
-  /** The stream completed after its last event, or was taken over (the follower ends its response). */
+  /** The stream completed after its last event, or was taken over (the follower ends its response); called after the last {@link event}. */
   end(): void;
 }
 

@@ -160,6 +160,11 @@ class OutStream implements SseConnectionOwner {
   /** Its open requests are recorded in the directory (see `TransportHost.streamOpened`). */
   tracked = false;
   lastAppend: Promise<void> | undefined = undefined;
+  /**
+   * Settles once every event handed to a feed so far was handed over, each after its append
+   * (and every earlier one) settled; undefined while nothing is waiting on an append.
+   */
+  fed: Promise<void> | undefined = undefined;
   /** JSON mode: the response text, once sent. */
   body: string | undefined = undefined;
   /** JSON mode: the response is an error response. */
@@ -585,7 +590,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
   /**
    * Hands the open POST stream `streamNo` to another instance resuming it (see the module
    * note): its attached connection, if any, is ended (a resumption replaces it), an earlier
-   * feed is ended, and every further event goes to `feed` (and, as always, to the store).
+   * feed is ended, and every further event goes to the store and then — once its append,
+   * and every earlier one, settled — to `feed` (so a follower's store reads find every
+   * event before the one it was fed, and the end comes after the last append).
    * Undefined, doing nothing, when the stream is not open here (complete, unknown, JSON
    * mode, no event store).
    */
@@ -595,6 +602,9 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     if (stream.conn !== undefined) this.#detach(stream);
     this.#endFeed(stream);
     stream.feed = feed;
+    // the feed starts after the events appended so far are in the store
+    const appended = stream.lastAppend;
+    if (appended !== undefined) stream.fed = stream.fed === undefined ? appended : stream.fed.then(() => appended);
     this.#lastActivity = Date.now();
     return {
       seq: stream.seq,
@@ -716,7 +726,7 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
       if (stream.conn !== undefined) {
         stream.conn.write(encodeUncheckedSseEvent(this.#label(stream) + seq, text));
         stream.delivered = seq;
-      } else if (stream.feed !== undefined) stream.feed.event(seq, text);
+      } else if (stream.feed !== undefined) this.#feedEvent(stream, stream.feed, seq, text, pending);
     } else if (stream.conn !== undefined) stream.conn.write(encodeUncheckedSseEvent(undefined, text));
   }
 
@@ -808,12 +818,27 @@ export class StreamableSessionTransport implements Transport, RequestStreamClose
     return (stream.label ??= this.#idBase + counterText(stream.id) + ':');
   }
 
-  /** Ends the feed of `stream`, if another instance follows it. */
+  /**
+   * Hands event `seq` of `stream` to `feed` once `appended` (its append) and every earlier
+   * append settled, in order: the follower never holds an event the store may not have yet,
+   * so its store reads (a gap, the final read at the end) find every event before the one
+   * it was fed, and an owner killed in between never delivered an event it did not store.
+   */
+  #feedEvent(stream: OutStream, feed: StreamFeed, seq: number, text: string, appended: Promise<void> | undefined): void {
+    const prior = stream.fed;
+    const ready = prior === undefined ? appended : appended === undefined ? prior : prior.then(() => appended);
+    if (ready === undefined) return feed.event(seq, text);
+    stream.fed = ready.then(() => feed.event(seq, text)).then(undefined, (error) => this.#host.reportError(toError(error)));
+  }
+
+  /** Ends the feed of `stream`, if another instance follows it: after the events handed to it (see {@link #feedEvent}). */
   #endFeed(stream: OutStream): void {
     const feed = stream.feed;
     if (feed === undefined) return;
     stream.feed = undefined;
-    feed.end();
+    const prior = stream.fed;
+    if (prior === undefined) feed.end();
+    else void prior.then(() => feed.end()).then(undefined, (error) => this.#host.reportError(toError(error)));
   }
 
   #detach(stream: OutStream): void {
