@@ -25,9 +25,15 @@
  *   caller's owner key too): a cursor edited, or replayed by another caller, is -32602.
  * - `notifications/tasks/status` of an upstream go to the connection that made the task,
  *   with the gateway id.
- * - The 2026-07-28 tasks extension is not offered (McpProxy does not bridge it; see
- *   proxy-tasks.ts): 2026-07-28 callers see no tasks, and a `taskSupport: required` tool is
- *   run through McpProxy's task bridge for them. The draft form is not spoken either.
+ * - The 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) when an
+ *   upstream offers it: a caller's `tools/call` declaring it reaches the upstream declaring
+ *   it (the mounted proxy: proxy-tasks.ts), and a flat `CreateTaskResult` the upstream
+ *   answers reaches the caller with a gateway id of the same encoding, its MAC bound to the
+ *   caller's principal (the verified auth, else none: the id is then a bearer token, as the
+ *   extension allows; the stateless era has no session to bind). `tasks/get`, `tasks/update`
+ *   and `tasks/cancel` are checked and routed as above; a request not declaring the
+ *   extension gets -32021 naming it, an unknown, edited or foreign id -32602. Those tasks are
+ *   not listed (the extension has no `tasks/list`). The draft form is not spoken.
  * - Several gateway instances (`--redis`): give them one `secret` (the gateway derives it
  *   from `server.stateless.requestState.secret`) so each accepts the others' ids; `tasks/list`
  *   and status notifications know only the tasks made through the instance itself.
@@ -38,9 +44,10 @@ import { isObject } from '../jsonrpc/values.js';
 import { V2025_11_25 } from '../protocol/versions.js';
 import type { ServerConnection, ServerRequestContext } from '../server/connection.js';
 import type { InterceptContext, Interceptor } from '../server/interceptors.js';
-import { ownerByConnection } from '../tasks/owner.js';
+import { authKey, ownerByConnection } from '../tasks/owner.js';
 import { RELATED_TASK_META, TaskMethod, TaskNotification } from '../tasks/types.js';
 import type { ServerCapabilities } from '../types.js';
+import { callerDeclaresTaskExtension, createdTaskId, EXTENSION_TASK_METHODS, taskExtensionRequired } from './proxy-tasks.js';
 import { toolResultView, toolView, type VisibilityPolicy } from './visibility.js';
 
 /** What the task router needs of one upstream. */
@@ -134,6 +141,16 @@ export class GatewayTasks {
     return withId(result, 'task', id);
   }
 
+  /**
+   * The caller's form of an upstream's 2026-07-28 `tools/call` result: a flat
+   * `CreateTaskResult` (`resultType: "task"`) gets the gateway id; anything else is returned as it is.
+   */
+  async createdFlat(upstream: string, tool: string, result: JSONObject, ctx: ServerRequestContext): Promise<JSONObject> {
+    const taskId = createdTaskId(result);
+    if (taskId === undefined) return result;
+    return { ...result, taskId: await this.#seal(await principalKey(ctx), { upstream, tool, taskId }) };
+  }
+
   /** An upstream's `notifications/tasks/status`: sent with the gateway id to the connection that made the task, if still connected. */
   status(upstream: string, params: JSONObject | undefined): void {
     if (typeof params?.taskId !== 'string') return;
@@ -143,13 +160,21 @@ export class GatewayTasks {
     connection.notify(TaskNotification.Status, { ...params, taskId: record.id }).catch(() => {});
   }
 
-  /** The interceptor that answers the 2025-11-25 task requests of the gateway's callers while `declared()`. */
-  interceptor(declared: () => boolean): Interceptor {
+  /**
+   * The interceptor that answers the 2025-11-25 task requests of the gateway's callers while
+   * `declared()`, and the 2026-07-28 extension's while `declaredFlat()`.
+   */
+  interceptor(declared: () => boolean, declaredFlat: () => boolean = () => false): Interceptor {
     return {
       name: 'gateway-tasks',
       intercept: (call, next) => {
         if (call.direction !== 'incoming' || call.kind !== 'request' || call.request === undefined) return next();
         const method = call.method;
+        if (call.request.era.stateless !== undefined) {
+          if (!EXTENSION_TASK_METHODS.includes(method) || !declaredFlat()) return next();
+          if (!callerDeclaresTaskExtension(call.request)) return Promise.reject(taskExtensionRequired());
+          return this.#routedFlat(method, call, call.request);
+        }
         if (method !== TaskMethod.Get && method !== TaskMethod.Result && method !== TaskMethod.Cancel && method !== TaskMethod.List) return next();
         // other revisions and eras: the method table answers (-32601: the gateway offers tasks in the 2025-11-25 form only)
         if (call.revision !== V2025_11_25 || !declared()) return next();
@@ -174,6 +199,19 @@ export class GatewayTasks {
       return withRelated(shown, route.taskId, params.taskId);
     }
     return typeof result.taskId === 'string' ? { ...result, taskId: params.taskId } : result;
+  }
+
+  async #routedFlat(method: string, call: InterceptContext, ctx: ServerRequestContext): Promise<JSONObject> {
+    const params = call.params ?? {};
+    if (typeof params.taskId !== 'string') throw invalidParams('Invalid params: "taskId" must be a string');
+    const route = await this.#open(await principalKey(ctx), params.taskId);
+    const upstream = route === undefined ? undefined : this.#upstreams.get(route.upstream);
+    if (route === undefined || upstream === undefined || !(await this.#sees(call, route.tool))) throw unknownTask();
+    const result = await upstream.request(method, { ...params, taskId: route.taskId }, ctx);
+    // tasks/get answers the task (its `result` is the tool's: the output fields the policy drops are dropped here too)
+    let shown = result;
+    if (this.#resultView !== undefined && isObject(result.result)) shown = { ...result, result: await this.#resultView(call, route.tool, result.result) };
+    return typeof shown.taskId === 'string' ? { ...shown, taskId: params.taskId } : shown;
   }
 
   async #list(call: InterceptContext, ctx: ServerRequestContext): Promise<JSONObject> {
@@ -281,6 +319,11 @@ function listsTasks(capabilities: ServerCapabilities | undefined): boolean {
 async function ownerKey(ctx: ServerRequestContext): Promise<string> {
   const owner = await ownerByConnection(ctx);
   return JSON.stringify([owner.session ?? null, owner.auth ?? null]);
+}
+
+/** The caller's owner key in the stateless era: its principal only (no session to bind to). */
+async function principalKey(ctx: ServerRequestContext): Promise<string> {
+  return JSON.stringify(['principal', (await authKey(ctx.authInfo)) ?? null]);
 }
 
 /** The text of a base64url part; undefined when it is not base64url of UTF-8. */

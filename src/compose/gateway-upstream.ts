@@ -24,6 +24,7 @@ import { type GatewayTasks, runsToolTasks, type TaskUpstream } from './gateway-t
 import { type Mount, mount } from './mount.js';
 import { namespaceName } from './names.js';
 import { McpProxy, type ProxyRestartOptions, restartDelay } from './proxy.js';
+import { callerDeclaresTaskExtension, upstreamOffersTaskExtension } from './proxy-tasks.js';
 import type { MountSource } from './source.js';
 
 /** Where an upstream is in its life (see the module note). */
@@ -108,6 +109,13 @@ export class Upstream implements TaskUpstream {
   get lastCapabilities(): ServerCapabilities | undefined {
     return this.#lastCapabilities;
   }
+
+  /** Whether it offered the 2026-07-28 tasks extension (spoken in that era) when it was last up; undefined if it never was. */
+  get lastOffersTaskExtension(): boolean | undefined {
+    return this.#lastOffersTaskExtension;
+  }
+
+  #lastOffersTaskExtension: boolean | undefined;
 
   /** Its capabilities while it is up, else undefined. */
   capabilities(): ServerCapabilities | undefined {
@@ -232,6 +240,7 @@ export class Upstream implements TaskUpstream {
     this.#mount = mounted;
     this.#failures = 0;
     this.#lastCapabilities = proxy.upstream?.serverCapabilities ?? {};
+    this.#lastOffersTaskExtension = proxy.upstream?.era === 'stateless' && upstreamOffersTaskExtension(this.#lastCapabilities);
     const client = proxy.upstream;
     if (client !== undefined && client !== this.#statusClient) {
       this.#statusClient = client;
@@ -260,7 +269,14 @@ export class Upstream implements TaskUpstream {
     return {
       ...source,
       request: async (method, params, ctx) => {
-        if (method !== 'tools/call' || ctx === undefined || params?.task === undefined) return source.request(method, params, ctx);
+        if (method !== 'tools/call' || ctx === undefined) return source.request(method, params, ctx);
+        // a call without the 2025 `task` param, or any 2026-07-28 call (a legacy `task` there is no task request: it passes,
+        // and the upstream ignores it): sent with the tasks extension when the caller declared it; a task it became gets a gateway id
+        if (params?.task === undefined || ctx.era.stateless !== undefined) {
+          const result = await source.request(method, params, ctx);
+          if (!callerDeclaresTaskExtension(ctx)) return result;
+          return this.#settings.tasks.createdFlat(this.name, namespaceName(this.#settings.prefix, String(params?.name), this.#settings.separator), result, ctx);
+        }
         const name = String(params.name);
         if (!runsToolTasks(proxy.upstream?.serverCapabilities))
           throw new McpError(

@@ -33,7 +33,9 @@
  *   upstream has been up and none offers task-augmented `tools/call` (capabilities are fixed
  *   at a caller's first connection, while upstreams come and go); task ids are gateway ids
  *   that name their upstream under a MAC bound to the caller; `tasks/list` merges the
- *   upstreams' lists (the caller's own tasks only).
+ *   upstreams' lists (the caller's own tasks only). The 2026-07-28 tasks extension is
+ *   declared in `server/discover` by the same rule, for the upstreams that offer it (in that
+ *   era); its task ids are gateway ids of the same encoding.
  * - No token passthrough: the callers' requests reach an upstream through the proxy's own
  *   client, with the headers and environment configured for that upstream only.
  */
@@ -50,6 +52,7 @@ import { GatewayTasks, runsToolTasks } from './gateway-tasks.js';
 import { Upstream, type UpstreamStatus } from './gateway-upstream.js';
 import { DEFAULT_SEPARATOR, splitName, validatePrefix } from './names.js';
 import type { ProxyRestartOptions } from './proxy.js';
+import { offersTaskExtension, taskExtensionDeclaration } from './proxy-tasks.js';
 import { type SearchToolsOptions, searchTools } from './search-tools.js';
 import { type VisibilityPolicy, visibility } from './visibility.js';
 
@@ -71,9 +74,10 @@ export interface GatewayUpstream {
    */
   prefix?: string;
   /**
-   * Revisions the gateway may speak to it (default: both eras, 2026-07-28 preferred). Tasks
-   * pass through in the 2025-11-25 form only: list the 2025 revisions to reach the tasks of
-   * an upstream that serves both eras (e.g. `['2025-11-25', '2025-06-18']`).
+   * Revisions the gateway may speak to it (default: both eras, 2026-07-28 preferred). Its
+   * tasks pass in the form of the era spoken: the 2026-07-28 extension to 2026-07-28 callers,
+   * or, with the 2025 revisions listed (e.g. `['2025-11-25', '2025-06-18']`), the 2025-11-25
+   * form to 2025 callers.
    */
   protocolVersions?: readonly string[];
 }
@@ -205,10 +209,19 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   // declared unless every upstream has been up and none runs tool tasks (fixed at the first caller's connection)
   const declareTasks = (): boolean => [...upstreams.values()].some((u) => u.lastCapabilities === undefined || runsToolTasks(u.lastCapabilities));
-  server.extend(
-    tasksExtension((role) => (role === 'server' && declareTasks() ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : undefined)),
+  const extension = tasksExtension((role) =>
+    role === 'server' && declareTasks() ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : undefined,
   );
-  server.use(tasks.interceptor(() => (server.capabilities() as { tasks?: unknown }).tasks !== undefined));
+  // the 2026-07-28 tasks extension in server/discover: the same rule, for the upstreams that offer it
+  const declareFlat = (): boolean => [...upstreams.values()].some((u) => u.lastOffersTaskExtension !== false);
+  extension.statelessExtensions = (role) => (role === 'server' && declareFlat() ? taskExtensionDeclaration() : undefined);
+  server.extend(extension);
+  server.use(
+    tasks.interceptor(
+      () => (server.capabilities() as { tasks?: unknown }).tasks !== undefined,
+      () => offersTaskExtension(server),
+    ),
+  );
   for (const name of names) {
     const spec = options.upstreams[name]!;
     upstreams.set(

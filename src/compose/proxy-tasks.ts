@@ -26,8 +26,9 @@
  *   proxy keeps who created each ({@link TaskOwners}): a `tasks/*` request reaches a task only
  *   when it comes from the caller's principal (the verified auth of the proxy's transport;
  *   unauthenticated callers hold the task id as a bearer token, as the extension allows), and
- *   otherwise answers -32602 as for an unknown task. The gateway (mounted proxies) does not
- *   offer the extension: through a mount, calls are sent without it.
+ *   otherwise answers -32602 as for an unknown task. Through a mount (`source(outer)`), a
+ *   caller's `tools/call` and `tasks/*` are sent with the extension only when `outer` declares
+ *   it itself (the gateway does, and renames the task ids: gateway-tasks.ts); otherwise without.
  * - 2026-07-28 upstream without the extension: calls run synchronously; callers see no task
  *   capability.
  * - 2025 caller, upstream without `tasks`: the proxy declares none; a `task` param a caller
@@ -39,6 +40,7 @@ import { McpError } from '../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
 import type { ServerRequestContext } from '../server/connection.js';
+import type { McpServer } from '../server/server.js';
 import type { RequestOptions } from '../session/session.js';
 import { authKey } from '../tasks/owner.js';
 import type { ClientCapabilities, ServerCapabilities, Tool } from '../types.js';
@@ -89,6 +91,12 @@ export const DEFAULT_MAX_PROXIED_TASKS = 10_000;
 /** True when a 2026-07-28 upstream's capabilities offer the tasks extension. Pure. */
 export function upstreamOffersTaskExtension(capabilities: ServerCapabilities): boolean {
   const extensions = (capabilities as { extensions?: unknown }).extensions;
+  return isObject(extensions) && isObject(extensions[TASKS_EXTENSION]);
+}
+
+/** True when `server` declares the tasks extension in its `server/discover` (e.g. a gateway over an upstream that offers it). */
+export function offersTaskExtension(server: McpServer): boolean {
+  const extensions = (server.statelessCapabilities() as { extensions?: unknown }).extensions;
   return isObject(extensions) && isObject(extensions[TASKS_EXTENSION]);
 }
 

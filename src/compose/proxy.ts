@@ -53,6 +53,7 @@ import {
   callThroughTask,
   createdTaskId,
   EXTENSION_TASK_METHODS,
+  offersTaskExtension,
   requiredTaskTools,
   TaskOwners,
   taskExtensionDeclaration,
@@ -262,7 +263,9 @@ export class McpProxy {
           if (this.#client?.era === 'stateless') return Promise.resolve({});
           this.#subscribed.delete(uri);
         }
-        if (ctx !== undefined) return this.#forward(method, params, ctx) as Promise<JSONObject>;
+        // the 2026-07-28 tasks extension passes only when `outer` offers it (it then owns the task ids, as the gateway does)
+        const tasks = ctx !== undefined && (method === Method.ToolsCall || EXTENSION_TASK_METHODS.includes(method)) && offersTaskExtension(outer);
+        if (ctx !== undefined) return this.#forward(method, params, ctx, tasks) as Promise<JSONObject>;
         const client = this.#client;
         if (client === undefined) return Promise.reject(this.#unavailable(method));
         return client.request(method, params, { timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS });
