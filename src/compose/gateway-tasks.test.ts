@@ -215,7 +215,7 @@ describe('tasks through a gateway (2025-11-25 callers, two upstreams with tasks)
     assert.match(JSON.stringify(plain.content), /entities/);
   });
 
-  it('a 2026-07-28 caller sees no tasks (the extension is not bridged) and its calls are answered in line', T, async () => {
+  it('a 2026-07-28 caller that does not declare the tasks extension sees no tasks and its calls are answered in line', T, async () => {
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
     const post = async (id: number, method: string, params: Record<string, unknown>, name?: string) => {
       const response = await fetch(`http://127.0.0.1:${http.port}/mcp`, {

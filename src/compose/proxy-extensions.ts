@@ -15,7 +15,8 @@
  *   that adds no methods (MCP Apps: its `ui://` resources and tool metadata travel through
  *   the core methods) is declared as it is;
  * - an extension it does not know (so cannot forward) is not declared. The 2026-07-28
- *   tasks extension is among them: proxy-tasks.ts says why it is not bridged.
+ *   tasks extension is not declared here either: the proxy's server declares it in its own
+ *   `server/discover` when it passes the extension through (proxy-tasks.ts).
  */
 import { ALL_REVISIONS } from '../client/client.js';
 import { APPS_EXTENSION_ID } from '../extensions/apps/wire.js';
