@@ -38,6 +38,7 @@
  *   from `server.stateless.requestState.secret`) so each accepts the others' ids; `tasks/list`
  *   and status notifications know only the tasks made through the instance itself.
  */
+import { base64url, fromBase64url } from '../jsonrpc/base64url.js';
 import { invalidParams, type McpError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
@@ -285,20 +286,6 @@ export class GatewayTasks {
     const [u, c] = JSON.parse(payload) as [string, string | null];
     return { u, c };
   }
-}
-
-/** base64url of `bytes`, without padding (short inputs: ids, MACs, cursors). */
-function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** Bytes of a base64url text; undefined when it is not base64url. */
-function fromBase64url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
 function hmacKey(bytes: Uint8Array): Promise<CryptoKey> {

@@ -19,9 +19,8 @@ import { createGateway, type Gateway } from '../../compose/gateway.js';
 import { gatewayOptions, parseGatewayConfig } from '../../compose/gateway-config.js';
 import { serveNode } from '../../http/node-server.js';
 import type { StreamableHttpOptions } from '../../http/server/handler.js';
-import { parsePort } from '../serve/serve.js';
 import { sharedSecret } from './demo-http.js';
-import { authorizer, LOOPBACK, shutdownSignal, staticToken } from './proxy.js';
+import { FRONT_VALUED, type FrontArgs, frontAuthorizer, frontHttpOptions, parseFront, shutdownSignal } from './http-front.js';
 
 /** `mcpkit gateway --help`. */
 export const GATEWAY_HELP = `Usage: mcpkit gateway --config FILE [options]
@@ -63,74 +62,34 @@ Examples:
 `;
 
 /** The parsed command line. */
-interface GatewayArgs {
+interface GatewayArgs extends FrontArgs {
   config: string;
-  port: number;
-  host: string;
-  allowedHosts: string[];
-  legacySse: boolean;
-  tokenEnv: string | undefined;
-  issuer: string | undefined;
-  jwksUri: string | undefined;
-  resource: string | undefined;
   redis: string | undefined;
-  stderrFile: string | undefined;
 }
 
-const VALUED = new Set([
-  '--config',
-  '--port',
-  '--host',
-  '--allowed-host',
-  '--auth-token-env',
-  '--auth-issuer',
-  '--auth-jwks-uri',
-  '--auth-resource',
-  '--redis',
-  '--stderr',
-]);
+const VALUED = new Set([...FRONT_VALUED, '--config', '--redis']);
 
 /** Parses the arguments after `gateway`; a string is the usage error. */
 export function parseGatewayArgs(argv: readonly string[]): GatewayArgs | string {
   const values = new Map<string, string[]>();
-  let legacySse = false;
+  const flags = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (VALUED.has(arg)) {
       const value = argv[++i];
       if (value === undefined || value.startsWith('--')) return `${arg} needs a value`;
       values.set(arg, [...(values.get(arg) ?? []), value]);
-    } else if (arg === '--legacy-sse') legacySse = true;
+    } else if (arg === '--legacy-sse') flags.add(arg);
     else return `unknown option ${JSON.stringify(arg)} (mcpkit gateway --help lists the options)`;
   }
   const one = (name: string): string | undefined => values.get(name)?.at(-1);
   const config = one('--config');
   if (config === undefined) return 'give the servers file with --config FILE (an mcpServers file, as clients use)';
-  const port = parsePort(one('--port'), 3000);
-  if (port === undefined) return '--port needs a port number from 0 to 65535';
-  const host = one('--host') ?? '127.0.0.1';
-  const tokenEnv = one('--auth-token-env');
-  const issuer = one('--auth-issuer');
-  const jwksUri = one('--auth-jwks-uri');
-  if ((issuer === undefined) !== (jwksUri === undefined)) return '--auth-issuer and --auth-jwks-uri go together';
-  if (tokenEnv !== undefined && issuer !== undefined) return 'choose one of --auth-token-env and --auth-issuer';
-  if (!LOOPBACK.has(host) && tokenEnv === undefined && issuer === undefined)
-    return `--host ${host} would let anyone on the network use the servers: add --auth-token-env VAR or --auth-issuer URL --auth-jwks-uri URL`;
+  const front = parseFront(values, flags, 'the servers');
+  if (typeof front === 'string') return front;
   const redis = one('--redis');
   if (redis !== undefined && !/^rediss?:\/\//.test(redis)) return '--redis needs a URL (redis://host:port)';
-  return {
-    config,
-    port,
-    host,
-    allowedHosts: values.get('--allowed-host') ?? [],
-    legacySse,
-    tokenEnv,
-    issuer,
-    jwksUri,
-    resource: one('--auth-resource'),
-    redis,
-    stderrFile: one('--stderr'),
-  };
+  return { ...front, config, redis };
 }
 
 /** Runs `mcpkit gateway`; resolves with the exit code. */
@@ -145,13 +104,10 @@ export async function run(argv: string[]): Promise<number> {
     say(parsed);
     return 2;
   }
-  let token: string | undefined;
-  if (parsed.tokenEnv !== undefined) {
-    token = process.env[parsed.tokenEnv];
-    if (token === undefined || token.length < 16) {
-      say(`$${parsed.tokenEnv} must hold the callers' token (at least 16 characters)`);
-      return 2;
-    }
+  const authorize = await frontAuthorizer(parsed);
+  if (typeof authorize === 'string') {
+    say(authorize);
+    return 2;
   }
   let config;
   try {
@@ -168,8 +124,6 @@ export async function run(argv: string[]): Promise<number> {
   if (typeof shared === 'number') return shared;
   let log: WriteStream | undefined;
   if (parsed.stderrFile !== undefined) log = createWriteStream(parsed.stderrFile, { flags: 'a' });
-  const listening = `http://${parsed.host.includes(':') && !parsed.host.startsWith('[') ? `[${parsed.host}]` : parsed.host}:${parsed.port}/mcp`;
-  const authorize = token !== undefined ? staticToken(token) : await authorizer(parsed, undefined, listening);
   let gateway: Gateway;
   try {
     const factories = new Map(
@@ -181,13 +135,7 @@ export async function run(argv: string[]): Promise<number> {
     gateway = createGateway(
       gatewayOptions(config, (name) => factories.get(name)!(name), {
         ...(shared === undefined ? {} : { server: { stateless: { requestState: { secret: shared.secret } } } }),
-        http: {
-          legacySse: parsed.legacySse,
-          onError: (error) => say(error.message),
-          ...(parsed.allowedHosts.length === 0 ? {} : { allowedHosts: ['localhost', '127.0.0.1', '[::1]', ...parsed.allowedHosts] }),
-          ...(authorize === undefined ? {} : { authorize }),
-          ...shared?.http,
-        },
+        http: { onError: (error) => say(error.message), ...frontHttpOptions(parsed, authorize), ...shared?.http },
         onError: (error) => say(error.message),
         onStatus: (status) => say(`upstream "${status.name}" is ${status.state}${status.state === 'up' ? ` (${status.tools} tools)` : ''}`),
       }),

@@ -9,14 +9,12 @@
  * everything else goes to stderr. SIGINT/SIGTERM close the listener, then the upstream.
  */
 
-import { timingSafeEqual } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { McpProxy } from '../../compose/proxy.js';
 import { serveNode } from '../../http/node-server.js';
 import { createStreamableHttpHandler } from '../../http/server/handler.js';
-import type { HttpAuthorizer, HttpReply, HttpRequest } from '../../http/server/types.js';
 import { StdioClientTransport } from '../../stdio/index.js';
-import { parsePort } from '../serve/serve.js';
+import { FRONT_VALUED, type FrontArgs, frontAuthorizer, frontHttpOptions, parseFront, shutdownSignal } from './http-front.js';
 
 /** `mcpkit proxy --help`. */
 export const PROXY_HELP = `Usage: mcpkit proxy [options] -- COMMAND [ARGS...]
@@ -51,24 +49,13 @@ Examples:
 `;
 
 /** The parsed command line. */
-interface ProxyArgs {
-  port: number;
-  host: string;
-  allowedHosts: string[];
-  legacySse: boolean;
-  tokenEnv: string | undefined;
-  issuer: string | undefined;
-  jwksUri: string | undefined;
-  resource: string | undefined;
-  stderrFile: string | undefined;
+interface ProxyArgs extends FrontArgs {
   restart: boolean;
   command: string;
   args: string[];
 }
 
-const VALUED = new Set(['--port', '--host', '--allowed-host', '--auth-token-env', '--auth-issuer', '--auth-jwks-uri', '--auth-resource', '--stderr']);
-/** Addresses that only this machine reaches: binding any other needs caller authentication. */
-export const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+const VALUED = new Set(FRONT_VALUED);
 
 /** Parses the arguments after `proxy`; a string is the usage error. */
 export function parseProxyArgs(argv: readonly string[]): ProxyArgs | string {
@@ -86,28 +73,10 @@ export function parseProxyArgs(argv: readonly string[]): ProxyArgs | string {
     } else if (arg === '--legacy-sse' || arg === '--no-restart') flags.add(arg);
     else return `unknown option ${JSON.stringify(arg)} (mcpkit proxy --help lists the options)`;
   }
-  const one = (name: string): string | undefined => values.get(name)?.at(-1);
-  const port = parsePort(one('--port'), 3000);
-  if (port === undefined) return '--port needs a port number from 0 to 65535';
-  const host = one('--host') ?? '127.0.0.1';
-  const tokenEnv = one('--auth-token-env');
-  const issuer = one('--auth-issuer');
-  const jwksUri = one('--auth-jwks-uri');
-  if ((issuer === undefined) !== (jwksUri === undefined)) return '--auth-issuer and --auth-jwks-uri go together';
-  if (tokenEnv !== undefined && issuer !== undefined) return 'choose one of --auth-token-env and --auth-issuer';
-  if (!LOOPBACK.has(host) && tokenEnv === undefined && issuer === undefined) {
-    return `--host ${host} would let anyone on the network use the server: add --auth-token-env VAR or --auth-issuer URL --auth-jwks-uri URL`;
-  }
+  const front = parseFront(values, flags, 'the server');
+  if (typeof front === 'string') return front;
   return {
-    port,
-    host,
-    allowedHosts: values.get('--allowed-host') ?? [],
-    legacySse: flags.has('--legacy-sse'),
-    tokenEnv,
-    issuer,
-    jwksUri,
-    resource: one('--auth-resource'),
-    stderrFile: one('--stderr'),
+    ...front,
     restart: !flags.has('--no-restart'),
     command: argv[dash + 1]!,
     args: argv.slice(dash + 2),
@@ -126,13 +95,10 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const say = (line: string): void => void process.stderr.write(`mcpkit proxy: ${line}\n`);
-  let token: string | undefined;
-  if (parsed.tokenEnv !== undefined) {
-    token = process.env[parsed.tokenEnv];
-    if (token === undefined || token.length < 16) {
-      say(`$${parsed.tokenEnv} must hold the callers' token (at least 16 characters)`);
-      return 2;
-    }
+  const authorize = await frontAuthorizer(parsed);
+  if (typeof authorize === 'string') {
+    say(authorize);
+    return 2;
   }
   let log: WriteStream | undefined;
   if (parsed.stderrFile !== undefined) log = createWriteStream(parsed.stderrFile, { flags: 'a' });
@@ -163,17 +129,10 @@ export async function run(argv: string[]): Promise<number> {
     log?.end();
     return 1;
   }
-  const authorize = await authorizer(
-    parsed,
-    token,
-    `http://${parsed.host.includes(':') && !parsed.host.startsWith('[') ? `[${parsed.host}]` : parsed.host}:${parsed.port}/mcp`,
-  );
   const handler = createStreamableHttpHandler({
     server: proxy.server,
-    legacySse: parsed.legacySse,
     onError: (error) => say(error.message),
-    ...(parsed.allowedHosts.length === 0 ? {} : { allowedHosts: ['localhost', '127.0.0.1', '[::1]', ...parsed.allowedHosts] }),
-    ...(authorize === undefined ? {} : { authorize }),
+    ...frontHttpOptions(parsed, authorize),
   });
   let http;
   try {
@@ -190,65 +149,4 @@ export async function run(argv: string[]): Promise<number> {
   await proxy.close();
   log?.end();
   return 0;
-}
-
-/**
- * Resolves on the first SIGINT or SIGTERM; a second one exits at once. The listeners stay
- * installed until the process exits: the stdio transport re-raises a signal when its own
- * listener is the only one left (see stdio/client-transport.ts), which a `once` listener
- * already consumed would make it do, killing the proxy mid-shutdown.
- */
-export function shutdownSignal(onSecond: () => void): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = false;
-    const handle = (signal: NodeJS.Signals): void => {
-      if (!seen) {
-        seen = true;
-        resolve();
-        return;
-      }
-      onSecond();
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    };
-    process.on('SIGINT', handle);
-    process.on('SIGTERM', handle);
-  });
-}
-
-/** The callers' authentication from the options, if any (shared with `mcpkit gateway`). */
-export async function authorizer(
-  parsed: Pick<ProxyArgs, 'issuer' | 'jwksUri' | 'resource'>,
-  token: string | undefined,
-  listening: string,
-): Promise<HttpAuthorizer | undefined> {
-  if (token !== undefined) return staticToken(token);
-  if (parsed.issuer === undefined || parsed.jwksUri === undefined) return undefined;
-  const { createJwtVerifier, requireBearerAuth } = await import('../../auth/index.js');
-  const resource = parsed.resource ?? listening;
-  return requireBearerAuth({
-    verifier: createJwtVerifier({ issuer: parsed.issuer, audience: resource, jwksUri: parsed.jwksUri }),
-    resourceMetadata: { resource, authorization_servers: [parsed.issuer] },
-  });
-}
-
-/** Callers must present `token` as a bearer token (compared in constant time); one principal. */
-export function staticToken(token: string): HttpAuthorizer {
-  const expected = Buffer.from(token, 'utf8');
-  const refuse = (error: string, description: string): HttpReply => ({
-    status: 401,
-    headers: { 'content-type': 'application/json', 'www-authenticate': `Bearer error="${error}", error_description="${description}"` },
-    body: JSON.stringify({ error, error_description: description }),
-  });
-  return {
-    async authenticate(req: HttpRequest) {
-      const header = req.headers('authorization');
-      const match = header === null ? null : /^Bearer ([^\s]+)$/i.exec(header.trim());
-      if (match === null) return { reply: refuse('invalid_request', 'Send Authorization: Bearer <token>') };
-      const given = Buffer.from(match[1]!, 'utf8');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected))
-        return { reply: refuse('invalid_token', 'The token is not the one this proxy accepts') };
-      return { authInfo: { subject: 'proxy-caller', clientId: 'proxy-caller', scopes: [] } };
-    },
-    sessionOwner: () => 'proxy-caller',
-  };
 }

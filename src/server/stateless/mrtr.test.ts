@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { base64url, fromBase64url } from '../../jsonrpc/base64url.js';
 import { McpError } from '../../jsonrpc/errors.js';
 import {
-  base64url,
   canonicalJson,
   checkInputResponses,
-  fromBase64url,
   InputRequiredSignal,
   InputRound,
   RequestStateCodec,

@@ -25,6 +25,7 @@
  * Handlers must therefore be safe to run again up to the point where they ask for input.
  */
 
+import { base64url, fromBase64url } from '../../jsonrpc/base64url.js';
 import { LocalError, McpError } from '../../jsonrpc/errors.js';
 import { ErrorCode, type JSONObject } from '../../jsonrpc/types.js';
 import { isObject } from '../../jsonrpc/values.js';
@@ -67,22 +68,6 @@ const DEFAULT_TTL_MS = 10 * 60_000;
 const STATE_VERSION = 1;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/** base64url of `bytes`, without padding. */
-export function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** Bytes of a base64url text; undefined when it is not base64url. */
-export function fromBase64url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4));
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
 
 /**
  * JSON with object keys sorted at every level: the same text for the same value however
