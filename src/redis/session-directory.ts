@@ -27,8 +27,8 @@
  *   PUBLISH answering 0 receivers means the owner is gone (its subscriber connection closed:
  *   a killed process's socket is closed by the kernel, Redis drops it). The owner answers
  *   on the follower's channel (`o` open with its last sequence number, or `n` not open) and
- *   then publishes each further event (`e`) and the end (`x`) there, in order, on the same
- *   command connection that appended them to the event store. While following, the
+ *   then publishes each further event (`e`), once its append to the event store (and every
+ *   earlier one) is acknowledged, and the end (`x`) after the last, in order. While following, the
  *   follower checks every `followCheckMs` that the owner is still subscribed (PUBSUB
  *   NUMSUB) and ends the follow `gone` when not, or when no answer came in `followAnswerMs`.
  *   A feed whose PUBLISH reaches nobody (the follower died) stops.

@@ -5,12 +5,14 @@
  * through the session directory ({@link SessionDirectory.follow}).
  *
  * Design notes:
- * - Order of work: ask the owner first, replay second. The owner answers with the last
- *   sequence number it assigned (`opened(seq)`); every event up to it was appended to the
- *   store before the answer was sent, every later one comes through the directory. So the
- *   replay covers `(Last-Event-ID, seq]` and the feed the rest: no gap, and duplicates (an
- *   event both replayed and fed) are dropped by sequence number — each event is written at
- *   most once, in order.
+ * - Order of work: ask the owner first, replay second. The owner answers at once with the
+ *   last sequence number it assigned (`opened(seq)`); appends of events up to it may still be
+ *   on their way to the store, but the owner feeds an event only after it and every earlier
+ *   one are stored (`followStream`). So the replay reads what the store has of
+ *   `(Last-Event-ID, seq]`, re-reading while it makes progress, and a fed event that arrives
+ *   after a gap makes one more read, which finds the rest. No gap, and duplicates (an event
+ *   both replayed and fed) are dropped by sequence number — each event is written at most
+ *   once, in order.
  * - The stream must belong to the requesting session: its store key is built from the
  *   session the request named (`<session>.<owner tag>/<n>`) and the owner looks it up under
  *   that session, so an id of another session's stream finds nothing and gets 400.
