@@ -12,6 +12,7 @@
  * usage telemetry (the bench runs offline).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer, connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +27,8 @@ export const GATEWAY_PROTOCOL_VERSION = '2025-06-18';
 export interface CallTarget {
   /** One `tools/call` of its tool; rejects on an error or a wrong result. */
   call(): Promise<void>;
+  /** The process at the other end, when the target started it (a stdio target). */
+  readonly pid?: number;
   close(): Promise<void>;
 }
 
@@ -334,6 +337,24 @@ export class BenchProcess {
   }
 }
 
+/**
+ * The CPU time (user + system) process `pid` has used so far, in ms, from `/proc/<pid>/stat`
+ * (clock ticks of 10 ms, the Linux default); null where there is no such file (not Linux, or
+ * the process is gone). Its children's time is not included.
+ */
+export function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // the fields after the command name (which may hold spaces), from field 3 on: utime is field 14, stime 15
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A free TCP port on 127.0.0.1 (for servers that take `--port` and print no URL). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -452,6 +473,7 @@ export async function openStdioTarget(
     );
     if (tool === undefined) throw new Error(`${name} lists no ${bench.name} tool (it lists ${tools.map((t) => t.name).join(', ')})`);
     return {
+      pid: proc.child.pid,
       call: async () => {
         const problem = resultProblem(await rpc('tools/call', { name: tool, arguments: bench.arguments }), bench.expect);
         if (problem !== undefined) throw new Error(`tools/call ${tool} on ${name}: ${problem}`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ECHO_MESSAGE } from './driver.js';
-import { pickTool, responseFor, resultProblem } from './gateway-driver.js';
+import { pickTool, processCpuMs, responseFor, resultProblem } from './gateway-driver.js';
 import { bestThirdParty, formatGatewayTable, gatewayTargets, latencyFigures, quantile, type RowSamples, summarizeRows } from './gateway-report.js';
 
 const row = (upstream: 'stdio' | 'http', name: string, kind: RowSamples['kind'], p50: number[], c1: number[], c32: number[]): RowSamples => ({
@@ -109,8 +109,8 @@ test('the bare relay and the work rows: ms added, ratios against the relay withi
   const work = (r: RowSamples): RowSamples => ({ ...r, tool: 'slow 1 ms' });
   const summaries = summarizeRows([
     row('http', 'direct', 'direct', [0.2, 0.3], [1], [1000]),
-    row('http', 'bare relay', 'floor', [0.3, 0.5], [1], [800]),
-    row('http', 'mcpkit gateway', 'mcpkit', [0.45, 0.6], [1], [700]),
+    { ...row('http', 'bare relay', 'floor', [0.3, 0.5], [1], [800]), cpuUsPerCall1: [200, 300] },
+    { ...row('http', 'mcpkit gateway', 'mcpkit', [0.45, 0.6], [1], [700]), cpuUsPerCall1: [240, null] },
     row('http', 'other', 'third-party', [1], [1], [200]),
     work(row('http', 'direct', 'direct', [1.2, 1.4], [1], [10])),
     work(row('http', 'bare relay', 'floor', [1.3, 1.6], [1], [10])),
@@ -121,6 +121,10 @@ test('the bare relay and the work rows: ms added, ratios against the relay withi
   // per-repetition differences 0.25, 0.3 → 0.275; ratios against the relay 1.5, 1.2 → 1.35
   assert.ok(Math.abs(gateway.addedMs1! - 0.275) < 1e-9);
   assert.ok(Math.abs(gateway.latencyVsFloor! - 1.35) < 1e-9);
+  // CPU: the repetition without a reading is left out of the median and of the ratio
+  assert.equal(gateway.cpuUsPerCall1, 240);
+  assert.ok(Math.abs(gateway.cpuVsFloor! - 1.2) < 1e-9);
+  assert.equal(summaries[0]!.cpuUsPerCall1, null);
   const workGateway = summaries[6]!;
   // compared with the work rows only: 1.2, 1.25 → 1.225
   assert.ok(Math.abs(workGateway.latencyVsDirect! - 1.225) < 1e-9);
@@ -132,7 +136,20 @@ test('the bare relay and the work rows: ms added, ratios against the relay withi
   assert.equal(targets[0]!.met, true);
   assert.equal(notes.length, 2);
   assert.match(notes[0]!, /HTTP upstream, echo: mcpkit gateway adds 0\.275 ms/);
+  assert.match(notes[0]!, /CPU per call of the middle process 240 µs against the relay's 250 µs \(1\.20×\)/);
   const table = formatGatewayTable(summaries);
   assert.match(table, /http \(slow 1 ms\): mcpkit gateway/);
   assert.match(table, /http: bare relay\s+0\.400/);
+  assert.match(table, /http: mcpkit gateway .*\s1\.35×\s+240\s+1\.20×/);
+});
+
+test('processCpuMs reads a live process, and is null for none', { skip: process.platform !== 'linux' && 'reads /proc (Linux)' }, () => {
+  const before = processCpuMs(process.pid);
+  assert.equal(typeof before, 'number');
+  let x = 0;
+  for (let i = 0; i < 3e7; i++) x += i % 7;
+  assert.ok(x > 0);
+  assert.ok(processCpuMs(process.pid)! >= before!);
+  assert.equal(processCpuMs(undefined), null);
+  assert.equal(processCpuMs(2 ** 30), null);
 });

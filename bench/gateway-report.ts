@@ -2,9 +2,10 @@
  * The figures and table of the gateway section (`bench/gateway.ts`). Pure functions, no I/O.
  *
  * Each row (one way of calling the upstream: direct, through a bare relay (the floor of a
- * second hop), through mcpkit, through a third-party proxy) has, per repetition, the p50 latency at 1 in flight and the calls/s at 1 and at 32
- * in flight. Ratios against `direct` are medians of per-repetition ratios (both measured in
- * the same repetition); so are the ratios against the bare relay and the milliseconds added to
+ * second hop), through mcpkit, through a third-party proxy) has, per repetition, the p50
+ * latency at 1 in flight, the calls/s at 1 and at 32 in flight, and the CPU per call at 1 in
+ * flight of the process in the middle. Ratios against `direct` are medians of per-repetition
+ * ratios (both measured in the same repetition); so are the ratios against the bare relay and the milliseconds added to
  * direct's p50. Rows are grouped by upstream and by the tool they call (`tool`: unset for the
  * echo, else a label such as `slow 1 ms`); ratios compare rows of one group. The comparison
  * with the third-party proxies takes the best of them (the highest median calls/s at 32 in
@@ -28,6 +29,8 @@ export interface RowSamples {
   readonly p50Ms1: (number | null)[];
   readonly callsPerSec1: (number | null)[];
   readonly callsPerSec32: (number | null)[];
+  /** CPU time of the intermediary process per call at 1 in flight, in µs (absent or empty for direct rows, or where it cannot be read). */
+  readonly cpuUsPerCall1?: (number | null)[];
 }
 
 /** A row's medians and its ratios against the direct row of its upstream. */
@@ -48,6 +51,10 @@ export interface RowSummary {
   readonly addedMs1: number | null;
   /** p50 latency at 1 in flight / the bare relay's, when its group has one. */
   readonly latencyVsFloor: number | null;
+  /** The intermediary's CPU per call at 1 in flight, in µs (median), when measured. */
+  readonly cpuUsPerCall1: number | null;
+  /** That CPU / the bare relay's (median of per-repetition ratios), when its group has one. */
+  readonly cpuVsFloor: number | null;
 }
 
 /** The value at quantile `q` (0..1) of `values` (nearest rank), or null when empty. Does not modify the input. */
@@ -92,6 +99,8 @@ export function summarizeRows(rows: readonly RowSamples[]): RowSummary[] {
       throughput32VsDirect: direct === undefined ? null : medianRatio(row.callsPerSec32, direct.callsPerSec32),
       addedMs1: direct === undefined ? null : medianDifference(row.p50Ms1, direct.p50Ms1),
       latencyVsFloor: floor === undefined ? null : medianRatio(row.p50Ms1, floor.p50Ms1),
+      cpuUsPerCall1: median(row.cpuUsPerCall1 ?? []),
+      cpuVsFloor: floor === undefined ? null : medianRatio(row.cpuUsPerCall1 ?? [], floor.cpuUsPerCall1 ?? []),
     };
   });
 }
@@ -143,7 +152,8 @@ export function latencyFigures(summaries: readonly RowSummary[], mcpkitRow: stri
     if (floor === undefined || mine.unavailable !== undefined || floor.unavailable !== undefined) continue;
     notes.push(
       `  ${group}: ${mcpkitRow} adds ${formatNumber(mine.addedMs1, 3)} ms to direct's p50 (${formatRatio(mine.latencyVsDirect)}); ` +
-        `the bare relay adds ${formatNumber(floor.addedMs1, 3)} ms (${formatRatio(floor.latencyVsDirect)}); ${mcpkitRow} ÷ bare relay ${formatRatio(mine.latencyVsFloor)}`,
+        `the bare relay adds ${formatNumber(floor.addedMs1, 3)} ms (${formatRatio(floor.latencyVsDirect)}); ${mcpkitRow} ÷ bare relay ${formatRatio(mine.latencyVsFloor)}; ` +
+        `CPU per call of the middle process ${formatNumber(mine.cpuUsPerCall1, 0)} µs against the relay's ${formatNumber(floor.cpuUsPerCall1, 0)} µs (${formatRatio(mine.cpuVsFloor)})`,
     );
   }
   return { targets, notes };
@@ -163,6 +173,8 @@ export function formatGatewayTable(summaries: readonly RowSummary[]): string {
       'calls/s @32 vs best 3rd party',
       'ms added @1',
       'latency @1 vs bare relay',
+      'CPU µs/call @1 (middle process)',
+      'CPU @1 vs bare relay',
     ],
   ];
   for (const s of summaries) {
@@ -184,6 +196,8 @@ export function formatGatewayTable(summaries: readonly RowSummary[]): string {
       s.tool === undefined ? formatRatio(vsBest) : '',
       s.kind === 'direct' ? '' : formatNumber(s.addedMs1, 3),
       s.kind === 'direct' || s.kind === 'floor' ? '' : formatRatio(s.latencyVsFloor),
+      s.kind === 'direct' ? '' : formatNumber(s.cpuUsPerCall1, 0),
+      s.kind === 'direct' || s.kind === 'floor' ? '' : formatRatio(s.cpuVsFloor),
     ]);
   }
   return [formatTable(table), ...notes].join('\n');

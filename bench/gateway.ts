@@ -19,7 +19,10 @@
  * Every row is one session of the same lean client (gateway-driver.ts), 2025-06-18. Runs are
  * bounded by time (`BENCH_GATEWAY_MS` per run), repetitions interleaved (the row order
  * alternates); p50 latency and calls/s are reported with ratios against direct and against the
- * best third-party proxy measured in the same run (gateway-report.ts). A row that cannot start
+ * best third-party proxy measured in the same run (gateway-report.ts), and, for every row with
+ * a process in the middle, that process's CPU time per call at 1 in flight (Linux
+ * `/proc/<pid>/stat`; less noisy than latency on a loaded machine) with its ratio against the
+ * bare relay's. The load average is printed at the start and the end. A row that cannot start
  * is reported with its reason; the exit status is then 1. Writes bench-results/gateway.json.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +38,7 @@ import {
   freePort,
   openHttpTarget,
   openStdioTarget,
+  processCpuMs,
   timedLoop,
   waitForOk,
   waitForPort,
@@ -51,10 +55,11 @@ const SUPERGATEWAY = join(ROOT, 'node_modules', 'supergateway', 'dist', 'index.j
 const MCP_PROXY = join(ROOT, 'node_modules', 'mcp-proxy', 'dist', 'bin', 'mcp-proxy.mjs');
 const MAX_CALLS_PER_RUN = 200_000;
 
-/** An open row: its session and what to stop with it. */
+/** An open row: its session, what to stop with it, and the intermediary process whose CPU per call is reported (none for direct rows). */
 interface OpenRow {
   readonly target: CallTarget;
   readonly close: () => Promise<void>;
+  readonly pid?: number | undefined;
 }
 
 /** The tool of the rows that call one doing work: the demo's `slow`, 1 ms (a timer, as I/O would wait). */
@@ -88,7 +93,7 @@ async function listeningRow(
     const url = await proc.listening(timeoutMs);
     await ready?.(url);
     const target = await openHttpTarget(url, timeoutMs, tool);
-    return { target, close: () => target.close().finally(() => proc.close()) };
+    return { target, close: () => target.close().finally(() => proc.close()), pid: proc.child.pid };
   } catch (error) {
     await proc.close();
     throw error;
@@ -102,7 +107,7 @@ async function portRow(name: string, args: (port: number) => readonly string[], 
   try {
     await waitForPort(port, timeoutMs, proc.exited, name);
     const target = await openHttpTarget(`http://127.0.0.1:${port}${path}`, timeoutMs);
-    return { target, close: () => target.close().finally(() => proc.close()) };
+    return { target, close: () => target.close().finally(() => proc.close()), pid: proc.child.pid };
   } catch (error) {
     await proc.close();
     throw new Error(`${errorMessage(error)}${proc.stderr.trim() === '' ? '' : `; stderr: ${proc.stderr.trim().slice(-800)}`}`);
@@ -118,7 +123,7 @@ async function gatewayRow(entry: Record<string, unknown>, timeoutMs: number, too
     // it serves at once and mounts its servers as they come up: wait for /readyz
     const ready = (url: string) => waitForOk(new URL('/readyz', url).href, timeoutMs);
     const row = await listeningRow('mcpkit gateway', [MCPKIT, 'gateway', '--config', file, '--port', '0'], timeoutMs, ready, tool);
-    return { target: row.target, close: () => row.close().finally(() => rmSync(dir, { recursive: true, force: true })) };
+    return { target: row.target, close: () => row.close().finally(() => rmSync(dir, { recursive: true, force: true })), pid: row.pid };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -193,7 +198,10 @@ const ROWS: readonly RowSpec[] = [
     upstream: 'http',
     name: 'supergateway (stdio front)',
     kind: 'third-party',
-    open: async (u, t) => wrap(await openStdioTarget('supergateway', NODE, [SUPERGATEWAY, '--streamableHttp', u, '--logLevel', 'none'], ROOT, t)),
+    open: async (u, t) => {
+      const target = await openStdioTarget('supergateway', NODE, [SUPERGATEWAY, '--streamableHttp', u, '--logLevel', 'none'], ROOT, t);
+      return { ...wrap(target), pid: target.pid };
+    },
   },
   { upstream: 'http', name: 'mcp-proxy', kind: 'third-party', unavailable: 'mcp-proxy serves stdio commands only (no HTTP upstream)' },
   {
@@ -250,6 +258,7 @@ export async function runGatewayBench(config: BenchConfig): Promise<number> {
         p50Ms1: [],
         callsPerSec1: [],
         callsPerSec32: [],
+        cpuUsPerCall1: [],
       },
     ]),
   );
@@ -280,9 +289,12 @@ export async function runGatewayBench(config: BenchConfig): Promise<number> {
         if (r === undefined) continue;
         const s = samples.get(row)!;
         try {
+          const cpu0 = processCpuMs(r.pid);
           const one = await timedLoop(r.target, 1, runMs, MAX_CALLS_PER_RUN);
+          const cpu1 = processCpuMs(r.pid);
           const many = await timedLoop(r.target, 32, runMs, MAX_CALLS_PER_RUN);
           s.p50Ms1.push(quantile(one.latenciesMs, 0.5));
+          s.cpuUsPerCall1!.push(cpu0 === null || cpu1 === null || one.calls === 0 ? null : ((cpu1 - cpu0) * 1000) / one.calls);
           s.callsPerSec1.push((one.calls * 1000) / one.elapsedMs);
           s.callsPerSec32.push((many.calls * 1000) / many.elapsedMs);
         } catch (error) {
