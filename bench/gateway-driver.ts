@@ -1,17 +1,18 @@
 /**
  * The clients and processes of the gateway section (`bench/gateway.ts`): one MCP session to
- * a target (over Streamable HTTP with `node:http`, or over a child's stdio), its `echo` tool
- * found by `tools/list` (proxies may namespace it), and timed `tools/call` loops that record
- * each call's latency.
+ * a target (over Streamable HTTP with `node:http`, or over a child's stdio), its tool (`echo`,
+ * or the one a row names) found by `tools/list` (proxies may namespace it), and timed
+ * `tools/call` loops that record each call's latency.
  *
  * Design note: every target is driven by the same lean code (no SDK, no schema), so the
  * client costs the same everywhere: the timed HTTP calls go over raw keep-alive HTTP/1.1
  * connections (raw-http.ts, the HTTP section's client), the handshakes over `node:http`; a response is parsed in full (JSON, or the `data:` lines
- * of an event stream) and its echo checked on every call. Processes run in their own process
+ * of an event stream) and its result checked on every call. Processes run in their own process
  * group, so a proxy's own upstream child ends with it; their environment turns off mcp-use's
  * usage telemetry (the bench runs offline).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer, connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -24,8 +25,10 @@ export const GATEWAY_PROTOCOL_VERSION = '2025-06-18';
 
 /** One open session on a target. */
 export interface CallTarget {
-  /** One `tools/call` of the echo tool; rejects on an error or a wrong echo. */
+  /** One `tools/call` of its tool; rejects on an error or a wrong result. */
   call(): Promise<void>;
+  /** The process at the other end, when the target started it (a stdio target). */
+  readonly pid?: number;
   close(): Promise<void>;
 }
 
@@ -37,9 +40,20 @@ export interface LoopResult {
   readonly latenciesMs: number[];
 }
 
-/** A picked echo tool: `echo` itself, else one whose name ends with `echo` after a separator. */
-export function pickEchoTool(names: readonly string[]): string | undefined {
-  return names.find((n) => n === 'echo') ?? names.find((n) => /[_.\-/:]echo$/.test(n));
+/** The tool a target's timed calls make, by its upstream name (proxies may namespace it). */
+export interface BenchTool {
+  readonly name: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** Text the result's first text content must contain. */
+  readonly expect: string;
+}
+
+/** The demo's `echo` of {@link ECHO_MESSAGE}: the rows' default call. */
+export const ECHO_TOOL: BenchTool = { name: 'echo', arguments: { message: ECHO_MESSAGE }, expect: ECHO_MESSAGE };
+
+/** The tool called `base` among `names`: `base` itself, else one whose name ends with `base` after a separator. */
+export function pickTool(names: readonly string[], base: string): string | undefined {
+  return names.find((n) => n === base) ?? names.find((n) => n.endsWith(base) && /[_.\-/:]/.test(n[n.length - base.length - 1] ?? ''));
 }
 
 /**
@@ -66,19 +80,19 @@ export function responseFor(contentType: string, body: string, id: number): Reco
   return undefined;
 }
 
-/** Why `message` is not the echo of {@link ECHO_MESSAGE}, or undefined when it is. */
-export function echoProblem(message: Record<string, unknown>): string | undefined {
+/** Why `message` is not a result whose text contains `expect`, or undefined when it is. */
+export function resultProblem(message: Record<string, unknown>, expect: string): string | undefined {
   if (message.error !== undefined) return `error ${JSON.stringify(message.error).slice(0, 300)}`;
   const result = message.result as { isError?: unknown; content?: Array<{ type?: unknown; text?: unknown }> } | undefined;
   if (result?.isError === true) return `isError: ${JSON.stringify(result).slice(0, 300)}`;
   const text = result?.content?.find((c) => c.type === 'text')?.text;
-  return typeof text === 'string' && text.includes(ECHO_MESSAGE) ? undefined : `unexpected result ${JSON.stringify(result).slice(0, 300)}`;
+  return typeof text === 'string' && text.includes(expect) ? undefined : `unexpected result ${JSON.stringify(result).slice(0, 300)}`;
 }
 
 const INIT_PARAMS = { protocolVersion: GATEWAY_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcpkit-gateway-bench', version: '1.0.0' } };
 
 /** A session over Streamable HTTP (a session id is sent back when the server gave one). */
-export async function openHttpTarget(url: string, timeoutMs: number): Promise<CallTarget> {
+export async function openHttpTarget(url: string, timeoutMs: number, tool: BenchTool = ECHO_TOOL): Promise<CallTarget> {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const target = new URL(url);
   const headers: Record<string, string> = {
@@ -131,11 +145,14 @@ export async function openHttpTarget(url: string, timeoutMs: number): Promise<Ca
     const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     if (note.status !== 202 && note.status !== 200) throw new Error(`notifications/initialized: HTTP ${note.status} from ${url}`);
     const tools = ((await rpc('tools/list', {})).result as { tools?: Array<{ name: string }> } | undefined)?.tools ?? [];
-    const name = pickEchoTool(tools.map((t) => t.name));
-    if (name === undefined) throw new Error(`${url} lists no echo tool (it lists ${tools.map((t) => t.name).join(', ')})`);
+    const name = pickTool(
+      tools.map((t) => t.name),
+      tool.name,
+    );
+    if (name === undefined) throw new Error(`${url} lists no ${tool.name} tool (it lists ${tools.map((t) => t.name).join(', ')})`);
     const calls = new RawCallPool(target, headers, timeoutMs);
     let callId = 1_000_000;
-    const callSuffix = `,"method":"tools/call","params":${JSON.stringify({ name, arguments: { message: ECHO_MESSAGE } })}}`;
+    const callSuffix = `,"method":"tools/call","params":${JSON.stringify({ name, arguments: tool.arguments })}}`;
     return {
       call: async () => {
         const id = callId++;
@@ -143,7 +160,7 @@ export async function openHttpTarget(url: string, timeoutMs: number): Promise<Ca
         if (res.status !== 200) throw new Error(`tools/call ${name}: HTTP ${res.status} from ${url}: ${res.text.slice(0, 300)}`);
         const message = responseFor(res.contentType, res.text, id);
         if (message === undefined) throw new Error(`tools/call ${name}: no answer to id ${id} in the ${res.contentType} body: ${res.text.slice(0, 300)}`);
-        const problem = echoProblem(message);
+        const problem = resultProblem(message, tool.expect);
         if (problem !== undefined) throw new Error(`tools/call ${name} through ${url}: ${problem}`);
       },
       close: async () => {
@@ -320,6 +337,24 @@ export class BenchProcess {
   }
 }
 
+/**
+ * The CPU time (user + system) process `pid` has used so far, in ms, from `/proc/<pid>/stat`
+ * (clock ticks of 10 ms, the Linux default); null where there is no such file (not Linux, or
+ * the process is gone). Its children's time is not included.
+ */
+export function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // the fields after the command name (which may hold spaces), from field 3 on: utime is field 14, stime 15
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A free TCP port on 127.0.0.1 (for servers that take `--port` and print no URL). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -375,7 +410,14 @@ export async function waitForOk(url: string, timeoutMs: number): Promise<void> {
 }
 
 /** A session over a child's stdio (newline-delimited JSON-RPC). */
-export async function openStdioTarget(name: string, command: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<CallTarget> {
+export async function openStdioTarget(
+  name: string,
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs: number,
+  bench: BenchTool = ECHO_TOOL,
+): Promise<CallTarget> {
   const pending = new Map<number, { resolve: (m: Record<string, unknown>) => void; reject: (e: Error) => void }>();
   const proc = new BenchProcess(name, command, args, cwd, (line) => {
     if (line.trim() === '') return;
@@ -425,11 +467,15 @@ export async function openStdioTarget(name: string, command: string, args: reado
     if (init.result === undefined) throw new Error(`${name}: initialize failed: ${JSON.stringify(init.error)}`);
     proc.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     const tools = ((await rpc('tools/list', {})).result as { tools?: Array<{ name: string }> } | undefined)?.tools ?? [];
-    const tool = pickEchoTool(tools.map((t) => t.name));
-    if (tool === undefined) throw new Error(`${name} lists no echo tool (it lists ${tools.map((t) => t.name).join(', ')})`);
+    const tool = pickTool(
+      tools.map((t) => t.name),
+      bench.name,
+    );
+    if (tool === undefined) throw new Error(`${name} lists no ${bench.name} tool (it lists ${tools.map((t) => t.name).join(', ')})`);
     return {
+      pid: proc.child.pid,
       call: async () => {
-        const problem = echoProblem(await rpc('tools/call', { name: tool, arguments: { message: ECHO_MESSAGE } }));
+        const problem = resultProblem(await rpc('tools/call', { name: tool, arguments: bench.arguments }), bench.expect);
         if (problem !== undefined) throw new Error(`tools/call ${tool} on ${name}: ${problem}`);
       },
       close: () => proc.close(),

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ECHO_MESSAGE } from './driver.js';
-import { echoProblem, pickEchoTool, responseFor } from './gateway-driver.js';
-import { bestThirdParty, formatGatewayTable, gatewayTargets, quantile, type RowSamples, summarizeRows } from './gateway-report.js';
+import { pickTool, processCpuMs, responseFor, resultProblem } from './gateway-driver.js';
+import { bestThirdParty, formatGatewayTable, gatewayTargets, latencyFigures, quantile, type RowSamples, summarizeRows } from './gateway-report.js';
 
 const row = (upstream: 'stdio' | 'http', name: string, kind: RowSamples['kind'], p50: number[], c1: number[], c32: number[]): RowSamples => ({
   upstream,
@@ -90,15 +90,66 @@ test('responseFor finds the answer in a JSON body or among the events of a strea
   assert.throws(() => responseFor('application/json', '{not json', 7), SyntaxError);
 });
 
-test('echoProblem accepts only the echoed message', () => {
-  assert.equal(echoProblem({ result: { content: [{ type: 'text', text: ECHO_MESSAGE }] } }), undefined);
-  assert.match(echoProblem({ error: { code: -32601, message: 'nope' } })!, /^error/);
-  assert.match(echoProblem({ result: { isError: true, content: [{ type: 'text', text: ECHO_MESSAGE }] } })!, /^isError/);
-  assert.match(echoProblem({ result: { content: [{ type: 'text', text: 'other' }] } })!, /^unexpected result/);
+test('resultProblem accepts only a result with the expected text', () => {
+  assert.equal(resultProblem({ result: { content: [{ type: 'text', text: ECHO_MESSAGE }] } }, ECHO_MESSAGE), undefined);
+  assert.match(resultProblem({ error: { code: -32601, message: 'nope' } }, ECHO_MESSAGE)!, /^error/);
+  assert.match(resultProblem({ result: { isError: true, content: [{ type: 'text', text: ECHO_MESSAGE }] } }, ECHO_MESSAGE)!, /^isError/);
+  assert.match(resultProblem({ result: { content: [{ type: 'text', text: 'other' }] } }, ECHO_MESSAGE)!, /^unexpected result/);
+  assert.equal(resultProblem({ result: { content: [{ type: 'text', text: 'waited 1 ms' }] } }, 'waited 1 ms'), undefined);
 });
 
-test('pickEchoTool takes echo itself, else a namespaced echo', () => {
-  assert.equal(pickEchoTool(['add', 'echo', 'up_echo']), 'echo');
-  assert.equal(pickEchoTool(['add', 'up_echo']), 'up_echo');
-  assert.equal(pickEchoTool(['add', 'echoes', 'myecho']), undefined);
+test('pickTool takes the tool itself, else a namespaced one', () => {
+  assert.equal(pickTool(['add', 'echo', 'up_echo'], 'echo'), 'echo');
+  assert.equal(pickTool(['add', 'up_echo'], 'echo'), 'up_echo');
+  assert.equal(pickTool(['add', 'echoes', 'myecho'], 'echo'), undefined);
+  assert.equal(pickTool(['demo_echo', 'demo_slow'], 'slow'), 'demo_slow');
+});
+
+test('the bare relay and the work rows: ms added, ratios against the relay within one group, no third-party best from them', () => {
+  const work = (r: RowSamples): RowSamples => ({ ...r, tool: 'slow 1 ms' });
+  const summaries = summarizeRows([
+    row('http', 'direct', 'direct', [0.2, 0.3], [1], [1000]),
+    { ...row('http', 'bare relay', 'floor', [0.3, 0.5], [1], [800]), cpuUsPerCall1: [200, 300] },
+    { ...row('http', 'mcpkit gateway', 'mcpkit', [0.45, 0.6], [1], [700]), cpuUsPerCall1: [240, null] },
+    row('http', 'other', 'third-party', [1], [1], [200]),
+    work(row('http', 'direct', 'direct', [1.2, 1.4], [1], [10])),
+    work(row('http', 'bare relay', 'floor', [1.3, 1.6], [1], [10])),
+    work(row('http', 'mcpkit gateway', 'mcpkit', [1.44, 1.75], [1], [10])),
+    work(row('http', 'fast', 'third-party', [1], [1], [99999])),
+  ]);
+  const gateway = summaries[2]!;
+  // per-repetition differences 0.25, 0.3 → 0.275; ratios against the relay 1.5, 1.2 → 1.35
+  assert.ok(Math.abs(gateway.addedMs1! - 0.275) < 1e-9);
+  assert.ok(Math.abs(gateway.latencyVsFloor! - 1.35) < 1e-9);
+  // CPU: the repetition without a reading is left out of the median and of the ratio
+  assert.equal(gateway.cpuUsPerCall1, 240);
+  assert.ok(Math.abs(gateway.cpuVsFloor! - 1.2) < 1e-9);
+  assert.equal(summaries[0]!.cpuUsPerCall1, null);
+  const workGateway = summaries[6]!;
+  // compared with the work rows only: 1.2, 1.25 → 1.225
+  assert.ok(Math.abs(workGateway.latencyVsDirect! - 1.225) < 1e-9);
+  assert.equal(bestThirdParty(summaries, 'http')?.name, 'other');
+  const { targets, notes } = latencyFigures(summaries, 'mcpkit gateway');
+  assert.equal(targets.length, 1);
+  assert.match(targets[0]!.description, /slow 1 ms/);
+  assert.ok(Math.abs(targets[0]!.measured! - 1.225) < 1e-9);
+  assert.equal(targets[0]!.met, true);
+  assert.equal(notes.length, 2);
+  assert.match(notes[0]!, /HTTP upstream, echo: mcpkit gateway adds 0\.275 ms/);
+  assert.match(notes[0]!, /CPU per call of the middle process 240 µs against the relay's 250 µs \(1\.20×\)/);
+  const table = formatGatewayTable(summaries);
+  assert.match(table, /http \(slow 1 ms\): mcpkit gateway/);
+  assert.match(table, /http: bare relay\s+0\.400/);
+  assert.match(table, /http: mcpkit gateway .*\s1\.35×\s+240\s+1\.20×/);
+});
+
+test('processCpuMs reads a live process, and is null for none', { skip: process.platform !== 'linux' && 'reads /proc (Linux)' }, () => {
+  const before = processCpuMs(process.pid);
+  assert.equal(typeof before, 'number');
+  let x = 0;
+  for (let i = 0; i < 3e7; i++) x += i % 7;
+  assert.ok(x > 0);
+  assert.ok(processCpuMs(process.pid)! >= before!);
+  assert.equal(processCpuMs(undefined), null);
+  assert.equal(processCpuMs(2 ** 30), null);
 });
