@@ -13,6 +13,9 @@
  * - `context manager only`: `off`, with the AsyncLocalStorage context manager every
  *   OpenTelemetry Node set-up registers, entered once (the floor under `propagation` and
  *   `full`: on Node 20 AsyncLocalStorage then tracks every promise of the process);
+ * - `floor: one bare SDK span`: not mcpkit/otel but the least any span-per-request
+ *   instrumentation does on the same SDK set-up (one span with one attribute, current while
+ *   the request runs, one histogram value): what `full` is measured against;
  * - `propagation`: trace context extracted from each request, no spans;
  * - `full, no-op exporter`: spans and metrics through the real SDK (AsyncLocalStorage
  *   context manager, `BatchSpanProcessor` with an exporter that drops the spans, a
@@ -62,6 +65,7 @@ const SERVER_ROWS: readonly ServerRow[] = [
   { name: 'uninstrumented', script: 'mcpkit-http.js', args: [] },
   { name: 'off', script: 'mcpkit-otel-http.js', args: ['--otel=off'] },
   { name: 'context manager only', script: 'mcpkit-otel-http.js', args: ['--otel=context'] },
+  { name: 'floor: one bare SDK span', script: 'mcpkit-otel-http.js', args: ['--otel=floor'] },
   { name: 'propagation', script: 'mcpkit-otel-http.js', args: ['--otel=propagation'] },
   { name: 'full, no-op exporter', script: 'mcpkit-otel-http.js', args: ['--otel=full'] },
 ];

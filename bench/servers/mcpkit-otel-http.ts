@@ -8,6 +8,10 @@
  * - `--otel=context`: mode `off`, with the AsyncLocalStorage context manager registered as
  *   every OpenTelemetry Node set-up does (the floor `full` stands on: on Node 20, once a
  *   context is entered, AsyncLocalStorage tracks every promise of the process);
+ * - `--otel=floor`: not mcpkit/otel but the least any span-per-request instrumentation does
+ *   with the same SDK set-up as `full`: an interceptor that starts one SERVER span with one
+ *   attribute, makes it current while the request is handled, ends it and records one
+ *   histogram value (the floor `full` is measured against);
  * - `--otel=propagation`: trace context extracted from each request (no spans);
  * - `--otel=full`: spans and the duration metrics through the real SDK as production sets it
  *   up: the AsyncLocalStorage context manager, a `BasicTracerProvider` with a
@@ -29,7 +33,7 @@ import { announce, BENCH_HOST, BENCH_PATH, parseServerArgs } from './http-harnes
 import { echoText, MINIMAL_ECHO_TOOL } from './minimal-echo.js';
 
 /** The modes this server runs in (`--otel=…`). */
-const MODES = ['off', 'context', 'propagation', 'full'] as const;
+const MODES = ['off', 'context', 'floor', 'propagation', 'full'] as const;
 type Mode = (typeof MODES)[number];
 
 const argv = process.argv.slice(2);
@@ -40,7 +44,7 @@ if (otel === undefined || !(MODES as readonly string[]).includes(otel))
 const { mode, port } = parseServerArgs(argv.filter((a) => a !== otelArg));
 
 /** The SDK set up as production does, with a no-op exporter. */
-async function sdkOptions(otelMode: Mode): Promise<InstrumentOptions> {
+async function sdkOptions(otelMode: Exclude<Mode, 'floor'>): Promise<InstrumentOptions> {
   if (otelMode === 'off') return { mode: 'off' };
   if (otelMode === 'context') {
     const [{ context }, { AsyncLocalStorageContextManager }] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/context-async-hooks')]);
@@ -69,12 +73,37 @@ async function sdkOptions(otelMode: Mode): Promise<InstrumentOptions> {
   };
 }
 
+/** The `floor` row's interceptor (see the module note), on the `full` row's SDK set-up. */
+async function floorInterceptor(on: McpServer): Promise<void> {
+  const options = await sdkOptions('full');
+  const { context, SpanKind, trace } = await import('@opentelemetry/api');
+  const tracer = options.tracerProvider!.getTracer('floor');
+  const histogram = options.meterProvider!.getMeter('floor').createHistogram('floor.duration', { unit: 's' });
+  on.use(
+    {
+      name: 'floor',
+      intercept: (call, next) => {
+        const start = performance.now();
+        const span = tracer.startSpan(call.method, { kind: SpanKind.SERVER, attributes: { 'mcp.method.name': call.method } });
+        return context.with(trace.setSpan(context.active(), span), () =>
+          Promise.resolve(next()).finally(() => {
+            span.end();
+            histogram.record((performance.now() - start) / 1000, { 'mcp.method.name': call.method });
+          }),
+        );
+      },
+    },
+    { direction: 'incoming' },
+  );
+}
+
 const onError = (error: Error): void => {
   process.stderr.write(`mcpkit-otel-http: ${error.message}\n`);
 };
 const server = new McpServer({ name: 'mcpkit-bench', version: '1.0.0' }, { onError });
+if (otel === 'floor') await floorInterceptor(server);
 // first, so its spans cover the middleware after it
-instrument(server, await sdkOptions(otel as Mode));
+else instrument(server, await sdkOptions(otel as Exclude<Mode, 'floor'>));
 server.use(rateLimit({ limit: 1_000_000, windowMs: 60_000 }));
 new TaskServer(server, { pollIntervalMs: 500, onError });
 server.registerTool('echo', MINIMAL_ECHO_TOOL, echoText);
