@@ -111,8 +111,9 @@ export const HTTP_SERVERS: readonly HttpServerEntry[] = [
     optIn: true,
   },
   // mcpkit's server instrumented by mcpkit/otel (bench/servers/mcpkit-otel-http.ts): the
-  // instructions section's "off equals uninstrumented" and full-mode rows
-  ...(['off', 'full'] as const).map(
+  // instructions section's "off equals uninstrumented" and full-mode rows, and the floor of
+  // full mode (one bare SDK span per request on the same SDK set-up)
+  ...(['off', 'full', 'floor'] as const).map(
     (otel): HttpServerEntry => ({
       name: `mcpkit-otel-${otel}`,
       script: join(HERE, 'servers', 'mcpkit-otel-http.js'),

@@ -60,6 +60,7 @@ const RATIO_PAIRS: readonly (readonly [string, string])[] = [
   ['mcpkit', 'bare-net'],
   ['mcpkit-otel-off', 'mcpkit'],
   ['mcpkit-otel-full', 'mcpkit'],
+  ['mcpkit-otel-full', 'mcpkit-otel-floor'],
 ];
 /** The otel rows, counted with mcpkit's in a default run (issue 41: "off equals uninstrumented"). */
 const OTEL_ROWS: readonly string[] = ['mcpkit-otel-off', 'mcpkit-otel-full'];
