@@ -83,6 +83,8 @@ export interface HttpServerEntry {
   readonly stateless?: boolean;
   /** Run only when `--only` names it (a reference row, not part of the default run). */
   readonly optIn?: boolean;
+  /** Arguments before `--mode=…` on the server's command line (the otel rows' `--otel=…`). */
+  readonly args?: readonly string[];
 }
 
 /** The servers compared, in their base order. */
@@ -108,6 +110,18 @@ export const HTTP_SERVERS: readonly HttpServerEntry[] = [
     missingHint: 'build the project first (npm run build)',
     optIn: true,
   },
+  // mcpkit's server instrumented by mcpkit/otel (bench/servers/mcpkit-otel-http.ts): the
+  // instructions section's "off equals uninstrumented" and full-mode rows, and the floor of
+  // full mode (one bare SDK span per request on the same SDK set-up)
+  ...(['off', 'full', 'floor'] as const).map(
+    (otel): HttpServerEntry => ({
+      name: `mcpkit-otel-${otel}`,
+      script: join(HERE, 'servers', 'mcpkit-otel-http.js'),
+      missingHint: "mcpkit/otel's Streamable HTTP bench server (bench/servers/mcpkit-otel-http.ts) is not built",
+      optIn: true,
+      args: [`--otel=${otel}`],
+    }),
+  ),
 ];
 
 /**
@@ -194,7 +208,7 @@ function specFor(entry: HttpServerEntry, mode: ResponseMode, gc: boolean): Serve
   return {
     name: `${entry.name} (${mode})`,
     command: process.execPath,
-    args: [...(gc ? ['--expose-gc'] : []), entry.script, `--mode=${mode}`],
+    args: [...(gc ? ['--expose-gc'] : []), entry.script, ...(entry.args ?? []), `--mode=${mode}`],
     cwd: ROOT,
     env: gc ? { ...process.env, [GC_ENV]: '1' } : process.env,
   };

@@ -25,7 +25,10 @@ import { Client, type ClientOptions } from '../client/index.js';
 import { StreamableHttpClientTransport } from '../http/index.js';
 import { type NodeServerHandle, serveNode } from '../http/node.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
+import type { JSONObject } from '../jsonrpc/types.js';
+import { McpServer } from '../server/index.js';
 import { StdioClientTransport } from '../stdio/index.js';
+import { TaskClient, TaskServer, tasksExtension } from '../tasks/index.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { DURATION_BUCKETS } from './conventions.js';
 import { instrument } from './index.js';
@@ -315,6 +318,240 @@ describe('otel: the conventions attribute table, every method, both eras, every 
         assert.ok(session !== undefined && session.dataPoints.length === 1, 'the server recorded the session when it ended');
         assert.equal(session.dataPoints[0]!.attributes['mcp.protocol.version'], '2025-11-25');
       }
+      await clientSdk.shutdown();
+      await serverSdk.shutdown();
+    });
+  }
+});
+
+/**
+ * The task methods of both eras (2025-11-25: `tasks/get`, `tasks/result`, `tasks/list`,
+ * `tasks/cancel`; 2026-07-28, the tasks extension SEP-2663: `tasks/get`, `tasks/update`,
+ * `tasks/cancel`) checked against the same attribute table, and every request about a task
+ * linked to the span of the `tools/call` that created it, on both sides.
+ */
+describe('otel: the conventions attribute table, the tasks/* methods of both eras', () => {
+  const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      });
+    });
+  for (const [transport, era] of [
+    ['memory', '2025'],
+    ['memory', '2026-07-28'],
+    ['http-json', '2025'],
+    ['http-json', '2026-07-28'],
+  ] as const) {
+    it(`${transport}, ${era}`, async () => {
+      const clientSdk = sdk();
+      const serverSdk = sdk();
+      const server = instrument(new McpServer({ name: 'otel-tasks', version: '1.0.0' }), {
+        tracerProvider: serverSdk.tracerProvider,
+        meterProvider: serverSdk.meterProvider,
+        propagator: w3c,
+      });
+      const taskServer = new TaskServer(server, { pollIntervalMs: 10, sweepIntervalMs: 0 });
+      opened.push(() => taskServer.close());
+      server.registerTool(
+        'job',
+        {
+          description: 'works for ms milliseconds, as a task',
+          inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+          execution: { taskSupport: 'required' },
+        },
+        async (args: { ms?: number }, ctx) => {
+          await sleep(args.ms ?? 0, ctx.signal);
+          return 'done';
+        },
+      );
+      const version = era === '2025' ? '2025-11-25' : '2026-07-28';
+      const client = instrument(
+        new Client(
+          { name: 'otel-test', version: '1.0.0' },
+          era === '2025' ? { protocolVersion: version } : { protocolVersion: version, stateless: { tasks: true } },
+        ),
+        { tracerProvider: clientSdk.tracerProvider, meterProvider: clientSdk.meterProvider, propagator: w3c },
+      );
+      const tasks = era === '2025' ? new TaskClient(client, { sweepIntervalMs: 0 }) : undefined;
+      if (era === '2026-07-28') client.extend(tasksExtension());
+      if (transport === 'memory') {
+        const [a, b] = InMemoryTransport.createPair();
+        await server.connect(a);
+        await client.connect(b);
+      } else {
+        const handle = await serveNode(createStreamableHttpHandler({ server, responseMode: 'json' }));
+        opened.push(() => handle.close());
+        await client.connect(new StreamableHttpClientTransport({ url: handle.url }));
+      }
+      const base = { era, transport, version, captured: false } as const;
+      const ops: Op[] = [];
+      const both = (method: string, extra: Partial<Op> = {}, name = method): void => {
+        ops.push({ ...base, method, name, direction: 'sent', side: 'client', request: true, ...extra });
+        ops.push({ ...base, method, name, direction: 'received', side: 'server', request: true, ...extra });
+      };
+      /** Task id → the methods sent about it (each of their spans must link to the creating one). */
+      const about = new Map<string, string[]>();
+      if (tasks !== undefined) {
+        const quick = await tasks.callToolAsTask({ name: 'job', arguments: { ms: 5 } });
+        const id = quick.taskId!;
+        both('tools/call', { tool: 'job' }, 'tools/call job');
+        await tasks.getTask(id);
+        assert.equal(((await tasks.getTaskResult<{ content: { text: string }[] }>(id)).content[0] as { text: string }).text, 'done');
+        await tasks.listTasks();
+        const slow = await tasks.callToolAsTask({ name: 'job', arguments: { ms: 60_000 } });
+        assert.equal((await tasks.cancelTask(slow.taskId!)).status, 'cancelled');
+        // its handle stops polling once it reads the cancellation (no tasks/get left in flight at close)
+        await slow.result().catch(() => {});
+        for (const method of ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']) both(method);
+        about.set(id, ['tasks/get', 'tasks/result']);
+        about.set(slow.taskId!, ['tasks/cancel']);
+      } else {
+        const created = await client.request<JSONObject>('tools/call', { name: 'job', arguments: { ms: 5 } }, { returnTasks: true });
+        const id = created.taskId as string;
+        assert.equal(created.resultType, 'task', 'the call became a task');
+        both('tools/call', { tool: 'job' }, 'tools/call job');
+        for (let status = 'working', deadline = Date.now() + 10_000; status !== 'completed'; ) {
+          assert.ok(Date.now() < deadline && status !== 'failed' && status !== 'cancelled', `the task completes within 10 s (status ${status})`);
+          status = (await client.request<JSONObject>('tasks/get', { taskId: id }, { returnTasks: true })).status as string;
+          // (a poll loop over the in-memory transport must let the task's timer run)
+          if (status === 'working') await new Promise((r) => setTimeout(r, 10));
+        }
+        const slow = await client.request<JSONObject>('tools/call', { name: 'job', arguments: { ms: 60_000 } }, { returnTasks: true });
+        await client.request('tasks/update', { taskId: slow.taskId as string, inputResponses: {} }, { returnTasks: true });
+        await client.request('tasks/cancel', { taskId: slow.taskId as string }, { returnTasks: true });
+        for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) both(method);
+        about.set(id, ['tasks/get']);
+        about.set(slow.taskId as string, ['tasks/update', 'tasks/cancel']);
+      }
+      await client.close();
+      const sides = { client: clientSdk.spans().map(viewOf), server: serverSdk.spans().map(viewOf) };
+      for (const op of ops) {
+        const kind = op.direction === 'sent' ? 'client' : 'server';
+        const found = sides[op.side].filter((sp) => sp.name === op.name && sp.kind === kind);
+        assert.ok(found.length >= 1, `${op.side} has a ${kind} span "${op.name}" (spans: ${sides[op.side].map((x) => `${x.kind}:${x.name}`).join(', ')})`);
+        for (const span of found) check(op, span);
+      }
+      // every request about a task links to the span of the tools/call that created it, on both sides
+      for (const [side, spans] of Object.entries(sides)) {
+        const creating = spans.filter((sp) => sp.name === 'tools/call job');
+        assert.equal(creating.length, 2, `${side}: two task-creating spans`);
+        for (const [taskId, methods] of about) {
+          for (const method of methods) {
+            const followUps = spans.filter((sp) => sp.name === method && sp.attributes['jsonrpc.request.id'] !== undefined);
+            assert.ok(followUps.length >= 1, `${side}: a ${method} span`);
+            const linked = followUps.filter((sp) => sp.links.some((l) => creating.some((c) => c.spanId === l.spanId && c.traceId === l.traceId)));
+            assert.ok(linked.length >= 1, `${side}: ${method} (task ${taskId}) links to the span that created the task`);
+          }
+        }
+        // tasks/list names no task: no link
+        for (const sp of spans.filter((x) => x.name === 'tasks/list')) assert.deepEqual(sp.links, [], `${side}: tasks/list has no task link`);
+      }
+      await clientSdk.shutdown();
+      await serverSdk.shutdown();
+    });
+  }
+});
+
+/**
+ * `notifications/progress` and `notifications/cancelled` (well-known `mcp.method.name` values;
+ * the conventions' CLIENT and SERVER spans describe "the MCP request or notification"): the
+ * JSON-RPC channel sends and consumes them beneath the interceptors and middleware, and
+ * records them through its control observer. Checked against the same attribute table, with
+ * each receiver's span a child of the sender's (context in their `_meta`).
+ */
+describe('otel: the conventions attribute table, notifications/progress and notifications/cancelled', () => {
+  for (const [transport, era] of [
+    ['memory', '2025'],
+    ['http-sse', '2025'],
+    ['memory', '2026-07-28'],
+  ] as const) {
+    it(`${transport}, ${era}`, async () => {
+      const clientSdk = sdk();
+      const serverSdk = sdk();
+      const server = instrument(new McpServer({ name: 'otel-notes', version: '1.0.0' }), {
+        tracerProvider: serverSdk.tracerProvider,
+        meterProvider: serverSdk.meterProvider,
+        propagator: w3c,
+      });
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      let aborted!: (reason: unknown) => void;
+      const cancelled = new Promise<unknown>((resolve) => {
+        aborted = resolve;
+      });
+      server.registerTool('steps', { description: 'reports two steps of progress' }, async (_args, ctx) => {
+        await ctx.sendProgress(1, 2, 'one');
+        await ctx.sendProgress(2, 2, 'two');
+        return 'done';
+      });
+      server.registerTool('hang', { description: 'waits until cancelled' }, async (_args, ctx) => {
+        started();
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+        aborted(ctx.signal.reason);
+        return 'cancelled';
+      });
+      const version = era === '2025' ? '2025-11-25' : '2026-07-28';
+      const client = instrument(new Client({ name: 'otel-test', version: '1.0.0' }, { protocolVersion: version }), {
+        tracerProvider: clientSdk.tracerProvider,
+        meterProvider: clientSdk.meterProvider,
+        propagator: w3c,
+      });
+      if (transport === 'memory') {
+        const [a, b] = InMemoryTransport.createPair();
+        await server.connect(a);
+        await client.connect(b);
+      } else {
+        const handle = await serveNode(createStreamableHttpHandler({ server, responseMode: 'sse' }));
+        opened.push(() => handle.close());
+        await client.connect(new StreamableHttpClientTransport({ url: handle.url }));
+      }
+      const progress: number[] = [];
+      await client.callTool({ name: 'steps' }, { onProgress: (p) => progress.push(p.progress) });
+      assert.deepEqual(progress, [1, 2], 'the progress arrived');
+      const controller = new AbortController();
+      const call = client.callTool({ name: 'hang' }, { signal: controller.signal });
+      await running;
+      controller.abort('no longer needed');
+      await assert.rejects(call);
+      await cancelled;
+      const base = { era, transport, version, captured: false, request: false } as const;
+      const ops: Op[] = [
+        { ...base, method: 'notifications/progress', name: 'notifications/progress', direction: 'sent', side: 'server' },
+        { ...base, method: 'notifications/progress', name: 'notifications/progress', direction: 'received', side: 'client' },
+        { ...base, method: 'notifications/cancelled', name: 'notifications/cancelled', direction: 'sent', side: 'client' },
+        { ...base, method: 'notifications/cancelled', name: 'notifications/cancelled', direction: 'received', side: 'server' },
+      ];
+      // the server's span of the cancellation ends as it is handled; wait for it to be exported
+      for (const deadline = Date.now() + 10_000; !serverSdk.spans().some((sp) => sp.name === 'notifications/cancelled'); ) {
+        assert.ok(Date.now() < deadline, 'the server records notifications/cancelled within 10 s');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await client.close();
+      const sides = { client: clientSdk.spans().map(viewOf), server: serverSdk.spans().map(viewOf) };
+      for (const op of ops) {
+        const kind = op.direction === 'sent' ? 'client' : 'server';
+        const found = sides[op.side].filter((sp) => sp.name === op.name && sp.kind === kind);
+        assert.equal(found.length, op.method === 'notifications/progress' ? 2 : 1, `${op.side} ${kind} spans "${op.name}"`);
+        for (const span of found) check(op, span);
+      }
+      const all = [...sides.client, ...sides.server];
+      for (const received of all.filter((sp) => sp.kind === 'server' && sp.name.startsWith('notifications/'))) {
+        const sender = all.find((sp) => sp.kind === 'client' && sp.spanId === received.parentSpanId);
+        assert.equal(sender?.name, received.name, `the received "${received.name}" is a child of the span that sent it`);
+      }
+      // progress is sent from the handler: a child of the server's tools/call span
+      const steps = sides.server.find((sp) => sp.name === 'tools/call steps')!;
+      for (const sp of sides.server.filter((x) => x.name === 'notifications/progress')) assert.equal(sp.parentSpanId, steps.spanId);
+      // the progress and the cancellation are in the operation histograms
+      const sent = (await clientSdk.histograms()).get('mcp.client.operation.duration')!.dataPoints;
+      assert.ok(sent.some((p) => p.attributes['mcp.method.name'] === 'notifications/cancelled'));
+      const handled = (await clientSdk.histograms()).get('mcp.server.operation.duration')!.dataPoints;
+      assert.ok(handled.some((p) => p.attributes['mcp.method.name'] === 'notifications/progress'));
       await clientSdk.shutdown();
       await serverSdk.shutdown();
     });

@@ -131,12 +131,27 @@ export function isToolError(method: string, result: unknown): boolean {
   return method === 'tools/call' && typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
 }
 
-/** The task a result created (`CreateTaskResult.task.taskId`), if it is one. */
+/**
+ * The task a result created, if it is one: the 2025-11-25 `CreateTaskResult`
+ * (`{ task: { taskId } }`) or the 2026-07-28 tasks extension's flat one (SEP-2663:
+ * `{ resultType: "task", taskId }`).
+ */
 export function createdTaskId(result: unknown): string | undefined {
-  const task = typeof result === 'object' && result !== null ? (result as { task?: unknown }).task : undefined;
+  if (typeof result !== 'object' || result === null) return undefined;
+  const r = result as { task?: unknown; resultType?: unknown; taskId?: unknown };
+  if (r.resultType === 'task') return typeof r.taskId === 'string' ? r.taskId : undefined;
+  const task = r.task;
   const id = typeof task === 'object' && task !== null ? (task as { taskId?: unknown }).taskId : undefined;
   return typeof id === 'string' ? id : undefined;
 }
+
+/**
+ * The requests about an existing task (`params.taskId`), whose spans link to the span of the
+ * request that created it: `tasks/get`, `tasks/result`, `tasks/cancel` (2025-11-25) and
+ * `tasks/get`, `tasks/update`, `tasks/cancel` (the 2026-07-28 tasks extension, whose
+ * `tasks/get` carries the result).
+ */
+export const TASK_FOLLOW_UPS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/update', 'tasks/cancel']);
 
 /** The metric attributes among a span's (the conventions list fewer on metrics: no ids, no URI by default). */
 export const METRIC_ATTRIBUTES: readonly string[] = Object.freeze([

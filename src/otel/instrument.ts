@@ -24,8 +24,12 @@ import type { InterceptContext, InterceptNext, Interceptor } from '../server/int
 import type { McpServer } from '../server/server.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Transport } from '../transport/types.js';
-import { Attr, jsonAttribute, methodFacts } from './conventions.js';
-import { type InstrumentOptions, isToolSpan, type Operation, SpanKind, Telemetry } from './telemetry.js';
+import { controlObserver, isControlNotification } from './control.js';
+import { Attr, describeMethod, jsonAttribute, methodFacts } from './conventions.js';
+import { type InstrumentOptions, isToolSpan, type Operation, SpanKind, STATELESS_REVISION_KEY, Telemetry } from './telemetry.js';
+
+/** The stateless revision: from it on there are no MCP sessions (no `mcp.session.id`). */
+const STATELESS_REVISION = '2026-07-28';
 
 /** The JSON-RPC code an incoming request is answered with when its handler throws something that is not an McpError. */
 const INTERNAL_ERROR = -32603;
@@ -103,9 +107,35 @@ function transportAttributes(transport: Transport | undefined, into: Record<stri
 function instrumentServer(server: McpServer, t: Telemetry): void {
   const interceptor: Interceptor = {
     name: 'opentelemetry',
-    intercept: (call, next) => (call.direction === 'incoming' ? serverReceived(t, call, next) : serverSent(t, call, next)),
+    intercept: (call, next) =>
+      // cancelled and progress: recorded by the channel's control observer, on every path that sends them
+      call.kind === 'notification' && isControlNotification(call.method)
+        ? next()
+        : call.direction === 'incoming'
+          ? serverReceived(t, call, next)
+          : serverSent(t, call, next),
   };
   server.use(interceptor, { direction: 'both' });
+  server.onConnect((connection) => {
+    connection.endpoint.session.observeControl(
+      controlObserver(t, (_sent, request) => {
+        const attributes: Record<string, string | number> = {};
+        // a stateless connection agrees on no revision: the request being handled (or cancelled) names it
+        const version =
+          connection.protocolVersion ??
+          (request as { readonly protocolVersion?: string } | undefined)?.protocolVersion ??
+          (context.active().getValue(STATELESS_REVISION_KEY) as string | undefined);
+        if (version !== undefined) attributes[Attr.ProtocolVersion] = version;
+        // 2026-07-28 has no sessions
+        const session = connection.sessionId;
+        if (session !== undefined && version !== undefined && version < STATELESS_REVISION) attributes[Attr.SessionId] = session;
+        const network = connection.transport.network;
+        if (network !== undefined) attributes[Attr.NetworkTransport] = network;
+        if (network === 'tcp') attributes[Attr.NetworkProtocolName] = 'http';
+        return attributes;
+      }),
+    );
+  });
   if (t.mode === 'full') {
     server.onConnect((connection) => {
       const start = performance.now();
@@ -150,8 +180,8 @@ function serverAttributes(call: InterceptContext, into: Record<string, string | 
 function serverReceived(t: Telemetry, call: InterceptContext, next: InterceptNext): unknown {
   const { parent, transport } = t.extract(call.params, headersOf(call));
   if (t.mode === 'propagation') return parent === context.active() || trace.getSpanContext(parent) === undefined ? next() : context.with(parent, next);
-  const facts = methodFacts(call.method, call.params, t.uriInName);
-  const attributes: Record<string, string | number> = facts.attributes;
+  const attributes: Record<string, string | number> = {};
+  const name = describeMethod(call.method, call.params, t.uriInName, attributes);
   if (call.id !== undefined && call.id !== null) attributes[Attr.RequestId] = String(call.id);
   serverAttributes(call, attributes);
   if (t.captureArguments && call.method === 'tools/call' && call.params?.arguments !== undefined)
@@ -159,7 +189,7 @@ function serverReceived(t: Telemetry, call: InterceptContext, next: InterceptNex
   const hasParent = trace.getSpanContext(parent) !== undefined;
   const op: Operation = {
     kind: SpanKind.SERVER,
-    name: facts.name,
+    name,
     method: call.method,
     attributes,
     // without a propagated parent, the ambient context (an HTTP server span) is the parent
@@ -168,6 +198,7 @@ function serverReceived(t: Telemetry, call: InterceptContext, next: InterceptNex
     histogram: t.serverDuration,
     fallbackCode: call.kind === 'request' ? INTERNAL_ERROR : undefined,
     reuse: undefined,
+    statelessRevision: call.era === '2025' ? undefined : call.revision,
   };
   return t.around(op, () => next());
 }
@@ -228,8 +259,14 @@ function instrumentClient(client: Client, t: Telemetry): void {
   const middleware: Middleware =
     (next: MethodHandler): MethodHandler =>
     (method, params, ctx) =>
-      ctx.direction === 'outgoing' ? clientSent(t, method, params, ctx, next, factsOf) : clientReceived(t, method, params, ctx, next, factsOf);
+      // cancelled and progress: recorded by the channel's control observer, on every path that sends them
+      ctx.kind === 'notification' && isControlNotification(method)
+        ? next(method, params, ctx)
+        : ctx.direction === 'outgoing'
+          ? clientSent(t, method, params, ctx, next, factsOf)
+          : clientReceived(t, method, params, ctx, next, factsOf);
   client.use(middleware, 'both');
+  client.onConnect((endpoint) => endpoint.session.observeControl(controlObserver(t, factsOf)));
   if (t.mode === 'full') {
     client.onConnect((endpoint) => {
       const start = performance.now();

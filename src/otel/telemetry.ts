@@ -7,6 +7,7 @@ import {
   type Attributes,
   type Context,
   context,
+  createContextKey,
   type Histogram,
   type Link,
   type MeterProvider,
@@ -24,7 +25,18 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { JSONObject } from '../jsonrpc/types.js';
-import { Attr, createdTaskId, DURATION_BUCKETS, failureOf, isToolError, jsonAttribute, METRIC_ATTRIBUTES, Metric, TOOL_ERROR } from './conventions.js';
+import {
+  Attr,
+  createdTaskId,
+  DURATION_BUCKETS,
+  failureOf,
+  isToolError,
+  jsonAttribute,
+  METRIC_ATTRIBUTES,
+  Metric,
+  TASK_FOLLOW_UPS,
+  TOOL_ERROR,
+} from './conventions.js';
 
 /** What `instrument` records: spans and metrics with propagation (`full`), only the trace context carried across hops (`propagation`), or nothing (`off`). */
 export type OtelMode = 'full' | 'propagation' | 'off';
@@ -56,7 +68,7 @@ export interface InstrumentOptions {
    * SHOULD). Default true.
    */
   reuseToolSpan?: boolean;
-  /** Task-creating spans remembered to link a later `tasks/result` to (oldest forgotten first). Default 1000. */
+  /** Task-creating spans remembered to link a later `tasks/result`, `tasks/get`, `tasks/update` or `tasks/cancel` to (oldest forgotten first). Default 1000. */
   maxTrackedTasks?: number;
 }
 
@@ -84,6 +96,9 @@ const headerGetter: TextMapGetter<HeaderBag> = {
   get: (carrier, key) => (carrier instanceof Headers ? (carrier.get(key) ?? undefined) : carrier[key.toLowerCase()]),
 };
 
+/** What {@link Telemetry.extract} finds in a message without trace context (one object for all of them). */
+const NO_PARENT: { readonly parent: Context; readonly transport: Context | undefined } = Object.freeze({ parent: ROOT_CONTEXT, transport: undefined });
+
 /** How a span ends its operation's metric: which histogram, with which of the span's attributes. */
 export interface Operation {
   readonly kind: SpanKind;
@@ -97,7 +112,16 @@ export interface Operation {
   readonly fallbackCode: number | undefined;
   /** `tools/call` around which an outer `execute_tool` span may be enriched instead. */
   readonly reuse: Span | undefined;
+  /**
+   * A stateless-era (2026-07-28) request's revision, kept in its span's context: the
+   * connection agreed on none, and what the handler sends beneath the interceptors
+   * (`notifications/progress`, control.ts) takes its `mcp.protocol.version` from there.
+   */
+  readonly statelessRevision?: string | undefined;
 }
+
+/** The context key of {@link Operation.statelessRevision}. */
+export const STATELESS_REVISION_KEY: symbol = createContextKey('mcpkit stateless revision');
 
 /** One `instrument` call's tracer, meter instruments, propagator and task links. */
 export class Telemetry {
@@ -156,7 +180,7 @@ export class Telemetry {
       return { parent, transport: fromHeaders ? this.propagator.extract(ROOT_CONTEXT, headers!, headerGetter) : undefined };
     }
     if (fromHeaders) return { parent: this.propagator.extract(ROOT_CONTEXT, headers!, headerGetter), transport: undefined };
-    return { parent: ROOT_CONTEXT, transport: undefined };
+    return NO_PARENT;
   }
 
   /** `params` with `ctx`'s trace context added to its `_meta` (the same object when there is nothing to add). */
@@ -184,9 +208,9 @@ export class Telemetry {
     return links;
   }
 
-  /** Adds the link to the span that created task `params.taskId`, for `tasks/result`. */
+  /** Adds the link to the span that created task `params.taskId`, for a request about it ({@link TASK_FOLLOW_UPS}: `tasks/result`, `tasks/get`, …). */
   taskLink(method: string, params: JSONObject | undefined, links: Link[] | undefined): Link[] | undefined {
-    if (method !== 'tasks/result' || typeof params?.taskId !== 'string') return links;
+    if (typeof params?.taskId !== 'string' || !TASK_FOLLOW_UPS.has(method)) return links;
     const created = this.#tasks.get(params.taskId);
     if (created === undefined) return links;
     return [...(links ?? []), { context: created, attributes: { 'mcp.task.id': params.taskId } }];
@@ -210,7 +234,8 @@ export class Telemetry {
     const reused = op.reuse;
     const span = reused ?? this.tracer.startSpan(op.name, { kind: op.kind, attributes: op.attributes, links: op.links }, op.parent);
     if (reused !== undefined) reused.setAttributes(op.attributes);
-    const ctx = reused !== undefined ? context.active() : trace.setSpan(op.parent, span);
+    let ctx = reused !== undefined ? context.active() : trace.setSpan(op.parent, span);
+    if (op.statelessRevision !== undefined) ctx = ctx.setValue(STATELESS_REVISION_KEY, op.statelessRevision);
     let outcome: unknown;
     try {
       outcome = context.with(ctx, run, undefined, ctx);

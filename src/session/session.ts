@@ -112,6 +112,25 @@ export interface RequestOptions {
   returnTasks?: boolean;
 }
 
+/**
+ * @internal Telemetry's view of the two notifications an {@link RpcChannel} sends and consumes
+ * itself, beneath every middleware and interceptor: `notifications/cancelled` and
+ * `notifications/progress` (see {@link RpcChannel.observeControl}).
+ */
+export interface ControlObserver {
+  /**
+   * Runs `send` with the params to send (`params` itself, or a copy with trace context in its
+   * `_meta`) and returns what it returns. Called by `notify` for these two methods.
+   */
+  sent(method: string, params: JSONObject | undefined, send: (params: JSONObject | undefined) => Promise<void>): Promise<void>;
+  /**
+   * Runs `handle` (the channel's own handling of the received notification). Must call it
+   * once, and not throw. `request`: the incoming request a `notifications/cancelled` names,
+   * while it is in progress.
+   */
+  received(method: string, params: JSONObject | undefined, info: MessageInfo | undefined, handle: () => void, request: RequestContext | undefined): void;
+}
+
 /** A progress update received for an outgoing request. */
 export interface Progress {
   progress: number;
@@ -249,6 +268,8 @@ export class RpcChannel {
   #started = false;
   /** The facts of the message being sent (see {@link OutgoingFacts}); made by the first send. */
   #facts: OutgoingFacts | undefined = undefined;
+  /** See {@link observeControl}. */
+  #control: ControlObserver | undefined = undefined;
 
   static {
     onSessionTimer = (session) => session.#timerFired();
@@ -377,12 +398,28 @@ export class RpcChannel {
     });
   }
 
+  /**
+   * @internal Hands `notifications/cancelled` and `notifications/progress`, which this channel
+   * sends and consumes itself (no middleware sees them), to `observer` (telemetry: their spans
+   * and trace context); `undefined` removes it. One observer per channel.
+   */
+  observeControl(observer: ControlObserver | undefined): void {
+    this.#control = observer;
+  }
+
   /** Sends a notification. Rejects with LocalError `connection_closed` once closed. */
   async notify(method: string, params?: JSONObject, options?: SendOptions): Promise<void> {
     if (this.#closed) throw this.#closedError();
+    const control = this.#control;
+    if (control !== undefined && (method === 'notifications/cancelled' || method === 'notifications/progress'))
+      return control.sent(method, params, (sent) => this.#notify(method, sent, options));
+    return this.#notify(method, params, options);
+  }
+
+  #notify(method: string, params: JSONObject | undefined, options: SendOptions | undefined): Promise<void> {
     const target = method === 'notifications/cancelled' ? params?.requestId : undefined;
     const cancels = typeof target === 'string' || typeof target === 'number' ? target : undefined;
-    await this.#send(
+    return this.#send(
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
       'notification',
       undefined,
@@ -643,6 +680,25 @@ export class RpcChannel {
   }
 
   #onNotification(method: string, params: JSONObject | undefined, info: MessageInfo | undefined): void {
+    if (method === 'notifications/cancelled' || method === 'notifications/progress') {
+      const control = this.#control;
+      if (control === undefined) this.#onControl(method, params, info);
+      else {
+        const target = method === 'notifications/cancelled' ? params?.requestId : undefined;
+        const request = typeof target === 'string' || typeof target === 'number' ? this.#incoming.get(target) : undefined;
+        control.received(method, params, info, () => this.#onControl(method, params, info), request);
+      }
+      return;
+    }
+    try {
+      this.#hooks.notification(method, params, info);
+    } catch (err) {
+      this.#hooks.error?.(err as Error);
+    }
+  }
+
+  /** Handles `notifications/cancelled` and `notifications/progress` (see the design notes). */
+  #onControl(method: string, params: JSONObject | undefined, info: MessageInfo | undefined): void {
     if (method === 'notifications/cancelled') {
       const target = params?.requestId;
       if (typeof target !== 'string' && typeof target !== 'number') return;
@@ -652,27 +708,19 @@ export class RpcChannel {
       this.#transport.peerCancelled?.(target);
       return;
     }
-    if (method === 'notifications/progress') {
-      // Progress for a token no pending request owns (for example a task's, after its
-      // request was answered) goes to the layer above, which may have listeners for it.
-      if (
-        params &&
-        (typeof params.progressToken === 'string' || typeof params.progressToken === 'number') &&
-        typeof params.progress === 'number' &&
-        !this.#onProgress(params)
-      ) {
-        try {
-          this.#hooks.notification(method, params, info);
-        } catch (err) {
-          this.#hooks.error?.(err as Error);
-        }
+    // notifications/progress. Progress for a token no pending request owns (for example a
+    // task's, after its request was answered) goes to the layer above, which may have listeners for it.
+    if (
+      params &&
+      (typeof params.progressToken === 'string' || typeof params.progressToken === 'number') &&
+      typeof params.progress === 'number' &&
+      !this.#onProgress(params)
+    ) {
+      try {
+        this.#hooks.notification(method, params, info);
+      } catch (err) {
+        this.#hooks.error?.(err as Error);
       }
-      return;
-    }
-    try {
-      this.#hooks.notification(method, params, info);
-    } catch (err) {
-      this.#hooks.error?.(err as Error);
     }
   }
 
