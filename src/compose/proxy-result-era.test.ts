@@ -4,7 +4,8 @@
  * without `resultType`, caching hints or the upstream's `serverInfo` in `_meta`; a 2026-07-28
  * caller (mcpkit's Client) gets `resultType: "complete"`, the proxy's or gateway's own
  * identity (never the upstream's) and the front's own caching hints, from either era's upstream.
- * Every forwarded method: tools, resources, templates, prompts, completion.
+ * Every forwarded method: tools, resources, templates, prompts, completion. The same for a
+ * server's mounted sources (an in-process server, a client of a 2026-07-28 server).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -18,9 +19,12 @@ import { serveNode } from '../http/node.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
+import { connectInMemory } from '../testing/index.js';
 import { InMemoryTransport } from '../transport/memory.js';
 import { createGateway, type Gateway } from './gateway.js';
+import { mount } from './mount.js';
 import { McpProxy } from './proxy.js';
+import { clientSource, serverSource } from './source.js';
 
 const T = { timeout: 20_000 };
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
@@ -173,4 +177,39 @@ for (const [via, open] of [
       });
     });
   }
+}
+
+for (const kind of ['server', 'client'] as const) {
+  describe(`a mounted ${kind} source of a 2026-07-28 server: results have the caller's era`, { timeout: SUITE_TIMEOUT_MS }, () => {
+    let outer: McpServer;
+    let inner: Client | undefined;
+    before(async () => {
+      outer = new McpServer(FRONT);
+      const upstream = upstreamServer();
+      if (kind === 'server') await mount(outer, 'in', await serverSource(upstream));
+      else {
+        inner = new Client({ name: 'mount', version: '1' }, { protocolVersions: ALL_REVISIONS });
+        await inner.connect(inMemory(upstream)());
+        assert.equal(inner.era, 'stateless');
+        await mount(outer, 'in', clientSource(inner));
+      }
+    });
+    after(async () => {
+      await inner?.close();
+      await outer?.close();
+    });
+
+    for (const era of ['2025', '2026'] as const) {
+      it(`a ${era}-era caller`, T, async () => {
+        const { client, close } = await connectInMemory(outer, { client: era === '2026' ? { protocolVersions: ALL_REVISIONS } : {} });
+        try {
+          const results = await everyMethod((method, params) => client.request(method, params));
+          if (era === '2025') assert2025(results);
+          else assert2026(results);
+        } finally {
+          await close();
+        }
+      });
+    }
+  });
 }
