@@ -5,7 +5,8 @@
  * caller (mcpkit's Client) gets `resultType: "complete"`, the proxy's or gateway's own
  * identity (never the upstream's) and the front's own caching hints, from either era's upstream.
  * Every forwarded method: tools, resources, templates, prompts, completion. The same for a
- * server's mounted sources (an in-process server, a client of a 2026-07-28 server).
+ * server's mounted sources (an in-process server, a client of a 2026-07-28 server), and for an
+ * extension's result (skills/list: its caching hints pass to a 2026-07-28 caller only).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +15,7 @@ import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/s
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
 import { ALL_REVISIONS, Client } from '../client/index.js';
+import { SkillsClient, SkillsServer } from '../extensions/skills/index.js';
 import { StreamableHttpClientTransport } from '../http/client/streamable.js';
 import { serveNode } from '../http/node.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
@@ -78,14 +80,17 @@ async function everyMethod(request: Request): Promise<Array<[string, JSONObject]
   return out;
 }
 
+/** Asserts `result` has none of the 2026-07-28 result keys and no server identity in `_meta`. */
+function assert2025Keys(method: string, result: JSONObject): void {
+  for (const key of ['resultType', 'ttlMs', 'cacheScope', 'inputRequests', 'requestState'])
+    assert.equal(key in result, false, `${method}: a 2025 caller got "${key}": ${JSON.stringify(result)}`);
+  const meta = result._meta as JSONObject | undefined;
+  assert.equal(meta !== undefined && SERVER_INFO in meta, false, `${method}: a 2025 caller got ${SERVER_INFO}: ${JSON.stringify(result)}`);
+}
+
 /** Asserts each result has the 2025 shape: none of the 2026-07-28 result keys, no server identity in `_meta`. */
 function assert2025(results: Array<[string, JSONObject]>): void {
-  for (const [method, result] of results) {
-    for (const key of ['resultType', 'ttlMs', 'cacheScope', 'inputRequests', 'requestState'])
-      assert.equal(key in result, false, `${method}: a 2025 caller got "${key}": ${JSON.stringify(result)}`);
-    const meta = result._meta as JSONObject | undefined;
-    assert.equal(meta !== undefined && SERVER_INFO in meta, false, `${method}: a 2025 caller got ${SERVER_INFO}: ${JSON.stringify(result)}`);
-  }
+  for (const [method, result] of results) assert2025Keys(method, result);
   const call = results.find(([method]) => method === 'tools/call')![1];
   assert.deepEqual(call, { content: [{ type: 'text', text: 'echo: hi' }] }, 'tools/call: exactly the 2025 result');
 }
@@ -213,3 +218,33 @@ for (const kind of ['server', 'client'] as const) {
     }
   });
 }
+
+describe('an extension through the proxy (skills/list of a 2026-07-28 upstream): its caching hints are the caller era’s', { timeout: SUITE_TIMEOUT_MS }, () => {
+  for (const era of ['2025', '2026'] as const) {
+    it(`a ${era}-era caller`, T, async () => {
+      const upstream = upstreamServer();
+      new SkillsServer(upstream, { cacheHints: { ttlMs: 5_000, cacheScope: 'public' } }).add({
+        frontmatter: { name: 'notes', description: 'Take notes' },
+        body: '# Notes\n',
+      });
+      const proxy = await McpProxy.open({ upstream: inMemory(upstream), serverInfo: FRONT });
+      const caller = new Client({ name: 'caller', version: '1' }, era === '2026' ? { protocolVersions: ALL_REVISIONS } : {});
+      const skills = new SkillsClient(caller);
+      try {
+        await caller.connect(inMemory(proxy.server)());
+        assert.ok(skills.supported);
+        const result = await caller.request('skills/list', {});
+        if (era === '2025') assert2025Keys('skills/list', result);
+        else {
+          // the proxy's server sets no caching hints of an extension's result: the upstream's pass
+          assert.deepEqual({ ttlMs: result.ttlMs, cacheScope: result.cacheScope }, { ttlMs: 5_000, cacheScope: 'public' });
+          assert.equal(result.resultType, 'complete');
+          assert.deepEqual((result._meta as JSONObject | undefined)?.[SERVER_INFO], FRONT);
+        }
+      } finally {
+        await caller.close();
+        await proxy.close();
+      }
+    });
+  }
+});

@@ -272,7 +272,7 @@ export class McpProxy {
         if (client === undefined) return Promise.reject(this.#unavailable(method));
         return client
           .request(method, params, { timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS })
-          .then((result) => withoutEraKeys(method, result));
+          .then((result) => withoutEraKeys(method, result, false));
       },
       on: (method, listener) => {
         const handler = (change: SharedChange): void => {
@@ -414,8 +414,8 @@ export class McpProxy {
         upstreamRunsToolTasks(this.#upstreamCapabilities) &&
         (await this.#mustBeTask(client, sent.name))
       )
-        return withoutEraKeys(method, await callThroughTask(client, sent, options));
-      const result = withoutEraKeys(method, await client.request(method, sent, options));
+        return withoutEraKeys(method, await callThroughTask(client, sent, options), ctx.era.stateless !== undefined);
+      const result = withoutEraKeys(method, await client.request(method, sent, options), ctx.era.stateless !== undefined);
       if (method === Method.ToolsList) this.#keepToolSchemas((result as { tools?: unknown }).tools);
       const taskId = options.returnTasks === true && method === Method.ToolsCall ? createdTaskId(result) : undefined;
       if (taskId !== undefined) await this.#taskOwners.created(taskId, ctx);

@@ -52,14 +52,14 @@ export function clientSource(client: Client): MountSource {
   return {
     capabilities: () => client.serverCapabilities,
     request(method, params, ctx) {
-      if (ctx === undefined) return client.request(method, params).then((result) => withoutEraKeys(method, result));
+      if (ctx === undefined) return client.request(method, params).then((result) => withoutEraKeys(method, result, false));
       const relay = ctx.progressToken !== undefined;
       return client
         .request(method, upstreamParams(params), {
           signal: ctx.signal,
           ...(relay ? { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) } : {}),
         })
-        .then((result) => withoutEraKeys(method, result));
+        .then((result) => withoutEraKeys(method, result, ctx.era.stateless !== undefined));
     },
     on: (method, listener) => client.on(method, listener),
     close: () => Promise.resolve(),
@@ -68,20 +68,22 @@ export function clientSource(client: Client): MountSource {
 
 /**
  * A source's result as the outer server gets it, to shape for its own caller: without what
- * the 2026-07-28 era adds to results, which the outer server adds again (its own) for a
+ * the source's 2026-07-28 era added to it, which the outer server adds again (its own) for a
  * 2026-07-28 caller and a 2025-era caller must not see. Removed: `resultType` (kept when
- * `"task"`: a 2026-07-28 `CreateTaskResult` stays one), the caching hints `ttlMs` and
- * `cacheScope` of a cacheable method's result (elsewhere a `ttlMs` is a task's field), and
- * the source's identity `_meta["io.modelcontextprotocol/serverInfo"]` (the outer server
- * names itself; other `_meta` keys stay). A result without `resultType` (a 2025-era
- * source's: the era adds it to every result) is returned as it is, uncopied; else a copy.
+ * `"task"`: a 2026-07-28 `CreateTaskResult` stays one), the source's identity
+ * `_meta["io.modelcontextprotocol/serverInfo"]` (the outer server names itself; other `_meta`
+ * keys stay), and the caching hints `ttlMs` and `cacheScope`: of every result for a 2025-era
+ * caller (`callerStateless` false, also a mount's own reads), of the cacheable methods' results
+ * (the outer server sets its own) for a 2026-07-28 caller, whose other results keep them (e.g.
+ * an extension's, or a task's `ttlMs`). A result without `resultType` (a 2025-era source's:
+ * the 2026-07-28 era adds it to every result) is returned as it is, uncopied; else a copy.
  */
-export function withoutEraKeys<T>(method: string, result: T): T {
+export function withoutEraKeys<T>(method: string, result: T, callerStateless: boolean): T {
   if (!isObject(result) || !('resultType' in result)) return result;
   const { resultType, _meta, ...rest } = result;
   const shaped: JSONObject = rest;
   if (resultType === ResultType.Task) shaped.resultType = resultType;
-  else if (CACHEABLE_METHODS.has(method)) {
+  else if (!callerStateless || CACHEABLE_METHODS.has(method)) {
     delete shaped.ttlMs;
     delete shaped.cacheScope;
   }
@@ -171,7 +173,7 @@ export async function serverSource(server: McpServer): Promise<MountSource> {
             if (settled) return;
             finish();
             reply.closed = true;
-            resolve(withoutEraKeys(method, result as JSONObject));
+            resolve(withoutEraKeys(method, result as JSONObject, ctx !== undefined && ctx.era.stateless !== undefined));
           },
           error(_id: RequestId, error: JSONRPCErrorObject): void {
             if (settled) return;
