@@ -17,7 +17,9 @@
  *   downstream's era metadata (`_meta` keys `io.modelcontextprotocol/*`, multi round-trip
  *   `inputResponses`/`requestState`) and without its progress token: the upstream request
  *   gets the proxy's own token and its progress is re-sent under the caller's. Results come
- *   back as the upstream sent them (the server shapes them for a 2026-07-28 caller).
+ *   back as the upstream sent them less what its era adds (`resultType`, caching hints, its
+ *   `serverInfo` in `_meta`: source.ts `withoutEraKeys`), which the proxy's server adds
+ *   again, as its own, for a 2026-07-28 caller only.
  * - Cancellation: the caller's cancel aborts the upstream request (`notifications/cancelled`
  *   up); the upstream's cancel of its own request aborts the request the proxy made of the
  *   caller (`notifications/cancelled` down).
@@ -61,7 +63,7 @@ import {
   upstreamOffersTaskExtension,
   upstreamRunsToolTasks,
 } from './proxy-tasks.js';
-import type { MountSource } from './source.js';
+import { type MountSource, withoutEraKeys } from './source.js';
 
 /** Reconnection of a proxy's upstream after it closed. */
 export interface ProxyRestartOptions {
@@ -268,7 +270,9 @@ export class McpProxy {
         if (ctx !== undefined) return this.#forward(method, params, ctx, tasks) as Promise<JSONObject>;
         const client = this.#client;
         if (client === undefined) return Promise.reject(this.#unavailable(method));
-        return client.request(method, params, { timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS });
+        return client
+          .request(method, params, { timeoutMs: this.#options.requestTimeoutMs ?? DEFAULT_PROXY_REQUEST_TIMEOUT_MS })
+          .then((result) => withoutEraKeys(method, result, false));
       },
       on: (method, listener) => {
         const handler = (change: SharedChange): void => {
@@ -410,8 +414,8 @@ export class McpProxy {
         upstreamRunsToolTasks(this.#upstreamCapabilities) &&
         (await this.#mustBeTask(client, sent.name))
       )
-        return await callThroughTask(client, sent, options);
-      const result = await client.request(method, sent, options);
+        return withoutEraKeys(method, await callThroughTask(client, sent, options), ctx.era.stateless !== undefined);
+      const result = withoutEraKeys(method, await client.request(method, sent, options), ctx.era.stateless !== undefined);
       if (method === Method.ToolsList) this.#keepToolSchemas((result as { tools?: unknown }).tools);
       const taskId = options.returnTasks === true && method === Method.ToolsCall ? createdTaskId(result) : undefined;
       if (taskId !== undefined) await this.#taskOwners.created(taskId, ctx);

@@ -16,7 +16,8 @@
 import { Client } from '../client/client.js';
 import { McpError } from '../jsonrpc/errors.js';
 import type { JSONObject, JSONRPCErrorObject, RequestId } from '../jsonrpc/types.js';
-import { MetaKey, readRequestMeta } from '../protocol/stateless/wire.js';
+import { isObject } from '../jsonrpc/values.js';
+import { CACHEABLE_METHODS, MetaKey, ResultType, readRequestMeta } from '../protocol/stateless/wire.js';
 import type { ServerRequestContext } from '../server/connection.js';
 import type { McpServer } from '../server/server.js';
 import { InMemoryTransport } from '../transport/memory.js';
@@ -46,34 +47,51 @@ export interface MountSource {
   close(): Promise<void>;
 }
 
-/** Keys the 2026-07-28 era adds to results that the outer server shapes again for its own caller. */
-const ERA_RESULT_KEYS = ['resultType', 'ttlMs', 'cacheScope'];
-
 /** A {@link MountSource} over a connected client. */
 export function clientSource(client: Client): MountSource {
   return {
     capabilities: () => client.serverCapabilities,
     request(method, params, ctx) {
-      if (ctx === undefined) return client.request(method, params).then(withoutEraKeys);
+      if (ctx === undefined) return client.request(method, params).then((result) => withoutEraKeys(method, result, false));
       const relay = ctx.progressToken !== undefined;
       return client
         .request(method, upstreamParams(params), {
           signal: ctx.signal,
           ...(relay ? { onProgress: (p) => void ctx.sendProgress(p.progress, p.total, p.message).catch(() => {}) } : {}),
         })
-        .then(withoutEraKeys);
+        .then((result) => withoutEraKeys(method, result, ctx.era.stateless !== undefined));
     },
     on: (method, listener) => client.on(method, listener),
     close: () => Promise.resolve(),
   };
 }
 
-/** A result without the 2026-07-28 era's caching and result-type keys (the outer server sets its own). */
-function withoutEraKeys(result: JSONObject): JSONObject {
-  if (!ERA_RESULT_KEYS.some((key) => key in result)) return result;
-  const shaped = { ...result };
-  for (const key of ERA_RESULT_KEYS) delete shaped[key];
-  return shaped;
+/**
+ * A source's result as the outer server gets it, to shape for its own caller: without what
+ * the source's 2026-07-28 era added to it, which the outer server adds again (its own) for a
+ * 2026-07-28 caller and a 2025-era caller must not see. Removed: `resultType` (kept when
+ * `"task"`: a 2026-07-28 `CreateTaskResult` stays one), the source's identity
+ * `_meta["io.modelcontextprotocol/serverInfo"]` (the outer server names itself; other `_meta`
+ * keys stay), and the caching hints `ttlMs` and `cacheScope`: of every result for a 2025-era
+ * caller (`callerStateless` false, also a mount's own reads), of the cacheable methods' results
+ * (the outer server sets its own) for a 2026-07-28 caller, whose other results keep them (e.g.
+ * an extension's, or a task's `ttlMs`). A result without `resultType` (a 2025-era source's:
+ * the 2026-07-28 era adds it to every result) is returned as it is, uncopied; else a copy.
+ */
+export function withoutEraKeys<T>(method: string, result: T, callerStateless: boolean): T {
+  if (!isObject(result) || !('resultType' in result)) return result;
+  const { resultType, _meta, ...rest } = result;
+  const shaped: JSONObject = rest;
+  if (resultType === ResultType.Task) shaped.resultType = resultType;
+  else if (!callerStateless || CACHEABLE_METHODS.has(method)) {
+    delete shaped.ttlMs;
+    delete shaped.cacheScope;
+  }
+  if (isObject(_meta) && MetaKey.ServerInfo in _meta) {
+    const { [MetaKey.ServerInfo]: _identity, ...meta } = _meta;
+    if (Object.keys(meta).length > 0) shaped._meta = meta;
+  } else if (_meta !== undefined) shaped._meta = _meta;
+  return shaped as T;
 }
 
 /**
@@ -155,7 +173,7 @@ export async function serverSource(server: McpServer): Promise<MountSource> {
             if (settled) return;
             finish();
             reply.closed = true;
-            resolve(withoutEraKeys(result as JSONObject));
+            resolve(withoutEraKeys(method, result as JSONObject, ctx !== undefined && ctx.era.stateless !== undefined));
           },
           error(_id: RequestId, error: JSONRPCErrorObject): void {
             if (settled) return;
