@@ -212,6 +212,20 @@ test("serveNode: a POST with a small body reaches the handler's own entry once i
   }
 });
 
+test('serveNode: a POST with an empty declared body is answered at once (its end is awaited: no data event comes)', async () => {
+  const running = await serveNode(makeHandler());
+  try {
+    const headers = { accept: ACCEPT, 'content-type': 'application/json', 'content-length': 0 };
+    const answered = await Promise.race([
+      raw(running.url, { method: 'POST', headers }, (req) => req.end()),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('an empty body was never answered')), 3000).unref()),
+    ]);
+    assert.equal(answered.res.statusCode, 400);
+  } finally {
+    await running.close();
+  }
+});
+
 test('serveNode: a POST whose body is over 64 KiB or of unknown length is refused on its headers before a byte of its body', async () => {
   const running = await serveNode(makeHandler());
   try {
