@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
 import { makeHandler, rpc } from '../../test/helpers/http/server-harness.js';
+import { inMemory } from '../../test/helpers/memory-upstream.js';
 import { createDemoServer } from '../demo/server.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
-import { InMemoryTransport } from '../transport/memory.js';
 import { createGateway } from './gateway.js';
 import { mount } from './mount.js';
 
@@ -37,14 +37,6 @@ async function call(fetch: (request: Request) => Promise<Response>, tool: string
   );
   const json = (await res.json()) as JSONObject;
   return { status: res.status, code: (json.error as JSONObject | undefined)?.code };
-}
-
-function inMemory(server: McpServer): () => InMemoryTransport {
-  return () => {
-    const [mine, theirs] = InMemoryTransport.createPair();
-    void server.connect(theirs);
-    return mine;
-  };
 }
 
 describe('Mcp-Param-* headers are checked against mounted tools (SEP-2243)', { timeout: SUITE_TIMEOUT_MS }, () => {

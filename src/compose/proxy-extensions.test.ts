@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
+import { inMemory } from '../../test/helpers/memory-upstream.js';
 import { ALL_REVISIONS, Client } from '../client/client.js';
 import { APPS_EXTENSION_ID } from '../extensions/apps/wire.js';
 import { SkillsClient, SkillsServer } from '../extensions/skills/index.js';
@@ -50,14 +51,6 @@ function upstreamServer(): McpServer {
     files: { 'references/FORMS.md': '# Forms\n', 'assets/logo.bin': new Uint8Array([0, 1, 2, 255]) },
   });
   return server;
-}
-
-function inMemory(server: McpServer): () => InMemoryTransport {
-  return () => {
-    const [mine, theirs] = InMemoryTransport.createPair();
-    void server.connect(theirs);
-    return mine;
-  };
 }
 
 /** A raw JSON-RPC peer of `server` (2025-11-25, initialized): sends any method, resolves with the whole response. */

@@ -14,6 +14,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
+import { inMemory } from '../../test/helpers/memory-upstream.js';
 import { ALL_REVISIONS, Client } from '../client/index.js';
 import { SkillsClient, SkillsServer } from '../extensions/skills/index.js';
 import { StreamableHttpClientTransport } from '../http/client/streamable.js';
@@ -22,7 +23,6 @@ import { createStreamableHttpHandler } from '../http/server/handler.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
 import { connectInMemory } from '../testing/index.js';
-import { InMemoryTransport } from '../transport/memory.js';
 import { createGateway, type Gateway } from './gateway.js';
 import { mount } from './mount.js';
 import { McpProxy } from './proxy.js';
@@ -48,14 +48,6 @@ function upstreamServer(): McpServer {
   server.registerResource('file:///notes.txt', { name: 'notes' }, (uri) => ({ uri, text: 'notes' }));
   server.registerResourceTemplate('item://{id}', { name: 'item' }, ((uri: string) => ({ uri, text: 'item' })) as never);
   return server;
-}
-
-function inMemory(server: McpServer): () => InMemoryTransport {
-  return () => {
-    const [mine, theirs] = InMemoryTransport.createPair();
-    void server.connect(theirs);
-    return mine;
-  };
 }
 
 type Request = (method: string, params?: JSONObject) => Promise<JSONObject>;

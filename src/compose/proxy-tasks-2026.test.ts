@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
+import { inMemory } from '../../test/helpers/memory-upstream.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { ALL_REVISIONS, Client } from '../client/index.js';
 import { McpError } from '../jsonrpc/errors.js';
@@ -26,14 +27,6 @@ const EXT = 'io.modelcontextprotocol/tasks';
 function text(result: unknown): string {
   const content = (result as { content?: Array<{ text?: string }> }).content ?? [];
   return content.map((c) => c.text ?? '').join('\n');
-}
-
-function inMemory(server: McpServer): () => InMemoryTransport {
-  return () => {
-    const [mine, theirs] = InMemoryTransport.createPair();
-    void server.connect(theirs);
-    return mine;
-  };
 }
 
 const askName = { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] };

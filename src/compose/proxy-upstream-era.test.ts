@@ -14,13 +14,13 @@ import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/s
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
 import { makeHandler, post, rpc } from '../../test/helpers/http/server-harness.js';
+import { inMemory } from '../../test/helpers/memory-upstream.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { createDemoServer } from '../demo/server.js';
 import { type NodeServerHandle, serveNode } from '../http/node.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
-import { InMemoryTransport } from '../transport/memory.js';
 import { createGateway, type Gateway } from './gateway.js';
 import { McpProxy } from './proxy.js';
 
@@ -32,14 +32,6 @@ function text(result: unknown): string {
 }
 
 /** A transport factory connecting to `server` in memory (a new pair at every (re)connection). */
-function inMemory(server: McpServer): () => InMemoryTransport {
-  return () => {
-    const [mine, theirs] = InMemoryTransport.createPair();
-    void server.connect(theirs);
-    return mine;
-  };
-}
-
 describe('proxy in front of a 2026-07-28 upstream: input requests go to the caller whose call made them', { timeout: SUITE_TIMEOUT_MS }, () => {
   let proxy: McpProxy;
   let http: NodeServerHandle;
