@@ -38,8 +38,10 @@
  *   from `server.stateless.requestState.secret`) so each accepts the others' ids; `tasks/list`
  *   and status notifications know only the tasks made through the instance itself.
  */
+
 import { base64url, fromBase64url } from '../jsonrpc/base64url.js';
 import { invalidParams, type McpError } from '../jsonrpc/errors.js';
+import { hmacKey, secretBytes } from '../jsonrpc/hmac-secret.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { isObject } from '../jsonrpc/values.js';
 import { V2025_11_25 } from '../protocol/versions.js';
@@ -109,17 +111,11 @@ export class GatewayTasks {
     this.#upstreams = upstreams;
     this.#maxRecords = options.maxRecords ?? DEFAULT_GATEWAY_TASK_RECORDS;
     if (!Number.isInteger(this.#maxRecords) || this.#maxRecords < 0) throw new RangeError('tasks.maxRecords must be a whole number, 0 or more');
-    const secret =
-      options.secret === undefined
-        ? crypto.getRandomValues(new Uint8Array(32))
-        : typeof options.secret === 'string'
-          ? encoder.encode(options.secret)
-          : options.secret;
-    if (secret.length < 16) throw new RangeError('The gateway task id secret must be at least 16 bytes');
+    const secret = secretBytes(options.secret, 'The gateway task id secret');
     // a key of its own, derived from the secret (which may serve another purpose too, e.g. requestState)
-    this.#key = hmacKey(secret)
+    this.#key = hmacKey(secret, ['sign'])
       .then((root) => crypto.subtle.sign('HMAC', root, encoder.encode('mcpkit gateway task ids')))
-      .then((derived) => hmacKey(new Uint8Array(derived)));
+      .then((derived) => hmacKey(new Uint8Array(derived), ['sign']));
     this.#view = options.policy === undefined ? undefined : toolView(options.policy);
     this.#resultView = options.policy === undefined ? undefined : toolResultView(options.policy);
   }
@@ -286,10 +282,6 @@ export class GatewayTasks {
     const [u, c] = JSON.parse(payload) as [string, string | null];
     return { u, c };
   }
-}
-
-function hmacKey(bytes: Uint8Array): Promise<CryptoKey> {
-  return crypto.subtle.importKey('raw', bytes as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
 }
 
 /** True when the upstream capabilities include 2025-11-25 task-augmented `tools/call`. */

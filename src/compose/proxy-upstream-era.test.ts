@@ -31,7 +31,6 @@ function text(result: unknown): string {
   return content.map((c) => c.text ?? '').join('\n');
 }
 
-/** A transport factory connecting to `server` in memory (a new pair at every (re)connection). */
 describe('proxy in front of a 2026-07-28 upstream: input requests go to the caller whose call made them', { timeout: SUITE_TIMEOUT_MS }, () => {
   let proxy: McpProxy;
   let http: NodeServerHandle;

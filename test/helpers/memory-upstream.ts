@@ -2,7 +2,7 @@
 import type { McpServer } from '../../src/server/server.js';
 import { InMemoryTransport } from '../../src/transport/memory.js';
 
-/** A connect function (what `McpProxy`'s `upstream` takes) that serves each new connection from `server` in memory. */
+/** A transport factory (what `McpProxy`'s `upstream` takes) connecting to `server` in memory: a new pair at every (re)connection. */
 export function inMemory(server: McpServer): () => InMemoryTransport {
   return () => {
     const [mine, theirs] = InMemoryTransport.createPair();

@@ -27,6 +27,7 @@
 
 import { base64url, fromBase64url } from '../../jsonrpc/base64url.js';
 import { LocalError, McpError } from '../../jsonrpc/errors.js';
+import { hmacKey, secretBytes } from '../../jsonrpc/hmac-secret.js';
 import { ErrorCode, type JSONObject } from '../../jsonrpc/types.js';
 import { isObject } from '../../jsonrpc/values.js';
 import type { InputRequest } from '../../protocol/stateless/wire.js';
@@ -114,14 +115,7 @@ export class RequestStateCodec {
     this.#ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     if (!(this.#ttlMs > 0)) throw new RangeError('requestState.ttlMs must be positive');
     this.#principal = options.principal ?? defaultPrincipal;
-    const secret =
-      options.secret === undefined
-        ? crypto.getRandomValues(new Uint8Array(32))
-        : typeof options.secret === 'string'
-          ? encoder.encode(options.secret)
-          : options.secret;
-    if (secret.length < 16) throw new RangeError('requestState.secret must be at least 16 bytes');
-    this.#key = crypto.subtle.importKey('raw', secret as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    this.#key = hmacKey(secretBytes(options.secret, 'requestState.secret'), ['sign', 'verify']);
     this.#key.catch(() => {});
   }
 
