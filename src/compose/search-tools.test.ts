@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
-import { makeHandler, post, rpc } from '../../test/helpers/http/server-harness.js';
-import { meta2026, V2026 } from '../../test/helpers/raw-server-client.js';
+import { bearerAsker } from '../../test/helpers/http/bearer-asker.js';
+import { V2026 } from '../../test/helpers/raw-server-client.js';
 import { REPO_ROOT } from '../../test/helpers/repo.js';
 import { type NodeServerHandle, serveNode } from '../http/node.js';
 import { createStreamableHttpHandler } from '../http/server/handler.js';
@@ -69,47 +69,15 @@ const authorizer: HttpAuthorizer = {
 /** The user sees no GitHub tools and sees memory's create_entities renamed. */
 const USER: VisibilityRule = { deny: ['github.*'], tools: { 'memory.create_entities': { name: 'remember', description: 'Remember entities' } } };
 
-async function sseOrJson(res: Response): Promise<JSONObject> {
-  const t = await res.text();
-  if (t.startsWith('{')) return JSON.parse(t) as JSONObject;
-  return JSON.parse(
-    t
-      .split('\n')
-      .filter((l) => l.startsWith('data: '))
-      .map((l) => l.slice(6))
-      .at(-1)!,
-  ) as JSONObject;
-}
-
 /** Asks `server` as `who` over Streamable HTTP in `era` (one session per caller in 2025). */
 function asker(server: McpServer, era: '2025' | typeof V2026) {
-  const handler = makeHandler({ server, authorize: authorizer });
-  const sessions = new Map<string, string>();
-  let id = 1;
-  const ask = async (who: string, method: string, params: JSONObject = {}): Promise<JSONObject> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${who}` };
-    if (era === V2026) {
-      headers['mcp-method'] = method;
-      if (typeof params.name === 'string') headers['mcp-name'] = params.name;
-      return sseOrJson(await post(handler, rpc(id++, method, { ...params, _meta: meta2026(who) }), { protocolVersion: V2026, headers }));
-    }
-    let sessionId = sessions.get(who);
-    if (sessionId === undefined) {
-      const init = await post(handler, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: who, version: '1' } }), {
-        headers,
-      });
-      sessionId = init.headers.get('mcp-session-id')!;
-      await init.body?.cancel();
-      sessions.set(who, sessionId);
-    }
-    return sseOrJson(await post(handler, rpc(id++, method, params), { sessionId, protocolVersion: '2025-11-25', headers }));
-  };
+  const { ask, close } = bearerAsker(server, era, authorizer);
   const result = async (who: string, method: string, params: JSONObject = {}): Promise<JSONObject> => {
     const r = await ask(who, method, params);
     assert.equal(r.error, undefined, `${method} ${JSON.stringify(params)}: ${JSON.stringify(r.error)}`);
     return r.result as JSONObject;
   };
-  return { ask, result, close: () => handler.close() };
+  return { ask, result, close };
 }
 
 const toolNames = (result: JSONObject) => (result.tools as JSONObject[]).map((t) => t.name);

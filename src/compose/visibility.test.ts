@@ -7,8 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { eventually, makeHandler, post, rpc } from '../../test/helpers/http/server-harness.js';
-import { meta2026, V2026 } from '../../test/helpers/raw-server-client.js';
+import { bearerAsker } from '../../test/helpers/http/bearer-asker.js';
+import { eventually } from '../../test/helpers/http/server-harness.js';
+import { V2026 } from '../../test/helpers/raw-server-client.js';
 import type { HttpAuthorizer, HttpRequest } from '../http/server/types.js';
 import type { JSONObject } from '../jsonrpc/types.js';
 import { McpServer } from '../server/server.js';
@@ -66,45 +67,8 @@ function plainServer(): McpServer {
   return s;
 }
 
-async function sseOrJson(res: Response): Promise<JSONObject> {
-  const t = await res.text();
-  return JSON.parse(
-    t.startsWith('{')
-      ? t
-      : t
-          .split('\n')
-          .filter((l) => l.startsWith('data: '))
-          .map((l) => l.slice(6))
-          .at(-1)!,
-  ) as JSONObject;
-}
-
 /** Asks `server` as `who` over Streamable HTTP in `era`. */
-function asker(server: McpServer, era: '2025' | typeof V2026) {
-  const handler = makeHandler({ server, authorize: authorizer });
-  const sessions = new Map<string, string>();
-  let id = 1;
-  const ask = async (who: string, method: string, params: JSONObject = {}): Promise<JSONObject> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${who}` };
-    if (era === V2026) {
-      headers['mcp-method'] = method;
-      if (typeof params.name === 'string') headers['mcp-name'] = params.name;
-      if (typeof params.uri === 'string') headers['mcp-name'] = params.uri;
-      return sseOrJson(await post(handler, rpc(id++, method, { ...params, _meta: meta2026(who) }), { protocolVersion: V2026, headers }));
-    }
-    let sessionId = sessions.get(who);
-    if (sessionId === undefined) {
-      const init = await post(handler, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: who, version: '1' } }), {
-        headers,
-      });
-      sessionId = init.headers.get('mcp-session-id')!;
-      await init.body?.cancel();
-      sessions.set(who, sessionId);
-    }
-    return sseOrJson(await post(handler, rpc(id++, method, params), { sessionId, protocolVersion: '2025-11-25', headers }));
-  };
-  return { ask, close: () => handler.close() };
-}
+const asker = (server: McpServer, era: '2025' | typeof V2026) => bearerAsker(server, era, authorizer);
 
 const names = (r: JSONObject, key: string, field = 'name') => {
   assert.equal(r.error, undefined, JSON.stringify(r.error));
