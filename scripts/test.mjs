@@ -17,11 +17,12 @@
 //
 // Usage: node scripts/test.mjs [--unit] [--full] [--list] [substring ...]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, PROJECTS, projectSources } from './build.mjs';
-import { outputOf, quickBuild, startTypeCheck } from './quick-build.mjs';
+import { outputOf, quickBuild, staleSources, startTypeCheck, transpile } from './quick-build.mjs';
 import { unitTests } from './unit-tests.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -37,6 +38,34 @@ const env = {
     .filter((p) => !p.endsWith(join('node_modules', '.bin')))
     .join(delimiter),
 };
+
+// TAP on stdout as before, and a second reporter that writes the failed tests to a file,
+// printed after the run (scripts/failure-summary.mjs): a log cut to its tail still names them.
+const summaryDir = mkdtempSync(join(tmpdir(), 'mcpkit-test-'));
+process.on('exit', () => rmSync(summaryDir, { recursive: true, force: true }));
+let runs = 0;
+/** The `node --test` arguments for one run, and a function that prints its failures. */
+function reporters() {
+  const file = join(summaryDir, `failures-${++runs}.txt`);
+  const summary = new URL('./failure-summary.mjs', import.meta.url).href;
+  return {
+    args: ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${summary}`, `--test-reporter-destination=${file}`],
+    print: () => {
+      const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+      if (text !== '') process.stdout.write(text);
+    },
+  };
+}
+
+/**
+ * The full build, then the outputs older than their sources transpiled again: an edit the
+ * inner loop built and that was then undone leaves the source as the incremental compiler
+ * last saw it, so the compiler writes nothing and the edit's output would stay.
+ */
+async function fullBuild() {
+  await build(['library', 'test']);
+  await transpile(ROOT, staleSources(ROOT));
+}
 
 const OPTIONS = ['--unit', '--full', '--list'];
 const args = process.argv.slice(2);
@@ -64,7 +93,7 @@ if (args.includes('--list')) {
 if (!unit && filters.length === 0) {
   // the whole gate
   try {
-    await build(['library', 'test']);
+    await fullBuild();
   } catch {
     console.error('test: the build failed');
     process.exit(1);
@@ -87,11 +116,15 @@ if (!unit && filters.length === 0) {
   const transportFiles = files.filter((f) => /^build[\\/](src[\\/](http|stdio|framing)|test[\\/]interop[\\/]http)[\\/]/.test(f));
   if (transportFiles.length > 0 && existsSync(node22)) {
     console.log(`# transport tests on ${execFileSync(node22, ['--version']).toString().trim()}`);
-    const second = spawnSync(node22, ['--test', '--test-concurrency=2', ...transportFiles], { stdio: 'inherit', env });
+    const report = reporters();
+    const second = spawnSync(node22, ['--test', '--test-concurrency=2', ...report.args, ...transportFiles], { stdio: 'inherit', env });
+    report.print();
     if (second.status !== 0) process.exit(second.status ?? 1);
   }
   console.log(`# all tests on Node ${process.version}`);
-  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+  const report = reporters();
+  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...report.args, ...files], { stdio: 'inherit', env });
+  report.print();
   process.exit(result.status ?? 1);
 }
 
@@ -104,7 +137,7 @@ const full = args.includes('--full') || noDeclarations || files.some((file) => N
 let check;
 const started = performance.now();
 try {
-  if (full) await build(['library', 'test']);
+  if (full) await fullBuild();
   else {
     const done = await quickBuild(ROOT);
     console.log(
@@ -122,11 +155,13 @@ console.log(`# ${files.length} test file(s) on Node ${process.version}`);
 // a unit run holds its test processes to the unit rule (scripts/unit-guard.mjs)
 const guard = unit ? ['--import', new URL('./unit-guard.mjs', import.meta.url).href] : [];
 // not spawnSync: the type check's output is read while the tests run
+const report = reporters();
 let status = await new Promise((resolve) => {
-  const tests = spawn(process.execPath, [...guard, '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+  const tests = spawn(process.execPath, [...guard, '--test', '--test-concurrency=2', ...report.args, ...files], { stdio: 'inherit', env });
   tests.on('error', () => resolve(1));
   tests.on('close', (code) => resolve(code ?? 1));
 });
+report.print();
 if (check !== undefined) {
   const { ok, output } = await check;
   if (ok) console.log('# type check: no errors');

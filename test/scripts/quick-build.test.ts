@@ -51,21 +51,26 @@ export function dispose(): number {
 }
 `;
 
-test('quick build: each file is what the compiler writes for it, JavaScript and source map', async () => {
+/** A project in a temporary folder: the real tsconfigs, src/jsonrpc with its tests, and the feature module with a test of its own. */
+function project(): string {
   const root = mkdtempSync(join(tmpdir(), 'mcpkit-quick-'));
+  for (const file of ['package.json', PROJECTS.library.config, PROJECTS.test.config]) cpSync(join(REPO_ROOT, file), join(root, file));
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+  cpSync(join(REPO_ROOT, 'src', 'jsonrpc'), join(root, 'src', 'jsonrpc'), { recursive: true });
+  // the tests that import outside the folder
+  for (const file of ['decode.property.test.ts', 'preset-json.test.ts']) rmSync(join(root, 'src', 'jsonrpc', file));
+  writeFileSync(join(root, 'src', 'features.ts'), FEATURES);
+  mkdirSync(join(root, 'test'));
+  writeFileSync(
+    join(root, 'test', 'features.test.ts'),
+    "import { test } from 'node:test';\nimport { Kind, pick } from '../src/features.js';\ntest('kinds', () => { void pick(['a']); void Kind.B; });\n",
+  );
+  return root;
+}
+
+test('quick build: each file is what the compiler writes for it, JavaScript and source map', async () => {
+  const root = project();
   try {
-    for (const file of ['package.json', PROJECTS.library.config, PROJECTS.test.config]) cpSync(join(REPO_ROOT, file), join(root, file));
-    symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
-    // real sources with their tests, and the feature module with a test of its own
-    cpSync(join(REPO_ROOT, 'src', 'jsonrpc'), join(root, 'src', 'jsonrpc'), { recursive: true });
-    // the tests that import outside the folder
-    for (const file of ['decode.property.test.ts', 'preset-json.test.ts']) rmSync(join(root, 'src', 'jsonrpc', file));
-    writeFileSync(join(root, 'src', 'features.ts'), FEATURES);
-    mkdirSync(join(root, 'test'));
-    writeFileSync(
-      join(root, 'test', 'features.test.ts'),
-      "import { test } from 'node:test';\nimport { Kind, pick } from '../src/features.js';\ntest('kinds', () => { void pick(['a']); void Kind.B; });\n",
-    );
     const sources = projectSources(root, PROJECTS.test);
     assert.ok(sources.length > 5 && sources.includes('src/features.ts') && sources.includes('test/features.test.ts'));
     const compiler = spawnSync(process.execPath, [TSC, '-p', PROJECTS.test.config], { cwd: root, encoding: 'utf8' });
@@ -76,6 +81,37 @@ test('quick build: each file is what the compiler writes for it, JavaScript and 
     rmSync(join(root, 'build'), { recursive: true });
     assert.deepEqual(await transpile(root, sources), sources.map(outputOf));
     for (const [file, text] of compiled) assert.equal(readFileSync(join(root, file), 'utf8'), text, `${file} differs from the compiler's`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a quick-built edit that was undone is rebuilt after the full build, which saw no change', async () => {
+  const root = project();
+  try {
+    const compile = () => {
+      const compiler = spawnSync(process.execPath, [TSC, '-p', PROJECTS.test.config], { cwd: root, encoding: 'utf8' });
+      assert.equal(compiler.status, 0, compiler.stdout);
+    };
+    const source = 'src/jsonrpc/errors.ts';
+    const output = join(root, outputOf(source));
+    compile();
+    const original = readFileSync(join(root, source), 'utf8');
+    const compiled = readFileSync(output, 'utf8');
+    // an edit tried in the inner loop, then undone
+    writeFileSync(join(root, source), `${original}\nexport const tried = 1;\n`);
+    await transpile(root, [source]);
+    assert.match(readFileSync(output, 'utf8'), /tried/);
+    writeFileSync(join(root, source), original);
+    const later = Date.now() / 1000 + 2;
+    utimesSync(join(root, source), later, later);
+    // the incremental compiler compares contents with its build info: no change, no emit
+    compile();
+    assert.match(readFileSync(output, 'utf8'), /tried/, 'the compiler rewrote the output: this test no longer shows the case');
+    // the output is older than its source, so the quick build's rule finds it (scripts/test.mjs runs it after the full build)
+    assert.deepEqual(staleSources(root), [source]);
+    await transpile(root, staleSources(root));
+    assert.equal(readFileSync(output, 'utf8'), compiled);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
