@@ -1,6 +1,7 @@
 /**
  * base64url (RFC 4648 §5, without padding) for the tokens mcpkit mints and checks itself:
- * `requestState`, the gateway's task ids and cursors. Runtime-neutral (`btoa`/`atob`).
+ * `requestState`, the gateway's task ids and cursors, the authorization server's tokens and
+ * sealed upstream grants. Runtime-neutral (`btoa`/`atob`).
  */
 
 /** base64url of `bytes`, without padding. */
@@ -11,7 +12,7 @@ export function base64url(bytes: Uint8Array): string {
 }
 
 /** Bytes of a base64url text; undefined when it is not base64url. */
-export function fromBase64url(text: string): Uint8Array | undefined {
+export function fromBase64url(text: string): Uint8Array<ArrayBuffer> | undefined {
   if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4));
   const out = new Uint8Array(binary.length);

@@ -36,6 +36,7 @@
 import type * as Oauth from 'oauth4webapi';
 import type { HttpReply, HttpRequest } from '../../http/server/types.js';
 import { describeWebRequest, toWebResponse } from '../../http/server/web.js';
+import { base64url, fromBase64url } from '../../jsonrpc/base64url.js';
 import { toError } from '../../jsonrpc/errors.js';
 import { isObject } from '../../jsonrpc/values.js';
 import { createGuardedFetch, type FetchGuardOptions, type GuardedFetch } from '../fetch-guard.js';
@@ -196,19 +197,6 @@ export interface ThirdPartyAuthServer {
 // ───────────── small helpers ─────────────
 
 const encoder = new TextEncoder();
-
-function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  const out = new Uint8Array(new ArrayBuffer(binary.length));
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
 
 /** 32 random bytes, base64url (43 characters). */
 function randomToken(): string {
@@ -469,6 +457,7 @@ export function createThirdPartyAuthServer(options: ThirdPartyAuthServerOptions)
 
   async function unseal(grantId: string, sealed: string): Promise<UpstreamTokens> {
     const bytes = fromBase64url(sealed);
+    if (bytes === undefined) throw new Error('the stored upstream tokens of this grant are not base64url: the grant store holds a corrupted record');
     const plain = await crypto.subtle.decrypt(
       { name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: encoder.encode(grantId) },
       await key(),
