@@ -12,7 +12,7 @@
  * flight), echo rows only.
  */
 import { atLeast, atMost, type Target } from './report.js';
-import { formatNumber, formatRatio, formatTable, median, medianRatio } from './stats.js';
+import { formatNumber, formatRatio, formatTable, median, medianDifference, medianRatio } from './stats.js';
 
 /** Who a row is (`floor`: the bare relay, a second hop with no MCP logic). */
 export type RowKind = 'direct' | 'floor' | 'mcpkit' | 'third-party';
@@ -63,17 +63,6 @@ export function quantile(values: readonly number[], q: number): number | null {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[rank]!;
-}
-
-/** Median of the pairwise differences `a[i] - b[i]` where both are finite numbers; null when none. */
-function medianDifference(a: readonly (number | null)[], b: readonly (number | null)[]): number | null {
-  const differences: number[] = [];
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const x = a[i];
-    const y = b[i];
-    if (typeof x === 'number' && typeof y === 'number' && Number.isFinite(x) && Number.isFinite(y)) differences.push(x - y);
-  }
-  return median(differences);
 }
 
 /** The row of `kind` in `row`'s group (same upstream, same tool). */

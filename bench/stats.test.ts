@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatNumber, formatRatio, formatTable, median, medianRatio } from './stats.js';
+import { formatNumber, formatRatio, formatTable, median, medianDifference, medianRatio } from './stats.js';
 
 test('median ignores missing values and averages the middle pair', () => {
   assert.equal(median([3, 1, 2]), 2);
@@ -19,6 +19,14 @@ test('medianRatio takes the median of per-repetition ratios', () => {
   assert.equal(medianRatio([4, null, 9, 5], [2, 3, 0, 1]), 3.5);
   assert.equal(medianRatio([1], [null]), null);
   assert.equal(medianRatio([1, 2, 3], [1]), 1);
+});
+
+test('medianDifference takes the median of per-repetition differences', () => {
+  // per-rep differences 0, 5, -7 -> 0, whereas the difference of medians would be 3 - 5 = -2
+  assert.equal(medianDifference([1, 10, 3], [1, 5, 10]), 0);
+  // a repetition missing on either side is skipped; a zero is a value like any
+  assert.equal(medianDifference([4, null, 9, Number.NaN], [2, 3, 0, 1]), 5.5);
+  assert.equal(medianDifference([1], [null]), null);
 });
 
 test('formatting helpers', () => {

@@ -22,14 +22,30 @@ export function median(values: readonly (number | null | undefined)[]): number |
  * qualifies. The arrays are indexed by repetition; lengths may differ. Never throws.
  */
 export function medianRatio(a: readonly (number | null | undefined)[], b: readonly (number | null | undefined)[]): number | null {
-  const ratios: number[] = [];
+  return medianOfPairs(a, b, (x, y) => (y === 0 ? undefined : x / y));
+}
+
+/** Median of the pairwise differences `a[i] - b[i]` where both are finite numbers; null when none. */
+export function medianDifference(a: readonly (number | null | undefined)[], b: readonly (number | null | undefined)[]): number | null {
+  return medianOfPairs(a, b, (x, y) => x - y);
+}
+
+/** Median of `combine(a[i], b[i])` over the indices where both are finite numbers and `combine` gives a value. */
+function medianOfPairs(
+  a: readonly (number | null | undefined)[],
+  b: readonly (number | null | undefined)[],
+  combine: (x: number, y: number) => number | undefined,
+): number | null {
+  const values: number[] = [];
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a[i];
     const y = b[i];
-    if (typeof x === 'number' && typeof y === 'number' && Number.isFinite(x) && Number.isFinite(y) && y !== 0) ratios.push(x / y);
+    if (typeof x !== 'number' || typeof y !== 'number' || !Number.isFinite(x) || !Number.isFinite(y)) continue;
+    const value = combine(x, y);
+    if (value !== undefined) values.push(value);
   }
-  return median(ratios);
+  return median(values);
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import { Agent, createServer, type IncomingHttpHeaders, request } from 'node:http';
 
-/** Header fields that belong to one connection (RFC 9110 §7.6.1), not forwarded. */
+/** Not forwarded: the fields that belong to one connection (RFC 9110 §7.6.1), and Host (the request to the upstream names its own). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
 
 function forwardable(headers: IncomingHttpHeaders): Record<string, string | string[]> {

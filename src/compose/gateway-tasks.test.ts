@@ -25,6 +25,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { SUITE_TIMEOUT_MS } from '../../test/helpers/bounds.js';
 import { BIN } from '../../test/helpers/cli/cli-run.js';
+import { replyMessage } from '../../test/helpers/http/server-harness.js';
 import { REPO_ROOT } from '../../test/helpers/repo.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { type NodeServerHandle, serveNode } from '../http/node.js';
@@ -230,9 +231,7 @@ describe('tasks through a gateway (2025-11-25 callers, two upstreams with tasks)
         },
         body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
       });
-      const body = await response.text();
-      const line = body.split('\n').find((l) => l.startsWith('data: ')) ?? body;
-      return JSON.parse(line.replace(/^data: /, '')) as { result?: Record<string, unknown>; error?: { code: number } };
+      return (await replyMessage(response)) as { result?: Record<string, unknown>; error?: { code: number } };
     };
     const discovered = await post(1, 'server/discover', {});
     const caps = discovered.result?.capabilities as { tasks?: unknown; extensions?: Record<string, unknown> };

@@ -38,7 +38,6 @@
  *   from `server.stateless.requestState.secret`) so each accepts the others' ids; `tasks/list`
  *   and status notifications know only the tasks made through the instance itself.
  */
-
 import { base64url, fromBase64url } from '../jsonrpc/base64url.js';
 import { invalidParams, type McpError } from '../jsonrpc/errors.js';
 import { hmacKey, secretBytes } from '../jsonrpc/hmac-secret.js';

@@ -173,7 +173,7 @@ export async function serverSource(server: McpServer): Promise<MountSource> {
             if (settled) return;
             finish();
             reply.closed = true;
-            resolve(withoutEraKeys(method, result as JSONObject, ctx !== undefined && ctx.era.stateless !== undefined));
+            resolve(withoutEraKeys(method, result as JSONObject, ctx?.era.stateless !== undefined));
           },
           error(_id: RequestId, error: JSONRPCErrorObject): void {
             if (settled) return;

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { makeHandler, note, post, rpc } from '../../test/helpers/http/server-harness.js';
+import { bearerAsker } from '../../test/helpers/http/bearer-asker.js';
+import { makeHandler, note, post, replyMessage, rpc } from '../../test/helpers/http/server-harness.js';
 import { meta2026, rawClient, textOf, V2026 } from '../../test/helpers/raw-server-client.js';
 import { requireScopes } from '../auth/server/scopes.js';
 import type { HttpAuthorizer, HttpRequest } from '../http/server/types.js';
@@ -76,19 +77,6 @@ function server(): McpServer {
   return s;
 }
 
-async function sseOrJson(res: Response): Promise<JSONObject> {
-  const t = await res.text();
-  return JSON.parse(
-    t.startsWith('{')
-      ? t
-      : t
-          .split('\n')
-          .filter((l) => l.startsWith('data: '))
-          .map((l) => l.slice(6))
-          .at(-1)!,
-  ) as JSONObject;
-}
-
 describe('interceptor context: who is asking', () => {
   it('2025 session over an in-memory pair: connection, clientInfo from initialize, revision, id, signal; notifications too', async () => {
     const seen: Seen[] = [];
@@ -134,7 +122,7 @@ describe('interceptor context: who is asking', () => {
     const sessionId = init.headers.get('mcp-session-id')!;
     await init.body?.cancel();
     await (await post(handler, note('notifications/initialized'), { sessionId, protocolVersion: '2025-11-25', headers: auth })).body?.cancel();
-    const answer = await sseOrJson(
+    const answer = await replyMessage(
       await post(handler, rpc('q1', 'tools/call', { name: 'echo', arguments: {} }), { sessionId, protocolVersion: '2025-11-25', headers: auth }),
     );
     assert.equal(textOf(answer), 'plain');
@@ -197,30 +185,16 @@ describe('filtering per principal', () => {
   for (const era of ['2025', V2026] as const) {
     it(`tools/list drops what the principal may not see, tools/call of it is an unknown tool (${era})`, async () => {
       const s = server().use(visibility);
-      const handler = makeHandler({ server: s, authorize: authorizer });
-      const ask = async (who: string, id: number, method: string, params: JSONObject): Promise<JSONObject> => {
-        const headers: Record<string, string> = { authorization: `Bearer ${who}` };
-        if (era === V2026) {
-          headers['mcp-method'] = method;
-          if (params.name !== undefined) headers['mcp-name'] = params.name as string;
-          return (await post(handler, rpc(id, method, { ...params, _meta: meta2026() }), { protocolVersion: V2026, headers })).json() as Promise<JSONObject>;
-        }
-        const init = await post(handler, rpc(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: who, version: '1' } }), {
-          headers,
-        });
-        const sessionId = init.headers.get('mcp-session-id')!;
-        await init.body?.cancel();
-        return sseOrJson(await post(handler, rpc(id, method, params), { sessionId, protocolVersion: '2025-11-25', headers }));
-      };
+      const { ask, close } = bearerAsker(s, era, authorizer);
       const names = (r: JSONObject) => ((r.result as JSONObject).tools as JSONObject[]).map((t) => t.name);
-      assert.deepEqual(names(await ask('alice', 1, 'tools/list', {})), ['echo', 'secret']);
-      assert.deepEqual(names(await ask('bob', 2, 'tools/list', {})), ['echo']);
-      assert.equal(textOf(await ask('alice', 3, 'tools/call', { name: 'secret', arguments: {} })), 'the secret');
-      const refused = (await ask('bob', 4, 'tools/call', { name: 'secret', arguments: {} })).error as JSONObject;
+      assert.deepEqual(names(await ask('alice', 'tools/list')), ['echo', 'secret']);
+      assert.deepEqual(names(await ask('bob', 'tools/list')), ['echo']);
+      assert.equal(textOf(await ask('alice', 'tools/call', { name: 'secret', arguments: {} })), 'the secret');
+      const refused = (await ask('bob', 'tools/call', { name: 'secret', arguments: {} })).error as JSONObject;
       assert.deepEqual([refused.code, refused.message], [-32602, 'Unknown tool: secret'], 'exactly as for a tool that does not exist');
-      const missing = (await ask('bob', 5, 'tools/call', { name: 'nope', arguments: {} })).error as JSONObject;
+      const missing = (await ask('bob', 'tools/call', { name: 'nope', arguments: {} })).error as JSONObject;
       assert.deepEqual([missing.code, missing.message], [-32602, 'Unknown tool: nope']);
-      await handler.close();
+      await close();
     });
   }
 });

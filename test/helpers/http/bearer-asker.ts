@@ -3,18 +3,7 @@ import type { HttpAuthorizer } from '../../../src/http/server/types.js';
 import type { JSONObject } from '../../../src/jsonrpc/types.js';
 import type { McpServer } from '../../../src/server/server.js';
 import { meta2026, V2026 } from '../raw-server-client.js';
-import { makeHandler, post, rpc } from './server-harness.js';
-
-/** The JSON-RPC message of a reply: its JSON body, or the data of its last SSE event. */
-export async function replyMessage(res: Response): Promise<JSONObject> {
-  const t = await res.text();
-  if (t.startsWith('{')) return JSON.parse(t) as JSONObject;
-  const data = t
-    .split('\n')
-    .filter((l) => l.startsWith('data: '))
-    .map((l) => l.slice(6));
-  return JSON.parse(data.at(-1)!) as JSONObject;
-}
+import { makeHandler, post, replyMessage, rpc } from './server-harness.js';
 
 /**
  * Asks `server` (behind `authorize`) as caller `who` (sent as `Bearer <who>`) in `era`:

@@ -19,6 +19,17 @@ export function rpc(id: RequestId, method: string, params?: JSONObject): JSONObj
   return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
 }
 
+/** The JSON-RPC message of a reply: its JSON body, or the data of its last SSE event. */
+export async function replyMessage(res: Response): Promise<JSONObject> {
+  const text = await res.text();
+  if (text.startsWith('{')) return JSON.parse(text) as JSONObject;
+  const data = text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => line.slice(6));
+  return JSON.parse(data.at(-1)!) as JSONObject;
+}
+
 /** A JSON-RPC notification object. */
 export function note(method: string, params?: JSONObject): JSONObject {
   return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };

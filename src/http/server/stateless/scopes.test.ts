@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { makeHandler, post, rpc } from '../../../../test/helpers/http/server-harness.js';
+import { makeHandler, post, replyMessage, rpc } from '../../../../test/helpers/http/server-harness.js';
 import type { JSONObject, RequestId } from '../../../jsonrpc/types.js';
 import type { ServerRequestContext } from '../../../server/context.js';
 import { RATE_LIMITED_CODE, rateLimit } from '../../../server/middleware.js';
@@ -116,15 +116,7 @@ describe('rateLimit keys by principal in both eras', () => {
         accept: 'application/json, text/event-stream',
         headers: { authorization: `Bearer ${who}` },
       });
-      const text = await res.text();
-      const data = text.startsWith('{')
-        ? text
-        : text
-            .split('\n')
-            .filter((l) => l.startsWith('data: '))
-            .map((l) => l.slice(6))
-            .at(-1)!;
-      return JSON.parse(data) as JSONObject;
+      return replyMessage(res);
     };
     const a1 = await open('alice');
     const a2 = await open('alice');
