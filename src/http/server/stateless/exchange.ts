@@ -81,8 +81,6 @@ export class Exchange implements StatelessReplyChannel, SseConnectionOwner {
   #settled: HttpReply | undefined = undefined;
   /** The dispatch's handle, once dispatched. */
   dispatch: StatelessDispatch | undefined = undefined;
-  /** Among the open ones ({@link StatelessExchanges.hold}); most requests, answered within their dispatch, never are. */
-  held = false;
   #done = false;
 
   constructor(owner: StatelessExchanges, id: RequestId, conn: SseConnection | undefined, keepAlive: boolean) {
@@ -218,7 +216,6 @@ export class StatelessExchanges {
       exchange.shutDown();
       return;
     }
-    exchange.held = true;
     this.#open.add(exchange);
     if (exchange.keepAlive) this.#listen();
   }
@@ -231,19 +228,13 @@ export class StatelessExchanges {
     const open = [...this.#open];
     this.#open.clear();
     this.#listening = 0;
-    for (const exchange of open) {
-      exchange.held = false;
-      exchange.shutDown();
-    }
+    for (const exchange of open) exchange.shutDown();
     return RESOLVED;
   }
 
   /** An exchange finished or lost its client: it leaves the open ones. */
   forget(exchange: Exchange): void {
-    // one never held is not looked up (a set lookup hashes the object, which gives it an identity hash)
-    if (!exchange.held) return;
-    exchange.held = false;
-    this.#open.delete(exchange);
+    if (!this.#open.delete(exchange)) return;
     if (exchange.keepAlive && --this.#listening === 0) this.#stopTimer();
   }
 
